@@ -1,0 +1,1 @@
+//! AMD IL frontend. See the crate README / module docs.

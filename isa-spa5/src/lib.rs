@@ -1,0 +1,1 @@
+//! SPA 5.0 (Maxwell) instruction set.

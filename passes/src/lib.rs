@@ -1,0 +1,1 @@
+//! The ilc SSA IR and generic passes.
