@@ -1,0 +1,1 @@
+//! Reference interpreter for AMD IL compute kernels: the semantic oracle of the project.
