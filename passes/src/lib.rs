@@ -1,1 +1,14 @@
-//! The ilc SSA IR and generic passes.
+//! ilc's SSA IR and the generic passes over it.
+//!
+//! - [`ir`]: entities, types, opcode table, DFG, layout, function, builder, CFG analyses,
+//!   text printer and parser, DOT output.
+//! - [`verifier`]: accumulating IR verifier.
+//! - [`eval`]: exact semantics of every pure opcode, shared by the interpreter and
+//!   constant folding.
+//! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
+//! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
+//!   [`copy_prop`], [`const_fold`], [`simplify_cfg`].
+//! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
+#![warn(missing_docs)]
+
+pub mod ir;

@@ -1,0 +1,325 @@
+//! The data-flow graph: what each instruction is (its [`InstructionData`]), its result
+//! values, block parameters and value types. Where things are lives in the
+//! [`Layout`](super::Layout).
+//!
+//! Guarantees: every value has exactly one definition ([`ValueDef`]) that is kept in sync
+//! with the result/parameter lists by the methods here; result types of generic opcodes are
+//! derived from the opcode table ([`DataFlowGraph::compute_result_types`]).
+
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
+
+use super::entities::{Block, Inst, Value};
+use super::instructions::InstructionData;
+use super::opcodes::{Opcode, TypeSpec};
+use super::types::Type;
+
+/// Where a value is defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// Result number `n` of an instruction.
+    Result(Inst, usize),
+    /// Parameter number `n` of a block.
+    Param(Block, usize),
+    /// Not (or no longer) defined: a removed result or a reader placeholder. Using such a
+    /// value is a verifier error.
+    Detached,
+}
+
+/// Per-value data.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ValueData {
+    /// The value's type.
+    pub ty: Type,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// Per-block data held by the DFG.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockData {
+    /// Block parameters (the SSA phis).
+    pub params: SmallVec<[Value; 4]>,
+}
+
+/// The data-flow graph of a function.
+#[derive(Clone, Debug, Default)]
+pub struct DataFlowGraph {
+    /// Instruction payloads, indexed by [`Inst`].
+    pub insts: PrimaryMap<Inst, InstructionData>,
+    results: SecondaryMap<Inst, SmallVec<[Value; 2]>>,
+    blocks: PrimaryMap<Block, BlockData>,
+    values: PrimaryMap<Value, ValueData>,
+}
+
+impl DataFlowGraph {
+    /// An empty DFG.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of instructions ever created.
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+    /// Number of blocks ever created.
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    /// Number of values ever created.
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+    /// True if `v` was created in this DFG.
+    pub fn value_is_valid(&self, v: Value) -> bool {
+        self.values.is_valid(v)
+    }
+    /// True if `b` was created in this DFG.
+    pub fn block_is_valid(&self, b: Block) -> bool {
+        self.blocks.is_valid(b)
+    }
+    /// True if `i` was created in this DFG.
+    pub fn inst_is_valid(&self, i: Inst) -> bool {
+        self.insts.is_valid(i)
+    }
+
+    /// Creates an instruction without results; see [`Self::make_inst_results`].
+    pub fn make_inst(&mut self, data: InstructionData) -> Inst {
+        let inst = self.insts.push(data);
+        self.results[inst].clear();
+        inst
+    }
+
+    /// Creates the result values of `inst` from its opcode signature.
+    pub fn make_inst_results(&mut self, inst: Inst) -> &[Value] {
+        let tys = self.compute_result_types(&self.insts[inst]);
+        self.results[inst].clear();
+        for ty in tys {
+            self.append_result(inst, ty);
+        }
+        &self.results[inst]
+    }
+
+    /// Appends a result of type `ty` to `inst`.
+    pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
+        let n = self.results[inst].len();
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(inst, n),
+        });
+        self.results[inst].push(v);
+        v
+    }
+
+    /// Removes all results of `inst` (their values become [`ValueDef::Detached`]).
+    pub fn clear_results(&mut self, inst: Inst) {
+        for v in core::mem::take(&mut self.results[inst]) {
+            self.values[v].def = ValueDef::Detached;
+        }
+    }
+
+    /// Creates a detached value (used by the reader to honour value numbers from text).
+    pub fn make_detached_value(&mut self, ty: Type) -> Value {
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Detached,
+        })
+    }
+
+    /// Makes the detached value `v` the next result of `inst`, with type `ty`.
+    pub fn attach_result(&mut self, inst: Inst, v: Value, ty: Type) {
+        let n = self.results[inst].len();
+        self.values[v] = ValueData {
+            ty,
+            def: ValueDef::Result(inst, n),
+        };
+        self.results[inst].push(v);
+    }
+
+    /// Makes the detached value `v` the next parameter of `block`, with type `ty`.
+    pub fn attach_block_param(&mut self, block: Block, v: Value, ty: Type) {
+        let n = self.blocks[block].params.len();
+        self.values[v] = ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        };
+        self.blocks[block].params.push(v);
+    }
+
+    /// Changes the recorded type of `v` (used when result types are re-derived).
+    pub fn set_value_type(&mut self, v: Value, ty: Type) {
+        self.values[v].ty = ty;
+    }
+
+    /// Detaches result `idx` of `inst` (used by DCE to drop unused results of loads).
+    /// Later results shift down.
+    pub fn remove_result(&mut self, inst: Inst, idx: usize) {
+        let v = self.results[inst].remove(idx);
+        self.values[v].def = ValueDef::Detached;
+        for (n, v) in self.results[inst].clone().into_iter().enumerate() {
+            self.values[v].def = ValueDef::Result(inst, n);
+        }
+    }
+
+    /// Result types the opcode table gives to `data`. Polymorphic results take the type of
+    /// the first polymorphic operand (`b32` if the operand is not yet defined).
+    pub fn compute_result_types(&self, data: &InstructionData) -> SmallVec<[Type; 4]> {
+        let opcode = data.opcode();
+        match data {
+            InstructionData::Load { mem, .. } => {
+                return (0..mem.size.words()).map(|_| Type::B32).collect();
+            }
+            InstructionData::Target { results, .. } => return results.iter().copied().collect(),
+            _ => {}
+        }
+        let bound = opcode
+            .arg_types()
+            .iter()
+            .zip(data.args())
+            .find(|(s, _)| matches!(s, TypeSpec::Int | TypeSpec::Any))
+            .map(|(_, &v)| {
+                if self.value_is_valid(v) {
+                    self.value_type(v)
+                } else {
+                    Type::B32
+                }
+            });
+        opcode
+            .result_types()
+            .iter()
+            .map(|s| match s {
+                TypeSpec::B32 => Type::B32,
+                TypeSpec::B64 => Type::B64,
+                TypeSpec::Pred => Type::Pred,
+                TypeSpec::Int | TypeSpec::Any => bound.unwrap_or(Type::B32),
+                TypeSpec::Ctrl => match data {
+                    InstructionData::UnaryImm { ty, .. } => *ty,
+                    _ => Type::B32,
+                },
+            })
+            .collect()
+    }
+
+    /// Results of `inst`.
+    pub fn inst_results(&self, inst: Inst) -> &[Value] {
+        &self.results[inst]
+    }
+
+    /// The first result of `inst`, if any.
+    pub fn first_result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].first().copied()
+    }
+
+    /// The opcode of `inst`.
+    pub fn opcode(&self, inst: Inst) -> Opcode {
+        self.insts[inst].opcode()
+    }
+
+    /// Value operands of `inst` (without block-call arguments).
+    pub fn inst_args(&self, inst: Inst) -> &[Value] {
+        self.insts[inst].args()
+    }
+
+    /// Creates a block with no parameters.
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// Appends a parameter of type `ty` to `block`.
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let n = self.blocks[block].params.len();
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
+        self.blocks[block].params.push(v);
+        v
+    }
+
+    /// Removes parameter `idx` of `block`; callers must also drop the matching argument of
+    /// every branch to `block`.
+    pub fn remove_block_param(&mut self, block: Block, idx: usize) {
+        let v = self.blocks[block].params.remove(idx);
+        self.values[v].def = ValueDef::Detached;
+        for (n, v) in self.blocks[block].params.clone().into_iter().enumerate() {
+            self.values[v].def = ValueDef::Param(block, n);
+        }
+    }
+
+    /// Parameters of `block`.
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        &self.blocks[block].params
+    }
+
+    /// Type of `v`.
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    /// Definition of `v`.
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    /// The instruction defining `v`, if it is a result.
+    pub fn value_inst(&self, v: Value) -> Option<Inst> {
+        match self.values[v].def {
+            ValueDef::Result(i, _) => Some(i),
+            ValueDef::Param(..) | ValueDef::Detached => None,
+        }
+    }
+
+    /// All values ever created.
+    pub fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.values.keys()
+    }
+
+    /// If `v` is defined by `iconst`/`pconst`, its immediate.
+    pub fn value_const(&self, v: Value) -> Option<u64> {
+        let inst = self.value_inst(v)?;
+        match self.insts[inst] {
+            InstructionData::UnaryImm { imm, .. } => Some(imm),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::instructions::InstructionData as D;
+
+    #[test]
+    fn results_follow_signature() {
+        let mut dfg = DataFlowGraph::new();
+        let c = dfg.make_inst(D::UnaryImm {
+            opcode: Opcode::Iconst,
+            ty: Type::B64,
+            imm: 1,
+        });
+        let a = dfg.make_inst_results(c)[0];
+        assert_eq!(dfg.value_type(a), Type::B64);
+        let add = dfg.make_inst(D::Binary {
+            opcode: Opcode::Iadd,
+            args: [a, a],
+        });
+        let r = dfg.make_inst_results(add)[0];
+        assert_eq!(dfg.value_type(r), Type::B64);
+        assert_eq!(dfg.value_def(r), ValueDef::Result(add, 0));
+        let cmp = dfg.make_inst(D::IntCompare {
+            opcode: Opcode::Icmp,
+            cond: crate::ir::IntCC::Eq,
+            args: [a, r],
+        });
+        let p = dfg.make_inst_results(cmp)[0];
+        assert_eq!(dfg.value_type(p), Type::Pred);
+        let b = dfg.make_block();
+        let x = dfg.append_block_param(b, Type::B32);
+        let y = dfg.append_block_param(b, Type::Pred);
+        dfg.remove_block_param(b, 0);
+        assert_eq!(dfg.block_params(b), &[y]);
+        assert_eq!(dfg.value_def(y), ValueDef::Param(b, 0));
+        assert_eq!(dfg.value_def(x), ValueDef::Detached);
+        assert_eq!(dfg.value_const(a), Some(1));
+    }
+}

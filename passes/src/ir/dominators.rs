@@ -1,0 +1,337 @@
+//! Dominator tree, post-dominator tree and natural-loop nesting.
+//!
+//! Algorithm: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (iterative
+//! intersection over reverse post-order). Post-dominators run the same algorithm on the
+//! reversed CFG with a virtual exit joining every block without successors.
+//!
+//! Requires a computed [`ControlFlowGraph`]. Guarantees: unreachable blocks have no
+//! immediate dominator and dominate nothing; `dominates(a, a)` is true for reachable `a`.
+//! Instruction-level dominance uses layout sequence numbers within a block.
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+use super::cfg::ControlFlowGraph;
+use super::entities::{Block, Inst};
+use super::function::Function;
+
+/// Dominator tree of the reachable blocks.
+#[derive(Clone, Debug, Default)]
+pub struct DominatorTree {
+    idom: SecondaryMap<Block, Option<Block>>,
+    rpo_number: SecondaryMap<Block, u32>,
+    rpo: Vec<Block>,
+    children: SecondaryMap<Block, Vec<Block>>,
+}
+
+/// Generic CHK iteration over nodes numbered in RPO (`0` is the root).
+/// `preds[i]` lists predecessor indices; returns the idom index of each node (root: itself),
+/// `usize::MAX` for nodes never reached.
+fn chk(preds: &[Vec<usize>]) -> Vec<usize> {
+    let n = preds.len();
+    let mut idom = vec![usize::MAX; n];
+    if n == 0 {
+        return idom;
+    }
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            let mut new = usize::MAX;
+            for &p in &preds[b] {
+                if idom[p] == usize::MAX {
+                    continue;
+                }
+                new = if new == usize::MAX {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while x > y {
+                            x = idom[x];
+                        }
+                        while y > x {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != usize::MAX && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+impl DominatorTree {
+    /// Computes the dominator tree.
+    pub fn with_function(func: &Function, cfg: &ControlFlowGraph) -> Self {
+        let rpo = cfg.reverse_post_order(func);
+        let mut num = SecondaryMap::with_default(u32::MAX);
+        for (i, &b) in rpo.iter().enumerate() {
+            num[b] = i as u32;
+        }
+        let preds: Vec<Vec<usize>> = rpo
+            .iter()
+            .map(|&b| {
+                cfg.preds(b)
+                    .iter()
+                    .filter(|&&p| num[p] != u32::MAX)
+                    .map(|&p| num[p] as usize)
+                    .collect()
+            })
+            .collect();
+        let idx = chk(&preds);
+        let mut idom = SecondaryMap::new();
+        let mut children: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for (i, &b) in rpo.iter().enumerate().skip(1) {
+            let d = rpo[idx[i]];
+            idom[b] = Some(d);
+            children[d].push(b);
+        }
+        DominatorTree {
+            idom,
+            rpo_number: num,
+            rpo,
+            children,
+        }
+    }
+
+    /// Immediate dominator (None for the entry and unreachable blocks).
+    pub fn idom(&self, b: Block) -> Option<Block> {
+        self.idom[b]
+    }
+
+    /// True if `b` is reachable from the entry.
+    pub fn is_reachable(&self, b: Block) -> bool {
+        self.rpo_number[b] != u32::MAX
+    }
+
+    /// Reachable blocks in reverse post-order.
+    pub fn rpo(&self) -> &[Block] {
+        &self.rpo
+    }
+
+    /// Position of `b` in the reverse post-order (`u32::MAX` if unreachable).
+    pub fn rpo_number(&self, b: Block) -> u32 {
+        self.rpo_number[b]
+    }
+
+    /// Children of `b` in the dominator tree.
+    pub fn children(&self, b: Block) -> &[Block] {
+        &self.children[b]
+    }
+
+    /// True if `a` dominates `b` (reflexive). False if either is unreachable.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        if !self.is_reachable(a) || !self.is_reachable(b) {
+            return false;
+        }
+        let mut cur = b;
+        loop {
+            if cur == a {
+                return true;
+            }
+            // idom has a smaller RPO number: stop once we pass `a`.
+            if self.rpo_number[cur] < self.rpo_number[a] {
+                return false;
+            }
+            match self.idom[cur] {
+                Some(d) => cur = d,
+                None => return false,
+            }
+        }
+    }
+
+    /// True if instruction `a` dominates instruction `b` (`a` strictly before `b` in the
+    /// same block, or `a`'s block strictly dominates `b`'s).
+    pub fn inst_dominates(&self, func: &Function, a: Inst, b: Inst) -> bool {
+        let (Some(ba), Some(bb)) = (func.layout.inst_block(a), func.layout.inst_block(b)) else {
+            return false;
+        };
+        if ba == bb {
+            func.layout.cmp_in_block(a, b) == core::cmp::Ordering::Less
+        } else {
+            self.dominates(ba, bb)
+        }
+    }
+}
+
+/// Post-dominator tree. Blocks that cannot reach an exit have no post-dominator.
+#[derive(Clone, Debug, Default)]
+pub struct PostDominatorTree {
+    ipdom: SecondaryMap<Block, Option<Block>>,
+    reaches_exit: SecondaryMap<Block, bool>,
+}
+
+impl PostDominatorTree {
+    /// Computes post-dominators.
+    pub fn with_function(func: &Function, cfg: &ControlFlowGraph) -> Self {
+        let blocks: Vec<Block> = func.layout.blocks().collect();
+        // Reverse CFG RPO from a virtual exit (index 0).
+        let exits: Vec<Block> = blocks
+            .iter()
+            .copied()
+            .filter(|&b| cfg.succs(b).is_empty())
+            .collect();
+        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let mut post = Vec::new();
+        for &e in &exits {
+            if visited[e] {
+                continue;
+            }
+            visited[e] = true;
+            let mut stack = vec![(e, 0usize)];
+            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+                if let Some(&p) = cfg.preds(b).get(*i) {
+                    *i += 1;
+                    if !visited[p] {
+                        visited[p] = true;
+                        stack.push((p, 0));
+                    }
+                } else {
+                    post.push(b);
+                    stack.pop();
+                }
+            }
+        }
+        post.reverse();
+        let mut num: SecondaryMap<Block, usize> = SecondaryMap::with_default(usize::MAX);
+        for (i, &b) in post.iter().enumerate() {
+            num[b] = i + 1;
+        }
+        let mut preds = vec![Vec::new()];
+        for &b in &post {
+            // predecessors in the reverse graph = successors; exits also come from the root.
+            let mut p: Vec<usize> = cfg
+                .succs(b)
+                .iter()
+                .filter(|&&s| num[s] != usize::MAX)
+                .map(|&s| num[s])
+                .collect();
+            if cfg.succs(b).is_empty() {
+                p.push(0);
+            }
+            preds.push(p);
+        }
+        let idx = chk(&preds);
+        let mut ipdom = SecondaryMap::new();
+        let mut reaches_exit = SecondaryMap::new();
+        for (i, &b) in post.iter().enumerate() {
+            reaches_exit[b] = true;
+            let d = idx[i + 1];
+            if d != 0 && d != usize::MAX {
+                ipdom[b] = Some(post[d - 1]);
+            }
+        }
+        PostDominatorTree {
+            ipdom,
+            reaches_exit,
+        }
+    }
+
+    /// Immediate post-dominator (None for exits, blocks whose only common post-dominator
+    /// is the virtual exit, and blocks that never reach an exit).
+    pub fn ipdom(&self, b: Block) -> Option<Block> {
+        self.ipdom[b]
+    }
+
+    /// True if `a` post-dominates `b` (reflexive).
+    pub fn post_dominates(&self, a: Block, b: Block) -> bool {
+        if !self.reaches_exit[a] || !self.reaches_exit[b] {
+            return false;
+        }
+        let mut cur = Some(b);
+        let mut steps = 0usize;
+        while let Some(c) = cur {
+            if c == a {
+                return true;
+            }
+            cur = self.ipdom[c];
+            steps += 1;
+            if steps > 1 << 24 {
+                break;
+            }
+        }
+        false
+    }
+}
+
+/// Natural loops found from back edges (`latch -> header` where the header dominates the
+/// latch). Loops sharing a header are merged.
+#[derive(Clone, Debug, Default)]
+pub struct LoopInfo {
+    /// Loop headers, outermost first.
+    pub headers: Vec<Block>,
+    /// Innermost loop header containing each block.
+    innermost: SecondaryMap<Block, Option<Block>>,
+    depth: SecondaryMap<Block, u32>,
+    parent: SecondaryMap<Block, Option<Block>>,
+}
+
+impl LoopInfo {
+    /// Computes loop nesting.
+    pub fn with_function(func: &Function, cfg: &ControlFlowGraph, dt: &DominatorTree) -> Self {
+        let mut bodies: Vec<(Block, Vec<Block>)> = Vec::new();
+        for &h in dt.rpo() {
+            let latches: Vec<Block> = cfg
+                .preds(h)
+                .iter()
+                .copied()
+                .filter(|&p| dt.dominates(h, p))
+                .collect();
+            if latches.is_empty() {
+                continue;
+            }
+            let mut in_body: SecondaryMap<Block, bool> = SecondaryMap::new();
+            in_body[h] = true;
+            let mut body = vec![h];
+            let mut work = latches;
+            while let Some(b) = work.pop() {
+                if in_body[b] || !dt.is_reachable(b) {
+                    continue;
+                }
+                in_body[b] = true;
+                body.push(b);
+                work.extend(cfg.preds(b).iter().copied());
+            }
+            bodies.push((h, body));
+        }
+        // Outer loops have bigger bodies; assign innermost by processing large -> small.
+        bodies.sort_by_key(|(h, body)| (core::cmp::Reverse(body.len()), dt.rpo_number(*h)));
+        let mut info = LoopInfo::default();
+        for (h, body) in &bodies {
+            info.parent[*h] = info.innermost[*h];
+            for &b in body {
+                info.innermost[b] = Some(*h);
+                info.depth[b] += 1;
+            }
+            info.headers.push(*h);
+        }
+        let _ = func;
+        info
+    }
+
+    /// Innermost loop header containing `b`.
+    pub fn innermost_loop(&self, b: Block) -> Option<Block> {
+        self.innermost[b]
+    }
+
+    /// Loop nesting depth of `b` (0 outside loops).
+    pub fn loop_depth(&self, b: Block) -> u32 {
+        self.depth[b]
+    }
+
+    /// The header of the loop enclosing the loop headed by `header`.
+    pub fn parent_loop(&self, header: Block) -> Option<Block> {
+        self.parent[header]
+    }
+
+    /// True if `b` is a loop header.
+    pub fn is_header(&self, b: Block) -> bool {
+        self.headers.contains(&b) && b.index() < usize::MAX
+    }
+}

@@ -1,0 +1,97 @@
+//! IR entity references: small `u32` indices into the arenas of a [`Function`](super::Function).
+//!
+//! Every entity is created with `cranelift_entity::entity_impl!`, so its `Display` form is
+//! exactly the name used by the text syntax (`block3`, `inst7`, `v12`, `ss0`); the reader
+//! parses those names back with [`AnyEntity`]-independent helpers in `reader.rs`.
+//!
+//! Guarantees: entity numbers are dense within a function and never reused while the
+//! function lives (deleted instructions keep their number, they are only unlinked from the
+//! layout).
+
+use core::fmt;
+
+use cranelift_entity::entity_impl;
+
+/// A basic block (printed `blockN`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(u32);
+entity_impl!(Block, "block");
+
+/// An instruction (printed `instN`; the text form names instructions only in diagnostics).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Inst(u32);
+entity_impl!(Inst, "inst");
+
+/// An SSA value: an instruction result or a block parameter (printed `vN`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(u32);
+entity_impl!(Value, "v");
+
+/// A private (per work-item) memory array, e.g. an AMD IL indexed temp `x#` (printed `ssN`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StackSlot(u32);
+entity_impl!(StackSlot, "ss");
+
+/// Any entity, used to locate diagnostics (verifier errors, interpreter traps).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AnyEntity {
+    /// The function as a whole.
+    Function,
+    /// A block.
+    Block(Block),
+    /// An instruction.
+    Inst(Inst),
+    /// A value.
+    Value(Value),
+    /// A stack slot declaration.
+    StackSlot(StackSlot),
+}
+
+impl fmt::Display for AnyEntity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyEntity::Function => f.write_str("function"),
+            AnyEntity::Block(b) => b.fmt(f),
+            AnyEntity::Inst(i) => i.fmt(f),
+            AnyEntity::Value(v) => v.fmt(f),
+            AnyEntity::StackSlot(s) => s.fmt(f),
+        }
+    }
+}
+
+impl From<Block> for AnyEntity {
+    fn from(b: Block) -> Self {
+        AnyEntity::Block(b)
+    }
+}
+impl From<Inst> for AnyEntity {
+    fn from(i: Inst) -> Self {
+        AnyEntity::Inst(i)
+    }
+}
+impl From<Value> for AnyEntity {
+    fn from(v: Value) -> Self {
+        AnyEntity::Value(v)
+    }
+}
+impl From<StackSlot> for AnyEntity {
+    fn from(s: StackSlot) -> Self {
+        AnyEntity::StackSlot(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_entity::EntityRef;
+
+    use super::*;
+
+    #[test]
+    fn display_matches_text_syntax() {
+        assert_eq!(Block::new(3).to_string(), "block3");
+        assert_eq!(Value::new(12).to_string(), "v12");
+        assert_eq!(Inst::new(0).to_string(), "inst0");
+        assert_eq!(StackSlot::new(1).to_string(), "ss1");
+        assert_eq!(AnyEntity::from(Value::new(2)).to_string(), "v2");
+    }
+}

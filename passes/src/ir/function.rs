@@ -1,0 +1,129 @@
+//! A [`Function`]: one compute kernel in SSA form, with its resource declarations.
+//!
+//! Requires nothing; guarantees that `dfg` and `layout` are consistent when only modified
+//! through the builder/cursor and the pass helpers here. A function is a whole kernel: the
+//! entry block is the first block in the layout and has no parameters; `return` ends a
+//! work-item.
+
+use std::collections::BTreeMap;
+
+use cranelift_entity::PrimaryMap;
+
+use super::dfg::DataFlowGraph;
+use super::entities::{Block, Inst, StackSlot, Value};
+use super::layout::Layout;
+
+/// Declaration of a private array (AMD IL indexed temp).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StackSlotData {
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// Declared kind of a UAV (informational: all UAV accesses in the IR are byte addressed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum UavKind {
+    /// Raw (typeless) buffer.
+    Raw,
+    /// Structured buffer with the given element stride in bytes.
+    Structured(u32),
+    /// Typed buffer (element format is the front end's business).
+    Typed,
+}
+
+/// A kernel function.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Kernel name (printed `%name`).
+    pub name: String,
+    /// Required group size (AMD IL `dcl_num_thread_per_group`), if declared.
+    pub group_size: Option<[u32; 3]>,
+    /// UAVs used, by id.
+    pub uavs: BTreeMap<u8, UavKind>,
+    /// LDS allocations: id -> size in bytes.
+    pub lds: BTreeMap<u8, u32>,
+    /// Constant buffers: id -> size in bytes (reads beyond it give 0).
+    pub cbs: BTreeMap<u8, u32>,
+    /// True if the kernel uses the global buffer `g[]`.
+    pub uses_global: bool,
+    /// Private arrays.
+    pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,
+    /// Data-flow graph.
+    pub dfg: DataFlowGraph,
+    /// Block and instruction order.
+    pub layout: Layout,
+}
+
+impl Function {
+    /// An empty function named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Function {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The entry block.
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// Creates a block and appends it to the layout.
+    pub fn append_new_block(&mut self) -> Block {
+        let b = self.dfg.make_block();
+        self.layout.append_block(b);
+        b
+    }
+
+    /// Declares a private array of `size` bytes.
+    pub fn create_stack_slot(&mut self, size: u32) -> StackSlot {
+        self.stack_slots.push(StackSlotData { size })
+    }
+
+    /// The terminator of `block` if its last instruction is one.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        let last = self.layout.last_inst(block)?;
+        self.dfg.insts[last].is_terminator().then_some(last)
+    }
+
+    /// Successor blocks of `block` (targets of its terminator, duplicates included).
+    pub fn successors(&self, block: Block) -> Vec<Block> {
+        match self.terminator(block) {
+            Some(t) => self.dfg.insts[t]
+                .branch_destinations()
+                .iter()
+                .map(|d| d.block)
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Every instruction in layout order.
+    pub fn insts_in_layout(&self) -> Vec<Inst> {
+        self.layout
+            .blocks()
+            .flat_map(|b| self.layout.block_insts(b))
+            .collect()
+    }
+
+    /// Replaces every use of each value `v` with `map(v)` in all instructions in the
+    /// layout (operands and branch arguments). `map` returns its argument for values to keep.
+    pub fn rewrite_uses(&mut self, mut map: impl FnMut(Value) -> Value) {
+        for inst in self.insts_in_layout() {
+            self.dfg.insts[inst].map_values(&mut map);
+        }
+    }
+
+    /// Replaces every use of `old` with `new`.
+    pub fn replace_uses(&mut self, old: Value, new: Value) {
+        self.rewrite_uses(|v| if v == old { new } else { v });
+    }
+
+    /// Number of instructions in the layout.
+    pub fn inst_count(&self) -> usize {
+        self.layout
+            .blocks()
+            .map(|b| self.layout.block_insts(b).count())
+            .sum()
+    }
+}

@@ -1,0 +1,646 @@
+//! Immediate operands carried by instructions: condition codes, memory spaces and access
+//! descriptors, atomic operations, barrier flags and special registers.
+//!
+//! Every type here has a text form (`Display`) and a parser (`from_name` / `parse`) that
+//! are exact inverses; the printer and reader rely on that.
+
+use core::fmt;
+
+use super::entities::StackSlot;
+
+/// Integer comparison condition (`icmp`). Signed conditions read operands as two's complement.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IntCC {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// signed `<`
+    Slt,
+    /// signed `<=`
+    Sle,
+    /// signed `>`
+    Sgt,
+    /// signed `>=`
+    Sge,
+    /// unsigned `<`
+    Ult,
+    /// unsigned `<=`
+    Ule,
+    /// unsigned `>`
+    Ugt,
+    /// unsigned `>=`
+    Uge,
+}
+
+impl IntCC {
+    /// All conditions.
+    pub const ALL: [IntCC; 10] = [
+        IntCC::Eq,
+        IntCC::Ne,
+        IntCC::Slt,
+        IntCC::Sle,
+        IntCC::Sgt,
+        IntCC::Sge,
+        IntCC::Ult,
+        IntCC::Ule,
+        IntCC::Ugt,
+        IntCC::Uge,
+    ];
+    /// Text name.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntCC::Eq => "eq",
+            IntCC::Ne => "ne",
+            IntCC::Slt => "slt",
+            IntCC::Sle => "sle",
+            IntCC::Sgt => "sgt",
+            IntCC::Sge => "sge",
+            IntCC::Ult => "ult",
+            IntCC::Ule => "ule",
+            IntCC::Ugt => "ugt",
+            IntCC::Uge => "uge",
+        }
+    }
+    /// Parses a text name.
+    pub fn from_name(s: &str) -> Option<IntCC> {
+        IntCC::ALL.into_iter().find(|c| c.name() == s)
+    }
+    /// The condition with operands swapped (`a cc b == b cc.swap() a`).
+    pub fn swap_args(self) -> IntCC {
+        match self {
+            IntCC::Slt => IntCC::Sgt,
+            IntCC::Sgt => IntCC::Slt,
+            IntCC::Sle => IntCC::Sge,
+            IntCC::Sge => IntCC::Sle,
+            IntCC::Ult => IntCC::Ugt,
+            IntCC::Ugt => IntCC::Ult,
+            IntCC::Ule => IntCC::Uge,
+            IntCC::Uge => IntCC::Ule,
+            c => c,
+        }
+    }
+    /// The negated condition (`!(a cc b) == a cc.inverse() b`).
+    pub fn inverse(self) -> IntCC {
+        match self {
+            IntCC::Eq => IntCC::Ne,
+            IntCC::Ne => IntCC::Eq,
+            IntCC::Slt => IntCC::Sge,
+            IntCC::Sge => IntCC::Slt,
+            IntCC::Sle => IntCC::Sgt,
+            IntCC::Sgt => IntCC::Sle,
+            IntCC::Ult => IntCC::Uge,
+            IntCC::Uge => IntCC::Ult,
+            IntCC::Ule => IntCC::Ugt,
+            IntCC::Ugt => IntCC::Ule,
+        }
+    }
+}
+
+impl fmt::Display for IntCC {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Float comparison condition (`fcmp`, `dcmp`). Ordered conditions are false when either
+/// operand is NaN, unordered ones are true. `+0 == -0`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FloatCC {
+    /// ordered and `==`
+    Oeq,
+    /// ordered and `!=`
+    One,
+    /// ordered and `<`
+    Olt,
+    /// ordered and `<=`
+    Ole,
+    /// ordered and `>`
+    Ogt,
+    /// ordered and `>=`
+    Oge,
+    /// unordered or `==`
+    Ueq,
+    /// unordered or `!=` (AMD IL `ne`)
+    Une,
+    /// unordered or `<`
+    Ult,
+    /// unordered or `<=`
+    Ule,
+    /// unordered or `>`
+    Ugt,
+    /// unordered or `>=`
+    Uge,
+    /// neither is NaN
+    Ord,
+    /// either is NaN
+    Uno,
+}
+
+impl FloatCC {
+    /// All conditions.
+    pub const ALL: [FloatCC; 14] = [
+        FloatCC::Oeq,
+        FloatCC::One,
+        FloatCC::Olt,
+        FloatCC::Ole,
+        FloatCC::Ogt,
+        FloatCC::Oge,
+        FloatCC::Ueq,
+        FloatCC::Une,
+        FloatCC::Ult,
+        FloatCC::Ule,
+        FloatCC::Ugt,
+        FloatCC::Uge,
+        FloatCC::Ord,
+        FloatCC::Uno,
+    ];
+    /// Text name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatCC::Oeq => "oeq",
+            FloatCC::One => "one",
+            FloatCC::Olt => "olt",
+            FloatCC::Ole => "ole",
+            FloatCC::Ogt => "ogt",
+            FloatCC::Oge => "oge",
+            FloatCC::Ueq => "ueq",
+            FloatCC::Une => "une",
+            FloatCC::Ult => "ult",
+            FloatCC::Ule => "ule",
+            FloatCC::Ugt => "ugt",
+            FloatCC::Uge => "uge",
+            FloatCC::Ord => "ord",
+            FloatCC::Uno => "uno",
+        }
+    }
+    /// Parses a text name.
+    pub fn from_name(s: &str) -> Option<FloatCC> {
+        FloatCC::ALL.into_iter().find(|c| c.name() == s)
+    }
+    /// Evaluates the condition given the IEEE ordering of the operands (`None` = unordered).
+    pub fn eval(self, ord: Option<core::cmp::Ordering>) -> bool {
+        use core::cmp::Ordering::*;
+        match ord {
+            None => matches!(
+                self,
+                FloatCC::Ueq
+                    | FloatCC::Une
+                    | FloatCC::Ult
+                    | FloatCC::Ule
+                    | FloatCC::Ugt
+                    | FloatCC::Uge
+                    | FloatCC::Uno
+            ),
+            Some(o) => match self {
+                FloatCC::Oeq | FloatCC::Ueq => o == Equal,
+                FloatCC::One | FloatCC::Une => o != Equal,
+                FloatCC::Olt | FloatCC::Ult => o == Less,
+                FloatCC::Ole | FloatCC::Ule => o != Greater,
+                FloatCC::Ogt | FloatCC::Ugt => o == Greater,
+                FloatCC::Oge | FloatCC::Uge => o != Less,
+                FloatCC::Ord => true,
+                FloatCC::Uno => false,
+            },
+        }
+    }
+}
+
+impl fmt::Display for FloatCC {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A memory space. Addresses are byte offsets (`b32`) into the space, except `Global`,
+/// whose address is also a byte offset into the `g[]` buffer.
+///
+/// Out-of-range accesses (beyond the bound buffer / declared size) read 0 and drop stores,
+/// as AMD IL promises; a backend may skip the check under `--assume-in-bounds`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MemSpace {
+    /// Raw (byte-addressed) UAV `id` (structured UAVs are lowered to byte addresses
+    /// `index * stride + offset` by the front end).
+    Uav(u8),
+    /// Local data share (group shared memory) `id`.
+    Lds(u8),
+    /// Constant buffer `id` (read only).
+    Cb(u8),
+    /// Per work-item private array (AMD IL indexed temp), declared as a stack slot.
+    Private(StackSlot),
+    /// The legacy global buffer `g[]`.
+    Global,
+}
+
+impl MemSpace {
+    /// True if stores to the space are allowed.
+    pub fn is_writable(self) -> bool {
+        !matches!(self, MemSpace::Cb(_))
+    }
+    /// True if the space is shared by the work-items of a group or the grid (needs
+    /// barriers/fences to be observed by other work-items).
+    pub fn is_shared(self) -> bool {
+        !matches!(self, MemSpace::Private(_) | MemSpace::Cb(_))
+    }
+}
+
+impl fmt::Display for MemSpace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemSpace::Uav(i) => write!(f, "uav{i}"),
+            MemSpace::Lds(i) => write!(f, "lds{i}"),
+            MemSpace::Cb(i) => write!(f, "cb{i}"),
+            MemSpace::Private(ss) => write!(f, "{ss}"),
+            MemSpace::Global => f.write_str("global"),
+        }
+    }
+}
+
+/// Access size and extension of a memory operation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MemSize {
+    /// One byte, zero-extended on load.
+    U8,
+    /// One byte, sign-extended on load.
+    S8,
+    /// Two bytes, zero-extended on load.
+    U16,
+    /// Two bytes, sign-extended on load.
+    S16,
+    /// 4, 8, 12 or 16 bytes: that many `b32` words (1..=4).
+    Words(u8),
+}
+
+impl MemSize {
+    /// Access size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            MemSize::U8 | MemSize::S8 => 1,
+            MemSize::U16 | MemSize::S16 => 2,
+            MemSize::Words(n) => 4 * n as u32,
+        }
+    }
+    /// Number of `b32` values a load produces / a store consumes.
+    pub fn words(self) -> usize {
+        match self {
+            MemSize::Words(n) => n as usize,
+            _ => 1,
+        }
+    }
+    /// True for the sign-extending sub-word forms.
+    pub fn is_signed(self) -> bool {
+        matches!(self, MemSize::S8 | MemSize::S16)
+    }
+    /// The natural (default) alignment in bytes: the size, capped at 4.
+    pub fn natural_align(self) -> u32 {
+        self.bytes().min(4)
+    }
+    /// Text suffix (`u8 s8 u16 s16 b32 b64 b96 b128`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemSize::U8 => "u8",
+            MemSize::S8 => "s8",
+            MemSize::U16 => "u16",
+            MemSize::S16 => "s16",
+            MemSize::Words(1) => "b32",
+            MemSize::Words(2) => "b64",
+            MemSize::Words(3) => "b96",
+            MemSize::Words(_) => "b128",
+        }
+    }
+    /// Parses a text suffix.
+    pub fn from_name(s: &str) -> Option<MemSize> {
+        Some(match s {
+            "u8" => MemSize::U8,
+            "s8" => MemSize::S8,
+            "u16" => MemSize::U16,
+            "s16" => MemSize::S16,
+            "b32" => MemSize::Words(1),
+            "b64" => MemSize::Words(2),
+            "b96" => MemSize::Words(3),
+            "b128" => MemSize::Words(4),
+            _ => return None,
+        })
+    }
+    /// True if the representation is valid (`Words(1..=4)`).
+    pub fn is_valid(self) -> bool {
+        !matches!(self, MemSize::Words(n) if !(1..=4).contains(&n))
+    }
+}
+
+/// The memory operand of a load, store or atomic: space, constant byte offset, size,
+/// and known alignment of the final address. The dynamic address operand (if any) is the
+/// instruction's first argument; the effective address is `arg0 + offset` (wrapping 32-bit)
+/// or just `offset` when the instruction has no address argument.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemArg {
+    /// Memory space.
+    pub space: MemSpace,
+    /// Constant byte offset added to the address.
+    pub offset: i32,
+    /// Access size.
+    pub size: MemSize,
+    /// Guaranteed alignment of the effective address in bytes (power of two).
+    pub align: u32,
+}
+
+/// Atomic read-modify-write operation (32-bit). `old` is the memory word, `x` the operand;
+/// the new memory value is:
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `old + x`
+    Add,
+    /// `old - x`
+    Sub,
+    /// `x - old`
+    Rsub,
+    /// signed min
+    Smin,
+    /// signed max
+    Smax,
+    /// unsigned min
+    Umin,
+    /// unsigned max
+    Umax,
+    /// `old & x`
+    And,
+    /// `old | x`
+    Or,
+    /// `old ^ x`
+    Xor,
+    /// `x`
+    Xchg,
+    /// `old >= x ? 0 : old + 1` (unsigned)
+    Inc,
+    /// `old == 0 || old > x ? x : old - 1` (unsigned)
+    Dec,
+    /// `old == cmp ? x : old`; takes two operands `cmp, x` (compare first).
+    CmpXchg,
+}
+
+impl AtomicOp {
+    /// All operations.
+    pub const ALL: [AtomicOp; 14] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Rsub,
+        AtomicOp::Smin,
+        AtomicOp::Smax,
+        AtomicOp::Umin,
+        AtomicOp::Umax,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Xchg,
+        AtomicOp::Inc,
+        AtomicOp::Dec,
+        AtomicOp::CmpXchg,
+    ];
+    /// Text name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Rsub => "rsub",
+            AtomicOp::Smin => "smin",
+            AtomicOp::Smax => "smax",
+            AtomicOp::Umin => "umin",
+            AtomicOp::Umax => "umax",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Xchg => "xchg",
+            AtomicOp::Inc => "inc",
+            AtomicOp::Dec => "dec",
+            AtomicOp::CmpXchg => "cmpxchg",
+        }
+    }
+    /// Parses a text name.
+    pub fn from_name(s: &str) -> Option<AtomicOp> {
+        AtomicOp::ALL.into_iter().find(|c| c.name() == s)
+    }
+    /// Number of data operands (after the address): 2 for `cmpxchg`, else 1.
+    pub fn data_operands(self) -> usize {
+        if self == AtomicOp::CmpXchg {
+            2
+        } else {
+            1
+        }
+    }
+    /// Applies the operation: returns the new memory word. `data` holds the data operands.
+    pub fn apply(self, old: u32, data: &[u32]) -> u32 {
+        let x = data.last().copied().unwrap_or(0);
+        match self {
+            AtomicOp::Add => old.wrapping_add(x),
+            AtomicOp::Sub => old.wrapping_sub(x),
+            AtomicOp::Rsub => x.wrapping_sub(old),
+            AtomicOp::Smin => (old as i32).min(x as i32) as u32,
+            AtomicOp::Smax => (old as i32).max(x as i32) as u32,
+            AtomicOp::Umin => old.min(x),
+            AtomicOp::Umax => old.max(x),
+            AtomicOp::And => old & x,
+            AtomicOp::Or => old | x,
+            AtomicOp::Xor => old ^ x,
+            AtomicOp::Xchg => x,
+            AtomicOp::Inc => {
+                if old >= x {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::Dec => {
+                if old == 0 || old > x {
+                    x
+                } else {
+                    old - 1
+                }
+            }
+            AtomicOp::CmpXchg => {
+                if old == data.first().copied().unwrap_or(0) {
+                    x
+                } else {
+                    old
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for AtomicOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Flags of a `barrier` instruction (AMD IL `fence_threads_lds_memory_gds`...).
+///
+/// `threads` makes every work-item of the group wait for the others (Maxwell `BAR.SYNC`);
+/// the other flags order memory accesses of the named spaces (`MEMBAR`). A barrier without
+/// `threads` is a pure fence.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierFlags {
+    /// Execution barrier across the group.
+    pub threads: bool,
+    /// Order LDS accesses.
+    pub lds: bool,
+    /// Order UAV / global memory accesses.
+    pub memory: bool,
+    /// Order GDS accesses.
+    pub gds: bool,
+}
+
+impl fmt::Display for BarrierFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if self.threads {
+            parts.push("threads");
+        }
+        if self.lds {
+            parts.push("lds");
+        }
+        if self.memory {
+            parts.push("memory");
+        }
+        if self.gds {
+            parts.push("gds");
+        }
+        if parts.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&parts.join("|"))
+        }
+    }
+}
+
+impl BarrierFlags {
+    /// Parses the text form (`threads|lds`, or `none`).
+    pub fn parse(s: &str) -> Option<BarrierFlags> {
+        let mut b = BarrierFlags::default();
+        if s == "none" {
+            return Some(b);
+        }
+        for p in s.split('|') {
+            match p {
+                "threads" => b.threads = true,
+                "lds" => b.lds = true,
+                "memory" => b.memory = true,
+                "gds" => b.gds = true,
+                _ => return None,
+            }
+        }
+        Some(b)
+    }
+}
+
+/// Special read-only registers (`special` instruction), all `b32`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// Work-item id within its group, component 0..3 (`tid.x`).
+    Tid(u8),
+    /// Group id within the grid (`ctaid.x`).
+    GroupId(u8),
+    /// Group size (`ntid.x`).
+    GroupSize(u8),
+    /// Grid size in groups (`nctaid.x`).
+    GridSize(u8),
+    /// Lane within the 32-wide warp (`laneid`).
+    LaneId,
+    /// Low 32 bits of a cycle counter (`clock`). The interpreter returns the number of
+    /// instructions the work-item has executed so far.
+    Clock,
+}
+
+impl SpecialReg {
+    /// All special registers.
+    pub fn all() -> Vec<SpecialReg> {
+        let mut v = Vec::new();
+        for c in 0..3 {
+            v.extend([
+                SpecialReg::Tid(c),
+                SpecialReg::GroupId(c),
+                SpecialReg::GroupSize(c),
+                SpecialReg::GridSize(c),
+            ]);
+        }
+        v.extend([SpecialReg::LaneId, SpecialReg::Clock]);
+        v
+    }
+    /// Parses the text form.
+    pub fn parse(s: &str) -> Option<SpecialReg> {
+        SpecialReg::all().into_iter().find(|r| r.to_string() == s)
+    }
+}
+
+impl fmt::Display for SpecialReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const C: [&str; 4] = ["x", "y", "z", "?"];
+        let c = |i: &u8| C[(*i as usize).min(3)];
+        match self {
+            SpecialReg::Tid(i) => write!(f, "tid.{}", c(i)),
+            SpecialReg::GroupId(i) => write!(f, "ctaid.{}", c(i)),
+            SpecialReg::GroupSize(i) => write!(f, "ntid.{}", c(i)),
+            SpecialReg::GridSize(i) => write!(f, "nctaid.{}", c(i)),
+            SpecialReg::LaneId => f.write_str("laneid"),
+            SpecialReg::Clock => f.write_str("clock"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for c in IntCC::ALL {
+            assert_eq!(IntCC::from_name(c.name()), Some(c));
+            assert_eq!(c.inverse().inverse(), c);
+            assert_eq!(c.swap_args().swap_args(), c);
+        }
+        for c in FloatCC::ALL {
+            assert_eq!(FloatCC::from_name(c.name()), Some(c));
+        }
+        for a in AtomicOp::ALL {
+            assert_eq!(AtomicOp::from_name(a.name()), Some(a));
+        }
+        for r in SpecialReg::all() {
+            assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
+        }
+        for s in ["u8", "s8", "u16", "s16", "b32", "b64", "b96", "b128"] {
+            assert_eq!(MemSize::from_name(s).map(|m| m.name()), Some(s));
+        }
+        let b = BarrierFlags {
+            threads: true,
+            lds: true,
+            memory: false,
+            gds: true,
+        };
+        assert_eq!(b.to_string(), "threads|lds|gds");
+        assert_eq!(BarrierFlags::parse("threads|lds|gds"), Some(b));
+        assert_eq!(BarrierFlags::parse("none"), Some(BarrierFlags::default()));
+        assert_eq!(BarrierFlags::parse("thread"), None);
+    }
+
+    #[test]
+    fn atomic_semantics() {
+        assert_eq!(AtomicOp::Inc.apply(5, &[5]), 0);
+        assert_eq!(AtomicOp::Inc.apply(4, &[5]), 5);
+        assert_eq!(AtomicOp::Dec.apply(0, &[7]), 7);
+        assert_eq!(AtomicOp::Dec.apply(9, &[7]), 7);
+        assert_eq!(AtomicOp::Dec.apply(3, &[7]), 2);
+        assert_eq!(AtomicOp::CmpXchg.apply(3, &[3, 9]), 9);
+        assert_eq!(AtomicOp::CmpXchg.apply(4, &[3, 9]), 4);
+        assert_eq!(AtomicOp::Smin.apply(u32::MAX, &[1]), u32::MAX);
+        assert_eq!(AtomicOp::Umin.apply(u32::MAX, &[1]), 1);
+        assert_eq!(AtomicOp::Rsub.apply(3, &[10]), 7);
+    }
+
+    #[test]
+    fn float_cc_nan() {
+        assert!(!FloatCC::Oeq.eval(None));
+        assert!(FloatCC::Une.eval(None));
+        assert!(FloatCC::Ole.eval(Some(core::cmp::Ordering::Equal)));
+        assert!(!FloatCC::One.eval(Some(core::cmp::Ordering::Equal)));
+    }
+}

@@ -1,0 +1,34 @@
+//! The SSA IR: entities, types, the opcode table, the data-flow graph, the layout, the
+//! function container, a builder, CFG analyses, and the text printer/parser.
+
+pub mod builder;
+pub mod cfg;
+pub mod dfg;
+pub mod dominators;
+pub mod dot;
+
+pub mod entities;
+pub mod function;
+pub mod immediates;
+pub mod instructions;
+pub mod layout;
+pub mod opcodes;
+pub mod reader;
+pub mod types;
+pub mod write;
+
+pub use builder::{CursorPosition, FuncCursor, InstBuilder};
+pub use cfg::ControlFlowGraph;
+pub use dfg::{DataFlowGraph, ValueDef};
+pub use dominators::{DominatorTree, LoopInfo, PostDominatorTree};
+pub use entities::{AnyEntity, Block, Inst, StackSlot, Value};
+pub use function::{Function, StackSlotData, UavKind};
+pub use immediates::{
+    AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg,
+};
+pub use instructions::{BlockCall, InstructionData, ValueList};
+pub use layout::Layout;
+pub use opcodes::{InstructionFormat, Opcode, TypeSpec};
+pub use reader::{parse_functions, ParseError};
+pub use types::{PerRegFile, RegFile, Type};
+pub use write::write_function;
