@@ -1,1 +1,61 @@
 //! Reference interpreter for AMD IL compute kernels: the semantic oracle of the project.
+//!
+//! [`run`] executes a whole compute dispatch on the CPU: a grid of groups, each group of
+//! `dcl_num_thread_per_group` work-items (missing dimensions = 1) running in lock step
+//! between `fence_threads` barriers ([`Schedule::LockStep`]) or in shuffled bursts
+//! ([`Schedule::Shuffled`]) to expose kernels that rely on 64-wide wavefront lock step.
+//! The AST is first decoded ([`prepare`]) into a flat instruction list with resolved
+//! registers, literals and jump targets; the execution core never looks at strings.
+//!
+//! Modules: [`iops`], [`fops`], [`dops`] hold the per-opcode semantics as pure functions
+//! (usable by constant folding); [`memory`] the buffer model and atomics; [`dispatch`] the
+//! runner interface shared with the IR interpreter and `spa5-run`.
+//!
+//! # Conventions where the guide leaves results undefined
+//!
+//! Constant folding and the Maxwell backend must produce the same values.
+//!
+//! | case | guide | our result | Maxwell |
+//! | --- | --- | --- | --- |
+//! | `udiv x, 0` / `umod x, 0` | unspecified (L6039, L6143) | `0xFFFFFFFF` | reciprocal sequence + fixup |
+//! | `ftoi` NaN / out of range | undefined (L6365) | NaN -> 0, saturate to `i32::MIN/MAX` | `F2I.S32.TRUNC` |
+//! | `ftou` NaN / negative / too big | undefined (L6378) | NaN -> 0, `<0` -> 0, too big -> `0xFFFFFFFF` | `F2I.U32.TRUNC` |
+//! | `itof`, `utof` rounding | not stated (L6391, L6404) | round to nearest even | `I2F` default |
+//! | `ne`, `relop(ne)` with NaN | text copied from `eq` (L7143) | true (unordered) | `FSETP.NEU` |
+//! | legacy `mul`/`mad`/`dp*` zero rule | `0*x = 0` (L7134) | `+0.0`, even for NaN/Inf | `.FMZ` |
+//! | `mad` rounding | implementation defined (L7049) | fused (one rounding) | `FFMA` |
+//! | `rsq`, `sqrt`, `log` of negative | undefined (L7358, L6986) | NaN | `MUFU` |
+//! | `inf_else_max` zeroop | implementation choice (L3019) | infinity | |
+//! | `ffb_hi` direction | GAP (L6261) | counted from the MSB (`0x80000000 -> 0`), none -> `0xFFFFFFFF` | `FLO.U32.SH` |
+//! | `f2f16` rounding | not stated (L6343) | nearest even, overflow -> Inf | `F2F.F16.F32` |
+//! | dword access with address `& 3 != 0` | must be aligned (L8826) | low two bits ignored | |
+//! | out-of-range raw/struct UAV, SRV, LDS, `g[]` | loads 0, stores dropped (L8826) | per dword; atomics do nothing and return 0 | bounds check |
+//! | out-of-range `cb`/`icb`/`x#[]` read | GAP | 0 (and `x#[]` stores dropped) | `LDC` of a padded bank |
+//! | LDS contents at group start | uninitialised (L3283) | zero | |
+//! | call with a full 32-entry stack | skipped (L3498) | skipped | |
+//! | `idiv`/`imod` (enum only) | no text | truncating; `/0` -> `0xFFFFFFFF` | |
+//! | 3-D system values' `.w` | invalid (L1408) | 0 | |
+//! | typed UAV load (buffer, 32-bit format) | format defaults | `(v, 0, 0, 1)` (1.0 for float formats) | |
+//! | barrier reached by only part of a group | undefined | released once the others end; warning | |
+//!
+//! Denormals: every single-precision op flushes inputs and outputs (L3063); doubles keep
+//! them. Comparisons give `0xFFFFFFFF`/0, `set` gives 1.0/0.0, `icarry`/`iborrow` 1/0.
+//! Scalar ops (`rcp rsq sqrt exp log ln exn sin cos tan asin acos atan pow`) read `.w` after
+//! the swizzle and broadcast.
+
+pub mod dispatch;
+pub mod dops;
+pub mod fops;
+pub mod iops;
+pub mod memory;
+pub mod program;
+
+mod exec;
+
+pub use dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
+pub use program::ExecProgram;
+
+/// Runs an already decoded program over `dispatch`; buffers in `dispatch` are updated.
+pub fn run_decoded(prog: &ExecProgram, dispatch: &mut Dispatch) -> Result<RunStats, InterpError> {
+    exec::execute(prog, dispatch)
+}

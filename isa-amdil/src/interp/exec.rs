@@ -1,0 +1,949 @@
+//! The execution core: runs a decoded [`ExecProgram`] over a whole dispatch.
+//!
+//! Groups run one after another (X fastest, then Y, then Z). Inside a group every
+//! work-item has its own pc, temps, indexed temps and call stack; they advance according to
+//! [`Schedule`] until each reaches a `fence_threads` barrier or ends, then the barrier is
+//! released. In lock step every running work-item executes exactly one instruction per
+//! round in id order, which matches a SIMD wavefront executing each instruction for all
+//! lanes before the next. Requires the decoder's invariants (see [`super::program`]);
+//! guarantees that no input makes it panic: bad indices read 0, stores out of range are
+//! dropped, runaway loops stop with [`InterpError::OutOfFuel`].
+
+#![expect(
+    clippy::needless_range_loop,
+    reason = "component loops index several parallel vec4 arrays by the same lane"
+)]
+
+use std::collections::BTreeMap;
+
+use super::dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
+use super::fops;
+use super::iops::{bool32, join64, split64};
+use super::memory::{self, RaceTracker};
+use super::program::{
+    Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
+    SrcMods, Ty, WideFn, Width, SEL_ONE, SEL_ZERO,
+};
+
+/// Return-address stack depth: a call made with a full stack is skipped (L3498).
+const CALL_DEPTH: usize = 32;
+/// Cap on recorded OOB / race reports.
+const REPORT_CAP: usize = 1000;
+const ONE: u32 = 0x3F80_0000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+/// One work-item's private state.
+struct Item {
+    pc: u32,
+    regs: Vec<[u32; 4]>,
+    itemps: Vec<Vec<[u32; 4]>>,
+    stack: Vec<u32>,
+    state: State,
+    sys: [[u32; 4]; 6],
+    /// Flat id inside the group.
+    local: u32,
+    /// Flat absolute id.
+    abs: u32,
+}
+
+/// What one instruction asks the scheduler to do next.
+enum Flow {
+    Next,
+    Barrier,
+    Done,
+}
+
+/// State shared by the work-items of a dispatch.
+struct Shared<'d> {
+    uavs: &'d mut BTreeMap<u32, Vec<u8>>,
+    srvs: &'d BTreeMap<u32, Vec<u8>>,
+    cbs: Vec<Vec<[u32; 4]>>,
+    global: Option<&'d mut Vec<u8>>,
+    lds: BTreeMap<u32, Vec<u8>>,
+    tracker: Option<RaceTracker>,
+    append: BTreeMap<u32, u32>,
+    report_oob: bool,
+    fuel: u64,
+    fuel_start: u64,
+    stats: RunStats,
+    group_flat: u32,
+    cur_item: u32,
+    cur_local: u32,
+    cur_line: u32,
+}
+
+impl Shared<'_> {
+    fn oob(&mut self, space: MemSpace, addr: u64, write: bool) {
+        self.stats.oob_count += 1;
+        if self.report_oob && self.stats.oob.len() < REPORT_CAP {
+            self.stats.oob.push(OobAccess {
+                space,
+                addr,
+                write,
+                line: self.cur_line,
+                item: self.cur_item,
+            });
+        }
+    }
+
+    fn lds_touch(&mut self, id: u32, addr: u64, write: bool) {
+        if let Some(t) = self.tracker.as_mut() {
+            if let Some(other) = t.access(id, addr as u32, self.cur_local, write) {
+                if self.stats.lds_races.len() < REPORT_CAP {
+                    self.stats.lds_races.push(LdsRace {
+                        lds: id,
+                        addr: (addr as u32) & !3,
+                        group: self.group_flat,
+                        items: (other, self.cur_local),
+                        line: self.cur_line,
+                    });
+                }
+            }
+        }
+    }
+
+    fn buffer(&mut self, space: Space) -> Result<&mut Vec<u8>, InterpError> {
+        let line = self.cur_line;
+        let missing = |what: String| InterpError::MissingBuffer(format!("{what} (line {line})"));
+        match space {
+            Space::Uav(id) => self
+                .uavs
+                .get_mut(&id)
+                .ok_or_else(|| missing(format!("uav {id}"))),
+            Space::Lds(id) => self
+                .lds
+                .get_mut(&id)
+                .ok_or_else(|| missing(format!("lds {id} not declared"))),
+            Space::Srv(id) => Err(missing(format!("srv {id} is read-only"))),
+        }
+    }
+
+    fn read_only(&self, space: Space) -> Result<&Vec<u8>, InterpError> {
+        let line = self.cur_line;
+        let r = match space {
+            Space::Uav(id) => self.uavs.get(&id),
+            Space::Srv(id) => self.srvs.get(&id),
+            Space::Lds(id) => self.lds.get(&id),
+        };
+        r.ok_or_else(|| InterpError::MissingBuffer(format!("{space:?} (line {line})")))
+    }
+}
+
+fn mem_space(s: Space) -> MemSpace {
+    match s {
+        Space::Uav(i) => MemSpace::Uav(i),
+        Space::Srv(i) => MemSpace::Srv(i),
+        Space::Lds(i) => MemSpace::Lds(i),
+    }
+}
+
+/// Runs `prog` over the dispatch `d`.
+pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpError> {
+    let [gx, gy, gz] = d.grid;
+    let [bx, by, bz] = prog.group;
+    let group_size = bx as u64 * by as u64 * bz as u64;
+    if gx == 0 || gy == 0 || gz == 0 {
+        return Err(InterpError::BadDispatch(format!(
+            "grid {gx},{gy},{gz} has an empty dimension"
+        )));
+    }
+    if group_size == 0 || group_size > 4096 {
+        return Err(InterpError::BadDispatch(format!(
+            "group size {bx}x{by}x{bz} must be 1..=4096 work-items"
+        )));
+    }
+    let groups = gx as u64 * gy as u64 * gz as u64;
+    if groups * group_size > u32::MAX as u64 {
+        return Err(InterpError::BadDispatch("more than 2^32 work-items".into()));
+    }
+    if d.require_buffers {
+        for id in &prog.uavs {
+            if !d.uavs.contains_key(id) {
+                return Err(InterpError::MissingBuffer(format!("uav {id} is declared")));
+            }
+        }
+        for id in prog.cbs.keys() {
+            if !d.cbs.contains_key(id) {
+                return Err(InterpError::MissingBuffer(format!("cb{id} is declared")));
+            }
+        }
+        if prog.uses_global && d.global.is_none() {
+            return Err(InterpError::MissingBuffer("g[] is used".into()));
+        }
+    }
+    let max_cb = d.cbs.keys().copied().max().map_or(0, |m| m as usize + 1);
+    let mut cbs = vec![Vec::new(); max_cb.min(256)];
+    for (&id, bytes) in &d.cbs {
+        if let Some(slot) = cbs.get_mut(id as usize) {
+            *slot = bytes
+                .chunks(16)
+                .map(|c| {
+                    let mut e = [0u32; 4];
+                    for (i, w) in c.chunks(4).enumerate() {
+                        let mut b = [0u8; 4];
+                        b[..w.len()].copy_from_slice(w);
+                        e[i] = u32::from_le_bytes(b);
+                    }
+                    e
+                })
+                .collect();
+        }
+    }
+    let schedule = d.schedule;
+    let mut sh = Shared {
+        uavs: &mut d.uavs,
+        srvs: &d.srvs,
+        cbs,
+        global: d.global.as_mut(),
+        lds: BTreeMap::new(),
+        tracker: d.lds_check.then(RaceTracker::default),
+        append: BTreeMap::new(),
+        report_oob: d.report_oob,
+        fuel: d.fuel,
+        fuel_start: d.fuel,
+        stats: RunStats::default(),
+        group_flat: 0,
+        cur_item: 0,
+        cur_local: 0,
+        cur_line: 0,
+    };
+    sh.stats.warnings.extend(prog.warnings.iter().cloned());
+    let mut rng = match schedule {
+        Schedule::Shuffled { seed } => seed | 1,
+        Schedule::LockStep => 1,
+    };
+    let mut items: Vec<Item> = (0..group_size)
+        .map(|_| Item {
+            pc: 0,
+            regs: vec![[0; 4]; prog.num_temps as usize],
+            itemps: prog
+                .itemp_sizes
+                .iter()
+                .map(|&n| vec![[0; 4]; n as usize])
+                .collect(),
+            stack: Vec::new(),
+            state: State::Running,
+            sys: [[0; 4]; 6],
+            local: 0,
+            abs: 0,
+        })
+        .collect();
+    let fuel0 = d.fuel;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                let gflat = (z * gy + y) * gx + x;
+                sh.group_flat = gflat;
+                sh.lds = prog
+                    .lds
+                    .iter()
+                    .map(|(&id, &size)| (id, vec![0u8; size as usize]))
+                    .collect();
+                if let Some(t) = sh.tracker.as_mut() {
+                    t.clear();
+                }
+                init_group(&mut items, prog, [x, y, z], d.grid, gflat);
+                run_group(prog, &mut items, &mut sh, schedule, &mut rng)?;
+                sh.stats.groups += 1;
+                sh.stats.work_items += group_size;
+            }
+        }
+    }
+    sh.stats.instructions = fuel0 - sh.fuel;
+    Ok(sh.stats)
+}
+
+fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], grid: [u32; 3], gflat: u32) {
+    let [bx, by, bz] = prog.group;
+    let size = bx * by * bz;
+    let _ = grid;
+    for (i, it) in items.iter_mut().enumerate() {
+        let i = i as u32;
+        let (tx, ty, tz) = (i % bx, (i / bx) % by, i / (bx * by));
+        it.pc = 0;
+        it.state = State::Running;
+        it.stack.clear();
+        for r in it.regs.iter_mut() {
+            *r = [0; 4];
+        }
+        for a in it.itemps.iter_mut() {
+            for e in a.iter_mut() {
+                *e = [0; 4];
+            }
+        }
+        let abs_flat = gflat.wrapping_mul(size).wrapping_add(i);
+        it.sys = [
+            [tx, ty, tz, 0],
+            [i; 4],
+            [g[0] * bx + tx, g[1] * by + ty, g[2] * bz + tz, 0],
+            [abs_flat; 4],
+            [g[0], g[1], g[2], 0],
+            [gflat; 4],
+        ];
+        it.local = i;
+        it.abs = abs_flat;
+    }
+}
+
+fn next_rand(s: &mut u64) -> u64 {
+    // xorshift64*: deterministic, good enough to pick interleavings.
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+fn run_group(
+    prog: &ExecProgram,
+    items: &mut [Item],
+    sh: &mut Shared,
+    schedule: Schedule,
+    rng: &mut u64,
+) -> Result<(), InterpError> {
+    let n = items.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    loop {
+        // Run until every work-item is at a barrier or done.
+        loop {
+            let mut any = false;
+            if let Schedule::Shuffled { .. } = schedule {
+                for i in (1..n).rev() {
+                    let j = (next_rand(rng) % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                }
+            }
+            for &k in &order {
+                let it = &mut items[k];
+                if it.state != State::Running {
+                    continue;
+                }
+                any = true;
+                let burst = match schedule {
+                    Schedule::LockStep => 1,
+                    Schedule::Shuffled { .. } => 1 + next_rand(rng) % 48,
+                };
+                for _ in 0..burst {
+                    match step(prog, it, sh)? {
+                        Flow::Next => {}
+                        Flow::Barrier => {
+                            it.state = State::AtBarrier;
+                            break;
+                        }
+                        Flow::Done => {
+                            it.state = State::Done;
+                            break;
+                        }
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        let waiting = items.iter().filter(|i| i.state == State::AtBarrier).count();
+        if waiting == 0 {
+            return Ok(());
+        }
+        if waiting != n && sh.stats.warnings.len() < REPORT_CAP {
+            sh.stats.warnings.push(format!(
+                "group {}: barrier reached by {waiting} of {n} work-items (others ended)",
+                sh.group_flat
+            ));
+        }
+        sh.stats.barriers += 1;
+        if let Some(t) = sh.tracker.as_mut() {
+            t.clear();
+        }
+        for it in items.iter_mut() {
+            if it.state == State::AtBarrier {
+                it.state = State::Running;
+            }
+        }
+    }
+}
+
+fn resolve_index(it: &Item, idx: &Index) -> u32 {
+    match idx.rel {
+        None => idx.base,
+        Some((r, c)) => idx.base.wrapping_add(it.regs[r as usize][c as usize & 3]),
+    }
+}
+
+fn read_global(sh: &mut Shared, idx: u32) -> [u32; 4] {
+    let mut v = [0; 4];
+    let base = idx as u64 * 16;
+    let mut oob = false;
+    if let Some(g) = sh.global.as_deref() {
+        for (i, c) in v.iter_mut().enumerate() {
+            match memory::load_u32(g, base + 4 * i as u64) {
+                Some(x) => *c = x,
+                None => oob = true,
+            }
+        }
+    } else {
+        oob = true;
+    }
+    if oob {
+        sh.oob(MemSpace::Global, base, false);
+    }
+    v
+}
+
+fn raw_src(it: &Item, sh: &mut Shared, prog: &ExecProgram, kind: &SrcKind) -> [u32; 4] {
+    match kind {
+        SrcKind::Temp(r) => it.regs[*r as usize],
+        SrcKind::Imm(v) => *v,
+        SrcKind::Cb { id, idx } => {
+            let i = resolve_index(it, idx) as usize;
+            sh.cbs
+                .get(*id as usize)
+                .and_then(|cb| cb.get(i))
+                .copied()
+                .unwrap_or([0; 4])
+        }
+        SrcKind::Icb(idx) => {
+            let i = resolve_index(it, idx) as usize;
+            prog.icb.get(i).copied().unwrap_or([0; 4])
+        }
+        SrcKind::ITemp { arr, idx } => {
+            let i = resolve_index(it, idx) as usize;
+            it.itemps[*arr as usize].get(i).copied().unwrap_or([0; 4])
+        }
+        SrcKind::Sys(s) => it.sys[*s as usize],
+        SrcKind::Global(idx) => {
+            let i = resolve_index(it, idx);
+            read_global(sh, i)
+        }
+    }
+}
+
+fn apply_mods(v: &mut [u32; 4], m: &SrcMods, ty: Ty) {
+    match ty {
+        Ty::Int => {
+            for (i, c) in v.iter_mut().enumerate() {
+                if m.abs {
+                    *c = (*c as i32).wrapping_abs() as u32;
+                }
+                if m.neg & (1 << i) != 0 {
+                    *c = c.wrapping_neg();
+                }
+            }
+        }
+        Ty::Double => {
+            for hi in [1usize, 3] {
+                if m.abs {
+                    v[hi] &= 0x7FFF_FFFF;
+                }
+                if m.neg & (3 << (hi - 1)) != 0 {
+                    v[hi] ^= 0x8000_0000;
+                }
+            }
+        }
+        Ty::Float | Ty::Untyped => {
+            for (i, c) in v.iter_mut().enumerate() {
+                let mut x = *c;
+                if m.invert {
+                    x = fops::sub(ONE, x);
+                }
+                if m.bias {
+                    x = fops::sub(x, 0x3F00_0000);
+                }
+                if m.x2 {
+                    x = fops::add(x, x);
+                }
+                if m.bx2 {
+                    let t = fops::sub(x, 0x3F00_0000);
+                    x = fops::add(t, t);
+                }
+                if m.sign {
+                    x = fops::sgn(x);
+                    if f32::from_bits(x).is_nan() {
+                        x = 0;
+                    }
+                }
+                if m.abs {
+                    x &= 0x7FFF_FFFF;
+                }
+                if m.neg & (1 << i) != 0 {
+                    x ^= 0x8000_0000;
+                }
+                *c = x;
+            }
+        }
+    }
+}
+
+fn read(it: &Item, sh: &mut Shared, prog: &ExecProgram, s: &Src, ty: Ty) -> [u32; 4] {
+    let raw = raw_src(it, sh, prog, &s.kind);
+    let mut v = [0u32; 4];
+    for (o, &sel) in v.iter_mut().zip(s.swz.iter()) {
+        *o = match sel {
+            0..=3 => raw[sel as usize],
+            SEL_ZERO => 0,
+            SEL_ONE => ONE,
+            _ => 0,
+        };
+    }
+    if !s.mods.is_empty() {
+        apply_mods(&mut v, &s.mods, ty);
+    }
+    v
+}
+
+fn eval_cond(it: &Item, sh: &mut Shared, prog: &ExecProgram, c: &Cond) -> bool {
+    match c {
+        Cond::Always => true,
+        Cond::Nz(s) => read(it, sh, prog, s, Ty::Int)[0] != 0,
+        Cond::Z(s) => read(it, sh, prog, s, Ty::Int)[0] == 0,
+        Cond::Rel(op, a, b) => {
+            let x = read(it, sh, prog, a, Ty::Float)[0];
+            let y = read(it, sh, prog, b, Ty::Float)[0];
+            fops::fcmp(*op, x, y)
+        }
+    }
+}
+
+fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4]) {
+    if ty == Ty::Float {
+        for r in res.iter_mut() {
+            if dst.scale != 1.0 {
+                *r = fops::scale(*r, dst.scale);
+            }
+            if dst.sat {
+                *r = fops::sat(*r);
+            }
+        }
+    }
+    let mut out = [None; 4];
+    for i in 0..4 {
+        out[i] = match dst.mask[i] {
+            DstComp::NoWrite => None,
+            DstComp::Write => Some(res[i]),
+            DstComp::Zero => Some(0),
+            DstComp::One => Some(ONE),
+        };
+    }
+    match &dst.kind {
+        DstKind::Temp(r) => {
+            let reg = &mut it.regs[*r as usize];
+            for i in 0..4 {
+                if let Some(v) = out[i] {
+                    reg[i] = v;
+                }
+            }
+        }
+        DstKind::ITemp { arr, idx } => {
+            let i = resolve_index(it, idx) as usize;
+            if let Some(reg) = it.itemps[*arr as usize].get_mut(i) {
+                for c in 0..4 {
+                    if let Some(v) = out[c] {
+                        reg[c] = v;
+                    }
+                }
+            }
+        }
+        DstKind::Global(idx) => {
+            let base = resolve_index(it, idx) as u64 * 16;
+            let mut oob = false;
+            match sh.global.as_deref_mut() {
+                Some(g) => {
+                    for c in 0..4 {
+                        if let Some(v) = out[c] {
+                            oob |= !memory::store_u32(g, base + 4 * c as u64, v);
+                        }
+                    }
+                }
+                None => oob = true,
+            }
+            if oob {
+                sh.oob(MemSpace::Global, base, true);
+            }
+        }
+        DstKind::None => {}
+    }
+}
+
+/// Reads all sources of an instruction (at most 4 are used by value-producing ops).
+fn read_srcs(it: &Item, sh: &mut Shared, prog: &ExecProgram, inst: &Inst) -> [[u32; 4]; 4] {
+    let mut s = [[0u32; 4]; 4];
+    for (slot, src) in s.iter_mut().zip(inst.src.iter()) {
+        *slot = read(it, sh, prog, src, inst.ty);
+    }
+    s
+}
+
+fn comp(f: CompFn, s: &[[u32; 4]; 4], i: usize) -> u32 {
+    match f {
+        CompFn::F1(g) => g(s[0][i]),
+        CompFn::F2(g) => g(s[0][i], s[1][i]),
+        CompFn::F3(g) => g(s[0][i], s[1][i], s[2][i]),
+        CompFn::F4(g) => g(s[0][i], s[1][i], s[2][i], s[3][i]),
+    }
+}
+
+fn address(addr: Addr, s: &[[u32; 4]; 4]) -> u64 {
+    match addr {
+        Addr::Raw => s[0][0] as u64,
+        Addr::Struct(stride) => s[0][0] as u64 * stride as u64 + s[0][1] as u64,
+        Addr::StructVec(stride) => s[0][0] as u64 * stride as u64 + s[1][0] as u64,
+        Addr::Typed(_) => s[0][0] as u64 * 4,
+    }
+}
+
+fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, InterpError> {
+    let Some(inst) = prog.insts.get(it.pc as usize) else {
+        return Ok(Flow::Done);
+    };
+    if sh.fuel == 0 {
+        return Err(InterpError::OutOfFuel {
+            executed: sh.fuel_start,
+            line: inst.line,
+        });
+    }
+    sh.fuel -= 1;
+    sh.cur_line = inst.line;
+    sh.cur_item = it.abs;
+    sh.cur_local = it.local;
+    let mut next = it.pc + 1;
+    match &inst.op {
+        Op::Comp(f) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let mut r = [0u32; 4];
+            for (i, slot) in r.iter_mut().enumerate() {
+                if inst.dst.mask[i] == DstComp::Write {
+                    *slot = comp(*f, &s, i);
+                }
+            }
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::ScalarW(f) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let v = comp(*f, &s, 3);
+            write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
+        }
+        Op::Dot(n, ieee) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let v = fops::dot(&s[0], &s[1], *n, *ieee);
+            write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
+        }
+        Op::Dp2Add => {
+            let s = read_srcs(it, sh, prog, inst);
+            let v = fops::add(fops::dot(&s[0], &s[1], 2, false), s[2][2]);
+            write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
+        }
+        Op::Cmov => {
+            let s = read_srcs(it, sh, prog, inst);
+            let mut dst = inst.dst.clone();
+            for i in 0..4 {
+                if fops::f(s[0][i]) == 0.0 {
+                    dst.mask[i] = DstComp::NoWrite;
+                }
+            }
+            write_dst(it, sh, &dst, inst.ty, s[1]);
+        }
+        Op::CmpVal(op, val) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let mut r = [0u32; 4];
+            for (i, slot) in r.iter_mut().enumerate() {
+                *slot = if fops::fcmp(*op, s[0][i], *val) {
+                    s[1][i]
+                } else {
+                    s[2][i]
+                };
+            }
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Set(op) | Op::FCmp(op) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let set = matches!(inst.op, Op::Set(_));
+            let mut r = [0u32; 4];
+            for (i, slot) in r.iter_mut().enumerate() {
+                let t = fops::fcmp(*op, s[0][i], s[1][i]);
+                *slot = if set {
+                    if t {
+                        ONE
+                    } else {
+                        0
+                    }
+                } else {
+                    bool32(t)
+                };
+            }
+            let ty = if set { Ty::Float } else { Ty::Int };
+            write_dst(it, sh, &inst.dst, ty, r);
+        }
+        Op::Crs => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (a, b) = (s[0], s[1]);
+            let m = |x: u32, y: u32| fops::mul(x, y, true);
+            let r = [
+                fops::sub(m(a[1], b[2]), m(a[2], b[1])),
+                fops::sub(m(a[2], b[0]), m(a[0], b[2])),
+                fops::sub(m(a[0], b[1]), m(a[1], b[0])),
+                0,
+            ];
+            let mut dst = inst.dst.clone();
+            if dst.mask[3] == DstComp::Write {
+                dst.mask[3] = DstComp::NoWrite;
+            }
+            write_dst(it, sh, &dst, inst.ty, r);
+        }
+        Op::SinCos => {
+            let s = read_srcs(it, sh, prog, inst);
+            let r = [
+                fops::unary(s[0][3], f32::cos),
+                fops::unary(s[0][3], f32::sin),
+                0,
+                0,
+            ];
+            let mut dst = inst.dst.clone();
+            for c in 2..4 {
+                if dst.mask[c] == DstComp::Write {
+                    dst.mask[c] = DstComp::NoWrite;
+                }
+            }
+            write_dst(it, sh, &dst, inst.ty, r);
+        }
+        Op::Nrm(n, z) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let len2 = fops::dot(&s[0], &s[0], *n, true);
+            let factor = if fops::f(len2) == 0.0 {
+                z.value().to_bits()
+            } else {
+                fops::rsq(len2, *z)
+            };
+            let mut r = [0u32; 4];
+            for (i, slot) in r.iter_mut().enumerate() {
+                *slot = if i < *n {
+                    fops::mul(s[0][i], factor, true)
+                } else {
+                    s[0][i]
+                };
+            }
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::DistVec => {
+            let s = read_srcs(it, sh, prog, inst);
+            let r = [ONE, fops::mul(s[0][1], s[1][1], false), s[0][2], s[1][3]];
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Lit => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (x, y, w) = (fops::f(s[0][0]), fops::f(s[0][1]), fops::f(s[0][3]));
+            let w = w.clamp(-128.0, 128.0);
+            let zc = if x > 0.0 && y > 0.0 { y.powf(w) } else { 0.0 };
+            let r = [ONE, fops::b(x.max(0.0)), fops::b(zc), ONE];
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Sad4 => {
+            let s = read_srcs(it, sh, prog, inst);
+            let mut acc = s[2][0];
+            for i in 0..4 {
+                acc = super::iops::sad(s[0][i], s[1][i], acc);
+            }
+            write_dst(it, sh, &inst.dst, inst.ty, [acc; 4]);
+        }
+        Op::F2U4 => {
+            let s = read_srcs(it, sh, prog, inst);
+            let v = fops::f_2_u4(&s[0]);
+            write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
+        }
+        Op::Wide(f) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let w = |k: usize| join64(s[k][0], s[k][1]);
+            let r = match f {
+                WideFn::W1(g) => g(w(0)),
+                WideFn::W2(g) => g(w(0), w(1)),
+                WideFn::W3(g) => g(w(0), w(1), w(2)),
+                WideFn::Sh(g) => g(w(0), s[1][0]),
+                WideFn::Cmp(g) => {
+                    let v = bool32(g(w(0), w(1)));
+                    write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
+                    it.pc = next;
+                    return Ok(Flow::Next);
+                }
+            };
+            let (lo, hi) = split64(r);
+            write_dst(it, sh, &inst.dst, inst.ty, [lo, hi, lo, hi]);
+        }
+        Op::D2F => {
+            let s = read_srcs(it, sh, prog, inst);
+            let v = super::dops::d2f(join64(s[0][0], s[0][1]));
+            write_dst(it, sh, &inst.dst, Ty::Untyped, [v; 4]);
+        }
+        Op::F2D => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (lo, hi) = split64(super::dops::f2d(s[0][0]));
+            write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
+        }
+        Op::DMovc => {
+            let s = read_srcs(it, sh, prog, inst);
+            let pick = if s[0][0] != 0 { s[1] } else { s[2] };
+            write_dst(
+                it,
+                sh,
+                &inst.dst,
+                Ty::Double,
+                [pick[0], pick[1], pick[0], pick[1]],
+            );
+        }
+        Op::DFrexp => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (m, e) = super::dops::dfrexp(join64(s[0][0], s[0][1]));
+            let (lo, hi) = split64(m);
+            write_dst(it, sh, &inst.dst, Ty::Double, [0, e, lo, hi]);
+        }
+        Op::DLdexp => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
+            write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
+        }
+        Op::Load(space, addr, width) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let base = address(*addr, &s);
+            let mut r = [0u32; 4];
+            let mut oob = false;
+            let is_lds = matches!(space, Space::Lds(_));
+            if *width == Width::U32 {
+                for i in 0..4 {
+                    if inst.dst.mask[i] != DstComp::Write {
+                        continue;
+                    }
+                    let a = base + 4 * i as u64;
+                    let buf = sh.read_only(*space)?;
+                    match memory::load_u32(buf, a) {
+                        Some(v) => r[i] = v,
+                        None => oob = true,
+                    }
+                    if let (true, Space::Lds(id)) = (is_lds, space) {
+                        sh.lds_touch(*id, a, false);
+                    }
+                }
+                if let Addr::Typed(float) = addr {
+                    r = [r[0], 0, 0, if *float { ONE } else { 1 }];
+                }
+            } else {
+                let buf = sh.read_only(*space)?;
+                match memory::load_width(buf, base, *width) {
+                    Some(v) => r = [v; 4],
+                    None => oob = true,
+                }
+                if let (true, Space::Lds(id)) = (is_lds, space) {
+                    sh.lds_touch(*id, base, false);
+                }
+            }
+            if oob {
+                sh.oob(mem_space(*space), base, false);
+            }
+            write_dst(it, sh, &inst.dst, Ty::Untyped, r);
+        }
+        Op::Store(space, addr, width) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let base = address(*addr, &s);
+            let data = s[inst.src.len().saturating_sub(1).min(3)];
+            let mut oob = false;
+            let mut touched = Vec::new();
+            {
+                let buf = sh.buffer(*space)?;
+                if *width == Width::U32 {
+                    for i in 0..4 {
+                        let v = match inst.dst.mask[i] {
+                            DstComp::Write => data[i],
+                            DstComp::Zero => 0,
+                            DstComp::One => ONE,
+                            DstComp::NoWrite => continue,
+                        };
+                        let a = base + 4 * i as u64;
+                        oob |= !memory::store_u32(buf, a, v);
+                        touched.push(a);
+                    }
+                } else {
+                    oob |= !memory::store_width(buf, base, *width, data[0]);
+                    touched.push(base);
+                }
+            }
+            if let Space::Lds(id) = space {
+                for a in touched {
+                    sh.lds_touch(*id, a, true);
+                }
+            }
+            if oob {
+                sh.oob(mem_space(*space), base, true);
+            }
+        }
+        Op::Atomic {
+            space,
+            addr,
+            op,
+            ret,
+        } => {
+            let s = read_srcs(it, sh, prog, inst);
+            let base = address(*addr, &s);
+            let (s1, s2) = (s[1][0], s[2][0]);
+            let old = memory::atomic(sh.buffer(*space)?, base, *op, s1, s2);
+            if old.is_none() {
+                sh.oob(mem_space(*space), base, true);
+            }
+            if *ret {
+                write_dst(it, sh, &inst.dst, Ty::Int, [old.unwrap_or(0); 4]);
+            }
+        }
+        Op::Append { uav, alloc } => {
+            let c = sh.append.entry(*uav).or_insert(0);
+            let old = *c;
+            *c = if *alloc {
+                old.wrapping_add(1)
+            } else {
+                old.wrapping_sub(1)
+            };
+            let v = if *alloc { old } else { *c };
+            write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
+        }
+        Op::Fence { threads } => {
+            it.pc = next;
+            return Ok(if *threads { Flow::Barrier } else { Flow::Next });
+        }
+        Op::If(c, target) => {
+            if !eval_cond(it, sh, prog, c) {
+                next = *target;
+            }
+        }
+        Op::Jump(t) => next = *t,
+        Op::JumpIf(c, t) => {
+            if eval_cond(it, sh, prog, c) {
+                next = *t;
+            }
+        }
+        Op::Switch { cases, default } => {
+            let v = read(it, sh, prog, &inst.src[0], Ty::Int)[0];
+            next = cases
+                .iter()
+                .find(|(c, _)| *c == v)
+                .map_or(*default, |&(_, t)| t);
+        }
+        Op::Call(c, f) => {
+            if eval_cond(it, sh, prog, c) && it.stack.len() < CALL_DEPTH {
+                it.stack.push(next);
+                next = prog.funcs[*f as usize];
+            }
+        }
+        Op::Ret(c) => {
+            if eval_cond(it, sh, prog, c) {
+                match it.stack.pop() {
+                    Some(r) => next = r,
+                    None => return Ok(Flow::Done),
+                }
+            }
+        }
+        Op::End => return Ok(Flow::Done),
+        Op::Nop => {}
+    }
+    it.pc = next;
+    Ok(Flow::Next)
+}
