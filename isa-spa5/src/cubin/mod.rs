@@ -180,6 +180,22 @@ pub struct Kernel {
     pub extra_info: Vec<InfoAttr>,
     /// Contents of our `.ilc.abi.K` section (the IL meaning of each parameter), if any.
     pub ilc_abi: Option<Vec<u8>>,
+    /// Named subroutines inside this kernel's code (ptxas's `$__internal_N_$...` helpers for
+    /// division, square root, ...): weak `FUNC` symbols pointing into `.text.K`.
+    pub subroutines: Vec<Subroutine>,
+}
+
+/// A subroutine symbol inside a kernel's code.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Subroutine {
+    /// Symbol name.
+    pub name: String,
+    /// Byte offset of its first instruction in `.text.K`.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Its `EIATTR_FRAME_SIZE` record, if it has one.
+    pub frame_size: Option<u32>,
 }
 
 impl Kernel {

@@ -16,6 +16,7 @@ use object::LittleEndian as LE;
 use super::nvinfo::{self, *};
 use super::{
     ConstBank, Cubin, CubinError, DataSymbol, GlobalData, InfoValue, Kernel, Relocation, Sm,
+    Subroutine,
 };
 
 /// ELF OS/ABI byte of CUDA cubins.
@@ -164,6 +165,27 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
             .iter()
             .position(|s| s.name == format!(".text.{}", k.name))
     });
+
+    // Non-entry functions inside a kernel's code: ptxas's internal subroutines.
+    for (sym_index, sym) in symbols.iter().enumerate() {
+        if sym.info & 0xf != elf::STT_FUNC.0 || sym.other & STO_CUDA_ENTRY != 0 {
+            continue;
+        }
+        let Some(owner) = sections
+            .get(usize::from(sym.shndx))
+            .and_then(|s| s.name.strip_prefix(".text."))
+        else {
+            continue;
+        };
+        if let Some(k) = kernels.iter_mut().find(|k| k.name == owner) {
+            k.subroutines.push(Subroutine {
+                name: sym.name.clone(),
+                offset: sym.value,
+                size: sym.size,
+                frame_size: per_function(EIATTR_FRAME_SIZE, sym_index as u32)?,
+            });
+        }
+    }
 
     let globals = read_globals(&sections, &symbols)?;
     Ok(Cubin {

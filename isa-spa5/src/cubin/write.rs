@@ -42,6 +42,8 @@ const SHT_CUDA_RELOCINFO: u32 = 0x7000_000b;
 const STO_CUDA_ENTRY: u8 = 0x10;
 /// Bank numbers the hardware has (c[0x0]..c[0x11]).
 const MAX_BANK: u8 = 17;
+/// Largest `.nv.shared.K` alignment accepted (ptxas uses at most 16).
+const MAX_SHARED_ALIGN: u32 = 256;
 /// Largest parameter area sm_50 accepts.
 const MAX_PARAM_BYTES: u32 = 4096;
 
@@ -217,11 +219,24 @@ impl CubinWriter {
                     )));
                 }
             }
-            if k.shared_align != 0 && !k.shared_align.is_power_of_two() {
+            if k.shared_align != 0
+                && (!k.shared_align.is_power_of_two() || k.shared_align > MAX_SHARED_ALIGN)
+            {
                 return Err(bad(format!(
-                    "shared alignment {} is not a power of two",
+                    "shared alignment {} (a power of two up to {MAX_SHARED_ALIGN})",
                     k.shared_align
                 )));
+            }
+            for sub in &k.subroutines {
+                if sub.name.is_empty()
+                    || sub.name.contains('\0')
+                    || sub.offset.saturating_add(sub.size) > code_bytes
+                {
+                    return Err(bad(format!(
+                        "subroutine `{}` ({} bytes at {:#x}) is not inside the code",
+                        sub.name, sub.size, sub.offset
+                    )));
+                }
             }
             check_banks(&k.name, &k.const_banks)?;
             if let Some(abi) = &k.ilc_abi {
@@ -299,6 +314,8 @@ enum SymKind {
     Data(usize),
     /// Kernel entry point.
     Func(usize),
+    /// Subroutine `.1` of kernel `.0`.
+    Sub(usize, usize),
 }
 
 struct Symbol {
@@ -390,6 +407,12 @@ impl Plan {
             for b in 0..kernel.const_banks.len() {
                 sect_sym(&mut symbols, &sections, What::KernelBank(k, b));
             }
+            for (i, sub) in kernel.subroutines.iter().enumerate() {
+                symbols.push(Symbol {
+                    name: sub.name.clone(),
+                    kind: SymKind::Sub(k, i),
+                });
+            }
             sect_sym(&mut symbols, &sections, What::Const0(k));
         }
         sect_sym(&mut symbols, &sections, What::Callgraph);
@@ -413,7 +436,7 @@ impl Plan {
         let mut datas = Vec::with_capacity(sections.len());
         for s in &sections {
             let data = match s.what {
-                What::Info => info_data(w, &func_sym)?,
+                What::Info => info_data(w, &func_sym, &symbols)?,
                 What::KernelInfo(k) => kernel_info_data(w, k, sym_index(What::Const0(k)), &s.name)?,
                 // `validate` checked the presence of every optional part used here.
                 What::IlcAbi(k) => w.kernels[k].ilc_abi.clone().unwrap_or_default(),
@@ -547,7 +570,7 @@ impl Plan {
                         .find(|s| &s.name == sect)
                         .map_or(SectionIndex(0), |s| s.index)
                 }
-                SymKind::Func(k) => self
+                SymKind::Func(k) | SymKind::Sub(k, _) => self
                     .sections
                     .iter()
                     .find(|s| s.what == What::Text(k))
@@ -594,7 +617,13 @@ impl Plan {
         ow.write_shstrtab();
         ow.write_strtab();
         ow.write_null_symbol();
-        let mut num_local = 1;
+        // ptxas sets the symtab's sh_info to the index of the first kernel symbol, counting its
+        // weak subroutine symbols as "local"; do the same.
+        let num_local = 1 + self
+            .symbols
+            .iter()
+            .filter(|s| !matches!(s.kind, SymKind::Func(_)))
+            .count() as u32;
         for (sym, id) in self.symbols.iter().zip(&sym_ids) {
             let (info, other, section, value, size) = match sym.kind {
                 SymKind::Section(s) => (
@@ -619,6 +648,15 @@ impl Plan {
                         ds.size,
                     )
                 }
+                SymKind::Sub(k, i) => {
+                    let sub = &w.kernels[k].subroutines[i];
+                    let text = self
+                        .sections
+                        .iter()
+                        .find(|s| s.what == What::Text(k))
+                        .map_or(SectionIndex(0), |s| s.index);
+                    (elf::STB_WEAK | elf::STT_FUNC, 0, text, sub.offset, sub.size)
+                }
                 SymKind::Func(k) => {
                     let text = self
                         .sections
@@ -634,9 +672,6 @@ impl Plan {
                     )
                 }
             };
-            if info.st_bind() == elf::STB_LOCAL {
-                num_local += 1;
-            }
             ow.write_symbol(&Sym {
                 section: Some(section.0),
                 st_name: ow.string_offset(Some(*id)),
@@ -747,14 +782,25 @@ impl Plan {
     }
 }
 
-/// `.nv.info`: per kernel REGCOUNT and FRAME_SIZE, then per kernel the stack sizes.
-fn info_data(w: &CubinWriter, func_sym: &[u32]) -> Result<Vec<u8>, CubinError> {
+/// `.nv.info`, in ptxas's order: from the last kernel to the first, REGCOUNT, the subroutines'
+/// FRAME_SIZE (last first) and the kernel's FRAME_SIZE; then, first kernel first, the stack sizes.
+fn info_data(w: &CubinWriter, func_sym: &[u32], symbols: &[Symbol]) -> Result<Vec<u8>, CubinError> {
     let mut attrs = Vec::new();
-    for (k, kernel) in w.kernels.iter().enumerate() {
+    for (k, kernel) in w.kernels.iter().enumerate().rev() {
         attrs.push(nvinfo::words(
             EIATTR_REGCOUNT,
             &[func_sym[k], kernel.num_regs],
         ));
+        for (i, sub) in kernel.subroutines.iter().enumerate().rev() {
+            let Some(frame) = sub.frame_size else {
+                continue;
+            };
+            let index = symbols
+                .iter()
+                .position(|s| matches!(s.kind, SymKind::Sub(sk, si) if sk == k && si == i))
+                .map_or(0, |p| p as u32 + 1);
+            attrs.push(nvinfo::words(EIATTR_FRAME_SIZE, &[index, frame]));
+        }
         attrs.push(nvinfo::words(
             EIATTR_FRAME_SIZE,
             &[func_sym[k], kernel.local_size],
@@ -827,11 +873,41 @@ fn kernel_info_data(
     if let Some(b) = kernel.block_size {
         attrs.push(nvinfo::words(EIATTR_REQNTID, &b));
     }
-    attrs.extend(kernel.extra_info.iter().cloned());
     if let Some(c) = kernel.crs_stack_size {
         attrs.push(nvinfo::words(EIATTR_CRS_STACK_SIZE, &[c]));
     }
+    attrs.extend(kernel.extra_info.iter().cloned());
+    // ptxas's record order (the order cuobjdump then lists them in).
+    attrs.sort_by_key(|a| info_rank(a.attr));
     let mut out = Vec::new();
     nvinfo::encode(section, &attrs, &mut out)?;
     Ok(out)
+}
+
+/// Position of a `.nv.info.K` record in ptxas 12.9's order, as observed over the corpus; records
+/// of unknown kinds go just before `CRS_STACK_SIZE`.
+fn info_rank(attr: u8) -> u8 {
+    const ORDER: [u8; 16] = [
+        EIATTR_CUDA_API_VERSION,
+        EIATTR_SW2393858_WAR,
+        EIATTR_SW1850030_WAR,
+        EIATTR_PARAM_CBANK,
+        EIATTR_CBANK_PARAM_SIZE,
+        EIATTR_KPARAM_INFO,
+        EIATTR_MAXREG_COUNT,
+        0x31, // INT_WARP_WIDE_INSTR_OFFSETS
+        0x29, // COOP_GROUP_MASK_REGIDS
+        0x28, // COOP_GROUP_INSTR_OFFSETS
+        EIATTR_S2RCTAID_INSTR_OFFSETS,
+        EIATTR_EXIT_INSTR_OFFSETS,
+        EIATTR_MAX_THREADS,
+        EIATTR_REQNTID,
+        0x04, // CTAIDZ_USED
+        EIATTR_INDIRECT_BRANCH_TARGETS,
+    ];
+    match ORDER.iter().position(|&a| a == attr) {
+        Some(p) => p as u8,
+        None if attr == EIATTR_CRS_STACK_SIZE => ORDER.len() as u8 + 1,
+        None => ORDER.len() as u8,
+    }
 }

@@ -1,0 +1,220 @@
+//! The cubin reader never panics: truncated, bit-flipped and field-corrupted versions of every
+//! corpus cubin (and of one of our own) either parse or give a `CubinError`. Whatever parses is
+//! handed to the writer, which must likewise answer with bytes or an error, never a panic, and
+//! whose output (when it writes) must parse again.
+//!
+//! Deterministic: a fixed-seed xorshift generator drives the mutations, so a failure names the
+//! file and mutation and reproduces.
+
+use std::path::Path;
+
+use isa_spa5::cubin::{read_cubin, write_cubin, CubinWriter, Kernel, Param, Sm};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda/cubins");
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .expect("file name")
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&p).expect("readable cubin"))
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 40);
+    out
+}
+
+/// One of our own cubins, with every optional part present.
+fn ours() -> Vec<u8> {
+    let code = vec![
+        0x001f_8000_fc00_07e0u64,
+        0xe300_0000_0007_000f,
+        0x50b0_0000_0007_0f00,
+        0x50b0_0000_0007_0f00,
+    ];
+    let k = Kernel {
+        name: "k".into(),
+        code,
+        num_regs: 8,
+        params: vec![Param::new(0, 8), Param::new(8, 4)],
+        shared_size: 64,
+        local_size: 16,
+        block_size: Some([32, 1, 1]),
+        exit_offsets: vec![8],
+        ilc_abi: Some(vec![1, 2, 3, 4]),
+        ..Kernel::default()
+    };
+    write_cubin(Sm::Sm53, &[k]).expect("valid kernel writes")
+}
+
+/// Reads `bytes`; if that works, writes the result and reads that again. Returns whether the
+/// mutated input parsed.
+fn exercise(what: &str, bytes: &[u8]) -> bool {
+    let Ok(c) = read_cubin(bytes) else {
+        return false;
+    };
+    if let Ok(out) = CubinWriter::from_cubin(&c).write() {
+        read_cubin(&out).unwrap_or_else(|e| panic!("{what}: our own output does not parse: {e}"));
+    }
+    true
+}
+
+fn all_inputs() -> Vec<(String, Vec<u8>)> {
+    let mut v = corpus();
+    v.push(("ours".into(), ours()));
+    v
+}
+
+#[test]
+fn truncations_never_panic() {
+    for (name, bytes) in all_inputs() {
+        // Every length in the header and section-header region, then a spread over the rest.
+        let step = (bytes.len() / 97).max(1);
+        let lens = (0..bytes.len().min(0x100)).chain((0x100..bytes.len()).step_by(step));
+        for len in lens {
+            let parsed = exercise(&format!("{name} truncated to {len}"), &bytes[..len]);
+            assert!(
+                !parsed || len + 256 > bytes.len(),
+                "{name}: parsed with {len} bytes"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_byte_mutations_never_panic() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut tried, mut parsed) = (0, 0);
+    for (name, bytes) in all_inputs() {
+        for round in 0..150 {
+            let mut m = bytes.clone();
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(m.len());
+                m[at] = rng.next() as u8;
+            }
+            tried += 1;
+            parsed += usize::from(exercise(&format!("{name} mutation round {round}"), &m));
+        }
+    }
+    // Most bytes of a cubin are code and constants, so most mutants still parse and reach the
+    // writer; if none did, this test would not be testing the CUDA-table decoding at all.
+    assert!(
+        parsed * 4 > tried,
+        "only {parsed} of {tried} mutants parsed"
+    );
+}
+
+/// Offsets of the header fields and section-header fields worth corrupting.
+fn field_offsets(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut v = vec![
+        (0x20, 8), // e_phoff
+        (0x28, 8), // e_shoff
+        (0x30, 4), // e_flags
+        (0x3a, 2), // e_shentsize
+        (0x3c, 2), // e_shnum
+        (0x3e, 2), // e_shstrndx
+    ];
+    let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().expect("8 bytes")) as usize;
+    let shnum = u16::from_le_bytes([bytes[0x3c], bytes[0x3d]]) as usize;
+    for i in 0..shnum {
+        let h = shoff + i * 64;
+        // sh_name, sh_type, sh_flags, sh_offset, sh_size, sh_link, sh_info, sh_addralign, sh_entsize
+        for (off, len) in [
+            (0, 4),
+            (4, 4),
+            (8, 8),
+            (24, 8),
+            (32, 8),
+            (40, 4),
+            (44, 4),
+            (48, 8),
+            (56, 8),
+        ] {
+            v.push((h + off, len));
+        }
+    }
+    v
+}
+
+#[test]
+fn corrupted_fields_never_panic() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let specials: [u64; 8] = [0, 1, 0x7f, 0xff, 0xffff, 0xffff_ffff, u64::MAX, 1 << 40];
+    for (name, bytes) in all_inputs() {
+        for (at, len) in field_offsets(&bytes) {
+            if at + len > bytes.len() {
+                continue;
+            }
+            for value in specials.iter().copied().chain([rng.next(), rng.next()]) {
+                let mut m = bytes.clone();
+                m[at..at + len].copy_from_slice(&value.to_le_bytes()[..len]);
+                let _ = exercise(&format!("{name}: {len} bytes at {at:#x} = {value:#x}"), &m);
+            }
+        }
+    }
+}
+
+#[test]
+fn corrupted_info_records_never_panic() {
+    // Rewrite every byte of the .nv.info.K section of a few cubins with special values: this is
+    // where the CUDA-specific decoding happens.
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for (name, bytes) in all_inputs().into_iter().step_by(5) {
+        let c = read_cubin(&bytes).expect("inputs parse");
+        let info = format!(".nv.info.{}", c.kernels[0].name);
+        let Some(pos) = bytes.windows(info.len()).position(|w| w == info.as_bytes()) else {
+            continue;
+        };
+        // Find the section whose name is at `pos` in .shstrtab: scan section headers.
+        let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().expect("8 bytes")) as usize;
+        let shnum = u16::from_le_bytes([bytes[0x3c], bytes[0x3d]]) as usize;
+        let shstrndx = u16::from_le_bytes([bytes[0x3e], bytes[0x3f]]) as usize;
+        let field = |i: usize, off: usize| {
+            u64::from_le_bytes(
+                bytes[shoff + i * 64 + off..shoff + i * 64 + off + 8]
+                    .try_into()
+                    .expect("8"),
+            )
+        };
+        let strtab = field(shstrndx, 24) as usize;
+        let Some(sect) = (0..shnum).find(|&i| {
+            let n = u32::from_le_bytes(
+                bytes[shoff + i * 64..shoff + i * 64 + 4]
+                    .try_into()
+                    .expect("4"),
+            );
+            strtab + n as usize == pos
+        }) else {
+            continue;
+        };
+        let (start, size) = (field(sect, 24) as usize, field(sect, 32) as usize);
+        for at in start..start + size {
+            for v in [0u8, 1, 2, 3, 4, 5, 0xff, rng.next() as u8] {
+                let mut m = bytes.clone();
+                m[at] = v;
+                let _ = exercise(&format!("{name}: .nv.info byte {at:#x} = {v:#x}"), &m);
+            }
+        }
+    }
+}
