@@ -11,4 +11,6 @@
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
 #![warn(missing_docs)]
 
+pub mod eval;
 pub mod ir;
+pub mod verifier;
