@@ -7,3 +7,13 @@
 #![warn(missing_docs)]
 
 pub mod interp;
+pub mod ast;
+pub mod diag;
+pub mod lexer;
+pub mod opcodes;
+pub mod parser;
+
+pub use ast::Program;
+pub use diag::{Diagnostic, Severity};
+pub use opcodes::Opcode;
+pub use parser::{parse, parse_lossy};

@@ -1,0 +1,1321 @@
+//! The AMD IL text parser: source text -> [`Program`] plus diagnostics.
+//!
+//! Grammar (one statement per line, case-insensitive):
+//! ```text
+//! line     := version | instr
+//! version  := "il_" ("cs"|"ps"|"vs"|"gs"|"hs"|"ds") ["_" major ["_" minor]] ["_mp"] ["_rt"]
+//! instr    := mnemonic { "_" ctrl ["(" value ")"] } operands-by-form
+//! operand  := reg { "[" index "]" } ["." mask-or-swizzle] { "_" mod ["(" value ")"] }
+//! index    := number | reg "." comp [("+"|"-") number]
+//! ```
+//! Operands are separated by commas or spaces. What follows the mnemonic depends on the
+//! opcode's [`Form`] (labels, case values, `dcl_literal` words, declaration numbers).
+//!
+//! Practice over the guide (DESIGN.md section 7): missing version, old spellings
+//! (`dcl_num_thread_per_blk`, `vaTid`), `0`-suffixed system registers, every mask and swizzle
+//! form, modifiers after operands, `end;`, `;DEBUGSTART` blocks and `;ARGSTART` metadata.
+//!
+//! Guarantees: never panics, always terminates (every loop iteration consumes input or ends
+//! the line); errors are collected per line and parsing resumes at the next line; every error
+//! carries a line number.
+
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::lexer::{Cursor, Number};
+use crate::opcodes::{Form, Opcode};
+
+/// Parses IL text. Returns the program when there were no errors (warnings may be present),
+/// and all diagnostics.
+pub fn parse(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
+    let (prog, diags) = parse_lossy(source);
+    if diags.iter().any(Diagnostic::is_error) {
+        (None, diags)
+    } else {
+        (Some(prog), diags)
+    }
+}
+
+/// Parses IL text, dropping lines that have errors; always returns a program.
+pub fn parse_lossy(source: &str) -> (Program, Vec<Diagnostic>) {
+    let mut p = Parser {
+        c: Cursor::new(source),
+        diags: Vec::new(),
+        prog: Program::default(),
+        lower: String::new(),
+    };
+    p.run();
+    (p.prog, p.diags)
+}
+
+type Mark = (usize, u32, u32);
+
+struct Parser<'a> {
+    c: Cursor<'a>,
+    diags: Vec<Diagnostic>,
+    prog: Program,
+    lower: String,
+}
+
+/// Why a line failed; the diagnostic is already recorded.
+struct Failed;
+
+type PResult<T> = Result<T, Failed>;
+
+impl<'a> Parser<'a> {
+    fn err(&mut self, code: &'static str, span: Span, msg: impl Into<String>) -> Failed {
+        self.diags.push(Diagnostic::error(code, span, msg));
+        Failed
+    }
+
+    fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(code, span, msg));
+    }
+
+    fn run(&mut self) {
+        loop {
+            if !self.skip_trivia() {
+                break;
+            }
+            let line = self.c.line();
+            if self.statement().is_err() {
+                // Resume on the next line (the failing part may be mid-line).
+                if self.c.line() == line {
+                    self.c.skip_line();
+                }
+            }
+        }
+    }
+
+    /// Skips blank lines and comment lines, handling DEBUGSTART/ARGSTART blocks. Returns false
+    /// at end of input.
+    fn skip_trivia(&mut self) -> bool {
+        loop {
+            match self.c.skip_blank() {
+                Ok(_) => {}
+                Err(span) => {
+                    self.err(codes::UNTERMINATED, span, "unterminated block comment");
+                    while !self.c.eof() {
+                        self.c.bump();
+                    }
+                    return false;
+                }
+            }
+            match self.c.peek() {
+                None => return false,
+                Some(b'\n') => self.c.bump(),
+                Some(b';') => {
+                    let rest = self.c.rest_of_line();
+                    let body = rest[1..].trim();
+                    if starts_with_ci(body, "DEBUGSTART") {
+                        self.skip_debug_block();
+                    } else if starts_with_ci(body, "ARGSTART") {
+                        self.arg_block();
+                    } else {
+                        self.c.skip_line();
+                    }
+                }
+                Some(b'/') if self.c.peek2() == Some(b'/') => self.c.skip_line(),
+                Some(_) => return true,
+            }
+        }
+    }
+
+    fn skip_debug_block(&mut self) {
+        let mark = self.c.mark();
+        self.c.skip_line();
+        while !self.c.eof() {
+            let rest = self.c.rest_of_line().trim_start();
+            let done = rest.starts_with(';') && starts_with_ci(rest[1..].trim_start(), "DEBUGEND");
+            self.c.skip_line();
+            if done {
+                return;
+            }
+        }
+        self.warn(
+            codes::SUSPICIOUS,
+            self.c.span_from(mark),
+            "`;DEBUGSTART` block without `;DEBUGEND`",
+        );
+    }
+
+    fn arg_block(&mut self) {
+        let mark = self.c.mark();
+        let mut lines = Vec::new();
+        loop {
+            let rest = self.c.rest_of_line().trim();
+            if !rest.starts_with(';') {
+                break;
+            }
+            let body = rest[1..].trim_end_matches('\r').to_string();
+            let done = starts_with_ci(body.trim_start(), "ARGEND");
+            lines.push(body);
+            self.c.skip_line();
+            if done || self.c.eof() {
+                break;
+            }
+            let _ = self.c.skip_blank();
+        }
+        let span = self.c.span_from(mark);
+        self.prog.metadata.push(MetadataBlock {
+            before_statement: self.prog.statements.len(),
+            lines,
+            span,
+        });
+    }
+
+    /// Expects the end of the statement: blanks, then a comment or line end.
+    fn end_of_statement(&mut self) -> PResult<()> {
+        match self.c.skip_blank() {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(span) => {
+                return Err(self.err(codes::UNTERMINATED, span, "unterminated block comment"))
+            }
+        }
+        if self.c.at_line_end() {
+            self.c.skip_line();
+            Ok(())
+        } else {
+            let span = self.c.span_here(1);
+            let rest = self.c.rest_of_line();
+            let tok: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != ',')
+                .take(40)
+                .collect();
+            Err(self.err(
+                codes::UNEXPECTED,
+                span,
+                format!("unexpected `{tok}` at end of instruction"),
+            ))
+        }
+    }
+
+    fn statement(&mut self) -> PResult<()> {
+        let mark = self.c.mark();
+        let text = match self.c.mnemonic() {
+            Ok(t) => t,
+            Err(span) => {
+                return Err(self.err(codes::UNTERMINATED, span, "unclosed `(` in mnemonic"))
+            }
+        };
+        if text.is_empty() {
+            let span = self.c.span_here(1);
+            let ch = self.c.source()[self.c.pos()..]
+                .chars()
+                .next()
+                .unwrap_or(' ');
+            return Err(self.err(
+                codes::UNEXPECTED,
+                span,
+                format!("unexpected character `{}`", ch.escape_debug()),
+            ));
+        }
+        let mspan = self.c.span_from(mark);
+        if starts_with_ci(text, "il_") {
+            let v = self.version(text, mspan)?;
+            if self.prog.version.is_some() {
+                self.warn(codes::SUSPICIOUS, mspan, "second version line ignored");
+            } else {
+                if !self.prog.statements.is_empty()
+                    && !self.prog.statements.iter().all(|s| is_macro_op(s.opcode))
+                {
+                    self.warn(codes::PRACTICE, mspan, "version line after instructions");
+                }
+                self.prog.version = Some(v);
+            }
+            return self.end_of_statement();
+        }
+        let (opcode, rest_at) = match self.lookup(text) {
+            Some(x) => x,
+            None => {
+                return Err(self.err(
+                    codes::UNKNOWN_OPCODE,
+                    mspan,
+                    format!("unknown opcode `{}`", truncate(text)),
+                ));
+            }
+        };
+        let mut inst = Instruction::new(opcode);
+        self.controls(&mut inst, &text[rest_at..], mark, rest_at)?;
+        self.operands(&mut inst)?;
+        // Instruction-level dst modifiers move to the first destination.
+        if !inst.dsts.is_empty() {
+            let mut i = 0;
+            while i < inst.controls.len() {
+                match inst.controls[i] {
+                    Control::Sat => {
+                        inst.dsts[0].sat = true;
+                        inst.controls.remove(i);
+                    }
+                    Control::Shift(s) => {
+                        inst.dsts[0].shift = s;
+                        inst.controls.remove(i);
+                    }
+                    _ => i += 1,
+                }
+            }
+        }
+        inst.span = self.c.span_from(mark);
+        self.end_of_statement()?;
+        self.prog.statements.push(inst);
+        Ok(())
+    }
+
+    /// Longest prefix of `text` at `_` boundaries (before any parenthesized control) that is a
+    /// mnemonic. Returns the opcode and the byte offset where the controls start.
+    fn lookup(&mut self, text: &str) -> Option<(Opcode, usize)> {
+        let limit = text
+            .find('(')
+            .map(|p| text[..p].rfind('_').unwrap_or(0))
+            .unwrap_or(text.len());
+        let head = &text[..limit];
+        if head.is_empty() {
+            return None;
+        }
+        let mut end = head.len();
+        loop {
+            self.lower.clear();
+            self.lower.push_str(&head[..end]);
+            self.lower.make_ascii_lowercase();
+            if let Some(op) = Opcode::from_mnemonic(&self.lower) {
+                return Some((op, end));
+            }
+            match head[..end].rfind('_') {
+                Some(p) if p > 0 => end = p,
+                _ => return None,
+            }
+        }
+    }
+
+    fn version(&mut self, text: &str, span: Span) -> PResult<Version> {
+        let lower = text.to_ascii_lowercase();
+        let mut parts = lower.split('_').skip(1);
+        let shader = match parts.next() {
+            Some("cs") => ShaderType::Compute,
+            Some("ps") => ShaderType::Pixel,
+            Some("vs") => ShaderType::Vertex,
+            Some("gs") => ShaderType::Geometry,
+            Some("hs") => ShaderType::Hull,
+            Some("ds") => ShaderType::Domain,
+            _ => {
+                return Err(self.err(
+                    codes::BAD_VERSION,
+                    span,
+                    format!("unknown shader type in `{}`", truncate(text)),
+                ))
+            }
+        };
+        let mut v = Version {
+            shader,
+            major: None,
+            minor: None,
+            multipass: false,
+            realtime: false,
+            span,
+        };
+        for p in parts {
+            match p {
+                "mp" => v.multipass = true,
+                "rt" => v.realtime = true,
+                n if !n.is_empty()
+                    && n.bytes().all(|b| b.is_ascii_digit())
+                    && !v.multipass
+                    && !v.realtime =>
+                {
+                    let n: u8 = match n.parse() {
+                        Ok(n) => n,
+                        Err(_) => {
+                            return Err(self.err(
+                                codes::BAD_VERSION,
+                                span,
+                                "version number too large",
+                            ))
+                        }
+                    };
+                    if v.major.is_none() {
+                        v.major = Some(n);
+                    } else if v.minor.is_none() {
+                        v.minor = Some(n);
+                    } else {
+                        return Err(self.err(codes::BAD_VERSION, span, "too many version numbers"));
+                    }
+                }
+                _ => {
+                    return Err(self.err(
+                        codes::BAD_VERSION,
+                        span,
+                        format!("malformed version line `{}`", truncate(text)),
+                    ))
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// Parses the control specifiers in `rest` (text after the mnemonic, starting with `_`).
+    fn controls(
+        &mut self,
+        inst: &mut Instruction,
+        rest: &str,
+        mark: Mark,
+        offset: usize,
+    ) -> PResult<()> {
+        let mut i = 0;
+        let b = rest.as_bytes();
+        while i < b.len() {
+            let seg_start = i;
+            if b[i] != b'_' {
+                let span = sub_span(mark, offset + i, 1);
+                return Err(self.err(codes::BAD_MODIFIER, span, "malformed control specifier"));
+            }
+            i += 1;
+            let name_start = i;
+            while i < b.len() && b[i] != b'_' && b[i] != b'(' {
+                i += 1;
+            }
+            let mut name = rest[name_start..i].to_ascii_lowercase();
+            // Multi-word fence flags.
+            if inst.opcode == Opcode::Fence && name == "mem" {
+                for tail in ["_write_only", "_read_only"] {
+                    if rest.len() >= i + tail.len()
+                        && rest[i..i + tail.len()].eq_ignore_ascii_case(tail)
+                    {
+                        name.push_str(tail);
+                        i += tail.len();
+                        break;
+                    }
+                }
+            }
+            let mut value = None;
+            if i < b.len() && b[i] == b'(' {
+                let close = match rest[i..].find(')') {
+                    Some(c) => i + c,
+                    None => {
+                        return Err(self.err(
+                            codes::UNTERMINATED,
+                            sub_span(mark, offset + i, 1),
+                            "unclosed `(`",
+                        ))
+                    }
+                };
+                value = Some(rest[i + 1..close].trim());
+                i = close + 1;
+            }
+            let span = sub_span(mark, offset + seg_start, i - seg_start);
+            let ctrl = self.control(inst.opcode, &name, value, span)?;
+            inst.controls.push(ctrl);
+        }
+        Ok(())
+    }
+
+    fn control(
+        &mut self,
+        op: Opcode,
+        name: &str,
+        value: Option<&str>,
+        span: Span,
+    ) -> PResult<Control> {
+        let num = |p: &mut Parser, v: Option<&str>| -> PResult<u32> {
+            match v.and_then(parse_u32) {
+                Some(n) => Ok(n),
+                None => Err(p.err(
+                    codes::BAD_MODIFIER,
+                    span,
+                    format!("`_{name}` needs a number in parentheses"),
+                )),
+            }
+        };
+        let c = match (name, value) {
+            ("ieee", None) => Control::Ieee,
+            ("relop", Some(v)) => {
+                match RelOp::ALL.iter().find(|r| r.name().eq_ignore_ascii_case(v)) {
+                    Some(r) => Control::Relop(*r),
+                    None => {
+                        return Err(self.err(
+                            codes::BAD_MODIFIER,
+                            span,
+                            format!("unknown relop `{}`", truncate(v)),
+                        ))
+                    }
+                }
+            }
+            ("zeroop", Some(v)) => {
+                let v2 = if v.eq_ignore_ascii_case("inf") {
+                    "infinity"
+                } else {
+                    v
+                };
+                match ZeroOp::ALL
+                    .iter()
+                    .find(|r| r.name().eq_ignore_ascii_case(v2))
+                {
+                    Some(r) => Control::ZeroOp(*r),
+                    None => {
+                        return Err(self.err(
+                            codes::BAD_MODIFIER,
+                            span,
+                            format!("unknown zeroop `{}`", truncate(v)),
+                        ))
+                    }
+                }
+            }
+            ("cmpval", Some(v)) => {
+                let f: Option<f32> = v.trim_end_matches(['f', 'F']).parse().ok();
+                match CmpVal::ALL.iter().find(|c| Some(c.value()) == f) {
+                    Some(c) => Control::CmpVal(*c),
+                    None => {
+                        return Err(self.err(
+                            codes::BAD_MODIFIER,
+                            span,
+                            format!("unknown cmpval `{}`", truncate(v)),
+                        ))
+                    }
+                }
+            }
+            ("id", Some(_)) => Control::Id(num(self, value)?),
+            ("resource", Some(_)) => Control::Resource(num(self, value)?),
+            ("sampler", Some(_)) => Control::Sampler(num(self, value)?),
+            ("stride", Some(_)) => Control::Stride(num(self, value)?),
+            ("loffset", Some(_)) => Control::LOffset(num(self, value)?),
+            ("cached", None) => Control::Cached,
+            ("uncached", None) => Control::Uncached,
+            ("fmtx" | "fmty" | "fmtz" | "fmtw", Some(v)) => {
+                let comp = (name.as_bytes()[3] as char, 0u8);
+                let c = match comp.0 {
+                    'x' => 0,
+                    'y' => 1,
+                    'z' => 2,
+                    _ => 3,
+                };
+                match ElementFormat::ALL
+                    .iter()
+                    .find(|f| f.name().eq_ignore_ascii_case(v))
+                {
+                    Some(f) => Control::Fmt(c, *f),
+                    None => {
+                        return Err(self.err(
+                            codes::BAD_MODIFIER,
+                            span,
+                            format!("unknown element format `{}`", truncate(v)),
+                        ))
+                    }
+                }
+            }
+            ("sat", None) => Control::Sat,
+            ("x2" | "x4" | "x8" | "d2" | "d4" | "d8", None) => Control::Shift(
+                ShiftScale::ALL
+                    .iter()
+                    .copied()
+                    .find(|s| s.name() == name)
+                    .unwrap_or_default(),
+            ),
+            ("prec", v) => {
+                let mask = match v {
+                    None => 0xF,
+                    Some(m) => match comp_mask(m) {
+                        Some(m) => m,
+                        None => {
+                            return Err(self.err(
+                                codes::BAD_MODIFIER,
+                                span,
+                                "bad `_prec` component mask",
+                            ))
+                        }
+                    },
+                };
+                Control::Prec(mask)
+            }
+            (n, None) if op == Opcode::Fence => match n {
+                "threads" => Control::Fence(FenceFlag::Threads),
+                "lds" => Control::Fence(FenceFlag::Lds),
+                "memory" | "mem" => Control::Fence(FenceFlag::Memory),
+                "sr" => Control::Fence(FenceFlag::Sr),
+                "gds" => Control::Fence(FenceFlag::Gds),
+                "mem_write_only" => Control::Fence(FenceFlag::MemWriteOnly),
+                "mem_read_only" => Control::Fence(FenceFlag::MemReadOnly),
+                _ => {
+                    return Err(self.err(
+                        codes::BAD_MODIFIER,
+                        span,
+                        format!("unknown fence flag `_{}`", truncate(n)),
+                    ))
+                }
+            },
+            (n, v) => {
+                if n.is_empty() || !n.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                    return Err(self.err(codes::BAD_MODIFIER, span, "malformed control specifier"));
+                }
+                Control::Generic {
+                    name: n.to_string(),
+                    value: v.map(|s| s.to_ascii_lowercase()),
+                }
+            }
+        };
+        Ok(c)
+    }
+
+    fn blank(&mut self) -> PResult<bool> {
+        match self.c.skip_blank() {
+            Ok(nl) => Ok(nl),
+            Err(span) => Err(self.err(codes::UNTERMINATED, span, "unterminated block comment")),
+        }
+    }
+
+    /// Skips blanks and an optional comma. Returns true when more text follows on the line.
+    fn separator(&mut self) -> PResult<bool> {
+        if self.blank()? {
+            return Ok(false);
+        }
+        if self.c.peek() == Some(b',') {
+            self.c.bump();
+            if self.blank()? {
+                return Ok(false);
+            }
+        }
+        Ok(!self.c.at_line_end())
+    }
+
+    fn operands(&mut self, inst: &mut Instruction) -> PResult<()> {
+        let info = inst.opcode.info();
+        match info.form {
+            Form::Operands => {
+                let mut idx = 0usize;
+                while self.separator()? {
+                    if idx < info.dsts as usize {
+                        let d = self.dst()?;
+                        inst.dsts.push(d);
+                    } else {
+                        let s = self.src()?;
+                        inst.srcs.push(s);
+                    }
+                    idx += 1;
+                    if idx > 64 {
+                        let span = self.c.span_here(1);
+                        return Err(self.err(codes::OPERAND_COUNT, span, "too many operands"));
+                    }
+                }
+            }
+            Form::Label => {
+                self.separator()?;
+                inst.payload = Payload::Label(self.u32_value("a function label")?);
+            }
+            Form::SrcLabel => {
+                if self.separator()? {
+                    let s = self.src()?;
+                    inst.srcs.push(s);
+                }
+                self.separator()?;
+                inst.payload = Payload::Label(self.u32_value("a function label")?);
+            }
+            Form::Case => {
+                self.separator()?;
+                let n = self.number_value("a case value")?;
+                inst.payload = Payload::Case(n as i32);
+            }
+            Form::Literal => {
+                self.separator()?;
+                let reg = self.reg()?;
+                if reg.kind != RegKind::Literal || !reg.indices.is_empty() {
+                    let span = self.c.span_here(0);
+                    return Err(self.err(
+                        codes::BAD_DECL,
+                        span,
+                        "`dcl_literal` needs a literal register `lN`",
+                    ));
+                }
+                let mut values = [0u32; 4];
+                for v in values.iter_mut() {
+                    self.separator()?;
+                    *v = self.number_value("four literal values")?;
+                }
+                inst.payload = Payload::Literal {
+                    reg: reg.num,
+                    values,
+                };
+            }
+            Form::ConstBuffer | Form::IndexedTemp => {
+                self.separator()?;
+                let mark = self.c.mark();
+                let reg = self.reg()?;
+                let want = if info.form == Form::ConstBuffer {
+                    RegKind::ConstBuffer
+                } else {
+                    RegKind::IndexedTemp
+                };
+                let size = match reg.indices.as_slice() {
+                    [Index { reg: None, offset }] if reg.kind == want && *offset >= 0 => {
+                        *offset as u32
+                    }
+                    _ => {
+                        let span = self.c.span_from(mark);
+                        return Err(self.err(
+                            codes::BAD_DECL,
+                            span,
+                            format!("expected `{}N[size]`", want.name()),
+                        ));
+                    }
+                };
+                inst.payload = if want == RegKind::ConstBuffer {
+                    Payload::ConstBuffer { cb: reg.num, size }
+                } else {
+                    Payload::IndexedTemp { reg: reg.num, size }
+                };
+            }
+            Form::Numbers | Form::DstNumbers => {
+                if info.form == Form::DstNumbers && self.separator()? {
+                    let d = self.dst()?;
+                    inst.dsts.push(d);
+                }
+                let mut nums = Vec::new();
+                while self.separator()? {
+                    nums.push(self.number_value("a number")?);
+                    if nums.len() > 64 {
+                        let span = self.c.span_here(1);
+                        return Err(self.err(codes::BAD_DECL, span, "too many numbers"));
+                    }
+                }
+                inst.payload = Payload::Numbers(nums);
+            }
+            Form::Words => {
+                let mut words = Vec::new();
+                while self.separator()? {
+                    let w = self.c.word();
+                    if w.is_empty() {
+                        let span = self.c.span_here(1);
+                        return Err(self.err(codes::UNEXPECTED, span, "expected a word"));
+                    }
+                    words.push(w.to_string());
+                }
+                inst.payload = Payload::Words(words);
+            }
+            Form::Raw => {
+                self.blank()?;
+                let rest = self.c.rest_of_line();
+                let end = rest.find(';').unwrap_or(rest.len());
+                let raw = rest[..end].trim();
+                for _ in 0..rest[..end].trim_end().len() {
+                    self.c.bump();
+                }
+                inst.payload = if raw.is_empty() {
+                    Payload::None
+                } else {
+                    Payload::Raw(raw.to_string())
+                };
+            }
+        }
+        Ok(())
+    }
+
+    fn number_value(&mut self, what: &str) -> PResult<u32> {
+        let span = self.c.span_here(1);
+        match self.c.number() {
+            Some(Ok(n)) => match n.bits() {
+                Some(b) => Ok(b),
+                None => Err(self.err(codes::BAD_NUMBER, span, "number does not fit in 32 bits")),
+            },
+            Some(Err(span)) => Err(self.err(codes::BAD_NUMBER, span, "malformed number")),
+            None => Err(self.err(codes::UNEXPECTED, span, format!("expected {what}"))),
+        }
+    }
+
+    fn u32_value(&mut self, what: &str) -> PResult<u32> {
+        let span = self.c.span_here(1);
+        match self.c.number() {
+            Some(Ok(Number::Int(v))) if (0..=u32::MAX as i64).contains(&v) => Ok(v as u32),
+            Some(Ok(_)) => Err(self.err(
+                codes::BAD_NUMBER,
+                span,
+                format!("expected {what} (unsigned integer)"),
+            )),
+            Some(Err(span)) => Err(self.err(codes::BAD_NUMBER, span, "malformed number")),
+            None => Err(self.err(codes::UNEXPECTED, span, format!("expected {what}"))),
+        }
+    }
+
+    /// Register name, number and indices.
+    fn reg(&mut self) -> PResult<RegRef> {
+        let mark = self.c.mark();
+        let name = self.c.alnum();
+        if name.is_empty() {
+            let span = self.c.span_here(1);
+            let ch = self.c.source()[self.c.pos()..]
+                .chars()
+                .next()
+                .unwrap_or(' ');
+            return Err(self.err(
+                codes::UNEXPECTED,
+                span,
+                format!("expected a register, found `{}`", ch.escape_debug()),
+            ));
+        }
+        let span = self.c.span_from(mark);
+        let (kind, num) = match reg_name(name) {
+            Some(x) => x,
+            None => {
+                return Err(self.err(
+                    codes::UNKNOWN_REGISTER,
+                    span,
+                    format!("unknown register `{}`", truncate(name)),
+                ))
+            }
+        };
+        let mut reg = RegRef {
+            kind,
+            num,
+            indices: Vec::new(),
+        };
+        while self.c.peek() == Some(b'[') {
+            if reg.indices.len() == 2 {
+                let span = self.c.span_here(1);
+                return Err(self.err(codes::BAD_INDEX, span, "at most two indices are supported"));
+            }
+            self.c.bump();
+            let idx = self.index()?;
+            reg.indices.push(idx);
+        }
+        Ok(reg)
+    }
+
+    /// Inside `[` .. `]` (the `[` consumed).
+    fn index(&mut self) -> PResult<Index> {
+        self.blank()?;
+        let mut index = Index {
+            reg: None,
+            offset: 0,
+        };
+        let mut have_imm = false;
+        if let Some(r) = self.c.number() {
+            let span = self.c.span_here(0);
+            match r {
+                Ok(Number::Int(v)) if (i32::MIN as i64..=u32::MAX as i64).contains(&v) => {
+                    index.offset = v as i32
+                }
+                _ => {
+                    return Err(self.err(codes::BAD_INDEX, span, "index must be a 32-bit integer"))
+                }
+            }
+            have_imm = true;
+            self.blank()?;
+            if self.c.peek() == Some(b'+') {
+                self.c.bump();
+                self.blank()?;
+            } else {
+                return self.close_index(index);
+            }
+        }
+        // Register-relative part.
+        let mark = self.c.mark();
+        let name = self.c.alnum();
+        let span = self.c.span_from(mark);
+        let (kind, num) = match reg_name(name) {
+            Some(x) if !name.is_empty() => x,
+            _ => {
+                return Err(self.err(
+                    codes::BAD_INDEX,
+                    span,
+                    "expected an index: a number or `rN.c [+ n]`",
+                ))
+            }
+        };
+        let comp = if self.c.peek() == Some(b'.') {
+            self.c.bump();
+            let mark = self.c.mark();
+            let s = self.c.alnum();
+            let span = self.c.span_from(mark);
+            let mut chars = s.bytes().map(comp_letter);
+            let first = chars.next().flatten();
+            match first {
+                Some(c) if chars.all(|x| x == Some(c)) => Component::ALL[c],
+                _ => {
+                    return Err(self.err(
+                        codes::BAD_INDEX,
+                        span,
+                        "index register needs one component (`.x`)",
+                    ))
+                }
+            }
+        } else {
+            Component::X
+        };
+        index.reg = Some(IndexReg { kind, num, comp });
+        self.blank()?;
+        if !have_imm {
+            match self.c.peek() {
+                Some(b'+') | Some(b'-') => {
+                    let neg = self.c.peek() == Some(b'-');
+                    self.c.bump();
+                    self.blank()?;
+                    let span = self.c.span_here(1);
+                    match self.c.number() {
+                        Some(Ok(Number::Int(v))) if (0..=u32::MAX as i64).contains(&v) => {
+                            let v = v as u32 as i32;
+                            index.offset = if neg { v.wrapping_neg() } else { v };
+                        }
+                        _ => {
+                            return Err(self.err(
+                                codes::BAD_INDEX,
+                                span,
+                                "expected an integer offset",
+                            ))
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.close_index(index)
+    }
+
+    fn close_index(&mut self, index: Index) -> PResult<Index> {
+        self.blank()?;
+        if self.c.peek() == Some(b']') {
+            self.c.bump();
+            Ok(index)
+        } else {
+            let span = self.c.span_here(1);
+            Err(self.err(codes::BAD_INDEX, span, "expected `]`"))
+        }
+    }
+
+    fn dst(&mut self) -> PResult<DstOperand> {
+        let mark = self.c.mark();
+        let reg = self.reg()?;
+        let mut d = DstOperand::new(reg);
+        if self.c.peek() == Some(b'.') {
+            self.c.bump();
+            let m = self.c.mark();
+            let run = self.c.word();
+            // The mask is the longest valid prefix (<= 4 chars) after which a modifier (`_x`)
+            // or nothing follows.
+            let valid = run.bytes().take(4).take_while(|b| mask_char(*b)).count();
+            let mut len = valid;
+            while len > 0 {
+                let rest = &run.as_bytes()[len..];
+                if rest.is_empty()
+                    || (rest[0] == b'_' && rest.len() > 1 && rest[1].is_ascii_alphabetic())
+                {
+                    break;
+                }
+                len -= 1;
+            }
+            if len == 0 {
+                let span = self.c.span_from(m);
+                return Err(self.err(
+                    codes::BAD_MASK,
+                    span,
+                    format!("malformed write mask `.{}`", truncate(run)),
+                ));
+            }
+            self.c.reset(m);
+            for _ in 0..len {
+                self.c.bump();
+            }
+            let span = self.c.span_from(m);
+            d.mask = match parse_mask(&run[..len]) {
+                Some(mk) => mk,
+                None => {
+                    return Err(self.err(
+                        codes::BAD_MASK,
+                        span,
+                        format!("malformed write mask `.{}`", &run[..len]),
+                    ))
+                }
+            };
+        }
+        while self.c.peek() == Some(b'_') {
+            let m = self.c.mark();
+            self.c.bump();
+            let name = self.c.alnum().to_ascii_lowercase();
+            let span = self.c.span_from(m);
+            match name.as_str() {
+                "sat" => d.sat = true,
+                n => match ShiftScale::ALL
+                    .iter()
+                    .find(|s| s.name() == n && !n.is_empty())
+                {
+                    Some(s) => d.shift = *s,
+                    None => {
+                        return Err(self.err(
+                            codes::BAD_MODIFIER,
+                            span,
+                            format!("unknown destination modifier `_{}`", truncate(n)),
+                        ))
+                    }
+                },
+            }
+        }
+        d.span = self.c.span_from(mark);
+        Ok(d)
+    }
+
+    fn src(&mut self) -> PResult<SrcOperand> {
+        let mark = self.c.mark();
+        let reg = self.reg()?;
+        let mut s = SrcOperand::new(reg);
+        if self.c.peek() == Some(b'.') {
+            self.c.bump();
+            let m = self.c.mark();
+            let sw = self.c.alnum();
+            let span = self.c.span_from(m);
+            s.swizzle = match parse_swizzle(sw) {
+                Some(x) => x,
+                None => {
+                    return Err(self.err(
+                        codes::BAD_SWIZZLE,
+                        span,
+                        format!("malformed swizzle `.{}`", truncate(sw)),
+                    ))
+                }
+            };
+        }
+        while self.c.peek() == Some(b'_') {
+            let m = self.c.mark();
+            self.c.bump();
+            let name = self.c.alnum().to_ascii_lowercase();
+            let value = if self.c.peek() == Some(b'(') {
+                match self.c.parens() {
+                    Ok(v) => Some(v.trim()),
+                    Err(span) => return Err(self.err(codes::UNTERMINATED, span, "unclosed `(`")),
+                }
+            } else {
+                None
+            };
+            let span = self.c.span_from(m);
+            let bad = |p: &mut Parser| {
+                p.err(
+                    codes::BAD_MODIFIER,
+                    span,
+                    format!("malformed source modifier `_{}`", truncate(&name)),
+                )
+            };
+            match (name.as_str(), value) {
+                ("neg", None) => s.mods.neg = 0xF,
+                ("neg", Some(v)) => s.mods.neg = comp_mask(v).ok_or_else(|| bad(self))?,
+                ("abs", None) => s.mods.abs = true,
+                ("invert", None) => s.mods.invert = true,
+                ("bias", None) => s.mods.bias = true,
+                ("x2", None) => s.mods.x2 = true,
+                ("bx2", None) => {
+                    s.mods.bias = true;
+                    s.mods.x2 = true;
+                }
+                ("sign", None) => s.mods.sign = true,
+                ("sat" | "clamp", None) => s.mods.clamp = true,
+                ("divcomp", Some(v)) => {
+                    s.mods.div_comp = match DivComp::ALL
+                        .iter()
+                        .find(|d| d.name().eq_ignore_ascii_case(v))
+                    {
+                        Some(d) => *d,
+                        None => return Err(bad(self)),
+                    }
+                }
+                _ => {
+                    return Err(self.err(
+                        codes::BAD_MODIFIER,
+                        span,
+                        format!("unknown source modifier `_{}`", truncate(&name)),
+                    ))
+                }
+            }
+        }
+        s.span = self.c.span_from(mark);
+        Ok(s)
+    }
+}
+
+fn is_macro_op(op: Opcode) -> bool {
+    matches!(op, Opcode::Macrodef | Opcode::Macroend) || op.mnemonic() == "mdef"
+}
+
+fn starts_with_ci(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() > 40 {
+        let t: String = s.chars().take(40).collect();
+        format!("{t}...")
+    } else {
+        s.to_string()
+    }
+}
+
+fn sub_span(mark: Mark, offset: usize, len: usize) -> Span {
+    Span {
+        start: (mark.0 + offset) as u32,
+        end: (mark.0 + offset + len) as u32,
+        line: mark.1,
+        col: mark.2 + offset as u32,
+    }
+}
+
+fn parse_u32(s: &str) -> Option<u32> {
+    let s = s.trim();
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u32::from_str_radix(h, 16).ok()
+    } else {
+        s.parse().ok()
+    }
+}
+
+/// `x`/`r` -> 0 .. `w`/`a` -> 3.
+fn comp_letter(b: u8) -> Option<usize> {
+    match b.to_ascii_lowercase() {
+        b'x' | b'r' => Some(0),
+        b'y' | b'g' => Some(1),
+        b'z' | b'b' => Some(2),
+        b'w' | b'a' => Some(3),
+        _ => None,
+    }
+}
+
+fn mask_char(b: u8) -> bool {
+    comp_letter(b).is_some() || matches!(b, b'_' | b'0' | b'1')
+}
+
+/// Component set `xw` -> 0b1001.
+fn comp_mask(s: &str) -> Option<u8> {
+    let mut m = 0u8;
+    for b in s.trim().bytes() {
+        m |= 1 << comp_letter(b)?;
+    }
+    Some(m)
+}
+
+/// Write mask with the cursor rule: a letter selects its component (must not go backwards),
+/// `_`/`0`/`1` apply to the cursor component; the cursor advances after each character.
+pub(crate) fn parse_mask(s: &str) -> Option<[DstComp; 4]> {
+    let mut mask = [DstComp::NoWrite; 4];
+    let mut cur = 0usize;
+    for b in s.bytes() {
+        let (i, v) = match b {
+            b'_' => (cur, DstComp::NoWrite),
+            b'0' => (cur, DstComp::Zero),
+            b'1' => (cur, DstComp::One),
+            _ => {
+                let i = comp_letter(b)?;
+                if i < cur {
+                    return None;
+                }
+                (i, DstComp::Write)
+            }
+        };
+        if i > 3 {
+            return None;
+        }
+        mask[i] = v;
+        cur = i + 1;
+    }
+    Some(mask)
+}
+
+/// Swizzle: 1 char replicates; 2-3 chars repeat the last one; 4 chars exact.
+pub(crate) fn parse_swizzle(s: &str) -> Option<[Swz; 4]> {
+    if s.is_empty() || s.len() > 4 {
+        return None;
+    }
+    let mut out = [Swz::X; 4];
+    let mut last = Swz::X;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if let Some(&b) = s.as_bytes().get(i) {
+            last = match b {
+                b'0' => Swz::Zero,
+                b'1' => Swz::One,
+                _ => Swz::from_code(comp_letter(b)? as u8)?,
+            };
+        }
+        *slot = last;
+    }
+    Some(out)
+}
+
+/// Register name -> kind and number. Handles aliases and `0` suffixes of system registers.
+pub(crate) fn reg_name(name: &str) -> Option<(RegKind, u32)> {
+    let lower_buf;
+    let lower: &str = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower_buf = name.to_ascii_lowercase();
+        &lower_buf
+    } else {
+        name
+    };
+    let base = lower.strip_suffix('0').unwrap_or(lower);
+    let named = |s: &str| -> Option<RegKind> {
+        Some(match s {
+            "vtidingrp" => RegKind::ThreadIdInGroup,
+            "vtidingrpflat" | "vtid" => RegKind::ThreadIdInGroupFlat,
+            "vabstid" => RegKind::AbsThreadId,
+            "vabstidflat" | "vatid" => RegKind::AbsThreadIdFlat,
+            "vthreadgrpid" => RegKind::ThreadGroupId,
+            "vthreadgrpidflat" | "vtgroupid" => RegKind::ThreadGroupIdFlat,
+            "vwincoord" => RegKind::WinCoord,
+            "tmr" => RegKind::Timer,
+            "g" => RegKind::Global,
+            "icb" => RegKind::ImmConstBuffer,
+            "this" => RegKind::This,
+            "vface" => RegKind::Face,
+            "vprim" => RegKind::VPrim,
+            "odepth" => RegKind::Depth,
+            "p" => RegKind::Persist,
+            _ => return None,
+        })
+    };
+    if let Some(k) = named(lower) {
+        return Some((k, 0));
+    }
+    if let Some(k) = named(base) {
+        return Some((k, 0));
+    }
+    let split = lower
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(lower.len());
+    let (prefix, digits) = lower.split_at(split);
+    if prefix == "mem" {
+        let n = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().ok()?
+        };
+        return Some((RegKind::GenericMem, n));
+    }
+    if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    let kind = match prefix {
+        "r" => RegKind::Temp,
+        "l" => RegKind::Literal,
+        "cb" => RegKind::ConstBuffer,
+        "x" => RegKind::IndexedTemp,
+        "v" => RegKind::Input,
+        "o" => RegKind::Output,
+        "sr" => RegKind::SharedTemp,
+        "in" => RegKind::InputArg,
+        "out" => RegKind::OutputArg,
+        "b" => RegKind::ConstBool,
+        "c" => RegKind::ConstFloat,
+        "i" => RegKind::ConstInt,
+        "a" => RegKind::Addr,
+        _ => return None,
+    };
+    Some((kind, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(src: &str) -> Instruction {
+        let (p, d) = parse(src);
+        assert!(d.iter().all(|d| !d.is_error()), "{d:?}");
+        p.unwrap().statements.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn masks() {
+        use DstComp::*;
+        assert_eq!(parse_mask("x___"), Some([Write, NoWrite, NoWrite, NoWrite]));
+        assert_eq!(parse_mask("y00"), Some([NoWrite, Write, Zero, Zero]));
+        assert_eq!(parse_mask("xyz0"), Some([Write, Write, Write, Zero]));
+        assert_eq!(parse_mask("___w"), Some([NoWrite, NoWrite, NoWrite, Write]));
+        assert_eq!(parse_mask("y_w"), Some([NoWrite, Write, NoWrite, Write]));
+        assert_eq!(parse_mask("1"), Some([One, NoWrite, NoWrite, NoWrite]));
+        assert_eq!(parse_mask("zx"), None);
+        assert_eq!(parse_mask("xyzw_"), None);
+    }
+
+    #[test]
+    fn swizzles() {
+        use Swz::*;
+        assert_eq!(parse_swizzle("x"), Some([X, X, X, X]));
+        assert_eq!(parse_swizzle("xy"), Some([X, Y, Y, Y]));
+        assert_eq!(parse_swizzle("x000"), Some([X, Zero, Zero, Zero]));
+        assert_eq!(parse_swizzle("1"), Some([One; 4]));
+        assert_eq!(parse_swizzle("zyx1"), Some([Z, Y, X, One]));
+        assert_eq!(parse_swizzle("q"), None);
+    }
+
+    #[test]
+    fn registers() {
+        assert_eq!(reg_name("vaTid0"), Some((RegKind::AbsThreadIdFlat, 0)));
+        assert_eq!(reg_name("vTid"), Some((RegKind::ThreadIdInGroupFlat, 0)));
+        assert_eq!(
+            reg_name("vThreadGrpIdFlat0"),
+            Some((RegKind::ThreadGroupIdFlat, 0))
+        );
+        assert_eq!(reg_name("r1023"), Some((RegKind::Temp, 1023)));
+        assert_eq!(reg_name("mem0"), Some((RegKind::GenericMem, 0)));
+        assert_eq!(reg_name("q1"), None);
+        assert_eq!(reg_name("r"), None);
+    }
+
+    #[test]
+    fn instruction_forms() {
+        let i = one("uav_raw_load_id(11)_cached r1010.x___, r66.xxxx");
+        assert_eq!(i.opcode, Opcode::UavRawLoad);
+        assert_eq!(i.controls, vec![Control::Id(11), Control::Cached]);
+        assert_eq!(i.srcs[0].swizzle, [Swz::X; 4]);
+
+        let i = one("add_x2_sat r0, r1_neg(xw), cb0[r2.y+3].x000_abs");
+        assert!(i.dsts[0].sat);
+        assert_eq!(i.dsts[0].shift, ShiftScale::X2);
+        assert_eq!(i.srcs[0].mods.neg, 0b1001);
+        let ix = i.srcs[1].reg.indices[0];
+        assert_eq!(ix.offset, 3);
+        assert_eq!(ix.reg.unwrap().comp, Component::Y);
+        assert!(i.srcs[1].mods.abs);
+
+        let i = one("dcl_literal l1, 0x3f800000, 1.0, 4.0f, 4294967295 ; comment");
+        assert_eq!(
+            i.payload,
+            Payload::Literal {
+                reg: 1,
+                values: [0x3f800000, 0x3f800000, 0x40800000, 0xFFFF_FFFF]
+            }
+        );
+
+        let i = one("dcl_num_thread_per_group 64,1 ,1");
+        assert_eq!(i.dims3(), Some([64, 1, 1]));
+        let i = one("fence_threads_lds_mem_write_only");
+        assert!(i.has_fence(FenceFlag::Threads) && i.has_fence(FenceFlag::MemWriteOnly));
+        let i = one("ifc_relop(ge) r0.x, r1.x");
+        assert_eq!(i.relop(), Some(RelOp::Ge));
+        let i = one("call_logicalnz r0.x, 12");
+        assert_eq!(i.payload, Payload::Label(12));
+        let i = one("case -1");
+        assert_eq!(i.payload, Payload::Case(-1));
+        let i = one("dcl_cb cb1[4096]");
+        assert_eq!(i.payload, Payload::ConstBuffer { cb: 1, size: 4096 });
+        let i = one("mov r0 r1.y");
+        assert_eq!(i.srcs.len(), 1);
+        let i = one("ffb_hi r0, r1");
+        assert_eq!(i.opcode, Opcode::IFirstbit);
+        assert_eq!(i.generic("hi"), Some(None));
+    }
+
+    #[test]
+    fn program_structure() {
+        let src = "il_cs_2_0\r\n;DEBUGSTART\n.file \"x\"\n;DEBUGEND\ndcl_cb cb0[1]\n;ARGSTART:k\n;uniqueid:1024\n;ARGEND:k\nfunc 1024\nret\nend;\n";
+        let (p, d) = parse(src);
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap();
+        let v = p.version.unwrap();
+        assert_eq!(
+            (v.shader, v.major, v.minor),
+            (ShaderType::Compute, Some(2), Some(0))
+        );
+        assert_eq!(p.statements.len(), 4);
+        assert_eq!(p.metadata.len(), 1);
+        assert_eq!(p.metadata[0].before_statement, 1);
+    }
+
+    #[test]
+    fn errors_have_lines_and_recover() {
+        let (p, d) = parse("il_cs\nbogus r0\nmov r0, q7\nmov r0.zx, r1\nend\n");
+        assert!(p.is_none());
+        let lines: Vec<u32> = d.iter().map(|d| d.span.line).collect();
+        assert_eq!(lines, vec![2, 3, 4]);
+        assert_eq!(d[0].code, codes::UNKNOWN_OPCODE);
+    }
+}
