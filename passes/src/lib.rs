@@ -12,5 +12,6 @@
 #![warn(missing_docs)]
 
 pub mod eval;
+pub mod interp;
 pub mod ir;
 pub mod verifier;

@@ -1,0 +1,620 @@
+//! A fuel-limited interpreter running a [`Function`] over a whole compute dispatch.
+//!
+//! Model: the grid is `grid[0] x grid[1] x grid[2]` groups of `group_size` work-items; groups
+//! run one after another; the work-items of a group run between barriers in the order
+//! chosen by [`Schedule`] (instruction-by-instruction round robin, each item to its next
+//! barrier in id order, or in reverse id order), so code that relies on an unspecified
+//! interleaving shows different results under different schedules. A `barrier threads`
+//! releases when every work-item that has not returned waits at a barrier.
+//!
+//! Memory: UAVs, constant buffers and `g[]` are caller-provided byte buffers
+//! ([`Memory`]); LDS is allocated zeroed per group with the declared sizes; private arrays
+//! per work-item. Out-of-range accesses (any byte outside the buffer, or outside the
+//! declared size for constant buffers) read 0 and drop writes, as AMD IL promises.
+//! Pure opcodes evaluate through [`crate::eval::eval_pure`].
+//!
+//! Errors ([`Trap`]) name the instruction: out of fuel, `unreachable` reached, target
+//! instructions (not interpretable), a missing buffer, an undefined value. The interpreter
+//! never panics on a function that passed the verifier.
+
+use std::collections::BTreeMap;
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+use smallvec::SmallVec;
+
+use crate::eval::{controlling_type, eval_pure};
+use crate::ir::write::inst_to_string;
+use crate::ir::{
+    AnyEntity, Block, Function, Inst, InstructionData, MemSpace, Opcode, SpecialReg, Value,
+};
+
+/// Order in which the work-items of a group advance between barriers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// Round robin, one instruction per work-item per round (lock step).
+    #[default]
+    LockStep,
+    /// Each work-item runs to its next barrier (or exit), in increasing id order.
+    Sequential,
+    /// As `Sequential`, in decreasing id order.
+    Reverse,
+}
+
+/// Launch configuration.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Number of groups in x, y, z.
+    pub grid: [u32; 3],
+    /// Work-items per group in x, y, z (`None`: the function's declared group size).
+    pub group_size: Option<[u32; 3]>,
+}
+
+/// Buffers bound to a dispatch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// UAV contents by id.
+    pub uavs: BTreeMap<u8, Vec<u8>>,
+    /// Constant buffer contents by id.
+    pub cbs: BTreeMap<u8, Vec<u8>>,
+    /// The global buffer `g[]`.
+    pub global: Vec<u8>,
+}
+
+/// Interpreter options.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct InterpOptions {
+    /// Maximum number of instructions executed over the whole dispatch.
+    pub fuel: u64,
+    /// Work-item interleaving.
+    pub schedule: Schedule,
+}
+
+impl Default for InterpOptions {
+    fn default() -> Self {
+        InterpOptions {
+            fuel: 100_000_000,
+            schedule: Schedule::LockStep,
+        }
+    }
+}
+
+/// Why execution stopped abnormally.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {message}")]
+pub struct Trap {
+    /// Where (an instruction, or the function).
+    pub location: AnyEntity,
+    /// What happened, including the instruction text when there is one.
+    pub message: String,
+}
+
+/// Execution statistics.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions executed.
+    pub insts: u64,
+    /// Barriers released.
+    pub barriers: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Status {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+struct Item {
+    tid: [u32; 3],
+    flat: u32,
+    next: Option<Inst>,
+    values: SecondaryMap<Value, u64>,
+    private: Vec<Vec<u8>>,
+    status: Status,
+    executed: u64,
+}
+
+struct Group<'a> {
+    func: &'a Function,
+    gid: [u32; 3],
+    grid: [u32; 3],
+    size: [u32; 3],
+    lds: BTreeMap<u8, Vec<u8>>,
+}
+
+fn trap(func: &Function, inst: Option<Inst>, msg: impl Into<String>) -> Trap {
+    match inst {
+        Some(i) => Trap {
+            location: AnyEntity::Inst(i),
+            message: format!("{} (in `{}`)", msg.into(), inst_to_string(func, i)),
+        },
+        None => Trap {
+            location: AnyEntity::Function,
+            message: msg.into(),
+        },
+    }
+}
+
+/// Runs `func` over the dispatch, reading and writing `mem`.
+pub fn run_dispatch(
+    func: &Function,
+    dispatch: &Dispatch,
+    mem: &mut Memory,
+    opts: &InterpOptions,
+) -> Result<Stats, Trap> {
+    let size = dispatch.group_size.or(func.group_size).ok_or_else(|| {
+        trap(
+            func,
+            None,
+            "no group size: the kernel declares none and the dispatch gives none",
+        )
+    })?;
+    let items_per_group = size.iter().map(|&s| s as u64).product::<u64>();
+    if items_per_group == 0 || items_per_group > 4096 {
+        return Err(trap(
+            func,
+            None,
+            format!("group size {size:?} must have 1..=4096 work-items"),
+        ));
+    }
+    let entry = func
+        .entry_block()
+        .ok_or_else(|| trap(func, None, "function has no blocks"))?;
+    let mut stats = Stats::default();
+    let mut fuel = opts.fuel;
+    for gz in 0..dispatch.grid[2] {
+        for gy in 0..dispatch.grid[1] {
+            for gx in 0..dispatch.grid[0] {
+                let mut group = Group {
+                    func,
+                    gid: [gx, gy, gz],
+                    grid: dispatch.grid,
+                    size,
+                    lds: func
+                        .lds
+                        .iter()
+                        .map(|(&id, &s)| (id, vec![0u8; s as usize]))
+                        .collect(),
+                };
+                group.run(entry, mem, opts.schedule, &mut fuel, &mut stats)?;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+impl Group<'_> {
+    fn run(
+        &mut self,
+        entry: Block,
+        mem: &mut Memory,
+        schedule: Schedule,
+        fuel: &mut u64,
+        stats: &mut Stats,
+    ) -> Result<(), Trap> {
+        let func = self.func;
+        let mut items = Vec::new();
+        for z in 0..self.size[2] {
+            for y in 0..self.size[1] {
+                for x in 0..self.size[0] {
+                    let flat = (z * self.size[1] + y) * self.size[0] + x;
+                    items.push(Item {
+                        tid: [x, y, z],
+                        flat,
+                        next: func.layout.first_inst(entry),
+                        values: SecondaryMap::new(),
+                        private: func
+                            .stack_slots
+                            .values()
+                            .map(|s| vec![0u8; s.size as usize])
+                            .collect(),
+                        status: Status::Running,
+                        executed: 0,
+                    });
+                }
+            }
+        }
+        let order: Vec<usize> = match schedule {
+            Schedule::Reverse => (0..items.len()).rev().collect(),
+            _ => (0..items.len()).collect(),
+        };
+        loop {
+            let mut any_running = false;
+            for &i in &order {
+                if items[i].status != Status::Running {
+                    continue;
+                }
+                any_running = true;
+                loop {
+                    self.step(&mut items[i], mem, fuel, stats)?;
+                    if schedule == Schedule::LockStep || items[i].status != Status::Running {
+                        break;
+                    }
+                }
+            }
+            if !any_running {
+                if items.iter().any(|it| it.status == Status::AtBarrier) {
+                    stats.barriers += 1;
+                    for it in items.iter_mut().filter(|it| it.status == Status::AtBarrier) {
+                        it.status = Status::Running;
+                    }
+                } else {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn mem_buf<'m>(
+        &'m mut self,
+        item: &'m mut Item,
+        mem: &'m mut Memory,
+        space: MemSpace,
+        inst: Inst,
+    ) -> Result<&'m mut [u8], Trap> {
+        let func = self.func;
+        Ok(match space {
+            MemSpace::Uav(id) => mem
+                .uavs
+                .get_mut(&id)
+                .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to uav{id}")))?,
+            MemSpace::Cb(id) => {
+                let declared = func.cbs.get(&id).copied().unwrap_or(0) as usize;
+                let buf = mem
+                    .cbs
+                    .get_mut(&id)
+                    .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to cb{id}")))?;
+                let n = buf.len().min(declared);
+                &mut buf[..n]
+            }
+            MemSpace::Lds(id) => self
+                .lds
+                .get_mut(&id)
+                .ok_or_else(|| trap(func, Some(inst), format!("lds{id} is not declared")))?,
+            MemSpace::Private(ss) => item
+                .private
+                .get_mut(ss.index())
+                .ok_or_else(|| trap(func, Some(inst), format!("{ss} is not declared")))?,
+            MemSpace::Global => &mut mem.global,
+        })
+    }
+
+    fn special(&self, item: &Item, reg: SpecialReg) -> u64 {
+        let c = |i: u8| (i as usize).min(2);
+        (match reg {
+            SpecialReg::Tid(i) => item.tid[c(i)],
+            SpecialReg::GroupId(i) => self.gid[c(i)],
+            SpecialReg::GroupSize(i) => self.size[c(i)],
+            SpecialReg::GridSize(i) => self.grid[c(i)],
+            SpecialReg::LaneId => item.flat % 32,
+            SpecialReg::Clock => item.executed as u32,
+        }) as u64
+    }
+
+    fn step(
+        &mut self,
+        item: &mut Item,
+        mem: &mut Memory,
+        fuel: &mut u64,
+        stats: &mut Stats,
+    ) -> Result<(), Trap> {
+        let func = self.func;
+        let Some(inst) = item.next else {
+            return Err(trap(
+                func,
+                None,
+                "fell off the end of a block without a terminator",
+            ));
+        };
+        if *fuel == 0 {
+            return Err(trap(func, Some(inst), "out of fuel"));
+        }
+        *fuel -= 1;
+        stats.insts += 1;
+        item.executed += 1;
+        item.next = func.layout.next_inst(inst);
+        let data = &func.dfg.insts[inst];
+        let args: SmallVec<[u64; 4]> = data.args().iter().map(|&v| item.values[v]).collect();
+        let results = func.dfg.inst_results(inst);
+        let set = |item: &mut Item, vals: &[u64]| {
+            for (&r, &x) in results.iter().zip(vals) {
+                item.values[r] = x & func.dfg.value_type(r).mask();
+            }
+        };
+        match data {
+            InstructionData::Special { reg, .. } => {
+                let x = self.special(item, *reg);
+                set(item, &[x]);
+            }
+            InstructionData::Load { mem: m, .. } => {
+                let addr = address(data, &args, m.offset);
+                let n = m.size.bytes() as usize;
+                let buf = self.mem_buf(item, mem, m.space, inst)?;
+                let mut bytes = [0u8; 16];
+                if let Some(src) = range(buf.len(), addr, n) {
+                    bytes[..n].copy_from_slice(&buf[src]);
+                }
+                let mut vals: SmallVec<[u64; 4]> = SmallVec::new();
+                match m.size {
+                    crate::ir::MemSize::U8 => vals.push(bytes[0] as u64),
+                    crate::ir::MemSize::S8 => vals.push(bytes[0] as i8 as i32 as u32 as u64),
+                    crate::ir::MemSize::U16 => {
+                        vals.push(u16::from_le_bytes([bytes[0], bytes[1]]) as u64)
+                    }
+                    crate::ir::MemSize::S16 => {
+                        vals.push(i16::from_le_bytes([bytes[0], bytes[1]]) as i32 as u32 as u64)
+                    }
+                    crate::ir::MemSize::Words(w) => {
+                        for k in 0..w as usize {
+                            let b = &bytes[4 * k..4 * k + 4];
+                            vals.push(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64);
+                        }
+                    }
+                }
+                set(item, &vals);
+            }
+            InstructionData::Store { mem: m, .. } => {
+                let addr = address(data, &args, m.offset);
+                let skip = usize::from(data.mem_addr().is_some());
+                let mut bytes = Vec::with_capacity(16);
+                for &w in &args[skip..] {
+                    bytes.extend_from_slice(&(w as u32).to_le_bytes());
+                }
+                let n = m.size.bytes() as usize;
+                let buf = self.mem_buf(item, mem, m.space, inst)?;
+                if let Some(dst) = range(buf.len(), addr, n) {
+                    buf[dst].copy_from_slice(&bytes[..n]);
+                }
+            }
+            InstructionData::Atomic { op, mem: m, .. } => {
+                let addr = address(data, &args, m.offset);
+                let skip = usize::from(data.mem_addr().is_some());
+                let operands: SmallVec<[u32; 2]> = args[skip..].iter().map(|&x| x as u32).collect();
+                let buf = self.mem_buf(item, mem, m.space, inst)?;
+                let mut old = 0u32;
+                if let Some(r) = range(buf.len(), addr, 4) {
+                    let b = &buf[r.clone()];
+                    old = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    let new = op.apply(old, &operands);
+                    buf[r].copy_from_slice(&new.to_le_bytes());
+                }
+                set(item, &[old as u64]);
+            }
+            InstructionData::Barrier { flags, .. } => {
+                if flags.threads {
+                    item.status = Status::AtBarrier;
+                }
+            }
+            InstructionData::Nullary {
+                opcode: Opcode::Return,
+                ..
+            } => {
+                item.status = Status::Done;
+                item.next = None;
+            }
+            InstructionData::Nullary { .. } => {
+                return Err(trap(func, Some(inst), "reached `unreachable`"));
+            }
+            InstructionData::Jump { dests, .. } => self.branch(item, &dests[0]),
+            InstructionData::Brif { dests, .. } => {
+                let d = if args[0] != 0 { &dests[0] } else { &dests[1] };
+                self.branch(item, d);
+            }
+            InstructionData::BrTable { dests, .. } => {
+                let idx = args[0] as usize;
+                let d = dests.get(idx + 1).or(dests.first());
+                match d {
+                    Some(d) => self.branch(item, d),
+                    None => return Err(trap(func, Some(inst), "br_table without destinations")),
+                }
+            }
+            InstructionData::Target { .. } => {
+                return Err(trap(
+                    func,
+                    Some(inst),
+                    "target instructions cannot be interpreted",
+                ));
+            }
+            _ => {
+                let tys: SmallVec<[crate::ir::Type; 4]> = data
+                    .args()
+                    .iter()
+                    .map(|&v| func.dfg.value_type(v))
+                    .collect();
+                let ty = controlling_type(data, &tys);
+                match eval_pure(data, ty, &args) {
+                    Some(vals) => set(item, &vals),
+                    None => {
+                        return Err(trap(
+                            func,
+                            Some(inst),
+                            "instruction has no interpreter semantics",
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn branch(&self, item: &mut Item, call: &crate::ir::BlockCall) {
+        let func = self.func;
+        // Parallel copy: read every argument before writing any parameter.
+        let vals: SmallVec<[u64; 8]> = call.args.iter().map(|&v| item.values[v]).collect();
+        for (&p, x) in func.dfg.block_params(call.block).iter().zip(vals) {
+            item.values[p] = x;
+        }
+        item.next = func.layout.first_inst(call.block);
+    }
+}
+
+/// Effective byte address of a memory instruction (wrapping 32-bit).
+fn address(data: &InstructionData, args: &[u64], offset: i32) -> u32 {
+    let base = if data.mem_addr().is_some() {
+        args[0] as u32
+    } else {
+        0
+    };
+    base.wrapping_add(offset as u32)
+}
+
+/// The byte range `[addr, addr + n)` if it lies inside a buffer of `len` bytes.
+fn range(len: usize, addr: u32, n: usize) -> Option<core::ops::Range<usize>> {
+    let start = addr as usize;
+    let end = start.checked_add(n)?;
+    (end <= len).then_some(start..end)
+}
+
+/// Words of a byte buffer (little endian; a trailing partial word is zero-padded).
+pub fn bytes_to_words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+/// Bytes of a word slice (little endian).
+pub fn words_to_bytes(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::reader::parse_function_text;
+
+    fn run(
+        text: &str,
+        grid: [u32; 3],
+        uav0: Vec<u32>,
+        schedule: Schedule,
+    ) -> Result<Vec<u32>, Trap> {
+        let f = parse_function_text(text).unwrap();
+        crate::verifier::verify_function(&f).unwrap();
+        let mut mem = Memory::default();
+        mem.uavs.insert(0, words_to_bytes(&uav0));
+        run_dispatch(
+            &f,
+            &Dispatch {
+                grid,
+                group_size: None,
+            },
+            &mut mem,
+            &InterpOptions {
+                fuel: 100_000,
+                schedule,
+            },
+        )?;
+        Ok(bytes_to_words(&mem.uavs[&0]))
+    }
+
+    const LOOP: &str = "kernel %sum {
+    group_size 4, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = special ctaid.x
+    v2 = iconst.b32 4
+    v3 = imad v1, v2, v0
+    v4 = iconst.b32 0
+    jump block1(v4, v4)
+block1(v5: b32, v6: b32):
+    v7 = iadd v5, v6
+    v8 = iconst.b32 1
+    v9 = iadd v6, v8
+    v10 = icmp ule v9, v3
+    brif v10, block1(v7, v9), block2
+block2:
+    v12 = iconst.b32 2
+    v13 = ishl v3, v12
+    store.b32 uav0[v13], v7
+    return
+}";
+
+    #[test]
+    fn loops_and_ids() {
+        // Work-item n (global id) accumulates 0 + 1 + ... + n.
+        let out = run(LOOP, [2, 1, 1], vec![0; 8], Schedule::LockStep).unwrap();
+        let expect2: Vec<u32> = (0..8u32).map(|n| (0..=n).sum()).collect();
+        assert_eq!(out, expect2);
+        for s in [Schedule::Sequential, Schedule::Reverse] {
+            assert_eq!(run(LOOP, [2, 1, 1], vec![0; 8], s).unwrap(), expect2);
+        }
+    }
+
+    const BARRIER: &str = "kernel %rev {
+    group_size 4, 1, 1
+    uav0 = raw
+    lds0 = 16
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 2
+    v2 = ishl v0, v1
+    v3 = load.b32 uav0[v2]
+    store.b32 lds0[v2], v3
+    barrier threads|lds
+    v4 = iconst.b32 12
+    v5 = isub v4, v2
+    v6 = load.b32 lds0[v5]
+    store.b32 uav0[v2], v6
+    return
+}";
+
+    #[test]
+    fn barrier_orders_lds() {
+        for s in [Schedule::LockStep, Schedule::Sequential, Schedule::Reverse] {
+            assert_eq!(
+                run(BARRIER, [1, 1, 1], vec![1, 2, 3, 4], s).unwrap(),
+                vec![4, 3, 2, 1]
+            );
+        }
+        // Without the barrier the sequential schedule exposes the race.
+        let racy = BARRIER.replace("    barrier threads|lds\n", "");
+        assert_ne!(
+            run(&racy, [1, 1, 1], vec![1, 2, 3, 4], Schedule::Sequential).unwrap(),
+            run(&racy, [1, 1, 1], vec![1, 2, 3, 4], Schedule::Reverse).unwrap()
+        );
+    }
+
+    #[test]
+    fn out_of_range_and_traps() {
+        let text = "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+block0:
+    v0 = iconst.b32 0x100
+    v1 = load.b32 uav0[v0]
+    v2 = iconst.b32 1
+    v3 = iadd v1, v2
+    store.b32 uav0[v0], v3
+    store.b32 uav0[4], v3
+    v4 = atomic.add uav0[v0], v2
+    store.b32 uav0[8], v4
+    v5 = atomic.add uav0[0], v2
+    store.b32 uav0[12], v5
+    return
+}";
+        assert_eq!(
+            run(text, [1, 1, 1], vec![7, 0, 9, 0], Schedule::LockStep).unwrap(),
+            vec![8, 1, 0, 7]
+        );
+        let inf =
+            "kernel %k {\n group_size 1, 1, 1\nblock0:\n jump block1\nblock1:\n jump block1\n}";
+        let e = run(inf, [1, 1, 1], vec![], Schedule::LockStep).unwrap_err();
+        assert!(e.message.contains("out of fuel"), "{e}");
+        let un = "kernel %k {\n group_size 1, 1, 1\nblock0:\n unreachable\n}";
+        let e = run(un, [1, 1, 1], vec![], Schedule::LockStep).unwrap_err();
+        assert!(e.message.contains("unreachable"), "{e}");
+        let e = run(
+            "kernel %k {\nblock0:\n return\n}",
+            [1, 1, 1],
+            vec![],
+            Schedule::LockStep,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("no group size"), "{e}");
+    }
+}
