@@ -169,6 +169,9 @@ pub enum InterpError {
         /// Line of the instruction about to run.
         line: u32,
     },
+    /// The source text did not parse (first error rendered).
+    #[error("parse error: {0}")]
+    Parse(String),
     /// Invalid dispatch parameters (zero grid, group too large...).
     #[error("invalid dispatch: {0}")]
     BadDispatch(String),

@@ -22,7 +22,7 @@ use super::iops::{bool32, join64, split64};
 use super::memory::{self, RaceTracker};
 use super::program::{
     Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
-    SrcMods, Ty, WideFn, Width, SEL_ONE, SEL_ZERO,
+    SrcMods, Ty, WideFn, SEL_ONE, SEL_ZERO,
 };
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
@@ -457,10 +457,6 @@ fn apply_mods(v: &mut [u32; 4], m: &SrcMods, ty: Ty) {
                 if m.x2 {
                     x = fops::add(x, x);
                 }
-                if m.bx2 {
-                    let t = fops::sub(x, 0x3F00_0000);
-                    x = fops::add(t, t);
-                }
                 if m.sign {
                     x = fops::sgn(x);
                     if f32::from_bits(x).is_nan() {
@@ -472,6 +468,9 @@ fn apply_mods(v: &mut [u32; 4], m: &SrcMods, ty: Ty) {
                 }
                 if m.neg & (1 << i) != 0 {
                     x ^= 0x8000_0000;
+                }
+                if m.clamp {
+                    x = fops::sat(x);
                 }
                 *c = x;
             }
@@ -804,38 +803,44 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
         }
-        Op::Load(space, addr, width) => {
+        Op::Load {
+            space,
+            addr,
+            width,
+            vec,
+        } => {
             let s = read_srcs(it, sh, prog, inst);
             let base = address(*addr, &s);
             let mut r = [0u32; 4];
             let mut oob = false;
-            let is_lds = matches!(space, Space::Lds(_));
-            if *width == Width::U32 {
+            let lds_id = match space {
+                Space::Lds(id) => Some(*id),
+                _ => None,
+            };
+            if *vec {
                 for i in 0..4 {
                     if inst.dst.mask[i] != DstComp::Write {
                         continue;
                     }
                     let a = base + 4 * i as u64;
-                    let buf = sh.read_only(*space)?;
-                    match memory::load_u32(buf, a) {
+                    match memory::load_u32(sh.read_only(*space)?, a) {
                         Some(v) => r[i] = v,
                         None => oob = true,
                     }
-                    if let (true, Space::Lds(id)) = (is_lds, space) {
-                        sh.lds_touch(*id, a, false);
+                    if let Some(id) = lds_id {
+                        sh.lds_touch(id, a, false);
                     }
                 }
                 if let Addr::Typed(float) = addr {
                     r = [r[0], 0, 0, if *float { ONE } else { 1 }];
                 }
             } else {
-                let buf = sh.read_only(*space)?;
-                match memory::load_width(buf, base, *width) {
+                match memory::load_width(sh.read_only(*space)?, base, *width) {
                     Some(v) => r = [v; 4],
                     None => oob = true,
                 }
-                if let (true, Space::Lds(id)) = (is_lds, space) {
-                    sh.lds_touch(*id, base, false);
+                if let Some(id) = lds_id {
+                    sh.lds_touch(id, base, false);
                 }
             }
             if oob {
@@ -843,15 +848,20 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             }
             write_dst(it, sh, &inst.dst, Ty::Untyped, r);
         }
-        Op::Store(space, addr, width) => {
+        Op::Store {
+            space,
+            addr,
+            width,
+            vec,
+        } => {
             let s = read_srcs(it, sh, prog, inst);
             let base = address(*addr, &s);
             let data = s[inst.src.len().saturating_sub(1).min(3)];
             let mut oob = false;
-            let mut touched = Vec::new();
+            let mut touched = [None; 4];
             {
                 let buf = sh.buffer(*space)?;
-                if *width == Width::U32 {
+                if *vec {
                     for i in 0..4 {
                         let v = match inst.dst.mask[i] {
                             DstComp::Write => data[i],
@@ -861,15 +871,15 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                         };
                         let a = base + 4 * i as u64;
                         oob |= !memory::store_u32(buf, a, v);
-                        touched.push(a);
+                        touched[i] = Some(a);
                     }
                 } else {
                     oob |= !memory::store_width(buf, base, *width, data[0]);
-                    touched.push(base);
+                    touched[0] = Some(base);
                 }
             }
             if let Space::Lds(id) = space {
-                for a in touched {
+                for a in touched.into_iter().flatten() {
                     sh.lds_touch(*id, a, true);
                 }
             }

@@ -43,6 +43,7 @@
 //! Scalar ops (`rcp rsq sqrt exp log ln exn sin cos tan asin acos atan pow`) read `.w` after
 //! the swizzle and broadcast.
 
+mod decode;
 pub mod dispatch;
 pub mod dops;
 pub mod fops;
@@ -51,9 +52,45 @@ pub mod memory;
 pub mod program;
 
 mod exec;
+mod select;
 
 pub use dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
 pub use program::ExecProgram;
+
+/// Decodes a parsed program into the interpreter's flat form (reusable across runs).
+pub fn prepare(program: &crate::ast::Program) -> Result<ExecProgram, InterpError> {
+    decode::decode(program)
+}
+
+/// Runs a whole compute dispatch of `program`; buffers in `dispatch` are updated in place.
+pub fn run(
+    program: &crate::ast::Program,
+    dispatch: &mut Dispatch,
+) -> Result<RunStats, InterpError> {
+    let p = prepare(program)?;
+    exec::execute(&p, dispatch)
+}
+
+/// Parses IL text and decodes it (parse errors become [`InterpError::Parse`]).
+pub fn prepare_source(source: &str) -> Result<ExecProgram, InterpError> {
+    let (prog, diags) = crate::parser::parse(source);
+    match prog {
+        Some(p) => prepare(&p),
+        None => {
+            let first = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map_or_else(|| "unknown error".to_string(), |d| d.to_string());
+            Err(InterpError::Parse(first))
+        }
+    }
+}
+
+/// Parses, decodes and runs IL text over `dispatch`.
+pub fn run_source(source: &str, dispatch: &mut Dispatch) -> Result<RunStats, InterpError> {
+    let p = prepare_source(source)?;
+    exec::execute(&p, dispatch)
+}
 
 /// Runs an already decoded program over `dispatch`; buffers in `dispatch` are updated.
 pub fn run_decoded(prog: &ExecProgram, dispatch: &mut Dispatch) -> Result<RunStats, InterpError> {

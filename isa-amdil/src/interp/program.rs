@@ -92,14 +92,14 @@ pub struct SrcMods {
     pub bias: bool,
     /// `_x2`: 2x.
     pub x2: bool,
-    /// `_bx2`: 2(x - 0.5).
-    pub bx2: bool,
     /// `_sign`: -1 / 0 / +1.
     pub sign: bool,
     /// `_abs`.
     pub abs: bool,
     /// `_neg(mask)`: bit i negates post-swizzle component i.
     pub neg: u8,
+    /// Source clamp to [0, 1] (`clamp(NaN) = 0`, L711), applied last.
+    pub clamp: bool,
 }
 
 impl SrcMods {
@@ -325,10 +325,30 @@ pub enum Op {
     DFrexp,
     /// `dldexp`.
     DLdexp,
-    /// Load (1..4 dwords by dst mask, or one sub-dword value).
-    Load(Space, Addr, Width),
-    /// Store: src0 address, data in the last source; dst mask selects dwords.
-    Store(Space, Addr, Width),
+    /// Load: with `vec`, dword i of the address goes to dst component i (by mask);
+    /// otherwise one value (dword or sub-dword) is broadcast to the enabled components.
+    Load {
+        /// Buffer.
+        space: Space,
+        /// Addressing.
+        addr: Addr,
+        /// Access width.
+        width: Width,
+        /// Vector form.
+        vec: bool,
+    },
+    /// Store: data in the last source; with `vec` the dst mask selects which dwords of the
+    /// data go to consecutive addresses, otherwise `data.x` is stored.
+    Store {
+        /// Buffer.
+        space: Space,
+        /// Addressing.
+        addr: Addr,
+        /// Access width.
+        width: Width,
+        /// Vector form.
+        vec: bool,
+    },
     /// Atomic; `ret` = returns the old value into dst.
     Atomic {
         /// Buffer.

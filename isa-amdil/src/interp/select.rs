@@ -1,0 +1,637 @@
+//! Opcode -> interpreter operation: picks the semantic function ([`super::iops`],
+//! [`super::fops`], [`super::dops`]) and the operand type class of every value-producing,
+//! memory and atomic opcode.
+//!
+//! Requires the declarations gathered by [`super::decode`]; returns
+//! [`InterpError::Unsupported`] naming the opcode for anything it does not implement
+//! (graphics, textures, GDS, SM30), never a wrong result.
+
+use super::decode::{err, malformed, Decoder, UavKind};
+use super::dispatch::InterpError;
+use super::dops;
+use super::fops::{self, RelOp, ZeroOp};
+use super::iops::{self, bool32};
+use super::program::{Addr, AtomicOp, CompFn, Dst, DstComp, Inst, Op, Space, Ty, WideFn, Width};
+use crate::ast::{self, Instruction};
+use crate::opcodes::Opcode;
+
+/// Maps the AST relop to ours.
+pub(crate) fn relop(r: ast::RelOp) -> RelOp {
+    match r {
+        ast::RelOp::Eq => RelOp::Eq,
+        ast::RelOp::Ne => RelOp::Ne,
+        ast::RelOp::Gt => RelOp::Gt,
+        ast::RelOp::Ge => RelOp::Ge,
+        ast::RelOp::Lt => RelOp::Lt,
+        ast::RelOp::Le => RelOp::Le,
+    }
+}
+
+fn zeroop(st: &Instruction) -> ZeroOp {
+    match st.zeroop() {
+        None | Some(ast::ZeroOp::FltMax) => ZeroOp::FltMax,
+        Some(ast::ZeroOp::Zero) => ZeroOp::Zero,
+        Some(ast::ZeroOp::Infinity) | Some(ast::ZeroOp::InfElseMax) => ZeroOp::Infinity,
+    }
+}
+
+/// Picks one of three non-capturing functions by zeroop (fn pointers cannot capture).
+fn by_zeroop(z: ZeroOp, fm: fn(u32) -> u32, zr: fn(u32) -> u32, inf: fn(u32) -> u32) -> CompFn {
+    CompFn::F1(match z {
+        ZeroOp::FltMax => fm,
+        ZeroOp::Zero => zr,
+        ZeroOp::Infinity => inf,
+    })
+}
+
+/// Builds the instruction for a non-flow, non-declaration statement.
+pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
+    use CompFn::*;
+    use Opcode as O;
+    let line = dec.line;
+    let ieee = st.ieee();
+    let z = zeroop(st);
+    let f = Ty::Float;
+    let i = Ty::Int;
+    let w = Ty::Double;
+    let (op, ty): (Op, Ty) = match st.opcode {
+        // ---- float, per component (7.11) ----
+        O::Mov | O::InvMov => (Op::Comp(F1(|a| a)), Ty::Untyped),
+        O::Abs => (Op::Comp(F1(|a| fops::b(fops::f(a).abs()))), f),
+        O::Add => (Op::Comp(F2(fops::add)), f),
+        O::Sub => (Op::Comp(F2(fops::sub)), f),
+        O::Mul if ieee => (Op::Comp(F2(|a, b| fops::mul(a, b, true))), f),
+        O::Mul => (Op::Comp(F2(|a, b| fops::mul(a, b, false))), f),
+        O::Mad if ieee => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, true))), f),
+        O::Mad => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, false))), f),
+        O::Fma => (Op::Comp(F3(fops::fma)), f),
+        O::Div => (
+            Op::Comp(F2(match z {
+                ZeroOp::FltMax => |a, b| fops::div(a, b, ZeroOp::FltMax),
+                ZeroOp::Zero => |a, b| fops::div(a, b, ZeroOp::Zero),
+                ZeroOp::Infinity => |a, b| fops::div(a, b, ZeroOp::Infinity),
+            })),
+            f,
+        ),
+        O::Min => (Op::Comp(F2(fops::min)), f),
+        O::Max => (Op::Comp(F2(fops::max)), f),
+        O::Clamp => (Op::Comp(F3(fops::clamp)), f),
+        O::Flr | O::RoundNegInf => (Op::Comp(F1(fops::floor)), f),
+        O::Frc => (Op::Comp(F1(fops::frc)), f),
+        O::RoundNear => (Op::Comp(F1(fops::round_even)), f),
+        O::RoundPlusInf => (Op::Comp(F1(fops::ceil)), f),
+        O::RoundZero => (Op::Comp(F1(fops::trunc)), f),
+        O::Rnd => (Op::Comp(F1(fops::rnd)), f),
+        O::Mod => (Op::Comp(F2(fops::fmod)), f),
+        O::Sgn => (Op::Comp(F1(fops::sgn)), f),
+        O::Lrp => (
+            Op::Comp(F3(|a, b, c| {
+                let (s, x, y) = (fops::f(a), fops::f(b), fops::f(c));
+                fops::b(x * s + y * (1.0 - s))
+            })),
+            f,
+        ),
+        O::ExpVec => (Op::Comp(F1(fops::exp2)), f),
+        O::LogVec => (Op::Comp(F1(fops::log2_vec)), f),
+        O::RsqVec => (Op::Comp(F1(fops::rsq_vec)), f),
+        O::SqrtVec => (Op::Comp(F1(fops::sqrt)), f),
+        O::SinVec => (Op::Comp(F1(|a| fops::unary(a, f32::sin))), f),
+        O::CosVec => (Op::Comp(F1(|a| fops::unary(a, f32::cos))), f),
+        O::RcpVec => (Op::Comp(F1(|a| fops::rcp(a, ZeroOp::FltMax))), f),
+        O::Cmov => (Op::Cmov, f),
+        O::CmovLogical => (Op::Comp(F3(|a, b, c| if a != 0 { b } else { c })), i),
+        O::Eq => (Op::FCmp(RelOp::Eq), f),
+        O::Ne => (Op::FCmp(RelOp::Ne), f),
+        O::Ge => (Op::FCmp(RelOp::Ge), f),
+        O::Lt => (Op::FCmp(RelOp::Lt), f),
+        O::Set => {
+            let r = st
+                .relop()
+                .ok_or_else(|| malformed(line, "set needs _relop(..)"))?;
+            (Op::Set(relop(r)), f)
+        }
+        O::Cmp => {
+            let r = st
+                .relop()
+                .ok_or_else(|| malformed(line, "cmp needs _relop(..)"))?;
+            let v = st
+                .controls
+                .iter()
+                .find_map(|c| match c {
+                    ast::Control::CmpVal(v) => Some(v.value()),
+                    _ => None,
+                })
+                .unwrap_or(0.0);
+            (Op::CmpVal(relop(r), v.to_bits()), f)
+        }
+        // ---- float, scalar on .w, broadcast ----
+        O::Rcp => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::rcp(a, ZeroOp::FltMax),
+                |a| fops::rcp(a, ZeroOp::Zero),
+                |a| fops::rcp(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Rsq => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::rsq(a, ZeroOp::FltMax),
+                |a| fops::rsq(a, ZeroOp::Zero),
+                |a| fops::rsq(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Log => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::log2(a, ZeroOp::FltMax),
+                |a| fops::log2(a, ZeroOp::Zero),
+                |a| fops::log2(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Ln => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::ln(a, ZeroOp::FltMax),
+                |a| fops::ln(a, ZeroOp::Zero),
+                |a| fops::ln(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Sqrt => (Op::ScalarW(F1(fops::sqrt)), f),
+        O::Exp => (Op::ScalarW(F1(fops::exp2)), f),
+        O::Exn => (Op::ScalarW(F1(fops::exn)), f),
+        O::Sin => (Op::ScalarW(F1(|a| fops::unary(a, f32::sin))), f),
+        O::Cos => (Op::ScalarW(F1(|a| fops::unary(a, f32::cos))), f),
+        O::Tan => (Op::ScalarW(F1(|a| fops::unary(a, f32::tan))), f),
+        O::Asin => (Op::ScalarW(F1(|a| fops::unary(a, f32::asin))), f),
+        O::Acos => (Op::ScalarW(F1(|a| fops::unary(a, f32::acos))), f),
+        O::Atan => (Op::ScalarW(F1(|a| fops::unary(a, f32::atan))), f),
+        O::Pow => (Op::ScalarW(F2(fops::pow)), f),
+        O::Dp2 => (Op::Dot(2, ieee), f),
+        O::Dp3 => (Op::Dot(3, ieee), f),
+        O::Dp4 => (Op::Dot(4, ieee), f),
+        O::Dp2add => (Op::Dp2Add, f),
+        O::Crs => (Op::Crs, f),
+        O::Sincos => (Op::SinCos, f),
+        O::Nrm => {
+            let n = if st.generic("nrm4").is_some() { 4 } else { 3 };
+            (Op::Nrm(n, z), f)
+        }
+        O::Dst => (Op::DistVec, f),
+        O::Lit => (Op::Lit, f),
+        // ---- conversions (7.10) ----
+        O::Ftoi => (Op::Comp(F1(fops::ftoi)), f),
+        O::Ftou => (Op::Comp(F1(fops::ftou)), f),
+        O::Itof => (Op::Comp(F1(fops::itof)), i),
+        O::Utof => (Op::Comp(F1(fops::utof)), i),
+        O::F2F16 | O::F2F16Near => (Op::Comp(F1(fops::f32_to_f16)), f),
+        O::F162F => (Op::Comp(F1(fops::f16_to_f32)), i),
+        // ---- integer (7.7, 7.8) ----
+        O::IAdd => (Op::Comp(F2(iops::iadd)), i),
+        O::INegate => (Op::Comp(F1(iops::inegate)), i),
+        O::IMul | O::UMul => (Op::Comp(F2(iops::imul)), i),
+        O::IMad | O::UMad => (Op::Comp(F3(iops::imad)), i),
+        O::IMulHigh => (Op::Comp(F2(iops::imul_high)), i),
+        O::UMulHigh => (Op::Comp(F2(iops::umul_high)), i),
+        O::IMul24 => (Op::Comp(F2(iops::imul24)), i),
+        O::IMad24 => (Op::Comp(F3(iops::imad24)), i),
+        O::UMul24 => (Op::Comp(F2(iops::umul24)), i),
+        O::UMad24 => (Op::Comp(F3(iops::umad24)), i),
+        O::IMul24High => (Op::Comp(F2(iops::imul24_high)), i),
+        O::UMul24High => (Op::Comp(F2(iops::umul24_high)), i),
+        O::UDiv => (Op::Comp(F2(iops::udiv)), i),
+        O::UMod => (Op::Comp(F2(iops::umod)), i),
+        O::And => (Op::Comp(F2(|a, b| a & b)), i),
+        O::IOr => (Op::Comp(F2(|a, b| a | b)), i),
+        O::IXor => (Op::Comp(F2(|a, b| a ^ b)), i),
+        O::INot => (Op::Comp(F1(|a| !a)), i),
+        O::IShl => (Op::Comp(F2(iops::ishl)), i),
+        O::IShr => (Op::Comp(F2(iops::ishr)), i),
+        O::UShr => (Op::Comp(F2(iops::ushr)), i),
+        O::IEq => (Op::Comp(F2(|a, b| bool32(a == b))), i),
+        O::INe => (Op::Comp(F2(|a, b| bool32(a != b))), i),
+        O::IGe => (Op::Comp(F2(|a, b| bool32(a as i32 >= b as i32))), i),
+        O::ILt => (Op::Comp(F2(|a, b| bool32((a as i32) < b as i32))), i),
+        O::UGe => (Op::Comp(F2(|a, b| bool32(a >= b))), i),
+        O::ULt => (Op::Comp(F2(|a, b| bool32(a < b))), i),
+        O::IMin => (Op::Comp(F2(iops::imin)), i),
+        O::IMax => (Op::Comp(F2(iops::imax)), i),
+        O::UMin => (Op::Comp(F2(|a, b| a.min(b))), i),
+        O::UMax => (Op::Comp(F2(|a, b| a.max(b))), i),
+        O::ICarry => (Op::Comp(F2(iops::icarry)), i),
+        O::IBorrow => (Op::Comp(F2(iops::iborrow)), i),
+        // ---- bit operations (7.9) ----
+        O::ICountbits => (Op::Comp(F1(iops::icountbits)), i),
+        O::IFirstbit => {
+            let g = if st.generic("shi").is_some() {
+                iops::ffb_shi
+            } else if st.generic("hi").is_some() {
+                iops::ffb_hi
+            } else {
+                iops::ffb_lo
+            };
+            (Op::Comp(F1(g)), i)
+        }
+        O::IBitExtract => (Op::Comp(F3(iops::ibit_extract)), i),
+        O::UBitExtract => (Op::Comp(F3(iops::ubit_extract)), i),
+        O::UBitInsert => (Op::Comp(F4(iops::ubit_insert)), i),
+        O::UBitReverse => (Op::Comp(F1(iops::ubit_reverse)), i),
+        // ---- multimedia (7.13) ----
+        O::BitAlign => (Op::Comp(F3(iops::bitalign)), i),
+        O::ByteAlign => (Op::Comp(F3(iops::bytealign)), i),
+        O::Sad => (Op::Comp(F3(iops::sad)), i),
+        O::SadHi => (Op::Comp(F3(iops::sad_hi)), i),
+        O::U4lerp => (Op::Comp(F3(iops::u4lerp)), i),
+        O::Sad4 => (Op::Sad4, i),
+        O::F2U4 => (Op::F2U4, f),
+        O::Unpack0 => (Op::Comp(F1(|a| fops::unpack(a, 0))), i),
+        O::Unpack1 => (Op::Comp(F1(|a| fops::unpack(a, 1))), i),
+        O::Unpack2 => (Op::Comp(F1(|a| fops::unpack(a, 2))), i),
+        O::Unpack3 => (Op::Comp(F1(|a| fops::unpack(a, 3))), i),
+        // ---- double (7.12) ----
+        O::DAdd => (Op::Wide(WideFn::W2(dops::dadd)), w),
+        O::DMul => (Op::Wide(WideFn::W2(dops::dmul)), w),
+        O::DDiv => (Op::Wide(WideFn::W2(dops::ddiv)), w),
+        O::DMuladd => (Op::Wide(WideFn::W3(dops::dmad)), w),
+        O::DMax => (Op::Wide(WideFn::W2(dops::dmax)), w),
+        O::DMin => (Op::Wide(WideFn::W2(dops::dmin)), w),
+        O::DFrac => (Op::Wide(WideFn::W1(dops::dfrac)), w),
+        O::DSqrt => (Op::Wide(WideFn::W1(dops::dsqrt)), w),
+        O::DMov => (Op::Wide(WideFn::W1(|a| a)), w),
+        O::DRcp => (
+            Op::Wide(WideFn::W1(match z {
+                ZeroOp::FltMax => |a| dops::drcp(a, ZeroOp::FltMax),
+                ZeroOp::Zero => |a| dops::drcp(a, ZeroOp::Zero),
+                ZeroOp::Infinity => |a| dops::drcp(a, ZeroOp::Infinity),
+            })),
+            w,
+        ),
+        O::DRsq => (
+            Op::Wide(WideFn::W1(match z {
+                ZeroOp::FltMax => |a| dops::drsq(a, ZeroOp::FltMax),
+                ZeroOp::Zero => |a| dops::drsq(a, ZeroOp::Zero),
+                ZeroOp::Infinity => |a| dops::drsq(a, ZeroOp::Infinity),
+            })),
+            w,
+        ),
+        O::Deq => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Eq, a, b))), w),
+        O::Dne => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ne, a, b))), w),
+        O::Dge => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ge, a, b))), w),
+        O::Dlt => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Lt, a, b))), w),
+        O::D2F => (Op::D2F, w),
+        O::F2D => (Op::F2D, f),
+        O::DMovc => (Op::DMovc, w),
+        O::DFrexp => (Op::DFrexp, w),
+        O::DLdexp => (Op::DLdexp, w),
+        // ---- 64-bit integer (7.7, 7.8) ----
+        O::I64Add => (Op::Wide(WideFn::W2(|a, b| a.wrapping_add(b))), i),
+        O::I64Sub => (Op::Wide(WideFn::W2(|a, b| a.wrapping_sub(b))), i),
+        O::I64Mul | O::U64Mul => (Op::Wide(WideFn::W2(|a, b| a.wrapping_mul(b))), i),
+        O::I64Negate => (Op::Wide(WideFn::W1(|a| a.wrapping_neg())), i),
+        O::I64Max => (
+            Op::Wide(WideFn::W2(|a, b| (a as i64).max(b as i64) as u64)),
+            i,
+        ),
+        O::I64Min => (
+            Op::Wide(WideFn::W2(|a, b| (a as i64).min(b as i64) as u64)),
+            i,
+        ),
+        O::U64Max => (Op::Wide(WideFn::W2(|a, b| a.max(b))), i),
+        O::U64Min => (Op::Wide(WideFn::W2(|a, b| a.min(b))), i),
+        O::I64Shl => (Op::Wide(WideFn::Sh(iops::i64shl)), i),
+        O::I64Shr => (Op::Wide(WideFn::Sh(iops::i64shr)), i),
+        O::U64Shr => (Op::Wide(WideFn::Sh(iops::u64shr)), i),
+        O::I64Eq => (Op::Wide(WideFn::Cmp(|a, b| a == b)), i),
+        O::I64Ne => (Op::Wide(WideFn::Cmp(|a, b| a != b)), i),
+        O::I64Ge => (Op::Wide(WideFn::Cmp(|a, b| a as i64 >= b as i64)), i),
+        O::I64Lt => (Op::Wide(WideFn::Cmp(|a, b| (a as i64) < b as i64)), i),
+        O::U64Ge => (Op::Wide(WideFn::Cmp(|a, b| a >= b)), i),
+        O::U64Lt => (Op::Wide(WideFn::Cmp(|a, b| a < b)), i),
+        // ---- memory ----
+        _ => return memory_op(dec, st),
+    };
+    let dst = dec.dst_at(st, 0)?;
+    let mut src = Vec::with_capacity(st.srcs.len());
+    for k in 0..st.srcs.len() {
+        src.push(dec.src_at(st, k)?);
+    }
+    if src.len() > 4 {
+        return Err(malformed(
+            line,
+            format!("{:?} has more than 4 sources", st.opcode),
+        ));
+    }
+    let needed = needed_srcs(&op);
+    if src.len() < needed {
+        return Err(malformed(
+            line,
+            format!("{:?} needs {needed} source operands", st.opcode),
+        ));
+    }
+    Ok(Inst {
+        op,
+        ty,
+        dst,
+        src,
+        line,
+    })
+}
+
+/// Sources an operation reads (so the executor never indexes past what was decoded).
+fn needed_srcs(op: &Op) -> usize {
+    match op {
+        Op::Comp(f) | Op::ScalarW(f) => match f {
+            CompFn::F1(_) => 1,
+            CompFn::F2(_) => 2,
+            CompFn::F3(_) => 3,
+            CompFn::F4(_) => 4,
+        },
+        Op::Wide(f) => match f {
+            WideFn::W1(_) => 1,
+            WideFn::W2(_) | WideFn::Sh(_) | WideFn::Cmp(_) => 2,
+            WideFn::W3(_) => 3,
+        },
+        Op::Dot(..) | Op::Cmov | Op::Set(_) | Op::FCmp(_) | Op::Crs | Op::DistVec => 2,
+        Op::DLdexp => 2,
+        Op::Dp2Add | Op::CmpVal(..) | Op::Sad4 | Op::DMovc => 3,
+        _ => 1,
+    }
+}
+
+fn width_of_size(st: &Instruction) -> Width {
+    match st.generic("size").flatten().map(|s| s.to_ascii_lowercase()) {
+        Some(s) if s == "byte" => Width::U8,
+        Some(s) if s == "short" => Width::U16,
+        _ => Width::U32,
+    }
+}
+
+fn atomic_of(op: Opcode) -> Option<(AtomicOp, bool, bool)> {
+    use AtomicOp as A;
+    use Opcode as O;
+    // (operation, returns old value, is LDS)
+    Some(match op {
+        O::UavAdd => (A::Add, false, false),
+        O::UavSub => (A::Sub, false, false),
+        O::UavRsub => (A::Rsub, false, false),
+        O::UavMin => (A::Min, false, false),
+        O::UavMax => (A::Max, false, false),
+        O::UavUmin => (A::Umin, false, false),
+        O::UavUmax => (A::Umax, false, false),
+        O::UavAnd => (A::And, false, false),
+        O::UavOr => (A::Or, false, false),
+        O::UavXor => (A::Xor, false, false),
+        O::UavCmp => (A::CmpXchg, false, false),
+        O::UavUinc => (A::Inc, false, false),
+        O::UavUdec => (A::Dec, false, false),
+        O::UavReadAdd => (A::Add, true, false),
+        O::UavReadSub => (A::Sub, true, false),
+        O::UavReadRsub => (A::Rsub, true, false),
+        O::UavReadMin => (A::Min, true, false),
+        O::UavReadMax => (A::Max, true, false),
+        O::UavReadUmin => (A::Umin, true, false),
+        O::UavReadUmax => (A::Umax, true, false),
+        O::UavReadAnd => (A::And, true, false),
+        O::UavReadOr => (A::Or, true, false),
+        O::UavReadXor => (A::Xor, true, false),
+        O::UavReadXchg => (A::Xchg, true, false),
+        O::UavReadCmpXchg => (A::CmpXchg, true, false),
+        O::UavReadUinc => (A::Inc, true, false),
+        O::UavReadUdec => (A::Dec, true, false),
+        O::LdsAdd => (A::Add, false, true),
+        O::LdsSub => (A::Sub, false, true),
+        O::LdsRsub => (A::Rsub, false, true),
+        O::LdsMin => (A::Min, false, true),
+        O::LdsMax => (A::Max, false, true),
+        O::LdsUmin => (A::Umin, false, true),
+        O::LdsUmax => (A::Umax, false, true),
+        O::LdsAnd => (A::And, false, true),
+        O::LdsOr => (A::Or, false, true),
+        O::LdsXor => (A::Xor, false, true),
+        O::LdsCmp => (A::CmpXchg, false, true),
+        O::LdsInc => (A::Inc, false, true),
+        O::LdsDec => (A::Dec, false, true),
+        O::LdsMskor => (A::MskOr, false, true),
+        O::LdsReadAdd => (A::Add, true, true),
+        O::LdsReadSub => (A::Sub, true, true),
+        O::LdsReadRsub => (A::Rsub, true, true),
+        O::LdsReadMin => (A::Min, true, true),
+        O::LdsReadMax => (A::Max, true, true),
+        O::LdsReadUmin => (A::Umin, true, true),
+        O::LdsReadUmax => (A::Umax, true, true),
+        O::LdsReadAnd => (A::And, true, true),
+        O::LdsReadOr => (A::Or, true, true),
+        O::LdsReadXor => (A::Xor, true, true),
+        O::LdsReadXchg => (A::Xchg, true, true),
+        O::LdsReadCmpXchg => (A::CmpXchg, true, true),
+        O::LdsReadInc => (A::Inc, true, true),
+        O::LdsReadDec => (A::Dec, true, true),
+        O::LdsReadMskor => (A::MskOr, true, true),
+        _ => return None,
+    })
+}
+
+fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
+    use Opcode as O;
+    let line = dec.line;
+    let id = st.id().unwrap_or(0);
+    let uav_addr = |dec: &Decoder, id: u32| match dec.decls.uavs.get(&id) {
+        Some(UavKind::Struct(s)) => Addr::Struct(*s),
+        Some(UavKind::Typed(f)) => Addr::Typed(*f),
+        _ => Addr::Raw,
+    };
+    let lds_addr = |dec: &Decoder, id: u32, vec: bool| match dec.decls.lds_stride.get(&id) {
+        Some(Some(s)) if vec => Addr::StructVec(*s),
+        Some(Some(s)) => Addr::Struct(*s),
+        _ => Addr::Raw,
+    };
+    let mut src = Vec::with_capacity(st.srcs.len());
+    for k in 0..st.srcs.len() {
+        src.push(dec.src_at(st, k)?);
+    }
+    let mut dst = dec.dst_at(st, 0)?;
+    let need = |n: usize| -> Result<(), InterpError> {
+        if src.len() < n {
+            Err(malformed(
+                line,
+                format!("{:?} needs {n} source operands", st.opcode),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let single_x = |dst: &mut Dst| {
+        dst.mask = [
+            DstComp::Write,
+            DstComp::NoWrite,
+            DstComp::NoWrite,
+            DstComp::NoWrite,
+        ];
+    };
+    let load = |space, addr, width, vec| Op::Load {
+        space,
+        addr,
+        width,
+        vec,
+    };
+    let store = |space, addr, width, vec| Op::Store {
+        space,
+        addr,
+        width,
+        vec,
+    };
+    let op = match st.opcode {
+        O::UavRawLoad => {
+            need(1)?;
+            load(Space::Uav(id), Addr::Raw, Width::U32, true)
+        }
+        O::UavStructLoad => {
+            need(1)?;
+            load(Space::Uav(id), uav_addr(dec, id), Width::U32, true)
+        }
+        O::UavLoad => {
+            need(1)?;
+            let addr = match uav_addr(dec, id) {
+                a @ Addr::Typed(_) => a,
+                _ => Addr::Typed(false),
+            };
+            load(Space::Uav(id), addr, Width::U32, true)
+        }
+        O::SrvRawLoad => {
+            need(1)?;
+            load(Space::Srv(id), Addr::Raw, Width::U32, true)
+        }
+        O::SrvStructLoad => {
+            need(1)?;
+            let addr = match dec.decls.srvs.get(&id) {
+                Some(UavKind::Struct(s)) => Addr::Struct(*s),
+                _ => Addr::Raw,
+            };
+            load(Space::Srv(id), addr, Width::U32, true)
+        }
+        O::UavArenaLoad => {
+            need(1)?;
+            load(Space::Uav(id), Addr::Raw, width_of_size(st), false)
+        }
+        O::UavByteLoad | O::UavShortLoad | O::UavUbyteLoad | O::UavUshortLoad => {
+            need(1)?;
+            let wd = match st.opcode {
+                O::UavByteLoad => Width::I8,
+                O::UavShortLoad => Width::I16,
+                O::UavUbyteLoad => Width::U8,
+                _ => Width::U16,
+            };
+            load(Space::Uav(id), Addr::Raw, wd, false)
+        }
+        O::UavRawStore | O::UavStructStore => {
+            need(2)?;
+            let addr = if st.opcode == O::UavRawStore {
+                Addr::Raw
+            } else {
+                uav_addr(dec, id)
+            };
+            store(Space::Uav(id), addr, Width::U32, true)
+        }
+        O::UavStore => {
+            need(2)?;
+            single_x(&mut dst);
+            let addr = match uav_addr(dec, id) {
+                a @ Addr::Typed(_) => a,
+                _ => Addr::Typed(false),
+            };
+            store(Space::Uav(id), addr, Width::U32, true)
+        }
+        O::UavArenaStore | O::UavByteStore | O::UavShortStore => {
+            need(2)?;
+            let wd = match st.opcode {
+                O::UavByteStore => Width::U8,
+                O::UavShortStore => Width::U16,
+                _ => width_of_size(st),
+            };
+            store(Space::Uav(id), Addr::Raw, wd, false)
+        }
+        O::LdsLoad => {
+            need(1)?;
+            load(Space::Lds(id), lds_addr(dec, id, false), Width::U32, false)
+        }
+        O::LdsLoadByte | O::LdsLoadShort | O::LdsLoadUbyte | O::LdsLoadUshort => {
+            need(1)?;
+            let wd = match st.opcode {
+                O::LdsLoadByte => Width::I8,
+                O::LdsLoadShort => Width::I16,
+                O::LdsLoadUbyte => Width::U8,
+                _ => Width::U16,
+            };
+            load(Space::Lds(id), lds_addr(dec, id, false), wd, false)
+        }
+        O::LdsLoadVec => {
+            need(1)?;
+            let addr = lds_addr(dec, id, true);
+            if matches!(addr, Addr::StructVec(_)) {
+                need(2)?;
+            }
+            load(Space::Lds(id), addr, Width::U32, true)
+        }
+        O::LdsStore | O::LdsStoreByte | O::LdsStoreShort => {
+            need(2)?;
+            let wd = match st.opcode {
+                O::LdsStoreByte => Width::U8,
+                O::LdsStoreShort => Width::U16,
+                _ => Width::U32,
+            };
+            store(Space::Lds(id), lds_addr(dec, id, false), wd, false)
+        }
+        O::LdsStoreVec => {
+            need(3)?;
+            store(Space::Lds(id), lds_addr(dec, id, true), Width::U32, true)
+        }
+        O::AppendBufAlloc | O::AppendBufConsume => Op::Append {
+            uav: id,
+            alloc: st.opcode == O::AppendBufAlloc,
+        },
+        op => {
+            let Some((aop, ret, lds)) = atomic_of(op) else {
+                return Err(err(line, format!("opcode {op:?}")));
+            };
+            let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
+            need(if three { 3 } else { 2 })?;
+            if aop == AtomicOp::CmpXchg && !lds {
+                // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
+                // (compare, new) as the LDS form has it (L8229, L8419).
+                src.swap(1, 2);
+            }
+            let (space, addr) = if lds {
+                (Space::Lds(id), lds_addr(dec, id, false))
+            } else {
+                (Space::Uav(id), uav_addr(dec, id))
+            };
+            Op::Atomic {
+                space,
+                addr,
+                op: aop,
+                ret,
+            }
+        }
+    };
+    if src.len() > 4 {
+        return Err(malformed(
+            line,
+            format!("{:?} has more than 4 sources", st.opcode),
+        ));
+    }
+    // Atomics read s[2] even for two-operand forms: give them a harmless third source.
+    if matches!(op, Op::Atomic { .. }) && src.len() == 2 {
+        src.push(src[1].clone());
+    }
+    Ok(Inst {
+        op,
+        ty: Ty::Int,
+        dst,
+        src,
+        line,
+    })
+}
