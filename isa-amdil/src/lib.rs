@@ -6,12 +6,13 @@
 //! This crate knows nothing of the IR or of any target.
 #![warn(missing_docs)]
 
-pub mod interp;
 pub mod ast;
 pub mod diag;
+pub mod interp;
 pub mod lexer;
 pub mod opcodes;
 pub mod parser;
+pub mod print;
 
 pub use ast::Program;
 pub use diag::{Diagnostic, Severity};

@@ -1,0 +1,41 @@
+//! Round trips over every kernel in `tests/data/*.il`: each parses without errors, printing
+//! is a fixed point (print -> parse gives the same AST, and printing that gives the same
+//! text), and text -> binary -> text holds.
+
+use std::path::{Path, PathBuf};
+
+use isa_amdil::{parse, Program};
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/data exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "il"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 8, "corpus too small: {v:?}");
+    v
+}
+
+fn load(p: &Path) -> (String, Program) {
+    let src = std::fs::read_to_string(p).expect("readable kernel");
+    let (prog, diags) = parse(&src);
+    let errs: Vec<String> = diags.iter().filter(|d| d.is_error()).map(|d| d.render(&p.display().to_string(), &src)).collect();
+    assert!(errs.is_empty(), "{}", errs.join(""));
+    (src, prog.expect("no errors means a program"))
+}
+
+#[test]
+fn every_kernel_parses_and_prints_to_a_fixed_point() {
+    for p in corpus() {
+        let (_, prog) = load(&p);
+        assert!(!prog.statements.is_empty(), "{}", p.display());
+        let text = prog.to_string();
+        let (again, diags) = parse(&text);
+        assert!(diags.iter().all(|d| !d.is_error()), "{}: {diags:?}\n{text}", p.display());
+        let again = again.expect("printed text parses");
+        assert_eq!(again, prog, "{}: AST changed through print/parse\n{text}", p.display());
+        assert_eq!(again.to_string(), text, "{}: printing is not a fixed point", p.display());
+    }
+}
