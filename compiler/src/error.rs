@@ -1,0 +1,50 @@
+//! Errors of a compilation: a list of diagnostics with source spans.
+//!
+//! Every failure of [`crate::Compiler::compile`] is reported as [`Diagnostics`]; the frontend's
+//! [`Diagnostic`] type (code, message, span, notes) is used for all stages so a driver renders
+//! them uniformly as `file:line:col: error[CODE]: message` with the source line and a caret.
+
+use std::fmt;
+
+pub use isa_amdil::diag::{Diagnostic, Severity};
+
+/// The diagnostics of one compilation (errors and warnings, in the order found).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// True if any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+
+    /// Renders every diagnostic against the source text.
+    pub fn render(&self, file_name: &str, source: &str) -> String {
+        self.0.iter().map(|d| d.render(file_name, source)).collect()
+    }
+
+    /// Appends diagnostics.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = Diagnostic>) {
+        self.0.extend(more);
+    }
+
+    /// A single error without a source location (limits, internal stages).
+    pub fn single(code: &'static str, message: impl Into<String>) -> Diagnostics {
+        Diagnostics(vec![Diagnostic::error(
+            code,
+            isa_amdil::ast::Span::NONE,
+            message,
+        )])
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.0 {
+            writeln!(f, "{}[{}]: {}", d.severity, d.code, d.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}

@@ -1,0 +1,113 @@
+//! Compiler options: target architecture, optimization level, limits and debugging aids.
+//!
+//! Options are plain data: a [`crate::Compiler`] is built from them once and may be shared
+//! between threads; nothing here is global state.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Target architecture (SPA 5.0 family).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// Maxwell GM107/GM108 (`sm_50`).
+    #[default]
+    Sm50,
+    /// Maxwell GM20x (`sm_52`).
+    Sm52,
+    /// Maxwell Tegra X1 (`sm_53`).
+    Sm53,
+}
+
+impl Arch {
+    /// The SM version number (50, 52, 53).
+    pub fn sm(self) -> u32 {
+        match self {
+            Arch::Sm50 => 50,
+            Arch::Sm52 => 52,
+            Arch::Sm53 => 53,
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}", self.sm())
+    }
+}
+
+impl FromStr for Arch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "sm_50" | "sm50" | "50" => Ok(Arch::Sm50),
+            "sm_52" | "sm52" | "52" => Ok(Arch::Sm52),
+            "sm_53" | "sm53" | "53" => Ok(Arch::Sm53),
+            _ => Err(format!(
+                "unknown architecture `{s}` (expected sm_50, sm_52 or sm_53)"
+            )),
+        }
+    }
+}
+
+/// Optimization level, as `-O0` .. `-O3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OptLevel {
+    /// No optimization beyond what code generation needs.
+    O0,
+    /// Cheap clean-ups (folding, DCE, CFG simplification).
+    O1,
+    /// The default: adds GVN, LICM and the address and strength optimizations.
+    #[default]
+    O2,
+    /// Everything, including the more expensive scheduling heuristics.
+    O3,
+}
+
+impl FromStr for OptLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim_start_matches("-O").trim_start_matches('O') {
+            "0" => Ok(OptLevel::O0),
+            "1" => Ok(OptLevel::O1),
+            "2" => Ok(OptLevel::O2),
+            "3" => Ok(OptLevel::O3),
+            _ => Err(format!("unknown optimization level `{s}` (expected 0..3)")),
+        }
+    }
+}
+
+/// Hard limits that protect an embedding process from hostile or runaway input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Largest accepted source, in bytes.
+    pub max_source_bytes: usize,
+    /// Largest accepted number of IL instructions.
+    pub max_instructions: usize,
+    /// Deepest accepted control-flow nesting.
+    pub max_nesting: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_source_bytes: 64 << 20,
+            max_instructions: 4_000_000,
+            max_nesting: 1024,
+        }
+    }
+}
+
+/// Everything that decides what [`crate::Compiler::compile`] produces.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// Target architecture.
+    pub arch: Arch,
+    /// Optimization level.
+    pub opt_level: OptLevel,
+    /// Limits on the input.
+    pub limits: Limits,
+    /// Passes after which to capture the IR text (`"all"` for every pass).
+    pub dump_after: Vec<String>,
+    /// Record the time spent in every pass.
+    pub time_passes: bool,
+}
