@@ -21,9 +21,10 @@
 //! encoded, control words included); [`read_cubin`] parses any sm_50..53 cubin, ptxas's or ours,
 //! back into the same types and never panics on malformed input. Reading a ptxas cubin and
 //! writing it again gives a file that NVIDIA's `cuobjdump` and `nvdisasm` describe identically
-//! (tested in `isa-spa5/tests/cubin_*.rs`), with one documented exception: relocations and
-//! `.nv.global` data are read but the writer refuses them.
+//! (tested in `isa-spa5/tests/cubin_*.rs`). Not modelled: device functions in their own
+//! `.text.F` sections (calls between functions), textures and surfaces.
 
+mod layout;
 pub mod nvinfo;
 mod read;
 mod write;
@@ -222,7 +223,7 @@ pub struct DataSymbol {
     pub size: u64,
 }
 
-/// A relocation found in a cubin (reader only).
+/// A relocation: patch the address of `symbol` into `section` at `offset`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Relocation {
     /// The section patched (e.g. `.nv.constant4` or `.text.K`).
@@ -248,8 +249,12 @@ pub struct GlobalData {
     pub global_init: Vec<u8>,
     /// Zero-initialised global memory (`.nv.global`, `NOBITS`) in bytes.
     pub global_size: u64,
-    /// Relocations (read only; the writer rejects them).
+    /// Relocations against data symbols (ptxas uses them to put the addresses of `__device__`
+    /// variables into a constant bank).
     pub relocations: Vec<Relocation>,
+    /// Alignment of module-level sections by name, as read (the writer uses 4, or 8 for constant
+    /// banks that are relocation targets, for sections not listed).
+    pub section_align: Vec<(String, u64)>,
 }
 
 /// A whole cubin.

@@ -332,11 +332,14 @@ fn read_kernel(
 fn read_globals(sections: &[Sect<'_>], symbols: &[Symbol]) -> Result<GlobalData, CubinError> {
     let mut g = GlobalData::default();
     for s in sections {
-        if let Some(bank) = s
+        let module_bank = s
             .name
             .strip_prefix(".nv.constant")
-            .and_then(|d| d.parse::<u8>().ok())
-        {
+            .and_then(|d| d.parse::<u8>().ok());
+        if module_bank.is_some() || s.name == ".nv.global.init" || s.name == ".nv.global" {
+            g.section_align.push((s.name.clone(), s.align));
+        }
+        if let Some(bank) = module_bank {
             g.const_banks.push(ConstBank {
                 bank,
                 data: s.data.to_vec(),
