@@ -14,4 +14,11 @@
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod target;
 pub mod verifier;
+
+pub mod const_fold;
+pub mod copy_prop;
+pub mod dce;
+pub mod filetest;
+pub mod simplify_cfg;

@@ -29,6 +29,6 @@ pub use immediates::{
 pub use instructions::{BlockCall, InstructionData, ValueList};
 pub use layout::Layout;
 pub use opcodes::{InstructionFormat, Opcode, TypeSpec};
-pub use reader::{parse_functions, ParseError};
+pub use reader::{parse_function_text, parse_functions, ParseError, SourceMap};
 pub use types::{PerRegFile, RegFile, Type};
 pub use write::write_function;

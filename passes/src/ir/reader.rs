@@ -232,9 +232,48 @@ impl Parser {
     }
 }
 
+/// Source lines of the entities of a parsed function (1-based), for diagnostics that point
+/// back into the text (filetests put `; error:` on the offending line).
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    /// Line of the `kernel` header.
+    pub function_line: usize,
+    /// Line of each instruction.
+    pub insts: cranelift_entity::SecondaryMap<super::Inst, usize>,
+    /// Line of each block header.
+    pub blocks: cranelift_entity::SecondaryMap<Block, usize>,
+    /// Line of each stack slot declaration.
+    pub stack_slots: cranelift_entity::SecondaryMap<StackSlot, usize>,
+}
+
+impl SourceMap {
+    /// The line of an entity (values: the line of their definition), if known.
+    pub fn line_of(&self, func: &Function, e: super::AnyEntity) -> Option<usize> {
+        use super::AnyEntity as E;
+        let l = match e {
+            E::Function => self.function_line,
+            E::Inst(i) => *self.insts.get(i)?,
+            E::Block(b) => *self.blocks.get(b)?,
+            E::StackSlot(s) => *self.stack_slots.get(s)?,
+            E::Value(v) => {
+                if !func.dfg.value_is_valid(v) {
+                    return None;
+                }
+                match func.dfg.value_def(v) {
+                    ValueDef::Result(i, _) => *self.insts.get(i)?,
+                    ValueDef::Param(b, _) => *self.blocks.get(b)?,
+                    ValueDef::Detached => return None,
+                }
+            }
+        };
+        (l != 0).then_some(l)
+    }
+}
+
 struct FuncBuilder {
     func: Function,
     block_defined: Vec<bool>,
+    map: SourceMap,
 }
 
 impl FuncBuilder {
@@ -255,6 +294,16 @@ impl FuncBuilder {
 
 /// Parses every function in `text`.
 pub fn parse_functions(text: &str) -> Result<Vec<Function>, ParseError> {
+    Ok(parse_functions_with_source_maps(text)?
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect())
+}
+
+/// Parses every function in `text`, with the source line of each entity.
+pub fn parse_functions_with_source_maps(
+    text: &str,
+) -> Result<Vec<(Function, SourceMap)>, ParseError> {
     let toks = lex(text)?;
     let end = Location {
         line: text.lines().count().max(1),
@@ -280,8 +329,9 @@ pub fn parse_function_text(text: &str) -> Result<Function, ParseError> {
     }
 }
 
-fn parse_function(p: &mut Parser) -> Result<Function, ParseError> {
+fn parse_function(p: &mut Parser) -> Result<(Function, SourceMap), ParseError> {
     let (kw, loc) = p.word("'kernel'")?;
+    let function_line = loc.line;
     if kw != "kernel" {
         return err!(loc, "expected 'kernel', found '{kw}'");
     }
@@ -294,6 +344,10 @@ fn parse_function(p: &mut Parser) -> Result<Function, ParseError> {
     let mut fb = FuncBuilder {
         func: Function::new(name),
         block_defined: Vec::new(),
+        map: SourceMap {
+            function_line,
+            ..Default::default()
+        },
     };
     parse_decls(p, &mut fb)?;
     let mut cur: Option<Block> = None;
@@ -320,7 +374,7 @@ fn parse_function(p: &mut Parser) -> Result<Function, ParseError> {
         }
     }
     fix_result_types(&mut fb.func);
-    Ok(fb.func)
+    Ok((fb.func, fb.map))
 }
 
 /// Re-derives polymorphic result types once every definition is known (a use may precede
@@ -403,7 +457,8 @@ fn parse_decls(p: &mut Parser, fb: &mut FuncBuilder) -> Result<(), ParseError> {
                 return err!(kloc, "expected 'private', found '{kw}'");
             }
             let size = p.u32("size")?;
-            fb.func.stack_slots.push(StackSlotData { size });
+            let ss = fb.func.stack_slots.push(StackSlotData { size });
+            fb.map.stack_slots[ss] = loc.line;
         } else {
             return err!(loc, "unknown declaration '{w}'");
         }
@@ -420,6 +475,7 @@ fn parse_block_header(p: &mut Parser, fb: &mut FuncBuilder) -> Result<Block, Par
     }
     fb.block_defined[n] = true;
     fb.func.layout.append_block(b);
+    fb.map.blocks[b] = loc.line;
     if p.eat_punct('(') && !p.eat_punct(')') {
         loop {
             let v = parse_value(p, fb)?;
@@ -833,6 +889,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
         fb.func.dfg.attach_result(inst, v, ty);
     }
     fb.func.layout.append_inst(inst, block);
+    fb.map.insts[inst] = start.line;
     Ok(())
 }
 

@@ -1,0 +1,102 @@
+//! Constant folding and exact integer identities.
+//!
+//! Requires: verified SSA. Guarantees:
+//! - every pure instruction whose operands are all `iconst`/`pconst` results is replaced in
+//!   place by an `iconst`/`pconst` of the value [`crate::eval::eval_pure`] computes (the
+//!   interpreter's own semantics, so folding never changes results; the result value keeps
+//!   its number);
+//! - exact identities are applied by rewriting uses of the result to an operand:
+//!   `x + 0`, `0 + x`, `x - 0`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x * 1`, `x / 1`
+//!   (signed and unsigned), `x & ~0`, `umin/umax/imin/imax x, x`, `and/or x, x`,
+//!   `select p, x, x`, `select true, x, y`, `select false, x, y`, `copy x`; the dead
+//!   instruction is left for DCE. Float identities are not applied (flushing makes even
+//!   `x + -0.0` inexact for denormals).
+//!
+//! Instructions are visited in reverse post-order so constants propagate forward in one
+//! pass; unreachable blocks are folded too.
+
+use cranelift_entity::SecondaryMap;
+
+use crate::eval::{controlling_type, eval_pure};
+use crate::ir::{ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Type, Value};
+
+/// Runs constant folding on `func`.
+pub fn run(func: &mut Function) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let mut order: Vec<_> = domtree.rpo().to_vec();
+    order.extend(func.layout.blocks().filter(|&b| !domtree.is_reachable(b)));
+    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let resolve = |s: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
+        while let Some(n) = s[v] {
+            v = n;
+        }
+        v
+    };
+    for b in order {
+        let insts: Vec<_> = func.layout.block_insts(b).collect();
+        for inst in insts {
+            // Apply pending substitutions to this instruction's operands first.
+            func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
+            let data = &func.dfg.insts[inst];
+            if data.has_side_effects() || data.is_terminator() {
+                continue;
+            }
+            let results = func.dfg.inst_results(inst);
+            if results.len() != 1 || matches!(data, InstructionData::UnaryImm { .. }) {
+                continue;
+            }
+            let result = results[0];
+            let args: Vec<Value> = data.args().to_vec();
+            let consts: Option<Vec<u64>> = args.iter().map(|&a| func.dfg.value_const(a)).collect();
+            if let Some(consts) = consts {
+                let tys: Vec<Type> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
+                let ty = controlling_type(data, &tys);
+                if let Some(vals) = eval_pure(data, ty, &consts) {
+                    let rty = func.dfg.value_type(result);
+                    let opcode = if rty == Type::Pred {
+                        Opcode::Pconst
+                    } else {
+                        Opcode::Iconst
+                    };
+                    func.dfg.insts[inst] = InstructionData::UnaryImm {
+                        opcode,
+                        ty: rty,
+                        imm: vals[0] & rty.mask(),
+                    };
+                    continue;
+                }
+            }
+            if let Some(v) = identity(func, data) {
+                if v != result {
+                    subst[result] = Some(v);
+                }
+            }
+        }
+    }
+    func.rewrite_uses(|v| resolve(&subst, v));
+}
+
+/// If `data` always equals one of its operands, that operand.
+fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
+    use Opcode::*;
+    let args = data.args();
+    let c = |i: usize| args.get(i).and_then(|&a| func.dfg.value_const(a));
+    let ty = args.first().map(|&a| func.dfg.value_type(a))?;
+    let ones = ty.mask();
+    match data.opcode() {
+        Copy => Some(args[0]),
+        Iadd | Bor | Bxor if c(1) == Some(0) => Some(args[0]),
+        Iadd | Bor | Bxor if c(0) == Some(0) => Some(args[1]),
+        Isub | Ishl | Ishr | Ushr if c(1) == Some(0) => Some(args[0]),
+        Imul | Idiv | Udiv if c(1) == Some(1) => Some(args[0]),
+        Imul if c(0) == Some(1) => Some(args[1]),
+        Band if c(1) == Some(ones) => Some(args[0]),
+        Band if c(0) == Some(ones) => Some(args[1]),
+        Band | Bor | Imin | Imax | Umin | Umax | Pand | Por if args[0] == args[1] => Some(args[0]),
+        Select if args[1] == args[2] => Some(args[1]),
+        Select if c(0) == Some(1) => Some(args[1]),
+        Select if c(0) == Some(0) => Some(args[2]),
+        _ => None,
+    }
+}

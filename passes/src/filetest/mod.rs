@@ -1,0 +1,353 @@
+//! The filetest framework (Cranelift's habit): a `.ir` file names the subtests to run
+//! (`test verifier`, `test print`, `test run`, `test dce`, ...) and then holds functions
+//! followed by expectations in comments.
+//!
+//! For every function of a file the runner:
+//! 1. checks that printing is a fixed point: `print(parse(print(f))) == print(f)`;
+//! 2. for each subtest: verifies the input (unless the subtest is `verifier`), runs the
+//!    subtest on a copy, verifies the result of mutating subtests, matches the output
+//!    against the `; check:` / `; nextln:` / `; sameln:` / `; not:` directives written after
+//!    the function (see [`check`]), and executes its `; run:` directives on the result (and,
+//!    for mutating subtests, on the input too) in the interpreter ([`run_directive`]).
+//!
+//! A subtest is one [`SubTest`] implementation; passes with the signature
+//! `fn(&mut Function)` register with one line in [`builtin_subtests`] via [`PassTest`].
+//! Other crates add theirs by passing extra subtests to [`run_file`]. Files naming a subtest
+//! the runner does not know are skipped (another crate's runner owns them).
+
+pub mod check;
+pub mod run_directive;
+
+use std::path::Path;
+
+use crate::ir::reader::{parse_functions_with_source_maps, SourceMap};
+use crate::ir::{parse_functions, AnyEntity, Function};
+use crate::verifier::verify_function;
+
+/// What a subtest sees besides the function.
+pub struct Context<'a> {
+    /// Source lines of the function's entities.
+    pub source_map: &'a SourceMap,
+    /// Text of the function's chunk of the file (the function and its directives).
+    pub chunk: &'a str,
+    /// File line number of the chunk's first line.
+    pub first_line: usize,
+    /// Options written after the subtest name (`test dce opt1 opt2`).
+    pub options: &'a [String],
+}
+
+/// One kind of filetest.
+pub trait SubTest: Sync {
+    /// The name used in `test NAME`.
+    fn name(&self) -> &'static str;
+    /// True if the input must pass the verifier first.
+    fn needs_verifier(&self) -> bool {
+        true
+    }
+    /// True if the subtest changes the function (its output is verified again).
+    fn is_mutating(&self) -> bool {
+        false
+    }
+    /// Runs on `func`; returns the text the check directives match against.
+    fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String>;
+}
+
+/// A pass as a subtest: runs the pass, outputs the printed function.
+pub struct PassTest {
+    /// Subtest name (the pass's file name).
+    pub name: &'static str,
+    /// The pass.
+    pub pass: fn(&mut Function),
+}
+
+impl SubTest for PassTest {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn is_mutating(&self) -> bool {
+        true
+    }
+    fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
+        (self.pass)(func);
+        Ok(func.to_string())
+    }
+}
+
+/// `test print`: output is the printed function.
+pub struct PrintTest;
+
+impl SubTest for PrintTest {
+    fn name(&self) -> &'static str {
+        "print"
+    }
+    fn needs_verifier(&self) -> bool {
+        false
+    }
+    fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
+        Ok(func.to_string())
+    }
+}
+
+/// `test run`: only the `; run:` directives (output is the printed function).
+pub struct RunTest;
+
+impl SubTest for RunTest {
+    fn name(&self) -> &'static str {
+        "run"
+    }
+    fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
+        Ok(func.to_string())
+    }
+}
+
+/// `test verifier`: every `; error: MSG` comment must match a verifier error reported on
+/// its line (message containing MSG), and every verifier error must be expected. Errors on
+/// values are reported at the value's definition, function-level errors on the `kernel`
+/// line. Output is the annotated function.
+pub struct VerifierTest;
+
+impl SubTest for VerifierTest {
+    fn name(&self) -> &'static str {
+        "verifier"
+    }
+    fn needs_verifier(&self) -> bool {
+        false
+    }
+    fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String> {
+        let mut expected: Vec<(usize, String, bool)> = Vec::new();
+        for (i, line) in ctx.chunk.lines().enumerate() {
+            if let Some(pos) = line.find("; error:") {
+                expected.push((
+                    ctx.first_line + i,
+                    line[pos + 8..].trim().to_string(),
+                    false,
+                ));
+            }
+        }
+        let errors = match verify_function(func) {
+            Ok(()) => Default::default(),
+            Err(e) => e,
+        };
+        let mut problems = Vec::new();
+        for e in &errors.0 {
+            let line = ctx
+                .source_map
+                .line_of(func, e.location)
+                .or_else(|| ctx.source_map.line_of(func, AnyEntity::Function))
+                .unwrap_or(0);
+            match expected
+                .iter_mut()
+                .find(|(l, m, _)| *l == line && e.message.contains(m.as_str()))
+            {
+                Some(x) => x.2 = true,
+                None => problems.push(format!("unexpected verifier error on line {line}: {e}")),
+            }
+        }
+        for (l, m, seen) in &expected {
+            if !seen {
+                problems.push(format!(
+                    "line {l}: expected verifier error '{m}' was not reported"
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(errors.display_with(func))
+        } else {
+            Err(format!(
+                "{}\n{}",
+                problems.join("\n"),
+                errors.display_with(func)
+            ))
+        }
+    }
+}
+
+/// The subtests this crate provides. Add a pass with one line:
+/// `&PassTest { name: "mypass", pass: crate::mypass::run }`.
+pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
+    vec![
+        &VerifierTest,
+        &PrintTest,
+        &RunTest,
+        &PassTest {
+            name: "dce",
+            pass: crate::dce::run,
+        },
+        &PassTest {
+            name: "copy_prop",
+            pass: crate::copy_prop::run,
+        },
+        &PassTest {
+            name: "const_fold",
+            pass: crate::const_fold::run,
+        },
+        &PassTest {
+            name: "simplify_cfg",
+            pass: crate::simplify_cfg::run,
+        },
+    ]
+}
+
+/// Result of running one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Ran; number of (function, subtest) pairs checked.
+    Passed(usize),
+    /// Not for this runner (unknown subtest names).
+    Skipped(String),
+}
+
+/// Runs a filetest given as text. `extra` subtests take precedence over built-in ones.
+pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
+    let mut all: Vec<&dyn SubTest> = extra.to_vec();
+    all.extend(builtin_subtests());
+    let mut tests: Vec<(&dyn SubTest, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("test ") {
+            let mut words = rest.split_whitespace();
+            let Some(name) = words.next() else {
+                return Err("empty `test` line".into());
+            };
+            match all.iter().find(|s| s.name() == name) {
+                Some(s) => tests.push((*s, words.map(String::from).collect())),
+                None => return Ok(Outcome::Skipped(format!("unknown subtest '{name}'"))),
+            }
+        } else if t.starts_with("kernel") {
+            break;
+        }
+    }
+    if tests.is_empty() {
+        return Err("no `test` line before the first kernel".into());
+    }
+    // Blank the header (test lines) but keep line numbers.
+    let mut in_header = true;
+    let body: String = text
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("kernel") {
+                in_header = false;
+            }
+            if in_header && !l.trim_start().starts_with(';') {
+                "\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let funcs = parse_functions_with_source_maps(&body).map_err(|e| format!("parse error: {e}"))?;
+    if funcs.is_empty() {
+        return Err("no functions in the file".into());
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut count = 0;
+    for (n, (func, map)) in funcs.iter().enumerate() {
+        let start = map.function_line;
+        let end = funcs
+            .get(n + 1)
+            .map_or(lines.len() + 1, |(_, m)| m.function_line);
+        let chunk = lines[start - 1..end - 1].join("\n");
+        let ctx_err = |msg: String| format!("kernel %{} (line {start}): {msg}", func.name);
+        check_fixed_point(func).map_err(ctx_err)?;
+        let directives = check::parse_directives(&chunk, start);
+        let mut runs = Vec::new();
+        for (i, l) in chunk.lines().enumerate() {
+            if let Some(pos) = l.find("; run:") {
+                let d = run_directive::RunDirective::parse(&l[pos + 6..])
+                    .map_err(|e| ctx_err(format!("line {}: {e}", start + i)))?;
+                runs.push((start + i, d));
+            }
+        }
+        for (sub, options) in &tests {
+            let ctx_err = |msg: String| {
+                format!(
+                    "kernel %{} (line {start}), test {}: {msg}",
+                    func.name,
+                    sub.name()
+                )
+            };
+            if sub.needs_verifier() {
+                verify_function(func).map_err(|e| {
+                    ctx_err(format!(
+                        "input fails the verifier:\n{}",
+                        e.display_with(func)
+                    ))
+                })?;
+            }
+            let mut f = func.clone();
+            let ctx = Context {
+                source_map: map,
+                chunk: &chunk,
+                first_line: start,
+                options,
+            };
+            let output = sub.run(&mut f, &ctx).map_err(ctx_err)?;
+            if sub.is_mutating() {
+                verify_function(&f).map_err(|e| {
+                    ctx_err(format!(
+                        "output fails the verifier:\n{}",
+                        e.display_with(&f)
+                    ))
+                })?;
+                check_fixed_point(&f).map_err(ctx_err)?;
+            }
+            check::run_checks(&directives, &output).map_err(ctx_err)?;
+            if sub.name() != "verifier" {
+                for (line, d) in &runs {
+                    if sub.is_mutating() {
+                        d.run(func)
+                            .map_err(|e| ctx_err(format!("line {line}: before the pass: {e}")))?;
+                    }
+                    d.run(&f)
+                        .map_err(|e| ctx_err(format!("line {line}: {e}")))?;
+                }
+            }
+            count += 1;
+        }
+    }
+    Ok(Outcome::Passed(count))
+}
+
+/// Runs one file.
+pub fn run_file(path: &Path, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    run_text(&text, extra).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Checks `print(parse(print(f))) == print(f)`.
+pub fn check_fixed_point(func: &Function) -> Result<(), String> {
+    let once = func.to_string();
+    let parsed =
+        parse_functions(&once).map_err(|e| format!("printed text does not parse: {e}\n{once}"))?;
+    let [f2] = parsed.as_slice() else {
+        return Err(format!("printed text parses to {} functions", parsed.len()));
+    };
+    let twice = f2.to_string();
+    if once != twice {
+        return Err(format!(
+            "print is not a fixed point:\n--- first ---\n{once}--- second ---\n{twice}"
+        ));
+    }
+    Ok(())
+}
+
+/// Every `*.ir` file under `dir`, sorted.
+pub fn collect_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ir") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
