@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod binary;
 pub mod diag;
 pub mod interp;
 pub mod lexer;
@@ -18,3 +19,4 @@ pub use ast::Program;
 pub use diag::{Diagnostic, Severity};
 pub use opcodes::Opcode;
 pub use parser::{parse, parse_lossy};
+pub use binary::{decode as decode_binary, encode as encode_binary};

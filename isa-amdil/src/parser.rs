@@ -265,10 +265,15 @@ impl<'a> Parser<'a> {
     /// Longest prefix of `text` at `_` boundaries (before any parenthesized control) that is a
     /// mnemonic. Returns the opcode and the byte offset where the controls start.
     fn lookup(&mut self, text: &str) -> Option<(Opcode, usize)> {
-        let limit = text
-            .find('(')
-            .map(|p| text[..p].rfind('_').unwrap_or(0))
-            .unwrap_or(text.len());
+        // Controls start at the last `_` before the first `(`; a `(` right after the mnemonic
+        // (`mcall(1)`, `mdef(2)_out(1)`) starts them too.
+        let limit = match text.find('(') {
+            Some(p) => match text[..p].rfind('_') {
+                Some(u) if Opcode::from_mnemonic(&text[..p]).is_none() => u,
+                _ => p,
+            },
+            None => text.len(),
+        };
         let head = &text[..limit];
         if head.is_empty() {
             return None;
@@ -365,6 +370,26 @@ impl<'a> Parser<'a> {
         let b = rest.as_bytes();
         while i < b.len() {
             let seg_start = i;
+            if b[i] == b'(' && i == 0 {
+                // `mcall(1)`: a value right after the mnemonic, kept as a nameless control.
+                let close = match rest.find(')') {
+                    Some(c) => c,
+                    None => {
+                        return Err(self.err(
+                            codes::UNTERMINATED,
+                            sub_span(mark, offset, 1),
+                            "unclosed `(`",
+                        ))
+                    }
+                };
+                let value = rest[1..close].trim().to_ascii_lowercase();
+                inst.controls.push(Control::Generic {
+                    name: String::new(),
+                    value: Some(value),
+                });
+                i = close + 1;
+                continue;
+            }
             if b[i] != b'_' {
                 let span = sub_span(mark, offset + i, 1);
                 return Err(self.err(codes::BAD_MODIFIER, span, "malformed control specifier"));

@@ -134,6 +134,10 @@ impl fmt::Display for Control {
                 write_comp_set(f, *m)?;
                 f.write_str(")")
             }
+            Control::Generic {
+                name,
+                value: Some(v),
+            } if name.is_empty() => write!(f, "({v})"),
             Control::Generic { name, value: None } => write!(f, "_{name}"),
             Control::Generic {
                 name,

@@ -1,0 +1,1271 @@
+//! The binary IL token stream (guide chapter 2): encode a [`Program`] to 32-bit words and decode
+//! words back into the same AST.
+//!
+//! Stream layout: `IL_Lang`, `IL_Version`, then one packet per instruction: the opcode token
+//! (code 15:0, control 29:16, secondary/primary modifier flags 30/31), then the destination
+//! token set(s), the source token sets, and opcode-specific extra dwords (labels, case values,
+//! literal words, declaration numbers). A register token set is the `IL_Dst`/`IL_Src` token,
+//! an extension dword when the register number exceeds 16 bits, its modifier token when
+//! flagged, then its index: a register-relative index is a nested source token set for the
+//! index register followed by the immediate dword when flagged; an immediate index is one
+//! dword. A second index (`dimension` bit) follows as a nested token describing it.
+//!
+//! Control fields use the guide's per-opcode layouts (relop, zeroop, ieee, ids, fence bits,
+//! resource/sampler, thread-group dimension counts, ...); `_prec` becomes a `PREFIX` token.
+//! What the guide gives no binary form for (generic controls such as `_stride(4)`, words and
+//! raw payloads, explicit default-valued controls, fewer sources than the table's maximum) is
+//! carried losslessly in a `COMMENT` packet whose text starts with `ilc-ext`, which AMD's
+//! tools ignore as a comment and [`decode`] applies to the following instruction.
+//!
+//! Guarantees: [`decode`] never panics on any word sequence and reports errors with the word
+//! offset; for every program that [`encode`] accepts, `decode(encode(p)) == normalize(p)`
+//! where [`normalize`] drops what the binary form does not keep (spans, metadata blocks,
+//! control order, a missing version number).
+
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::opcodes::{Form, Opcode};
+
+/// Language token value written for the stream (`IL_LANG_GENERIC`).
+const LANG_GENERIC: u32 = 0;
+/// Marker text of extension comments.
+const EXT_MARK: &str = "ilc-ext";
+
+/// A decoding error at a word offset.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("word {offset}: {message}")]
+pub struct DecodeError {
+    /// Index of the offending word.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl DecodeError {
+    /// As a diagnostic (line 0; `span.start` holds the word offset).
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let span = Span {
+            start: self.offset as u32,
+            end: self.offset as u32 + 1,
+            line: 0,
+            col: 0,
+        };
+        Diagnostic::error(
+            codes::BINARY,
+            span,
+            format!("binary word {}: {}", self.offset, self.message),
+        )
+    }
+}
+
+/// An encoding error: the instruction cannot be represented.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EncodeError {
+    /// Index of the statement in the program.
+    pub statement: usize,
+    /// Where it is in the source.
+    pub span: Span,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl EncodeError {
+    /// As a diagnostic.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(codes::BINARY, self.span, self.message.clone())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control-field layouts
+
+/// How an opcode uses the 14-bit control field.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Layout {
+    None,
+    Fence,
+    Relop,
+    Cmp,
+    ZeroOp,
+    Nrm,
+    Ieee,
+    /// Id in bits 0..13.
+    Id,
+    /// Id in bits 0..9, cached (1) / uncached (2) in 10..11.
+    RawLoad,
+    /// Id in bits 0..9, size dword 0 / short 1 / byte 2 in 10..11.
+    Arena,
+    /// Resource 0..7, sampler 8..11.
+    Sample,
+    /// Resource 0..7, `_uint` bit 8.
+    ResInfo,
+    /// Number of dimension dwords that follow.
+    Dims,
+    Repeat,
+    FirstBit,
+    Fine,
+    GlobalFlags,
+}
+
+fn layout(op: Opcode) -> Layout {
+    use Opcode::*;
+    let m = op.mnemonic();
+    match op {
+        Fence => Layout::Fence,
+        Ifc | Breakc | Continuec | Set => Layout::Relop,
+        Cmp => Layout::Cmp,
+        Div | Rcp | Rsq | Ln | Log | Logp | DRcp | DRsq => Layout::ZeroOp,
+        Nrm => Layout::Nrm,
+        Mul | Mad | Dp2 | Dp3 | Dp4 | Dp2add | Min | Max => Layout::Ieee,
+        UavRawLoad => Layout::RawLoad,
+        UavArenaLoad | UavArenaStore => Layout::Arena,
+        Resinfo | Sampleinfo | Samplepos => Layout::ResInfo,
+        DclNumThreadPerGroup | DclTotalNumThreadGroup => Layout::Dims,
+        Loop => Layout::Repeat,
+        IFirstbit => Layout::FirstBit,
+        Dsx | Dsy => Layout::Fine,
+        DclGlobalFlags => Layout::GlobalFlags,
+        _ if m.starts_with("sample")
+            || m.starts_with("fetch4")
+            || m == "load"
+            || m == "bufinfo"
+            || m == "load_fptr" =>
+        {
+            Layout::Sample
+        }
+        _ if m.starts_with("uav_")
+            || m.starts_with("lds_")
+            || m.starts_with("gds_")
+            || m.starts_with("srv_")
+            || m.starts_with("append_buf")
+            || (m.starts_with("dcl_")
+                && (m.contains("uav")
+                    || m.contains("srv")
+                    || m.contains("lds_id")
+                    || m == "dcl_lds"
+                    || m.contains("gds")
+                    || m == "dcl_resource"
+                    || m == "dcl_function_table"
+                    || m == "dcl_interface_ptr"))
+            || m == "dcl_struct_lds" =>
+        {
+            if matches!(
+                op,
+                LdsReadVec | LdsWriteVec | DclLdsSizePerThread | DclLdsSharingMode
+            ) {
+                Layout::None
+            } else {
+                Layout::Id
+            }
+        }
+        _ => Layout::None,
+    }
+}
+
+const GLOBAL_FLAGS: [&str; 4] = [
+    "refactoringallowed",
+    "forceearlydepthstencil",
+    "enablerawstructuredbuffers",
+    "enabledoubleprecisionfloatops",
+];
+
+/// Splits controls into the control-field bits and the controls that need the extension
+/// comment. Errors when a value does not fit its field.
+fn control_bits(inst: &Instruction) -> Result<(u32, Vec<Control>), String> {
+    let lay = layout(inst.opcode);
+    let mut bits = 0u32;
+    let mut ext = Vec::new();
+    let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
+        if v < (1 << w) {
+            Ok(v)
+        } else {
+            Err(format!("{what} {v} does not fit the {w}-bit control field"))
+        }
+    };
+    for c in &inst.controls {
+        match (lay, c) {
+            (Layout::Fence, Control::Fence(f)) => {
+                let i = FenceFlag::ALL.iter().position(|x| x == f).unwrap_or(0);
+                bits |= 1 << i;
+            }
+            (Layout::Relop | Layout::Cmp, Control::Relop(r)) => bits |= *r as u32,
+            (Layout::Cmp, Control::CmpVal(v)) if *v as u32 != 0 => bits |= (*v as u32) << 5,
+            (Layout::ZeroOp | Layout::Nrm, Control::ZeroOp(z)) if *z as u32 != 0 => {
+                bits |= *z as u32
+            }
+            (Layout::Nrm, Control::Generic { name, value: None }) if name == "nrm4" => {
+                bits |= 1 << 2
+            }
+            (Layout::Ieee, Control::Ieee) => bits |= 1,
+            (Layout::Id, Control::Id(n)) => bits |= fits(*n, 14, "id")?,
+            (Layout::RawLoad | Layout::Arena, Control::Id(n)) => bits |= fits(*n, 10, "id")?,
+            (Layout::RawLoad, Control::Cached) => bits |= 1 << 10,
+            (Layout::RawLoad, Control::Uncached) => bits |= 2 << 10,
+            (
+                Layout::Arena,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "size" && v != "dword" => {
+                bits |= match v.as_str() {
+                    "short" => 1 << 10,
+                    "byte" => 2 << 10,
+                    _ => return Err(format!("unknown arena access size `{v}`")),
+                };
+            }
+            (Layout::Sample | Layout::ResInfo, Control::Resource(n)) => {
+                bits |= fits(*n, 8, "resource")?
+            }
+            (Layout::Sample, Control::Sampler(n)) if *n != 0 => {
+                bits |= fits(*n, 4, "sampler")? << 8
+            }
+            (Layout::ResInfo, Control::Generic { name, value: None }) if name == "uint" => {
+                bits |= 1 << 8
+            }
+            (Layout::Repeat, Control::Generic { name, value: None }) if name == "repeat" => {
+                bits |= 1
+            }
+            (Layout::FirstBit, Control::Generic { name, value: None })
+                if name == "lo" || name == "hi" || name == "shi" =>
+            {
+                bits |= match name.as_str() {
+                    "lo" => 0,
+                    "hi" => 1,
+                    _ => 2,
+                };
+            }
+            (Layout::Fine, Control::Generic { name, value: None }) if name == "fine" => {
+                bits |= 1 << 7
+            }
+            (_, Control::Prec(_)) => {}
+            _ => ext.push(c.clone()),
+        }
+    }
+    if lay == Layout::GlobalFlags {
+        if let Payload::Words(ws) = &inst.payload {
+            for w in ws {
+                match GLOBAL_FLAGS.iter().position(|g| g.eq_ignore_ascii_case(w)) {
+                    Some(i) => bits |= 1 << i,
+                    None => return Err(format!("unknown global flag `{w}`")),
+                }
+            }
+        }
+    }
+    if lay == Layout::Dims {
+        if let Payload::Numbers(n) = &inst.payload {
+            bits = n.len() as u32;
+        }
+    }
+    // Canonical order, so that encoding a decoded program reproduces the words.
+    sort_controls(&mut ext);
+    Ok((bits, ext))
+}
+
+/// Controls from the control field (in canonical order).
+fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
+    let mut v = Vec::new();
+    let gen = |n: &str| Control::Generic {
+        name: n.to_string(),
+        value: None,
+    };
+    match layout(op) {
+        Layout::None | Layout::Dims | Layout::GlobalFlags => {}
+        Layout::Fence => {
+            for (i, f) in FenceFlag::ALL.iter().enumerate() {
+                if bits & (1 << i) != 0 {
+                    v.push(Control::Fence(*f));
+                }
+            }
+        }
+        Layout::Relop => v.push(Control::Relop(RelOp::ALL[(bits & 7).min(5) as usize])),
+        Layout::Cmp => {
+            v.push(Control::Relop(RelOp::ALL[(bits & 7).min(5) as usize]));
+            let c = ((bits >> 5) & 7).min(4);
+            if c != 0 {
+                v.push(Control::CmpVal(CmpVal::ALL[c as usize]));
+            }
+        }
+        Layout::ZeroOp | Layout::Nrm => {
+            if layout(op) == Layout::Nrm && bits & 4 != 0 {
+                v.push(gen("nrm4"));
+            }
+            if bits & 3 != 0 {
+                v.push(Control::ZeroOp(ZeroOp::ALL[(bits & 3) as usize]));
+            }
+        }
+        Layout::Ieee => {
+            if bits & 1 != 0 {
+                v.push(Control::Ieee);
+            }
+        }
+        Layout::Id => v.push(Control::Id(bits)),
+        Layout::RawLoad | Layout::Arena => {
+            v.push(Control::Id(bits & 0x3FF));
+            let f = (bits >> 10) & 3;
+            if layout(op) == Layout::RawLoad {
+                match f {
+                    1 => v.push(Control::Cached),
+                    2 => v.push(Control::Uncached),
+                    _ => {}
+                }
+            } else if f == 1 || f == 2 {
+                v.push(Control::Generic {
+                    name: "size".into(),
+                    value: Some(if f == 1 { "short" } else { "byte" }.into()),
+                });
+            }
+        }
+        Layout::Sample => {
+            v.push(Control::Resource(bits & 0xFF));
+            if (bits >> 8) & 0xF != 0 {
+                v.push(Control::Sampler((bits >> 8) & 0xF));
+            }
+        }
+        Layout::ResInfo => {
+            v.push(Control::Resource(bits & 0xFF));
+            if bits & (1 << 8) != 0 {
+                v.push(gen("uint"));
+            }
+        }
+        Layout::Repeat => {
+            if bits & 1 != 0 {
+                v.push(gen("repeat"));
+            }
+        }
+        Layout::FirstBit => v.push(gen(["lo", "hi", "shi", "lo"][(bits & 3) as usize])),
+        Layout::Fine => {
+            if bits & (1 << 7) != 0 {
+                v.push(gen("fine"));
+            }
+        }
+    }
+    v
+}
+
+/// Canonical rank of a control, used to order controls after decoding.
+fn control_rank(c: &Control) -> u32 {
+    match c {
+        Control::Id(_) => 0,
+        Control::Resource(_) => 1,
+        Control::Sampler(_) => 2,
+        Control::Relop(_) => 3,
+        Control::CmpVal(_) => 4,
+        Control::ZeroOp(_) => 5,
+        Control::Ieee => 6,
+        Control::Cached | Control::Uncached => 7,
+        Control::Fence(f) => 10 + FenceFlag::ALL.iter().position(|x| x == f).unwrap_or(0) as u32,
+        Control::Stride(_) => 20,
+        Control::LOffset(_) => 21,
+        Control::Fmt(c, _) => 22 + *c as u32,
+        Control::Sat => 30,
+        Control::Shift(_) => 31,
+        Control::Prec(_) => 32,
+        Control::Generic { name, .. } => match name.as_str() {
+            "nrm4" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size" => 35,
+            _ => 40,
+        },
+    }
+}
+
+fn sort_controls(v: &mut [Control]) {
+    v.sort_by_key(control_rank);
+}
+
+/// What the binary form keeps of a program: spans and metadata dropped, controls in canonical
+/// order, a missing version completed to `il_cs_2_0` (or the written shader type with 2.0).
+pub fn normalize(p: &Program) -> Program {
+    let mut p = p.clone();
+    p.metadata.clear();
+    let v = p.version.get_or_insert(Version {
+        shader: ShaderType::Compute,
+        major: None,
+        minor: None,
+        multipass: false,
+        realtime: false,
+        span: Span::NONE,
+    });
+    if v.major.is_none() {
+        v.major = Some(2);
+    }
+    if v.minor.is_none() {
+        v.minor = Some(0);
+    }
+    for s in &mut p.statements {
+        sort_controls(&mut s.controls);
+        if s.opcode == Opcode::DclGlobalFlags {
+            if let Payload::Words(ws) = &mut s.payload {
+                for w in ws.iter_mut() {
+                    let lower = w.to_ascii_lowercase();
+                    if GLOBAL_FLAGS.contains(&lower.as_str()) {
+                        *w = canonical_flag(&lower).to_string();
+                    }
+                }
+            }
+        }
+    }
+    p
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/// Encodes a program. Errors for instructions with no binary form (operand counts outside the
+/// opcode table, values too large for their fields).
+pub fn encode(p: &Program) -> Result<Vec<u32>, Vec<EncodeError>> {
+    let mut out = Vec::with_capacity(p.statements.len() * 6 + 2);
+    out.push(LANG_GENERIC);
+    let (shader, major, minor, mp, rt) = match &p.version {
+        Some(v) => (
+            v.shader,
+            v.major.unwrap_or(2),
+            v.minor.unwrap_or(0),
+            v.multipass,
+            v.realtime,
+        ),
+        None => (ShaderType::Compute, 2, 0, false, false),
+    };
+    out.push(
+        minor as u32
+            | (major as u32) << 8
+            | (shader.code() as u32) << 16
+            | (mp as u32) << 24
+            | (rt as u32) << 25,
+    );
+    let mut errors = Vec::new();
+    for (i, inst) in p.statements.iter().enumerate() {
+        if let Err(message) = encode_inst(inst, &mut out) {
+            errors.push(EncodeError {
+                statement: i,
+                span: inst.span,
+                message,
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn push_comment(out: &mut Vec<u32>, text: &str) {
+    let bytes = text.as_bytes();
+    let n = bytes.len().div_ceil(4);
+    out.push(Opcode::Comment.code() as u32);
+    out.push(n as u32);
+    for chunk in bytes.chunks(4) {
+        let mut w = [0u8; 4];
+        w[..chunk.len()].copy_from_slice(chunk);
+        out.push(u32::from_le_bytes(w));
+    }
+}
+
+fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
+    let info = inst.opcode.info();
+    let (bits, ext_controls) = control_bits(inst)?;
+    // Extension comment: controls without bits, payload without binary form, source count.
+    let mut ext = String::new();
+    for c in &ext_controls {
+        ext.push_str(&c.to_string());
+    }
+    let mut ext_payload = false;
+    match (&inst.payload, info.form) {
+        (Payload::Words(_), _) if layout(inst.opcode) != Layout::GlobalFlags => ext_payload = true,
+        (Payload::Raw(_), f) if f != Form::Raw || inst.opcode != Opcode::Comment => {
+            ext_payload = true
+        }
+        _ => {}
+    }
+    if info.form == Form::Operands {
+        if inst.dsts.len() != info.dsts as usize {
+            return Err(format!(
+                "`{}` takes {} destination operand(s), found {}",
+                inst.opcode,
+                info.dsts,
+                inst.dsts.len()
+            ));
+        }
+        let n = inst.srcs.len();
+        if n < info.srcs_min as usize || n > info.srcs_max as usize {
+            return Err(format!(
+                "`{}` takes {}..={} source operands, found {n}",
+                inst.opcode, info.srcs_min, info.srcs_max
+            ));
+        }
+    }
+    let srcs_note = info.srcs_min != info.srcs_max && inst.srcs.len() != info.srcs_max as usize;
+    if !ext.is_empty() || ext_payload || srcs_note {
+        let mut text = format!("{EXT_MARK}\n{ext}\n");
+        if srcs_note {
+            text.push_str(&format!("srcs={}", inst.srcs.len()));
+        }
+        text.push('\n');
+        if ext_payload {
+            let mut probe = Instruction::new(inst.opcode);
+            probe.payload = inst.payload.clone();
+            let printed = probe.to_string();
+            text.push_str(
+                printed
+                    .get(inst.opcode.mnemonic().len()..)
+                    .unwrap_or("")
+                    .trim(),
+            );
+        }
+        push_comment(out, &text);
+    }
+    if let Some(mask) = inst.controls.iter().find_map(|c| {
+        if let Control::Prec(m) = c {
+            Some(*m)
+        } else {
+            None
+        }
+    }) {
+        out.push(Opcode::Prefix.code() as u32 | ((mask as u32 & 0xF) << 16));
+    }
+    let mut op = inst.opcode.code() as u32 | (bits & 0x3FFF) << 16;
+    if bits >= 1 << 14 {
+        return Err("control value does not fit in 14 bits".into());
+    }
+    let imm_cb = matches!(inst.payload, Payload::ImmConstBuffer(_));
+    if imm_cb {
+        op |= 1 << 31;
+    }
+    out.push(op);
+    match &inst.payload {
+        Payload::ImmConstBuffer(words) => {
+            out.push(words.len() as u32);
+            out.extend_from_slice(words);
+            return Ok(());
+        }
+        Payload::Label(l) if info.form == Form::Label => out.push(*l),
+        Payload::Case(c) => out.push(*c as u32),
+        Payload::Raw(r) if inst.opcode == Opcode::Comment => {
+            // The comment packet: length then text.
+            out.pop();
+            push_comment(out, r);
+            return Ok(());
+        }
+        _ => {}
+    }
+    for d in &inst.dsts {
+        encode_dst(d, out)?;
+    }
+    for s in &inst.srcs {
+        encode_src(s, out, 0)?;
+    }
+    match &inst.payload {
+        Payload::Label(l) if info.form == Form::SrcLabel => out.push(*l),
+        Payload::Literal { reg, values } => {
+            encode_reg_token(RegKind::Literal, *reg, false, &[], out)?;
+            out.extend_from_slice(values);
+        }
+        Payload::ConstBuffer { cb, size } => {
+            let ix = [Index {
+                reg: None,
+                offset: *size as i32,
+            }];
+            encode_reg_token(RegKind::ConstBuffer, *cb, false, &ix, out)?;
+            encode_indices(&ix, out)?;
+        }
+        Payload::IndexedTemp { reg, size } => {
+            let ix = [Index {
+                reg: None,
+                offset: *size as i32,
+            }];
+            encode_reg_token(RegKind::IndexedTemp, *reg, false, &ix, out)?;
+            encode_indices(&ix, out)?;
+        }
+        Payload::Numbers(ns) => {
+            let expected = numbers_count(inst.opcode);
+            match expected {
+                Some(e) if e != ns.len() => {
+                    return Err(format!(
+                        "`{}` takes {e} number(s), found {}",
+                        inst.opcode,
+                        ns.len()
+                    ));
+                }
+                None if ns.is_empty() || ns.len() > 3 => {
+                    return Err(format!(
+                        "`{}` takes 1 to 3 numbers, found {}",
+                        inst.opcode,
+                        ns.len()
+                    ));
+                }
+                _ => {}
+            }
+            out.extend_from_slice(ns);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Fixed number of payload numbers (None = given by the control field, 1..3).
+fn numbers_count(op: Opcode) -> Option<usize> {
+    use Opcode::*;
+    match op {
+        DclNumThreadPerGroup | DclTotalNumThreadGroup => None,
+        DclStructLds | DclStructGds => Some(2),
+        Def => Some(4),
+        DclTypelessUav | DclTypedUav => Some(0),
+        _ => Some(1),
+    }
+}
+
+fn reg_token(kind: RegKind, num: u32, modp: bool, indices: &[Index]) -> u32 {
+    let mut t = (num & 0xFFFF) | (kind.code() as u32) << 16;
+    if modp {
+        t |= 1 << 22;
+    }
+    if let Some(first) = indices.first() {
+        if first.reg.is_some() {
+            t |= 2 << 23;
+            if first.offset != 0 {
+                t |= 1 << 26;
+            }
+        } else {
+            t |= 1 << 26;
+        }
+    }
+    if indices.len() > 1 {
+        t |= 1 << 25;
+    }
+    if num > 0xFFFF {
+        t |= 1 << 31;
+    }
+    t
+}
+
+fn encode_reg_token(
+    kind: RegKind,
+    num: u32,
+    modp: bool,
+    indices: &[Index],
+    out: &mut Vec<u32>,
+) -> Result<(), String> {
+    if indices.len() > 2 {
+        return Err("more than two indices".into());
+    }
+    out.push(reg_token(kind, num, modp, indices));
+    if num > 0xFFFF {
+        out.push(num >> 16);
+    }
+    Ok(())
+}
+
+/// Index data after the register's modifier token.
+fn encode_indices(indices: &[Index], out: &mut Vec<u32>) -> Result<(), String> {
+    if let Some(first) = indices.first() {
+        encode_index_body(first, out)?;
+    }
+    if let Some(second) = indices.get(1) {
+        // Nested descriptor token for the second index: a source-shaped token naming the
+        // index register (TEMP 0 when immediate) with the same addressing bits.
+        let (kind, num) = second
+            .reg
+            .map(|r| (r.kind, r.num))
+            .unwrap_or((RegKind::Temp, 0));
+        let one = [*second];
+        out.push(reg_token(kind, num, false, &one) & !(1 << 31) & !0xFFFF | (num & 0xFFFF));
+        if let Some(r) = second.reg {
+            if r.num > 0xFFFF {
+                return Err("index register number too large".into());
+            }
+            out.push(swizzle_mod(
+                [Swz::from_code(r.comp as u8).unwrap_or(Swz::X); 4],
+                &SrcMods::default(),
+            ));
+            if second.offset != 0 {
+                out.push(second.offset as u32);
+            }
+        } else {
+            out.push(second.offset as u32);
+        }
+    }
+    Ok(())
+}
+
+fn encode_index_body(ix: &Index, out: &mut Vec<u32>) -> Result<(), String> {
+    match ix.reg {
+        Some(r) => {
+            let s = SrcOperand {
+                reg: RegRef::new(r.kind, r.num),
+                swizzle: [Swz::from_code(r.comp as u8).unwrap_or(Swz::X); 4],
+                mods: SrcMods::default(),
+                span: Span::NONE,
+            };
+            encode_src(&s, out, 1)?;
+            if ix.offset != 0 {
+                out.push(ix.offset as u32);
+            }
+        }
+        None => out.push(ix.offset as u32),
+    }
+    Ok(())
+}
+
+fn encode_dst(d: &DstOperand, out: &mut Vec<u32>) -> Result<(), String> {
+    let modp = d.mask != [DstComp::Write; 4] || d.sat || d.shift != ShiftScale::None;
+    encode_reg_token(d.reg.kind, d.reg.num, modp, &d.reg.indices, out)?;
+    if modp {
+        let mut m = 0u32;
+        for (i, c) in d.mask.iter().enumerate() {
+            m |= (*c as u32) << (2 * i);
+        }
+        m |= (d.sat as u32) << 8;
+        m |= (d.shift as u32) << 9;
+        out.push(m);
+    }
+    encode_indices(&d.reg.indices, out)
+}
+
+fn swizzle_mod(sw: [Swz; 4], m: &SrcMods) -> u32 {
+    let mut t = 0u32;
+    for (i, s) in sw.iter().enumerate() {
+        t |= (s.code() as u32) << (4 * i);
+        if m.neg & (1 << i) != 0 {
+            t |= 1 << (4 * i + 3);
+        }
+    }
+    t |= (m.invert as u32) << 16;
+    t |= (m.bias as u32) << 17;
+    t |= (m.x2 as u32) << 18;
+    t |= (m.sign as u32) << 19;
+    t |= (m.abs as u32) << 20;
+    t |= (m.div_comp as u32) << 21;
+    t |= (m.clamp as u32) << 24;
+    t
+}
+
+fn encode_src(s: &SrcOperand, out: &mut Vec<u32>, depth: u32) -> Result<(), String> {
+    if depth > 1 {
+        return Err("nested register-relative indexing".into());
+    }
+    let modp = s.swizzle != Swz::IDENTITY || !s.mods.is_empty();
+    encode_reg_token(s.reg.kind, s.reg.num, modp, &s.reg.indices, out)?;
+    if modp {
+        out.push(swizzle_mod(s.swizzle, &s.mods));
+    }
+    encode_indices(&s.reg.indices, out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+struct Reader<'a> {
+    w: &'a [u32],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn next(&mut self, what: &str) -> Result<u32, DecodeError> {
+        match self.w.get(self.pos) {
+            Some(v) => {
+                self.pos += 1;
+                Ok(*v)
+            }
+            None => Err(DecodeError {
+                offset: self.pos,
+                message: format!("stream ends inside {what}"),
+            }),
+        }
+    }
+    fn err<T>(&self, at: usize, message: impl Into<String>) -> Result<T, DecodeError> {
+        Err(DecodeError {
+            offset: at,
+            message: message.into(),
+        })
+    }
+}
+
+/// Pending extension data from an `ilc-ext` comment.
+#[derive(Default)]
+struct Ext {
+    controls: Vec<Control>,
+    srcs: Option<usize>,
+    payload: Option<String>,
+}
+
+/// Decodes a token stream into a program.
+pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
+    let mut r = Reader { w: words, pos: 0 };
+    let lang = r.next("the language token")?;
+    if lang & 0xFF > 14 || lang >> 8 != 0 {
+        return r.err(0, format!("bad IL_Lang token 0x{lang:08x}"));
+    }
+    let ver = r.next("the version token")?;
+    let shader = match ShaderType::from_code(((ver >> 16) & 0xFF) as u8) {
+        Some(s) => s,
+        None => return r.err(1, format!("unknown shader type {}", (ver >> 16) & 0xFF)),
+    };
+    if ver >> 26 != 0 {
+        return r.err(1, "reserved bits set in IL_Version token");
+    }
+    let mut prog = Program {
+        version: Some(Version {
+            shader,
+            major: Some(((ver >> 8) & 0xFF) as u8),
+            minor: Some((ver & 0xFF) as u8),
+            multipass: ver & (1 << 24) != 0,
+            realtime: ver & (1 << 25) != 0,
+            span: Span::NONE,
+        }),
+        ..Program::default()
+    };
+    let mut ext: Option<Ext> = None;
+    let mut prec: Option<u8> = None;
+    while r.pos < words.len() {
+        let at = r.pos;
+        let tok = r.next("an opcode")?;
+        let code = (tok & 0xFFFF) as u16;
+        let op = match Opcode::from_code(code) {
+            Some(op) => op,
+            None => return r.err(at, format!("unknown opcode {code}")),
+        };
+        let bits = (tok >> 16) & 0x3FFF;
+        match op {
+            Opcode::Prefix => {
+                prec = Some((bits & 0xF) as u8);
+                continue;
+            }
+            Opcode::Comment => {
+                let n = r.next("a comment length")? as usize;
+                if n > words.len() - r.pos {
+                    return r.err(at, "comment longer than the stream");
+                }
+                let mut bytes = Vec::with_capacity(n * 4);
+                for _ in 0..n {
+                    bytes.extend_from_slice(&r.next("comment text")?.to_le_bytes());
+                }
+                while bytes.last() == Some(&0) {
+                    bytes.pop();
+                }
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                if let Some(body) = text.strip_prefix(EXT_MARK) {
+                    ext = Some(parse_ext(op, body).map_err(|m| DecodeError {
+                        offset: at,
+                        message: m,
+                    })?);
+                } else {
+                    let mut inst = Instruction::new(Opcode::Comment);
+                    inst.payload = Payload::Raw(text);
+                    prog.statements.push(inst);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut inst = Instruction::new(op);
+        inst.span = Span {
+            start: at as u32,
+            end: at as u32 + 1,
+            line: 0,
+            col: 0,
+        };
+        inst.controls = decode_controls(op, bits);
+        let e = ext.take().unwrap_or_default();
+        if let Some(m) = prec.take() {
+            inst.controls.push(Control::Prec(m));
+        }
+        let info = op.info();
+        if tok & (1 << 31) != 0 && op == Opcode::DclConstBuffer {
+            let n = r.next("an immediate constant buffer length")? as usize;
+            if n > words.len() - r.pos {
+                return r.err(at, "immediate constant buffer longer than the stream");
+            }
+            let data = words[r.pos..r.pos + n].to_vec();
+            r.pos += n;
+            inst.payload = Payload::ImmConstBuffer(data);
+            prog.statements.push(inst);
+            continue;
+        }
+        if tok & (3 << 30) != 0 {
+            return r.err(at, format!("modifier tokens of `{op}` are not supported"));
+        }
+        match info.form {
+            Form::Label => inst.payload = Payload::Label(r.next("a label")?),
+            Form::Case => inst.payload = Payload::Case(r.next("a case value")? as i32),
+            _ => {}
+        }
+        let nsrc = match info.form {
+            Form::Operands => e.srcs.unwrap_or(info.srcs_max as usize),
+            Form::SrcLabel => 1,
+            _ => 0,
+        };
+        let ndst = match info.form {
+            Form::Operands | Form::DstNumbers => info.dsts as usize,
+            _ => 0,
+        };
+        for _ in 0..ndst {
+            inst.dsts.push(decode_dst(&mut r)?);
+        }
+        for _ in 0..nsrc {
+            inst.srcs.push(decode_src(&mut r, 0)?);
+        }
+        match info.form {
+            Form::SrcLabel => inst.payload = Payload::Label(r.next("a label")?),
+            Form::Literal => {
+                let t = r.pos;
+                let s = decode_src(&mut r, 0)?;
+                if s.reg.kind != RegKind::Literal {
+                    return r.err(t, "dcl_literal without a literal register token");
+                }
+                let mut values = [0u32; 4];
+                for v in &mut values {
+                    *v = r.next("literal values")?;
+                }
+                inst.payload = Payload::Literal {
+                    reg: s.reg.num,
+                    values,
+                };
+            }
+            Form::ConstBuffer | Form::IndexedTemp => {
+                let t = r.pos;
+                let s = decode_src(&mut r, 0)?;
+                let size = match s.reg.indices.as_slice() {
+                    [Index { reg: None, offset }] => *offset as u32,
+                    _ => return r.err(t, "declaration register needs an immediate size"),
+                };
+                inst.payload = if info.form == Form::ConstBuffer {
+                    Payload::ConstBuffer {
+                        cb: s.reg.num,
+                        size,
+                    }
+                } else {
+                    Payload::IndexedTemp {
+                        reg: s.reg.num,
+                        size,
+                    }
+                };
+            }
+            Form::Numbers | Form::DstNumbers => {
+                let n = match numbers_count(op) {
+                    Some(n) => n,
+                    None => (bits as usize).clamp(1, 3),
+                };
+                let mut ns = Vec::with_capacity(n);
+                for _ in 0..n {
+                    ns.push(r.next("declaration numbers")?);
+                }
+                inst.payload = Payload::Numbers(ns);
+            }
+            Form::Words if layout(op) == Layout::GlobalFlags => {
+                let words: Vec<String> = GLOBAL_FLAGS
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| bits & (1 << i) != 0)
+                    .map(|(_, g)| canonical_flag(g).to_string())
+                    .collect();
+                inst.payload = Payload::Words(words);
+            }
+            _ => {}
+        }
+        inst.controls.extend(e.controls);
+        if let Some(p) = e.payload {
+            inst.payload = parse_payload(op, &p).map_err(|m| DecodeError {
+                offset: at,
+                message: m,
+            })?;
+        }
+        sort_controls(&mut inst.controls);
+        prog.statements.push(inst);
+    }
+    Ok(prog)
+}
+
+fn canonical_flag(lower: &str) -> &'static str {
+    match lower {
+        "refactoringallowed" => "refactoringAllowed",
+        "forceearlydepthstencil" => "forceEarlyDepthStencil",
+        "enablerawstructuredbuffers" => "enableRawStructuredBuffers",
+        _ => "enableDoublePrecisionFloatOps",
+    }
+}
+
+/// Parses the body of an `ilc-ext` comment: controls line, `srcs=N` line, payload line.
+fn parse_ext(_op: Opcode, body: &str) -> Result<Ext, String> {
+    let mut lines = body.split('\n').skip(1);
+    let ctrl = lines.next().unwrap_or("");
+    let srcs = lines.next().unwrap_or("");
+    let payload = lines.next().unwrap_or("");
+    let mut e = Ext::default();
+    if !ctrl.is_empty() {
+        // Reuse the text parser on a `nop` line carrying the controls.
+        let (p, d) = crate::parser::parse(&format!("nop{ctrl}\n"));
+        match p {
+            Some(p) if d.is_empty() && p.statements.len() == 1 => {
+                e.controls = p.statements[0].controls.clone()
+            }
+            _ => return Err(format!("malformed extension controls `{ctrl}`")),
+        }
+    }
+    if let Some(n) = srcs.strip_prefix("srcs=") {
+        e.srcs = Some(
+            n.parse()
+                .map_err(|_| "malformed extension source count".to_string())?,
+        );
+        if e.srcs.unwrap_or(0) > 8 {
+            return Err("extension source count too large".into());
+        }
+    }
+    if !payload.is_empty() {
+        e.payload = Some(payload.to_string());
+    }
+    Ok(e)
+}
+
+fn parse_payload(op: Opcode, text: &str) -> Result<Payload, String> {
+    let (p, _) = crate::parser::parse(&format!("{} {}\n", op.mnemonic(), text));
+    match p {
+        Some(p) if p.statements.len() == 1 => Ok(p.statements[0].payload.clone()),
+        _ => Err(format!("malformed extension payload `{text}`")),
+    }
+}
+
+struct RawReg {
+    kind: RegKind,
+    num: u32,
+    modp: bool,
+    rel: u32,
+    dim: bool,
+    imm: bool,
+}
+
+fn decode_reg_token(r: &mut Reader) -> Result<RawReg, DecodeError> {
+    let at = r.pos;
+    let t = r.next("a register token")?;
+    let code = ((t >> 16) & 0x3F) as u8;
+    let kind = match RegKind::from_code(code) {
+        Some(k) => k,
+        None => return r.err(at, format!("unsupported register type {code}")),
+    };
+    if t & (0xF << 27) != 0 {
+        return r.err(at, "reserved bits set in register token");
+    }
+    let mut num = t & 0xFFFF;
+    if t & (1 << 31) != 0 {
+        let hi = r.next("a register number extension")?;
+        if hi > 0xFFFF {
+            return r.err(at + 1, "register number extension too large");
+        }
+        num |= hi << 16;
+    }
+    let rel = (t >> 23) & 3;
+    if rel == 1 || rel == 3 {
+        return r.err(
+            at,
+            "relative addressing mode 1 (IL_Rel_Addr, SM30) is not supported",
+        );
+    }
+    Ok(RawReg {
+        kind,
+        num,
+        modp: t & (1 << 22) != 0,
+        rel,
+        dim: t & (1 << 25) != 0,
+        imm: t & (1 << 26) != 0,
+    })
+}
+
+fn decode_indices(r: &mut Reader, raw: &RawReg, depth: u32) -> Result<Vec<Index>, DecodeError> {
+    let mut ix = Vec::new();
+    if raw.rel == 2 {
+        if depth > 0 {
+            return r.err(r.pos, "nested register-relative indexing");
+        }
+        let at = r.pos;
+        let s = decode_src(r, depth + 1)?;
+        if !s.reg.indices.is_empty() {
+            return r.err(at, "index register is itself indexed");
+        }
+        let comp = s.swizzle[0].component().unwrap_or(Component::X);
+        let offset = if raw.imm {
+            r.next("an index offset")? as i32
+        } else {
+            0
+        };
+        ix.push(Index {
+            reg: Some(IndexReg {
+                kind: s.reg.kind,
+                num: s.reg.num,
+                comp,
+            }),
+            offset,
+        });
+    } else if raw.imm {
+        ix.push(Index {
+            reg: None,
+            offset: r.next("an immediate index")? as i32,
+        });
+    }
+    if raw.dim {
+        if ix.is_empty() {
+            return r.err(r.pos, "second index without a first");
+        }
+        let at = r.pos;
+        let t = r.next("a second index token")?;
+        let rel = (t >> 23) & 3;
+        if rel == 2 {
+            let kind = match RegKind::from_code(((t >> 16) & 0x3F) as u8) {
+                Some(k) => k,
+                None => return r.err(at, "bad index register type"),
+            };
+            let m = r.next("an index modifier")?;
+            let comp = Swz::from_code((m & 7) as u8)
+                .and_then(Swz::component)
+                .unwrap_or(Component::X);
+            let offset = if t & (1 << 26) != 0 {
+                r.next("an index offset")? as i32
+            } else {
+                0
+            };
+            ix.push(Index {
+                reg: Some(IndexReg {
+                    kind,
+                    num: t & 0xFFFF,
+                    comp,
+                }),
+                offset,
+            });
+        } else if rel == 0 {
+            ix.push(Index {
+                reg: None,
+                offset: r.next("an immediate index")? as i32,
+            });
+        } else {
+            return r.err(at, "unsupported second-index addressing");
+        }
+    }
+    Ok(ix)
+}
+
+fn decode_dst(r: &mut Reader) -> Result<DstOperand, DecodeError> {
+    let raw = decode_reg_token(r)?;
+    let mut d = DstOperand::new(RegRef::new(raw.kind, raw.num));
+    if raw.modp {
+        let at = r.pos;
+        let m = r.next("a destination modifier")?;
+        if m >> 13 != 0 {
+            return r.err(at, "reserved bits set in destination modifier");
+        }
+        for (i, c) in d.mask.iter_mut().enumerate() {
+            *c = [
+                DstComp::NoWrite,
+                DstComp::Write,
+                DstComp::Zero,
+                DstComp::One,
+            ][((m >> (2 * i)) & 3) as usize];
+        }
+        d.sat = m & (1 << 8) != 0;
+        d.shift = match ShiftScale::ALL.get(((m >> 9) & 0xF) as usize) {
+            Some(s) => *s,
+            None => return r.err(at, "bad shift scale"),
+        };
+    }
+    d.reg.indices = decode_indices(r, &raw, 0)?;
+    Ok(d)
+}
+
+fn decode_src(r: &mut Reader, depth: u32) -> Result<SrcOperand, DecodeError> {
+    let raw = decode_reg_token(r)?;
+    let mut s = SrcOperand::new(RegRef::new(raw.kind, raw.num));
+    if raw.modp {
+        let at = r.pos;
+        let m = r.next("a source modifier")?;
+        if m >> 25 != 0 {
+            return r.err(at, "reserved bits set in source modifier");
+        }
+        for i in 0..4 {
+            s.swizzle[i] = match Swz::from_code(((m >> (4 * i)) & 7) as u8) {
+                Some(x) => x,
+                None => return r.err(at, "bad component select"),
+            };
+            if m & (1 << (4 * i + 3)) != 0 {
+                s.mods.neg |= 1 << i;
+            }
+        }
+        s.mods.invert = m & (1 << 16) != 0;
+        s.mods.bias = m & (1 << 17) != 0;
+        s.mods.x2 = m & (1 << 18) != 0;
+        s.mods.sign = m & (1 << 19) != 0;
+        s.mods.abs = m & (1 << 20) != 0;
+        s.mods.div_comp = match DivComp::ALL.get(((m >> 21) & 7) as usize) {
+            Some(d) => *d,
+            None => return r.err(at, "bad divComp"),
+        };
+        s.mods.clamp = m & (1 << 24) != 0;
+    }
+    s.reg.indices = decode_indices(r, &raw, depth)?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn rt(src: &str) -> Vec<u32> {
+        let (p, d) = parse(src);
+        assert!(d.iter().all(|d| !d.is_error()), "{d:?}");
+        let p = p.unwrap();
+        let words = encode(&p).unwrap();
+        let back = decode(&words).unwrap();
+        assert_eq!(back, normalize(&p), "{}", normalize(&p));
+        assert_eq!(back.to_string(), normalize(&p).to_string());
+        words
+    }
+
+    #[test]
+    fn header_and_simple_ops() {
+        let w = rt("il_cs_2_0\nmov r1, r2\nend\n");
+        assert_eq!(w[0], 0);
+        assert_eq!(w[1], 0x0003_0200);
+        assert_eq!(w[2], 71);
+        assert_eq!(w[3], 4 << 16 | 1);
+        assert_eq!(w[4], 4 << 16 | 2);
+        assert_eq!(w[5], 40);
+    }
+
+    #[test]
+    fn guide_example_itemp() {
+        // `mov r0, x5[6].y` : ITEMP #5, immediate 6, swizzle yyyy.
+        let w = rt("il_cs_2_0\nmov r0, x5[6].y\n");
+        assert_eq!(&w[4..7], &[30 << 16 | 1 << 22 | 1 << 26 | 5, 0x1111, 6]);
+    }
+
+    #[test]
+    fn relative_index_and_modifiers() {
+        rt("il_cs_2_0\nadd_x2_sat r0.x_z0, cb0[r1.y+5].x000_neg(x)_abs, x1[r2.w]_bx2_divcomp(y)\n");
+        rt("il_cs\nmov r70000, r1\nmov r0, cb0[r1.x+2][r3.z-4]\nmov r1, v1[2][3]\n");
+    }
+
+    #[test]
+    fn payloads_and_controls() {
+        rt("il_cs_2_0\ndcl_num_thread_per_group 64, 2\ndcl_literal l3, 1.0, 2, 3, 4\ndcl_cb cb2[16]\n\
+            dcl_lds_id(3) 1024\ndcl_struct_lds_id(1) 16, 8\ndcl_global_flags refactoringAllowed\n\
+            uav_raw_load_id(11)_cached r0, r1.x\nfence_threads_lds_memory\nifc_relop(lt) r0.x, r1.x\nendif\n\
+            func 3\ncall_logicalnz r0.x, 3\ncase -5\ncmp_relop(ne)_cmpval(0.0) r0, r1, r2, r3\n\
+            div_zeroop(fltmax)_prec(xy) r0, r1, r2\ndcl_typeless_uav_id(12)_stride(4)_length(4)_access(read_write)\n\
+            dcl_lds_sharing_mode _wavefrontRel\nbufinfo_resource(0)_uav r11\nmcall(1) (r0), (r1)\nffb_shi r0, r1\n");
+    }
+
+    #[test]
+    fn decode_garbage_never_panics() {
+        let mut x: u32 = 0x1234_5678;
+        for len in 0..300 {
+            let mut v = vec![0u32, 0x0003_0200];
+            for _ in 0..len % 23 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                v.push(if x & 1 == 0 { x & 0x1FF } else { x });
+            }
+            let _ = decode(&v);
+        }
+        assert!(decode(&[]).is_err());
+        assert_eq!(decode(&[0, 0x0003_0200, 71]).unwrap_err().offset, 3);
+    }
+}
