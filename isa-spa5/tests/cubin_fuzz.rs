@@ -218,3 +218,142 @@ fn corrupted_info_records_never_panic() {
         }
     }
 }
+
+/// A random kernel; about one in eight violates some writer rule.
+fn random_kernel(rng: &mut Rng, name: String) -> Kernel {
+    let bundles = 1 + rng.below(12);
+    let code: Vec<u64> = (0..bundles * 4).map(|_| rng.next()).collect();
+    let code_bytes = code.len() as u32 * 8;
+    let mut offset = 0u32;
+    let params = (0..rng.below(6))
+        .map(|_| {
+            let size: u32 = [4, 8, 16][rng.below(3)];
+            offset = offset.next_multiple_of(size.min(8));
+            let p = Param {
+                offset,
+                size,
+                log_align: rng.below(4) as u8,
+            };
+            offset += size;
+            p
+        })
+        .collect();
+    let instr_offsets = |rng: &mut Rng| -> Vec<u32> {
+        (0..rng.below(4))
+            .map(|_| {
+                let slot = rng.below(code_bytes as usize / 8) as u32;
+                // Never a control-word slot.
+                if slot.is_multiple_of(4) {
+                    (slot + 1) * 8
+                } else {
+                    slot * 8
+                }
+            })
+            .collect()
+    };
+    let mut banks: Vec<u8> = (1..=17).filter(|_| rng.below(8) == 0).collect();
+    banks.truncate(3);
+    let mut k = Kernel {
+        name,
+        num_regs: 1 + rng.below(255) as u32,
+        num_barriers: rng.below(17) as u32,
+        params,
+        shared_size: if rng.below(2) == 0 {
+            0
+        } else {
+            4 * (1 + rng.below(4096)) as u32
+        },
+        shared_align: [0, 4, 8, 16][rng.below(4)],
+        local_size: 8 * rng.below(64) as u32,
+        max_stack_size: (rng.below(3) == 0).then(|| 8 * rng.below(64) as u32),
+        crs_stack_size: (rng.below(3) == 0).then(|| 16 * rng.below(64) as u32),
+        block_size: (rng.below(2) == 0)
+            .then(|| [1 + rng.below(1024) as u32, 1 + rng.below(4) as u32, 1]),
+        max_threads: (rng.below(3) == 0).then_some([256, 1, 1]),
+        max_reg_count: (rng.below(3) == 0).then(|| 16 + rng.below(200) as u32),
+        exit_offsets: instr_offsets(rng),
+        s2rctaid_offsets: instr_offsets(rng),
+        const_banks: banks
+            .into_iter()
+            .map(|bank| isa_spa5::cubin::ConstBank {
+                bank,
+                data: (0..4 * rng.below(64)).map(|_| rng.next() as u8).collect(),
+            })
+            .collect(),
+        extra_info: if rng.below(3) == 0 {
+            vec![isa_spa5::cubin::InfoAttr {
+                attr: 0x33,
+                value: isa_spa5::cubin::InfoValue::Sized(vec![1, 2, 3, 4]),
+            }]
+        } else {
+            Vec::new()
+        },
+        ilc_abi: (rng.below(2) == 0)
+            .then(|| (0..rng.below(40)).map(|_| rng.next() as u8).collect()),
+        subroutines: (0..rng.below(3))
+            .map(|i| isa_spa5::cubin::Subroutine {
+                name: format!("$sub{i}"),
+                offset: u64::from(code_bytes / 2),
+                size: u64::from(code_bytes / 2),
+                frame_size: (rng.below(2) == 0).then_some(0),
+            })
+            .collect(),
+        code,
+        ..Kernel::default()
+    };
+    if rng.below(8) == 0 {
+        match rng.below(5) {
+            0 => k.num_regs = 256 + rng.below(1000) as u32,
+            1 => k.code.truncate(k.code.len() - 1),
+            2 => k.exit_offsets.push(code_bytes + 8),
+            3 => k.params.push(Param::new(4096, 4)),
+            _ => k.shared_align = 3,
+        }
+    }
+    k
+}
+
+/// What the reader returns for a kernel the writer was given.
+fn as_read_back(k: &Kernel) -> Kernel {
+    let mut k = k.clone();
+    let mut const0 = vec![0u8; (0x140 + k.param_size()) as usize];
+    const0[..k.const0.len()].copy_from_slice(&k.const0);
+    k.const0 = const0;
+    k.min_stack_size = Some(k.min_stack_size.unwrap_or(k.local_size));
+    if k.max_reg_count == Some(0xff) {
+        k.max_reg_count = None;
+    }
+    k.shared_align = if k.shared_size == 0 {
+        0
+    } else {
+        k.shared_align.max(4)
+    };
+    k
+}
+
+#[test]
+fn random_kernels_write_and_read_back() {
+    let mut rng = Rng(0x0ddb_1a5e_5ca1_ab1e);
+    let (mut written, mut refused) = (0, 0);
+    for round in 0..400 {
+        let kernels: Vec<Kernel> = (0..1 + rng.below(3))
+            .map(|i| random_kernel(&mut rng, format!("k{round}_{i}")))
+            .collect();
+        let arch = [Sm::Sm50, Sm::Sm52, Sm::Sm53][rng.below(3)];
+        match write_cubin(arch, &kernels) {
+            Ok(bytes) => {
+                let c = read_cubin(&bytes).unwrap_or_else(|e| panic!("round {round}: {e}"));
+                assert_eq!(c.arch, arch);
+                let want: Vec<Kernel> = kernels.iter().map(as_read_back).collect();
+                assert_eq!(c.kernels, want, "round {round}");
+                written += 1;
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    // Both outcomes must actually occur, or the generator is not exercising the writer.
+    assert!(
+        written > 200 && refused > 10,
+        "{written} written, {refused} refused"
+    );
+}
