@@ -1,0 +1,113 @@
+//! `il-run`: runs an AMD IL compute kernel on the reference interpreter.
+//!
+//! `il-run KERNEL.il --grid X[,Y[,Z]] [--uav ID=FILE]... [--cb ID=FILE]... [--g FILE]
+//! [--lds-check] [--shuffle SEED] [--fuel N] [--report-oob] [--out DIR]`
+//!
+//! Buffers are raw little-endian files; after the dispatch every UAV is written to
+//! `DIR/uavID.bin` and `g[]` to `DIR/g.bin`. Statistics and reports go to stderr. Every
+//! error is a message and exit status 1 (2 for bad command-line usage, as clap does); the
+//! program never panics on user input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use ilc_tools::dispatch::{write_outputs, DispatchArgs};
+use isa_amdil::interp::{self, Dispatch, Schedule};
+
+/// Run an AMD IL compute kernel on the reference interpreter.
+#[derive(Debug, Parser)]
+#[command(name = "il-run", version)]
+struct Cli {
+    /// The kernel (IL text).
+    kernel: PathBuf,
+    #[command(flatten)]
+    dispatch: DispatchArgs,
+    /// Report pairs of work-items touching one LDS word between barriers (one writing).
+    #[arg(long)]
+    lds_check: bool,
+    /// Interleave work-items in random bursts (seeded) instead of lock step.
+    #[arg(long, value_name = "SEED")]
+    shuffle: Option<u64>,
+    /// Instruction budget over all work-items.
+    #[arg(long, default_value_t = 1 << 32)]
+    fuel: u64,
+    /// List out-of-range memory accesses.
+    #[arg(long)]
+    report_oob: bool,
+    /// Exit with status 1 when --lds-check finds a race.
+    #[arg(long)]
+    strict: bool,
+}
+
+fn run(cli: &Cli) -> Result<bool, String> {
+    let source = std::fs::read_to_string(&cli.kernel)
+        .map_err(|e| format!("{}: {e}", cli.kernel.display()))?;
+    let file = cli.kernel.display().to_string();
+    let (prog, diags) = isa_amdil::parse(&source);
+    let rendered = isa_amdil::diag::render_all(&diags, &file, &source);
+    let Some(prog) = prog else {
+        return Err(rendered.trim_end().to_string());
+    };
+    if !rendered.is_empty() {
+        eprint!("{rendered}");
+    }
+    let exec = interp::prepare(&prog).map_err(|e| format!("{file}: {e}"))?;
+    let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
+    let mut d = Dispatch::new(cli.dispatch.grid);
+    d.uavs = bufs.uavs;
+    d.cbs = bufs.cbs;
+    d.global = bufs.global;
+    d.fuel = cli.fuel;
+    d.lds_check = cli.lds_check;
+    d.report_oob = cli.report_oob;
+    if let Some(seed) = cli.shuffle {
+        d.schedule = Schedule::Shuffled { seed };
+    }
+    let stats = interp::run_decoded(&exec, &mut d).map_err(|e| format!("{file}: {e}"))?;
+    for w in &stats.warnings {
+        eprintln!("warning: {w}");
+    }
+    for o in &stats.oob {
+        eprintln!(
+            "out of range: {:?} {} byte {:#x} at line {} by work-item {}",
+            o.space,
+            if o.write { "store to" } else { "load from" },
+            o.addr,
+            o.line,
+            o.item
+        );
+    }
+    for r in &stats.lds_races {
+        eprintln!(
+            "lds race: lds {} dword {:#x} in group {}: work-items {} and {} (line {})",
+            r.lds, r.addr, r.group, r.items.0, r.items.1, r.line
+        );
+    }
+    let written = write_outputs(&cli.dispatch.out, &d.uavs, d.global.as_deref())
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "il-run: {} groups, {} work-items, {} instructions, {} barriers, {} out-of-range, {} lds races; wrote {} files to {}",
+        stats.groups,
+        stats.work_items,
+        stats.instructions,
+        stats.barriers,
+        stats.oob_count,
+        stats.lds_races.len(),
+        written.len(),
+        cli.dispatch.out.display()
+    );
+    Ok(stats.lds_races.is_empty())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(clean) if clean || !cli.strict => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(msg) => {
+            eprintln!("il-run: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
