@@ -9,8 +9,10 @@
 //!
 //! Memory: UAVs, constant buffers and `g[]` are caller-provided byte buffers
 //! ([`Memory`]); LDS is allocated zeroed per group with the declared sizes; private arrays
-//! per work-item. Out-of-range accesses (any byte outside the buffer, or outside the
-//! declared size for constant buffers) read 0 and drop writes, as AMD IL promises.
+//! per work-item. Out-of-range accesses read 0 and drop writes, as AMD IL promises; the
+//! check is made per 4-byte word of a multi-word access (a `load.b128` straddling the end
+//! of a buffer returns its in-range words), on the whole access for 1- and 2-byte ones,
+//! and against the declared size for constant buffers.
 //! Pure opcodes evaluate through [`crate::eval::eval_pure`].
 //!
 //! Errors ([`Trap`]) name the instruction: out of fuel, `unreachable` reached, target
@@ -331,8 +333,12 @@ impl Group<'_> {
                 let n = m.size.bytes() as usize;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
                 let mut bytes = [0u8; 16];
-                if let Some(src) = range(buf.len(), addr, n) {
-                    bytes[..n].copy_from_slice(&buf[src]);
+                // Bounds are checked per 4-byte word (sub-word accesses as a whole).
+                for k in (0..n).step_by(4) {
+                    let w = (n - k).min(4);
+                    if let Some(src) = range(buf.len(), addr.wrapping_add(k as u32), w) {
+                        bytes[k..k + w].copy_from_slice(&buf[src]);
+                    }
                 }
                 let mut vals: SmallVec<[u64; 4]> = SmallVec::new();
                 match m.size {
@@ -362,8 +368,11 @@ impl Group<'_> {
                 }
                 let n = m.size.bytes() as usize;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
-                if let Some(dst) = range(buf.len(), addr, n) {
-                    buf[dst].copy_from_slice(&bytes[..n]);
+                for k in (0..n).step_by(4) {
+                    let w = (n - k).min(4);
+                    if let Some(dst) = range(buf.len(), addr.wrapping_add(k as u32), w) {
+                        buf[dst].copy_from_slice(&bytes[k..k + w]);
+                    }
                 }
             }
             InstructionData::Atomic { op, mem: m, .. } => {

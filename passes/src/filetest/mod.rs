@@ -116,12 +116,9 @@ impl SubTest for VerifierTest {
     fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String> {
         let mut expected: Vec<(usize, String, bool)> = Vec::new();
         for (i, line) in ctx.chunk.lines().enumerate() {
-            if let Some(pos) = line.find("; error:") {
-                expected.push((
-                    ctx.first_line + i,
-                    line[pos + 8..].trim().to_string(),
-                    false,
-                ));
+            // Several errors on one line: `; error: A ; error: B`.
+            for part in line.split("; error:").skip(1) {
+                expected.push((ctx.first_line + i, part.trim().to_string(), false));
             }
         }
         let errors = match verify_function(func) {

@@ -2,7 +2,8 @@
 //! interpreter under every schedule, and compare memory afterwards.
 //!
 //! Syntax: `; run: [grid=X,Y,Z] [group=X,Y,Z] [schedule=all|lockstep|sequential|reverse]
-//! [fuel=N] {uavN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT`.
+//! [fuel=N] {uavN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
+//! a substring of the trap message).
 //! A word is a decimal or `0x` hex integer (negative decimals wrap to 32 bits) or an f32
 //! written with an `f` suffix (`1.5f`, `-0f`); `W*N` repeats a word N times. Expected
 //! buffers compare their first words exactly. With `schedule=all` (the default) the kernel
@@ -102,7 +103,10 @@ fn items(s: &str) -> Result<Vec<(String, String)>, String> {
             .ok_or_else(|| format!("expected key=value at '{rest}'"))?;
         let key = rest[..eq].trim().to_string();
         let after = rest[eq + 1..].trim_start();
-        let (val, next) = if let Some(inner) = after.strip_prefix('[') {
+        let (val, next) = if key == "trap" {
+            // A trap message takes the rest of the line.
+            (after.trim().to_string(), "")
+        } else if let Some(inner) = after.strip_prefix('[') {
             let close = inner
                 .find(']')
                 .ok_or_else(|| format!("missing ']' after {key}="))?;

@@ -216,7 +216,9 @@ impl fmt::Display for FloatCC {
 /// whose address is also a byte offset into the `g[]` buffer.
 ///
 /// Out-of-range accesses (beyond the bound buffer / declared size) read 0 and drop stores,
-/// as AMD IL promises; a backend may skip the check under `--assume-in-bounds`.
+/// as AMD IL promises, checked per 4-byte word of a multi-word access (so narrowing a
+/// vector access to its used words never changes results); a backend may skip the check
+/// under `--assume-in-bounds`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum MemSpace {
     /// Raw (byte-addressed) UAV `id` (structured UAVs are lowered to byte addresses
