@@ -90,7 +90,13 @@ install_debian_tools() {
 }
 
 install_venv_tools() {
-  command -v python3 >/dev/null || die "python3 not found"
+  if ! command -v python3 >/dev/null; then
+    # Minimal Debian images (CI containers) ship without Python.
+    is_root || die "python3 not found (install python3 and python3-venv, or rerun as root)"
+    log "installing python3 and python3-venv"
+    ensure_apt_candidate python3-venv
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >&2
+  fi
   if [[ ! -x "$venv/bin/python" ]]; then
     if ! python3 -m venv "$venv" >&2 2>/dev/null; then
       rm -rf "$venv"
