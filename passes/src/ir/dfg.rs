@@ -200,6 +200,27 @@ impl DataFlowGraph {
             .collect()
     }
 
+    /// Replaces the payload of `inst` (e.g. instruction selection rewriting a generic op in
+    /// place). If the new payload has as many results as the old one, the result values are
+    /// kept (so uses stay valid) and their types re-derived; otherwise the old results are
+    /// detached and new ones created. Returns the results.
+    pub fn replace_inst(&mut self, inst: Inst, data: InstructionData) -> &[Value] {
+        self.insts[inst] = data;
+        let tys = self.compute_result_types(&self.insts[inst]);
+        if tys.len() == self.results[inst].len() {
+            for (k, ty) in tys.into_iter().enumerate() {
+                let v = self.results[inst][k];
+                self.values[v].ty = ty;
+            }
+        } else {
+            self.clear_results(inst);
+            for ty in tys {
+                self.append_result(inst, ty);
+            }
+        }
+        &self.results[inst]
+    }
+
     /// Results of `inst`.
     pub fn inst_results(&self, inst: Inst) -> &[Value] {
         &self.results[inst]
@@ -321,5 +342,25 @@ mod tests {
         assert_eq!(dfg.value_def(y), ValueDef::Param(b, 0));
         assert_eq!(dfg.value_def(x), ValueDef::Detached);
         assert_eq!(dfg.value_const(a), Some(1));
+        // In-place replacement keeps result values when the count matches.
+        let kept = dfg.replace_inst(
+            add,
+            D::Binary {
+                opcode: Opcode::Concat,
+                args: [r, r],
+            },
+        )[0];
+        assert_eq!(kept, r);
+        assert_eq!(dfg.value_type(r), Type::B64);
+        let fresh = dfg
+            .replace_inst(
+                add,
+                D::Nullary {
+                    opcode: Opcode::Return,
+                },
+            )
+            .len();
+        assert_eq!(fresh, 0);
+        assert_eq!(dfg.value_def(r), ValueDef::Detached);
     }
 }

@@ -836,20 +836,22 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 );
             };
             let imm = p.int("an immediate")?;
+            // Operands, `side` and result types of a target instruction must be on the
+            // mnemonic's line: the next line may start with a result list.
+            let same_line = |p: &Parser| p.loc().line == mloc.line && p.pos < p.toks.len();
             let mut side_effects = false;
-            if matches!(p.peek(), Some(Tok::Word(w)) if w == "side") {
+            if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if w == "side") {
                 p.pos += 1;
                 side_effects = true;
             }
             let mut args = ValueList::new();
-            if matches!(p.peek(), Some(Tok::Word(w)) if numbered(w, "v").is_some())
-                && !matches!(p.peek_at(1), Some(Tok::Punct('=')))
+            if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if numbered(w, "v").is_some())
             {
                 args.push(parse_value(p, fb)?);
                 parse_more_values(p, fb, &mut args)?;
             }
             let mut tys = SmallVec::new();
-            if p.peek() == Some(&Tok::Arrow) {
+            if same_line(p) && p.peek() == Some(&Tok::Arrow) {
                 p.pos += 1;
                 loop {
                     let (t, tloc) = p.word("a type")?;
@@ -909,6 +911,24 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("block1(v2: b32):"), "{text}");
+    }
+
+    #[test]
+    fn target_operands_stay_on_their_line() {
+        let f = parse_function_text(
+            "kernel %k {\nblock0:\n target.1 0x0\n v1, v2 = target.2 0x3 side -> b32, b64\n \
+             target.3 0x0 v1, v2\n v3 = target.4 0x0 v1 -> pred\n return\n}",
+        )
+        .unwrap();
+        let text = f.to_string();
+        assert!(
+            text.contains("    target.1 0x0\n    v1, v2 = target.2 0x3 side -> b32, b64\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    target.3 0x0 v1, v2\n    v3 = target.4 0x0 v1 -> pred\n"),
+            "{text}"
+        );
     }
 
     #[test]
