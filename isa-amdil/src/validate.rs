@@ -1,0 +1,976 @@
+//! Semantic validation of a parsed (or decoded) [`Program`]. Collects every problem instead of
+//! stopping at the first.
+//!
+//! Checks, each with its diagnostic code (see [`crate::diag::codes`]):
+//! - operand counts per opcode (E0020) and operand kinds: destinations must be writable,
+//!   sources readable, `mem` only as the mask carrier of stores, indices only on indexable
+//!   registers, register-relative indices only where the guide allows them (E0021, E0015);
+//! - declarations before use: constant buffers, UAV / SRV / LDS / GDS / resource ids, indexed
+//!   temp arrays (E0030); literals used but never declared, or declared after first use, are
+//!   warnings (W0001) because working code does it (DESIGN.md section 7);
+//! - duplicate declarations (E0031; an identical `dcl_literal` repeated is only a warning);
+//!   immediate indices past a declared size (W0001 for constant buffers, as hardware returns 0;
+//!   W0002 for indexed temps);
+//! - structured control flow: `if`/`else`/`endif`, `whileloop`/`loop`/`endloop`,
+//!   `switch`/`case`/`default`/`endswitch` (duplicate case values, two defaults), `break` and
+//!   `continue` placement, `func`/`endfunc`/`ret`, `endmain`, exactly one final `end`, call
+//!   targets that exist (E0040, E0041, E0042);
+//! - practice-vs-guide warnings (W0001): missing version line, barriers inside control flow,
+//!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
+//!   `.w` of the 3-D id registers, functions without `endmain`.
+//!
+//! Guarantees: never panics; diagnostics come in statement order (then end-of-program ones).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::*;
+use crate::diag::{codes, Diagnostic};
+use crate::opcodes::{Form, Opcode, Usage};
+
+/// Validates a program and returns all diagnostics (errors and warnings).
+pub fn validate(p: &Program) -> Vec<Diagnostic> {
+    let mut v = Validator::default();
+    v.run(p);
+    v.diags
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Block {
+    If { has_else: bool },
+    Loop,
+    Switch,
+    Func,
+}
+
+#[derive(Default)]
+struct Decls {
+    literals: HashMap<u32, [u32; 4]>,
+    cbs: HashMap<u32, u32>,
+    itemps: HashMap<u32, u32>,
+    uavs: HashSet<u32>,
+    srvs: HashSet<u32>,
+    lds: HashSet<u32>,
+    gds: HashSet<u32>,
+    resources: HashSet<u32>,
+}
+
+#[derive(Default)]
+struct Validator {
+    diags: Vec<Diagnostic>,
+    decls: Decls,
+    used_literals: HashSet<u32>,
+}
+
+fn is_integer_op(op: Opcode) -> bool {
+    matches!(
+        op.section(),
+        "7.7" | "7.8" | "7.9" | "7.13" | "7.15" | "7.16" | "7.17"
+    ) && op != Opcode::And
+        || matches!(
+            op,
+            Opcode::And | Opcode::Ftoi | Opcode::Ftou | Opcode::Itof | Opcode::Utof
+        )
+}
+
+impl Validator {
+    fn error(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(code, span, msg));
+    }
+    fn error_note(&mut self, code: &'static str, span: Span, msg: impl Into<String>, open: Span) {
+        let note = format!("the open block starts at line {}", open.line);
+        self.diags
+            .push(Diagnostic::error(code, span, msg).with_note(note));
+    }
+    fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(code, span, msg));
+    }
+
+    #[expect(
+        clippy::collapsible_match,
+        reason = "one arm per opcode group, the check inside, reads better than guards"
+    )]
+    fn run(&mut self, p: &Program) {
+        let compute = p
+            .version
+            .as_ref()
+            .map(|v| v.shader == ShaderType::Compute)
+            .unwrap_or(true);
+        if p.version.is_none() {
+            let span = p.statements.first().map(|s| s.span).unwrap_or(Span::NONE);
+            self.warn(
+                codes::PRACTICE,
+                span,
+                "no version line (`il_cs_2_0`); assuming a compute shader",
+            );
+        }
+        // Function labels and calls are checked against the whole program.
+        let mut funcs: HashMap<u32, Span> = HashMap::new();
+        for s in &p.statements {
+            if s.opcode == Opcode::Func {
+                if let Payload::Label(l) = s.payload {
+                    if funcs.insert(l, s.span).is_some() {
+                        self.error(
+                            codes::DUPLICATE,
+                            s.span,
+                            format!("function {l} defined twice"),
+                        );
+                    }
+                }
+            }
+        }
+        // Literals declared anywhere (used for the declared-after-use warning).
+        let mut all_literals: HashSet<u32> = HashSet::new();
+        for s in &p.statements {
+            if let Payload::Literal { reg, .. } = s.payload {
+                all_literals.insert(reg);
+            }
+        }
+
+        let mut stack: Vec<(Block, Span)> = Vec::new();
+        let mut switch_cases: Vec<(HashSet<i32>, bool)> = Vec::new();
+        let mut seen_endmain = false;
+        let mut end_at: Option<usize> = None;
+        let mut thread_group: Option<Span> = None;
+        let mut max_threads: Option<Span> = None;
+        let mut uses_lds = None;
+        let mut prev_closed_func_by_ret = false;
+        let mut warned_func_without_endmain = false;
+
+        for (i, s) in p.statements.iter().enumerate() {
+            let op = s.opcode;
+            let info = op.info();
+            if let Some(e) = end_at {
+                if i == e + 1 {
+                    self.error(codes::END, s.span, "instructions after `end`");
+                }
+            }
+            if compute && !matches!(info.usage, Usage::Cs | Usage::Tex | Usage::Meta) {
+                self.warn(
+                    codes::PRACTICE,
+                    s.span,
+                    format!(
+                        "`{op}` is not a compute instruction (guide section {})",
+                        op.section()
+                    ),
+                );
+            }
+            self.operands(s);
+            self.declaration(s, &mut thread_group, &mut max_threads);
+            if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
+                uses_lds = Some(s.span);
+            }
+            let closed_by_ret = prev_closed_func_by_ret;
+            prev_closed_func_by_ret = false;
+            use Opcode::*;
+            match op {
+                IfLogicalz | IfLogicalnz | Ifc | Ifnz => {
+                    stack.push((Block::If { has_else: false }, s.span))
+                }
+                Else => match stack.last_mut() {
+                    Some((Block::If { has_else }, _)) if !*has_else => *has_else = true,
+                    Some((Block::If { .. }, _)) => {
+                        self.error(codes::NESTING, s.span, "second `else` in one `if`")
+                    }
+                    _ => self.error(codes::NESTING, s.span, "`else` without `if`"),
+                },
+                Endif => match stack.last() {
+                    Some((Block::If { .. }, _)) => {
+                        stack.pop();
+                    }
+                    _ => self.error(codes::NESTING, s.span, "`endif` without `if`"),
+                },
+                While | Loop => stack.push((Block::Loop, s.span)),
+                Endloop => match stack.last() {
+                    Some((Block::Loop, _)) => {
+                        stack.pop();
+                    }
+                    _ => self.error(
+                        codes::NESTING,
+                        s.span,
+                        "`endloop` without `whileloop`/`loop`",
+                    ),
+                },
+                Switch => {
+                    stack.push((Block::Switch, s.span));
+                    switch_cases.push((HashSet::new(), false));
+                }
+                Case | Default => {
+                    if !matches!(stack.last(), Some((Block::Switch, _))) {
+                        self.error(
+                            codes::NESTING,
+                            s.span,
+                            format!("`{op}` outside the body of a `switch`"),
+                        );
+                    } else if let Some((cases, has_default)) = switch_cases.last_mut() {
+                        if let Payload::Case(v) = s.payload {
+                            if !cases.insert(v) {
+                                self.diags.push(Diagnostic::error(
+                                    codes::DUPLICATE,
+                                    s.span,
+                                    format!("duplicate `case {v}` in one switch"),
+                                ));
+                            }
+                        } else if op == Default {
+                            if *has_default {
+                                self.diags.push(Diagnostic::error(
+                                    codes::DUPLICATE,
+                                    s.span,
+                                    "second `default` in one switch",
+                                ));
+                            }
+                            *has_default = true;
+                        }
+                    }
+                }
+                Endswitch => match stack.last() {
+                    Some((Block::Switch, _)) => {
+                        stack.pop();
+                        switch_cases.pop();
+                    }
+                    _ => self.error(codes::NESTING, s.span, "`endswitch` without `switch`"),
+                },
+                Break | Breakc | BreakLogicalz | BreakLogicalnz => {
+                    if !stack
+                        .iter()
+                        .any(|(b, _)| matches!(b, Block::Loop | Block::Switch))
+                    {
+                        self.error(
+                            codes::NESTING,
+                            s.span,
+                            format!("`{op}` outside any loop or switch"),
+                        );
+                    }
+                }
+                Continue | Continuec | ContinueLogicalz | ContinueLogicalnz => {
+                    if !stack.iter().any(|(b, _)| matches!(b, Block::Loop)) {
+                        self.error(codes::NESTING, s.span, format!("`{op}` outside any loop"));
+                    }
+                }
+                Func => {
+                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                        let open = *open;
+                        self.error_note(
+                            codes::NESTING,
+                            s.span,
+                            "`func` inside an open control-flow block",
+                            open,
+                        );
+                    }
+                    stack.clear();
+                    if !seen_endmain && !warned_func_without_endmain {
+                        warned_func_without_endmain = true;
+                        self.warn(
+                            codes::PRACTICE,
+                            s.span,
+                            "function before `endmain` (the guide puts functions after `endmain`)",
+                        );
+                    }
+                    stack.push((Block::Func, s.span));
+                }
+                Endfunc => match stack.last() {
+                    Some((Block::Func, _)) if stack.len() == 1 => {
+                        stack.pop();
+                    }
+                    None if closed_by_ret => {}
+                    _ => self.error(
+                        codes::NESTING,
+                        s.span,
+                        "`endfunc` without matching `func` (or inside a block)",
+                    ),
+                },
+                Ret => {
+                    if stack.len() == 1 && stack[0].0 == Block::Func {
+                        stack.pop();
+                        prev_closed_func_by_ret = true;
+                    } else if !stack.is_empty() {
+                        self.warn(
+                            codes::PRACTICE,
+                            s.span,
+                            "`ret` inside control flow (the guide requires `ret_dyn` there)",
+                        );
+                    }
+                }
+                Endmain => {
+                    if seen_endmain {
+                        self.error(codes::NESTING, s.span, "second `endmain`");
+                    }
+                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                        let open = *open;
+                        self.error_note(
+                            codes::NESTING,
+                            s.span,
+                            "`endmain` inside an open block",
+                            open,
+                        );
+                    }
+                    seen_endmain = true;
+                    stack.clear();
+                }
+                End => {
+                    if end_at.is_some() {
+                        self.error(codes::END, s.span, "second `end`");
+                    }
+                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                        let open = *open;
+                        self.error_note(codes::END, s.span, "`end` inside an open block", open);
+                    }
+                    stack.clear();
+                    end_at = Some(i);
+                }
+                Call | CallLogicalz | CallLogicalnz | Callnz => {
+                    if let Payload::Label(l) = s.payload {
+                        if !funcs.contains_key(&l) {
+                            self.error(
+                                codes::NO_SUCH_FUNCTION,
+                                s.span,
+                                format!("call to function {l}, which is not defined"),
+                            );
+                        }
+                    }
+                }
+                Fence if s.has_fence(FenceFlag::Threads) => {
+                    if stack.iter().any(|(b, _)| *b != Block::Func) {
+                        self.warn(
+                            codes::PRACTICE,
+                            s.span,
+                            "barrier inside control flow: the guide forbids it; accepted, correct only if the condition is uniform across the group",
+                        );
+                    }
+                }
+                _ => {}
+            }
+            // Literal use/declaration order.
+            for reg in operand_regs(s) {
+                if reg.kind == RegKind::Literal
+                    && !self.decls.literals.contains_key(&reg.num)
+                    && self.used_literals.insert(reg.num)
+                {
+                    if all_literals.contains(&reg.num) {
+                        self.warn(
+                            codes::PRACTICE,
+                            s.span,
+                            format!("literal l{} used before its `dcl_literal`", reg.num),
+                        );
+                    } else {
+                        self.warn(
+                            codes::PRACTICE,
+                            s.span,
+                            format!("literal l{} is never declared; it reads as zero", reg.num),
+                        );
+                    }
+                }
+            }
+        }
+        for (b, span) in stack {
+            let what = match b {
+                Block::If { .. } => "`if` without `endif`",
+                Block::Loop => "loop without `endloop`",
+                Block::Switch => "`switch` without `endswitch`",
+                Block::Func => continue,
+            };
+            self.error(codes::NESTING, span, what);
+        }
+        if end_at.is_none() {
+            let span = p.statements.last().map(|s| s.span).unwrap_or(Span::NONE);
+            self.warn(codes::END, span, "program has no `end`");
+        }
+        if let (Some(span), None, None) = (uses_lds, thread_group, max_threads) {
+            self.warn(
+                codes::PRACTICE,
+                span,
+                "LDS used without `dcl_num_thread_per_group`",
+            );
+        }
+    }
+
+    #[expect(
+        clippy::collapsible_match,
+        reason = "one arm per opcode group, the check inside, reads better than guards"
+    )]
+    fn declaration(
+        &mut self,
+        s: &Instruction,
+        thread_group: &mut Option<Span>,
+        max_threads: &mut Option<Span>,
+    ) {
+        use Opcode::*;
+        let id = s.id();
+        let dup = |v: &mut Validator, what: &str| {
+            v.error(codes::DUPLICATE, s.span, format!("{what} declared twice"));
+        };
+        match (s.opcode, &s.payload) {
+            (DclLiteral, Payload::Literal { reg, values }) => {
+                match self.decls.literals.insert(*reg, *values) {
+                    Some(old) if old != *values => {
+                        dup(self, &format!("literal l{reg} with different values"))
+                    }
+                    Some(_) => self.warn(
+                        codes::SUSPICIOUS,
+                        s.span,
+                        format!("literal l{reg} declared twice with the same values"),
+                    ),
+                    None => {}
+                }
+            }
+            (DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
+                if *cb > 14 {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        format!("constant buffer cb{cb}: the guide allows cb0..cb14"),
+                    );
+                }
+                if *size > 4096 {
+                    self.error(
+                        codes::OUT_OF_RANGE,
+                        s.span,
+                        format!("cb{cb}[{size}] exceeds 4096 elements"),
+                    );
+                }
+                if self.decls.cbs.insert(*cb, *size).is_some() {
+                    dup(self, &format!("constant buffer cb{cb}"));
+                }
+            }
+            (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
+                if self.decls.itemps.insert(*reg, *size).is_some() {
+                    dup(self, &format!("indexed temp array x{reg}"));
+                }
+            }
+            (DclNumThreadPerGroup, p) => {
+                if let Payload::Numbers(n) = p {
+                    if n.is_empty() || n.len() > 3 || n.contains(&0) {
+                        self.error(
+                            codes::BAD_DECL,
+                            s.span,
+                            "`dcl_num_thread_per_group` needs 1 to 3 non-zero sizes",
+                        );
+                    }
+                }
+                if thread_group.replace(s.span).is_some() {
+                    dup(self, "thread-group size");
+                }
+                if max_threads.is_some() {
+                    self.error(
+                        codes::DUPLICATE,
+                        s.span,
+                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                    );
+                }
+            }
+            (DclMaxThreadPerGroup, _) => {
+                if max_threads.replace(s.span).is_some() {
+                    dup(self, "maximum thread-group size");
+                }
+                if thread_group.is_some() {
+                    self.error(
+                        codes::DUPLICATE,
+                        s.span,
+                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                    );
+                }
+            }
+            (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
+                if let Some(id) = id {
+                    if !self.decls.uavs.insert(id) {
+                        dup(self, &format!("UAV {id}"));
+                    }
+                }
+            }
+            (DclRawSrv | DclStructSrv, _) => {
+                if let Some(id) = id {
+                    if !self.decls.srvs.insert(id) {
+                        dup(self, &format!("SRV {id}"));
+                    }
+                }
+            }
+            (DclLds | DclStructLds, _) => {
+                if let Some(id) = id {
+                    if !self.decls.lds.insert(id) {
+                        dup(self, &format!("LDS {id}"));
+                    }
+                }
+            }
+            (DclGds | DclStructGds, _) => {
+                if let Some(id) = id {
+                    if !self.decls.gds.insert(id) {
+                        dup(self, &format!("GDS {id}"));
+                    }
+                }
+            }
+            (DclResource, _) => {
+                if let Some(id) = id {
+                    if !self.decls.resources.insert(id) {
+                        dup(self, &format!("resource {id}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if s.opcode.is_declaration() && s.opcode.info().form == Form::Operands {
+            let m = s.opcode.mnemonic();
+            let needs_id = m.contains("uav")
+                || m.contains("srv")
+                || m == "dcl_lds"
+                || m == "dcl_struct_lds"
+                || m.contains("gds")
+                || m == "dcl_resource";
+            if needs_id && id.is_none() {
+                self.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`"));
+            }
+        }
+        if matches!(s.opcode.form(), Form::Numbers) {
+            if let Payload::Numbers(n) = &s.payload {
+                let want = match s.opcode {
+                    DclNumThreadPerGroup | DclTotalNumThreadGroup => None,
+                    DclStructLds | DclStructGds => Some(2),
+                    DclTypelessUav | DclTypedUav | DclGwsThreadCount | DclSemaphore => None,
+                    _ => Some(1),
+                };
+                if let Some(w) = want {
+                    if n.len() != w {
+                        self.error(
+                            codes::BAD_DECL,
+                            s.span,
+                            format!("`{}` takes {w} number(s), found {}", s.opcode, n.len()),
+                        );
+                    }
+                }
+            }
+        }
+        // Uses of ids by memory instructions.
+        let m = s.opcode.mnemonic();
+        if s.opcode.is_declaration() {
+            return;
+        }
+        let check = |v: &mut Validator, set: &HashSet<u32>, what: &str| match id {
+            Some(id) if !set.contains(&id) => {
+                v.error(
+                    codes::UNDECLARED,
+                    s.span,
+                    format!("{what} {id} is not declared"),
+                );
+            }
+            None => v.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`")),
+            _ => {}
+        };
+        if m.starts_with("uav_") || m.starts_with("append_buf") {
+            let set = std::mem::take(&mut self.decls.uavs);
+            check(self, &set, "UAV");
+            self.decls.uavs = set;
+        } else if m.starts_with("srv_") {
+            let set = std::mem::take(&mut self.decls.srvs);
+            check(self, &set, "SRV");
+            self.decls.srvs = set;
+        } else if m.starts_with("lds_") && !matches!(s.opcode, LdsReadVec | LdsWriteVec) {
+            let set = std::mem::take(&mut self.decls.lds);
+            check(self, &set, "LDS");
+            self.decls.lds = set;
+        } else if m.starts_with("gds_") {
+            let set = std::mem::take(&mut self.decls.gds);
+            check(self, &set, "GDS");
+            self.decls.gds = set;
+        }
+        if let Some(r) = s.resource() {
+            let is_uav = s.generic("uav").is_some();
+            let known = if is_uav {
+                self.decls.uavs.contains(&r)
+            } else {
+                self.decls.resources.contains(&r)
+            };
+            if !known {
+                let what = if is_uav { "UAV" } else { "resource" };
+                self.error(
+                    codes::UNDECLARED,
+                    s.span,
+                    format!("{what} {r} is not declared"),
+                );
+            }
+        }
+    }
+
+    fn operands(&mut self, s: &Instruction) {
+        let info = s.opcode.info();
+        if info.form == Form::Operands {
+            if s.dsts.len() != info.dsts as usize {
+                self.error(
+                    codes::OPERAND_COUNT,
+                    s.span,
+                    format!(
+                        "`{}` takes {} destination operand(s), found {}",
+                        s.opcode,
+                        info.dsts,
+                        s.dsts.len()
+                    ),
+                );
+            }
+            let n = s.srcs.len();
+            if n < info.srcs_min as usize || n > info.srcs_max as usize {
+                let want = if info.srcs_min == info.srcs_max {
+                    format!("{}", info.srcs_min)
+                } else {
+                    format!("{} to {}", info.srcs_min, info.srcs_max)
+                };
+                self.error(
+                    codes::OPERAND_COUNT,
+                    s.span,
+                    format!(
+                        "`{}` takes {} source operand(s) after its destination, found {n}",
+                        s.opcode, want
+                    ),
+                );
+            }
+        }
+        let integer = is_integer_op(s.opcode);
+        let store_like = s
+            .dsts
+            .first()
+            .is_some_and(|d| d.reg.kind == RegKind::GenericMem);
+        for d in &s.dsts {
+            let sp = if d.span.line != 0 { d.span } else { s.span };
+            if !writable(d.reg.kind) && !s.opcode.is_declaration() {
+                self.error(
+                    codes::OPERAND_KIND,
+                    sp,
+                    format!("`{}` cannot be a destination", d.reg.kind.name()),
+                );
+            }
+            if d.reg.kind == RegKind::GenericMem && !is_store(s.opcode) {
+                self.error(
+                    codes::OPERAND_KIND,
+                    sp,
+                    format!(
+                        "`mem` is only the mask of store instructions, not a destination of `{}`",
+                        s.opcode
+                    ),
+                );
+            }
+            self.reg(&d.reg, sp);
+            if integer && (d.sat || d.shift != ShiftScale::None) {
+                self.warn(
+                    codes::PRACTICE,
+                    sp,
+                    format!(
+                        "`_sat`/shift-scale on the integer instruction `{}`",
+                        s.opcode
+                    ),
+                );
+            }
+            if s.opcode == Opcode::LdsStoreVec {
+                let m = d.mask.map(|c| c != DstComp::NoWrite);
+                let ok = matches!(
+                    m,
+                    [true, false, false, false]
+                        | [true, true, false, false]
+                        | [true, true, true, false]
+                        | [true, true, true, true]
+                );
+                if !ok {
+                    self.error(
+                        codes::BAD_MASK,
+                        sp,
+                        "`lds_store_vec` mask must be .x, .xy, .xyz or .xyzw",
+                    );
+                }
+            }
+        }
+        if is_store(s.opcode) && !store_like && !s.dsts.is_empty() {
+            self.warn(
+                codes::SUSPICIOUS,
+                s.span,
+                format!("`{}` normally writes through `mem`", s.opcode),
+            );
+        }
+        for src in &s.srcs {
+            let sp = if src.span.line != 0 { src.span } else { s.span };
+            if !readable(src.reg.kind) {
+                self.error(
+                    codes::OPERAND_KIND,
+                    sp,
+                    format!("`{}` cannot be a source", src.reg.kind.name()),
+                );
+            }
+            self.reg(&src.reg, sp);
+            let m = &src.mods;
+            if integer
+                && (m.invert || m.bias || m.x2 || m.sign || m.div_comp != DivComp::None || m.clamp)
+            {
+                self.warn(
+                    codes::PRACTICE,
+                    sp,
+                    format!(
+                        "float-only source modifier on the integer instruction `{}`",
+                        s.opcode
+                    ),
+                );
+            }
+            if src.reg.kind.components() == 3 && src.swizzle.contains(&Swz::W) {
+                self.warn(
+                    codes::PRACTICE,
+                    sp,
+                    format!("`.w` of `{}` is undefined", src.reg.kind.name()),
+                );
+            }
+            if src.reg.kind == RegKind::Timer && (s.opcode != Opcode::Mov || !m.is_empty()) {
+                self.warn(
+                    codes::PRACTICE,
+                    sp,
+                    "`Tmr` may only be read by `mov` without modifiers",
+                );
+            }
+            if src.reg.kind == RegKind::ConstBuffer {
+                if let (Some(size), [Index { reg: None, offset }]) =
+                    (self.decls.cbs.get(&src.reg.num), src.reg.indices.as_slice())
+                {
+                    if *offset < 0 || *offset as u32 >= *size {
+                        self.warn(
+                            codes::PRACTICE,
+                            sp,
+                            format!(
+                                "cb{}[{offset}] is past the declared size {size}; it reads as zero",
+                                src.reg.num
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn reg(&mut self, r: &RegRef, span: Span) {
+        let needs_index = matches!(
+            r.kind,
+            RegKind::ConstBuffer
+                | RegKind::IndexedTemp
+                | RegKind::Global
+                | RegKind::ImmConstBuffer
+                | RegKind::This
+                | RegKind::Persist
+        );
+        let indexable = needs_index || matches!(r.kind, RegKind::Input | RegKind::Output);
+        if needs_index && r.indices.is_empty() {
+            self.error(
+                codes::BAD_INDEX,
+                span,
+                format!("`{}` needs an index `[..]`", r.kind.name()),
+            );
+        }
+        if !indexable && !r.indices.is_empty() {
+            self.error(
+                codes::BAD_INDEX,
+                span,
+                format!("`{}` cannot be indexed", r.kind.name()),
+            );
+        }
+        for ix in &r.indices {
+            if let Some(ir) = ix.reg {
+                if !matches!(
+                    ir.kind,
+                    RegKind::Temp | RegKind::Literal | RegKind::IndexedTemp
+                ) && !ir.kind.is_thread_id()
+                {
+                    self.error(
+                        codes::BAD_INDEX,
+                        span,
+                        format!("`{}` cannot be an index register", ir.kind.name()),
+                    );
+                }
+                if ir.kind == RegKind::Literal && !self.decls.literals.contains_key(&ir.num) {
+                    self.warn(
+                        codes::PRACTICE,
+                        span,
+                        format!("literal l{} is used before its `dcl_literal`", ir.num),
+                    );
+                }
+            }
+        }
+        match r.kind {
+            RegKind::ConstBuffer if !self.decls.cbs.contains_key(&r.num) => {
+                self.error(
+                    codes::UNDECLARED,
+                    span,
+                    format!(
+                        "constant buffer cb{} is not declared (`dcl_cb cb{}[N]`)",
+                        r.num, r.num
+                    ),
+                );
+            }
+            RegKind::IndexedTemp => match self.decls.itemps.get(&r.num) {
+                None => self.error(
+                    codes::UNDECLARED,
+                    span,
+                    format!("indexed temp array x{} is not declared", r.num),
+                ),
+                Some(size) => {
+                    if let [Index { reg: None, offset }] = r.indices.as_slice() {
+                        if *offset < 0 || *offset as u32 >= *size {
+                            self.warn(
+                                codes::SUSPICIOUS,
+                                span,
+                                format!("x{}[{offset}] is outside the declared size {size}", r.num),
+                            );
+                        }
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+}
+
+fn is_store(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        UavRawStore
+            | UavStructStore
+            | UavArenaStore
+            | LdsStoreVec
+            | LdsWriteVec
+            | UavByteStore
+            | UavShortStore
+    )
+}
+
+fn writable(k: RegKind) -> bool {
+    matches!(
+        k,
+        RegKind::Temp
+            | RegKind::IndexedTemp
+            | RegKind::Global
+            | RegKind::Output
+            | RegKind::GenericMem
+            | RegKind::SharedTemp
+            | RegKind::OutputArg
+            | RegKind::Addr
+            | RegKind::Depth
+            | RegKind::Persist
+            | RegKind::Input
+            | RegKind::ConstFloat
+            | RegKind::ConstInt
+            | RegKind::ConstBool
+    )
+}
+
+fn readable(k: RegKind) -> bool {
+    !matches!(k, RegKind::GenericMem | RegKind::OutputArg | RegKind::Depth)
+}
+
+fn operand_regs(s: &Instruction) -> impl Iterator<Item = RegRef> + '_ {
+    let idx = |r: &RegRef| -> Vec<RegRef> {
+        r.indices
+            .iter()
+            .filter_map(|i| i.reg.map(|ir| RegRef::new(ir.kind, ir.num)))
+            .collect()
+    };
+    s.srcs
+        .iter()
+        .flat_map(move |x| std::iter::once(x.reg.clone()).chain(idx(&x.reg)))
+        .chain(s.dsts.iter().flat_map(move |d| idx(&d.reg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn diags(src: &str) -> Vec<(Option<&'static str>, &'static str, u32)> {
+        let (p, d) = parse(src);
+        assert!(d.iter().all(|d| !d.is_error()), "{d:?}");
+        validate(&p.unwrap())
+            .into_iter()
+            .map(|d| {
+                (
+                    if d.is_error() { Some("error") } else { None },
+                    d.code,
+                    d.span.line,
+                )
+            })
+            .collect()
+    }
+
+    fn errors(src: &str) -> Vec<(&'static str, u32)> {
+        diags(src)
+            .into_iter()
+            .filter(|d| d.0.is_some())
+            .map(|d| (d.1, d.2))
+            .collect()
+    }
+
+    #[test]
+    fn clean_kernel_has_no_diagnostics() {
+        let src = "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\ndcl_literal l0, 2, 0, 0, 0\n\
+                   mov r0.x, vAbsTidFlat.x\nishl r1.x, r0.x, l0.x\nuav_raw_store_id(0) mem.x, r1.x, r0.x\nend\n";
+        assert_eq!(diags(src), vec![]);
+    }
+
+    #[test]
+    fn nesting_errors() {
+        let e = errors("il_cs\nif_logicalnz r0.x\nwhileloop\nendif\nbreak\nelse\nendloop\nend\n");
+        assert_eq!(
+            e,
+            vec![(codes::NESTING, 4), (codes::NESTING, 6), (codes::END, 8)]
+        );
+        let e = errors("il_cs\nwhileloop\nif_logicalz r0.x\nendloop\n");
+        assert_eq!(
+            e,
+            vec![
+                (codes::NESTING, 4),
+                (codes::NESTING, 2),
+                (codes::NESTING, 3)
+            ]
+        );
+        let e = errors(
+            "il_cs\nswitch r0.x\ncase 1\ncase 1\ndefault\ndefault\nendswitch\ncontinue\nend\n",
+        );
+        assert_eq!(
+            e,
+            vec![
+                (codes::DUPLICATE, 4),
+                (codes::DUPLICATE, 6),
+                (codes::NESTING, 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn declarations() {
+        let e = errors("il_cs\ndcl_cb cb0[2]\ndcl_cb cb0[2]\nmov r0, cb1[0]\nuav_raw_load_id(3) r0, r1.x\nmov r0, x0[1]\nlds_load_id(0) r0, r1.x\nend\n");
+        assert_eq!(
+            e,
+            vec![
+                (codes::DUPLICATE, 3),
+                (codes::UNDECLARED, 4),
+                (codes::UNDECLARED, 5),
+                (codes::UNDECLARED, 6),
+                (codes::UNDECLARED, 7)
+            ]
+        );
+        let d = diags("il_cs\nmov r0, l3\nmov r1, cb0[9]\ndcl_cb cb0[2]\nmov r2, cb0[9]\nend\n");
+        assert!(d.contains(&(None, codes::PRACTICE, 2)));
+        assert!(d.contains(&(Some("error"), codes::UNDECLARED, 3)));
+        assert!(d.contains(&(None, codes::PRACTICE, 5)));
+    }
+
+    #[test]
+    fn operands_and_calls() {
+        let e = errors("il_cs\nmov r0\nadd l0, r1, r2\nmov r0, mem\ncall 5\nmov r0, r1[2]\nend\n");
+        assert_eq!(
+            e,
+            vec![
+                (codes::OPERAND_COUNT, 2),
+                (codes::OPERAND_KIND, 3),
+                (codes::OPERAND_KIND, 4),
+                (codes::NO_SUCH_FUNCTION, 5),
+                (codes::BAD_INDEX, 6)
+            ]
+        );
+    }
+
+    #[test]
+    fn practice_warnings_are_not_errors() {
+        let src = "il_cs\ndcl_num_thread_per_group 64\ndcl_lds_id(0) 256\nwhileloop\nfence_threads_lds\nbreak\nendloop\ncall 1\nendmain\nfunc 1\nret_dyn\nret\nend\n";
+        let d = diags(src);
+        assert!(d.iter().all(|d| d.0.is_none()), "{d:?}");
+        assert!(d.contains(&(None, codes::PRACTICE, 5)));
+    }
+}
