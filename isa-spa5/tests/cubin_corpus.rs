@@ -564,3 +564,135 @@ fn writer_rejects_what_it_cannot_express() {
         Err(CubinError::Unsupported(_))
     ));
 }
+
+/// Key/value pairs of a launch description: the top-level table, then one per `[[param]]`.
+/// Handles exactly the subset `gen_toml.py` writes (`key = value` lines, a `"""` string).
+fn toml_tables(text: &str) -> (Vec<(String, String)>, Vec<Vec<(String, String)>>) {
+    let mut top = Vec::new();
+    let mut params: Vec<Vec<(String, String)>> = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line == "[[param]]" {
+            params.push(Vec::new());
+            continue;
+        }
+        let (k, v) = line
+            .split_once(" = ")
+            .unwrap_or_else(|| panic!("bad line `{line}`"));
+        let mut v = v.to_string();
+        if v == "\"\"\"" {
+            v.clear();
+            for l in lines.by_ref() {
+                if l == "\"\"\"" {
+                    break;
+                }
+                v.push_str(l);
+                v.push('\n');
+            }
+        }
+        match params.last_mut() {
+            Some(p) => p.push((k.to_string(), v)),
+            None => top.push((k.to_string(), v)),
+        }
+    }
+    (top, params)
+}
+
+fn toml_ints(v: &str) -> Vec<i64> {
+    v.trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("not an integer list: {v}"))
+        })
+        .collect()
+}
+
+#[test]
+fn launch_descriptions_are_complete() {
+    const TYPES: [(&str, u32); 6] = [
+        ("i32", 4),
+        ("u32", 4),
+        ("f32", 4),
+        ("i64", 8),
+        ("u64", 8),
+        ("f64", 8),
+    ];
+    for (name, _) in corpus() {
+        let text = std::fs::read_to_string(corpus_dir().join(format!("{name}.toml")))
+            .expect("launch description");
+        let (top, params) = toml_tables(&text);
+        let get = |t: &[(String, String)], k: &str| {
+            t.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("{name}: missing `{k}`"))
+        };
+        assert_eq!(get(&top, "kernel"), format!("\"{name}\""));
+        let cubin = get(&top, "cubin");
+        assert!(
+            corpus_dir().join(cubin.trim_matches('"')).is_file(),
+            "{name}: {cubin}"
+        );
+        let block = toml_ints(&get(&top, "block"));
+        let grid = toml_ints(&get(&top, "grid"));
+        assert!(
+            block.len() == 3 && block.iter().all(|&b| b >= 1),
+            "{name}: block"
+        );
+        assert!(
+            (1..=1024).contains(&block.iter().product::<i64>()),
+            "{name}: block"
+        );
+        assert!(
+            grid.len() == 3 && grid.iter().all(|&g| g >= 1),
+            "{name}: grid"
+        );
+        assert!(get(&top, "reference").len() > 20, "{name}: reference");
+        assert!(!params.is_empty(), "{name}: no parameters");
+        for p in &params {
+            let pname = get(p, "name");
+            let size: u32 = get(p, "size").parse().expect("size");
+            match get(p, "kind").as_str() {
+                "\"buffer\"" => {
+                    assert_eq!(size, 8, "{name}.{pname}");
+                    let elem = get(p, "elem");
+                    assert!(
+                        TYPES.iter().any(|(t, _)| elem == format!("\"{t}\"")),
+                        "{name}.{pname}"
+                    );
+                    let len: usize = get(p, "len").parse().expect("len");
+                    assert!(len >= 1, "{name}.{pname}");
+                    let io = get(p, "io");
+                    assert!(
+                        ["\"in\"", "\"out\"", "\"inout\""].contains(&io.as_str()),
+                        "{name}.{pname}"
+                    );
+                    match get(p, "init").as_str() {
+                        "\"zero\"" | "\"random\"" | "\"iota\"" => {}
+                        "\"values\"" => {
+                            let values = get(p, "values");
+                            assert_eq!(values.split(',').count(), len, "{name}.{pname}: values");
+                        }
+                        other => panic!("{name}.{pname}: init {other}"),
+                    }
+                }
+                "\"scalar\"" => {
+                    let ty = get(p, "type");
+                    let (_, tsize) = TYPES
+                        .iter()
+                        .find(|(t, _)| ty == format!("\"{t}\""))
+                        .unwrap_or_else(|| panic!("{name}.{pname}: type {ty}"));
+                    assert_eq!(size, *tsize, "{name}.{pname}");
+                    get(p, "value");
+                }
+                other => panic!("{name}.{pname}: kind {other}"),
+            }
+        }
+    }
+}

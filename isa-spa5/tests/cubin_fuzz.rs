@@ -323,7 +323,7 @@ fn as_read_back(k: &Kernel) -> Kernel {
     if k.max_reg_count == Some(0xff) {
         k.max_reg_count = None;
     }
-    k.shared_align = if k.shared_size == 0 {
+    k.shared_align = if k.shared_size == 0 && k.shared_align == 0 {
         0
     } else {
         k.shared_align.max(4)

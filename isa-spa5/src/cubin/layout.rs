@@ -189,7 +189,9 @@ impl Plan {
             add(".nv.global".into(), What::Global);
         }
         for (k, kernel) in w.kernels.iter().enumerate() {
-            if kernel.shared_size > 0 {
+            // An empty section with an alignment is how ptxas marks kernels that use only
+            // dynamic shared memory.
+            if kernel.shared_size > 0 || kernel.shared_align != 0 {
                 add(format!(".nv.shared.{}", kernel.name), What::Shared(k));
             }
         }
@@ -242,9 +244,11 @@ impl Plan {
                 }
             }
         };
-        for k in 0..w.kernels.len() {
+        for (k, kernel) in w.kernels.iter().enumerate() {
             section_symbol(&mut symbols, What::Text(k));
-            section_symbol(&mut symbols, What::Shared(k));
+            if kernel.shared_size > 0 {
+                section_symbol(&mut symbols, What::Shared(k));
+            }
         }
         section_symbol(&mut symbols, What::GlobalInit);
         section_symbol(&mut symbols, What::Global);

@@ -147,10 +147,12 @@ pub struct Kernel {
     pub num_barriers: u32,
     /// Parameters in declaration (ordinal) order.
     pub params: Vec<Param>,
-    /// Static shared memory in bytes (`.nv.shared.K` size); 0 means no section.
+    /// Static shared memory in bytes (`.nv.shared.K` size).
     pub shared_size: u32,
-    /// Alignment of the shared memory section (ptxas uses 4, or the largest element alignment);
-    /// 0 is treated as 4.
+    /// Alignment of the shared memory section (ptxas uses 4, or the largest element alignment;
+    /// values below 4 are written as 4). With `shared_size` 0: 0 writes no section, anything
+    /// else an empty one, which is how ptxas marks kernels using only dynamic
+    /// (`extern __shared__`) shared memory, aligned so.
     pub shared_align: u32,
     /// Local memory (stack frame) per thread in bytes (`EIATTR_FRAME_SIZE`).
     pub local_size: u32,
