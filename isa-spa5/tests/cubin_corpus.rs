@@ -565,11 +565,14 @@ fn writer_rejects_what_it_cannot_express() {
     ));
 }
 
+/// One TOML table as (key, raw value text) pairs.
+type Table = Vec<(String, String)>;
+
 /// Key/value pairs of a launch description: the top-level table, then one per `[[param]]`.
 /// Handles exactly the subset `gen_toml.py` writes (`key = value` lines, a `"""` string).
-fn toml_tables(text: &str) -> (Vec<(String, String)>, Vec<Vec<(String, String)>>) {
+fn toml_tables(text: &str) -> (Table, Vec<Table>) {
     let mut top = Vec::new();
-    let mut params: Vec<Vec<(String, String)>> = Vec::new();
+    let mut params: Vec<Table> = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let line = line.trim();
