@@ -8,7 +8,7 @@
 //! immediate dominator and dominate nothing; `dominates(a, a)` is true for reachable `a`.
 //! Instruction-level dominance uses layout sequence numbers within a block.
 
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::SecondaryMap;
 
 use super::cfg::ControlFlowGraph;
 use super::entities::{Block, Inst};
@@ -270,11 +270,12 @@ pub struct LoopInfo {
     innermost: SecondaryMap<Block, Option<Block>>,
     depth: SecondaryMap<Block, u32>,
     parent: SecondaryMap<Block, Option<Block>>,
+    is_header: SecondaryMap<Block, bool>,
 }
 
 impl LoopInfo {
     /// Computes loop nesting.
-    pub fn with_function(func: &Function, cfg: &ControlFlowGraph, dt: &DominatorTree) -> Self {
+    pub fn with_function(_func: &Function, cfg: &ControlFlowGraph, dt: &DominatorTree) -> Self {
         let mut bodies: Vec<(Block, Vec<Block>)> = Vec::new();
         for &h in dt.rpo() {
             let latches: Vec<Block> = cfg
@@ -310,8 +311,8 @@ impl LoopInfo {
                 info.depth[b] += 1;
             }
             info.headers.push(*h);
+            info.is_header[*h] = true;
         }
-        let _ = func;
         info
     }
 
@@ -332,6 +333,202 @@ impl LoopInfo {
 
     /// True if `b` is a loop header.
     pub fn is_header(&self, b: Block) -> bool {
-        self.headers.contains(&b) && b.index() < usize::MAX
+        self.is_header[b]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BlockCall, FuncCursor, Type};
+
+    /// Builds a function whose block `i` branches to `succs[i]` (0, 1, 2 or more targets).
+    fn cfg_function(succs: &[Vec<usize>]) -> (Function, Vec<Block>) {
+        let mut func = Function::new("cfg");
+        let mut c = FuncCursor::new(&mut func);
+        let blocks: Vec<Block> = succs.iter().map(|_| c.create_block()).collect();
+        for (i, s) in succs.iter().enumerate() {
+            c.goto_end(blocks[i]);
+            match s.as_slice() {
+                [] => {
+                    c.ins().return_();
+                }
+                [a] => {
+                    c.ins().jump(blocks[*a], &[]);
+                }
+                [a, b] => {
+                    let p = c.ins().pconst(true);
+                    c.ins().brif(p, blocks[*a], &[], blocks[*b], &[]);
+                }
+                [a, rest @ ..] => {
+                    let x = c.ins().iconst(Type::B32, 0);
+                    let table = rest
+                        .iter()
+                        .map(|&t| BlockCall::new(blocks[t], &[]))
+                        .collect();
+                    c.ins().br_table(x, BlockCall::new(blocks[*a], &[]), table);
+                }
+            }
+        }
+        (func, blocks)
+    }
+
+    /// Reachability from the entry avoiding `removed`.
+    fn reach(succs: &[Vec<usize>], removed: Option<usize>) -> Vec<bool> {
+        let mut seen = vec![false; succs.len()];
+        if removed == Some(0) {
+            return seen;
+        }
+        let mut work = vec![0];
+        seen[0] = true;
+        while let Some(b) = work.pop() {
+            for &s in &succs[b] {
+                if !seen[s] && Some(s) != removed {
+                    seen[s] = true;
+                    work.push(s);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Reachability of an exit from every block, avoiding `removed`.
+    fn reaches_exit(succs: &[Vec<usize>], removed: Option<usize>) -> Vec<bool> {
+        let n = succs.len();
+        let mut r: Vec<bool> = (0..n)
+            .map(|b| succs[b].is_empty() && Some(b) != removed)
+            .collect();
+        loop {
+            let mut changed = false;
+            for b in 0..n {
+                if !r[b] && Some(b) != removed && succs[b].iter().any(|&s| r[s]) {
+                    r[b] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return r;
+            }
+        }
+    }
+
+    #[test]
+    fn dominance_matches_brute_force_on_random_cfgs() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..300 {
+            let n = rnd(10) + 1;
+            let succs: Vec<Vec<usize>> = (0..n)
+                .map(|_| (0..rnd(4)).map(|_| rnd(n)).filter(|&t| t != 0).collect())
+                .collect();
+            let (func, blocks) = cfg_function(&succs);
+            let cfg = ControlFlowGraph::with_function(&func);
+            let dt = DominatorTree::with_function(&func, &cfg);
+            let pdt = PostDominatorTree::with_function(&func, &cfg);
+            let reachable = reach(&succs, None);
+            let exits = reaches_exit(&succs, None);
+            for a in 0..n {
+                let without_a = reach(&succs, Some(a));
+                let exit_without_a = reaches_exit(&succs, Some(a));
+                for b in 0..n {
+                    let expect = reachable[a] && reachable[b] && (a == b || !without_a[b]);
+                    assert_eq!(
+                        dt.dominates(blocks[a], blocks[b]),
+                        expect,
+                        "{succs:?}: dom {a} {b}"
+                    );
+                    // a post-dominates b iff every path from b to an exit passes a.
+                    let pexpect = exits[a] && exits[b] && (a == b || !exit_without_a[b]);
+                    assert_eq!(
+                        pdt.post_dominates(blocks[a], blocks[b]),
+                        pexpect,
+                        "{succs:?}: pdom {a} {b}"
+                    );
+                }
+                assert_eq!(dt.is_reachable(blocks[a]), reachable[a]);
+            }
+            // Loop depth: a block is in the loop of header h iff h dominates it and it
+            // reaches a latch of h without leaving h's dominance region.
+            let loops = LoopInfo::with_function(&func, &cfg, &dt);
+            for &h in &loops.headers {
+                assert!(cfg.preds(h).iter().any(|&p| dt.dominates(h, p)));
+            }
+            // Brute-force natural loops: x is in loop(h) iff h dominates x and x reaches a
+            // latch of h (a predecessor dominated by h) without passing through h.
+            let idx = |blk: Block| blocks.iter().position(|&y| y == blk).unwrap_or(usize::MAX);
+            let mut depth = vec![0u32; n];
+            for h in 0..n {
+                let latches: Vec<usize> = (0..n)
+                    .filter(|&p| succs[p].contains(&h) && dt.dominates(blocks[h], blocks[p]))
+                    .collect();
+                if latches.is_empty() {
+                    continue;
+                }
+                for (x, d) in depth.iter_mut().enumerate() {
+                    if !dt.dominates(blocks[h], blocks[x]) {
+                        continue;
+                    }
+                    // x reaches a latch avoiding h (x == h counts).
+                    let mut seen = vec![false; n];
+                    let mut work = vec![x];
+                    seen[x] = true;
+                    let mut found = false;
+                    while let Some(y) = work.pop() {
+                        if latches.contains(&y) {
+                            found = true;
+                            break;
+                        }
+                        for &s in &succs[y] {
+                            if s != h && !seen[s] {
+                                seen[s] = true;
+                                work.push(s);
+                            }
+                        }
+                    }
+                    if found {
+                        *d += 1;
+                    }
+                }
+                assert!(loops.is_header(blocks[h]));
+            }
+            for b in 0..n {
+                assert_eq!(
+                    loops.loop_depth(blocks[b]),
+                    depth[b],
+                    "{succs:?}: depth of {b}"
+                );
+                if let Some(h) = loops.innermost_loop(blocks[b]) {
+                    assert!(dt.dominates(h, blocks[b]));
+                    assert!(idx(h) < n);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nested_loops() {
+        // 0 -> 1 (outer header) -> 2 (inner header) -> 3 -> 2 | 4 -> 1 | 5
+        let succs = vec![vec![1], vec![2], vec![3], vec![2, 4], vec![1, 5], vec![]];
+        let (func, b) = cfg_function(&succs);
+        let cfg = ControlFlowGraph::with_function(&func);
+        let dt = DominatorTree::with_function(&func, &cfg);
+        let loops = LoopInfo::with_function(&func, &cfg, &dt);
+        let depths: Vec<u32> = b.iter().map(|&x| loops.loop_depth(x)).collect();
+        assert_eq!(depths, vec![0, 1, 2, 2, 1, 0]);
+        assert_eq!(loops.innermost_loop(b[3]), Some(b[2]));
+        assert_eq!(loops.innermost_loop(b[4]), Some(b[1]));
+        assert_eq!(loops.parent_loop(b[2]), Some(b[1]));
+        assert_eq!(loops.parent_loop(b[1]), None);
+        assert!(loops.is_header(b[1]) && loops.is_header(b[2]) && !loops.is_header(b[3]));
+        assert_eq!(dt.idom(b[5]), Some(b[4]));
+        let pdt = PostDominatorTree::with_function(&func, &cfg);
+        assert_eq!(pdt.ipdom(b[0]), Some(b[1]));
+        assert_eq!(pdt.ipdom(b[3]), Some(b[4]));
+        assert!(pdt.post_dominates(b[5], b[0]));
     }
 }
