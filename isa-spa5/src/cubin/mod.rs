@@ -71,6 +71,27 @@ impl Sm {
     }
 }
 
+impl TryFrom<u32> for Sm {
+    type Error = CubinError;
+
+    fn try_from(n: u32) -> Result<Sm, CubinError> {
+        Sm::from_number(n).ok_or(CubinError::UnsupportedArch(n))
+    }
+}
+
+impl std::str::FromStr for Sm {
+    type Err = CubinError;
+
+    /// Parses `sm_50`, `sm_52`, `sm_53` (or the bare numbers).
+    fn from_str(s: &str) -> Result<Sm, CubinError> {
+        let digits = s.strip_prefix("sm_").unwrap_or(s);
+        let n: u32 = digits
+            .parse()
+            .map_err(|_| CubinError::NotCubin(format!("`{s}` is not an sm_NN target")))?;
+        Sm::try_from(n)
+    }
+}
+
 impl std::fmt::Display for Sm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "sm_{}", self.number())
@@ -321,5 +342,29 @@ impl CubinError {
             section: section.to_string(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sm_numbers_and_names() {
+        for sm in [Sm::Sm50, Sm::Sm52, Sm::Sm53] {
+            assert_eq!(Sm::try_from(sm.number()), Ok(sm));
+            assert_eq!(sm.to_string().parse::<Sm>(), Ok(sm));
+        }
+        assert_eq!("52".parse::<Sm>(), Ok(Sm::Sm52));
+        assert_eq!(Sm::try_from(61), Err(CubinError::UnsupportedArch(61)));
+        assert!("sm_5x".parse::<Sm>().is_err());
+    }
+
+    #[test]
+    fn param_size_is_end_of_last_parameter() {
+        let mut k = Kernel::default();
+        assert_eq!(k.param_size(), 0);
+        k.params = vec![Param::new(8, 4), Param::new(0, 8)];
+        assert_eq!(k.param_size(), 12);
     }
 }

@@ -5,6 +5,8 @@
 //! [`CubinError::InvalidKernel`], module data that does not fit is [`CubinError::Unsupported`].
 //! The file layout itself (sections, symbols, ELF emission through `object`) is in `layout.rs`.
 
+use std::borrow::Borrow;
+
 use super::layout::{Plan, SymKind, Symbol};
 use super::nvinfo::{self, *};
 use super::{
@@ -32,11 +34,15 @@ pub struct CubinWriter {
     pub(super) globals: GlobalData,
 }
 
-/// Writes `kernels` as an sm_`arch` cubin with default settings.
-pub fn write_cubin(arch: Sm, kernels: &[Kernel]) -> Result<Vec<u8>, CubinError> {
+/// Writes `kernels` (a slice, a `Vec`, an array, ...) as an sm_`arch` cubin with default
+/// settings and no module data.
+pub fn write_cubin<K: Borrow<Kernel>>(
+    arch: Sm,
+    kernels: impl IntoIterator<Item = K>,
+) -> Result<Vec<u8>, CubinError> {
     let mut w = CubinWriter::new(arch);
     for k in kernels {
-        w = w.kernel(k.clone());
+        w = w.kernel(k.borrow().clone());
     }
     w.write()
 }
