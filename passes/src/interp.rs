@@ -16,7 +16,7 @@
 //! Pure opcodes evaluate through [`crate::eval::eval_pure`].
 //!
 //! Errors ([`Trap`]) name the instruction: out of fuel, `unreachable` reached, target
-//! instructions (not interpretable), a missing buffer, an undefined value. The interpreter
+//! instructions without a [`TargetEval`] hook, a missing buffer. The interpreter
 //! never panics on a function that passed the verifier.
 
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ use smallvec::SmallVec;
 use crate::eval::{controlling_type, eval_pure};
 use crate::ir::write::inst_to_string;
 use crate::ir::{
-    AnyEntity, Block, Function, Inst, InstructionData, MemSpace, Opcode, SpecialReg, Value,
+    AnyEntity, Block, Function, Inst, InstructionData, MemSpace, Opcode, SpecialReg, Type, Value,
 };
 
 /// Order in which the work-items of a group advance between barriers.
@@ -116,8 +116,25 @@ struct Item {
     executed: u64,
 }
 
+/// Semantics of target-specific instructions, supplied by a backend so that IR after
+/// instruction selection can still be interpreted (pure target operations only: the
+/// interpreter handles memory, control flow and barriers through generic opcodes).
+pub trait TargetEval {
+    /// Evaluates target instruction `code` with immediate `imm` on operand cells `args`
+    /// (typed `arg_types`); returns one cell per result, or a message naming what is
+    /// unsupported.
+    fn eval(
+        &self,
+        code: u16,
+        imm: u64,
+        args: &[u64],
+        arg_types: &[Type],
+    ) -> Result<SmallVec<[u64; 2]>, String>;
+}
+
 struct Group<'a> {
     func: &'a Function,
+    target: Option<&'a dyn TargetEval>,
     gid: [u32; 3],
     grid: [u32; 3],
     size: [u32; 3],
@@ -144,6 +161,17 @@ pub fn run_dispatch(
     mem: &mut Memory,
     opts: &InterpOptions,
 ) -> Result<Stats, Trap> {
+    run_dispatch_with_target(func, dispatch, mem, opts, None)
+}
+
+/// As [`run_dispatch`], evaluating `target` instructions through `target`.
+pub fn run_dispatch_with_target(
+    func: &Function,
+    dispatch: &Dispatch,
+    mem: &mut Memory,
+    opts: &InterpOptions,
+    target: Option<&dyn TargetEval>,
+) -> Result<Stats, Trap> {
     let size = dispatch.group_size.or(func.group_size).ok_or_else(|| {
         trap(
             func,
@@ -169,6 +197,7 @@ pub fn run_dispatch(
             for gx in 0..dispatch.grid[0] {
                 let mut group = Group {
                     func,
+                    target,
                     gid: [gx, gy, gz],
                     grid: dispatch.grid,
                     size,
@@ -417,15 +446,37 @@ impl Group<'_> {
                     None => return Err(trap(func, Some(inst), "br_table without destinations")),
                 }
             }
-            InstructionData::Target { .. } => {
-                return Err(trap(
-                    func,
-                    Some(inst),
-                    "target instructions cannot be interpreted",
-                ));
+            InstructionData::Target { code, imm, .. } => {
+                let Some(t) = self.target else {
+                    return Err(trap(
+                        func,
+                        Some(inst),
+                        "target instructions cannot be interpreted without a TargetEval",
+                    ));
+                };
+                let tys: SmallVec<[Type; 4]> = data
+                    .args()
+                    .iter()
+                    .map(|&v| func.dfg.value_type(v))
+                    .collect();
+                let vals = t
+                    .eval(*code, *imm, &args, &tys)
+                    .map_err(|e| trap(func, Some(inst), e))?;
+                if vals.len() != results.len() {
+                    return Err(trap(
+                        func,
+                        Some(inst),
+                        format!(
+                            "target evaluation gave {} results, expected {}",
+                            vals.len(),
+                            results.len()
+                        ),
+                    ));
+                }
+                set(item, &vals);
             }
             _ => {
-                let tys: SmallVec<[crate::ir::Type; 4]> = data
+                let tys: SmallVec<[Type; 4]> = data
                     .args()
                     .iter()
                     .map(|&v| func.dfg.value_type(v))
@@ -586,6 +637,47 @@ block0:
             run(&racy, [1, 1, 1], vec![1, 2, 3, 4], Schedule::Sequential).unwrap(),
             run(&racy, [1, 1, 1], vec![1, 2, 3, 4], Schedule::Reverse).unwrap()
         );
+    }
+
+    struct AddOne;
+    impl TargetEval for AddOne {
+        fn eval(
+            &self,
+            code: u16,
+            imm: u64,
+            args: &[u64],
+            _: &[Type],
+        ) -> Result<SmallVec<[u64; 2]>, String> {
+            match code {
+                7 => Ok(smallvec::smallvec![(args[0] + imm) & 0xFFFF_FFFF]),
+                _ => Err(format!("unknown target code {code}")),
+            }
+        }
+    }
+
+    #[test]
+    fn target_instructions_use_the_hook() {
+        let text = "kernel %k {\n group_size 2, 1, 1\n uav0 = raw\nblock0:\n v0 = special tid.x\n \
+                    v1 = target.7 0x10 v0 -> b32\n v2 = iconst.b32 0x2\n v3 = ishl v0, v2\n \
+                    store.b32 uav0[v3], v1\n return\n}";
+        let f = parse_function_text(text).unwrap();
+        let mut mem = Memory::default();
+        mem.uavs.insert(0, vec![0; 8]);
+        let d = Dispatch {
+            grid: [1, 1, 1],
+            group_size: None,
+        };
+        let e = run_dispatch(&f, &d, &mut mem, &InterpOptions::default()).unwrap_err();
+        assert!(e.message.contains("TargetEval"), "{e}");
+        run_dispatch_with_target(&f, &d, &mut mem, &InterpOptions::default(), Some(&AddOne))
+            .unwrap();
+        assert_eq!(bytes_to_words(&mem.uavs[&0]), vec![16, 17]);
+        let bad = text.replace("target.7", "target.8");
+        let f = parse_function_text(&bad).unwrap();
+        let e =
+            run_dispatch_with_target(&f, &d, &mut mem, &InterpOptions::default(), Some(&AddOne))
+                .unwrap_err();
+        assert!(e.message.contains("unknown target code 8"), "{e}");
     }
 
     #[test]
