@@ -621,3 +621,153 @@ impl Plan {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{read_cubin, GlobalData, Kernel, Param, Sm};
+    use super::*;
+
+    fn kernel(name: &str, shared: u32) -> Kernel {
+        Kernel {
+            name: name.into(),
+            code: vec![0; 8],
+            num_regs: 10,
+            params: vec![Param::new(0, 8)],
+            shared_size: shared,
+            exit_offsets: vec![8],
+            ..Kernel::default()
+        }
+    }
+
+    fn u16_at(b: &[u8], at: usize) -> u16 {
+        u16::from_le_bytes([b[at], b[at + 1]])
+    }
+    fn u32_at(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+    }
+    fn u64_at(b: &[u8], at: usize) -> u64 {
+        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    #[test]
+    fn header_fields_match_ptxas() {
+        let bytes = CubinWriter::new(Sm::Sm52)
+            .virtual_arch(50)
+            .kernel(kernel("a", 0))
+            .write()
+            .expect("writes");
+        assert_eq!(&bytes[..8], b"\x7fELF\x02\x01\x01\x33");
+        assert_eq!(bytes[8], 7, "ABI version");
+        assert_eq!(u16_at(&bytes, 0x10), 2, "ET_EXEC");
+        assert_eq!(u16_at(&bytes, 0x12), 190, "EM_CUDA");
+        assert_eq!(u32_at(&bytes, 0x14), 129, "e_version = toolkit version");
+        assert_eq!(u32_at(&bytes, 0x30), 0x0032_0534, "e_flags");
+    }
+
+    #[test]
+    fn program_headers_cover_code_and_shared() {
+        let bytes = crate::cubin::write_cubin(Sm::Sm50, [kernel("a", 256), kernel("b", 64)])
+            .expect("writes");
+        let phoff = u64_at(&bytes, 0x20) as usize;
+        let phnum = usize::from(u16_at(&bytes, 0x38));
+        assert_eq!(phnum, 4);
+        let ph = |i: usize| {
+            let at = phoff + i * 56;
+            (
+                u32_at(&bytes, at),
+                u32_at(&bytes, at + 4),
+                u64_at(&bytes, at + 8),
+                u64_at(&bytes, at + 32),
+                u64_at(&bytes, at + 40),
+            )
+        };
+        assert_eq!(ph(0), (elf::PT_PHDR.0, 5, phoff as u64, 4 * 56, 4 * 56));
+        assert_eq!(ph(3), (elf::PT_LOAD.0, 5, phoff as u64, 4 * 56, 4 * 56));
+        let (ty, flags, _, filesz, memsz) = ph(2);
+        assert_eq!((ty, flags, filesz, memsz), (elf::PT_LOAD.0, 6, 0, 256 + 64));
+        let (ty, flags, _, filesz, _) = ph(1);
+        // Two constant banks of 0x148 bytes, two texts of 64 bytes, with alignment padding.
+        assert_eq!((ty, flags), (elf::PT_LOAD.0, 5));
+        assert!(filesz >= 2 * 0x148 + 2 * 64, "{filesz:#x}");
+    }
+
+    #[test]
+    fn relocation_against_unknown_symbol_is_refused() {
+        let globals = GlobalData {
+            const_banks: vec![crate::cubin::ConstBank {
+                bank: 4,
+                data: vec![0; 8],
+            }],
+            relocations: vec![crate::cubin::Relocation {
+                section: ".nv.constant4".into(),
+                offset: 0,
+                symbol: "nowhere".into(),
+                r_type: 2,
+                addend: 0,
+            }],
+            ..GlobalData::default()
+        };
+        let e = CubinWriter::new(Sm::Sm50)
+            .kernel(kernel("a", 0))
+            .globals(globals)
+            .write();
+        assert!(matches!(e, Err(CubinError::Unsupported(_))), "{e:?}");
+    }
+
+    #[test]
+    fn global_data_round_trips_with_relocations() {
+        let globals = GlobalData {
+            const_banks: vec![crate::cubin::ConstBank {
+                bank: 4,
+                data: vec![0; 16],
+            }],
+            symbols: vec![
+                crate::cubin::DataSymbol {
+                    name: "table".into(),
+                    section: ".nv.global.init".into(),
+                    offset: 0,
+                    size: 8,
+                },
+                crate::cubin::DataSymbol {
+                    name: "scratch".into(),
+                    section: ".nv.global".into(),
+                    offset: 0,
+                    size: 64,
+                },
+            ],
+            global_init: vec![1, 2, 3, 4, 5, 6, 7, 8],
+            global_size: 64,
+            relocations: vec![
+                crate::cubin::Relocation {
+                    section: ".nv.constant4".into(),
+                    offset: 0,
+                    symbol: "table".into(),
+                    r_type: 2,
+                    addend: 0,
+                },
+                crate::cubin::Relocation {
+                    section: ".nv.constant4".into(),
+                    offset: 8,
+                    symbol: "scratch".into(),
+                    r_type: 2,
+                    addend: 16,
+                },
+            ],
+            section_align: Vec::new(),
+        };
+        let bytes = CubinWriter::new(Sm::Sm50)
+            .kernel(kernel("a", 0))
+            .globals(globals.clone())
+            .write()
+            .expect("writes");
+        let back = read_cubin(&bytes).expect("reads");
+        let mut got = back.globals.clone();
+        got.section_align.clear();
+        assert_eq!(got, globals);
+        // A relocation with an addend needs SHT_RELA; the bank holding addresses is 8-aligned.
+        assert!(back
+            .globals
+            .section_align
+            .contains(&(".nv.constant4".to_string(), 8)));
+    }
+}

@@ -426,3 +426,63 @@ fn info_rank(attr: u8) -> u8 {
         None => ORDER.len() as u8,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Param;
+    use super::*;
+
+    #[test]
+    fn info_records_follow_ptxas_order() {
+        let mut attrs = [
+            EIATTR_CRS_STACK_SIZE,
+            0x99,
+            EIATTR_EXIT_INSTR_OFFSETS,
+            EIATTR_KPARAM_INFO,
+            EIATTR_CUDA_API_VERSION,
+            EIATTR_S2RCTAID_INSTR_OFFSETS,
+        ];
+        attrs.sort_by_key(|&a| info_rank(a));
+        assert_eq!(
+            attrs,
+            [
+                EIATTR_CUDA_API_VERSION,
+                EIATTR_KPARAM_INFO,
+                EIATTR_S2RCTAID_INSTR_OFFSETS,
+                EIATTR_EXIT_INSTR_OFFSETS,
+                0x99,
+                EIATTR_CRS_STACK_SIZE
+            ]
+        );
+    }
+
+    #[test]
+    fn kernel_info_encodes_params_and_block_size() {
+        let k = Kernel {
+            name: "k".into(),
+            code: vec![0; 4],
+            params: vec![Param::new(0, 8), Param::new(8, 4)],
+            block_size: Some([64, 2, 1]),
+            exit_offsets: vec![8],
+            ..Kernel::default()
+        };
+        let w = CubinWriter::new(Sm::Sm50).kernel(k);
+        let bytes = kernel_info_data(&w, 0, 7, ".nv.info.k").expect("encodes");
+        let attrs = nvinfo::decode("t", &bytes).expect("decodes");
+        let find = |a: u8| attrs.iter().filter(move |x| x.attr == a);
+        assert_eq!(find(EIATTR_KPARAM_INFO).count(), 2);
+        let cbank = find(EIATTR_PARAM_CBANK).next().expect("PARAM_CBANK");
+        assert_eq!(
+            nvinfo::as_words(&cbank.value),
+            Some(vec![7, 0x0140 | (12 << 16)])
+        );
+        let req = find(EIATTR_REQNTID).next().expect("REQNTID");
+        assert_eq!(nvinfo::as_words(&req.value), Some(vec![64, 2, 1]));
+        assert_eq!(
+            find(EIATTR_CBANK_PARAM_SIZE)
+                .next()
+                .map(|a| a.value.clone()),
+            Some(InfoValue::Half(12))
+        );
+    }
+}
