@@ -14,6 +14,7 @@
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod regalloc;
 pub mod target;
 pub mod verifier;
 

@@ -1,0 +1,377 @@
+//! Register assignment after spilling: greedy coloring in dominator-tree pre-order.
+//!
+//! Requires: strict SSA whose register pressure fits the file (guaranteed by
+//! `spill`), bundles from `prepare`.
+//! Guarantees: every value in the layout gets the first register of a run that is free for
+//! its whole live range, aligned as its footprint requires; results in a result group and
+//! bundle members sit in consecutive registers; block parameters of a block get pairwise
+//! distinct registers. Picks the lowest free aligned run (after a copy/parameter hint), so
+//! the register count stays near the maximal pressure. Fails with
+//! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
+//! spill budget.
+
+use std::collections::HashSet;
+
+use super::liveness::Liveness;
+use super::prepare::Bundles;
+use super::{Allocation, EditKind, Failure, RegAllocError};
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, Opcode, PerRegFile, RegFile, Value,
+};
+use crate::target::{Footprint, PReg, TargetIsa};
+
+/// Register file occupancy.
+struct Regs {
+    occ: PerRegFile<Vec<Option<Value>>>,
+}
+
+impl Regs {
+    fn new(limits: PerRegFile<u32>) -> Self {
+        Regs {
+            occ: PerRegFile(RegFile::ALL.map(|f| vec![None; limits[f] as usize])),
+        }
+    }
+
+    fn clear(&mut self) {
+        for f in RegFile::ALL {
+            self.occ[f].iter_mut().for_each(|x| *x = None);
+        }
+    }
+
+    fn is_free(&self, file: RegFile, start: u32, width: u32) -> bool {
+        let o = &self.occ[file];
+        (start + width) as usize <= o.len()
+            && o[start as usize..(start + width) as usize]
+                .iter()
+                .all(Option::is_none)
+    }
+
+    /// Lowest free run of `width` registers aligned to `align`.
+    fn find(&self, file: RegFile, width: u32, align: u32) -> Option<u32> {
+        let n = self.occ[file].len() as u32;
+        let mut i = 0;
+        while i + width <= n {
+            if self.is_free(file, i, width) {
+                return Some(i);
+            }
+            i += align.max(1);
+        }
+        None
+    }
+
+    fn set(&mut self, file: RegFile, start: u32, width: u32, v: Option<Value>) {
+        for r in start..start + width {
+            if let Some(x) = self.occ[file].get_mut(r as usize) {
+                *x = v;
+            }
+        }
+    }
+
+    /// Frees `v`'s registers if it still holds them.
+    fn free(&mut self, reg: PReg, width: u32, v: Value) {
+        for r in u32::from(reg.index)..u32::from(reg.index) + width {
+            if let Some(x) = self.occ[reg.file].get_mut(r as usize) {
+                if *x == Some(v) {
+                    *x = None;
+                }
+            }
+        }
+    }
+}
+
+struct Colorer<'a> {
+    target: &'a dyn TargetIsa,
+    bundles: &'a Bundles,
+    regs: Regs,
+}
+
+/// Assigns registers; fills `alloc.regs`.
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    bundles: &Bundles,
+    limits: PerRegFile<u32>,
+    alloc: &mut Allocation,
+) -> Result<(), Failure> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let lv = Liveness::compute(func, &cfg);
+    let mut c = Colorer {
+        target,
+        bundles,
+        regs: Regs::new(limits),
+    };
+    // Dominator-tree pre-order, children in reverse post-order.
+    let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        c.block(func, &cfg, &lv, b, alloc)?;
+        let mut kids = dt.children(b).to_vec();
+        kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
+        stack.extend(kids);
+    }
+    Ok(())
+}
+
+impl Colorer<'_> {
+    fn fp(&self, func: &Function, v: Value) -> Footprint {
+        self.target.footprint(func.dfg.value_type(v))
+    }
+
+    fn place(
+        &mut self,
+        func: &Function,
+        v: Value,
+        hint: Option<PReg>,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        let fp = self.fp(func, v);
+        let (w, a) = (u32::from(fp.width), u32::from(fp.align));
+        let start = match hint {
+            Some(h)
+                if h.file == fp.file
+                    && u32::from(h.index) % a == 0
+                    && self.regs.is_free(fp.file, u32::from(h.index), w) =>
+            {
+                u32::from(h.index)
+            }
+            _ => self
+                .regs
+                .find(fp.file, w, a)
+                .ok_or(Failure::Fragmented(v, fp.file))?,
+        };
+        self.regs.set(fp.file, start, w, Some(v));
+        alloc.regs[v] = Some(PReg {
+            file: fp.file,
+            index: start as u16,
+        });
+        Ok(())
+    }
+
+    /// Places `members` consecutively from an aligned run; `prefer` is tried first.
+    fn place_group(
+        &mut self,
+        func: &Function,
+        members: &[Value],
+        align: u32,
+        prefer: Option<u32>,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        let total: u32 = members
+            .iter()
+            .map(|&m| u32::from(self.fp(func, m).width))
+            .sum();
+        let file = RegFile::Gpr;
+        let start = match prefer {
+            Some(p) if p % align.max(1) == 0 && self.regs.is_free(file, p, total) => p,
+            _ => self
+                .regs
+                .find(file, total, align)
+                .ok_or(Failure::Fragmented(members[0], file))?,
+        };
+        let mut r = start;
+        for &m in members {
+            let w = u32::from(self.fp(func, m).width);
+            self.regs.set(file, r, w, Some(m));
+            alloc.regs[m] = Some(PReg::gpr(r as u16));
+            r += w;
+        }
+        Ok(())
+    }
+
+    fn free_value(&mut self, func: &Function, v: Value, alloc: &Allocation) {
+        if let Some(r) = alloc.regs[v] {
+            let w = u32::from(self.fp(func, v).width);
+            self.regs.free(r, w, v);
+        }
+    }
+
+    fn block(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        lv: &Liveness,
+        b: Block,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        self.regs.clear();
+        for &v in &lv.live_in[b] {
+            if let Some(r) = alloc.regs[v] {
+                let w = u32::from(self.fp(func, v).width);
+                self.regs.set(r.file, u32::from(r.index), w, Some(v));
+            }
+        }
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        // Last uses and dead results, by a backward scan.
+        let mut kills: Vec<Vec<Value>> = vec![Vec::new(); insts.len()];
+        let mut dead: Vec<Vec<Value>> = vec![Vec::new(); insts.len()];
+        {
+            let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
+            for (k, &inst) in insts.iter().enumerate().rev() {
+                for &r in func.dfg.inst_results(inst) {
+                    if !live.remove(&r) {
+                        dead[k].push(r);
+                    }
+                }
+                for v in func.dfg.insts[inst].all_values() {
+                    if live.insert(v) {
+                        kills[k].push(v);
+                    }
+                }
+            }
+        }
+        // Parameters, with hints from the arguments of already colored predecessors.
+        let params = func.dfg.block_params(b).to_vec();
+        for (i, &p) in params.iter().enumerate() {
+            let mut hint = None;
+            for &pred in cfg.preds(b) {
+                let Some(t) = func.terminator(pred) else {
+                    continue;
+                };
+                for call in func.dfg.insts[t].branch_destinations() {
+                    if call.block == b {
+                        if let Some(&a) = call.args.get(i) {
+                            hint = hint.or(alloc.regs[a]);
+                        }
+                    }
+                }
+            }
+            self.place(func, p, hint, alloc)?;
+        }
+        for &p in &params {
+            let used = insts
+                .iter()
+                .any(|&i| func.dfg.insts[i].all_values().any(|x| x == p));
+            if !used && !lv.is_live_out(b, p) {
+                self.free_value(func, p, alloc);
+            }
+        }
+        for (k, &inst) in insts.iter().enumerate() {
+            if let Some(bi) = self.bundles.of_move[inst] {
+                let bd = &self.bundles.list[bi as usize];
+                if bd.head == inst {
+                    self.bundle_head(func, &insts, &kills, k, bi as usize, alloc)?;
+                } else {
+                    for &v in &kills[k] {
+                        self.free_value(func, v, alloc);
+                    }
+                }
+                continue;
+            }
+            let c = self.target.constraints(func, inst);
+            if !c.results_early {
+                for &v in &kills[k] {
+                    self.free_value(func, v, alloc);
+                }
+            }
+            let results = func.dfg.inst_results(inst).to_vec();
+            let mut grouped = vec![false; results.len()];
+            for g in &c.result_groups {
+                let (s, n) = (usize::from(g.start), usize::from(g.len));
+                if n == 0 || s + n > results.len() || !g.align.is_power_of_two() {
+                    return Err(RegAllocError::BadConstraint {
+                        inst,
+                        reason: format!("result group {s}..{} of {}", s + n, results.len()),
+                    }
+                    .into());
+                }
+                if results[s..s + n]
+                    .iter()
+                    .any(|&r| self.fp(func, r).file != RegFile::Gpr)
+                {
+                    return Err(RegAllocError::BadConstraint {
+                        inst,
+                        reason: "result group member outside the GPR file".into(),
+                    }
+                    .into());
+                }
+                self.place_group(func, &results[s..s + n], u32::from(g.align), None, alloc)?;
+                grouped[s..s + n].iter_mut().for_each(|x| *x = true);
+            }
+            // Copies prefer the source's register (free if the source died here).
+            let is_copy = matches!(alloc.edits[inst], EditKind::Move)
+                || func.dfg.opcode(inst) == Opcode::Copy;
+            let hint = if is_copy {
+                func.dfg
+                    .inst_args(inst)
+                    .first()
+                    .and_then(|&a| alloc.regs[a])
+            } else {
+                None
+            };
+            for (r, &v) in results.iter().enumerate() {
+                if !grouped[r] {
+                    self.place(func, v, hint, alloc)?;
+                }
+            }
+            if c.results_early {
+                for &v in &kills[k] {
+                    self.free_value(func, v, alloc);
+                }
+            }
+            for &v in &dead[k] {
+                self.free_value(func, v, alloc);
+            }
+        }
+        Ok(())
+    }
+
+    fn bundle_head(
+        &mut self,
+        func: &Function,
+        insts: &[Inst],
+        kills: &[Vec<Value>],
+        k: usize,
+        bi: usize,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        let bd = &self.bundles.list[bi];
+        let members = bd.members.clone();
+        let align = u32::from(bd.align);
+        // The moves follow each other from position k.
+        // Position of each member's move in the block (moves follow the head).
+        let mut pos = Vec::with_capacity(members.len());
+        for &m in &members {
+            // Bundle members are results of their moves, in this block.
+            let mi = func
+                .dfg
+                .value_inst(m)
+                .expect("bundle member is a move result");
+            let p = insts[k..].iter().position(|&x| x == mi).map(|p| p + k);
+            pos.push(p.ok_or(RegAllocError::BadConstraint {
+                inst: mi,
+                reason: "operand group moves separated from their instruction".into(),
+            })?);
+        }
+        let srcs: Vec<Value> = members
+            .iter()
+            .map(|&m| func.dfg.inst_args(func.dfg.value_inst(m).expect("move"))[0])
+            .collect();
+        // In place: sources die at their moves and already form the aligned run.
+        let mut in_place = None;
+        if let Some(r0) = alloc.regs[srcs[0]] {
+            let mut expect = u32::from(r0.index);
+            let mut ok = r0.file == RegFile::Gpr && expect % align.max(1) == 0;
+            for (j, &s) in srcs.iter().enumerate() {
+                let w = u32::from(self.fp(func, s).width);
+                ok &= alloc.regs[s] == Some(PReg::gpr(expect as u16))
+                    && kills[pos[j]].contains(&s)
+                    && srcs[..j].iter().all(|&t| t != s);
+                expect += w;
+            }
+            if ok {
+                in_place = Some(u32::from(r0.index));
+            }
+        }
+        if in_place.is_some() {
+            for &s in &srcs {
+                self.free_value(func, s, alloc);
+            }
+        }
+        self.place_group(func, &members, align, in_place, alloc)?;
+        for &v in &kills[k] {
+            self.free_value(func, v, alloc);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,319 @@
+//! SSA-based register allocation (Hack-style: spill first, then color along the dominator
+//! tree, then resolve block parameters with parallel moves), driven by a
+//! [`TargetIsa`](crate::target::TargetIsa).
+//!
+//! The algorithm is written up in `passes/doc/regalloc.md`. In short:
+//!
+//! 1. `prepare`: drop unreachable blocks; give every conditional-branch edge that carries
+//!    block arguments or enters a block with several incoming edges its own block (so every
+//!    edge has a place for code and every merge is entered by `jump`s only); copy the
+//!    members of every operand group (a 128-bit store's data, a 64-bit address made of two
+//!    `b32`) into fresh values that are allocated as one consecutive, aligned unit.
+//! 2. `spill`: Belady-style spilling (Braun & Hack 2009) per register file so that at
+//!    every program point the live registers fit the file: evict the value whose next use
+//!    is furthest, store it once right after its definition, reload it before uses;
+//!    constants are rematerialized instead. SSA form is then rebuilt for the reloaded values
+//!    (new block parameters at merges).
+//! 3. `color`: with pressure bounded, greedy assignment in dominator-tree order (optimal
+//!    for chordal SSA interference without constraints) picking the lowest free aligned
+//!    register run, which keeps the register count (occupancy) low. Result groups get a
+//!    free aligned run at their definition. If fragmentation leaves no run, the whole
+//!    allocation is retried with a smaller register budget for spilling.
+//! 4. `resolve`: for every `jump`, a parallel move from the argument registers to the
+//!    parameter registers, sequentialized with cycle breaking through a free register (or
+//!    the spill area when none is free); identity copies are removed.
+//!
+//! Output: the function is rewritten in place (still valid SSA: inserted moves, spills and
+//! reloads define new values) and an [`Allocation`] maps every value to its first physical
+//! register. After allocation every `jump` argument sits in the same register as its
+//! parameter, so the backend ignores block arguments. [`checker`] independently proves the
+//! result correct. All iteration is over layout order or sorted lists: the output is a pure
+//! function of the input.
+
+pub mod checker;
+mod color;
+pub mod liveness;
+mod prepare;
+mod resolve;
+mod spill;
+pub mod testgen;
+
+use cranelift_entity::SecondaryMap;
+
+use crate::ir::{AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
+use crate::target::{PReg, TargetIsa};
+
+/// Options of a register allocation run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegAllocOptions {
+    /// Further limits the number of registers per file below the target's count (tests use
+    /// e.g. 8 GPRs to force spilling).
+    pub max_regs: PerRegFile<Option<u32>>,
+    /// Run the [`checker`] on the result and fail with its error (always on in debug
+    /// builds).
+    pub check: bool,
+}
+
+impl RegAllocOptions {
+    /// Options limiting the GPR file to `gprs` registers.
+    pub fn with_max_gprs(gprs: u32) -> Self {
+        let mut o = RegAllocOptions::default();
+        o.max_regs[RegFile::Gpr] = Some(gprs);
+        o
+    }
+}
+
+/// Why the allocator inserted an instruction.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EditKind {
+    /// Not inserted: an instruction of the input.
+    #[default]
+    Original,
+    /// A register move (from [`TargetIsa::make_move`]).
+    Move,
+    /// A store to the spill area at this byte offset.
+    Spill {
+        /// Byte offset in the spill area.
+        offset: u32,
+    },
+    /// A load from the spill area at this byte offset.
+    Reload {
+        /// Byte offset in the spill area.
+        offset: u32,
+    },
+    /// A re-execution of the (rematerializable) definition of this value.
+    Remat(Value),
+    /// The `jump` ending a block inserted to split an edge (see
+    /// [`Allocation::split_edges`]).
+    EdgeJump,
+}
+
+/// The result of register allocation.
+#[derive(Clone, Debug, Default)]
+pub struct Allocation {
+    /// First physical register of every value (a `b64` also occupies the next register;
+    /// members of a result group sit in consecutive registers). `None` for values that no
+    /// longer appear in the function.
+    pub regs: SecondaryMap<Value, Option<PReg>>,
+    /// Instructions inserted by the allocator and why.
+    pub edits: SecondaryMap<Inst, EditKind>,
+    /// Blocks inserted to split edges: the original branch block and the destination index
+    /// in its terminator's branch list.
+    pub split_edges: SecondaryMap<Block, Option<(Block, u16)>>,
+    /// Block parameters added while rebuilding SSA form after spilling, with the original
+    /// value each one carries.
+    pub param_origin: SecondaryMap<Value, Option<Value>>,
+    /// Registers used per file: one past the highest register index assigned.
+    pub regs_used: PerRegFile<u32>,
+    /// Size of the per-thread spill area in bytes.
+    pub spill_bytes: u32,
+    /// Number of spill stores inserted.
+    pub num_spills: u32,
+    /// Number of reloads (and rematerializations) inserted.
+    pub num_reloads: u32,
+    /// Number of register moves left in the function.
+    pub num_moves: u32,
+}
+
+impl Allocation {
+    /// Number of GPRs used (the occupancy-relevant register count).
+    pub fn num_gprs_used(&self) -> u32 {
+        self.regs_used[RegFile::Gpr]
+    }
+
+    /// The register of `v`, if allocated.
+    pub fn reg(&self, v: Value) -> Option<PReg> {
+        self.regs[v]
+    }
+}
+
+/// Register allocation failures. Each names the entity at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegAllocError {
+    /// The function has no entry block.
+    #[error("function has no entry block")]
+    NoEntry,
+    /// An instruction needs more registers at once (operands, results, groups) than the
+    /// register file has.
+    #[error("{inst} needs {needed} {file:?} registers at once, only {available} available")]
+    TooManyOperands {
+        /// The instruction.
+        inst: Inst,
+        /// The register file.
+        file: RegFile,
+        /// Registers it needs simultaneously.
+        needed: u32,
+        /// Registers in the file.
+        available: u32,
+    },
+    /// A target constraint is malformed (index out of range, mixed register files).
+    #[error("{inst}: bad constraint from the target: {reason}")]
+    BadConstraint {
+        /// The instruction.
+        inst: Inst,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A value is used where no definition reaches (the input is not strict SSA).
+    #[error("{value} is used in {inst} but not defined on every path")]
+    UndefinedValue {
+        /// The value.
+        value: Value,
+        /// The using instruction.
+        inst: Inst,
+    },
+    /// No aligned register run was free even with the smallest spill budget.
+    #[error("could not place {value} in {file:?} registers (fragmentation)")]
+    NoRegister {
+        /// The value.
+        value: Value,
+        /// The register file.
+        file: RegFile,
+    },
+    /// The checker found an error in the allocated code.
+    #[error("checker: {at}: {message}")]
+    Checker {
+        /// Where.
+        at: AnyEntity,
+        /// What.
+        message: String,
+    },
+}
+
+/// Allocates registers for `func` in place. See the module doc.
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    opts: &RegAllocOptions,
+) -> Result<Allocation, RegAllocError> {
+    let original = func.clone();
+    let limits = PerRegFile(RegFile::ALL.map(|rf| {
+        let n = target.num_regs(rf);
+        opts.max_regs[rf].map_or(n, |m| m.min(n))
+    }));
+    let _span = tracing::debug_span!("regalloc", func = %func.name).entered();
+    // Retry with a smaller spill budget when fragmentation defeats coloring.
+    let mut budget = limits;
+    let mut fragmented: Option<(Value, RegFile)> = None;
+    loop {
+        let mut work = original.clone();
+        match attempt(&mut work, target, limits, budget) {
+            Ok(alloc) => {
+                if opts.check || cfg!(debug_assertions) {
+                    checker::check(&original, &work, &alloc, target, limits)?;
+                }
+                *func = work;
+                return Ok(alloc);
+            }
+            Err(Failure::Fragmented(value, file)) => {
+                fragmented = Some((value, file));
+                let b = &mut budget[file];
+                // Shrink faster for big files so the retry loop stays short.
+                let step = (*b / 16).max(1);
+                if *b <= step + 1 {
+                    return Err(RegAllocError::NoRegister { value, file });
+                }
+                tracing::debug!(
+                    ?file,
+                    budget = *b,
+                    "fragmented, retrying with fewer registers"
+                );
+                *b -= step;
+            }
+            Err(Failure::Error(e)) => {
+                // A budget lowered by retries can be too small for some instruction: report
+                // the fragmentation that forced the retries.
+                return Err(match (fragmented, e) {
+                    (Some((value, file)), RegAllocError::TooManyOperands { .. }) => {
+                        RegAllocError::NoRegister { value, file }
+                    }
+                    (_, e) => e,
+                });
+            }
+        }
+    }
+}
+
+/// Why one attempt failed.
+pub(crate) enum Failure {
+    /// No free aligned run for this value (retry with a smaller budget).
+    Fragmented(Value, RegFile),
+    /// A definite error.
+    Error(RegAllocError),
+}
+
+impl From<RegAllocError> for Failure {
+    fn from(e: RegAllocError) -> Self {
+        Failure::Error(e)
+    }
+}
+
+fn attempt(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    limits: PerRegFile<u32>,
+    budget: PerRegFile<u32>,
+) -> Result<Allocation, Failure> {
+    let mut alloc = Allocation::default();
+    let bundles = prepare::run(func, target, &mut alloc)?;
+    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc)?;
+    color::run(func, target, &bundles, limits, &mut alloc)?;
+    resolve::run(func, target, limits, spill_info, &mut alloc)?;
+    Ok(alloc)
+}
+
+/// Where [`insert_inst`] places a new instruction.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum InsertAt {
+    /// Before this instruction.
+    Before(Inst),
+    /// After this instruction.
+    After(Inst),
+    /// At the start of this block.
+    BlockStart(Block),
+}
+
+/// Creates `data` with its results and places it; records `kind` in `alloc.edits`.
+pub(crate) fn insert_inst(
+    func: &mut Function,
+    data: crate::ir::InstructionData,
+    at: InsertAt,
+    kind: EditKind,
+    alloc: &mut Allocation,
+) -> Inst {
+    let inst = func.dfg.make_inst(data);
+    func.dfg.make_inst_results(inst);
+    match at {
+        InsertAt::Before(i) => func.layout.insert_inst(inst, i),
+        InsertAt::After(i) => func.layout.insert_inst_after(inst, i),
+        InsertAt::BlockStart(b) => match func.layout.first_inst(b) {
+            Some(first) => func.layout.insert_inst(inst, first),
+            None => func.layout.append_inst(inst, b),
+        },
+    }
+    alloc.edits[inst] = kind;
+    inst
+}
+
+/// Checks that a target-made instruction has the promised shape: `args` operands and one
+/// result of type `ty` (or none when `ty` is `None`).
+pub(crate) fn check_made(
+    func: &Function,
+    inst: Inst,
+    ty: Option<crate::ir::Type>,
+    what: &str,
+) -> Result<(), RegAllocError> {
+    let results = func.dfg.inst_results(inst);
+    let ok = match ty {
+        Some(t) => results.len() == 1 && func.dfg.value_type(results[0]) == t,
+        None => results.is_empty(),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(RegAllocError::BadConstraint {
+            inst,
+            reason: format!("target's {what} instruction has the wrong results"),
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! Preparation for register allocation: remove unreachable blocks, split edges, and copy
+//! operand groups into fresh consecutive units.
+//!
+//! Guarantees afterwards: every block is reachable; every destination of a `brif` or
+//! `br_table` has exactly one incoming edge and no parameters (so code for an edge can go at
+//! the start of the destination, and every block with parameters or several predecessors is
+//! entered by `jump`s only, whose block has that single successor); every operand group
+//! of the target's [`InstConstraints`](crate::target::InstConstraints) reads values defined
+//! by moves placed right before the instruction, listed as one [`Bundle`].
+
+use cranelift_entity::SecondaryMap;
+
+use super::{insert_inst, Allocation, EditKind, InsertAt, RegAllocError};
+use crate::ir::{
+    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, Opcode,
+    RegFile, Value,
+};
+use crate::target::TargetIsa;
+
+/// Values that must be allocated together as one consecutive, aligned register run:
+/// copies of an operand group, defined by consecutive moves starting at `head`.
+#[derive(Clone, Debug)]
+pub struct Bundle {
+    /// The first move; allocation of the whole bundle happens there.
+    pub head: Inst,
+    /// Members in register order.
+    pub members: Vec<Value>,
+    /// Alignment of the first register.
+    pub align: u8,
+}
+
+/// All bundles and lookups into them.
+#[derive(Clone, Debug, Default)]
+pub struct Bundles {
+    /// The bundles.
+    pub list: Vec<Bundle>,
+    /// For each move of a bundle, the bundle's index.
+    pub of_move: SecondaryMap<Inst, Option<u32>>,
+}
+
+/// Runs the preparation steps; returns the operand-group bundles.
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    alloc: &mut Allocation,
+) -> Result<Bundles, RegAllocError> {
+    remove_unreachable(func)?;
+    split_edges(func, alloc);
+    make_bundles(func, target, alloc)
+}
+
+fn remove_unreachable(func: &mut Function) -> Result<(), RegAllocError> {
+    if func.entry_block().is_none() {
+        return Err(RegAllocError::NoEntry);
+    }
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let dead: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| !dt.is_reachable(b))
+        .collect();
+    for b in dead {
+        func.layout.remove_block(b);
+    }
+    Ok(())
+}
+
+fn split_edges(func: &mut Function, alloc: &mut Allocation) {
+    // Incoming edge counts (a branch naming a block twice counts twice).
+    let mut incoming: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for &b in &blocks {
+        if let Some(t) = func.terminator(b) {
+            for d in func.dfg.insts[t].branch_destinations() {
+                incoming[d.block] += 1;
+            }
+        }
+    }
+    for &b in &blocks {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        if !matches!(func.dfg.opcode(t), Opcode::Brif | Opcode::BrTable) {
+            continue;
+        }
+        let n = func.dfg.insts[t].branch_destinations().len();
+        let mut after = b;
+        for d in 0..n {
+            let call = func.dfg.insts[t].branch_destinations()[d].clone();
+            if call.args.is_empty() && incoming[call.block] <= 1 {
+                continue;
+            }
+            let nb = func.dfg.make_block();
+            func.layout.insert_block_after(nb, after);
+            after = nb;
+            let j = func.dfg.make_inst(InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dests: [call],
+            });
+            func.layout.append_inst(j, nb);
+            alloc.edits[j] = EditKind::EdgeJump;
+            alloc.split_edges[nb] = Some((b, d as u16));
+            func.dfg.insts[t].branch_destinations_mut()[d] = BlockCall::new(nb, &[]);
+        }
+    }
+}
+
+fn make_bundles(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    alloc: &mut Allocation,
+) -> Result<Bundles, RegAllocError> {
+    let mut bundles = Bundles::default();
+    let insts = func.insts_in_layout();
+    for inst in insts {
+        let c = target.constraints(func, inst);
+        let nargs = func.dfg.inst_args(inst).len();
+        for g in &c.arg_groups {
+            let (start, len) = (usize::from(g.start), usize::from(g.len));
+            if len == 0 || start + len > nargs || !g.align.is_power_of_two() {
+                return Err(RegAllocError::BadConstraint {
+                    inst,
+                    reason: format!("operand group {start}..{} of {nargs}", start + len),
+                });
+            }
+            let mut members = Vec::with_capacity(len);
+            let mut head = None;
+            for k in start..start + len {
+                let v = func.dfg.inst_args(inst)[k];
+                let ty = func.dfg.value_type(v);
+                if ty.reg_file() != RegFile::Gpr || target.footprint(ty).file != RegFile::Gpr {
+                    return Err(RegAllocError::BadConstraint {
+                        inst,
+                        reason: format!("operand group member {v} is not in the GPR file"),
+                    });
+                }
+                let data = target.make_move(ty, v);
+                let mv = insert_inst(func, data, InsertAt::Before(inst), EditKind::Move, alloc);
+                super::check_made(func, mv, Some(ty), "move")?;
+                let c = func.dfg.inst_results(mv)[0];
+                func.dfg.insts[inst].args_mut()[k] = c;
+                members.push(c);
+                head.get_or_insert(mv);
+                bundles.of_move[mv] = Some(bundles.list.len() as u32);
+            }
+            bundles.list.push(Bundle {
+                // A group has at least one member, checked above.
+                head: head.expect("non-empty group"),
+                members,
+                align: g.align,
+            });
+        }
+    }
+    Ok(bundles)
+}

@@ -1,0 +1,683 @@
+//! Spilling before coloring (Braun & Hack, "Register Spilling and Live-Range Splitting for
+//! SSA-Form Programs", 2009), followed by SSA reconstruction of the reloaded values.
+//!
+//! Per register file, a set `W` of values in registers is tracked through every block in
+//! reverse post-order, its size (in registers, a `b64` counts 2) never exceeding the budget
+//! `K`:
+//! - on entry, `W` is the predecessor's exit set (single predecessor) or the live-in values
+//!   with the nearest next use, preferring values in registers in all processed
+//!   predecessors (merges and loop headers); block parameters are always in `W`;
+//! - before an instruction, operands missing from `W` are reloaded, evicting the values in
+//!   `W` whose next use is furthest (Belady's MIN); before its results are added, operands
+//!   that die are removed (unless the target marks the results early-clobber) and further
+//!   values are evicted as needed; the moves of an operand-group bundle count as defining
+//!   the whole group at the first move;
+//! - on every edge into a merge, values the merge expects in registers but missing from
+//!   the predecessor's exit set are reloaded before the predecessor's `jump`.
+//!
+//! Next-use distances are global (instruction counts, with a large penalty for leaving a
+//! loop), computed by a fixpoint over the CFG. A value reloaded anywhere is stored once,
+//! right after its definition; a rematerializable definition (constants) is re-executed
+//! instead of reloaded and never stored. Reloads define new values; uses are then renamed to
+//! the nearest reaching definition, adding block parameters at merges (the reconstruction
+//! of Braun et al. 2013, iterative, no recursion).
+//!
+//! Guarantees: the function is strict SSA again; at every point the values live in each
+//! register file need at most `K` registers, counting an instruction's early-clobber results
+//! together with its operands, and an operand-group bundle's members from its first move.
+
+use std::collections::{HashMap, VecDeque};
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+
+use super::liveness::{def_block, Liveness};
+use super::prepare::Bundles;
+use super::{insert_inst, Allocation, EditKind, Failure, InsertAt, RegAllocError};
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, LoopInfo, PerRegFile, RegFile, Value,
+    ValueDef,
+};
+use crate::target::TargetIsa;
+
+/// Distance meaning "never used again".
+const INF: u32 = u32::MAX / 4;
+/// Distance added when an edge leaves a loop (values used after a loop are far away from
+/// the point of view of the loop body).
+const LOOP_EXIT_PENALTY: u32 = 100_000;
+
+/// What later phases need from spilling.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct SpillInfo {
+    /// Bytes of the spill area used so far.
+    pub area_bytes: u32,
+}
+
+/// Per-block data used while spilling.
+struct BlockInfo {
+    insts: Vec<Inst>,
+    /// Use positions of every value used in the block (sorted).
+    use_pos: HashMap<Value, Vec<u32>>,
+    /// Next-use distance at entry of each `live_in` value (parallel to it).
+    nu_in: Vec<u32>,
+}
+
+struct Spiller<'a> {
+    target: &'a dyn TargetIsa,
+    bundles: &'a Bundles,
+    budget: PerRegFile<u32>,
+    lv: Liveness,
+    info: SecondaryMap<Block, Option<usize>>,
+    blocks: Vec<BlockInfo>,
+    loops: LoopInfo,
+    cfg: ControlFlowGraph,
+    w_entry: SecondaryMap<Block, Vec<Value>>,
+    w_exit: SecondaryMap<Block, Vec<Value>>,
+    /// Blocks whose exit set is known.
+    processed: SecondaryMap<Block, bool>,
+    /// Reloads to insert: value, position.
+    reloads: Vec<(Value, InsertAt)>,
+}
+
+fn footprint(func: &Function, target: &dyn TargetIsa, v: Value) -> (RegFile, u32) {
+    let fp = target.footprint(func.dfg.value_type(v));
+    (fp.file, u32::from(fp.width))
+}
+
+/// Runs spilling with register budget `budget`.
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    bundles: &Bundles,
+    budget: PerRegFile<u32>,
+    alloc: &mut Allocation,
+) -> Result<SpillInfo, Failure> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    let lv = Liveness::compute(func, &cfg);
+    let mut sp = Spiller {
+        target,
+        bundles,
+        budget,
+        lv,
+        info: SecondaryMap::new(),
+        blocks: Vec::new(),
+        loops,
+        cfg,
+        w_entry: SecondaryMap::new(),
+        w_exit: SecondaryMap::new(),
+        reloads: Vec::new(),
+        processed: SecondaryMap::new(),
+    };
+    sp.compute_next_uses(func, &dt);
+    for &b in dt.rpo() {
+        sp.process_block(func, b)?;
+    }
+    sp.couple_edges(func, dt.rpo());
+    let reloads = std::mem::take(&mut sp.reloads);
+    insert_spill_code(func, target, reloads, alloc)
+}
+
+impl Spiller<'_> {
+    fn bi(&self, b: Block) -> &BlockInfo {
+        // Every reachable block got an entry in `compute_next_uses`.
+        &self.blocks[self.info[b].expect("block info")]
+    }
+
+    fn compute_next_uses(&mut self, func: &Function, dt: &DominatorTree) {
+        for &b in dt.rpo() {
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            let mut use_pos: HashMap<Value, Vec<u32>> = HashMap::new();
+            for (p, &inst) in insts.iter().enumerate() {
+                for v in func.dfg.insts[inst].all_values() {
+                    let e = use_pos.entry(v).or_default();
+                    if e.last() != Some(&(p as u32)) {
+                        e.push(p as u32);
+                    }
+                }
+            }
+            let nu_in = vec![INF; self.lv.live_in[b].len()];
+            self.info[b] = Some(self.blocks.len());
+            self.blocks.push(BlockInfo {
+                insts,
+                use_pos,
+                nu_in,
+            });
+        }
+        // Fixpoint: nu_in(b, v) = first use in b, else len(b) + min over successors.
+        let post: Vec<Block> = dt.rpo().iter().rev().copied().collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &post {
+                let idx = self.info[b].expect("block info");
+                let len = self.blocks[idx].insts.len() as u32;
+                for k in 0..self.lv.live_in[b].len() {
+                    let v = self.lv.live_in[b][k];
+                    let d = match self.blocks[idx].use_pos.get(&v) {
+                        Some(ps) => ps[0],
+                        None => len.saturating_add(self.nu_out(func, b, v)).min(INF),
+                    };
+                    if d < self.blocks[idx].nu_in[k] {
+                        self.blocks[idx].nu_in[k] = d;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Next-use distance of `v` at the exit of `b` (INF if dead there).
+    fn nu_out(&self, func: &Function, b: Block, v: Value) -> u32 {
+        let _ = func;
+        let mut best = INF;
+        for &s in self.cfg.succs(b) {
+            let Some(idx) = self.info[s] else { continue };
+            if let Ok(k) = self.lv.live_in[s].binary_search(&v) {
+                let mut d = self.blocks[idx].nu_in[k];
+                if self.loops.loop_depth(s) < self.loops.loop_depth(b) {
+                    d = d.saturating_add(LOOP_EXIT_PENALTY);
+                }
+                best = best.min(d);
+            }
+        }
+        best
+    }
+
+    /// Next use of `v` at or after position `p` of block `b`.
+    fn next_use(&self, func: &Function, b: Block, v: Value, p: u32) -> u32 {
+        let bi = self.bi(b);
+        if let Some(ps) = bi.use_pos.get(&v) {
+            let i = ps.partition_point(|&x| x < p);
+            if i < ps.len() {
+                return ps[i] - p;
+            }
+        }
+        if self.lv.is_live_out(b, v) {
+            (bi.insts.len() as u32 - p).saturating_add(self.nu_out(func, b, v))
+        } else {
+            INF
+        }
+    }
+
+    fn size(&self, func: &Function, w: &[Value], file: RegFile) -> u32 {
+        w.iter()
+            .map(|&v| footprint(func, self.target, v))
+            .filter(|&(f, _)| f == file)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    fn entry_set(&self, func: &Function, b: Block) -> Result<Vec<Value>, Failure> {
+        let preds = self.cfg.preds(b);
+        let params: Vec<Value> = func.dfg.block_params(b).to_vec();
+        let bi = self.bi(b);
+        let live_in = &self.lv.live_in[b];
+        // (value, pred-count where absent, next use)
+        let mut cands: Vec<(Value, u32, u32)> = Vec::new();
+        let processed: Vec<&Vec<Value>> = preds
+            .iter()
+            .filter(|&&p| self.info[p].is_some() && self.w_exit_done(p))
+            .map(|&p| &self.w_exit[p])
+            .collect();
+        let single = preds.len() == 1;
+        let header = self.loops.is_header(b);
+        for (k, &v) in live_in.iter().enumerate() {
+            let absent = processed
+                .iter()
+                .filter(|w| w.binary_search(&v).is_err())
+                .count() as u32;
+            if single && absent > 0 {
+                continue;
+            }
+            let absent_key = if header { 0 } else { absent };
+            cands.push((v, absent_key, bi.nu_in[k]));
+        }
+        cands.sort_by_key(|&(v, a, d)| (a, d, v));
+        let mut w = params.clone();
+        for file in RegFile::ALL {
+            let k = self.budget[file];
+            let used = self.size(func, &params, file);
+            if used > k {
+                let inst = func.layout.first_inst(b).or_else(|| func.terminator(b));
+                return Err(RegAllocError::TooManyOperands {
+                    inst: inst.unwrap_or_else(|| Inst::new(0)),
+                    file,
+                    needed: used,
+                    available: k,
+                }
+                .into());
+            }
+            let mut used = used;
+            for &(v, _, d) in &cands {
+                let (f, n) = footprint(func, self.target, v);
+                if f != file || d >= INF {
+                    continue;
+                }
+                if used + n <= k {
+                    used += n;
+                    w.push(v);
+                }
+            }
+        }
+        w.sort_unstable();
+        Ok(w)
+    }
+
+    fn w_exit_done(&self, b: Block) -> bool {
+        self.processed[b]
+    }
+}
+
+impl Spiller<'_> {
+    /// Evicts values of `file` from `w` (never those in `keep`) until `extra` more registers
+    /// fit; furthest next use first.
+    #[allow(clippy::too_many_arguments)]
+    fn make_room(
+        &self,
+        func: &Function,
+        b: Block,
+        p: u32,
+        w: &mut Vec<Value>,
+        keep: &[Value],
+        file: RegFile,
+        extra: u32,
+        inst: Inst,
+    ) -> Result<(), Failure> {
+        let k = self.budget[file];
+        let mut used = self.size(func, w, file);
+        if used + extra <= k {
+            return Ok(());
+        }
+        let mut cands: Vec<(u32, Value)> = w
+            .iter()
+            .copied()
+            .filter(|v| !keep.contains(v) && footprint(func, self.target, *v).0 == file)
+            .filter(|v| !self.is_bundle_member(func, *v))
+            .map(|v| (self.next_use(func, b, v, p), v))
+            .collect();
+        // Furthest first; ties by value number.
+        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, v) in cands {
+            if used + extra <= k {
+                break;
+            }
+            used -= footprint(func, self.target, v).1;
+            w.retain(|&x| x != v);
+        }
+        if used + extra > k {
+            return Err(RegAllocError::TooManyOperands {
+                inst,
+                file,
+                needed: used + extra,
+                available: k,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    fn is_bundle_member(&self, func: &Function, v: Value) -> bool {
+        match func.dfg.value_def(v) {
+            ValueDef::Result(i, _) => self.bundles.of_move[i].is_some(),
+            _ => false,
+        }
+    }
+
+    fn process_block(&mut self, func: &Function, b: Block) -> Result<(), Failure> {
+        let mut w = self.entry_set(func, b)?;
+        self.w_entry[b] = w.clone();
+        let insts = self.bi(b).insts.clone();
+        for (p, &inst) in insts.iter().enumerate() {
+            let p = p as u32;
+            let data = &func.dfg.insts[inst];
+            let bundle = self.bundles.of_move[inst].map(|i| &self.bundles.list[i as usize]);
+            if let Some(bd) = bundle {
+                if bd.head != inst {
+                    // Sources were made resident at the head; nothing is defined here.
+                    self.drop_dead(func, b, p, &mut w, data.all_values().collect());
+                    continue;
+                }
+            }
+            // Operands (for a bundle head: the sources of all its moves).
+            let mut uses: Vec<Value> = match bundle {
+                Some(bd) => bd
+                    .members
+                    .iter()
+                    .map(|&m| {
+                        let mi = func.dfg.value_inst(m).expect("bundle member is a result");
+                        func.dfg.inst_args(mi)[0]
+                    })
+                    .collect(),
+                None => data.all_values().collect(),
+            };
+            uses.sort_unstable();
+            uses.dedup();
+            let defs: Vec<Value> = match bundle {
+                Some(bd) => bd.members.clone(),
+                None => func.dfg.inst_results(inst).to_vec(),
+            };
+            let early = bundle.is_none() && self.target.constraints(func, inst).results_early;
+            for file in RegFile::ALL {
+                let missing: Vec<Value> = uses
+                    .iter()
+                    .copied()
+                    .filter(|v| footprint(func, self.target, *v).0 == file)
+                    .filter(|v| w.binary_search(v).is_err())
+                    .collect();
+                let need: u32 = missing
+                    .iter()
+                    .map(|&v| footprint(func, self.target, v).1)
+                    .sum();
+                self.make_room(func, b, p, &mut w, &uses, file, need, inst)?;
+                for v in missing {
+                    self.reloads.push((v, InsertAt::Before(inst)));
+                    let at = w.partition_point(|&x| x < v);
+                    w.insert(at, v);
+                }
+            }
+            // Operands dying here.
+            let dying: Vec<Value> = uses
+                .iter()
+                .copied()
+                .filter(|&v| self.next_use(func, b, v, p + 1) >= INF)
+                .collect();
+            if !early {
+                w.retain(|v| !dying.contains(v));
+            }
+            for file in RegFile::ALL {
+                let need: u32 = defs
+                    .iter()
+                    .map(|&v| footprint(func, self.target, v))
+                    .filter(|&(f, _)| f == file)
+                    .map(|(_, n)| n)
+                    .sum();
+                let keep: &[Value] = if early { &uses } else { &[] };
+                self.make_room(func, b, p, &mut w, keep, file, need, inst)?;
+            }
+            w.extend(defs.iter().copied());
+            w.sort_unstable();
+            w.dedup();
+            if early {
+                w.retain(|v| !dying.contains(v));
+            }
+            // Results never used again leave at once.
+            let dead: Vec<Value> = defs
+                .iter()
+                .copied()
+                .filter(|&v| self.next_use(func, b, v, p + 1) >= INF)
+                .filter(|&v| bundle.is_none() || self.next_use(func, b, v, p + 1) >= INF)
+                .collect();
+            w.retain(|v| !dead.contains(v));
+        }
+        self.w_exit[b] = w;
+        self.processed[b] = true;
+        Ok(())
+    }
+
+    /// Removes values used at `p` that are never used again.
+    fn drop_dead(&self, func: &Function, b: Block, p: u32, w: &mut Vec<Value>, used: Vec<Value>) {
+        for v in used {
+            if self.next_use(func, b, v, p + 1) >= INF {
+                w.retain(|&x| x != v);
+            }
+        }
+    }
+
+    /// Reloads on edges into merges for values the merge expects in registers.
+    fn couple_edges(&mut self, func: &Function, rpo: &[Block]) {
+        for &s in rpo {
+            let preds = self.cfg.preds(s);
+            if preds.len() < 2 {
+                continue;
+            }
+            for &p in preds {
+                // Preparation guarantees `p` ends in a `jump` to `s`.
+                let Some(term) = func.terminator(p) else {
+                    continue;
+                };
+                for &v in &self.w_entry[s] {
+                    if func.dfg.block_params(s).contains(&v) {
+                        continue;
+                    }
+                    if self.w_exit[p].binary_search(&v).is_err() {
+                        self.reloads.push((v, InsertAt::Before(term)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Inserts reloads and spill stores, then rebuilds SSA form.
+fn insert_spill_code(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    reloads: Vec<(Value, InsertAt)>,
+    alloc: &mut Allocation,
+) -> Result<SpillInfo, Failure> {
+    let mut info = SpillInfo::default();
+    if reloads.is_empty() {
+        return Ok(info);
+    }
+    // Slots, in value order for determinism.
+    let mut spilled: Vec<Value> = reloads.iter().map(|&(v, _)| v).collect();
+    spilled.sort_unstable();
+    spilled.dedup();
+    let mut slot: SecondaryMap<Value, Option<u32>> = SecondaryMap::new();
+    let mut remat: SecondaryMap<Value, bool> = SecondaryMap::new();
+    for &v in &spilled {
+        let def = func.dfg.value_inst(v);
+        let can_remat = def.is_some_and(|i| {
+            func.dfg.inst_args(i).is_empty()
+                && func.dfg.inst_results(i).len() == 1
+                && !func.dfg.insts[i].has_side_effects()
+                && target.is_rematerializable(func, i)
+        });
+        if can_remat {
+            remat[v] = true;
+            continue;
+        }
+        let ty = func.dfg.value_type(v);
+        let size = target.spill_size(ty).max(1);
+        let align = size.next_power_of_two().min(16);
+        let off = info.area_bytes.div_ceil(align) * align;
+        slot[v] = Some(off);
+        info.area_bytes = off + size;
+    }
+    // Versions of each spilled value: (value, defining instruction or block start).
+    let mut versions: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    for (v, at) in reloads {
+        let ty = func.dfg.value_type(v);
+        let (data, kind) = if remat[v] {
+            // Rematerializable values have a defining instruction (checked above).
+            let def = func.dfg.value_inst(v).expect("remat def");
+            (func.dfg.insts[def].clone(), EditKind::Remat(v))
+        } else {
+            let off = slot[v].expect("slot assigned to every spilled value");
+            (
+                target.make_reload(ty, off),
+                EditKind::Reload { offset: off },
+            )
+        };
+        let inst = insert_inst(func, data, at, kind, alloc);
+        super::check_made(func, inst, Some(ty), "reload")?;
+        versions[v].push(func.dfg.inst_results(inst)[0]);
+        alloc.num_reloads += 1;
+    }
+    // Spill stores right after the definitions.
+    for &v in &spilled {
+        let Some(off) = slot[v] else { continue };
+        let ty = func.dfg.value_type(v);
+        let at = match func.dfg.value_def(v) {
+            ValueDef::Result(i, _) => InsertAt::After(i),
+            ValueDef::Param(b, _) => InsertAt::BlockStart(b),
+            ValueDef::Detached => continue,
+        };
+        let data = target.make_spill(ty, v, off);
+        let inst = insert_inst(func, data, at, EditKind::Spill { offset: off }, alloc);
+        super::check_made(func, inst, None, "spill")?;
+        alloc.num_spills += 1;
+    }
+    reconstruct_ssa(func, &spilled, &versions, alloc)?;
+    Ok(info)
+}
+
+/// Renames every use of the spilled values to the nearest reaching version.
+fn reconstruct_ssa(
+    func: &mut Function,
+    spilled: &[Value],
+    versions: &SecondaryMap<Value, Vec<Value>>,
+    alloc: &mut Allocation,
+) -> Result<(), Failure> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let mut is_spilled: SecondaryMap<Value, bool> = SecondaryMap::new();
+    for &v in spilled {
+        is_spilled[v] = true;
+    }
+    // Uses of spilled values, in layout order.
+    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::new();
+    for b in func.layout.blocks() {
+        for inst in func.layout.block_insts(b) {
+            let mut seen: Vec<Value> = Vec::new();
+            for v in func.dfg.insts[inst].all_values() {
+                if is_spilled[v] && !seen.contains(&v) {
+                    seen.push(v);
+                    uses.entry(v).or_default().push(inst);
+                }
+            }
+        }
+    }
+    let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
+    for &v in spilled {
+        let Some(use_list) = uses.get(&v) else {
+            continue;
+        };
+        let mut r = Rebuild {
+            v,
+            defs: HashMap::new(),
+            memo: HashMap::new(),
+            queue: VecDeque::new(),
+            entry,
+        };
+        if let Some(b) = def_block(func, v) {
+            r.defs.entry(b).or_default().push(v);
+        }
+        for &ver in &versions[v] {
+            if let Some(b) = def_block(func, ver) {
+                r.defs.entry(b).or_default().push(ver);
+            }
+        }
+        for &u in use_list {
+            let b = func.layout.inst_block(u).expect("use in layout");
+            let d = r.lookup(func, &cfg, b, Some(u), alloc)?;
+            if d != v {
+                func.dfg.insts[u].map_values(|x| if x == v { d } else { x });
+            }
+            r.drain(func, &cfg, alloc)?;
+        }
+        r.drain(func, &cfg, alloc)?;
+    }
+    Ok(())
+}
+
+struct Rebuild {
+    v: Value,
+    defs: HashMap<Block, Vec<Value>>,
+    memo: HashMap<Block, Value>,
+    queue: VecDeque<(Block, Value)>,
+    entry: Block,
+}
+
+impl Rebuild {
+    /// The latest version defined in `b` before `before` (end of block if `None`).
+    fn local(&self, func: &Function, b: Block, before: Option<Inst>) -> Option<Value> {
+        let defs = self.defs.get(&b)?;
+        let mut best: Option<(Option<Inst>, Value)> = None;
+        for &d in defs {
+            let di = func.dfg.value_inst(d);
+            if let (Some(di), Some(u)) = (di, before) {
+                if func.layout.cmp_in_block(di, u) != core::cmp::Ordering::Less {
+                    continue;
+                }
+            }
+            let later = match (best, di) {
+                (None, _) => true,
+                (Some((None, _)), _) => true,
+                (Some((Some(_), _)), None) => false,
+                (Some((Some(bi), _)), Some(di)) => {
+                    func.layout.cmp_in_block(bi, di) == core::cmp::Ordering::Less
+                }
+            };
+            if later {
+                best = Some((di, d));
+            }
+        }
+        best.map(|(_, d)| d)
+    }
+
+    fn lookup(
+        &mut self,
+        func: &mut Function,
+        cfg: &ControlFlowGraph,
+        b: Block,
+        before: Option<Inst>,
+        alloc: &mut Allocation,
+    ) -> Result<Value, Failure> {
+        let mut b = b;
+        let mut before = before;
+        loop {
+            if let Some(d) = self.local(func, b, before) {
+                return Ok(d);
+            }
+            if let Some(&d) = self.memo.get(&b) {
+                return Ok(d);
+            }
+            let preds = cfg.preds(b);
+            if b == self.entry || preds.is_empty() {
+                let inst = before
+                    .or_else(|| func.terminator(b))
+                    .unwrap_or(Inst::new(0));
+                return Err(RegAllocError::UndefinedValue {
+                    value: self.v,
+                    inst,
+                }
+                .into());
+            }
+            if preds.len() == 1 {
+                b = preds[0];
+                before = None;
+                continue;
+            }
+            let ty = func.dfg.value_type(self.v);
+            let q = func.dfg.append_block_param(b, ty);
+            alloc.param_origin[q] = Some(self.v);
+            self.memo.insert(b, q);
+            self.queue.push_back((b, q));
+            return Ok(q);
+        }
+    }
+
+    /// Supplies the arguments of the block parameters created so far.
+    fn drain(
+        &mut self,
+        func: &mut Function,
+        cfg: &ControlFlowGraph,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        while let Some((b, _q)) = self.queue.pop_front() {
+            for &p in cfg.preds(b) {
+                let d = self.lookup(func, cfg, p, None, alloc)?;
+                // Preparation guarantees a block with several predecessors is entered by
+                // `jump`s (exactly one call per predecessor).
+                let term = func.terminator(p).expect("predecessor has a terminator");
+                for call in func.dfg.insts[term].branch_destinations_mut() {
+                    if call.block == b {
+                        call.args.push(d);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
