@@ -345,6 +345,11 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
             let x = f(a);
             one(if x.is_nan() { 0 } else { rf(x.clamp(0.0, 1.0)) })
         }
+        Fldexp => {
+            // Exact in f64 for any f32 and clamped exponent, then one rounding to f32.
+            let e = (b as u32 as i32).clamp(-400, 400);
+            one(rf((f(a) as f64 * 2f64.powi(e)) as f32))
+        }
         Dadd => one(rd(d(a) + d(b))),
         Dsub => one(rd(d(a) - d(b))),
         Dmul => one(rd(d(a) * d(b))),
@@ -354,6 +359,24 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Dsqrt => one(rd(d(a).sqrt())),
         Dmin => one(rd(dminmax(d(a), d(b), false))),
         Dmax => one(rd(dminmax(d(a), d(b), true))),
+        Drsq => one(rd(1.0 / d(a).sqrt())),
+        Dfloor => one(rd(d(a).floor())),
+        Dceil => one(rd(d(a).ceil())),
+        Dtrunc => one(rd(d(a).trunc())),
+        DroundEven => one(rd(d(a).round_ties_even())),
+        Dfract => {
+            let x = d(a);
+            if !x.is_finite() {
+                one(F64_NAN)
+            } else {
+                one(rd(
+                    (x - x.floor()).min(f64::from_bits(0x3FEF_FFFF_FFFF_FFFF))
+                ))
+            }
+        }
+        Dldexp => one(rd(ldexp(d(a), b as u32 as i32))),
+        DfrexpMant => one(rd(frexp(d(a)).0)),
+        DfrexpExp => one(frexp(d(a)).1 as u32 as u64),
         Dneg => one(a ^ (1 << 63)),
         Dabs => one(a & !(1 << 63)),
         F2i => one(f(a) as i32 as u32 as u64),
@@ -381,6 +404,47 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Special | Load | Store | Atomic | AtomicNoret | Barrier | Jump | Brif | BrTable
         | Return | Unreachable | Target => None,
     }
+}
+
+/// `x = mant * 2^exp` with `|mant|` in [0.5, 1); 0 -> (0, 0); Inf/NaN -> (NaN, -1).
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 {
+        return (x, 0);
+    }
+    if !x.is_finite() {
+        return (f64::NAN, -1);
+    }
+    let (x, bias) = if x.is_subnormal() {
+        (x * 2f64.powi(64), 64)
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7FF) as i32 - 1022;
+    let mant = f64::from_bits((bits & !(0x7FF << 52)) | (1022 << 52));
+    (mant, e - bias)
+}
+
+/// `x * 2^e` with a single IEEE rounding (also into the subnormal range).
+pub fn ldexp(x: f64, e: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let (m, ex) = frexp(x);
+    let t = ex.saturating_add(e);
+    if t > 1024 {
+        return f64::INFINITY.copysign(x);
+    }
+    if t >= -1021 {
+        // m * 2^t is a normal number: exact.
+        return (m * 2.0) * 2f64.powi(t - 1);
+    }
+    if t < -1075 {
+        return 0.0f64.copysign(x);
+    }
+    // Subnormal result: scale m to units of 2^-1074 (exact), round once, scale back (exact).
+    let units = (m * 2f64.powi(t + 1074)).round_ties_even();
+    units * 2f64.powi(-1022) * 2f64.powi(-52)
 }
 
 fn legacy_mul(a: u64, b: u64) -> u64 {
@@ -580,6 +644,40 @@ mod tests {
             }
             assert_eq!(f32_to_f16(x), h, "{h:#x}");
         }
+    }
+
+    #[test]
+    fn ldexp_frexp() {
+        for &x in &[1.0, -3.5, 1e-310, f64::MAX, 5e-324, 0.1, -0.0] {
+            let (m, e) = frexp(x);
+            if x != 0.0 {
+                assert!((0.5..1.0).contains(&m.abs()), "{x}: {m}");
+            }
+            assert_eq!(ldexp(m, e), x, "{x}");
+        }
+        assert_eq!(frexp(f64::INFINITY).1, -1);
+        assert!(frexp(f64::NAN).0.is_nan());
+        assert_eq!(ldexp(1.0, 1024), f64::INFINITY);
+        assert_eq!(ldexp(1.0, -1074), 5e-324);
+        assert_eq!(ldexp(1.0, -1076), 0.0);
+        assert_eq!(ldexp(3.0, -1075), 1e-323); // 1.5 units rounds to even: 2 units
+        assert_eq!(ldexp(1.0, -1075), 0.0); // half a unit ties to even 0
+        assert_eq!(ldexp(1.5, 3), 12.0);
+        let v = Value::new(0);
+        let fl = |x: f32, e: i32| {
+            eval_pure(
+                &InstructionData::Binary {
+                    opcode: Opcode::Fldexp,
+                    args: [v, v],
+                },
+                Type::B32,
+                &[fb(x), e as u32 as u64],
+            )
+            .unwrap()[0]
+        };
+        assert_eq!(fl(1.5, 2), fb(6.0));
+        assert_eq!(fl(1.0, -130), 0); // denormal result flushed
+        assert_eq!(fl(1.0, 200), fb(f32::INFINITY));
     }
 
     #[test]

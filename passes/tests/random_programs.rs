@@ -120,6 +120,7 @@ impl Gen<'_> {
             Opcode::Fmin,
             Opcode::Fmax,
             Opcode::Fdiv,
+            Opcode::Fldexp,
         ];
         let ops32t = [
             Opcode::Imad,
@@ -220,6 +221,8 @@ impl Gen<'_> {
                 let s = self.v32();
                 let w3 = c.ins().ishl(w2, s);
                 self.b64.push(w3);
+                let w4 = c.ins().dldexp(w3, s);
+                self.b64.push(w4);
             }
             _ => {
                 let x = self.rng.pick(&self.b64);

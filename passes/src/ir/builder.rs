@@ -329,6 +329,8 @@ impl InstBuilder<'_, '_> {
         frsq => Frsq, fsqrt => Fsqrt, fexp2 => Fexp2, flog2 => Flog2, fsin => Fsin, fcos => Fcos,
         ffloor => Ffloor, fceil => Fceil, ftrunc => Ftrunc, fround_even => FroundEven,
         ffract => Ffract, fsat => Fsat, drcp => Drcp, dsqrt => Dsqrt, dneg => Dneg, dabs => Dabs,
+        drsq => Drsq, dfloor => Dfloor, dceil => Dceil, dtrunc => Dtrunc, dround_even => DroundEven,
+        dfract => Dfract, dfrexp_mant => DfrexpMant, dfrexp_exp => DfrexpExp,
         f2i => F2i, f2u => F2u, i2f => I2f, u2f => U2f, f2d => F2d, d2f => D2f, d2i => D2i,
         d2u => D2u, i2d => I2d, u2d => U2d, f16to32 => F16to32, f32to16 => F32to16, lo => Lo,
         hi => Hi,
@@ -340,7 +342,7 @@ impl InstBuilder<'_, '_> {
         umin => Umin, umax => Umax, pand => Pand, por => Por, pxor => Pxor, fadd => Fadd,
         fsub => Fsub, fmul => Fmul, fmul_legacy => FmulLegacy, fmin => Fmin, fmax => Fmax,
         fdiv => Fdiv, dadd => Dadd, dsub => Dsub, dmul => Dmul, ddiv => Ddiv, dmin => Dmin,
-        dmax => Dmax, concat => Concat,
+        dmax => Dmax, concat => Concat, dldexp => Dldexp, fldexp => Fldexp,
     }
     ternary_methods! {
         imad => Imad, ubfe => Ubfe, ibfe => Ibfe, select => Select, ffma => Ffma, fmad => Fmad,

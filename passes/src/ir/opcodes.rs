@@ -301,6 +301,8 @@ define_opcodes! {
     Ffract = "ffract", Unary, [I] -> [I], 0;
     /// Clamp to [0, 1]; NaN -> +0.
     Fsat = "fsat", Unary, [I] -> [I], 0;
+    /// `fldexp x, e`: x * 2^e (e a signed b32), one rounding, then flushed.
+    Fldexp = "fldexp", Binary, [I, I] -> [I], 0;
     // ---- f64 ----
     /// a + b.
     Dadd = "dadd", Binary, [L, L] -> [L], COMM;
@@ -320,6 +322,24 @@ define_opcodes! {
     Dmin = "dmin", Binary, [L, L] -> [L], COMM;
     /// Maximum; NaN loses; max(-0, +0) = +0.
     Dmax = "dmax", Binary, [L, L] -> [L], COMM;
+    /// IEEE 1 / sqrt(x) (evaluated as `1 / sqrt(x)` with two roundings in the reference).
+    Drsq = "drsq", Unary, [L] -> [L], 0;
+    /// Round toward -Inf.
+    Dfloor = "dfloor", Unary, [L] -> [L], 0;
+    /// Round toward +Inf.
+    Dceil = "dceil", Unary, [L] -> [L], 0;
+    /// Round toward zero.
+    Dtrunc = "dtrunc", Unary, [L] -> [L], 0;
+    /// Round to nearest, ties to even.
+    DroundEven = "dround_even", Unary, [L] -> [L], 0;
+    /// x - floor(x), clamped below 1.0; NaN/Inf -> NaN (AMD IL `dfrac`).
+    Dfract = "dfract", Unary, [L] -> [L], 0;
+    /// `dldexp x, e`: x * 2^e (e a signed b32), one IEEE rounding.
+    Dldexp = "dldexp", Binary, [L, I] -> [L], 0;
+    /// Mantissa of x in [0.5, 1) with x's sign; +-0 -> +-0; Inf/NaN -> NaN (AMD IL `dfrexp`).
+    DfrexpMant = "dfrexp_mant", Unary, [L] -> [L], 0;
+    /// Exponent e with x = mant * 2^e; 0 -> 0; Inf/NaN -> -1 (AMD IL `dfrexp`).
+    DfrexpExp = "dfrexp_exp", Unary, [L] -> [I], 0;
     /// Flip the sign bit.
     Dneg = "dneg", Unary, [L] -> [L], 0;
     /// Clear the sign bit.
