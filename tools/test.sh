@@ -2,9 +2,10 @@
 # The project's full test command (what CI runs through .ci/run):
 #   1. installs NVIDIA's SM 5.x oracle tools (tools/install-nvidia-tools.sh; idempotent) and exports
 #      ILC_NVIDIA_BIN so the tests find nvdisasm/cuobjdump/ptxas;
-#   2. cargo fmt --all -- --check
-#   3. cargo clippy --workspace --all-targets -- -D warnings
-#   4. cargo test --workspace
+#   2. tests/cuda/build.sh --check: the committed corpus cubins are what their .cu files compile to
+#   3. cargo fmt --all -- --check
+#   4. cargo clippy --workspace --all-targets -- -D warnings
+#   5. cargo test --workspace
 # Env: ILC_NVIDIA_TOOLS (install dir, default ~/.cache/nvidia-sm5-tools), CARGO_TARGET_DIR (as usual),
 # ILC_SKIP_INSTALL=1 to use the tools already at ILC_NVIDIA_BIN without running the installer.
 # In CI (CI=true) the tests treat a missing NVIDIA tool as a failure, not a skip.
@@ -22,6 +23,9 @@ fi
 # shellcheck source=tools/nvidia-env.sh
 . tools/nvidia-env.sh
 echo "ILC_NVIDIA_BIN=$ILC_NVIDIA_BIN" >&2
+
+step "CUDA corpus up to date (tests/cuda/build.sh --check)"
+bash tests/cuda/build.sh --check
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check

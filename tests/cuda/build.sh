@@ -2,7 +2,10 @@
 # Regenerates tests/cuda/cubins/NAME.cubin from every tests/cuda/NAME.cu with NVRTC + ptxas 12.9
 # (sm_50, -O3) through tools/cuda2cubin.py. The cubins are committed test data: rerun this only when
 # a kernel changes, and commit the result.
-#   tests/cuda/build.sh [NAME...]      default: every .cu file
+#   tests/cuda/build.sh [--check] [NAME...]      default: every .cu file
+# --check compiles into a temporary directory instead and fails if any committed cubin differs
+# from what its .cu compiles to (ptxas is deterministic), i.e. if a kernel was edited without
+# rebuilding; tools/test.sh runs it.
 # Env: ILC_NVIDIA_TOOLS = install dir of tools/install-nvidia-tools.sh (default ~/.cache/nvidia-sm5-tools).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -10,13 +13,32 @@ root="$(cd "$here/../.." && pwd)"
 tools="${ILC_NVIDIA_TOOLS:-$HOME/.cache/nvidia-sm5-tools}"
 py="$tools/venv/bin/python"
 [[ -x "$py" ]] || { echo "build.sh: $py missing; run tools/install-nvidia-tools.sh" >&2; exit 1; }
-mkdir -p "$here/cubins"
+check=0
+if [[ "${1:-}" == --check ]]; then check=1; shift; fi
+outdir="$here/cubins"
+if [[ $check == 1 ]]; then
+  outdir="$(mktemp -d)"
+  trap 'rm -rf "$outdir"' EXIT
+fi
+mkdir -p "$outdir"
 if [[ $# -gt 0 ]]; then names=("$@"); else
   names=(); for f in "$here"/*.cu; do names+=("$(basename "$f" .cu)"); done
 fi
+stale=()
 for name in "${names[@]}"; do
-  out="$here/cubins/$name.cubin"
-  echo "== $name" >&2
-  ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$out" -O3 >&2
+  out="$outdir/$name.cubin"
+  if [[ $check == 1 ]]; then
+    ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$out" -O3 >/dev/null 2>&1 ||
+      { echo "build.sh: $name.cu does not compile" >&2; exit 1; }
+    cmp -s "$out" "$here/cubins/$name.cubin" || stale+=("$name")
+  else
+    echo "== $name" >&2
+    ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$out" -O3 >&2
+  fi
   rm -f "$out.ptx"
 done
+if [[ ${#stale[@]} -gt 0 ]]; then
+  echo "build.sh: committed cubins differ from their sources: ${stale[*]} (run tests/cuda/build.sh ${stale[*]})" >&2
+  exit 1
+fi
+if [[ $check == 1 ]]; then echo "build.sh: all ${#names[@]} cubins match their sources" >&2; fi
