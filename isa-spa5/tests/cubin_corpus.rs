@@ -15,7 +15,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use isa_spa5::cubin::{read_cubin, write_cubin, Cubin, CubinError, CubinWriter, Kernel, Param, Sm};
+use isa_spa5::cubin::{
+    read_cubin, scan_instr_offsets, write_cubin, Cubin, CubinError, CubinWriter, Kernel, Param, Sm,
+};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda")
@@ -709,5 +711,16 @@ fn launch_descriptions_are_complete() {
                 other => panic!("{name}.{pname}: kind {other}"),
             }
         }
+    }
+}
+
+#[test]
+fn scanned_instruction_offsets_match_ptxas() {
+    for (name, bytes) in corpus() {
+        let c = read_cubin(&bytes).expect("corpus cubin reads");
+        let k = &c.kernels[0];
+        let (exits, ctaid) = scan_instr_offsets(&k.code);
+        assert_eq!(exits, k.exit_offsets, "{name}: EXIT offsets");
+        assert_eq!(ctaid, k.s2rctaid_offsets, "{name}: S2R SR_CTAID offsets");
     }
 }

@@ -345,6 +345,30 @@ impl CubinError {
     }
 }
 
+/// Byte offsets, in `code`, of the `EXIT` instructions and of the `S2R Rd, SR_CTAID.{X,Y,Z}`
+/// instructions: what `EIATTR_EXIT_INSTR_OFFSETS` and `EIATTR_S2RCTAID_INSTR_OFFSETS` list.
+///
+/// `code` is laid out as in [`Kernel::code`] (a control word before every three instructions);
+/// control words are skipped. Matches on the fixed opcode bits only (`EXIT`: bits 52..64 =
+/// 0xe30; `S2R`: bits 48..64 = 0xf0c8 with the special-register field, bits 20..28, 0x25..=0x27),
+/// so predicated forms count too, as ptxas counts them.
+pub fn scan_instr_offsets(code: &[u64]) -> (Vec<u32>, Vec<u32>) {
+    let mut exits = Vec::new();
+    let mut ctaid = Vec::new();
+    for (i, &word) in code.iter().enumerate() {
+        if i % 4 == 0 {
+            continue;
+        }
+        let offset = (i * 8) as u32;
+        if word >> 52 == 0xe30 {
+            exits.push(offset);
+        } else if word >> 48 == 0xf0c8 && (0x25..=0x27).contains(&((word >> 20) & 0xff)) {
+            ctaid.push(offset);
+        }
+    }
+    (exits, ctaid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +382,16 @@ mod tests {
         assert_eq!("52".parse::<Sm>(), Ok(Sm::Sm52));
         assert_eq!(Sm::try_from(61), Err(CubinError::UnsupportedArch(61)));
         assert!("sm_5x".parse::<Sm>().is_err());
+    }
+
+    #[test]
+    fn scan_finds_exit_and_ctaid_but_not_in_control_words() {
+        let exit = 0xe300_0000_0007_000f_u64;
+        let s2r_ctaid_y = 0xf0c8_0000_0267_0000_u64;
+        let s2r_tid_x = 0xf0c8_0000_0217_0002_u64;
+        // Slot 0 is a control word even if its bits look like EXIT.
+        let code = [exit, s2r_ctaid_y, s2r_tid_x, exit, 0, 0, 0, 0];
+        assert_eq!(scan_instr_offsets(&code), (vec![0x18], vec![0x08]));
     }
 
     #[test]
