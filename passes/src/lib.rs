@@ -15,6 +15,7 @@ pub mod eval;
 pub mod interp;
 pub mod ir;
 pub mod regalloc;
+pub mod schedule;
 pub mod target;
 pub mod verifier;
 
