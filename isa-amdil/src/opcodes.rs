@@ -633,10 +633,34 @@ pub fn section_title(section: &str) -> &'static str {
     }
 }
 
-fn mnemonic_map() -> &'static HashMap<&'static str, Opcode> {
-    static MAP: OnceLock<HashMap<&'static str, Opcode>> = OnceLock::new();
+/// FNV-1a: mnemonics are short and trusted-size, so a simple fast hash beats SipHash here.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+fn mnemonic_map() -> &'static FnvMap<&'static str, Opcode> {
+    static MAP: OnceLock<FnvMap<&'static str, Opcode>> = OnceLock::new();
     MAP.get_or_init(|| {
-        let mut m = HashMap::with_capacity(OPCODES.len() * 2);
+        let mut m = FnvMap::with_capacity_and_hasher(OPCODES.len() * 2, Default::default());
         for info in OPCODES {
             for mn in info.mnemonics {
                 m.insert(*mn, info.opcode);

@@ -40,7 +40,12 @@ pub fn parse_lossy(source: &str) -> (Program, Vec<Diagnostic>) {
     let mut p = Parser {
         c: Cursor::new(source),
         diags: Vec::new(),
-        prog: Program::default(),
+        prog: Program {
+            // One statement per line at most: reserve once instead of growing (the growth
+            // copies dominated large inputs).
+            statements: Vec::with_capacity(source.bytes().filter(|b| *b == b'\n').count() + 1),
+            ..Program::default()
+        },
         lower: String::new(),
     };
     p.run();
@@ -1165,6 +1170,23 @@ pub(crate) fn reg_name(name: &str) -> Option<(RegKind, u32)> {
     } else {
         name
     };
+    // Fast path for the common numbered kinds: `r12`, `l3`, `cb0`, `x1`.
+    let b = lower.as_bytes();
+    if b.len() >= 2 && b.len() <= 10 {
+        let (kind, rest) = match b[0] {
+            b'r' => (Some(RegKind::Temp), &b[1..]),
+            b'l' => (Some(RegKind::Literal), &b[1..]),
+            b'x' => (Some(RegKind::IndexedTemp), &b[1..]),
+            b'c' if b[1] == b'b' => (Some(RegKind::ConstBuffer), &b[2..]),
+            _ => (None, b),
+        };
+        if let Some(kind) = kind {
+            if !rest.is_empty() && rest.iter().all(u8::is_ascii_digit) {
+                let n = rest.iter().fold(0u32, |a, d| a * 10 + (d - b'0') as u32);
+                return Some((kind, n));
+            }
+        }
+    }
     let base = lower.strip_suffix('0').unwrap_or(lower);
     let named = |s: &str| -> Option<RegKind> {
         Some(match s {
