@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use isa_spa5::cubin::{
-    read_cubin, scan_instr_offsets, write_cubin, Cubin, CubinError, CubinWriter, Kernel, Param, Sm,
+    read_cubin, scan_instr_offsets, write_cubin, AbiParam, Cubin, CubinError, CubinWriter, IlcAbi,
+    Kernel, Param, ParamRole, Sm,
 };
 
 fn corpus_dir() -> PathBuf {
@@ -433,6 +434,19 @@ fn rewritten_cubins_look_identical_to_nvidia_tools() {
     assert!(corpus.len() >= 40, "only {} cubins compared", corpus.len());
 }
 
+/// The IL meaning of `synthetic`'s parameters.
+fn synthetic_abi() -> IlcAbi {
+    let p = |offset, size, role| AbiParam { offset, size, role };
+    IlcAbi {
+        params: vec![
+            p(0, 8, ParamRole::UavAddress(0)),
+            p(8, 8, ParamRole::UavSize(0)),
+            p(16, 4, ParamRole::ConstBuffer(1)),
+            p(24, 8, ParamRole::GlobalAddress),
+        ],
+    }
+}
+
 /// A kernel borrowing iadd's code, with metadata of our choosing.
 fn synthetic(name: &str) -> Kernel {
     let bytes = std::fs::read(corpus_dir().join("cubins/iadd.cubin")).expect("corpus file");
@@ -454,7 +468,7 @@ fn synthetic(name: &str) -> Kernel {
         block_size: Some([64, 2, 1]),
         exit_offsets: iadd.exit_offsets,
         s2rctaid_offsets: iadd.s2rctaid_offsets,
-        ilc_abi: Some(b"uav 0 ptr, uav 0 size, cb 1 [4]".to_vec()),
+        ilc_abi: Some(synthetic_abi().encode()),
         ..Kernel::default()
     }
 }
@@ -475,6 +489,8 @@ fn synthetic_kernels_round_trip() {
         assert_eq!(c.arch, arch);
         assert_eq!(c.virtual_arch, arch.number());
         assert_eq!(c.kernels.len(), 2);
+        let abi = c.kernels[0].ilc_abi.as_deref().expect(".ilc.abi section");
+        assert_eq!(IlcAbi::decode(abi), Ok(synthetic_abi()));
         for (got, want) in c.kernels.iter().zip(&kernels) {
             assert_eq!(got.const0.len() as u32, 0x140 + want.param_size());
             let mut got = got.clone();

@@ -24,11 +24,13 @@
 //! (tested in `isa-spa5/tests/cubin_*.rs`). Not modelled: device functions in their own
 //! `.text.F` sections (calls between functions), textures and surfaces.
 
+pub mod abi;
 mod layout;
 pub mod nvinfo;
 mod read;
 mod write;
 
+pub use abi::{AbiParam, IlcAbi, ParamRole};
 pub use read::read_cubin;
 pub use write::{write_cubin, CubinWriter};
 
@@ -202,7 +204,8 @@ pub struct Kernel {
     /// Other `.nv.info.K` records, written verbatim after the ones derived from the fields above
     /// (the reader puts here every record it does not model, e.g. `INDIRECT_BRANCH_TARGETS`).
     pub extra_info: Vec<InfoAttr>,
-    /// Contents of our `.ilc.abi.K` section (the IL meaning of each parameter), if any.
+    /// Contents of our `.ilc.abi.K` section (the IL meaning of each parameter), if any; normally
+    /// [`IlcAbi::encode`] output, but any bytes are written and read back verbatim.
     pub ilc_abi: Option<Vec<u8>>,
     /// Named subroutines inside this kernel's code (ptxas's `$__internal_N_$...` helpers for
     /// division, square root, ...): weak `FUNC` symbols pointing into `.text.K`.
