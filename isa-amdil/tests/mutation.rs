@@ -1,0 +1,314 @@
+//! Robustness: 10,000 random byte-level and token-level mutations of the corpus kernels, plus
+//! random word mutations of their binary encodings. Nothing may panic or hang, and every error
+//! diagnostic of text input must carry a line number.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use isa_amdil::{decode_binary, encode_binary, parse_lossy, validate};
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+const CHARS: &[char] = &[
+    '(',
+    ')',
+    '[',
+    ']',
+    '_',
+    '.',
+    ',',
+    ';',
+    '/',
+    '*',
+    '\n',
+    '\r',
+    '\t',
+    ' ',
+    '0',
+    '1',
+    '9',
+    'x',
+    'X',
+    '-',
+    '+',
+    'e',
+    'f',
+    'r',
+    'l',
+    'w',
+    '{',
+    '}',
+    '=',
+    '\u{e9}',
+    '\u{0}',
+    '\u{feff}',
+    '\u{1F600}',
+    '"',
+    '#',
+];
+
+const TOKENS: &[&str] = &[
+    "mov",
+    "iadd",
+    "dcl_literal",
+    "dcl_cb",
+    "endif",
+    "endloop",
+    "else",
+    "whileloop",
+    "switch",
+    "case",
+    "default",
+    "endswitch",
+    "func",
+    "endfunc",
+    "call",
+    "ret",
+    "ret_dyn",
+    "end",
+    "endmain",
+    "break",
+    "continue",
+    "if_logicalnz",
+    "r0",
+    "r4294967295",
+    "l99",
+    "cb0[",
+    "cb9[r1.x+",
+    "x0[",
+    "g[",
+    "]",
+    "[",
+    "(",
+    ")",
+    "_neg(xyzw)",
+    "_abs",
+    "_sat",
+    "_x2",
+    ".x___",
+    ".xyzw",
+    ".0000",
+    ".y00",
+    ".qq",
+    "0xFFFFFFFF",
+    "99999999999",
+    "-2147483649",
+    "1.0e40",
+    "4.0f",
+    "vAbsTidFlat0",
+    "mem0",
+    "Tmr",
+    "uav_raw_load_id(11)_cached",
+    "_id(",
+    "_relop(",
+    "fence_threads_lds",
+    ";ARGSTART:x",
+    ";DEBUGSTART",
+    "/*",
+    "*/",
+    "//",
+    "il_cs_2_0",
+    "il_zz_9_9_9",
+    "dcl_num_thread_per_group",
+    ",",
+    ",,",
+    "\n",
+    "mdef(1)",
+    "mcall(",
+];
+
+fn kernels() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("tests/data exists")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "il"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("readable"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn tokenize(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in s.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            cur.push(c);
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn mutate_chars(rng: &mut Rng, src: &str) -> String {
+    let mut c: Vec<char> = src.chars().collect();
+    for _ in 0..1 + rng.below(4) {
+        let n = c.len();
+        match rng.below(5) {
+            0 if n > 0 => {
+                let i = rng.below(n);
+                c[i] = CHARS[rng.below(CHARS.len())];
+            }
+            1 if n > 0 => {
+                let i = rng.below(n);
+                let len = 1 + rng.below(20.min(n - i));
+                c.drain(i..i + len);
+            }
+            2 => {
+                let i = rng.below(n + 1);
+                c.insert(i, CHARS[rng.below(CHARS.len())]);
+            }
+            3 if n > 0 => {
+                let i = rng.below(n);
+                let len = 1 + rng.below(40.min(n - i));
+                let piece: Vec<char> = c[i..i + len].to_vec();
+                let at = rng.below(n + 1);
+                c.splice(at..at, piece);
+            }
+            _ if n > 0 => {
+                // Random printable ASCII byte.
+                let i = rng.below(n);
+                c[i] = (0x20 + rng.below(0x5f) as u8) as char;
+            }
+            _ => {}
+        }
+    }
+    c.into_iter().collect()
+}
+
+fn mutate_tokens(rng: &mut Rng, src: &str) -> String {
+    let mut t = tokenize(src);
+    for _ in 0..1 + rng.below(3) {
+        let n = t.len();
+        if n == 0 {
+            t.push(TOKENS[rng.below(TOKENS.len())].to_string());
+            continue;
+        }
+        match rng.below(4) {
+            0 => {
+                let (a, b) = (rng.below(n), rng.below(n));
+                t.swap(a, b);
+            }
+            1 => {
+                t.remove(rng.below(n));
+            }
+            2 => {
+                let i = rng.below(n);
+                let dup = t[i].clone();
+                t.insert(rng.below(n + 1), dup);
+            }
+            _ => {
+                let i = rng.below(n);
+                t[i] = TOKENS[rng.below(TOKENS.len())].to_string();
+            }
+        }
+    }
+    t.concat()
+}
+
+fn check_one(src: &str) {
+    let (prog, diags) = parse_lossy(src);
+    for d in &diags {
+        if d.is_error() {
+            assert!(
+                d.span.line >= 1,
+                "error without a line number: {d:?}\n--- input ---\n{src}"
+            );
+        }
+        let _ = d.render("m.il", src);
+    }
+    for d in validate(&prog) {
+        let _ = d.render("m.il", src);
+    }
+    // Whatever parses must print and re-parse without panicking, and encode/decode if encodable.
+    let printed = prog.to_string();
+    let _ = parse_lossy(&printed);
+    if let Ok(words) = encode_binary(&prog) {
+        if let Err(e) = decode_binary(&words) {
+            panic!("own encoding failed to decode: {e}\n--- program ---\n{printed}");
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_mutations_never_panic_or_hang() {
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let kernels = kernels();
+        assert!(!kernels.is_empty());
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut errors_seen = 0usize;
+        for i in 0..10_000 {
+            let k = &kernels[i % kernels.len()];
+            let m = if i % 2 == 0 {
+                mutate_chars(&mut rng, k)
+            } else {
+                mutate_tokens(&mut rng, k)
+            };
+            check_one(&m);
+            if parse_lossy(&m).1.iter().any(|d| d.is_error()) {
+                errors_seen += 1;
+            }
+        }
+        // Binary: flip words of valid encodings.
+        for i in 0..2_000 {
+            let k = &kernels[i % kernels.len()];
+            let (prog, _) = parse_lossy(k);
+            let Ok(mut words) = encode_binary(&prog) else {
+                continue;
+            };
+            for _ in 0..1 + rng.below(3) {
+                let j = rng.below(words.len());
+                match rng.below(3) {
+                    0 => words[j] ^= 1 << rng.below(32),
+                    1 => words[j] = rng.next() as u32,
+                    _ => words.truncate(j),
+                }
+                if words.is_empty() {
+                    break;
+                }
+            }
+            let _ = decode_binary(&words);
+        }
+        tx.send(errors_seen).expect("main thread waits");
+    });
+    match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(errors_seen) => {
+            // The mutations must actually exercise the error paths.
+            assert!(
+                errors_seen > 3_000,
+                "only {errors_seen} mutated inputs had errors"
+            );
+        }
+        Err(_) => panic!(
+            "mutation run hung (or a worker panicked): {:?}",
+            worker.join().err()
+        ),
+    }
+}
