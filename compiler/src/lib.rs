@@ -15,6 +15,7 @@
 
 pub mod error;
 pub mod frontend;
+pub mod lower;
 pub mod options;
 
 pub use error::{Diagnostic, Diagnostics, Severity};

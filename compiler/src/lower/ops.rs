@@ -1,0 +1,1081 @@
+//! Operand handling and per-opcode ALU lowering.
+//!
+//! Sources: [`Lowerer::read_src`] yields one post-swizzle component with the modifiers of
+//! the instruction's operand class ([`Ty`]) applied in the guide's order (invert, bias,
+//! x2, sign, abs, neg, clamp for floats; abs then neg for integers; sign-bit abs/neg on the
+//! high dwords for doubles). Destinations: [`Lowerer::write_dst`] applies the shift scale
+//! and `_sat` to float results, forces `0`/`1` components, and writes the masked
+//! components. Only components written with a result are computed, and each reads only the
+//! source components it needs, so dead components never materialize.
+//!
+//! Each opcode reproduces the reference interpreter's definition
+//! (`isa_amdil::interp::{fops, iops, dops}`) as a composition of IR opcodes.
+
+use std::collections::HashMap;
+
+use ilc_passes::ir::{FloatCC, IntCC, Opcode as IrOp, Type, Value};
+use isa_amdil::ast::{self, DstComp, Instruction, RegKind, SrcOperand, Swz, ZeroOp};
+use isa_amdil::opcodes::Opcode;
+
+use super::cfg::float_cc;
+use super::{LResult, Lowerer};
+
+/// Operand class of an instruction: decides how source modifiers and `_sat` apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Ty {
+    /// Float: all modifiers, destination scale and `_sat`.
+    Float,
+    /// Integer: `_abs` is integer abs, `_neg` two's complement.
+    Int,
+    /// Double: abs/neg on the sign bits of `.y` and `.w`.
+    Double,
+    /// Typeless move: float modifiers, no destination scale/`_sat`.
+    Untyped,
+}
+
+const ONE: u32 = 0x3F80_0000;
+const FLT_MAX: u32 = 0x7F7F_FFFF;
+const INF: u32 = 0x7F80_0000;
+const NEG_ZERO: u32 = 0x8000_0000;
+
+/// Per-instruction cache of read source components.
+#[derive(Default)]
+pub(crate) struct Srcs {
+    cache: HashMap<(usize, usize, Ty), Value>,
+}
+
+impl Srcs {
+    /// Component `i` of source `k` read as `ty`.
+    pub(crate) fn get(
+        &mut self,
+        l: &mut Lowerer,
+        st: &Instruction,
+        k: usize,
+        i: usize,
+        ty: Ty,
+    ) -> LResult<Value> {
+        if let Some(&v) = self.cache.get(&(k, i, ty)) {
+            return Ok(v);
+        }
+        let s = st
+            .srcs
+            .get(k)
+            .ok_or_else(|| format!("needs source operand {k}"))?;
+        let v = l.read_src(s, i, ty)?;
+        self.cache.insert((k, i, ty), v);
+        Ok(v)
+    }
+}
+
+fn zero_value(z: Option<ZeroOp>) -> u32 {
+    match z {
+        None | Some(ZeroOp::FltMax) => FLT_MAX,
+        Some(ZeroOp::Zero) => 0,
+        Some(ZeroOp::Infinity) | Some(ZeroOp::InfElseMax) => INF,
+    }
+}
+
+impl Lowerer<'_> {
+    /// One post-swizzle component of a source operand with modifiers applied.
+    pub(crate) fn read_src(&mut self, s: &SrcOperand, i: usize, ty: Ty) -> LResult<Value> {
+        if s.mods.div_comp != ast::DivComp::None {
+            return Err("the _divcomp source modifier is not supported".into());
+        }
+        let mut x = match s.swizzle[i] {
+            Swz::Zero => self.iconst(0),
+            Swz::One => self.iconst(ONE),
+            sel => {
+                let c = sel.component().map_or(0, |c| c.index());
+                self.reg_comp(&s.reg, c)?
+            }
+        };
+        let m = &s.mods;
+        if m.is_empty() {
+            return Ok(x);
+        }
+        match ty {
+            Ty::Int => {
+                if m.abs {
+                    x = self.cursor().ins().iabs(x);
+                }
+                if m.neg & (1 << i) != 0 {
+                    x = self.cursor().ins().ineg(x);
+                }
+            }
+            Ty::Double => {
+                if i == 1 || i == 3 {
+                    if m.abs {
+                        x = self.cursor().ins().fabs(x);
+                    }
+                    if m.neg & (3 << (i - 1)) != 0 {
+                        x = self.cursor().ins().fneg(x);
+                    }
+                }
+            }
+            Ty::Float | Ty::Untyped => {
+                if m.invert {
+                    let one = self.iconst(ONE);
+                    x = self.cursor().ins().fsub(one, x);
+                }
+                if m.bias {
+                    let half = self.iconst(0x3F00_0000);
+                    x = self.cursor().ins().fsub(x, half);
+                }
+                if m.x2 {
+                    x = self.cursor().ins().fadd(x, x);
+                }
+                if m.sign {
+                    x = self.sgn(x);
+                }
+                if m.abs {
+                    x = self.cursor().ins().fabs(x);
+                }
+                if m.neg & (1 << i) != 0 {
+                    x = self.cursor().ins().fneg(x);
+                }
+                if m.clamp {
+                    x = self.cursor().ins().fsat(x);
+                }
+            }
+        }
+        Ok(x)
+    }
+
+    /// The write mask of the first destination, or none when the instruction has no
+    /// destination that holds values (no operand, or `mem`).
+    pub(crate) fn dst_writes(&self, st: &Instruction) -> [bool; 4] {
+        match st.dsts.first() {
+            Some(d) if d.reg.kind != RegKind::GenericMem => {
+                let mut w = [false; 4];
+                for (o, m) in w.iter_mut().zip(d.mask.iter()) {
+                    *o = *m == DstComp::Write;
+                }
+                w
+            }
+            _ => [false; 4],
+        }
+    }
+
+    /// Writes results to the first destination: scale and `_sat` for `Ty::Float`, forced
+    /// 0/1 components, then the masked components. `res[i]` must be `Some` for every
+    /// component the mask writes with a result.
+    pub(crate) fn write_dst(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        res: [Option<Value>; 4],
+    ) -> LResult<()> {
+        let Some(d) = st.dsts.first() else {
+            return Ok(());
+        };
+        if d.reg.kind == RegKind::GenericMem {
+            return Ok(());
+        }
+        let mut out: [Option<Value>; 4] = [None; 4];
+        for i in 0..4 {
+            out[i] = match d.mask[i] {
+                DstComp::NoWrite => None,
+                DstComp::Zero => Some(self.iconst(0)),
+                DstComp::One => Some(self.iconst(ONE)),
+                DstComp::Write => {
+                    let mut v = res[i].ok_or_else(|| {
+                        format!("internal: component {i} of the result was not computed")
+                    })?;
+                    if ty == Ty::Float {
+                        let f = d.shift.factor();
+                        if f != 1.0 {
+                            let k = self.iconst(f.to_bits());
+                            v = self.cursor().ins().fmul(v, k);
+                        }
+                        if d.sat {
+                            v = self.cursor().ins().fsat(v);
+                        }
+                    }
+                    Some(v)
+                }
+            };
+        }
+        self.store_reg(d, out)
+    }
+
+    /// Computes `f` for every written component (per-component operation).
+    fn per_comp(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        n: usize,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        for i in 0..4 {
+            if !w[i] {
+                continue;
+            }
+            let mut args = Vec::with_capacity(n);
+            for k in 0..n {
+                args.push(srcs.get(self, st, k, i, ty)?);
+            }
+            res[i] = Some(f(self, &args)?);
+        }
+        self.write_dst(st, ty, res)
+    }
+
+    /// Computes `f` once on component `comp` of the sources and broadcasts it.
+    fn broadcast(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        wty: Ty,
+        n: usize,
+        comp: usize,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return self.write_dst(st, wty, [None; 4]);
+        }
+        let mut srcs = Srcs::default();
+        let mut args = Vec::with_capacity(n);
+        for k in 0..n {
+            args.push(srcs.get(self, st, k, comp, ty)?);
+        }
+        let v = f(self, &args)?;
+        self.write_dst(st, wty, [Some(v); 4])
+    }
+
+    // ---- float helpers ----
+
+    pub(crate) fn sgn(&mut self, x: Value) -> Value {
+        let z = self.iconst(0);
+        let m1 = self.iconst((-1.0f32).to_bits());
+        let one = self.iconst(ONE);
+        let lt = self.cursor().ins().fcmp(FloatCC::Olt, x, z);
+        let eq = self.cursor().ins().fcmp(FloatCC::Oeq, x, z);
+        let nz = self.cursor().ins().select(eq, z, one);
+        self.cursor().ins().select(lt, m1, nz)
+    }
+
+    /// Flushes a denormal to a same-signed zero (x + -0.0 is exact for everything else).
+    fn flush(&mut self, x: Value) -> Value {
+        let nz = self.iconst(NEG_ZERO);
+        self.cursor().ins().fadd(x, nz)
+    }
+
+    fn is_fzero(&mut self, x: Value) -> Value {
+        let z = self.iconst(0);
+        self.cursor().ins().fcmp(FloatCC::Oeq, x, z)
+    }
+
+    /// Legacy fused `mad`: `0 * x + c = +0 + c`, else `fma`.
+    fn mad_legacy(&mut self, a: Value, b: Value, c: Value) -> Value {
+        let za = self.is_fzero(a);
+        let zb = self.is_fzero(b);
+        let z = self.cursor().ins().por(za, zb);
+        let zero = self.iconst(0);
+        let sum = self.cursor().ins().fadd(zero, c);
+        let fma = self.cursor().ins().ffma(a, b, c);
+        self.cursor().ins().select(z, sum, fma)
+    }
+
+    /// `dp2/dp3/dp4`: products accumulated in order with fused multiply-adds.
+    fn dot(&mut self, a: &[Value], b: &[Value], ieee: bool) -> Value {
+        let mut acc = if ieee {
+            self.cursor().ins().fmul(a[0], b[0])
+        } else {
+            self.cursor().ins().fmul_legacy(a[0], b[0])
+        };
+        for i in 1..a.len() {
+            let fma = self.cursor().ins().ffma(a[i], b[i], acc);
+            acc = if ieee {
+                fma
+            } else {
+                let za = self.is_fzero(a[i]);
+                let zb = self.is_fzero(b[i]);
+                let z = self.cursor().ins().por(za, zb);
+                let zero = self.iconst(0);
+                let keep = self.cursor().ins().fadd(acc, zero);
+                self.cursor().ins().select(z, keep, fma)
+            };
+        }
+        acc
+    }
+
+    /// `x == 0 ? k : v`.
+    fn if_zero(&mut self, x: Value, k: u32, v: Value) -> Value {
+        let z = self.is_fzero(x);
+        let kv = self.iconst(k);
+        self.cursor().ins().select(z, kv, v)
+    }
+
+    fn unary_ir(&mut self, op: IrOp, x: Value) -> Value {
+        self.cursor().ins().unary(op, x)
+    }
+
+    fn binary_ir(&mut self, op: IrOp, a: Value, b: Value) -> Value {
+        self.cursor().ins().binary(op, a, b)
+    }
+
+    fn bool_mask(&mut self, p: Value) -> Value {
+        self.cursor().ins().bmask(p)
+    }
+
+    fn bool01(&mut self, p: Value) -> Value {
+        let one = self.iconst(1);
+        let zero = self.iconst(0);
+        self.cursor().ins().select(p, one, zero)
+    }
+
+    /// Lowers a value-producing (non-flow, non-declaration) instruction.
+    pub(crate) fn lower_op(&mut self, st: &Instruction) -> LResult<()> {
+        use Opcode as O;
+        let f = Ty::Float;
+        let i = Ty::Int;
+        let ieee = st.ieee();
+        let z = st.zeroop();
+        let un = |op: IrOp| move |l: &mut Lowerer, a: &[Value]| Ok(l.unary_ir(op, a[0]));
+        let bin = |op: IrOp| move |l: &mut Lowerer, a: &[Value]| Ok(l.binary_ir(op, a[0], a[1]));
+        match st.opcode {
+            // ---- float, per component ----
+            O::Mov | O::InvMov => self.per_comp(st, Ty::Untyped, 1, |_, a| Ok(a[0])),
+            O::Abs => self.per_comp(st, f, 1, |l, a| {
+                let x = l.cursor().ins().fabs(a[0]);
+                Ok(l.flush(x))
+            }),
+            O::Add => self.per_comp(st, f, 2, bin(IrOp::Fadd)),
+            O::Sub => self.per_comp(st, f, 2, bin(IrOp::Fsub)),
+            O::Mul if ieee => self.per_comp(st, f, 2, bin(IrOp::Fmul)),
+            O::Mul => self.per_comp(st, f, 2, bin(IrOp::FmulLegacy)),
+            O::Mad if ieee => {
+                self.per_comp(st, f, 3, |l, a| Ok(l.cursor().ins().ffma(a[0], a[1], a[2])))
+            }
+            O::Mad => self.per_comp(st, f, 3, |l, a| Ok(l.mad_legacy(a[0], a[1], a[2]))),
+            O::Fma => self.per_comp(st, f, 3, |l, a| Ok(l.cursor().ins().ffma(a[0], a[1], a[2]))),
+            O::Div => {
+                let zv = zero_value(z);
+                self.per_comp(st, f, 2, move |l, a| {
+                    let q = l.cursor().ins().fdiv(a[0], a[1]);
+                    let zr = l.iconst(0);
+                    let neg = l.cursor().ins().fcmp(FloatCC::Olt, a[0], zr);
+                    let pos_k = l.iconst(zv);
+                    let neg_k = l.iconst(zv ^ NEG_ZERO);
+                    let k = l.cursor().ins().select(neg, neg_k, pos_k);
+                    let bz = l.is_fzero(a[1]);
+                    Ok(l.cursor().ins().select(bz, k, q))
+                })
+            }
+            O::Min => self.per_comp(st, f, 2, bin(IrOp::Fmin)),
+            O::Max => self.per_comp(st, f, 2, bin(IrOp::Fmax)),
+            O::Clamp => self.per_comp(st, f, 3, |l, a| {
+                let lt = l.cursor().ins().fcmp(FloatCC::Olt, a[0], a[1]);
+                let t = l.cursor().ins().select(lt, a[1], a[0]);
+                let gt = l.cursor().ins().fcmp(FloatCC::Ogt, t, a[2]);
+                let r = l.cursor().ins().select(gt, a[2], t);
+                Ok(l.flush(r))
+            }),
+            O::Flr | O::RoundNegInf => self.per_comp(st, f, 1, un(IrOp::Ffloor)),
+            O::Frc => self.per_comp(st, f, 1, |l, a| {
+                let fl = l.cursor().ins().ffloor(a[0]);
+                Ok(l.cursor().ins().fsub(a[0], fl))
+            }),
+            O::RoundNear => self.per_comp(st, f, 1, un(IrOp::FroundEven)),
+            O::RoundPlusInf => self.per_comp(st, f, 1, un(IrOp::Fceil)),
+            O::RoundZero => self.per_comp(st, f, 1, un(IrOp::Ftrunc)),
+            O::Rnd => self.per_comp(st, f, 1, |l, a| {
+                let h = l.iconst(0x3F00_0000);
+                let s = l.cursor().ins().fadd(a[0], h);
+                Ok(l.cursor().ins().ffloor(s))
+            }),
+            O::Sgn => self.per_comp(st, f, 1, |l, a| Ok(l.sgn(a[0]))),
+            O::Lrp => self.per_comp(st, f, 3, |l, a| {
+                let one = l.iconst(ONE);
+                let om = l.cursor().ins().fsub(one, a[0]);
+                let p = l.cursor().ins().fmul(a[1], a[0]);
+                let q = l.cursor().ins().fmul(a[2], om);
+                Ok(l.cursor().ins().fadd(p, q))
+            }),
+            O::ExpVec => self.per_comp(st, f, 1, un(IrOp::Fexp2)),
+            O::LogVec => self.per_comp(st, f, 1, un(IrOp::Flog2)),
+            O::RsqVec => self.per_comp(st, f, 1, un(IrOp::Frsq)),
+            O::SqrtVec => self.per_comp(st, f, 1, un(IrOp::Fsqrt)),
+            O::SinVec => self.per_comp(st, f, 1, un(IrOp::Fsin)),
+            O::CosVec => self.per_comp(st, f, 1, un(IrOp::Fcos)),
+            O::RcpVec => self.per_comp(st, f, 1, |l, a| {
+                let r = l.cursor().ins().frcp(a[0]);
+                Ok(l.if_zero(a[0], FLT_MAX, r))
+            }),
+            O::Cmov => self.lower_cmov(st),
+            O::CmovLogical => self.per_comp(st, i, 3, |l, a| {
+                let zr = l.iconst(0);
+                let c = l.cursor().ins().icmp(IntCC::Ne, a[0], zr);
+                Ok(l.cursor().ins().select(c, a[1], a[2]))
+            }),
+            O::Eq | O::Ne | O::Ge | O::Lt => {
+                let cc = match st.opcode {
+                    O::Eq => FloatCC::Oeq,
+                    O::Ne => FloatCC::Une,
+                    O::Ge => FloatCC::Oge,
+                    _ => FloatCC::Olt,
+                };
+                self.compare(st, f, i, move |l, a| {
+                    let p = l.cursor().ins().fcmp(cc, a[0], a[1]);
+                    Ok(l.bool_mask(p))
+                })
+            }
+            O::Set => {
+                let r = st
+                    .relop()
+                    .ok_or_else(|| "`set` needs _relop(..)".to_string())?;
+                let cc = float_cc(r);
+                self.per_comp(st, f, 2, move |l, a| {
+                    let p = l.cursor().ins().fcmp(cc, a[0], a[1]);
+                    let one = l.iconst(ONE);
+                    let zr = l.iconst(0);
+                    Ok(l.cursor().ins().select(p, one, zr))
+                })
+            }
+            O::Cmp => {
+                let r = st
+                    .relop()
+                    .ok_or_else(|| "`cmp` needs _relop(..)".to_string())?;
+                let cc = float_cc(r);
+                let v = st
+                    .controls
+                    .iter()
+                    .find_map(|c| match c {
+                        ast::Control::CmpVal(v) => Some(v.value()),
+                        _ => None,
+                    })
+                    .unwrap_or(0.0);
+                self.per_comp(st, f, 3, move |l, a| {
+                    let k = l.iconst(v.to_bits());
+                    let p = l.cursor().ins().fcmp(cc, a[0], k);
+                    Ok(l.cursor().ins().select(p, a[1], a[2]))
+                })
+            }
+            // ---- float scalar on .w, broadcast ----
+            O::Rcp => {
+                let zv = zero_value(z);
+                self.broadcast(st, f, f, 1, 3, move |l, a| {
+                    let r = l.cursor().ins().frcp(a[0]);
+                    Ok(l.if_zero(a[0], zv, r))
+                })
+            }
+            O::Rsq => {
+                let zv = zero_value(z);
+                self.broadcast(st, f, f, 1, 3, move |l, a| {
+                    let r = l.cursor().ins().frsq(a[0]);
+                    Ok(l.if_zero(a[0], zv, r))
+                })
+            }
+            O::Log => {
+                let zv = zero_value(z) ^ NEG_ZERO;
+                self.broadcast(st, f, f, 1, 3, move |l, a| {
+                    let r = l.cursor().ins().flog2(a[0]);
+                    Ok(l.if_zero(a[0], zv, r))
+                })
+            }
+            O::Ln => {
+                let zv = zero_value(z) ^ NEG_ZERO;
+                self.broadcast(st, f, f, 1, 3, move |l, a| {
+                    let r = l.cursor().ins().flog2(a[0]);
+                    let k = l.iconst(std::f32::consts::LN_2.to_bits());
+                    let r = l.cursor().ins().fmul(r, k);
+                    Ok(l.if_zero(a[0], zv, r))
+                })
+            }
+            O::Sqrt => self.broadcast(st, f, f, 1, 3, un(IrOp::Fsqrt)),
+            O::Exp => self.broadcast(st, f, f, 1, 3, un(IrOp::Fexp2)),
+            O::Exn => self.broadcast(st, f, f, 1, 3, |l, a| {
+                let k = l.iconst(std::f32::consts::LOG2_E.to_bits());
+                let x = l.cursor().ins().fmul(a[0], k);
+                Ok(l.cursor().ins().fexp2(x))
+            }),
+            O::Sin => self.broadcast(st, f, f, 1, 3, un(IrOp::Fsin)),
+            O::Cos => self.broadcast(st, f, f, 1, 3, un(IrOp::Fcos)),
+            O::Pow => self.broadcast(st, f, f, 2, 3, |l, a| {
+                let lg = l.cursor().ins().flog2(a[0]);
+                let p = l.cursor().ins().fmul(a[1], lg);
+                Ok(l.cursor().ins().fexp2(p))
+            }),
+            O::Dp2 | O::Dp3 | O::Dp4 => {
+                let n = match st.opcode {
+                    O::Dp2 => 2,
+                    O::Dp3 => 3,
+                    _ => 4,
+                };
+                self.lower_dot(st, n, ieee, false)
+            }
+            O::Dp2add => self.lower_dot(st, 2, false, true),
+            O::Crs => self.lower_crs(st),
+            O::Sincos => self.lower_sincos(st),
+            O::Nrm => self.lower_nrm(st),
+            O::Dst => self.lower_dist(st),
+            // ---- conversions ----
+            O::Ftoi => self.per_comp(st, f, 1, un(IrOp::F2i)),
+            O::Ftou => self.per_comp(st, f, 1, un(IrOp::F2u)),
+            O::Itof => self.per_comp(st, i, 1, un(IrOp::I2f)),
+            O::Utof => self.per_comp(st, i, 1, un(IrOp::U2f)),
+            O::F2F16 | O::F2F16Near => self.per_comp(st, f, 1, un(IrOp::F32to16)),
+            O::F162F => self.per_comp(st, i, 1, un(IrOp::F16to32)),
+            // ---- integer ----
+            O::IAdd => self.per_comp(st, i, 2, bin(IrOp::Iadd)),
+            O::INegate => self.per_comp(st, i, 1, un(IrOp::Ineg)),
+            O::IMul | O::UMul => self.per_comp(st, i, 2, bin(IrOp::Imul)),
+            O::IMad | O::UMad => {
+                self.per_comp(st, i, 3, |l, a| Ok(l.cursor().ins().imad(a[0], a[1], a[2])))
+            }
+            O::IMulHigh => self.per_comp(st, i, 2, bin(IrOp::Imulhi)),
+            O::UMulHigh => self.per_comp(st, i, 2, bin(IrOp::Umulhi)),
+            O::IMul24 | O::IMad24 | O::IMul24High => {
+                let op = st.opcode;
+                let n = if op == O::IMad24 { 3 } else { 2 };
+                self.per_comp(st, i, n, move |l, a| {
+                    let w = l.iconst(24);
+                    let o = l.iconst(0);
+                    let x = l.cursor().ins().ibfe(w, o, a[0]);
+                    let y = l.cursor().ins().ibfe(w, o, a[1]);
+                    Ok(match op {
+                        O::IMul24 => l.cursor().ins().imul(x, y),
+                        O::IMad24 => l.cursor().ins().imad(x, y, a[2]),
+                        _ => l.cursor().ins().imulhi(x, y),
+                    })
+                })
+            }
+            O::UMul24 | O::UMad24 | O::UMul24High => {
+                let op = st.opcode;
+                let n = if op == O::UMad24 { 3 } else { 2 };
+                self.per_comp(st, i, n, move |l, a| {
+                    let m = l.iconst(0x00FF_FFFF);
+                    let x = l.cursor().ins().band(a[0], m);
+                    let y = l.cursor().ins().band(a[1], m);
+                    Ok(match op {
+                        O::UMul24 => l.cursor().ins().imul(x, y),
+                        O::UMad24 => l.cursor().ins().imad(x, y, a[2]),
+                        _ => l.cursor().ins().umulhi(x, y),
+                    })
+                })
+            }
+            O::UDiv => self.per_comp(st, i, 2, bin(IrOp::Udiv)),
+            O::UMod => self.per_comp(st, i, 2, bin(IrOp::Urem)),
+            O::And => self.per_comp(st, i, 2, bin(IrOp::Band)),
+            O::IOr => self.per_comp(st, i, 2, bin(IrOp::Bor)),
+            O::IXor => self.per_comp(st, i, 2, bin(IrOp::Bxor)),
+            O::INot => self.per_comp(st, i, 1, un(IrOp::Bnot)),
+            O::IShl => self.per_comp(st, i, 2, bin(IrOp::Ishl)),
+            O::IShr => self.per_comp(st, i, 2, bin(IrOp::Ishr)),
+            O::UShr => self.per_comp(st, i, 2, bin(IrOp::Ushr)),
+            O::IEq | O::INe | O::IGe | O::ILt | O::UGe | O::ULt => {
+                let cc = match st.opcode {
+                    O::IEq => IntCC::Eq,
+                    O::INe => IntCC::Ne,
+                    O::IGe => IntCC::Sge,
+                    O::ILt => IntCC::Slt,
+                    O::UGe => IntCC::Uge,
+                    _ => IntCC::Ult,
+                };
+                self.per_comp(st, i, 2, move |l, a| {
+                    let p = l.cursor().ins().icmp(cc, a[0], a[1]);
+                    Ok(l.bool_mask(p))
+                })
+            }
+            O::IMin => self.per_comp(st, i, 2, bin(IrOp::Imin)),
+            O::IMax => self.per_comp(st, i, 2, bin(IrOp::Imax)),
+            O::UMin => self.per_comp(st, i, 2, bin(IrOp::Umin)),
+            O::UMax => self.per_comp(st, i, 2, bin(IrOp::Umax)),
+            O::ICarry => self.per_comp(st, i, 2, |l, a| {
+                let s = l.cursor().ins().iadd(a[0], a[1]);
+                let p = l.cursor().ins().icmp(IntCC::Ult, s, a[0]);
+                Ok(l.bool01(p))
+            }),
+            O::IBorrow => self.per_comp(st, i, 2, |l, a| {
+                let p = l.cursor().ins().icmp(IntCC::Ult, a[0], a[1]);
+                Ok(l.bool01(p))
+            }),
+            // ---- bit operations ----
+            O::ICountbits => self.per_comp(st, i, 1, un(IrOp::Popcnt)),
+            O::IFirstbit => {
+                let op = if st.generic("shi").is_some() {
+                    IrOp::FirstbitShi
+                } else if st.generic("hi").is_some() {
+                    IrOp::FirstbitHi
+                } else {
+                    IrOp::FirstbitLo
+                };
+                self.per_comp(st, i, 1, un(op))
+            }
+            O::IBitExtract => {
+                self.per_comp(st, i, 3, |l, a| Ok(l.cursor().ins().ibfe(a[0], a[1], a[2])))
+            }
+            O::UBitExtract => {
+                self.per_comp(st, i, 3, |l, a| Ok(l.cursor().ins().ubfe(a[0], a[1], a[2])))
+            }
+            O::UBitInsert => self.per_comp(st, i, 4, |l, a| {
+                Ok(l.cursor().ins().bfi(a[0], a[1], a[2], a[3]))
+            }),
+            O::UBitReverse => self.per_comp(st, i, 1, un(IrOp::Bitrev)),
+            O::BitAlign | O::ByteAlign => {
+                let bytes = st.opcode == O::ByteAlign;
+                self.per_comp(st, i, 3, move |l, a| {
+                    let wide = l.cursor().ins().concat(a[1], a[0]);
+                    let s = if bytes {
+                        let m = l.iconst(3);
+                        let s = l.cursor().ins().band(a[2], m);
+                        let three = l.iconst(3);
+                        l.cursor().ins().ishl(s, three)
+                    } else {
+                        let m = l.iconst(31);
+                        l.cursor().ins().band(a[2], m)
+                    };
+                    let r = l.cursor().ins().ushr(wide, s);
+                    Ok(l.cursor().ins().lo(r))
+                })
+            }
+            O::Sad => self.per_comp(st, i, 3, |l, a| Ok(l.sad(a[0], a[1], a[2]))),
+            O::Sad4 => self.lower_sad4(st),
+            O::Unpack0 | O::Unpack1 | O::Unpack2 | O::Unpack3 => {
+                let n = match st.opcode {
+                    O::Unpack0 => 0,
+                    O::Unpack1 => 1,
+                    O::Unpack2 => 2,
+                    _ => 3,
+                };
+                self.per_comp(st, i, 1, move |l, a| {
+                    let w = l.iconst(8);
+                    let o = l.iconst(8 * n);
+                    let b = l.cursor().ins().ubfe(w, o, a[0]);
+                    Ok(l.cursor().ins().u2f(b))
+                })
+            }
+            // ---- double and 64-bit integer ----
+            O::DAdd => self.wide(st, Ty::Double, 2, |l, a| {
+                Ok(l.binary_ir(IrOp::Dadd, a[0], a[1]))
+            }),
+            O::DMul => self.wide(st, Ty::Double, 2, |l, a| {
+                Ok(l.binary_ir(IrOp::Dmul, a[0], a[1]))
+            }),
+            O::DDiv => self.wide(st, Ty::Double, 2, |l, a| {
+                Ok(l.binary_ir(IrOp::Ddiv, a[0], a[1]))
+            }),
+            O::DMuladd => self.wide(st, Ty::Double, 3, |l, a| {
+                Ok(l.cursor().ins().dfma(a[0], a[1], a[2]))
+            }),
+            O::DMax => self.wide(st, Ty::Double, 2, |l, a| {
+                Ok(l.binary_ir(IrOp::Dmax, a[0], a[1]))
+            }),
+            O::DMin => self.wide(st, Ty::Double, 2, |l, a| {
+                Ok(l.binary_ir(IrOp::Dmin, a[0], a[1]))
+            }),
+            O::DSqrt => self.wide(st, Ty::Double, 1, |l, a| Ok(l.unary_ir(IrOp::Dsqrt, a[0]))),
+            O::DMov => self.wide(st, Ty::Double, 1, |_, a| Ok(a[0])),
+            O::DRcp | O::DRsq => {
+                let rsq = st.opcode == O::DRsq;
+                let zv: f64 = match z {
+                    None | Some(ZeroOp::FltMax) => f64::MAX,
+                    Some(ZeroOp::Zero) => 0.0,
+                    _ => f64::INFINITY,
+                };
+                self.wide(st, Ty::Double, 1, move |l, a| {
+                    let r = if rsq {
+                        let s = l.cursor().ins().dsqrt(a[0]);
+                        let one = l.cursor().ins().f64const(1.0);
+                        l.cursor().ins().ddiv(one, s)
+                    } else {
+                        l.cursor().ins().drcp(a[0])
+                    };
+                    let zero = l.cursor().ins().f64const(0.0);
+                    let isz = l.cursor().ins().dcmp(FloatCC::Oeq, a[0], zero);
+                    let k = l.cursor().ins().f64const(zv);
+                    Ok(l.cursor().ins().select(isz, k, r))
+                })
+            }
+            O::Deq | O::Dne | O::Dge | O::Dlt => {
+                let cc = match st.opcode {
+                    O::Deq => FloatCC::Oeq,
+                    O::Dne => FloatCC::Une,
+                    O::Dge => FloatCC::Oge,
+                    _ => FloatCC::Olt,
+                };
+                self.wide_cmp(st, Ty::Double, move |l, a, b| {
+                    l.cursor().ins().dcmp(cc, a, b)
+                })
+            }
+            O::D2F => {
+                let w = self.dst_writes(st);
+                if !w.iter().any(|&b| b) {
+                    return Ok(());
+                }
+                let x = self.wide_src(st, 0, Ty::Double)?;
+                let v = self.cursor().ins().d2f(x);
+                self.write_dst(st, Ty::Untyped, [Some(v); 4])
+            }
+            O::F2D => {
+                let w = self.dst_writes(st);
+                if !w.iter().any(|&b| b) {
+                    return Ok(());
+                }
+                let s = st.srcs.first().ok_or("needs a source operand")?;
+                let x = self.read_src(s, 0, Ty::Float)?;
+                let d = self.cursor().ins().f2d(x);
+                self.write_wide(st, Ty::Double, d)
+            }
+            O::DMovc => {
+                let w = self.dst_writes(st);
+                let mut srcs = Srcs::default();
+                let mut res = [None; 4];
+                if w.iter().any(|&b| b) {
+                    let c = srcs.get(self, st, 0, 0, Ty::Double)?;
+                    let zr = self.iconst(0);
+                    let p = self.cursor().ins().icmp(IntCC::Ne, c, zr);
+                    for (k, slot) in res.iter_mut().enumerate() {
+                        if w[k] {
+                            let a = srcs.get(self, st, 1, k & 1, Ty::Double)?;
+                            let b = srcs.get(self, st, 2, k & 1, Ty::Double)?;
+                            *slot = Some(self.cursor().ins().select(p, a, b));
+                        }
+                    }
+                }
+                self.write_dst(st, Ty::Double, res)
+            }
+            O::I64Add => self.wide(st, i, 2, bin(IrOp::Iadd)),
+            O::I64Sub => self.wide(st, i, 2, bin(IrOp::Isub)),
+            O::I64Mul | O::U64Mul => self.wide(st, i, 2, bin(IrOp::Imul)),
+            O::I64Negate => self.wide(st, i, 1, un(IrOp::Ineg)),
+            O::I64Max => self.wide(st, i, 2, bin(IrOp::Imax)),
+            O::I64Min => self.wide(st, i, 2, bin(IrOp::Imin)),
+            O::U64Max => self.wide(st, i, 2, bin(IrOp::Umax)),
+            O::U64Min => self.wide(st, i, 2, bin(IrOp::Umin)),
+            O::I64Shl | O::I64Shr | O::U64Shr => {
+                let op = match st.opcode {
+                    O::I64Shl => IrOp::Ishl,
+                    O::I64Shr => IrOp::Ishr,
+                    _ => IrOp::Ushr,
+                };
+                let w = self.dst_writes(st);
+                if !w.iter().any(|&b| b) {
+                    return Ok(());
+                }
+                let x = self.wide_src(st, 0, i)?;
+                let s1 = st.srcs.get(1).ok_or("needs two source operands")?;
+                let n = self.read_src(s1, 0, i)?;
+                let r = self.binary_ir(op, x, n);
+                self.write_wide(st, i, r)
+            }
+            O::I64Eq | O::I64Ne | O::I64Ge | O::I64Lt | O::U64Ge | O::U64Lt => {
+                let cc = match st.opcode {
+                    O::I64Eq => IntCC::Eq,
+                    O::I64Ne => IntCC::Ne,
+                    O::I64Ge => IntCC::Sge,
+                    O::I64Lt => IntCC::Slt,
+                    O::U64Ge => IntCC::Uge,
+                    _ => IntCC::Ult,
+                };
+                self.wide_cmp(st, i, move |l, a, b| l.cursor().ins().icmp(cc, a, b))
+            }
+            _ => self.lower_memory(st),
+        }
+    }
+
+    /// Float compares writing 0xFFFFFFFF/0: sources read as `sty`, written as `wty`.
+    fn compare(
+        &mut self,
+        st: &Instruction,
+        sty: Ty,
+        wty: Ty,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        for k in 0..4 {
+            if w[k] {
+                let a = srcs.get(self, st, 0, k, sty)?;
+                let b = srcs.get(self, st, 1, k, sty)?;
+                res[k] = Some(f(self, &[a, b])?);
+            }
+        }
+        self.write_dst(st, wty, res)
+    }
+
+    /// The 64-bit value in `.xy` (post swizzle) of source `k`.
+    fn wide_src(&mut self, st: &Instruction, k: usize, ty: Ty) -> LResult<Value> {
+        let s = st
+            .srcs
+            .get(k)
+            .ok_or_else(|| format!("needs source operand {k}"))?;
+        let lo = self.read_src(s, 0, ty)?;
+        let hi = self.read_src(s, 1, ty)?;
+        Ok(self.cursor().ins().concat(lo, hi))
+    }
+
+    /// Writes a 64-bit result as `(lo, hi, lo, hi)`.
+    fn write_wide(&mut self, st: &Instruction, ty: Ty, r: Value) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut res = [None; 4];
+        if w[0] || w[2] {
+            let lo = self.cursor().ins().lo(r);
+            res[0] = Some(lo);
+            res[2] = Some(lo);
+        }
+        if w[1] || w[3] {
+            let hi = self.cursor().ins().hi(r);
+            res[1] = Some(hi);
+            res[3] = Some(hi);
+        }
+        self.write_dst(st, ty, res)
+    }
+
+    /// A 64-bit operation on `.xy` of `n` sources.
+    fn wide(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        n: usize,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut args = Vec::with_capacity(n);
+        for k in 0..n {
+            args.push(self.wide_src(st, k, ty)?);
+        }
+        let r = f(self, &args)?;
+        self.write_wide(st, ty, r)
+    }
+
+    /// A 64-bit compare broadcasting 0xFFFFFFFF/0.
+    fn wide_cmp(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        f: impl Fn(&mut Lowerer, Value, Value) -> Value,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let a = self.wide_src(st, 0, ty)?;
+        let b = self.wide_src(st, 1, ty)?;
+        let p = f(self, a, b);
+        let v = self.bool_mask(p);
+        self.write_dst(st, Ty::Int, [Some(v); 4])
+    }
+
+    fn lower_cmov(&mut self, st: &Instruction) -> LResult<()> {
+        let Some(d) = st.dsts.first() else {
+            return Ok(());
+        };
+        if d.reg.kind == RegKind::GenericMem {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        let mut cond = [None; 4];
+        for k in 0..4 {
+            if d.mask[k] == DstComp::NoWrite {
+                continue;
+            }
+            let c = srcs.get(self, st, 0, k, Ty::Float)?;
+            cond[k] = Some(self.is_fzero(c));
+            if d.mask[k] == DstComp::Write {
+                res[k] = Some(srcs.get(self, st, 1, k, Ty::Float)?);
+            }
+        }
+        // Compute what an unconditional write would store, then keep the old value of
+        // components whose condition is zero.
+        let mut out: [Option<Value>; 4] = [None; 4];
+        for k in 0..4 {
+            out[k] = match d.mask[k] {
+                DstComp::NoWrite => None,
+                DstComp::Zero => Some(self.iconst(0)),
+                DstComp::One => Some(self.iconst(ONE)),
+                DstComp::Write => {
+                    let mut v = res[k].ok_or("internal: cmov source")?;
+                    let f = d.shift.factor();
+                    if f != 1.0 {
+                        let kf = self.iconst(f.to_bits());
+                        v = self.cursor().ins().fmul(v, kf);
+                    }
+                    if d.sat {
+                        v = self.cursor().ins().fsat(v);
+                    }
+                    Some(v)
+                }
+            };
+            if let (Some(v), Some(c)) = (out[k], cond[k]) {
+                let old = self.load_reg_comp(&d.reg, k)?;
+                out[k] = Some(self.cursor().ins().select(c, old, v));
+            }
+        }
+        self.store_reg(d, out)
+    }
+
+    fn lower_dot(&mut self, st: &Instruction, n: usize, ieee: bool, add: bool) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for k in 0..n {
+            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
+            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
+        }
+        let mut v = self.dot(&a, &b, ieee);
+        if add {
+            let c = srcs.get(self, st, 2, 2, Ty::Float)?;
+            v = self.cursor().ins().fadd(v, c);
+        }
+        self.write_dst(st, Ty::Float, [Some(v); 4])
+    }
+
+    fn lower_crs(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        let idx = [(1, 2), (2, 0), (0, 1)];
+        for (k, &(p, q)) in idx.iter().enumerate() {
+            if !w[k] {
+                continue;
+            }
+            let ap = srcs.get(self, st, 0, p, Ty::Float)?;
+            let bq = srcs.get(self, st, 1, q, Ty::Float)?;
+            let aq = srcs.get(self, st, 0, q, Ty::Float)?;
+            let bp = srcs.get(self, st, 1, p, Ty::Float)?;
+            let x = self.cursor().ins().fmul(ap, bq);
+            let y = self.cursor().ins().fmul(aq, bp);
+            res[k] = Some(self.cursor().ins().fsub(x, y));
+        }
+        self.write_dst_skip(st, Ty::Float, res, &[3])
+    }
+
+    fn lower_sincos(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        if w[0] || w[1] {
+            let x = srcs.get(self, st, 0, 3, Ty::Float)?;
+            if w[0] {
+                res[0] = Some(self.cursor().ins().fcos(x));
+            }
+            if w[1] {
+                res[1] = Some(self.cursor().ins().fsin(x));
+            }
+        }
+        self.write_dst_skip(st, Ty::Float, res, &[2, 3])
+    }
+
+    /// As [`Self::write_dst`] but components in `skip` that the mask writes with a result
+    /// are left unwritten (the opcode does not produce them).
+    fn write_dst_skip(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        res: [Option<Value>; 4],
+        skip: &[usize],
+    ) -> LResult<()> {
+        let Some(d) = st.dsts.first() else {
+            return Ok(());
+        };
+        let mut d2 = d.clone();
+        for &k in skip {
+            if d2.mask[k] == DstComp::Write {
+                d2.mask[k] = DstComp::NoWrite;
+            }
+        }
+        let mut st2 = st.clone();
+        st2.dsts[0] = d2;
+        self.write_dst(&st2, ty, res)
+    }
+
+    fn lower_nrm(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let n = if st.generic("nrm4").is_some() { 4 } else { 3 };
+        let zv = zero_value(st.zeroop());
+        let mut srcs = Srcs::default();
+        let mut a = Vec::new();
+        for k in 0..n {
+            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
+        }
+        let len2 = self.dot(&a, &a, true);
+        let r = self.cursor().ins().frsq(len2);
+        let factor = self.if_zero(len2, zv, r);
+        let mut res = [None; 4];
+        for k in 0..4 {
+            if w[k] {
+                let x = srcs.get(self, st, 0, k, Ty::Float)?;
+                res[k] = Some(if k < n {
+                    self.cursor().ins().fmul(x, factor)
+                } else {
+                    x
+                });
+            }
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
+    fn lower_dist(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        if w[0] {
+            res[0] = Some(self.iconst(ONE));
+        }
+        if w[1] {
+            let a = srcs.get(self, st, 0, 1, Ty::Float)?;
+            let b = srcs.get(self, st, 1, 1, Ty::Float)?;
+            res[1] = Some(self.cursor().ins().fmul_legacy(a, b));
+        }
+        if w[2] {
+            res[2] = Some(srcs.get(self, st, 0, 2, Ty::Float)?);
+        }
+        if w[3] {
+            res[3] = Some(srcs.get(self, st, 1, 3, Ty::Float)?);
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
+    /// Sum of absolute byte differences of `a` and `b`, plus `c`.
+    fn sad(&mut self, a: Value, b: Value, c: Value) -> Value {
+        let mut s = c;
+        for k in 0..4 {
+            let w = self.iconst(8);
+            let o = self.iconst(8 * k);
+            let x = self.cursor().ins().ubfe(w, o, a);
+            let y = self.cursor().ins().ubfe(w, o, b);
+            let hi = self.cursor().ins().umax(x, y);
+            let lo = self.cursor().ins().umin(x, y);
+            let d = self.cursor().ins().isub(hi, lo);
+            s = self.cursor().ins().iadd(s, d);
+        }
+        s
+    }
+
+    fn lower_sad4(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let mut acc = srcs.get(self, st, 2, 0, Ty::Int)?;
+        for k in 0..4 {
+            let a = srcs.get(self, st, 0, k, Ty::Int)?;
+            let b = srcs.get(self, st, 1, k, Ty::Int)?;
+            acc = self.sad(a, b, acc);
+        }
+        self.write_dst(st, Ty::Int, [Some(acc); 4])
+    }
+
+    /// `iconst.b64`.
+    #[allow(dead_code)]
+    pub(crate) fn iconst64(&mut self, v: u64) -> Value {
+        self.cursor().ins().iconst(Type::B64, v)
+    }
+}

@@ -1,0 +1,745 @@
+//! Register files backed by memory or hardware state, and the memory instructions.
+//!
+//! - Constant buffers `cbN[i]`: `load.b32 cbN[16*i + 4*c]`; a direct read is loaded once
+//!   per block, an indexed read computes `(reg + i) << 4`. Reads past the buffer give 0.
+//! - `icb[i]` (direct): the literal value. `g[i]`: `load/store global[16*i + 4*c]`.
+//! - `x#[..]`: arrays indexed by a register anywhere in the program live in a stack slot
+//!   (`private` memory, 16 bytes per element); the others are SSA variables.
+//! - System values are computed from `special` registers (tid, ctaid, nctaid) and the
+//!   declared group size; their `.w` (and `.yzw` of flat ids' unused parts) follow the
+//!   interpreter (`.w` of 3-D ids is 0, flat ids are broadcast).
+//! - UAV/LDS loads, stores and atomics use byte addresses exactly as the interpreter:
+//!   raw `src0.x`, structured `src0.x * stride + src0.y`, typed `src0.x * 4`; dword
+//!   accesses ignore the two low address bits; each dword is its own access, so a partly
+//!   out-of-range vector access keeps its in-range dwords.
+//!
+//! Known differences from the interpreter: addresses wrap at 2^32 (the interpreter computes
+//! them in 64 bits); SRVs, append buffers, `lds`/`uav` `mskor` and register-indexed `icb`
+//! are rejected with a diagnostic.
+
+use ilc_passes::ir::{
+    AtomicOp as IrAtomic, BarrierFlags, MemArg, MemSize, MemSpace, SpecialReg, Value,
+};
+use isa_amdil::ast::{DstComp, DstOperand, FenceFlag, Instruction, RegKind, RegRef};
+use isa_amdil::opcodes::Opcode;
+
+use super::ops::{Srcs, Ty};
+use super::ssa::{Var, VarFile};
+use super::{BufKind, LResult, Lowerer};
+
+const ONE: u32 = 0x3F80_0000;
+
+/// A resolved `[..]` index: immediate part plus optional register value.
+struct Idx {
+    base: u32,
+    rel: Option<Value>,
+}
+
+/// Addressing of a memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Addr {
+    Raw,
+    Struct(u32),
+    StructVec(u32),
+    Typed(bool),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Width {
+    S8,
+    U8,
+    S16,
+    U16,
+    U32,
+}
+
+fn mem(space: MemSpace, offset: i32, size: MemSize) -> MemArg {
+    MemArg {
+        space,
+        offset,
+        size,
+        align: size.natural_align(),
+    }
+}
+
+impl Lowerer<'_> {
+    fn index(&mut self, reg: &RegRef) -> LResult<Idx> {
+        let Some(ix) = reg.indices.first() else {
+            return Ok(Idx { base: 0, rel: None });
+        };
+        if reg.indices.len() > 1 {
+            return Err("two-dimensional register indices are not supported".into());
+        }
+        let base = ix.offset as u32;
+        match ix.reg {
+            None => Ok(Idx { base, rel: None }),
+            Some(r) => match r.kind {
+                RegKind::Temp => {
+                    let var = Var {
+                        file: VarFile::Temp,
+                        index: r.num,
+                        comp: r.comp.index() as u8,
+                    };
+                    let v = self.ssa.read(&mut self.func, var, self.cur);
+                    Ok(Idx { base, rel: Some(v) })
+                }
+                RegKind::Literal => Ok(Idx {
+                    base: base.wrapping_add(self.literal(r.num)[r.comp.index()]),
+                    rel: None,
+                }),
+                k => Err(format!("index register of kind `{}`", k.name())),
+            },
+        }
+    }
+
+    /// Byte address `(reg + base) * 16` of a register-indexed element.
+    fn elem_addr(&mut self, rel: Value, base: u32) -> Value {
+        let idx = if base != 0 {
+            let b = self.iconst(base);
+            self.cursor().ins().iadd(rel, b)
+        } else {
+            rel
+        };
+        let four = self.iconst(4);
+        self.cursor().ins().ishl(idx, four)
+    }
+
+    /// Loads word `c` of 16-byte element `idx` of `space` (0 when the offset overflows).
+    fn load_elem(&mut self, space: MemSpace, idx: Idx, c: usize) -> Value {
+        match idx.rel {
+            None => {
+                let off = idx.base as u64 * 16 + 4 * c as u64;
+                match i32::try_from(off) {
+                    Ok(off) => self
+                        .cursor()
+                        .ins()
+                        .load(mem(space, off, MemSize::Words(1)), None)[0],
+                    Err(_) => self.iconst(0),
+                }
+            }
+            Some(rel) => {
+                let a = self.elem_addr(rel, idx.base);
+                self.cursor()
+                    .ins()
+                    .load(mem(space, 4 * c as i32, MemSize::Words(1)), Some(a))[0]
+            }
+        }
+    }
+
+    /// Component `c` (0..3) of a register, before swizzle and modifiers.
+    pub(crate) fn reg_comp(&mut self, reg: &RegRef, c: usize) -> LResult<Value> {
+        match reg.kind {
+            RegKind::Temp => {
+                let var = Var {
+                    file: VarFile::Temp,
+                    index: reg.num,
+                    comp: c as u8,
+                };
+                Ok(self.ssa.read(&mut self.func, var, self.cur))
+            }
+            RegKind::Literal => Ok(self.iconst(self.literal(reg.num)[c])),
+            RegKind::ConstBuffer => {
+                let id = u8::try_from(reg.num)
+                    .map_err(|_| format!("constant buffer cb{} out of range", reg.num))?;
+                self.func.cbs.entry(id).or_insert(1 << 16);
+                let idx = self.index(reg)?;
+                if idx.rel.is_none() {
+                    let key = (self.cur, reg.num, idx.base, c as u8);
+                    if let Some(&v) = self.cb_cache.get(&key) {
+                        return Ok(v);
+                    }
+                    let v = self.load_elem(MemSpace::Cb(id), idx, c);
+                    self.cb_cache.insert(key, v);
+                    return Ok(v);
+                }
+                Ok(self.load_elem(MemSpace::Cb(id), idx, c))
+            }
+            RegKind::ImmConstBuffer => {
+                let idx = self.index(reg)?;
+                if idx.rel.is_some() {
+                    return Err("register-indexed icb[] is not supported".into());
+                }
+                let v = self.decls.icb.get(idx.base as usize).map_or(0, |e| e[c]);
+                Ok(self.iconst(v))
+            }
+            RegKind::IndexedTemp => {
+                let size = *self
+                    .decls
+                    .itemps
+                    .get(&reg.num)
+                    .ok_or_else(|| format!("x{} is not declared", reg.num))?;
+                let idx = self.index(reg)?;
+                if let Some(&slot) = self.dyn_arrays.get(&reg.num) {
+                    return Ok(self.load_elem(MemSpace::Private(slot), idx, c));
+                }
+                if idx.base >= size {
+                    return Ok(self.iconst(0));
+                }
+                let var = Var {
+                    file: VarFile::IndexedTemp(reg.num),
+                    index: idx.base,
+                    comp: c as u8,
+                };
+                Ok(self.ssa.read(&mut self.func, var, self.cur))
+            }
+            RegKind::Global => {
+                self.func.uses_global = true;
+                let idx = self.index(reg)?;
+                Ok(self.load_elem(MemSpace::Global, idx, c))
+            }
+            k if k.is_thread_id() => Ok(self.sys_value(k, c)),
+            k => Err(format!("source register `{}` is not supported", k.name())),
+        }
+    }
+
+    /// Current value of component `c` of a destination register (for `cmov`).
+    pub(crate) fn load_reg_comp(&mut self, reg: &RegRef, c: usize) -> LResult<Value> {
+        self.reg_comp(reg, c)
+    }
+
+    /// Writes the given components of a destination register.
+    pub(crate) fn store_reg(&mut self, d: &DstOperand, out: [Option<Value>; 4]) -> LResult<()> {
+        match d.reg.kind {
+            RegKind::Temp => {
+                for (c, v) in out.iter().enumerate() {
+                    if let Some(v) = *v {
+                        let var = Var {
+                            file: VarFile::Temp,
+                            index: d.reg.num,
+                            comp: c as u8,
+                        };
+                        self.ssa.write(var, self.cur, v);
+                    }
+                }
+                Ok(())
+            }
+            RegKind::IndexedTemp => {
+                let size = *self
+                    .decls
+                    .itemps
+                    .get(&d.reg.num)
+                    .ok_or_else(|| format!("x{} is not declared", d.reg.num))?;
+                let idx = self.index(&d.reg)?;
+                if let Some(&slot) = self.dyn_arrays.get(&d.reg.num) {
+                    self.store_elem(MemSpace::Private(slot), idx, out);
+                    return Ok(());
+                }
+                if idx.base >= size {
+                    return Ok(());
+                }
+                for (c, v) in out.iter().enumerate() {
+                    if let Some(v) = *v {
+                        let var = Var {
+                            file: VarFile::IndexedTemp(d.reg.num),
+                            index: idx.base,
+                            comp: c as u8,
+                        };
+                        self.ssa.write(var, self.cur, v);
+                    }
+                }
+                Ok(())
+            }
+            RegKind::Global => {
+                self.func.uses_global = true;
+                let idx = self.index(&d.reg)?;
+                self.store_elem(MemSpace::Global, idx, out);
+                Ok(())
+            }
+            RegKind::GenericMem => Ok(()),
+            k => Err(format!(
+                "destination register `{}` is not supported",
+                k.name()
+            )),
+        }
+    }
+
+    fn store_elem(&mut self, space: MemSpace, idx: Idx, out: [Option<Value>; 4]) {
+        let addr = idx.rel.map(|rel| self.elem_addr(rel, idx.base));
+        for (c, v) in out.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let off = match addr {
+                Some(_) => 4 * c as i64,
+                None => idx.base as i64 * 16 + 4 * c as i64,
+            };
+            // A direct offset beyond 2^31 is out of every buffer: the store is dropped.
+            if let Ok(off) = i32::try_from(off) {
+                self.cursor()
+                    .ins()
+                    .store(mem(space, off, MemSize::Words(1)), addr, &[v]);
+            }
+        }
+    }
+
+    /// Group size as declared (missing dimensions 1).
+    fn group(&self) -> [u32; 3] {
+        self.decls.group
+    }
+
+    fn special(&mut self, r: SpecialReg) -> Value {
+        self.cursor().ins().special(r)
+    }
+
+    fn flat_tid(&mut self) -> Value {
+        let [bx, by, bz] = self.group();
+        let mut v = self.special(SpecialReg::Tid(0));
+        if by > 1 {
+            let ty = self.special(SpecialReg::Tid(1));
+            let k = self.iconst(bx);
+            v = self.cursor().ins().imad(ty, k, v);
+        }
+        if bz > 1 {
+            let tz = self.special(SpecialReg::Tid(2));
+            let k = self.iconst(bx.wrapping_mul(by));
+            v = self.cursor().ins().imad(tz, k, v);
+        }
+        v
+    }
+
+    fn flat_group(&mut self) -> Value {
+        let gx = self.special(SpecialReg::GroupId(0));
+        let gy = self.special(SpecialReg::GroupId(1));
+        let gz = self.special(SpecialReg::GroupId(2));
+        let nx = self.special(SpecialReg::GridSize(0));
+        let ny = self.special(SpecialReg::GridSize(1));
+        let zy = self.cursor().ins().imad(gz, ny, gy);
+        self.cursor().ins().imad(zy, nx, gx)
+    }
+
+    /// Component `c` of a compute system-value register.
+    fn sys_value(&mut self, kind: RegKind, c: usize) -> Value {
+        let key = (self.cur, kind, c as u8);
+        if let Some(&v) = self.sys_cache.get(&key) {
+            return v;
+        }
+        let c8 = c as u8;
+        let v = match kind {
+            RegKind::ThreadIdInGroup if c < 3 => self.special(SpecialReg::Tid(c8)),
+            RegKind::ThreadGroupId if c < 3 => self.special(SpecialReg::GroupId(c8)),
+            RegKind::AbsThreadId if c < 3 => {
+                let g = self.special(SpecialReg::GroupId(c8));
+                let t = self.special(SpecialReg::Tid(c8));
+                let k = self.iconst(self.group()[c]);
+                self.cursor().ins().imad(g, k, t)
+            }
+            RegKind::ThreadIdInGroupFlat => self.flat_tid(),
+            RegKind::ThreadGroupIdFlat => self.flat_group(),
+            RegKind::AbsThreadIdFlat => {
+                let [bx, by, bz] = self.group();
+                let g = self.flat_group();
+                let t = self.flat_tid();
+                let k = self.iconst(bx.wrapping_mul(by).wrapping_mul(bz));
+                self.cursor().ins().imad(g, k, t)
+            }
+            _ => self.iconst(0),
+        };
+        self.sys_cache.insert(key, v);
+        v
+    }
+
+    /// `fence_*`: a barrier with the named flags.
+    pub(crate) fn lower_fence(&mut self, st: &Instruction) -> LResult<()> {
+        let flags = BarrierFlags {
+            threads: st.has_fence(FenceFlag::Threads),
+            lds: st.has_fence(FenceFlag::Lds),
+            memory: st.has_fence(FenceFlag::Memory)
+                || st.has_fence(FenceFlag::MemWriteOnly)
+                || st.has_fence(FenceFlag::MemReadOnly),
+            gds: st.has_fence(FenceFlag::Gds),
+        };
+        self.cursor().ins().barrier(flags);
+        Ok(())
+    }
+
+    fn uav_space(&self, id: u32) -> LResult<MemSpace> {
+        u8::try_from(id)
+            .map(MemSpace::Uav)
+            .map_err(|_| format!("UAV id {id} is out of range"))
+    }
+
+    fn lds_space(&self, id: u32) -> LResult<MemSpace> {
+        if !self.decls.lds.contains_key(&id) {
+            return Err(format!("LDS id {id} is not declared"));
+        }
+        u8::try_from(id)
+            .map(MemSpace::Lds)
+            .map_err(|_| format!("LDS id {id} is out of range"))
+    }
+
+    fn uav_addr(&self, id: u32) -> Addr {
+        match self.decls.uavs.get(&id) {
+            Some(BufKind::Struct(s)) => Addr::Struct(*s),
+            Some(BufKind::Typed(f)) => Addr::Typed(*f),
+            _ => Addr::Raw,
+        }
+    }
+
+    fn lds_addr(&self, id: u32, vec: bool) -> Addr {
+        match self.decls.lds.get(&id) {
+            Some((_, Some(s))) if vec => Addr::StructVec(*s),
+            Some((_, Some(s))) => Addr::Struct(*s),
+            _ => Addr::Raw,
+        }
+    }
+
+    /// The byte address of a memory instruction (before dword alignment).
+    fn address(&mut self, st: &Instruction, srcs: &mut Srcs, addr: Addr) -> LResult<Value> {
+        let x = srcs.get(self, st, 0, 0, Ty::Int)?;
+        Ok(match addr {
+            Addr::Raw => x,
+            Addr::Struct(stride) | Addr::StructVec(stride) => {
+                let off = if let Addr::Struct(_) = addr {
+                    srcs.get(self, st, 0, 1, Ty::Int)?
+                } else {
+                    srcs.get(self, st, 1, 0, Ty::Int)?
+                };
+                let k = self.iconst(stride);
+                self.cursor().ins().imad(x, k, off)
+            }
+            Addr::Typed(_) => {
+                let two = self.iconst(2);
+                self.cursor().ins().ishl(x, two)
+            }
+        })
+    }
+
+    fn align_down(&mut self, a: Value, to: u32) -> Value {
+        let m = self.iconst(!(to - 1));
+        self.cursor().ins().band(a, m)
+    }
+
+    /// The destination mask (memory instructions without a destination write `.x`).
+    fn mem_mask(st: &Instruction) -> [DstComp; 4] {
+        match st.dsts.first() {
+            Some(d) => d.mask,
+            None => [
+                DstComp::Write,
+                DstComp::NoWrite,
+                DstComp::NoWrite,
+                DstComp::NoWrite,
+            ],
+        }
+    }
+
+    fn load(
+        &mut self,
+        st: &Instruction,
+        space: MemSpace,
+        addr: Addr,
+        width: Width,
+        vec: bool,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let base = self.address(st, &mut srcs, addr)?;
+        let mut res = [None; 4];
+        if vec {
+            let a = self.align_down(base, 4);
+            for (i, slot) in res.iter_mut().enumerate() {
+                if !w[i] {
+                    continue;
+                }
+                if let Addr::Typed(float) = addr {
+                    if i > 0 {
+                        let v = match (i, float) {
+                            (3, true) => ONE,
+                            (3, false) => 1,
+                            _ => 0,
+                        };
+                        *slot = Some(self.iconst(v));
+                        continue;
+                    }
+                }
+                let m = mem(space, 4 * i as i32, MemSize::Words(1));
+                *slot = Some(self.cursor().ins().load(m, Some(a))[0]);
+            }
+        } else {
+            let (a, size) = match width {
+                Width::U32 => (self.align_down(base, 4), MemSize::Words(1)),
+                Width::U8 => (base, MemSize::U8),
+                Width::S8 => (base, MemSize::S8),
+                Width::U16 => (self.align_down(base, 2), MemSize::U16),
+                Width::S16 => (self.align_down(base, 2), MemSize::S16),
+            };
+            let v = self.cursor().ins().load(mem(space, 0, size), Some(a))[0];
+            res = [Some(v); 4];
+        }
+        self.write_dst(st, Ty::Untyped, res)
+    }
+
+    fn store(
+        &mut self,
+        st: &Instruction,
+        space: MemSpace,
+        addr: Addr,
+        width: Width,
+        vec: bool,
+        mask: [DstComp; 4],
+    ) -> LResult<()> {
+        let mut srcs = Srcs::default();
+        let base = self.address(st, &mut srcs, addr)?;
+        let data_k = st.srcs.len().saturating_sub(1).min(3);
+        if vec {
+            let a = self.align_down(base, 4);
+            for (i, m) in mask.iter().enumerate() {
+                let v = match m {
+                    DstComp::NoWrite => continue,
+                    DstComp::Write => srcs.get(self, st, data_k, i, Ty::Int)?,
+                    DstComp::Zero => self.iconst(0),
+                    DstComp::One => self.iconst(ONE),
+                };
+                let ma = mem(space, 4 * i as i32, MemSize::Words(1));
+                self.cursor().ins().store(ma, Some(a), &[v]);
+            }
+        } else {
+            let v = srcs.get(self, st, data_k, 0, Ty::Int)?;
+            let (a, size) = match width {
+                Width::U32 => (self.align_down(base, 4), MemSize::Words(1)),
+                Width::U8 | Width::S8 => (base, MemSize::U8),
+                Width::U16 | Width::S16 => (self.align_down(base, 2), MemSize::U16),
+            };
+            self.cursor()
+                .ins()
+                .store(mem(space, 0, size), Some(a), &[v]);
+        }
+        Ok(())
+    }
+
+    fn atomic(
+        &mut self,
+        st: &Instruction,
+        space: MemSpace,
+        addr: Addr,
+        op: IrAtomic,
+        ret: bool,
+        swap: bool,
+    ) -> LResult<()> {
+        let mut srcs = Srcs::default();
+        let base = self.address(st, &mut srcs, addr)?;
+        let a = self.align_down(base, 4);
+        let s1 = srcs.get(self, st, 1, 0, Ty::Int)?;
+        let data: Vec<Value> = if op == IrAtomic::CmpXchg {
+            let s2 = srcs.get(self, st, 2, 0, Ty::Int)?;
+            // UAV form: src1 = new value, src2 = compare; LDS form: src1 = compare.
+            if swap {
+                vec![s2, s1]
+            } else {
+                vec![s1, s2]
+            }
+        } else {
+            vec![s1]
+        };
+        let m = mem(space, 0, MemSize::Words(1));
+        if ret {
+            let old = self.cursor().ins().atomic(op, m, Some(a), &data);
+            self.write_dst(st, Ty::Int, [Some(old); 4])
+        } else {
+            self.cursor().ins().atomic_noret(op, m, Some(a), &data);
+            Ok(())
+        }
+    }
+
+    /// Lowers memory, atomic and other resource instructions; anything else is reported
+    /// as unsupported.
+    pub(crate) fn lower_memory(&mut self, st: &Instruction) -> LResult<()> {
+        use Opcode as O;
+        let id = st.id().unwrap_or(0);
+        let size_width = || match st.generic("size").flatten().map(|s| s.to_ascii_lowercase()) {
+            Some(s) if s == "byte" => Width::U8,
+            Some(s) if s == "short" => Width::U16,
+            _ => Width::U32,
+        };
+        match st.opcode {
+            O::UavRawLoad => self.load(st, self.uav_space(id)?, Addr::Raw, Width::U32, true),
+            O::UavStructLoad => {
+                let a = self.uav_addr(id);
+                self.load(st, self.uav_space(id)?, a, Width::U32, true)
+            }
+            O::UavLoad => {
+                let a = match self.uav_addr(id) {
+                    a @ Addr::Typed(_) => a,
+                    _ => Addr::Typed(false),
+                };
+                self.load(st, self.uav_space(id)?, a, Width::U32, true)
+            }
+            O::UavArenaLoad => {
+                let w = size_width();
+                self.load(st, self.uav_space(id)?, Addr::Raw, w, false)
+            }
+            O::UavByteLoad | O::UavShortLoad | O::UavUbyteLoad | O::UavUshortLoad => {
+                let w = match st.opcode {
+                    O::UavByteLoad => Width::S8,
+                    O::UavShortLoad => Width::S16,
+                    O::UavUbyteLoad => Width::U8,
+                    _ => Width::U16,
+                };
+                self.load(st, self.uav_space(id)?, Addr::Raw, w, false)
+            }
+            O::UavRawStore | O::UavStructStore => {
+                let a = if st.opcode == O::UavRawStore {
+                    Addr::Raw
+                } else {
+                    self.uav_addr(id)
+                };
+                let mask = Self::mem_mask(st);
+                self.store(st, self.uav_space(id)?, a, Width::U32, true, mask)
+            }
+            O::UavStore => {
+                let a = match self.uav_addr(id) {
+                    a @ Addr::Typed(_) => a,
+                    _ => Addr::Typed(false),
+                };
+                let mask = [
+                    DstComp::Write,
+                    DstComp::NoWrite,
+                    DstComp::NoWrite,
+                    DstComp::NoWrite,
+                ];
+                self.store(st, self.uav_space(id)?, a, Width::U32, true, mask)
+            }
+            O::UavArenaStore | O::UavByteStore | O::UavShortStore => {
+                let w = match st.opcode {
+                    O::UavByteStore => Width::U8,
+                    O::UavShortStore => Width::U16,
+                    _ => size_width(),
+                };
+                let mask = Self::mem_mask(st);
+                self.store(st, self.uav_space(id)?, Addr::Raw, w, false, mask)
+            }
+            O::LdsLoad | O::LdsLoadByte | O::LdsLoadShort | O::LdsLoadUbyte | O::LdsLoadUshort => {
+                let w = match st.opcode {
+                    O::LdsLoadByte => Width::S8,
+                    O::LdsLoadShort => Width::S16,
+                    O::LdsLoadUbyte => Width::U8,
+                    O::LdsLoadUshort => Width::U16,
+                    _ => Width::U32,
+                };
+                let a = self.lds_addr(id, false);
+                self.load(st, self.lds_space(id)?, a, w, false)
+            }
+            O::LdsLoadVec => {
+                let a = self.lds_addr(id, true);
+                self.load(st, self.lds_space(id)?, a, Width::U32, true)
+            }
+            O::LdsStore | O::LdsStoreByte | O::LdsStoreShort => {
+                let w = match st.opcode {
+                    O::LdsStoreByte => Width::U8,
+                    O::LdsStoreShort => Width::U16,
+                    _ => Width::U32,
+                };
+                if st.srcs.len() < 2 {
+                    return Err("needs 2 source operands".into());
+                }
+                let a = self.lds_addr(id, false);
+                let mask = Self::mem_mask(st);
+                self.store(st, self.lds_space(id)?, a, w, false, mask)
+            }
+            O::LdsStoreVec => {
+                if st.srcs.len() < 3 {
+                    return Err("needs 3 source operands".into());
+                }
+                let a = self.lds_addr(id, true);
+                let mask = Self::mem_mask(st);
+                self.store(st, self.lds_space(id)?, a, Width::U32, true, mask)
+            }
+            op => {
+                let Some((aop, ret, lds)) = atomic_of(op) else {
+                    let info = op.info();
+                    return Err(if info.usage.compute_relevant() {
+                        format!(
+                            "opcode `{}` is not supported by the lowering",
+                            op.mnemonic()
+                        )
+                    } else {
+                        format!(
+                            "opcode `{}` is not a compute instruction ({:?})",
+                            op.mnemonic(),
+                            info.usage
+                        )
+                    });
+                };
+                let Some(aop) = aop else {
+                    return Err(format!(
+                        "`{}` (masked or) has no IR atomic and is not supported",
+                        op.mnemonic()
+                    ));
+                };
+                if lds {
+                    let a = self.lds_addr(id, false);
+                    self.atomic(st, self.lds_space(id)?, a, aop, ret, false)
+                } else {
+                    let a = self.uav_addr(id);
+                    self.atomic(st, self.uav_space(id)?, a, aop, ret, true)
+                }
+            }
+        }
+    }
+}
+
+/// `(operation, returns the old value, is LDS)`; `None` operation for `mskor`.
+fn atomic_of(op: Opcode) -> Option<(Option<IrAtomic>, bool, bool)> {
+    use IrAtomic as A;
+    use Opcode as O;
+    let (a, ret, lds) = match op {
+        O::UavAdd => (A::Add, false, false),
+        O::UavSub => (A::Sub, false, false),
+        O::UavRsub => (A::Rsub, false, false),
+        O::UavMin => (A::Smin, false, false),
+        O::UavMax => (A::Smax, false, false),
+        O::UavUmin => (A::Umin, false, false),
+        O::UavUmax => (A::Umax, false, false),
+        O::UavAnd => (A::And, false, false),
+        O::UavOr => (A::Or, false, false),
+        O::UavXor => (A::Xor, false, false),
+        O::UavCmp => (A::CmpXchg, false, false),
+        O::UavUinc => (A::Inc, false, false),
+        O::UavUdec => (A::Dec, false, false),
+        O::UavReadAdd => (A::Add, true, false),
+        O::UavReadSub => (A::Sub, true, false),
+        O::UavReadRsub => (A::Rsub, true, false),
+        O::UavReadMin => (A::Smin, true, false),
+        O::UavReadMax => (A::Smax, true, false),
+        O::UavReadUmin => (A::Umin, true, false),
+        O::UavReadUmax => (A::Umax, true, false),
+        O::UavReadAnd => (A::And, true, false),
+        O::UavReadOr => (A::Or, true, false),
+        O::UavReadXor => (A::Xor, true, false),
+        O::UavReadXchg => (A::Xchg, true, false),
+        O::UavReadCmpXchg => (A::CmpXchg, true, false),
+        O::UavReadUinc => (A::Inc, true, false),
+        O::UavReadUdec => (A::Dec, true, false),
+        O::LdsAdd => (A::Add, false, true),
+        O::LdsSub => (A::Sub, false, true),
+        O::LdsRsub => (A::Rsub, false, true),
+        O::LdsMin => (A::Smin, false, true),
+        O::LdsMax => (A::Smax, false, true),
+        O::LdsUmin => (A::Umin, false, true),
+        O::LdsUmax => (A::Umax, false, true),
+        O::LdsAnd => (A::And, false, true),
+        O::LdsOr => (A::Or, false, true),
+        O::LdsXor => (A::Xor, false, true),
+        O::LdsCmp => (A::CmpXchg, false, true),
+        O::LdsInc => (A::Inc, false, true),
+        O::LdsDec => (A::Dec, false, true),
+        O::LdsReadAdd => (A::Add, true, true),
+        O::LdsReadSub => (A::Sub, true, true),
+        O::LdsReadRsub => (A::Rsub, true, true),
+        O::LdsReadMin => (A::Smin, true, true),
+        O::LdsReadMax => (A::Smax, true, true),
+        O::LdsReadUmin => (A::Umin, true, true),
+        O::LdsReadUmax => (A::Umax, true, true),
+        O::LdsReadAnd => (A::And, true, true),
+        O::LdsReadOr => (A::Or, true, true),
+        O::LdsReadXor => (A::Xor, true, true),
+        O::LdsReadXchg => (A::Xchg, true, true),
+        O::LdsReadCmpXchg => (A::CmpXchg, true, true),
+        O::LdsReadInc => (A::Inc, true, true),
+        O::LdsReadDec => (A::Dec, true, true),
+        O::LdsMskor => return Some((None, false, true)),
+        O::LdsReadMskor => return Some((None, true, true)),
+        _ => return None,
+    };
+    Some((Some(a), ret, lds))
+}
