@@ -132,9 +132,15 @@ pub trait TargetEval {
     ) -> Result<SmallVec<[u64; 2]>, String>;
 }
 
+/// Race tracking marks: no work-item yet / several work-items.
+const NOBODY: u32 = u32::MAX;
+const SEVERAL: u32 = u32::MAX - 1;
+
 struct Group<'a> {
     func: &'a Function,
     target: Option<&'a dyn TargetEval>,
+    /// Per LDS word since the last barrier release: (writer, reader) work-item.
+    races: Option<BTreeMap<u8, Vec<(u32, u32)>>>,
     gid: [u32; 3],
     grid: [u32; 3],
     size: [u32; 3],
@@ -172,6 +178,33 @@ pub fn run_dispatch_with_target(
     opts: &InterpOptions,
     target: Option<&dyn TargetEval>,
 ) -> Result<Stats, Trap> {
+    let hooks = Hooks {
+        target,
+        ..Hooks::default()
+    };
+    run_dispatch_with_hooks(func, dispatch, mem, opts, &hooks)
+}
+
+/// Optional interpreter extensions.
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    /// Semantics of `target` instructions.
+    pub target: Option<&'a dyn TargetEval>,
+    /// Trap when two work-items of a group touch the same LDS word between two barrier
+    /// releases and at least one of them writes it (atomics excepted): such code depends
+    /// on the interleaving (AMD's 64-wide wavefront lock step is not Maxwell's 32).
+    pub check_lds_races: bool,
+}
+
+/// As [`run_dispatch`], with [`Hooks`].
+pub fn run_dispatch_with_hooks(
+    func: &Function,
+    dispatch: &Dispatch,
+    mem: &mut Memory,
+    opts: &InterpOptions,
+    hooks: &Hooks<'_>,
+) -> Result<Stats, Trap> {
+    let target = hooks.target;
     let size = dispatch.group_size.or(func.group_size).ok_or_else(|| {
         trap(
             func,
@@ -198,6 +231,12 @@ pub fn run_dispatch_with_target(
                 let mut group = Group {
                     func,
                     target,
+                    races: hooks.check_lds_races.then(|| {
+                        func.lds
+                            .iter()
+                            .map(|(&id, &s)| (id, vec![(NOBODY, NOBODY); s.div_ceil(4) as usize]))
+                            .collect()
+                    }),
                     gid: [gx, gy, gz],
                     grid: dispatch.grid,
                     size,
@@ -266,6 +305,11 @@ impl Group<'_> {
             if !any_running {
                 if items.iter().any(|it| it.status == Status::AtBarrier) {
                     stats.barriers += 1;
+                    if let Some(r) = &mut self.races {
+                        for words in r.values_mut() {
+                            words.fill((NOBODY, NOBODY));
+                        }
+                    }
                     for it in items.iter_mut().filter(|it| it.status == Status::AtBarrier) {
                         it.status = Status::Running;
                     }
@@ -308,6 +352,59 @@ impl Group<'_> {
                 .ok_or_else(|| trap(func, Some(inst), format!("{ss} is not declared")))?,
             MemSpace::Global => &mut mem.global,
         })
+    }
+
+    /// Records an LDS access for race checking.
+    fn track(
+        &mut self,
+        space: MemSpace,
+        addr: u32,
+        n: usize,
+        who: u32,
+        write: bool,
+        inst: Inst,
+    ) -> Result<(), Trap> {
+        let (MemSpace::Lds(id), Some(races)) = (space, &mut self.races) else {
+            return Ok(());
+        };
+        let Some(words) = races.get_mut(&id) else {
+            return Ok(());
+        };
+        let first = (addr / 4) as usize;
+        let last = ((addr as u64 + n as u64).saturating_sub(1) / 4) as usize;
+        for w in first..=last.min(words.len().saturating_sub(1)) {
+            if w >= words.len() {
+                break;
+            }
+            let (writer, reader) = &mut words[w];
+            let other_writer = *writer != NOBODY && *writer != who;
+            let other_reader = *reader != NOBODY && *reader != who;
+            if other_writer || (write && other_reader) {
+                let other = if other_writer { *writer } else { *reader };
+                let other = if other == SEVERAL {
+                    "other work-items".to_string()
+                } else {
+                    format!("work-item {other}")
+                };
+                return Err(trap(
+                    self.func,
+                    Some(inst),
+                    format!(
+                        "LDS race on lds{id} word {w} (byte {}): work-item {who} {} it after {other} without a barrier",
+                        4 * w,
+                        if write { "writes" } else { "reads" }
+                    ),
+                ));
+            }
+            if write {
+                *writer = who;
+            } else if *reader == NOBODY {
+                *reader = who;
+            } else if *reader != who {
+                *reader = SEVERAL;
+            }
+        }
+        Ok(())
     }
 
     fn special(&self, item: &Item, reg: SpecialReg) -> u64 {
@@ -360,6 +457,7 @@ impl Group<'_> {
             InstructionData::Load { mem: m, .. } => {
                 let addr = address(data, &args, m.offset);
                 let n = m.size.bytes() as usize;
+                self.track(m.space, addr, n, item.flat, false, inst)?;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
                 let mut bytes = [0u8; 16];
                 // Bounds are checked per 4-byte word (sub-word accesses as a whole).
@@ -396,6 +494,7 @@ impl Group<'_> {
                     bytes.extend_from_slice(&(w as u32).to_le_bytes());
                 }
                 let n = m.size.bytes() as usize;
+                self.track(m.space, addr, n, item.flat, true, inst)?;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
                 for k in (0..n).step_by(4) {
                     let w = (n - k).min(4);
@@ -678,6 +777,28 @@ block0:
             run_dispatch_with_target(&f, &d, &mut mem, &InterpOptions::default(), Some(&AddOne))
                 .unwrap_err();
         assert!(e.message.contains("unknown target code 8"), "{e}");
+    }
+
+    #[test]
+    fn lds_race_check() {
+        let d = Dispatch {
+            grid: [1, 1, 1],
+            group_size: None,
+        };
+        let hooks = Hooks {
+            check_lds_races: true,
+            ..Hooks::default()
+        };
+        let check = |text: &str| {
+            let f = parse_function_text(text).unwrap();
+            let mut mem = Memory::default();
+            mem.uavs.insert(0, words_to_bytes(&[1, 2, 3, 4]));
+            run_dispatch_with_hooks(&f, &d, &mut mem, &InterpOptions::default(), &hooks)
+        };
+        check(BARRIER).unwrap();
+        let racy = BARRIER.replace("    barrier threads|lds\n", "");
+        let e = check(&racy).unwrap_err();
+        assert!(e.message.contains("LDS race on lds0"), "{e}");
     }
 
     #[test]

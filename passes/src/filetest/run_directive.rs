@@ -2,15 +2,17 @@
 //! interpreter under every schedule, and compare memory afterwards.
 //!
 //! Syntax: `; run: [grid=X,Y,Z] [group=X,Y,Z] [schedule=all|lockstep|sequential|reverse]
-//! [fuel=N] {uavN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
+//! [fuel=N] [lds_check=on|off] {uavN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
 //! a substring of the trap message).
 //! A word is a decimal or `0x` hex integer (negative decimals wrap to 32 bits) or an f32
 //! written with an `f` suffix (`1.5f`, `-0f`); `W*N` repeats a word N times. Expected
 //! buffers compare their first words exactly. With `schedule=all` (the default) the kernel
-//! must give the expected result under all three schedules.
+//! must give the expected result under all three schedules. LDS races (two work-items
+//! touching one LDS word between barriers, one writing) trap unless `lds_check=off`.
 
 use crate::interp::{
-    bytes_to_words, run_dispatch, words_to_bytes, Dispatch, InterpOptions, Memory, Schedule,
+    bytes_to_words, run_dispatch_with_hooks, words_to_bytes, Dispatch, Hooks, InterpOptions,
+    Memory, Schedule,
 };
 use crate::ir::Function;
 
@@ -31,6 +33,8 @@ pub struct RunDirective {
     pub expect: Vec<(String, Vec<u32>)>,
     /// Expected trap message fragment.
     pub trap: Option<String>,
+    /// Trap on LDS races (`lds_check=on|off`, default on).
+    pub lds_check: bool,
 }
 
 fn parse_word(s: &str) -> Result<u32, String> {
@@ -133,12 +137,20 @@ impl RunDirective {
             inputs: Vec::new(),
             expect: Vec::new(),
             trap: None,
+            lds_check: true,
         };
         for (k, v) in items(lhs)? {
             match k.as_str() {
                 "grid" => d.grid = parse_triple(&v)?,
                 "group" => d.group = Some(parse_triple(&v)?),
                 "fuel" => d.fuel = v.parse().map_err(|_| format!("bad fuel '{v}'"))?,
+                "lds_check" => {
+                    d.lds_check = match v.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(format!("lds_check is on or off, not '{v}'")),
+                    }
+                }
                 "schedule" => {
                     d.schedules = match v.as_str() {
                         "all" => d.schedules.clone(),
@@ -189,7 +201,11 @@ impl RunDirective {
                 fuel: self.fuel,
                 schedule,
             };
-            let res = run_dispatch(
+            let hooks = Hooks {
+                check_lds_races: self.lds_check,
+                ..Hooks::default()
+            };
+            let res = run_dispatch_with_hooks(
                 func,
                 &Dispatch {
                     grid: self.grid,
@@ -197,6 +213,7 @@ impl RunDirective {
                 },
                 &mut mem,
                 &opts,
+                &hooks,
             );
             match (&self.trap, res) {
                 (Some(t), Err(e)) if e.to_string().contains(t.as_str()) => continue,
