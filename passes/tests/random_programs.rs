@@ -7,7 +7,8 @@
 
 use ilc_passes::filetest::check_fixed_point;
 use ilc_passes::interp::{
-    bytes_to_words, run_dispatch, words_to_bytes, Dispatch, InterpOptions, Memory, Schedule,
+    bytes_to_words, run_dispatch_with_hooks, words_to_bytes, Dispatch, Hooks, InterpOptions,
+    Memory, Schedule,
 };
 use ilc_passes::ir::{
     BarrierFlags, Block, FloatCC, FuncCursor, Function, IntCC, MemArg, MemSize, MemSpace, Opcode,
@@ -494,7 +495,11 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
     mem.uavs.insert(0, words_to_bytes(input));
     mem.uavs
         .insert(1, vec![0; ((GROUP * OUT_WORDS + 3) * 4) as usize]);
-    run_dispatch(
+    let hooks = Hooks {
+        check_lds_races: true,
+        ..Hooks::default()
+    };
+    run_dispatch_with_hooks(
         func,
         &Dispatch {
             grid: [2, 1, 1],
@@ -505,6 +510,7 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
             fuel: 1_000_000,
             schedule,
         },
+        &hooks,
     )
     .map_err(|e| e.to_string())?;
     Ok(bytes_to_words(&mem.uavs[&1]))
