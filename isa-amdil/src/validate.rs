@@ -155,6 +155,7 @@ impl Validator {
                 );
             }
             self.operands(s);
+            self.unknown_controls(s);
             self.declaration(s, &mut thread_group, &mut max_threads);
             if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
                 uses_lds = Some(s.span);
@@ -427,13 +428,17 @@ impl Validator {
                         format!("cb{cb}[{size}] exceeds 4096 elements"),
                     );
                 }
-                if self.decls.cbs.insert(*cb, *size).is_some() {
+                if self.decls.cbs.contains_key(cb) {
                     dup(self, &format!("constant buffer cb{cb}"));
+                } else {
+                    self.decls.cbs.insert(*cb, *size);
                 }
             }
             (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                if self.decls.itemps.insert(*reg, *size).is_some() {
+                if self.decls.itemps.contains_key(reg) {
                     dup(self, &format!("indexed temp array x{reg}"));
+                } else {
+                    self.decls.itemps.insert(*reg, *size);
                 }
             }
             (DclNumThreadPerGroup, p) => {
@@ -588,6 +593,21 @@ impl Validator {
         }
     }
 
+    /// Generic controls are kept whatever their name; warn about names no IL form uses.
+    fn unknown_controls(&mut self, s: &Instruction) {
+        for c in &s.controls {
+            if let Control::Generic { name, .. } = c {
+                if !KNOWN_GENERIC.contains(&name.as_str()) {
+                    self.warn(
+                        codes::SUSPICIOUS,
+                        s.span,
+                        format!("unknown control `{c}` on `{}`; kept but ignored", s.opcode),
+                    );
+                }
+            }
+        }
+    }
+
     fn operands(&mut self, s: &Instruction) {
         let info = s.opcode.info();
         if info.form == Form::Operands {
@@ -631,7 +651,7 @@ impl Validator {
                 self.error(
                     codes::OPERAND_KIND,
                     sp,
-                    format!("`{}` cannot be a destination", d.reg.kind.name()),
+                    format!("`{}` cannot be a destination", d.reg),
                 );
             }
             if d.reg.kind == RegKind::GenericMem && !is_store(s.opcode) {
@@ -686,7 +706,7 @@ impl Validator {
                 self.error(
                     codes::OPERAND_KIND,
                     sp,
-                    format!("`{}` cannot be a source", src.reg.kind.name()),
+                    format!("`{}` cannot be a source", src.reg),
                 );
             }
             self.reg(&src.reg, sp);
@@ -816,6 +836,78 @@ impl Validator {
         }
     }
 }
+
+/// Names of `_name` / `_name(value)` controls used by the guide and by real IL producers that
+/// the AST keeps as [`Control::Generic`].
+const KNOWN_GENERIC: &[&str] = &[
+    "",
+    "position",
+    "interp",
+    "usage",
+    "usageindex",
+    "type",
+    "length",
+    "access",
+    "generic",
+    "uav",
+    "uint",
+    "lo",
+    "hi",
+    "shi",
+    "fine",
+    "coarse",
+    "repeat",
+    "size",
+    "nrm4",
+    "nrm3",
+    "normalize",
+    "ext",
+    "sharingmode",
+    "neighborexch",
+    "stage",
+    "sample",
+    "center",
+    "bias",
+    "invert",
+    "centered",
+    "centroid",
+    "coordmode",
+    "elem",
+    "exportstream",
+    "elemoffset",
+    "param",
+    "compselect",
+    "addroffimmi",
+    "aoffimmi",
+    "coordtype",
+    "resourcetype",
+    "matrix",
+    "x",
+    "y",
+    "z",
+    "w",
+    "out",
+    "in",
+    "outline",
+    "dynamic",
+    "unnorm",
+    "indexed",
+    "mp",
+    "rt",
+    "quad",
+    "constant",
+    "linear",
+    "noperspective",
+    "wavefrontrel",
+    "wavefrontabs",
+    "mem",
+    "bx2",
+    "clamp",
+    "invariant",
+    "precise",
+    "fmt",
+    "stride",
+];
 
 fn is_store(op: Opcode) -> bool {
     use Opcode::*;
