@@ -76,6 +76,11 @@ el('atomic_float',[buf('acc','f32',3,'inout',init='values:[0.0, 0.0, -inf]'),buf
 el('atomic_shared64',[buf('out','u64',8,'out'),buf('gx','u64',1,'inout',init='values:[0]'),buf('a','u64',N,'in'),n()],note='sums wrap mod 2^64')
 el('dyn_shared',[buf('out','i32',N,'out'),buf('a','i32',N,'in'),n()],note='launch with dynamic_shared = blockDim.x * 4 bytes',extra={'dynamic_shared':512})
 el('brev64_clz64',[buf('out','u64',4*N,'out'),buf('a','u64',N,'in'),n()],note='include 0 and values with high bits clear')
+el('int64_divrem',[buf('out','i64',4*N,'out'),buf('a','i64',N,'in'),buf('b','i64',N,'in',rng=[-1000,1000]),n()],note='b should include 0 and -1, a should include INT64_MIN; large b exercise the slow path')
+el('barrier_reduce',[buf('out','i32',6,'out'),buf('a','i32',N,'in',rng=[-5,100]),n()],note='block size 128')
+el('fround_modes',[buf('out','f32',8*N,'out'),buf('a','f32',N,'in',rng=[-100,100]),buf('b','f32',N,'in',rng=[-100,100]),buf('c','f32',N,'in',rng=[-100,100]),n()],note='bit exact; directed rounding')
+el('shuffle_width',[buf('out','i32',3*256,'out'),buf('a','i32',256,'in'),n(256)],note='n multiple of 32')
+el('dround',[buf('out','f64',8*N,'out'),buf('a','f64',N,'in',rng=[-1000,1000]),buf('b','f64',N,'in',rng=[-1000,1000]),n()],note='bit exact; include halves (2.5, -0.5) for rint')
 el('fpoly',[buf('out','f32',2*N,'out'),buf('a','f32',N,'in',rng=[-4,4]),n()],note='bit exact with fmaf')
 
 SZ={'i32':4,'u32':4,'f32':4,'i64':8,'u64':8,'f64':8}
