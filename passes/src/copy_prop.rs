@@ -90,12 +90,19 @@ pub fn run(func: &mut Function) {
         func.dfg.clear_results(inst);
     }
     removed.sort_by_key(|r| core::cmp::Reverse(r.1));
+    let mut into: SecondaryMap<Block, Vec<Inst>> = SecondaryMap::new();
+    for pred in func.layout.blocks() {
+        if let Some(t) = func.terminator(pred) {
+            for d in func.dfg.insts[t].branch_destinations() {
+                if !into[d.block].contains(&t) {
+                    into[d.block].push(t);
+                }
+            }
+        }
+    }
     for (b, idx) in removed {
         func.dfg.remove_block_param(b, idx);
-        for pred in func.layout.blocks().collect::<Vec<_>>() {
-            let Some(t) = func.terminator(pred) else {
-                continue;
-            };
+        for &t in &into[b] {
             for d in func.dfg.insts[t].branch_destinations_mut() {
                 if d.block == b && idx < d.args.len() {
                     d.args.remove(idx);

@@ -82,14 +82,28 @@ fn remove_unreachable(func: &mut Function) -> bool {
 }
 
 fn merge_blocks(func: &mut Function) -> bool {
-    let mut changed = false;
     let entry = func.entry_block();
-    let mut cfg = ControlFlowGraph::with_function(func);
+    // Predecessor lists, kept up to date by hand while merging (linear overall).
+    let cfg = ControlFlowGraph::with_function(func);
+    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    for b in func.layout.blocks() {
+        preds[b] = cfg.preds(b).to_vec();
+    }
+    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let resolve = |s: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
+        while let Some(n) = s[v] {
+            v = n;
+        }
+        v
+    };
+    let mut changed = false;
     for b in func.layout.blocks().collect::<Vec<_>>() {
-        if !func.layout.is_block_inserted(b) || Some(b) == entry {
+        if Some(b) == entry {
             continue;
         }
-        let [pred] = cfg.preds(b) else { continue };
+        let [pred] = preds[b].as_slice() else {
+            continue;
+        };
         let pred = *pred;
         if pred == b {
             continue;
@@ -100,31 +114,45 @@ fn merge_blocks(func: &mut Function) -> bool {
         let InstructionData::Jump { dests, .. } = &func.dfg.insts[t] else {
             continue;
         };
-        let args = dests[0].args.clone();
+        let args: Vec<Value> = dests[0].args.iter().map(|&a| resolve(&subst, a)).collect();
         let params = func.dfg.block_params(b).to_vec();
-        let map: Vec<(Value, Value)> = params.iter().copied().zip(args).collect();
+        for (&p, &a) in params.iter().zip(&args) {
+            if p != a {
+                subst[p] = Some(a);
+            }
+        }
+        // b's successors now come from pred.
+        for s in func.successors(b) {
+            for x in preds[s].iter_mut() {
+                if *x == b {
+                    *x = pred;
+                }
+            }
+        }
         func.layout.remove_inst(t);
         func.layout.splice_block_insts(b, pred);
         func.layout.remove_block(b);
         for idx in (0..params.len()).rev() {
             func.dfg.remove_block_param(b, idx);
         }
-        func.rewrite_uses(|v| map.iter().find(|(p, _)| *p == v).map_or(v, |(_, a)| *a));
-        cfg.compute(func);
         changed = true;
+    }
+    if changed {
+        func.rewrite_uses(|v| resolve(&subst, v));
     }
     changed
 }
 
 fn bypass_forwarders(func: &mut Function) -> bool {
     let entry = func.entry_block();
-    // Count uses of every value outside the using block's own terminator, to know which
-    // forwarding blocks' parameters are used elsewhere.
+    // Values used anywhere except in a forwarding block's own jump: a forwarder whose
+    // parameters are used elsewhere (in blocks it dominates) must stay.
     let mut uses_elsewhere: SecondaryMap<Value, bool> = SecondaryMap::new();
+    let mut forwarder: SecondaryMap<Block, bool> = SecondaryMap::new();
     for b in func.layout.blocks() {
-        let own_jump = is_forwarder(func, b);
+        forwarder[b] = is_forwarder(func, b) && Some(b) != entry;
         for i in func.layout.block_insts(b) {
-            if own_jump && Some(i) == func.layout.last_inst(b) {
+            if forwarder[b] {
                 continue;
             }
             for v in func.dfg.insts[i].all_values() {
@@ -132,42 +160,59 @@ fn bypass_forwarders(func: &mut Function) -> bool {
             }
         }
     }
-    let mut changed = false;
-    for b in func.layout.blocks().collect::<Vec<_>>() {
-        if Some(b) == entry || !is_forwarder(func, b) {
-            continue;
+    for b in func.layout.blocks() {
+        if forwarder[b] && func.dfg.block_params(b).iter().any(|&p| uses_elsewhere[p]) {
+            forwarder[b] = false;
         }
-        let params = func.dfg.block_params(b).to_vec();
-        if params.iter().any(|&p| uses_elsewhere[p]) {
-            continue;
-        }
-        let Some(j) = func.layout.last_inst(b) else {
-            continue;
-        };
-        let target = func.dfg.insts[j].branch_destinations()[0].clone();
-        if target.block == b {
-            continue;
-        }
-        for pred in func.layout.blocks().collect::<Vec<_>>() {
-            if pred == b {
-                continue;
-            }
-            let Some(t) = func.terminator(pred) else {
-                continue;
+    }
+    // Where a call to forwarder `b` with `args` ends up, following chains (bounded, so a
+    // cycle of forwarders is left alone).
+    let resolve = |func: &Function, mut call: BlockCall| -> BlockCall {
+        let mut steps = 0;
+        while forwarder[call.block] && steps < 64 {
+            let b = call.block;
+            let Some(j) = func.layout.last_inst(b) else {
+                break;
             };
-            for d in func.dfg.insts[t].branch_destinations_mut() {
-                if d.block != b {
-                    continue;
-                }
-                let incoming = d.args.clone();
-                let subst = |v: Value| {
+            let target = &func.dfg.insts[j].branch_destinations()[0];
+            if target.block == b {
+                break;
+            }
+            let params = func.dfg.block_params(b);
+            let args = target
+                .args
+                .iter()
+                .map(|&v| {
                     params
                         .iter()
                         .position(|&p| p == v)
-                        .map_or(v, |k| incoming[k])
-                };
-                d.block = target.block;
-                d.args = target.args.iter().map(|&v| subst(v)).collect();
+                        .map_or(v, |k| call.args[k])
+                })
+                .collect();
+            call = BlockCall {
+                block: target.block,
+                args,
+            };
+            steps += 1;
+        }
+        call
+    };
+    let mut changed = false;
+    for pred in func.layout.blocks().collect::<Vec<_>>() {
+        if forwarder[pred] {
+            continue;
+        }
+        let Some(t) = func.terminator(pred) else {
+            continue;
+        };
+        let dests = func.dfg.insts[t].branch_destinations().to_vec();
+        for (k, d) in dests.into_iter().enumerate() {
+            if !forwarder[d.block] {
+                continue;
+            }
+            let new = resolve(func, d.clone());
+            if new != d {
+                func.dfg.insts[t].branch_destinations_mut()[k] = new;
                 changed = true;
             }
         }
