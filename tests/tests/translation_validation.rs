@@ -225,17 +225,20 @@ fn random_tolerance(p: &Program, case_tol: &BTreeMap<u32, Tolerance>) -> BTreeMa
                 | "rcp_vec"
         )
     });
-    if !approx {
-        return case_tol.clone();
-    }
+    let double = p.statements.iter().any(|st| {
+        let m = st.opcode.mnemonic();
+        m.starts_with('d') && !m.starts_with("dcl") && m != "div" && m != "dst"
+    });
+    let default = if approx {
+        Tolerance::F32Ulp(4)
+    } else if double {
+        Tolerance::F64Exact
+    } else {
+        Tolerance::Exact
+    };
     let (uavs, _, _) = resources(p);
     uavs.into_iter()
-        .map(|id| {
-            (
-                id,
-                case_tol.get(&id).copied().unwrap_or(Tolerance::F32Ulp(4)),
-            )
-        })
+        .map(|id| (id, case_tol.get(&id).copied().unwrap_or(default)))
         .collect()
 }
 

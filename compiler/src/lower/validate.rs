@@ -35,6 +35,8 @@ pub enum Tolerance {
     F32Ulp(u32),
     /// f32 values within this absolute difference.
     F32Abs(f32),
+    /// Bit-exact 64-bit words (pairs of 32-bit words), two f64 NaNs equal each other.
+    F64Exact,
 }
 
 fn ordered(x: u32) -> i64 {
@@ -56,7 +58,7 @@ pub fn words_agree(a: u32, b: u32, tol: Tolerance) -> bool {
         return true;
     }
     match tol {
-        Tolerance::Exact => false,
+        Tolerance::Exact | Tolerance::F64Exact => false,
         Tolerance::F32Ulp(n) => {
             !is_nan(a) && !is_nan(b) && (ordered(a) - ordered(b)).unsigned_abs() <= n as u64
         }
@@ -73,6 +75,27 @@ pub fn compare_buffers(what: &str, a: &[u8], b: &[u8], tol: Tolerance) -> Result
         return Err(format!("{what}: sizes differ ({} vs {})", a.len(), b.len()));
     }
     let mut bad = Vec::new();
+    if tol == Tolerance::F64Exact {
+        for (k, (x, y)) in a.chunks(8).zip(b.chunks(8)).enumerate() {
+            let w = |c: &[u8]| {
+                let mut q = [0u8; 8];
+                q[..c.len()].copy_from_slice(c);
+                f64::from_le_bytes(q)
+            };
+            let (x, y) = (w(x), w(y));
+            if x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()) {
+                bad.push(format!("dword pair {k} (byte {}): {x:e} vs {y:e}", 8 * k));
+                if bad.len() >= 8 {
+                    break;
+                }
+            }
+        }
+        return if bad.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{what}: {}", bad.join("; ")))
+        };
+    }
     for (k, (x, y)) in a.chunks(4).zip(b.chunks(4)).enumerate() {
         let w = |c: &[u8]| {
             let mut q = [0u8; 4];
