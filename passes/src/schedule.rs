@@ -345,6 +345,42 @@ fn schedule_block(
     order
 }
 
+/// `test schedule [budget=N]`: schedules for the [`ToyTarget`](crate::target::ToyTarget)
+/// with an optional GPR budget; outputs a summary line
+/// (`; schedule: cycles 412 -> 230`) and the scheduled function.
+pub struct ScheduleTest;
+
+impl crate::filetest::SubTest for ScheduleTest {
+    fn name(&self) -> &'static str {
+        "schedule"
+    }
+    fn is_mutating(&self) -> bool {
+        true
+    }
+    fn run(
+        &self,
+        func: &mut Function,
+        ctx: &crate::filetest::Context<'_>,
+    ) -> Result<String, String> {
+        let target = crate::target::ToyTarget::default();
+        let mut opts = ScheduleOptions::default();
+        for o in ctx.options {
+            match o.split_once('=') {
+                Some(("budget", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad budget '{n}'"))?;
+                    opts.reg_budget[RegFile::Gpr] = Some(n);
+                }
+                _ => return Err(format!("unknown option '{o}'")),
+            }
+        }
+        let stats = run(func, &target, &opts);
+        Ok(format!(
+            "; schedule: cycles {} -> {}\n{func}",
+            stats.cycles_before, stats.cycles_after
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,6 +166,8 @@ pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
         &VerifierTest,
         &PrintTest,
         &RunTest,
+        &crate::regalloc::RegAllocTest,
+        &crate::schedule::ScheduleTest,
         &PassTest {
             name: "dce",
             pass: crate::dce::run,

@@ -32,6 +32,7 @@
 
 pub mod checker;
 mod color;
+mod display;
 pub mod liveness;
 mod prepare;
 mod resolve;
@@ -39,6 +40,7 @@ mod spill;
 pub mod testgen;
 
 use cranelift_entity::SecondaryMap;
+pub use display::{listing, RegAllocTest};
 
 use crate::ir::{AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
 use crate::target::{PReg, TargetIsa};
