@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Compile CUDA C to an sm_50 cubin with NVIDIA's compilers (the ptxas baseline).
 
-    cuda2cubin.py KERNEL.cu OUT.cubin [-O3]
+    cuda2cubin.py KERNEL.cu OUT.cubin [-O3] [-arch=sm_52]
 
-CUDA C -> PTX with NVRTC 12.9 (compute_50), PTX -> cubin with ptxas 12.9.
+CUDA C -> PTX with NVRTC 12.9 (compute_50), PTX -> cubin with ptxas 12.9 (sm_50 unless an
+-arch=sm_5x option says otherwise).
 Kernels should be `extern "C" __global__` so their names stay plain.
 Uses the venv that tools/install-nvidia-tools.sh makes under $ILC_NVIDIA_TOOLS
 (default ~/.cache/nvidia-sm5-tools); prints ptxas's own compile time and
@@ -40,11 +41,12 @@ def to_ptx(src):
 def main():
     src, out = sys.argv[1], sys.argv[2]
     opt = [a for a in sys.argv[3:] if a.startswith("-O")] or ["-O3"]
+    arch = ([a for a in sys.argv[3:] if a.startswith("-arch=")] or ["-arch=sm_50"])[-1]
     ptx_path = out + ".ptx"
     with open(ptx_path, "w") as f:
         f.write(to_ptx(open(src).read()))
     ptxas = os.path.join(SITE, "cuda_nvcc/bin/ptxas")
-    subprocess.run([ptxas, "-arch=sm_50", *opt, "-v", ptx_path, "-o", out], check=True)
+    subprocess.run([ptxas, arch, *opt, "-v", ptx_path, "-o", out], check=True)
 
 
 if __name__ == "__main__":

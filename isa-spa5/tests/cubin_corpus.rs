@@ -740,3 +740,52 @@ fn scanned_instruction_offsets_match_ptxas() {
         assert_eq!(ctaid, k.s2rctaid_offsets, "{name}: S2R SR_CTAID offsets");
     }
 }
+
+#[test]
+fn sm52_and_sm53_cubins_round_trip() {
+    let dir = corpus_dir().join("cubins-arch");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("readable directory entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    let tools = (tool("cuobjdump"), tool("nvdisasm"));
+    let scratch_dir = scratch("arch");
+    for path in files {
+        let file = path
+            .file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
+        let arch: Sm = file
+            .split('.')
+            .nth(1)
+            .expect("NAME.sm_5x.cubin")
+            .parse()
+            .expect("arch");
+        let bytes = std::fs::read(&path).expect("readable cubin");
+        let (c, out) = rewrite(&file, &bytes);
+        assert_eq!((c.arch, c.virtual_arch), (arch, 50), "{file}");
+        assert_eq!(
+            read_cubin(&out).expect("rewritten cubin reads"),
+            c,
+            "{file}"
+        );
+        if let (Some(cuobjdump), Some(nvdisasm)) = &tools {
+            let ours = scratch_dir.join(&file);
+            std::fs::write(&ours, &out).expect("write temp cubin");
+            assert_eq!(
+                normalize_elf_dump(&run(cuobjdump, &["-elf"], &ours), false),
+                normalize_elf_dump(&run(cuobjdump, &["-elf"], &path), false),
+                "{file}: cuobjdump -elf"
+            );
+            assert_eq!(
+                run(nvdisasm, &[], &ours),
+                run(nvdisasm, &[], &path),
+                "{file}: nvdisasm"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch_dir);
+}

@@ -24,8 +24,23 @@ mkdir -p "$outdir"
 if [[ $# -gt 0 ]]; then names=("$@"); else
   names=(); for f in "$here"/*.cu; do names+=("$(basename "$f" .cu)"); done
 fi
+# A few kernels also for sm_52 and sm_53 (cubins-arch/NAME.sm_5x.cubin), for the e_flags and
+# the code ptxas schedules differently there.
+arch_names=(iadd reduce_shared int64_divrem dround)
 stale=()
 for name in "${names[@]}"; do
+  for arch in sm_52 sm_53; do
+    [[ " ${arch_names[*]} " == *" $name "* ]] || continue
+    mkdir -p "$outdir/arch" "$here/cubins-arch"
+    aout="$outdir/arch/$name.$arch.cubin"
+    [[ $check == 1 ]] || aout="$here/cubins-arch/$name.$arch.cubin"
+    ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$aout" -O3 "-arch=$arch" >/dev/null 2>&1 ||
+      { echo "build.sh: $name.cu does not compile for $arch" >&2; exit 1; }
+    rm -f "$aout.ptx"
+    if [[ $check == 1 ]]; then
+      cmp -s "$aout" "$here/cubins-arch/$name.$arch.cubin" || stale+=("$name($arch)")
+    fi
+  done
   out="$outdir/$name.cubin"
   if [[ $check == 1 ]]; then
     ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$out" -O3 >/dev/null 2>&1 ||
