@@ -464,6 +464,12 @@ fn push_comment(out: &mut Vec<u32>, text: &str) {
 
 fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
     let info = inst.opcode.info();
+    if inst.opcode == Opcode::Prefix {
+        // In the stream a PREFIX token modifies the next instruction; the text form is `_prec`.
+        return Err(
+            "a standalone `prefix` has no binary form; write `_prec` on the instruction".into(),
+        );
+    }
     let (bits, ext_controls) = control_bits(inst)?;
     // Extension comment: controls without bits, payload without binary form, source count.
     let mut ext = String::new();

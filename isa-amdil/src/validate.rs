@@ -384,10 +384,6 @@ impl Validator {
         }
     }
 
-    #[expect(
-        clippy::collapsible_match,
-        reason = "one arm per opcode group, the check inside, reads better than guards"
-    )]
     fn declaration(
         &mut self,
         s: &Instruction,
