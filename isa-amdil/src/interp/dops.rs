@@ -13,9 +13,16 @@ fn d(bits: u64) -> f64 {
     f64::from_bits(bits)
 }
 
+/// The NaN every double result is canonicalised to (host independent).
+pub const CANONICAL_DNAN: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+
 #[inline]
 fn u(x: f64) -> u64 {
-    x.to_bits()
+    if x.is_nan() {
+        CANONICAL_DNAN
+    } else {
+        x.to_bits()
+    }
 }
 
 /// `dadd` (L7571).

@@ -509,7 +509,9 @@ fn eval_cond(it: &Item, sh: &mut Shared, prog: &ExecProgram, c: &Cond) -> bool {
 }
 
 fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4]) {
-    if ty == Ty::Float {
+    // Shift scale and `_sat` are float result modifiers (L571-599); a typeless `mov` takes
+    // them as float too.
+    if matches!(ty, Ty::Float | Ty::Untyped) && (dst.sat || dst.scale != 1.0) {
         for r in res.iter_mut() {
             if dst.scale != 1.0 {
                 *r = fops::scale(*r, dst.scale);
