@@ -440,7 +440,12 @@ impl Opcode {
     }
     /// Looks up a mnemonic.
     pub fn from_mnemonic(s: &str) -> Option<Opcode> {
-        Opcode::ALL.iter().copied().find(|o| o.mnemonic() == s)
+        static TABLE: std::sync::OnceLock<std::collections::HashMap<&'static str, Opcode>> =
+            std::sync::OnceLock::new();
+        TABLE
+            .get_or_init(|| Opcode::ALL.iter().map(|&o| (o.mnemonic(), o)).collect())
+            .get(s)
+            .copied()
     }
 }
 

@@ -192,9 +192,13 @@ impl Parser {
     }
     fn expect_punct(&mut self, c: char) -> Result<(), ParseError> {
         let loc = self.loc();
-        match self.next(&format!("'{c}'"))? {
-            Tok::Punct(p) if p == c => Ok(()),
-            t => err!(loc, "expected '{c}', found {t}"),
+        match self.toks.get(self.pos) {
+            Some((Tok::Punct(p), _)) if *p == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some((t, _)) => err!(loc, "expected '{c}', found {t}"),
+            None => err!(loc, "unexpected end of input, expected '{c}'"),
         }
     }
     fn word(&mut self, what: &str) -> Result<(String, Location), ParseError> {
