@@ -789,3 +789,47 @@ fn sm52_and_sm53_cubins_round_trip() {
     }
     let _ = std::fs::remove_dir_all(&scratch_dir);
 }
+
+#[test]
+fn multi_kernel_cubin_round_trips() {
+    let path = corpus_dir().join("cubins-multi/three_kernels.cubin");
+    let bytes = std::fs::read(&path).expect("corpus file");
+    let (c, out) = rewrite("three_kernels", &bytes);
+    let names: Vec<&str> = c.kernels.iter().map(|k| k.name.as_str()).collect();
+    // ptxas emits the kernels in reverse source order; the reader keeps file order.
+    assert_eq!(names, ["stage_c", "stage_b", "stage_a"]);
+    let k = |n: &str| c.kernel(n).expect("kernel present");
+    assert_eq!(k("stage_a").shared_size, 64 * 4);
+    assert_eq!(k("stage_b").shared_size, 32 * 4);
+    assert_eq!(k("stage_c").shared_size, 0);
+    assert_eq!(k("stage_b").max_threads, Some([128, 1, 1]));
+    assert_eq!(k("stage_c").max_threads, Some([256, 1, 1]));
+    assert!(k("stage_c").max_reg_count.is_some_and(|r| r < 255));
+    assert_eq!(k("stage_a").max_threads, None);
+    assert_eq!(k("stage_a").params, [Param::new(0, 8), Param::new(8, 4)]);
+    assert_eq!(read_cubin(&out).expect("rewritten cubin reads"), c);
+    let (Some(cuobjdump), Some(nvdisasm)) = (tool("cuobjdump"), tool("nvdisasm")) else {
+        return;
+    };
+    let dir = scratch("multi");
+    let ours = dir.join("three_kernels.cubin");
+    std::fs::write(&ours, &out).expect("write temp cubin");
+    assert_eq!(
+        normalize_elf_dump(&run(&cuobjdump, &["-elf"], &ours), false),
+        normalize_elf_dump(&run(&cuobjdump, &["-elf"], &path), false),
+        "cuobjdump -elf"
+    );
+    for args in [&["-res-usage"][..], &["-sass"][..]] {
+        assert_eq!(
+            run(&cuobjdump, args, &ours),
+            run(&cuobjdump, args, &path),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        run(&nvdisasm, &[], &ours),
+        run(&nvdisasm, &[], &path),
+        "nvdisasm"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -52,6 +52,19 @@ for name in "${names[@]}"; do
   fi
   rm -f "$out.ptx"
 done
+# Multi-kernel modules: multi/NAME.cu -> cubins-multi/NAME.cubin (all of them, every run).
+mkdir -p "$here/cubins-multi" "$outdir/multi"
+for src in "$here"/multi/*.cu; do
+  name="$(basename "$src" .cu)"
+  mout="$outdir/multi/$name.cubin"
+  [[ $check == 1 ]] || mout="$here/cubins-multi/$name.cubin"
+  ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$src" "$mout" -O3 >/dev/null 2>&1 ||
+    { echo "build.sh: multi/$name.cu does not compile" >&2; exit 1; }
+  rm -f "$mout.ptx"
+  if [[ $check == 1 ]]; then
+    cmp -s "$mout" "$here/cubins-multi/$name.cubin" || stale+=("multi/$name")
+  fi
+done
 if [[ ${#stale[@]} -gt 0 ]]; then
   echo "build.sh: committed cubins differ from their sources: ${stale[*]} (run tests/cuda/build.sh ${stale[*]})" >&2
   exit 1

@@ -10,10 +10,11 @@
 //! read/execute LOAD over constant banks and code, a read/write LOAD over global and shared
 //! memory when there is any, and ptxas's trailing LOAD copy of the PHDR segment).
 //!
-//! Symbols: the null symbol; per kernel the `.text.K` and `.nv.shared.K` section symbols; the
-//! global-memory and module-bank section symbols, each followed by its data objects; per kernel
-//! its bank section symbols, its subroutines (weak `FUNC`) and `.nv.constant0.K`; `.nv.callgraph`
-//! and `.nv.rel.action`; finally the kernels (global `FUNC`, `st_other` = `STO_CUDA_ENTRY`).
+//! Symbols: the null symbol; per kernel the `.text.K` and `.nv.shared.K` section symbols, (after
+//! the first kernel's) the global-memory and module-bank section symbols each followed by its
+//! data objects, the kernel's other bank section symbols, its subroutines (weak `FUNC`) and
+//! `.nv.constant0.K`; then `.nv.callgraph` and `.nv.rel.action`; finally the kernels (global
+//! `FUNC`, `st_other` = `STO_CUDA_ENTRY`).
 //! The symtab's `sh_info` is the index of the first kernel symbol, as ptxas writes it.
 //!
 //! `object` always writes `e_version` = 1; CUDA keeps the toolkit version there, so the bytes are
@@ -249,13 +250,15 @@ impl Plan {
             if kernel.shared_size > 0 {
                 section_symbol(&mut symbols, What::Shared(k));
             }
-        }
-        section_symbol(&mut symbols, What::GlobalInit);
-        section_symbol(&mut symbols, What::Global);
-        for b in 0..g.const_banks.len() {
-            section_symbol(&mut symbols, What::ModuleBank(b));
-        }
-        for (k, kernel) in w.kernels.iter().enumerate() {
+            if k == 0 {
+                // Module data comes with the first kernel (ptxas lists it where the code first
+                // refers to it; for one kernel that is here).
+                section_symbol(&mut symbols, What::GlobalInit);
+                section_symbol(&mut symbols, What::Global);
+                for b in 0..g.const_banks.len() {
+                    section_symbol(&mut symbols, What::ModuleBank(b));
+                }
+            }
             for b in 0..kernel.const_banks.len() {
                 section_symbol(&mut symbols, What::KernelBank(k, b));
             }
