@@ -23,6 +23,44 @@
 //! writing it again gives a file that NVIDIA's `cuobjdump` and `nvdisasm` describe identically
 //! (tested in `isa-spa5/tests/cubin_*.rs`). Not modelled: device functions in their own
 //! `.text.F` sections (calls between functions), textures and surfaces.
+//!
+//! A backend fills a [`Kernel`], lets [`scan_instr_offsets`] find the `EXIT` and
+//! `S2R SR_CTAID` instructions NVIDIA's tables list, records the IL meaning of the parameters
+//! with [`IlcAbi`], and writes:
+//!
+//! ```
+//! use isa_spa5::cubin::{self, AbiParam, IlcAbi, Kernel, Param, ParamRole, Sm};
+//!
+//! // One bundle: control word, EXIT, two NOPs (already encoded).
+//! let code = vec![0x001f_8000_fc00_07e0, 0xe300_0000_0007_000f, 0x50b0_0000_0007_0f00, 0x50b0_0000_0007_0f00];
+//! let (exit_offsets, s2rctaid_offsets) = cubin::scan_instr_offsets(&code);
+//! let abi = IlcAbi {
+//!     params: vec![
+//!         AbiParam { offset: 0, size: 8, role: ParamRole::UavAddress(0) },
+//!         AbiParam { offset: 8, size: 4, role: ParamRole::UavSize(0) },
+//!     ],
+//! };
+//! let kernel = Kernel {
+//!     name: "main".into(),
+//!     code,
+//!     num_regs: 8,
+//!     params: vec![Param::new(0, 8), Param::new(8, 4)],
+//!     shared_size: 1024,
+//!     block_size: Some([64, 1, 1]),
+//!     exit_offsets,
+//!     s2rctaid_offsets,
+//!     ilc_abi: Some(abi.encode()),
+//!     ..Kernel::default()
+//! };
+//! let bytes = cubin::write_cubin(Sm::Sm50, [&kernel])?;
+//!
+//! let back = cubin::read_cubin(&bytes)?;
+//! let k = back.kernel("main").expect("written above");
+//! assert_eq!((k.num_regs, k.shared_size, k.block_size), (8, 1024, Some([64, 1, 1])));
+//! assert_eq!(k.exit_offsets, [8]);
+//! assert_eq!(IlcAbi::decode(k.ilc_abi.as_deref().unwrap_or_default())?, abi);
+//! # Ok::<(), cubin::CubinError>(())
+//! ```
 
 pub mod abi;
 mod layout;
