@@ -254,6 +254,17 @@ impl Instruction {
         }
     }
 
+    /// Accepted number of source operands: the opcode table's range, plus the two index
+    /// operands (resource, sampler) of the `_ext` forms of resource instructions.
+    pub fn src_count_range(&self) -> (usize, usize) {
+        let info = self.opcode.info();
+        let extra = if self.generic("ext").is_some() { 2 } else { 0 };
+        (
+            info.srcs_min as usize + extra,
+            info.srcs_max as usize + extra,
+        )
+    }
+
     /// The single number of a one-number declaration (`dcl_lds_id(n) SIZE`,
     /// `dcl_struct_uav_id(n) STRIDE`, `dcl_max_thread_per_group N`, ...).
     pub fn number(&self) -> Option<u32> {

@@ -218,6 +218,9 @@ fn control_bits(inst: &Instruction) -> Result<(u32, Vec<Control>), String> {
             (Layout::Sample | Layout::ResInfo, Control::Resource(n)) => {
                 bits |= fits(*n, 8, "resource")?
             }
+            (Layout::Sample, Control::Generic { name, value: None }) if name == "ext" => {
+                bits |= 1 << 12
+            }
             (Layout::Sample, Control::Sampler(n)) if *n != 0 => {
                 bits |= fits(*n, 4, "sampler")? << 8
             }
@@ -322,6 +325,9 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
             if (bits >> 8) & 0xF != 0 {
                 v.push(Control::Sampler((bits >> 8) & 0xF));
             }
+            if bits & (1 << 12) != 0 {
+                v.push(gen("ext"));
+            }
         }
         Layout::ResInfo => {
             v.push(Control::Resource(bits & 0xFF));
@@ -363,7 +369,7 @@ fn control_rank(c: &Control) -> u32 {
         Control::Shift(_) => 31,
         Control::Prec(_) => 32,
         Control::Generic { name, .. } => match name.as_str() {
-            "nrm4" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size" => 35,
+            "nrm4" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size" | "ext" => 35,
             _ => 40,
         },
     }
@@ -494,14 +500,16 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
             ));
         }
         let n = inst.srcs.len();
-        if n < info.srcs_min as usize || n > info.srcs_max as usize {
+        let (lo, hi) = inst.src_count_range();
+        if n < lo || n > hi {
             return Err(format!(
-                "`{}` takes {}..={} source operands, found {n}",
-                inst.opcode, info.srcs_min, info.srcs_max
+                "`{}` takes {lo}..={hi} source operands, found {n}",
+                inst.opcode
             ));
         }
     }
-    let srcs_note = info.srcs_min != info.srcs_max && inst.srcs.len() != info.srcs_max as usize;
+    let (lo, hi) = inst.src_count_range();
+    let srcs_note = lo != hi && inst.srcs.len() != hi;
     if !ext.is_empty() || ext_payload || srcs_note {
         let mut text = format!("{EXT_MARK}\n{ext}\n");
         if srcs_note {
@@ -897,7 +905,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             _ => {}
         }
         let nsrc = match info.form {
-            Form::Operands => e.srcs.unwrap_or(info.srcs_max as usize),
+            Form::Operands => e.srcs.unwrap_or(inst.src_count_range().1),
             Form::SrcLabel => 1,
             _ => 0,
         };
@@ -1256,6 +1264,13 @@ mod tests {
             func 3\ncall_logicalnz r0.x, 3\ncase -5\ncmp_relop(ne)_cmpval(0.0) r0, r1, r2, r3\n\
             div_zeroop(fltmax)_prec(xy) r0, r1, r2\ndcl_typeless_uav_id(12)_stride(4)_length(4)_access(read_write)\n\
             dcl_lds_sharing_mode _wavefrontRel\nbufinfo_resource(0)_uav r11\nmcall(1) (r0), (r1)\nffb_shi r0, r1\n");
+    }
+
+    #[test]
+    fn ext_resource_forms_take_two_more_sources() {
+        let w = rt("il_cs_2_0\nsample_l_ext_resource(1)_sampler(2) r0, r1, r2.x, r3.x, r4.x\n");
+        // resource 1, sampler 2, indexed-args bit 28.
+        assert_eq!(w[2], Opcode::SampleL.code() as u32 | (1 | 2 << 8 | 1 << 12) << 16);
     }
 
     #[test]

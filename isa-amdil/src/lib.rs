@@ -17,8 +17,8 @@ pub mod print;
 pub mod validate;
 
 pub use ast::Program;
+pub use binary::{decode as decode_binary, encode as encode_binary};
 pub use diag::{Diagnostic, Severity};
 pub use opcodes::Opcode;
 pub use parser::{parse, parse_lossy};
-pub use binary::{decode as decode_binary, encode as encode_binary};
 pub use validate::validate;

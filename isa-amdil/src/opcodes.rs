@@ -427,7 +427,7 @@ opcodes! {
     UBitReverse = 301, "7.9", Cs, Operands, 1, 1..=1, ["ubit_reverse"];
     DclNumIcp = 302, "7.5", Graphics, Numbers, 0, 0..=0, ["dcl_num_icp"];
     DclNumOcp = 303, "7.5", Graphics, Numbers, 0, 0..=0, ["dcl_num_ocp"];
-    DclNumInstances = 304, "7.5", Graphics, Numbers, 0, 0..=0, ["dcl_num_instances"];
+    DclNumInstances = 304, "7.5", Graphics, Numbers, 0, 0..=0, ["dcl_num_instances", "dcl_num_instance"];
     HsCpPhase = 305, "7.4", Graphics, Operands, 0, 0..=0, ["hs_cp_phase"];
     HsForkPhase = 306, "7.4", Graphics, Numbers, 0, 0..=0, ["hs_fork_phase"];
     HsJoinPhase = 307, "7.4", Graphics, Numbers, 0, 0..=0, ["hs_join_phase"];

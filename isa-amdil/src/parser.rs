@@ -504,6 +504,16 @@ impl<'a> Parser<'a> {
                 }
             }
             ("id", Some(_)) => Control::Id(num(self, value)?),
+            ("resource", Some(_)) if is_id_family(op) => {
+                // The guide spells the LDS read-ops `lds_read_add_resource(id)`; every other
+                // memory op (and all real code) uses `_id(n)`, which is what it means.
+                self.warn(
+                    codes::PRACTICE,
+                    span,
+                    format!("`_resource(n)` on `{op}` taken as `_id(n)` (the guide's spelling)"),
+                );
+                Control::Id(num(self, value)?)
+            }
             ("resource", Some(_)) => Control::Resource(num(self, value)?),
             ("sampler", Some(_)) => Control::Sampler(num(self, value)?),
             ("stride", Some(_)) => Control::Stride(num(self, value)?),
@@ -1055,6 +1065,15 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Memory instructions addressed by `_id(n)` (UAV, LDS, GDS, SRV, append buffers).
+pub(crate) fn is_id_family(op: Opcode) -> bool {
+    let m = op.mnemonic();
+    ["uav_", "lds_", "gds_", "srv_", "append_buf"]
+        .iter()
+        .any(|p| m.starts_with(p))
+        && !matches!(op, Opcode::LdsReadVec | Opcode::LdsWriteVec)
+}
+
 fn is_macro_op(op: Opcode) -> bool {
     matches!(op, Opcode::Macrodef | Opcode::Macroend) || op.mnemonic() == "mdef"
 }
@@ -1339,6 +1358,14 @@ mod tests {
         let i = one("ffb_hi r0, r1");
         assert_eq!(i.opcode, Opcode::IFirstbit);
         assert_eq!(i.generic("hi"), Some(None));
+    }
+
+    #[test]
+    fn guide_spelling_of_lds_read_ops() {
+        let (p, d) = parse("lds_read_add_resource(2) r0.x, r1.x, r2.x\n");
+        assert_eq!(p.unwrap().statements[0].id(), Some(2));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, codes::PRACTICE);
     }
 
     #[test]

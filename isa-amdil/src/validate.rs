@@ -620,11 +620,12 @@ impl Validator {
                 );
             }
             let n = s.srcs.len();
-            if n < info.srcs_min as usize || n > info.srcs_max as usize {
-                let want = if info.srcs_min == info.srcs_max {
-                    format!("{}", info.srcs_min)
+            let (lo, hi) = s.src_count_range();
+            if n < lo || n > hi {
+                let want = if lo == hi {
+                    format!("{lo}")
                 } else {
-                    format!("{} to {}", info.srcs_min, info.srcs_max)
+                    format!("{lo} to {hi}")
                 };
                 self.error(
                     codes::OPERAND_COUNT,
