@@ -542,6 +542,81 @@ mod tests {
     }
 
     #[test]
+    fn malformed_data_built_through_the_api() {
+        use crate::ir::{FuncCursor, InstructionData as D, MemArg, MemSize, MemSpace, Type};
+        let mut f = Function::new("api");
+        f.uavs.insert(0, crate::ir::UavKind::Raw);
+        let mut c = FuncCursor::new(&mut f);
+        let b = c.create_block();
+        c.goto_end(b);
+        let x = c.ins().iconst(Type::B32, 1);
+        // Opcode/format mismatch.
+        let bad_format = c.ins().build(D::Unary {
+            opcode: Opcode::Iadd,
+            args: [x],
+        });
+        // Store with the wrong number of data words.
+        let mem = MemArg {
+            space: MemSpace::Uav(0),
+            offset: 0,
+            size: MemSize::Words(4),
+            align: 4,
+        };
+        let bad_store = c.ins().build(D::Store {
+            opcode: Opcode::Store,
+            mem,
+            args: [x, x].into_iter().collect(),
+        });
+        // Invalid access size and alignment.
+        let mem2 = MemArg {
+            space: MemSpace::Uav(0),
+            offset: 0,
+            size: MemSize::Words(5),
+            align: 3,
+        };
+        let bad_size = c.ins().build(D::Load {
+            opcode: Opcode::Load,
+            mem: mem2,
+            args: [x].into_iter().collect(),
+        });
+        // A result removed behind the verifier's back.
+        let y = c.ins().iadd(x, x);
+        let lost = f.dfg.value_inst(y).unwrap();
+        f.dfg.clear_results(lost);
+        let mut c = FuncCursor::new(&mut f).at_end(b);
+        let z = c.ins().iadd(y, x);
+        // iconst with an immediate wider than its type.
+        let wide = c.ins().build(D::UnaryImm {
+            opcode: Opcode::Iconst,
+            ty: Type::B32,
+            imm: 1 << 40,
+        });
+        c.ins().return_();
+        let errs = verify_function(&f).unwrap_err();
+        let at = |i: Inst| -> Vec<String> {
+            errs.0
+                .iter()
+                .filter(|e| e.location == AnyEntity::Inst(i))
+                .map(|e| e.message.clone())
+                .collect()
+        };
+        assert!(at(bad_format)[0].contains("needs format Binary"), "{errs}");
+        assert!(
+            at(bad_store)[0].contains("4 data operand(s), has 2"),
+            "{errs}"
+        );
+        assert!(at(bad_size)[0].contains("invalid access size"), "{errs}");
+        assert!(
+            at(lost)[0].contains("has 0 result(s), expected 1"),
+            "{errs}"
+        );
+        let user = f.dfg.value_inst(z).unwrap();
+        assert!(at(user)[0].contains("use of undefined value"), "{errs}");
+        assert!(at(wide)[0].contains("does not fit in b32"), "{errs}");
+        assert!(verify_if_debug(&f).is_err());
+    }
+
+    #[test]
     fn annotated_display() {
         let f = parse_function_text(
             "kernel %k {\nblock0:\n v0 = pconst true\n v1 = ineg v0\n return\n}",
