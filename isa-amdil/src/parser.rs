@@ -283,7 +283,19 @@ impl<'a> Parser<'a> {
         if head.is_empty() {
             return None;
         }
+        // No mnemonic is longer than MAX_MNEMONIC bytes: start at the last `_` boundary within
+        // that length, so pathological words cannot make the search quadratic.
+        const MAX_MNEMONIC: usize = 40;
         let mut end = head.len();
+        if end > MAX_MNEMONIC {
+            end = match head.as_bytes()[..=MAX_MNEMONIC]
+                .iter()
+                .rposition(|b| *b == b'_')
+            {
+                Some(p) if p > 0 => p,
+                _ => return None,
+            };
+        }
         loop {
             self.lower.clear();
             self.lower.push_str(&head[..end]);

@@ -312,3 +312,35 @@ fn ten_thousand_mutations_never_panic_or_hang() {
         ),
     }
 }
+
+#[test]
+fn pathological_inputs_finish_quickly() {
+    let big = 1 << 20;
+    let inputs = vec![
+        "a_".repeat(big / 2),
+        format!("mov{}", "_x".repeat(big / 2)),
+        "(".repeat(big),
+        format!("mov r0, r1{}", "_neg(x)".repeat(big / 7)),
+        format!("dcl_literal l0{}", ", 1".repeat(big / 3)),
+        format!("mov r{}, r1", "9".repeat(big)),
+        format!("mov r0.{}, r1", "x".repeat(big)),
+        "/*".repeat(big / 2),
+        ";DEBUGSTART\n".repeat(big / 12),
+        ";ARGSTART:k\n".repeat(big / 12),
+        "whileloop\n".repeat(big / 10),
+        "mov r0, cb0[r1.x+1]\n".repeat(big / 20),
+        "\u{1F600}".repeat(big / 4),
+        "end\n".repeat(big / 4),
+    ];
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for src in &inputs {
+            check_one(src);
+        }
+        tx.send(()).expect("main thread waits");
+    });
+    assert!(
+        rx.recv_timeout(Duration::from_secs(120)).is_ok(),
+        "a pathological input hung or panicked"
+    );
+}
