@@ -21,4 +21,4 @@ pub use binary::{decode as decode_binary, encode as encode_binary};
 pub use diag::{Diagnostic, Severity};
 pub use opcodes::Opcode;
 pub use parser::{parse, parse_lossy};
-pub use validate::validate;
+pub use validate::{parse_and_validate, validate};

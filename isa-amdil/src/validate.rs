@@ -34,6 +34,19 @@ pub fn validate(p: &Program) -> Vec<Diagnostic> {
     v.diags
 }
 
+/// Parses and validates IL text: the program when neither step found an error, and the
+/// diagnostics of both steps (parse errors first). Validation also runs on the lines that
+/// parsed when some did not, so one run reports as much as possible.
+pub fn parse_and_validate(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
+    let (prog, mut diags) = crate::parser::parse_lossy(source);
+    diags.extend(validate(&prog));
+    if diags.iter().any(Diagnostic::is_error) {
+        (None, diags)
+    } else {
+        (Some(prog), diags)
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Block {
     If { has_else: bool },
@@ -983,6 +996,16 @@ mod tests {
             .filter(|d| d.0.is_some())
             .map(|d| (d.1, d.2))
             .collect()
+    }
+
+    #[test]
+    fn parse_and_validate_collects_both() {
+        let (p, d) = parse_and_validate("il_cs\nbogus\nendif\nend\n");
+        assert!(p.is_none());
+        let codes: Vec<_> = d.iter().map(|d| d.code).collect();
+        assert_eq!(codes, vec![codes::UNKNOWN_OPCODE, codes::NESTING]);
+        let (p, d) = parse_and_validate("il_cs_2_0\nend\n");
+        assert!(p.is_some() && d.is_empty());
     }
 
     #[test]
