@@ -15,6 +15,7 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
         ..Default::default()
     };
     let (mut spilled, mut max_used) = (0, 0);
+    let (mut moves, mut gprs_total) = (0u64, 0u64);
     for seed in seeds {
         let mut f = generate(seed, &gen);
         let input = f.to_string();
@@ -28,7 +29,10 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
         assert!(alloc.num_gprs_used() <= gprs, "seed {seed}");
         spilled += u32::from(alloc.num_spills > 0 || alloc.num_reloads > 0);
         max_used = max_used.max(alloc.num_gprs_used());
+        moves += u64::from(alloc.num_moves);
+        gprs_total += u64::from(alloc.num_gprs_used());
     }
+    println!("{gprs} GPRs: {spilled} functions spilled, {moves} moves, {gprs_total} GPRs in total");
     (spilled, max_used)
 }
 

@@ -12,6 +12,8 @@
 
 use std::collections::HashSet;
 
+use cranelift_entity::SecondaryMap;
+
 use super::liveness::Liveness;
 use super::prepare::Bundles;
 use super::{Allocation, EditKind, Failure, RegAllocError};
@@ -83,6 +85,8 @@ struct Colorer<'a> {
     target: &'a dyn TargetIsa,
     bundles: &'a Bundles,
     regs: Regs,
+    /// Preferred register of a value (the parameter register it is passed to).
+    want: SecondaryMap<Value, Option<PReg>>,
 }
 
 /// Assigns registers; fills `alloc.regs`.
@@ -100,6 +104,7 @@ pub fn run(
         target,
         bundles,
         regs: Regs::new(limits),
+        want: SecondaryMap::new(),
     };
     // Dominator-tree pre-order, children in reverse post-order.
     let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
@@ -116,6 +121,16 @@ pub fn run(
 impl Colorer<'_> {
     fn fp(&self, func: &Function, v: Value) -> Footprint {
         self.target.footprint(func.dfg.value_type(v))
+    }
+
+    /// True if `v` could be placed at `h` now.
+    fn fits(&self, func: &Function, v: Value, h: PReg) -> bool {
+        let fp = self.fp(func, v);
+        h.file == fp.file
+            && u32::from(h.index) % u32::from(fp.align).max(1) == 0
+            && self
+                .regs
+                .is_free(fp.file, u32::from(h.index), u32::from(fp.width))
     }
 
     fn place(
@@ -223,7 +238,8 @@ impl Colorer<'_> {
         // Parameters, with hints from the arguments of already colored predecessors.
         let params = func.dfg.block_params(b).to_vec();
         for (i, &p) in params.iter().enumerate() {
-            let mut hint = None;
+            let mut hints: Vec<PReg> = Vec::new();
+            let mut uncolored: Vec<Value> = Vec::new();
             for &pred in cfg.preds(b) {
                 let Some(t) = func.terminator(pred) else {
                     continue;
@@ -231,12 +247,27 @@ impl Colorer<'_> {
                 for call in func.dfg.insts[t].branch_destinations() {
                     if call.block == b {
                         if let Some(&a) = call.args.get(i) {
-                            hint = hint.or(alloc.regs[a]);
+                            match alloc.regs[a] {
+                                Some(r) => hints.push(r),
+                                None => uncolored.push(a),
+                            }
                         }
                     }
                 }
             }
+            let hint = hints
+                .iter()
+                .copied()
+                .find(|h| self.fits(func, p, *h))
+                .or(self.want[p]);
             self.place(func, p, hint, alloc)?;
+            // Arguments colored later (loop back edges) try to land in the parameter's
+            // register, which makes their edge move disappear.
+            for a in uncolored {
+                if self.want[a].is_none() {
+                    self.want[a] = alloc.regs[p];
+                }
+            }
         }
         for &p in &params {
             let used = insts
@@ -301,7 +332,8 @@ impl Colorer<'_> {
             };
             for (r, &v) in results.iter().enumerate() {
                 if !grouped[r] {
-                    self.place(func, v, hint, alloc)?;
+                    let h = hint.filter(|&h| self.fits(func, v, h)).or(self.want[v]);
+                    self.place(func, v, h, alloc)?;
                 }
             }
             if c.results_early {

@@ -520,7 +520,30 @@ fn insert_spill_code(
         alloc.num_spills += 1;
     }
     reconstruct_ssa(func, &spilled, &versions, alloc)?;
+    remove_dead_reloads(func, alloc);
     Ok(info)
+}
+
+/// Deletes reloads and rematerializations whose result ended up unused (an edge reload for
+/// a value the destination evicts again before using it).
+fn remove_dead_reloads(func: &mut Function, alloc: &mut Allocation) {
+    let mut used: SecondaryMap<Value, bool> = SecondaryMap::new();
+    let insts = func.insts_in_layout();
+    for &inst in &insts {
+        for v in func.dfg.insts[inst].all_values() {
+            used[v] = true;
+        }
+    }
+    for inst in insts {
+        if matches!(
+            alloc.edits[inst],
+            EditKind::Reload { .. } | EditKind::Remat(_)
+        ) && !used[func.dfg.inst_results(inst)[0]]
+        {
+            func.layout.remove_inst(inst);
+            alloc.num_reloads -= 1;
+        }
+    }
 }
 
 /// Renames every use of the spilled values to the nearest reaching version.
