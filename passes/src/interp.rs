@@ -58,6 +58,8 @@ pub struct Memory {
     pub uavs: BTreeMap<u8, Vec<u8>>,
     /// Constant buffer contents by id.
     pub cbs: BTreeMap<u8, Vec<u8>>,
+    /// Read-only resource (SRV) contents by id.
+    pub srvs: BTreeMap<u8, Vec<u8>>,
     /// The global buffer `g[]`.
     pub global: Vec<u8>,
 }
@@ -333,6 +335,10 @@ impl Group<'_> {
                 .uavs
                 .get_mut(&id)
                 .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to uav{id}")))?,
+            MemSpace::Srv(id) => mem
+                .srvs
+                .get_mut(&id)
+                .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to srv{id}")))?,
             MemSpace::Cb(id) => {
                 let declared = func.cbs.get(&id).copied().unwrap_or(0) as usize;
                 let buf = mem

@@ -12,8 +12,9 @@
 //!    `T`/`A` is bound by the first such operand); memory addresses and data are `b32`;
 //!    `brif` conditions are `pred`, `br_table` indices `b32`; recorded result types equal the
 //!    ones the opcode table derives; `iconst` immediates fit their type, `pconst` is 0 or 1.
-//! 4. Resources: memory spaces are declared in the function (`uavN`, `ldsN`, `cbN`, `ssN`,
-//!    `global`); no stores or atomics to constant buffers; atomics only on UAV, LDS, global.
+//! 4. Resources: memory spaces are declared in the function (`uavN`, `srvN`, `ldsN`, `cbN`,
+//!    `ssN`, `global`); no stores or atomics to constant buffers and SRVs; atomics only on
+//!    UAV, LDS, global.
 //! 5. SSA: every used value is defined (not detached); its definition is in the layout; the
 //!    definition dominates the use (block parameters: their block dominates the using block;
 //!    results: the defining instruction comes first in the block or its block strictly
@@ -418,6 +419,7 @@ impl Verifier<'_> {
             MemSpace::Uav(id) => func.uavs.contains_key(&id),
             MemSpace::Lds(id) => func.lds.contains_key(&id),
             MemSpace::Cb(id) => func.cbs.contains_key(&id),
+            MemSpace::Srv(id) => func.srvs.contains_key(&id),
             MemSpace::Private(ss) => func.stack_slots.is_valid(ss),
             MemSpace::Global => func.uses_global,
         };

@@ -2,7 +2,7 @@
 //! interpreter under every schedule, and compare memory afterwards.
 //!
 //! Syntax: `; run: [grid=X,Y,Z] [group=X,Y,Z] [schedule=all|lockstep|sequential|reverse]
-//! [fuel=N] [lds_check=on|off] {uavN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
+//! [fuel=N] [lds_check=on|off] {uavN|srvN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
 //! a substring of the trap message).
 //! A word is a decimal or `0x` hex integer (negative decimals wrap to 32 bits) or an f32
 //! written with an `f` suffix (`1.5f`, `-0f`); `W*N` repeats a word N times. Expected
@@ -167,7 +167,9 @@ impl RunDirective {
         for (k, v) in items(rhs)? {
             match k.as_str() {
                 "trap" => d.trap = Some(v),
-                _ if is_buffer(&k) && !k.starts_with("cb") => d.expect.push((k, parse_list(&v)?)),
+                _ if is_buffer(&k) && !k.starts_with("cb") && !k.starts_with("srv") => {
+                    d.expect.push((k, parse_list(&v)?))
+                }
                 _ => return Err(format!("cannot expect '{k}'")),
             }
         }
@@ -187,6 +189,11 @@ impl RunDirective {
                     mem.global = bytes;
                 } else if let Some(id) = name.strip_prefix("uav") {
                     mem.uavs.insert(
+                        id.parse().map_err(|_| format!("bad buffer '{name}'"))?,
+                        bytes,
+                    );
+                } else if let Some(id) = name.strip_prefix("srv") {
+                    mem.srvs.insert(
                         id.parse().map_err(|_| format!("bad buffer '{name}'"))?,
                         bytes,
                     );
@@ -255,6 +262,7 @@ fn is_buffer(k: &str) -> bool {
     k == "g"
         || k.strip_prefix("uav")
             .or_else(|| k.strip_prefix("cb"))
+            .or_else(|| k.strip_prefix("srv"))
             .is_some_and(|n| n.parse::<u8>().is_ok())
 }
 

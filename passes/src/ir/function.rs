@@ -40,6 +40,8 @@ pub struct Function {
     pub group_size: Option<[u32; 3]>,
     /// UAVs used, by id.
     pub uavs: BTreeMap<u8, UavKind>,
+    /// Read-only resources (SRVs) used, by id (`Typed` is not used for SRVs).
+    pub srvs: BTreeMap<u8, UavKind>,
     /// LDS allocations: id -> size in bytes.
     pub lds: BTreeMap<u8, u32>,
     /// Constant buffers: id -> size in bytes (reads beyond it give 0).

@@ -228,6 +228,9 @@ pub enum MemSpace {
     Lds(u8),
     /// Constant buffer `id` (read only).
     Cb(u8),
+    /// Read-only raw shader resource `id` (AMD IL `dcl_raw_srv`/`dcl_struct_srv`, byte
+    /// addressed like UAVs; structured ones are lowered to byte addresses).
+    Srv(u8),
     /// Per work-item private array (AMD IL indexed temp), declared as a stack slot.
     Private(StackSlot),
     /// The legacy global buffer `g[]`.
@@ -237,12 +240,15 @@ pub enum MemSpace {
 impl MemSpace {
     /// True if stores to the space are allowed.
     pub fn is_writable(self) -> bool {
-        !matches!(self, MemSpace::Cb(_))
+        !matches!(self, MemSpace::Cb(_) | MemSpace::Srv(_))
     }
     /// True if the space is shared by the work-items of a group or the grid (needs
     /// barriers/fences to be observed by other work-items).
     pub fn is_shared(self) -> bool {
-        !matches!(self, MemSpace::Private(_) | MemSpace::Cb(_))
+        !matches!(
+            self,
+            MemSpace::Private(_) | MemSpace::Cb(_) | MemSpace::Srv(_)
+        )
     }
 }
 
@@ -252,6 +258,7 @@ impl fmt::Display for MemSpace {
             MemSpace::Uav(i) => write!(f, "uav{i}"),
             MemSpace::Lds(i) => write!(f, "lds{i}"),
             MemSpace::Cb(i) => write!(f, "cb{i}"),
+            MemSpace::Srv(i) => write!(f, "srv{i}"),
             MemSpace::Private(ss) => write!(f, "{ss}"),
             MemSpace::Global => f.write_str("global"),
         }

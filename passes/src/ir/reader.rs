@@ -420,18 +420,27 @@ fn parse_decls(p: &mut Parser, fb: &mut FuncBuilder) -> Result<(), ParseError> {
             fb.func.group_size = Some([x, y, z]);
         } else if w == "global" {
             fb.func.uses_global = true;
-        } else if let Some(id) = numbered(&w, "uav") {
-            let id = u8::try_from(id).map_err(|_| perr(loc, "uav id out of range".to_string()))?;
+        } else if let Some((id, is_srv)) = numbered(&w, "uav")
+            .map(|n| (n, false))
+            .or_else(|| numbered(&w, "srv").map(|n| (n, true)))
+        {
+            let what = if is_srv { "srv" } else { "uav" };
+            let id = u8::try_from(id).map_err(|_| perr(loc, format!("{what} id out of range")))?;
             p.expect_punct('=')?;
             let (kind, kloc) = p.word("raw, structured or typed")?;
             let k = match kind.as_str() {
                 "raw" => UavKind::Raw,
                 "typed" => UavKind::Typed,
                 "structured" => UavKind::Structured(p.u32("stride")?),
-                _ => return err!(kloc, "unknown uav kind '{kind}'"),
+                _ => return err!(kloc, "unknown {what} kind '{kind}'"),
             };
-            if fb.func.uavs.insert(id, k).is_some() {
-                return err!(loc, "uav{id} declared twice");
+            let map = if is_srv {
+                &mut fb.func.srvs
+            } else {
+                &mut fb.func.uavs
+            };
+            if map.insert(id, k).is_some() {
+                return err!(loc, "{what}{id} declared twice");
             }
         } else if let Some(id) = numbered(&w, "lds") {
             let id = u8::try_from(id).map_err(|_| perr(loc, "lds id out of range".to_string()))?;
@@ -575,6 +584,8 @@ fn parse_mem(
         MemSpace::Uav(u8::try_from(n).map_err(|_| perr(loc, "uav id out of range".to_string()))?)
     } else if let Some(n) = numbered(&w, "lds") {
         MemSpace::Lds(u8::try_from(n).map_err(|_| perr(loc, "lds id out of range".to_string()))?)
+    } else if let Some(n) = numbered(&w, "srv") {
+        MemSpace::Srv(u8::try_from(n).map_err(|_| perr(loc, "srv id out of range".to_string()))?)
     } else if let Some(n) = numbered(&w, "cb") {
         MemSpace::Cb(u8::try_from(n).map_err(|_| perr(loc, "cb id out of range".to_string()))?)
     } else if let Some(n) = numbered(&w, "ss") {

@@ -6,6 +6,7 @@
 //! kernel %name {
 //!     group_size 64, 1, 1
 //!     uav0 = raw            ; or `structured 16`, `typed`
+//!     srv1 = raw            ; read-only resource, same kinds
 //!     lds0 = 1024           ; bytes
 //!     cb0 = 64              ; bytes
 //!     global                ; uses g[]
@@ -58,6 +59,13 @@ pub fn write_function_annotated(
             UavKind::Raw => writeln!(w, "    uav{id} = raw")?,
             UavKind::Structured(s) => writeln!(w, "    uav{id} = structured {s}")?,
             UavKind::Typed => writeln!(w, "    uav{id} = typed")?,
+        }
+    }
+    for (id, kind) in &func.srvs {
+        match kind {
+            UavKind::Raw => writeln!(w, "    srv{id} = raw")?,
+            UavKind::Structured(s) => writeln!(w, "    srv{id} = structured {s}")?,
+            UavKind::Typed => writeln!(w, "    srv{id} = typed")?,
         }
     }
     for (id, size) in &func.lds {
