@@ -31,9 +31,13 @@ stale=()
 for name in "${names[@]}"; do
   for arch in sm_52 sm_53; do
     [[ " ${arch_names[*]} " == *" $name "* ]] || continue
-    mkdir -p "$outdir/arch" "$here/cubins-arch"
-    aout="$outdir/arch/$name.$arch.cubin"
-    [[ $check == 1 ]] || aout="$here/cubins-arch/$name.$arch.cubin"
+    if [[ $check == 1 ]]; then
+      mkdir -p "$outdir/arch"
+      aout="$outdir/arch/$name.$arch.cubin"
+    else
+      mkdir -p "$here/cubins-arch"
+      aout="$here/cubins-arch/$name.$arch.cubin"
+    fi
     ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$here/$name.cu" "$aout" -O3 "-arch=$arch" >/dev/null 2>&1 ||
       { echo "build.sh: $name.cu does not compile for $arch" >&2; exit 1; }
     rm -f "$aout.ptx"
@@ -53,11 +57,15 @@ for name in "${names[@]}"; do
   rm -f "$out.ptx"
 done
 # Multi-kernel modules: multi/NAME.cu -> cubins-multi/NAME.cubin (all of them, every run).
-mkdir -p "$here/cubins-multi" "$outdir/multi"
 for src in "$here"/multi/*.cu; do
   name="$(basename "$src" .cu)"
-  mout="$outdir/multi/$name.cubin"
-  [[ $check == 1 ]] || mout="$here/cubins-multi/$name.cubin"
+  if [[ $check == 1 ]]; then
+    mkdir -p "$outdir/multi"
+    mout="$outdir/multi/$name.cubin"
+  else
+    mkdir -p "$here/cubins-multi"
+    mout="$here/cubins-multi/$name.cubin"
+  fi
   ILC_NVIDIA_TOOLS="$tools" "$py" "$root/tools/cuda2cubin.py" "$src" "$mout" -O3 >/dev/null 2>&1 ||
     { echo "build.sh: multi/$name.cu does not compile" >&2; exit 1; }
   rm -f "$mout.ptx"
