@@ -540,6 +540,12 @@ fn synthetic_kernels_accepted_by_nvidia_tools() {
         };
         assert_eq!(shared("first"), Some(4096));
         assert_eq!(shared("second_kernel"), Some(0));
+        let cuobjdump_sass = run(&cuobjdump, &["-sass"], &path);
+        assert!(
+            cuobjdump_sass.contains("Function : first")
+                && cuobjdump_sass.contains("Function : second_kernel"),
+            "{cuobjdump_sass}"
+        );
         let sass = run(&nvdisasm, &[], &path);
         assert!(
             sass.contains(".text.first:") && sass.contains(".text.second_kernel:"),
@@ -831,5 +837,56 @@ fn multi_kernel_cubin_round_trips() {
         run(&nvdisasm, &[], &path),
         "nvdisasm"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn changed_metadata_shows_in_nvidia_tools() {
+    let Some(cuobjdump) = tool("cuobjdump") else {
+        return;
+    };
+    // Deterministic pseudo-random values (xorshift).
+    let mut state = 0x5eed_1234_abcd_0001_u64;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let dir = scratch("meta");
+    for (name, bytes) in corpus().into_iter().step_by(6) {
+        let mut c = read_cubin(&bytes).expect("corpus cubin reads");
+        let k = &mut c.kernels[0];
+        k.num_regs = 1 + next(255) as u32;
+        k.shared_size = 4 * next(4096) as u32;
+        k.local_size = 8 * next(512) as u32;
+        k.min_stack_size = None;
+        k.num_barriers = next(17) as u32;
+        let block = [1 + next(64) as u32, 1 + next(4) as u32, 1 + next(4) as u32];
+        k.block_size = Some(block);
+        let want = k.clone();
+        let path = dir.join(format!("{name}.cubin"));
+        std::fs::write(&path, CubinWriter::from_cubin(&c).write().expect("writes")).expect("write");
+        let usage = res_usage(&run(&cuobjdump, &["-res-usage"], &path));
+        let fields = &usage.first().expect("one function").1;
+        assert_eq!(field(fields, "REG"), u64::from(want.num_regs), "{name}");
+        assert_eq!(
+            field(fields, "SHARED"),
+            u64::from(want.shared_size),
+            "{name}"
+        );
+        assert_eq!(field(fields, "STACK"), u64::from(want.local_size), "{name}");
+        let elf = run(&cuobjdump, &["-elf"], &path);
+        let header = format!(
+            "bar = {}\treg = {}\tlmem=0\tsmem={}",
+            want.num_barriers, want.num_regs, want.shared_size
+        );
+        assert!(elf.contains(&header), "{name}: no `{header}` in\n{elf}");
+        let reqntid = format!(
+            "EIATTR_REQNTID\n\tFormat:\tEIFMT_SVAL\n\tValue:\t{:#x} {:#x} {:#x} ",
+            block[0], block[1], block[2]
+        );
+        assert!(elf.contains(&reqntid), "{name}: no `{reqntid}` in\n{elf}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
