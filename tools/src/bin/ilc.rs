@@ -15,6 +15,8 @@ use ilc::{Arch, Compiler, OptLevel, Options};
 enum Emit {
     /// The parsed and validated AST, one statement per line with its source position.
     Ast,
+    /// The optimized SSA IR, in its parseable text form.
+    Ir,
 }
 
 /// Compile AMD IL kernels to NVIDIA Maxwell (SPA 5.0) code.
@@ -38,6 +40,18 @@ struct Cli {
     /// Target architecture.
     #[arg(long, default_value = "sm_50")]
     arch: String,
+    /// Print the IR after these passes (comma-separated names, or `all`).
+    #[arg(long = "dump-after", value_delimiter = ',')]
+    dump_after: Vec<String>,
+    /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr.
+    #[arg(long = "dump-dir")]
+    dump_dir: Option<PathBuf>,
+    /// Also write the CFG of each dump as Graphviz DOT (`NN-PASS.dot`, into --dump-dir or .).
+    #[arg(long = "dump-dot")]
+    dump_dot: bool,
+    /// Print the time spent in each pass on stderr.
+    #[arg(long = "time-passes")]
+    time_passes: bool,
 }
 
 fn main() -> ExitCode {
@@ -61,21 +75,77 @@ fn main() -> ExitCode {
     let compiler = Compiler::new(Options {
         arch,
         opt_level,
+        dump_after: cli.dump_after.clone(),
+        time_passes: cli.time_passes,
         ..Options::default()
     });
-    let front = match compiler.front(&source) {
-        Ok(f) => f,
-        Err(diags) => {
-            let text = String::from_utf8_lossy(&source);
-            eprint!("{}", diags.render(&file_name, &text));
-            return ExitCode::from(1);
-        }
+    let fail = |diags: ilc::Diagnostics| {
+        let text = String::from_utf8_lossy(&source);
+        eprint!("{}", diags.render(&file_name, &text));
+        ExitCode::from(1)
     };
-    eprint!("{}", front.warnings.render(&file_name, &front.text));
     let out = match cli.emit {
-        Emit::Ast => ilc_tools::ast_dump(&front.program),
+        Emit::Ast => match compiler.front(&source) {
+            Ok(front) => {
+                eprint!("{}", front.warnings.render(&file_name, &front.text));
+                ilc_tools::ast_dump(&front.program)
+            }
+            Err(diags) => return fail(diags),
+        },
+        Emit::Ir => match compiler.compile_ir(&source) {
+            Ok(ir) => {
+                eprint!("{}", ir.warnings.render(&file_name, &ir.text));
+                if let Err(code) = write_dumps(&cli, &ir.log) {
+                    return code;
+                }
+                if cli.time_passes {
+                    eprint!("{}", ir.log.time_report());
+                }
+                ir.function.to_string()
+            }
+            Err(diags) => return fail(diags),
+        },
     };
     write_output(cli.output.as_ref(), out.as_bytes())
+}
+
+/// Writes the requested IR dumps (and DOT files) to stderr or the dump directory.
+fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
+    let dir = cli
+        .dump_dir
+        .clone()
+        .or_else(|| cli.dump_dot.then(|| PathBuf::from(".")));
+    if let Some(dir) = &dir {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("ilc: cannot create {}: {e}", dir.display());
+            return Err(ExitCode::from(1));
+        }
+    }
+    for (i, (name, text)) in log.dumps.iter().enumerate() {
+        match &dir {
+            Some(dir) => {
+                let base = dir.join(format!("{i:02}-{name}"));
+                let mut files = vec![(base.with_extension("ir"), text.clone())];
+                if cli.dump_dot {
+                    match ilc_passes::ir::parse_function_text(text) {
+                        Ok(f) => files.push((
+                            base.with_extension("dot"),
+                            ilc_passes::ir::dot::function_to_dot(&f),
+                        )),
+                        Err(e) => eprintln!("ilc: dump after {name} does not parse back: {e}"),
+                    }
+                }
+                for (path, body) in files {
+                    if let Err(e) = std::fs::write(&path, body) {
+                        eprintln!("ilc: cannot write {}: {e}", path.display());
+                        return Err(ExitCode::from(1));
+                    }
+                }
+            }
+            None => eprint!("; ---- IR after {name} ----\n{text}\n"),
+        }
+    }
+    Ok(())
 }
 
 fn usage(msg: &str) -> ExitCode {

@@ -1,0 +1,183 @@
+//! The pass pipeline: which machine-independent passes run at each [`OptLevel`], with the
+//! verifier after every pass (debug and test builds), per-pass timing and IR dumps.
+//!
+//! Requires a function produced by lowering (verified SSA). Guarantees: the returned function
+//! verifies; every pass named in [`Options::dump_after`] (or all, for `"all"`) has its output
+//! IR text recorded in the [`PassLog`], in the order the passes ran.
+
+use std::time::{Duration, Instant};
+
+use ilc_passes::ir::Function;
+use ilc_passes::{const_fold, copy_prop, dce, simplify_cfg};
+
+use crate::error::Diagnostics;
+use crate::options::{OptLevel, Options};
+
+/// One pass of the pipeline: its name (as used by `--dump-after`) and entry point.
+pub struct Pass {
+    /// Name, as accepted by `--dump-after`.
+    pub name: &'static str,
+    /// Entry point.
+    pub run: fn(&mut Function),
+}
+
+/// Every pass the pipeline knows, by name (for `--dump-after` validation and `ilc-pass`).
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "const_fold",
+        run: const_fold::run,
+    },
+    Pass {
+        name: "copy_prop",
+        run: copy_prop::run,
+    },
+    Pass {
+        name: "dce",
+        run: dce::run,
+    },
+    Pass {
+        name: "simplify_cfg",
+        run: simplify_cfg::run,
+    },
+];
+
+/// Names of the stages that are not optimization passes but can be dumped too.
+pub const STAGES: &[&str] = &["lower"];
+
+/// The passes for an optimization level, in order.
+pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
+    match level {
+        OptLevel::O0 => vec![],
+        OptLevel::O1 => vec!["const_fold", "copy_prop", "dce", "simplify_cfg"],
+        OptLevel::O2 | OptLevel::O3 => vec![
+            "simplify_cfg",
+            "const_fold",
+            "copy_prop",
+            "dce",
+            "simplify_cfg",
+            "const_fold",
+            "copy_prop",
+            "dce",
+        ],
+    }
+}
+
+/// Finds a pass by name.
+pub fn pass_by_name(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
+}
+
+/// What happened in one run of the pipeline.
+#[derive(Clone, Debug, Default)]
+pub struct PassLog {
+    /// `(pass or stage name, time spent)` in run order.
+    pub times: Vec<(String, Duration)>,
+    /// `(pass or stage name, IR text after it)` for the passes asked for.
+    pub dumps: Vec<(String, String)>,
+}
+
+impl PassLog {
+    /// Records `func` after `name` if the options ask for it.
+    pub fn record(&mut self, options: &Options, name: &str, func: &Function) {
+        if options.dump_after.iter().any(|d| d == "all" || d == name) {
+            self.dumps.push((name.to_owned(), func.to_string()));
+        }
+    }
+
+    /// A `--time-passes` report.
+    pub fn time_report(&self) -> String {
+        let total: Duration = self.times.iter().map(|(_, t)| *t).sum();
+        let mut out = String::from("pass                 time (us)\n");
+        for (name, t) in &self.times {
+            out.push_str(&format!("{name:<20} {:>9.1}\n", t.as_secs_f64() * 1e6));
+        }
+        out.push_str(&format!(
+            "{:<20} {:>9.1}\n",
+            "total",
+            total.as_secs_f64() * 1e6
+        ));
+        out
+    }
+}
+
+/// Checks that every `--dump-after` name is a known pass or stage.
+pub fn check_dump_names(options: &Options) -> Result<(), Diagnostics> {
+    for name in &options.dump_after {
+        if name != "all" && pass_by_name(name).is_none() && !STAGES.contains(&name.as_str()) {
+            let known: Vec<&str> = PASSES
+                .iter()
+                .map(|p| p.name)
+                .chain(STAGES.iter().copied())
+                .collect();
+            return Err(Diagnostics::single(
+                "O0001",
+                format!(
+                    "unknown pass `{name}` in --dump-after (known: all, {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the passes of `options.opt_level` on `func`, verifying after each one in debug and
+/// test builds.
+pub fn optimize(
+    func: &mut Function,
+    options: &Options,
+    log: &mut PassLog,
+) -> Result<(), Diagnostics> {
+    for name in passes_for(options.opt_level) {
+        // Invariant: passes_for only names passes listed in PASSES (tested below).
+        let pass = pass_by_name(name).expect("pipeline names a known pass");
+        let start = Instant::now();
+        (pass.run)(func);
+        log.times.push((name.to_owned(), start.elapsed()));
+        verify(func, name)?;
+        log.record(options, name, func);
+    }
+    Ok(())
+}
+
+/// Runs the IR verifier in debug and test builds; release builds trust the passes.
+pub fn verify(func: &Function, after: &str) -> Result<(), Diagnostics> {
+    if cfg!(debug_assertions) {
+        if let Err(errors) = ilc_passes::verifier::verify_function(func) {
+            return Err(Diagnostics::single(
+                "I0001",
+                format!("internal compiler error: IR verifier failed after `{after}`:\n{errors}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_level_names_known_passes() {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3] {
+            for name in passes_for(level) {
+                assert!(pass_by_name(name).is_some(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_dump_name_is_an_error() {
+        let options = Options {
+            dump_after: vec!["nosuchpass".into()],
+            ..Options::default()
+        };
+        let err = check_dump_names(&options).unwrap_err();
+        assert!(err.0[0].message.contains("nosuchpass"));
+        let ok = Options {
+            dump_after: vec!["dce".into(), "all".into(), "lower".into()],
+            ..Options::default()
+        };
+        assert!(check_dump_names(&ok).is_ok());
+    }
+}
