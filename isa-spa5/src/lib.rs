@@ -5,4 +5,20 @@
 //! control words, and cubin (ELF) reading and writing.
 #![warn(missing_docs)]
 
+pub mod asm;
+pub mod control;
 pub mod cubin;
+pub mod decode;
+pub mod encode;
+pub mod inst;
+pub mod latency;
+pub mod program;
+pub mod regs;
+pub mod table;
+
+pub use control::Control;
+pub use decode::{decode, DecodeError};
+pub use encode::{encode, EncodeError};
+pub use inst::{Inst, Loc, ModKind, Op, Operand};
+pub use program::{decode_program, encode_program, ProgramError};
+pub use regs::{Pred, PredReg, Reg, SpecialReg};

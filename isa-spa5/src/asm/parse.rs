@@ -1,0 +1,495 @@
+//! Parsing instructions in nvdisasm syntax and in the SPA syntax with scheduling hints.
+//!
+//! The parser inverts [`super::print`] using the same table: it finds the rows whose
+//! mnemonic starts the text, matches the mnemonic's dot-separated modifiers against the row's
+//! modifier names in order (absent ones take their default), then parses each operand by its
+//! field kind with attached `-`, `~`, `|..|`, `.H1`, `.CC` and `.reuse`. The first row that
+//! accepts the whole text wins. Errors are values carrying the offending text.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::float::parse_f64;
+use super::print::reuse_slot;
+use crate::control::Control;
+use crate::inst::{Inst, Op, Operand};
+use crate::regs::{Pred, Reg, SpecialReg};
+use crate::table::{OpKind, Place, FORMS};
+
+/// A parse failure.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse `{text}`: {message}")]
+pub struct ParseError {
+    /// The text at fault (instruction or token).
+    pub text: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+fn err<T>(text: &str, message: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError {
+        text: text.to_string(),
+        message: message.into(),
+    })
+}
+
+/// Resolves label names (`.L_x_3`) to byte addresses while parsing listings.
+pub type LabelResolver<'a> = &'a dyn Fn(&str) -> Option<u64>;
+
+/// Parsed instruction plus the reuse flags found on its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// The instruction.
+    pub inst: Inst,
+    /// `.reuse` flags (control bits 20:17).
+    pub reuse: u8,
+}
+
+fn by_mnemonic() -> &'static HashMap<&'static str, Vec<u16>> {
+    static M: OnceLock<HashMap<&'static str, Vec<u16>>> = OnceLock::new();
+    M.get_or_init(|| {
+        let mut m: HashMap<&'static str, Vec<u16>> = HashMap::new();
+        for (i, f) in FORMS.iter().enumerate() {
+            let base = f.mnemonic.split('.').next().unwrap_or(f.mnemonic);
+            m.entry(base).or_default().push(i as u16);
+        }
+        m
+    })
+}
+
+/// Split operands at top-level commas.
+fn split_operands(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' | '(' => depth += 1,
+            ']' | '}' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = s[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(h) if !h.is_empty() => u64::from_str_radix(h, 16).ok()?,
+        Some(_) => return None,
+        None if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) => {
+            body.parse().ok()?
+        }
+        None => return None,
+    };
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// `[R2+0x10]`, `[R2+-0x8]`, `[0x10]`, `[RZ]`, `[R2]` (inner text without brackets).
+fn parse_addr(inner: &str) -> Option<(Reg, i64)> {
+    let inner = inner.trim();
+    if let Ok(r) = inner.parse::<Reg>() {
+        return Some((r, 0));
+    }
+    if let Some((a, b)) = inner.split_once('+') {
+        let r: Reg = a.trim().parse().ok()?;
+        return Some((r, parse_int(b.trim())?));
+    }
+    if let Some(i) = inner[1..].find('-').map(|i| i + 1) {
+        if let Ok(r) = inner[..i].trim().parse::<Reg>() {
+            return Some((r, -parse_int(inner[i + 1..].trim())?));
+        }
+    }
+    Some((Reg::RZ, parse_int(inner)?))
+}
+
+/// `c[0x3]` + `[..]`, with or without a space between.
+fn parse_cbuf_parts(s: &str) -> Option<(u8, &str)> {
+    let rest = s.strip_prefix("c[")?;
+    let (bank, rest) = rest.split_once(']')?;
+    let bank = u8::try_from(parse_int(bank.trim())?).ok()?;
+    let rest = rest.trim_start().strip_prefix('[')?.strip_suffix(']')?;
+    Some((bank, rest))
+}
+
+fn parse_value(kind: OpKind, s: &str, addr: u64, labels: Option<LabelResolver>) -> Option<Operand> {
+    Some(match kind {
+        OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(s.parse().ok()?),
+        OpKind::PredDst(_) => {
+            let p: Pred = s.parse().ok()?;
+            if p.not {
+                return None;
+            }
+            Operand::Pred(p)
+        }
+        OpKind::PredSrc(..) => Operand::Pred(s.parse().ok()?),
+        OpKind::UImm(..)
+        | OpKind::SImm(..)
+        | OpKind::I20
+        | OpKind::U20
+        | OpKind::U32(_)
+        | OpKind::S32(_) => Operand::Imm(parse_int(s)?),
+        OpKind::F20 | OpKind::F32(_) => {
+            if let Some(h) = s.strip_prefix("0f") {
+                Operand::F32(u32::from_str_radix(h, 16).ok()?)
+            } else {
+                let v = parse_f64(s)?;
+                let f = v as f32;
+                // Only exactly representable values: the text came from an f32.
+                if !v.is_nan() && f as f64 != v {
+                    return None;
+                }
+                Operand::F32(if v.is_nan() {
+                    if v.is_sign_negative() {
+                        0xffc0_0000
+                    } else {
+                        0x7fc0_0000
+                    }
+                } else {
+                    f.to_bits()
+                })
+            }
+        }
+        OpKind::D20 => {
+            let v = parse_f64(s)?;
+            Operand::F64(if v.is_nan() {
+                if v.is_sign_negative() {
+                    0xfff8_0000_0000_0000
+                } else {
+                    0x7ff8_0000_0000_0000
+                }
+            } else {
+                v.to_bits()
+            })
+        }
+        OpKind::CBuf | OpKind::CBufSp => {
+            let (bank, off) = parse_cbuf_parts(s)?;
+            Operand::CBuf {
+                bank,
+                offset: u32::try_from(parse_int(off)?).ok()?,
+            }
+        }
+        OpKind::CIdx => {
+            let (bank, inner) = parse_cbuf_parts(s)?;
+            let (base, off) = parse_addr(inner)?;
+            Operand::CIdx {
+                bank,
+                base,
+                offset: i32::try_from(off).ok()?,
+            }
+        }
+        OpKind::Mem { .. } => {
+            let inner = s.strip_prefix('[')?.strip_suffix(']')?;
+            let (base, off) = parse_addr(inner)?;
+            Operand::Mem {
+                base,
+                offset: i32::try_from(off).ok()?,
+            }
+        }
+        OpKind::SReg => Operand::SReg(s.parse::<SpecialReg>().ok()?),
+        OpKind::Rel | OpKind::Abs => {
+            if let Some(name) = s.strip_prefix("`(").and_then(|r| r.strip_suffix(')')) {
+                if let Some(target) = labels.and_then(|l| l(name)) {
+                    return Some(match kind {
+                        OpKind::Rel => {
+                            Operand::Target(i32::try_from(target as i64 - addr as i64 - 8).ok()?)
+                        }
+                        _ => Operand::Target(i32::try_from(target).ok()?),
+                    });
+                }
+                let idx = name.strip_prefix(".L_")?;
+                return Some(Operand::Label(idx.parse().ok()?));
+            }
+            let v = parse_int(s)?;
+            match kind {
+                OpKind::Rel => Operand::Target(i32::try_from(v - addr as i64 - 8).ok()?),
+                _ => Operand::Target(u32::try_from(v).ok()? as i32),
+            }
+        }
+        OpKind::SbMask => {
+            let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+            let mut m = 0u8;
+            for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let b: u8 = part.parse().ok()?;
+                if b >= 6 {
+                    return None;
+                }
+                m |= 1 << b;
+            }
+            Operand::SbMask(m)
+        }
+        OpKind::Sb => Operand::Sb(s.strip_prefix("SB")?.parse().ok()?),
+        OpKind::Pr => (s == "PR").then_some(Operand::Pr)?,
+        OpKind::Cc => (s == "CC").then_some(Operand::Cc)?,
+    })
+}
+
+/// Match the mnemonic's modifier tokens against the row's `Mnem` modifiers.
+fn match_mods(op: Op, toks: &[&str], inst: &mut Inst) -> bool {
+    let form = op.form();
+    let mut pos = 0;
+    for (i, m) in form.mods.iter().enumerate() {
+        if m.place != Place::Mnem {
+            continue;
+        }
+        let mut best: Option<(usize, usize)> = None; // (value, tokens)
+        for (v, name) in m.names.iter().enumerate() {
+            if name.is_empty() || *name == "?" {
+                continue;
+            }
+            let parts: Vec<&str> = name.split('.').collect();
+            if toks.len() >= pos + parts.len()
+                && toks[pos..pos + parts.len()] == parts[..]
+                && best.is_none_or(|(_, n)| parts.len() > n)
+            {
+                best = Some((v, parts.len()));
+            }
+        }
+        match best {
+            Some((v, n)) => {
+                inst.mods[i] = v as u8;
+                pos += n;
+            }
+            None => {
+                if !m.names.contains(&"") {
+                    return false;
+                }
+            }
+        }
+    }
+    pos == toks.len()
+}
+
+fn try_form(
+    op: Op,
+    mtoks: &[&str],
+    opers: &[&str],
+    guard: Pred,
+    addr: u64,
+    labels: Option<LabelResolver>,
+) -> Option<Parsed> {
+    let form = op.form();
+    let base: Vec<&str> = form.mnemonic.split('.').collect();
+    if mtoks.len() < base.len() || mtoks[..base.len()] != base[..] {
+        return None;
+    }
+    let mut inst = Inst::new(op);
+    inst.guard = guard;
+    if !form.has(crate::table::flags::NO_GUARD) || guard.is_true() {
+    } else {
+        return None;
+    }
+    if !match_mods(op, &mtoks[base.len()..], &mut inst) {
+        return None;
+    }
+    let total = form.operands.len();
+    let optional = form.operands.iter().filter(|f| f.optional).count();
+    if opers.len() > total || opers.len() + optional < total {
+        return None;
+    }
+    let mut skip = total - opers.len();
+    let mut reuse = 0u8;
+    let mut it = opers.iter();
+    for (k, f) in form.operands.iter().enumerate() {
+        if f.optional && skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        let mut s: &str = it.next()?;
+        let k8 = k as u8;
+        // Suffixes, from the end.
+        loop {
+            if let Some(r) = s.strip_suffix(".reuse") {
+                reuse |= 1 << reuse_slot(f.kind)?;
+                s = r;
+                continue;
+            }
+            let mut found = false;
+            for (i, m) in form.mods.iter().enumerate() {
+                if m.place == Place::Suffix(k8) {
+                    for (v, name) in m.names.iter().enumerate() {
+                        if name.is_empty() || *name == "?" {
+                            continue;
+                        }
+                        if let Some(r) = s.strip_suffix(name).and_then(|r| r.strip_suffix('.')) {
+                            inst.mods[i] = v as u8;
+                            s = r;
+                            found = true;
+                        }
+                    }
+                }
+            }
+            if !found {
+                break;
+            }
+        }
+        let is_imm = matches!(
+            f.kind,
+            OpKind::UImm(..)
+                | OpKind::SImm(..)
+                | OpKind::I20
+                | OpKind::U20
+                | OpKind::U32(_)
+                | OpKind::S32(_)
+                | OpKind::F20
+                | OpKind::F32(_)
+                | OpKind::D20
+        );
+        // Prefixes: a value that parses whole (negative immediates) keeps its sign.
+        let whole = if is_imm {
+            parse_value(f.kind, s, addr, labels)
+        } else {
+            None
+        };
+        let value = match whole {
+            Some(v) => v,
+            None => {
+                let mut t = s;
+                for (i, m) in form.mods.iter().enumerate() {
+                    match m.place {
+                        Place::Neg(j) if j == k8 => {
+                            if let Some(r) = t.strip_prefix('-') {
+                                inst.mods[i] = 1;
+                                t = r;
+                            }
+                        }
+                        Place::Inv(j) if j == k8 => {
+                            if let Some(r) = t.strip_prefix('~') {
+                                inst.mods[i] = 1;
+                                t = r;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                for (i, m) in form.mods.iter().enumerate() {
+                    if m.place == Place::Abs(k8) {
+                        if let Some(r) = t.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+                            inst.mods[i] = 1;
+                            t = r;
+                        }
+                    }
+                }
+                parse_value(f.kind, t.trim(), addr, labels)?
+            }
+        };
+        inst.operands[k] = value;
+    }
+    inst.fill_derived();
+    // Derived operands must agree with the text.
+    for (k, f) in form.operands.iter().enumerate() {
+        if let OpKind::Next(_) = f.kind {
+            let given = parse_value(f.kind, opers.get(k - (total - opers.len()))?, addr, labels)?;
+            if given != inst.operands[k] {
+                return None;
+            }
+        }
+    }
+    Some(Parsed { inst, reuse })
+}
+
+/// Parse one instruction in nvdisasm syntax (an optional trailing `;` is ignored). `addr` is
+/// the instruction's byte address, needed for absolute branch targets.
+pub fn parse_inst(text: &str, addr: u64) -> Result<Parsed, ParseError> {
+    parse_inst_with(text, addr, None)
+}
+
+/// [`parse_inst`] with a resolver for `` `(label) `` targets.
+pub fn parse_inst_with(
+    text: &str,
+    addr: u64,
+    labels: Option<LabelResolver>,
+) -> Result<Parsed, ParseError> {
+    let mut s = text.trim();
+    s = s.strip_suffix(';').unwrap_or(s).trim_end();
+    let mut guard = Pred::TRUE;
+    if let Some(rest) = s.strip_prefix('@') {
+        let (g, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        guard = match g.parse() {
+            Ok(p) => p,
+            Err(()) => return err(text, format!("bad guard predicate `@{g}`")),
+        };
+        s = rest.trim_start();
+    }
+    let (mn, rest) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
+    let mtoks: Vec<&str> = mn.split('.').collect();
+    let opers = split_operands(rest.trim());
+    let Some(cands) = by_mnemonic().get(mtoks[0]) else {
+        return err(text, format!("unknown mnemonic `{}`", mtoks[0]));
+    };
+    for &i in cands {
+        if let Some(p) = try_form(Op(i), &mtoks, &opers, guard, addr, labels) {
+            return Ok(p);
+        }
+    }
+    err(
+        text,
+        "no form of this mnemonic accepts these modifiers and operands",
+    )
+}
+
+/// Parse one instruction in the SPA syntax: nvdisasm text followed by hints (`&wrN`,
+/// `&rdN`, `&req={..}`, `?WAITn`, `?YIELD`) and `;`.
+pub fn parse_spa(text: &str, addr: u64) -> Result<(Inst, Control), ParseError> {
+    let mut s = text.trim();
+    s = s.strip_suffix(';').unwrap_or(s).trim_end();
+    let mut ctrl = Control {
+        stall: 0,
+        ..Control::default()
+    };
+    // Peel hint tokens off the end.
+    while let Some(pos) = s.rfind(char::is_whitespace) {
+        let tok = &s[pos + 1..];
+        let ok = if let Some(b) = tok.strip_prefix("&wr") {
+            ctrl.wr_bar = b.parse().ok();
+            ctrl.wr_bar.is_some()
+        } else if let Some(b) = tok.strip_prefix("&rd") {
+            ctrl.rd_bar = b.parse().ok();
+            ctrl.rd_bar.is_some()
+        } else if let Some(b) = tok.strip_prefix("&req=") {
+            match parse_value(OpKind::SbMask, b, 0, None) {
+                Some(Operand::SbMask(m)) => {
+                    ctrl.wait_mask = m;
+                    true
+                }
+                _ => false,
+            }
+        } else if let Some(b) = tok.strip_prefix("?WAIT") {
+            match b.parse() {
+                Ok(n) => {
+                    ctrl.stall = n;
+                    true
+                }
+                Err(_) => false,
+            }
+        } else if tok == "?YIELD" {
+            ctrl.yield_ = true;
+            true
+        } else if tok.starts_with('&') || tok.starts_with('?') {
+            return err(tok, "unknown scheduling hint");
+        } else {
+            break;
+        };
+        if !ok {
+            return err(tok, "malformed scheduling hint");
+        }
+        s = s[..pos].trim_end();
+    }
+    if let Err(e) = ctrl.validate() {
+        return err(text, e.to_string());
+    }
+    let p = parse_inst(s, addr)?;
+    ctrl.reuse = p.reuse;
+    Ok((p.inst, ctrl))
+}

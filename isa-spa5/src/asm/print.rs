@@ -1,0 +1,178 @@
+//! Printing instructions in nvdisasm syntax and in the SPA syntax with scheduling hints.
+//!
+//! The printer is generic over the table: mnemonic, then each `Place::Mnem` modifier's name
+//! (skipping empty ones) in row order, then the operands in row order with their attached
+//! modifiers (`-`, `|..|`, `~`, `.H1`, `.CC`) and `.reuse` flags from the control bits.
+//! Optional operands print only when not `PT`/`RZ`/zero. Branch targets print as absolute
+//! addresses (`0x60`, from the instruction's address) or, for labels, `` `(.L_3) ``.
+
+use std::fmt::Write;
+
+use super::float::{format_f32, format_f64};
+use crate::control::Control;
+use crate::inst::{Inst, Operand};
+use crate::table::{OpKind, Place};
+
+/// Context for printing one instruction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrintCtx {
+    /// Byte address of the instruction (0 if unknown), for absolute branch targets.
+    pub addr: u64,
+    /// Reuse flags (control bits 20:17) to print as `.reuse`.
+    pub reuse: u8,
+}
+
+fn hex(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", v.unsigned_abs())
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+/// The reuse slot of an operand field, if it has one (A = Ra, B = Rb, C = Rc).
+pub fn reuse_slot(kind: OpKind) -> Option<u8> {
+    match kind {
+        OpKind::Gpr(8) => Some(0),
+        OpKind::Gpr(20) => Some(1),
+        OpKind::Gpr(39) => Some(2),
+        _ => None,
+    }
+}
+
+/// Whether an optional operand has its default (unprinted) value.
+pub(crate) fn is_default(o: &Operand) -> bool {
+    match o {
+        Operand::Pred(p) => p.is_true(),
+        Operand::Reg(r) => r.is_zero(),
+        Operand::Imm(0) | Operand::SbMask(0) => true,
+        _ => false,
+    }
+}
+
+/// Text of one operand value (without attached modifiers).
+pub(crate) fn operand_text(kind: OpKind, o: &Operand, addr: u64) -> String {
+    match (kind, o) {
+        (_, Operand::Reg(r)) => r.to_string(),
+        (_, Operand::Pred(p)) => p.to_string(),
+        (OpKind::UImm(..) | OpKind::U20 | OpKind::U32(_), Operand::Imm(v)) => {
+            format!("0x{:x}", *v as u64)
+        }
+        (_, Operand::Imm(v)) => hex(*v),
+        (_, Operand::F32(b)) => format_f32(*b),
+        (_, Operand::F64(b)) => format_f64(f64::from_bits(*b)),
+        (OpKind::CBufSp, Operand::CBuf { bank, offset }) => format!("c[0x{bank:x}] [0x{offset:x}]"),
+        (_, Operand::CBuf { bank, offset }) => format!("c[0x{bank:x}][0x{offset:x}]"),
+        (_, Operand::CIdx { bank, base, offset }) => {
+            if base.is_zero() {
+                format!("c[0x{bank:x}][{}]", hex(*offset as i64))
+            } else if *offset == 0 {
+                format!("c[0x{bank:x}][{base}]")
+            } else {
+                format!("c[0x{bank:x}][{base}+{}]", hex(*offset as i64))
+            }
+        }
+        (_, Operand::Mem { base, offset }) => {
+            if base.is_zero() && *offset != 0 {
+                format!("[{}]", hex(*offset as i64))
+            } else if *offset == 0 {
+                format!("[{base}]")
+            } else {
+                format!("[{base}+{}]", hex(*offset as i64))
+            }
+        }
+        (_, Operand::SReg(s)) => s.to_string(),
+        (OpKind::Abs, Operand::Target(t)) => format!("0x{:x}", *t as u32),
+        (_, Operand::Target(t)) => hex(addr as i64 + 8 + *t as i64),
+        (_, Operand::Label(i)) => format!("`(.L_{i})"),
+        (_, Operand::SbMask(m)) => {
+            let list: Vec<String> = (0..6)
+                .rev()
+                .filter(|i| m & (1 << i) != 0)
+                .map(|i| i.to_string())
+                .collect();
+            format!("{{{}}}", list.join(","))
+        }
+        (_, Operand::Sb(s)) => format!("SB{s}"),
+        (_, Operand::Pr) => "PR".into(),
+        (_, Operand::Cc) => "CC".into(),
+        (_, Operand::None) => String::new(),
+    }
+}
+
+/// nvdisasm's text for one instruction, without the trailing ` ;`.
+pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
+    let form = inst.form();
+    let mut s = String::with_capacity(48);
+    if !inst.guard.is_true() {
+        let _ = write!(s, "@{} ", inst.guard);
+    }
+    s.push_str(form.mnemonic);
+    for (m, &v) in form.mods.iter().zip(&inst.mods) {
+        if m.place == Place::Mnem {
+            let name = m.name(v).unwrap_or("?");
+            if !name.is_empty() {
+                s.push('.');
+                s.push_str(name);
+            }
+        }
+    }
+    let mut first = true;
+    for (k, (f, o)) in form.operands.iter().zip(&inst.operands).enumerate() {
+        if f.optional && is_default(o) {
+            continue;
+        }
+        s.push_str(if first { " " } else { ", " });
+        first = false;
+        let k = k as u8;
+        let mut absolute = false;
+        for (m, &v) in form.mods.iter().zip(&inst.mods) {
+            if v == 0 {
+                continue;
+            }
+            match m.place {
+                Place::Neg(j) if j == k => s.push('-'),
+                Place::Inv(j) if j == k => s.push('~'),
+                Place::Abs(j) if j == k => absolute = true,
+                _ => {}
+            }
+        }
+        if absolute {
+            s.push('|');
+        }
+        s.push_str(&operand_text(f.kind, o, ctx.addr));
+        if absolute {
+            s.push('|');
+        }
+        for (m, &v) in form.mods.iter().zip(&inst.mods) {
+            if let Place::Suffix(j) = m.place {
+                if j == k {
+                    let name = m.name(v).unwrap_or("?");
+                    if !name.is_empty() {
+                        s.push('.');
+                        s.push_str(name);
+                    }
+                }
+            }
+        }
+        if let Some(slot) = reuse_slot(f.kind) {
+            if ctx.reuse & (1 << slot) != 0 {
+                s.push_str(".reuse");
+            }
+        }
+    }
+    s
+}
+
+/// The SPA syntax: nvdisasm text, then the scheduling hints, then ` ;`.
+/// Example: `LDG.E R4, [R2] &wr0 ?WAIT1 ;`.
+pub fn print_spa(inst: &Inst, control: &Control, addr: u64) -> String {
+    let text = print_inst(
+        inst,
+        &PrintCtx {
+            addr,
+            reuse: control.reuse,
+        },
+    );
+    format!("{text}{control} ;")
+}

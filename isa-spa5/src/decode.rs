@@ -1,0 +1,272 @@
+//! Table-driven decoder: [`decode`] maps any 64-bit word to an [`Inst`] or a [`DecodeError`];
+//! it never panics.
+//!
+//! Dispatch: a table indexed by the top 16 bits of the word lists the rows whose fixed bits
+//! agree there (most specific first); each candidate is checked under its full mask. A word
+//! with bits set outside the matching row's fields is rejected ([`DecodeError::StrayBits`]),
+//! so whatever decodes re-encodes to the identical word.
+
+use std::sync::OnceLock;
+
+use crate::inst::{Inst, Op, Operand};
+use crate::regs::{Pred, PredReg, Reg, SpecialReg};
+use crate::table::{flags, Form, OpKind, FORMS, MAX_MODS, MAX_OPERANDS};
+
+/// Why a word does not decode.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// No row's fixed bits match.
+    #[error("unknown opcode in {0:#018x}")]
+    Unknown(u64),
+    /// A row matched but bits outside its fields are set.
+    #[error("{form}: unexpected bits {bits:#x} set in {word:#018x}")]
+    StrayBits {
+        /// Row name.
+        form: &'static str,
+        /// The offending bits.
+        bits: u64,
+        /// The word.
+        word: u64,
+    },
+    /// A modifier field holds a value with no name.
+    #[error("{form}: invalid modifier {kind:?} value {value} in {word:#018x}")]
+    Modifier {
+        /// Row name.
+        form: &'static str,
+        /// Modifier kind.
+        kind: crate::inst::ModKind,
+        /// The value.
+        value: u8,
+        /// The word.
+        word: u64,
+    },
+}
+
+struct Dispatch {
+    /// For each top-16 key, the range of `cands` to try.
+    ranges: Vec<(u32, u16)>,
+    cands: Vec<u16>,
+    used: Vec<u64>,
+}
+
+fn field_bits(lo: u8, len: u8) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (if len >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << len) - 1
+        }) << lo
+    }
+}
+
+/// All bits a row defines: fixed, guard, operand and modifier fields.
+pub(crate) fn used_bits(f: &Form) -> u64 {
+    let mut u = f.mask;
+    if !f.has(flags::NO_GUARD) {
+        u |= 0xf << 16;
+    }
+    for o in f.operands {
+        u |= match o.kind {
+            OpKind::Gpr(lo) => field_bits(lo, 8),
+            OpKind::PredDst(lo) => field_bits(lo, 3),
+            OpKind::PredSrc(lo, not) => field_bits(lo, 3) | 1 << not,
+            OpKind::UImm(lo, len) | OpKind::SImm(lo, len) => field_bits(lo, len),
+            OpKind::I20 | OpKind::U20 | OpKind::F20 | OpKind::D20 => field_bits(20, 19) | 1 << 56,
+            OpKind::U32(lo) | OpKind::S32(lo) | OpKind::F32(lo) => field_bits(lo, 32),
+            OpKind::CBuf | OpKind::CBufSp => field_bits(20, 19),
+            OpKind::Mem { lo, len, .. } => field_bits(8, 8) | field_bits(lo, len),
+            OpKind::CIdx => field_bits(8, 8) | field_bits(20, 21),
+            OpKind::SReg => field_bits(20, 8),
+            OpKind::Rel => field_bits(20, 24),
+            OpKind::Abs => field_bits(20, 32),
+            OpKind::SbMask => field_bits(0, 6),
+            OpKind::Sb => field_bits(26, 3),
+            OpKind::Next(_) | OpKind::Pr | OpKind::Cc => 0,
+        };
+    }
+    for m in f.mods {
+        u |= field_bits(m.a.0, m.a.1) | field_bits(m.b.0, m.b.1);
+    }
+    u
+}
+
+fn dispatch() -> &'static Dispatch {
+    static D: OnceLock<Dispatch> = OnceLock::new();
+    D.get_or_init(|| {
+        let mut per_key: Vec<Vec<u16>> = vec![Vec::new(); 1 << 16];
+        for (i, f) in FORMS.iter().enumerate() {
+            let top_val = (f.opcode >> 48) as u32;
+            let top_mask = (f.mask >> 48) as u32;
+            let free = !top_mask & 0xffff;
+            // Enumerate every key agreeing with the row's fixed top bits (subsets of `free`).
+            let mut sub = free;
+            loop {
+                per_key[((top_val & top_mask) | sub) as usize].push(i as u16);
+                if sub == 0 {
+                    break;
+                }
+                sub = (sub - 1) & free;
+            }
+        }
+        let mut ranges = Vec::with_capacity(1 << 16);
+        let mut cands = Vec::new();
+        for list in per_key.iter_mut() {
+            // Most fixed bits first, so specific rows win over general ones.
+            list.sort_by_key(|&i| std::cmp::Reverse(FORMS[i as usize].mask.count_ones()));
+            ranges.push((cands.len() as u32, list.len() as u16));
+            cands.extend_from_slice(list);
+        }
+        let used = FORMS.iter().map(used_bits).collect();
+        Dispatch {
+            ranges,
+            cands,
+            used,
+        }
+    })
+}
+
+#[inline]
+fn bits(w: u64, lo: u8, len: u8) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (w >> lo) & ((1u64 << len) - 1)
+    }
+}
+
+#[inline]
+fn sext(v: u64, len: u8) -> i64 {
+    let s = 64 - len as u32;
+    ((v << s) as i64) >> s
+}
+
+fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError> {
+    let mut operands = [Operand::None; MAX_OPERANDS];
+    for (slot, f) in operands.iter_mut().zip(form.operands) {
+        *slot = match f.kind {
+            OpKind::Gpr(lo) => Operand::Reg(Reg(bits(w, lo, 8) as u8)),
+            OpKind::Next(_) => Operand::Reg(Reg::RZ),
+            OpKind::PredDst(lo) => Operand::Pred(Pred {
+                reg: PredReg(bits(w, lo, 3) as u8),
+                not: false,
+            }),
+            OpKind::PredSrc(lo, not) => Operand::Pred(Pred {
+                reg: PredReg(bits(w, lo, 3) as u8),
+                not: bits(w, not, 1) != 0,
+            }),
+            OpKind::UImm(lo, len) => Operand::Imm(bits(w, lo, len) as i64),
+            OpKind::SImm(lo, len) => Operand::Imm(sext(bits(w, lo, len), len)),
+            OpKind::I20 => Operand::Imm(sext(bits(w, 20, 19) | bits(w, 56, 1) << 19, 20)),
+            OpKind::U20 => Operand::Imm((bits(w, 20, 19) | bits(w, 56, 1) << 19) as i64),
+            OpKind::F20 => Operand::F32(((bits(w, 20, 19) << 12) | bits(w, 56, 1) << 31) as u32),
+            OpKind::D20 => Operand::F64((bits(w, 20, 19) << 44) | bits(w, 56, 1) << 63),
+            OpKind::U32(lo) => Operand::Imm(bits(w, lo, 32) as i64),
+            OpKind::S32(lo) => Operand::Imm(sext(bits(w, lo, 32), 32)),
+            OpKind::F32(lo) => Operand::F32(bits(w, lo, 32) as u32),
+            OpKind::CBuf | OpKind::CBufSp => Operand::CBuf {
+                bank: bits(w, 34, 5) as u8,
+                offset: (bits(w, 20, 14) * 4) as u32,
+            },
+            OpKind::Mem { lo, len, scale } => Operand::Mem {
+                base: Reg(bits(w, 8, 8) as u8),
+                offset: (sext(bits(w, lo, len), len) * scale as i64) as i32,
+            },
+            OpKind::CIdx => Operand::CIdx {
+                bank: bits(w, 36, 5) as u8,
+                base: Reg(bits(w, 8, 8) as u8),
+                offset: sext(bits(w, 20, 16), 16) as i32,
+            },
+            OpKind::SReg => Operand::SReg(SpecialReg(bits(w, 20, 8) as u8)),
+            OpKind::Rel => Operand::Target(sext(bits(w, 20, 24), 24) as i32),
+            OpKind::Abs => Operand::Target(bits(w, 20, 32) as i32),
+            OpKind::SbMask => Operand::SbMask(bits(w, 0, 6) as u8),
+            OpKind::Sb => Operand::Sb(bits(w, 26, 3) as u8),
+            OpKind::Pr => Operand::Pr,
+            OpKind::Cc => Operand::Cc,
+        };
+    }
+    let mut mods = [0u8; MAX_MODS];
+    for (slot, m) in mods.iter_mut().zip(form.mods) {
+        let v = (bits(w, m.a.0, m.a.1) | bits(w, m.b.0, m.b.1) << m.a.1) as u8;
+        if m.name(v).is_none() {
+            return Err(DecodeError::Modifier {
+                form: form.name,
+                kind: m.kind,
+                value: v,
+                word: w,
+            });
+        }
+        *slot = v;
+    }
+    let guard = if form.has(flags::NO_GUARD) {
+        Pred::TRUE
+    } else {
+        Pred {
+            reg: PredReg(bits(w, 16, 3) as u8),
+            not: bits(w, 19, 1) != 0,
+        }
+    };
+    let mut inst = Inst {
+        op,
+        guard,
+        operands,
+        mods,
+    };
+    inst.fill_derived();
+    Ok(inst)
+}
+
+/// Decode one instruction word (not a control word).
+pub fn decode(word: u64) -> Result<Inst, DecodeError> {
+    let d = dispatch();
+    let (start, len) = d.ranges[(word >> 48) as usize];
+    let mut err = DecodeError::Unknown(word);
+    for &i in &d.cands[start as usize..start as usize + len as usize] {
+        let form = &FORMS[i as usize];
+        if word & form.mask != form.opcode {
+            continue;
+        }
+        let stray = word & !d.used[i as usize];
+        if stray != 0 {
+            if matches!(err, DecodeError::Unknown(_)) {
+                err = DecodeError::StrayBits {
+                    form: form.name,
+                    bits: stray,
+                    word,
+                };
+            }
+            continue;
+        }
+        match decode_with(Op(i), form, word) {
+            Ok(inst) => return Ok(inst),
+            Err(e) => err = e,
+        }
+    }
+    Err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::encode;
+
+    #[test]
+    fn ptxas_words_round_trip() {
+        for w in [
+            0x4c98078000870001u64,
+            0xf0c8000002570004,
+            0xe30000000007000f,
+            0x5b30011800370404,
+        ] {
+            let i = decode(w).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(encode(&i), Ok(w), "{i:?}");
+        }
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(decode(u64::MAX).is_err());
+    }
+}

@@ -1,0 +1,868 @@
+//! The instruction model: [`Inst`] = one table row ([`Op`]) + guard + operands + modifiers.
+//!
+//! An `Inst` is a plain `Copy` value with no heap data. Its operands are stored in the order
+//! of its form's operand fields (the order nvdisasm prints them); its modifiers are the raw
+//! values of its form's modifier fields, in row order (see [`crate::table`]). Per-source
+//! negate/abs/invert and `.H1` selects are modifiers too ([`ModKind::Neg`] etc. name the operand
+//! they apply to), because SPA 5.0 encodes them as separate bits.
+//!
+//! Register queries ([`Inst::defs`], [`Inst::uses`]) and properties ([`Inst::is_branch`], ...)
+//! are derived from the table, so schedulers, allocators and the emulator need no per-opcode
+//! knowledge. Builders ([`Inst::iadd`] ...) choose the register/immediate/constant form
+//! from the operand they are given. Nothing here validates ranges: [`crate::encode`] does.
+
+use std::fmt;
+
+use crate::regs::{Pred, PredReg, Reg, SpecialReg};
+use crate::table::{Form, OpKind, Role, Width, FORMS, MAX_MODS, MAX_OPERANDS};
+
+/// An opcode form: an index into [`FORMS`]. Named constants (`Op::IADD_R`, `Op::LDG`, ...) exist
+/// for every row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Op(pub u16);
+
+impl Op {
+    /// This form's table row.
+    pub fn form(self) -> &'static Form {
+        &FORMS[self.0 as usize]
+    }
+
+    /// The row name (`IADD_R`).
+    pub fn name(self) -> &'static str {
+        self.form().name
+    }
+
+    /// The form with row name `name`.
+    pub fn from_name(name: &str) -> Option<Op> {
+        FORMS
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| Op(i as u16))
+    }
+}
+
+/// What a modifier field means. Payloads name the operand index a source modifier applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ModKind {
+    /// Write the condition code (`.CC` on the destination).
+    Cc,
+    /// Extended precision: consume the carry (`.X`).
+    X,
+    Sat,
+    /// IADD's "plus one" (both negation bits set).
+    Po,
+    Iadd3Mode,
+    /// 0 = unsigned (`.U32`), 1 = signed (default).
+    Signed,
+    /// Form-specific mode (IMNMX XLO/XHI, PRMT mode, FCHK, RRO).
+    Mode,
+    XSign,
+    XMode,
+    Psl,
+    Mrg,
+    /// `.H1`: use the high 16 bits of operand k.
+    H1(u8),
+    /// Negate operand k.
+    Neg(u8),
+    /// Absolute value of operand k.
+    Abs(u8),
+    /// Bitwise invert operand k.
+    Inv(u8),
+    ICmp,
+    FCmp,
+    Bop,
+    Bop2,
+    /// Boolean float result (1.0f instead of all ones).
+    Bf,
+    LogicOp,
+    /// Predicate result mode of LOP/LOP3 (`.Z`, `.NZ`, `.T`).
+    PredMode,
+    W,
+    Brev,
+    ShfType,
+    Hi,
+    Sh,
+    Lanes,
+    ByteSel,
+    Ftz,
+    Rnd,
+    Fmz,
+    Scale,
+    MufuOp,
+    DType,
+    SType,
+    /// 64-bit (extended) address.
+    E,
+    Cache,
+    Size,
+    /// LDS uniform hint / BRA uniform.
+    U,
+    LdcMode,
+    AtomOp,
+    AtomType,
+    /// Condition code test (`CC.NE` ..., 15 = always, prints nothing).
+    CcTest,
+    Lmt,
+    BarMode,
+    BarRed,
+    Scope,
+    ShflOp,
+    VoteOp,
+    Trig,
+}
+
+/// One operand value. Which variants a field accepts depends on its [`OpKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Operand {
+    /// An unused slot.
+    #[default]
+    None,
+    /// A general-purpose register.
+    Reg(Reg),
+    /// A predicate (with negation for sources).
+    Pred(Pred),
+    /// An integer immediate (sign-extended for signed fields).
+    Imm(i64),
+    /// A single precision immediate (raw bits).
+    F32(u32),
+    /// A double precision immediate (raw bits).
+    F64(u64),
+    /// `c[bank][offset]`, offset in bytes.
+    CBuf {
+        /// Constant bank.
+        bank: u8,
+        /// Byte offset.
+        offset: u32,
+    },
+    /// LDC's `c[bank][base + offset]`.
+    CIdx {
+        /// Constant bank.
+        bank: u8,
+        /// Index register.
+        base: Reg,
+        /// Signed byte offset.
+        offset: i32,
+    },
+    /// `[base + offset]`.
+    Mem {
+        /// Base register (`RZ` for an absolute address).
+        base: Reg,
+        /// Signed byte offset.
+        offset: i32,
+    },
+    /// A special register.
+    SReg(SpecialReg),
+    /// A branch target as encoded: byte offset relative to the next instruction.
+    Target(i32),
+    /// A branch target as an instruction index (see [`crate::program`]).
+    Label(u32),
+    /// DEPBAR scoreboard mask.
+    SbMask(u8),
+    /// DEPBAR scoreboard index.
+    Sb(u8),
+    /// The predicate register file as a whole (`PR`).
+    Pr,
+    /// The condition code register (`CC`).
+    Cc,
+}
+
+impl From<Reg> for Operand {
+    fn from(r: Reg) -> Self {
+        Operand::Reg(r)
+    }
+}
+impl From<Pred> for Operand {
+    fn from(p: Pred) -> Self {
+        Operand::Pred(p)
+    }
+}
+impl From<i64> for Operand {
+    fn from(v: i64) -> Self {
+        Operand::Imm(v)
+    }
+}
+impl From<i32> for Operand {
+    fn from(v: i32) -> Self {
+        Operand::Imm(v as i64)
+    }
+}
+impl From<u32> for Operand {
+    fn from(v: u32) -> Self {
+        Operand::Imm(v as i64)
+    }
+}
+
+/// A register location read or written by an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// `count` consecutive GPRs from `reg` (never `RZ`).
+    Gpr {
+        /// First register.
+        reg: Reg,
+        /// 1, 2 or 4.
+        count: u8,
+    },
+    /// A predicate register (never `PT`).
+    Pred(PredReg),
+    /// The condition code.
+    Cc,
+    /// All predicates at once (P2R/R2P).
+    Pr,
+}
+
+/// A short list of locations (at most 8).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Locs {
+    items: [Option<Loc>; 8],
+    len: usize,
+}
+
+impl Locs {
+    fn push(&mut self, l: Loc) {
+        if self.len < self.items.len() {
+            self.items[self.len] = Some(l);
+            self.len += 1;
+        }
+    }
+
+    /// The locations.
+    pub fn iter(&self) -> impl Iterator<Item = Loc> + '_ {
+        self.items[..self.len].iter().flatten().copied()
+    }
+
+    /// Number of locations.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A machine instruction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Inst {
+    /// The table row.
+    pub op: Op,
+    /// Guard predicate (`PT` = always; ignored by forms without a guard).
+    pub guard: Pred,
+    /// Operands in form order; slots past the form's count are [`Operand::None`].
+    pub operands: [Operand; MAX_OPERANDS],
+    /// Modifier values in form order; slots past the form's count are 0.
+    pub mods: [u8; MAX_MODS],
+}
+
+impl fmt::Debug for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let form = self.op.form();
+        write!(
+            f,
+            "Inst({} guard={} ops={:?} mods=",
+            form.name,
+            self.guard,
+            self.ops()
+        )?;
+        f.debug_list()
+            .entries(form.mods.iter().zip(&self.mods).map(|(m, v)| (m.kind, *v)))
+            .finish()?;
+        f.write_str(")")
+    }
+}
+
+/// The default value of a modifier field: the value whose name is empty, else 0.
+pub(crate) fn default_mod(names: &[&str]) -> u8 {
+    names.iter().position(|n| n.is_empty()).unwrap_or(0) as u8
+}
+
+fn default_operand(kind: OpKind) -> Operand {
+    match kind {
+        OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(Reg::RZ),
+        OpKind::PredDst(_) | OpKind::PredSrc(..) => Operand::Pred(Pred::TRUE),
+        OpKind::UImm(..) | OpKind::SImm(..) | OpKind::I20 | OpKind::U20 => Operand::Imm(0),
+        OpKind::U32(_) | OpKind::S32(_) => Operand::Imm(0),
+        OpKind::F20 | OpKind::F32(_) => Operand::F32(0),
+        OpKind::D20 => Operand::F64(0),
+        OpKind::CBuf | OpKind::CBufSp => Operand::CBuf { bank: 0, offset: 0 },
+        OpKind::Mem { .. } => Operand::Mem {
+            base: Reg::RZ,
+            offset: 0,
+        },
+        OpKind::CIdx => Operand::CIdx {
+            bank: 0,
+            base: Reg::RZ,
+            offset: 0,
+        },
+        OpKind::SReg => Operand::SReg(SpecialReg(0)),
+        OpKind::Rel | OpKind::Abs => Operand::Target(0),
+        OpKind::SbMask => Operand::SbMask(0),
+        OpKind::Sb => Operand::Sb(0),
+        OpKind::Pr => Operand::Pr,
+        OpKind::Cc => Operand::Cc,
+    }
+}
+
+impl Inst {
+    /// The form `op` with default operands (`RZ`, `PT`, 0) and default modifiers (all the
+    /// unprinted values: `.32`, signed, round-to-nearest, ...), unguarded.
+    pub fn new(op: Op) -> Inst {
+        let form = op.form();
+        let mut operands = [Operand::None; MAX_OPERANDS];
+        for (slot, f) in operands.iter_mut().zip(form.operands) {
+            *slot = default_operand(f.kind);
+        }
+        let mut mods = [0u8; MAX_MODS];
+        for (slot, m) in mods.iter_mut().zip(form.mods) {
+            *slot = default_mod(m.names);
+        }
+        Inst {
+            op,
+            guard: Pred::TRUE,
+            operands,
+            mods,
+        }
+    }
+
+    /// The form `op` with the given operands (in form order) and default modifiers. Operands
+    /// derived from others (CAS's second data register) are filled in when left out.
+    pub fn build(op: Op, ops: &[Operand]) -> Inst {
+        let mut i = Inst::new(op);
+        for (slot, o) in i.operands.iter_mut().zip(ops) {
+            *slot = *o;
+        }
+        i.fill_derived();
+        i
+    }
+
+    /// Recompute operands that are implied by others ([`OpKind::Next`]).
+    pub fn fill_derived(&mut self) {
+        let form = self.op.form();
+        for (idx, f) in form.operands.iter().enumerate() {
+            if let OpKind::Next(k) = f.kind {
+                if let Operand::Reg(r) = self.operands[k as usize] {
+                    let w = self.width(form.operands[k as usize].width);
+                    self.operands[idx] = Operand::Reg(r.offset(w).unwrap_or(Reg::RZ));
+                }
+            }
+        }
+    }
+
+    /// This instruction's table row.
+    pub fn form(&self) -> &'static Form {
+        self.op.form()
+    }
+
+    /// The operands actually used by the form.
+    pub fn ops(&self) -> &[Operand] {
+        &self.operands[..self.form().operands.len()]
+    }
+
+    /// The value of modifier `k`, if the form has it.
+    pub fn get(&self, k: ModKind) -> Option<u8> {
+        self.form().mod_index(k).map(|i| self.mods[i])
+    }
+
+    /// The printed name of modifier `k`'s value (`""` for the default), if the form has it.
+    pub fn get_name(&self, k: ModKind) -> Option<&'static str> {
+        let form = self.form();
+        let i = form.mod_index(k)?;
+        form.mods[i].name(self.mods[i])
+    }
+
+    /// Whether the flag modifier `k` is present and non-zero.
+    pub fn has(&self, k: ModKind) -> bool {
+        self.get(k).is_some_and(|v| v != 0)
+    }
+
+    /// Set modifier `k` to `v` (unchecked; [`crate::encode`] validates). Returns false if the
+    /// form has no such modifier.
+    pub fn set(&mut self, k: ModKind, v: u8) -> bool {
+        match self.form().mod_index(k) {
+            Some(i) => {
+                self.mods[i] = v;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Set modifier `k` by its printed name (`"GE"`, `"U32"`, `"64"`); false if the form has
+    /// no such modifier or value.
+    pub fn set_name(&mut self, k: ModKind, name: &str) -> bool {
+        let form = self.form();
+        let Some(i) = form.mod_index(k) else {
+            return false;
+        };
+        match form.mods[i]
+            .names
+            .iter()
+            .position(|n| *n == name && *n != "?")
+        {
+            Some(v) => {
+                self.mods[i] = v as u8;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Builder style [`Inst::set`]: panics if the form lacks `k` (a bug in the caller).
+    pub fn with(mut self, k: ModKind, v: u8) -> Inst {
+        assert!(self.set(k, v), "{} has no modifier {k:?}", self.op.name());
+        self
+    }
+
+    /// Builder style [`Inst::set_name`]: panics if the form lacks `k` or the name.
+    pub fn with_name(mut self, k: ModKind, name: &str) -> Inst {
+        assert!(
+            self.set_name(k, name),
+            "{} has no modifier {k:?} = {name:?}",
+            self.op.name()
+        );
+        self
+    }
+
+    /// Guard the instruction with `p`.
+    pub fn guarded(mut self, p: Pred) -> Inst {
+        self.guard = p;
+        self
+    }
+
+    /// The register count of a field of width `w` under the current modifiers.
+    pub fn width(&self, w: Width) -> u8 {
+        let by_name = |k: ModKind| -> u8 {
+            match self.get_name(k) {
+                Some(n) if n.contains("128") => 4,
+                Some(n) if n.contains("64") => 2,
+                _ => 1,
+            }
+        };
+        match w {
+            Width::W1 => 1,
+            Width::W2 => 2,
+            Width::W4 => 4,
+            Width::Size => by_name(ModKind::Size),
+            Width::Ext => {
+                if self.has(ModKind::E) {
+                    2
+                } else {
+                    1
+                }
+            }
+            Width::DType => by_name(ModKind::DType),
+            Width::SType => by_name(ModKind::SType),
+            Width::Atom => by_name(ModKind::AtomType),
+        }
+    }
+
+    fn collect(&self, role: Role) -> Locs {
+        let form = self.form();
+        let mut out = Locs::default();
+        if role == Role::Use
+            && !self.guard.reg.is_true()
+            && !form.has(crate::table::flags::NO_GUARD)
+        {
+            out.push(Loc::Pred(self.guard.reg));
+        }
+        for (f, o) in form.operands.iter().zip(&self.operands) {
+            let w = self.width(f.width);
+            match (f.kind, o) {
+                (OpKind::Mem { .. }, Operand::Mem { base, .. })
+                    if role == Role::Use && !base.is_zero() =>
+                {
+                    out.push(Loc::Gpr {
+                        reg: *base,
+                        count: w,
+                    });
+                }
+                (OpKind::CIdx, Operand::CIdx { base, .. })
+                    if role == Role::Use && !base.is_zero() =>
+                {
+                    out.push(Loc::Gpr {
+                        reg: *base,
+                        count: 1,
+                    });
+                }
+                (OpKind::Pr, _) if f.role == role => out.push(Loc::Pr),
+                (OpKind::Cc, _) if f.role == role => out.push(Loc::Cc),
+                (_, Operand::Reg(r)) if f.role == role && !r.is_zero() => {
+                    out.push(Loc::Gpr { reg: *r, count: w })
+                }
+                (_, Operand::Pred(p)) if f.role == role && !p.reg.is_true() => {
+                    out.push(Loc::Pred(p.reg))
+                }
+                _ => {}
+            }
+        }
+        let cc_flag = match role {
+            Role::Def => self.has(ModKind::Cc),
+            Role::Use => self.has(ModKind::X),
+        };
+        if cc_flag {
+            out.push(Loc::Cc);
+        }
+        out
+    }
+
+    /// Registers, predicates and CC written (RZ/PT excluded).
+    pub fn defs(&self) -> Locs {
+        self.collect(Role::Def)
+    }
+
+    /// Registers, predicates and CC read, including the guard and address registers.
+    pub fn uses(&self) -> Locs {
+        self.collect(Role::Use)
+    }
+
+    /// Branch with a target (BRA, SSY, PBK, PCNT, CAL, JCAL).
+    pub fn is_branch(&self) -> bool {
+        self.form().has(crate::table::flags::BRANCH)
+    }
+
+    /// Ends a basic block: branches, EXIT, RET, BRK, CONT, SYNC.
+    pub fn is_terminator(&self) -> bool {
+        self.form()
+            .has(crate::table::flags::BRANCH | crate::table::flags::FLOW)
+            && !matches!(self.op, Op::SSY | Op::PBK | Op::PCNT | Op::CAL | Op::JCAL)
+    }
+
+    /// Result produced after a variable delay: consumers wait on a write scoreboard.
+    pub fn is_variable_latency(&self) -> bool {
+        self.form().has(crate::table::flags::VAR_LAT)
+    }
+
+    /// Reads memory.
+    pub fn is_memory_load(&self) -> bool {
+        self.form().has(crate::table::flags::LOAD)
+    }
+
+    /// Writes memory.
+    pub fn is_memory_store(&self) -> bool {
+        self.form().has(crate::table::flags::STORE)
+    }
+
+    /// Barriers, memory barriers and other ordering side effects.
+    pub fn has_side_effects(&self) -> bool {
+        self.form().has(
+            crate::table::flags::SIDE
+                | crate::table::flags::STORE
+                | crate::table::flags::BRANCH
+                | crate::table::flags::FLOW,
+        )
+    }
+}
+
+/// Pick the `_R`, `_I` or `_C` form from the kind of the varying operand.
+fn pick(r: Op, i: Op, c: Op, b: &Operand) -> Op {
+    match b {
+        Operand::CBuf { .. } => c,
+        Operand::Imm(_) | Operand::F32(_) | Operand::F64(_) => i,
+        _ => r,
+    }
+}
+
+/// A constant buffer operand `c[bank][offset]`.
+pub fn cbuf(bank: u8, offset: u32) -> Operand {
+    Operand::CBuf { bank, offset }
+}
+
+/// A memory operand `[base + offset]`.
+pub fn mem(base: Reg, offset: i32) -> Operand {
+    Operand::Mem { base, offset }
+}
+
+/// An f32 immediate.
+pub fn f32imm(v: f32) -> Operand {
+    Operand::F32(v.to_bits())
+}
+
+#[allow(missing_docs)]
+impl Inst {
+    pub fn mov(d: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(pick(Op::MOV_R, Op::MOV_I, Op::MOV_C, &b), &[d.into(), b])
+    }
+    pub fn mov32i(d: Reg, v: u32) -> Inst {
+        Inst::build(Op::MOV32I, &[d.into(), Operand::Imm(v as i64)])
+    }
+    pub fn iadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::IADD_R, Op::IADD_I, Op::IADD_C, &b),
+            &[d.into(), a.into(), b],
+        )
+    }
+    pub fn iadd32i(d: Reg, a: Reg, v: i32) -> Inst {
+        Inst::build(Op::IADD32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
+    }
+    pub fn iadd3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::IADD3_R, Op::IADD3_I, Op::IADD3_C, &b),
+            &[d.into(), a.into(), b, c.into()],
+        )
+    }
+    pub fn iscadd(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+        let b = b.into();
+        let op = pick(Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C, &b);
+        Inst::build(op, &[d.into(), a.into(), b, Operand::Imm(shift as i64)])
+    }
+    /// `LOP.op d, a, b` with `op` one of "AND", "OR", "XOR", "PASS_B".
+    pub fn lop(op: &str, d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::LOP_R, Op::LOP_I, Op::LOP_C, &b),
+            &[Pred::TRUE.into(), d.into(), a.into(), b],
+        )
+        .with_name(ModKind::LogicOp, op)
+    }
+    pub fn lop32i(op: &str, d: Reg, a: Reg, v: u32) -> Inst {
+        Inst::build(Op::LOP32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
+            .with_name(ModKind::LogicOp, op)
+    }
+    pub fn lop3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, lut: u8) -> Inst {
+        let b = b.into();
+        match pick(Op::LOP3_R, Op::LOP3_I, Op::LOP3_C, &b) {
+            Op::LOP3_R => Inst::build(
+                Op::LOP3_R,
+                &[
+                    Pred::TRUE.into(),
+                    d.into(),
+                    a.into(),
+                    b,
+                    c.into(),
+                    Operand::Imm(lut as i64),
+                ],
+            ),
+            op => Inst::build(
+                op,
+                &[d.into(), a.into(), b, c.into(), Operand::Imm(lut as i64)],
+            ),
+        }
+    }
+    pub fn shl(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::SHL_R, Op::SHL_I, Op::SHL_C, &b),
+            &[d.into(), a.into(), b],
+        )
+    }
+    /// Arithmetic (signed) shift right; use `.with(ModKind::Signed, 0)` for logical.
+    pub fn shr(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::SHR_R, Op::SHR_I, Op::SHR_C, &b),
+            &[d.into(), a.into(), b],
+        )
+    }
+    /// `ISETP.cmp.AND p, PT, a, b, PT` with `cmp` one of "LT", "EQ", "LE", "GT", "NE", "GE".
+    pub fn isetp(cmp: &str, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        let op = pick(Op::ISETP_R, Op::ISETP_I, Op::ISETP_C, &b);
+        Inst::build(
+            op,
+            &[
+                Pred { reg: p, not: false }.into(),
+                Pred::TRUE.into(),
+                a.into(),
+                b,
+                Pred::TRUE.into(),
+            ],
+        )
+        .with_name(ModKind::ICmp, cmp)
+    }
+    pub fn sel(d: Reg, a: Reg, b: impl Into<Operand>, p: Pred) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::SEL_R, Op::SEL_I, Op::SEL_C, &b),
+            &[d.into(), a.into(), b, p.into()],
+        )
+    }
+    pub fn xmad(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+        let b = b.into();
+        let op = pick(Op::XMAD_R, Op::XMAD_I, Op::XMAD_C, &b);
+        Inst::build(op, &[d.into(), a.into(), b, c.into()])
+    }
+    pub fn lea(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+        let b = b.into();
+        let op = pick(Op::LEA_R, Op::LEA_I, Op::LEA_C, &b);
+        Inst::build(
+            op,
+            &[
+                Pred::TRUE.into(),
+                d.into(),
+                a.into(),
+                b,
+                Operand::Imm(shift as i64),
+            ],
+        )
+    }
+    pub fn lea_hi(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, shift: u8) -> Inst {
+        let b = b.into();
+        let op = if matches!(b, Operand::CBuf { .. }) {
+            Op::LEA_HI_C
+        } else {
+            Op::LEA_HI_R
+        };
+        Inst::build(
+            op,
+            &[
+                Pred::TRUE.into(),
+                d.into(),
+                a.into(),
+                b,
+                c.into(),
+                Operand::Imm(shift as i64),
+            ],
+        )
+    }
+    pub fn fadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::FADD_R, Op::FADD_I, Op::FADD_C, &b),
+            &[d.into(), a.into(), b],
+        )
+    }
+    pub fn fmul(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::FMUL_R, Op::FMUL_I, Op::FMUL_C, &b),
+            &[d.into(), a.into(), b],
+        )
+    }
+    pub fn ffma(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+        let b = b.into();
+        Inst::build(
+            pick(Op::FFMA_R, Op::FFMA_I, Op::FFMA_C, &b),
+            &[d.into(), a.into(), b, c.into()],
+        )
+    }
+    /// `FSETP.cmp.AND p, PT, a, b, PT`.
+    pub fn fsetp(cmp: &str, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+        let b = b.into();
+        let op = pick(Op::FSETP_R, Op::FSETP_I, Op::FSETP_C, &b);
+        Inst::build(
+            op,
+            &[
+                Pred { reg: p, not: false }.into(),
+                Pred::TRUE.into(),
+                a.into(),
+                b,
+                Pred::TRUE.into(),
+            ],
+        )
+        .with_name(ModKind::FCmp, cmp)
+    }
+    /// `MUFU.op d, a` with `op` one of "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H".
+    pub fn mufu(op: &str, d: Reg, a: Reg) -> Inst {
+        Inst::build(Op::MUFU, &[d.into(), a.into()]).with_name(ModKind::MufuOp, op)
+    }
+    pub fn s2r(d: Reg, sr: SpecialReg) -> Inst {
+        Inst::build(Op::S2R, &[d.into(), Operand::SReg(sr)])
+    }
+    /// `LDG.E.size d, [a + off]` (64-bit address), size "" (32), "64", "128", "U8", ...
+    pub fn ldg(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
+        Inst::build(Op::LDG, &[d.into(), mem(a, off)])
+            .with(ModKind::E, 1)
+            .with_name(ModKind::Size, size)
+    }
+    /// `STG.E.size [a + off], v`.
+    pub fn stg(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
+        Inst::build(Op::STG, &[mem(a, off), v.into()])
+            .with(ModKind::E, 1)
+            .with_name(ModKind::Size, size)
+    }
+    pub fn lds(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
+        Inst::build(Op::LDS, &[d.into(), mem(a, off)]).with_name(ModKind::Size, size)
+    }
+    pub fn sts(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
+        Inst::build(Op::STS, &[mem(a, off), v.into()]).with_name(ModKind::Size, size)
+    }
+    pub fn ldl(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
+        Inst::build(Op::LDL, &[d.into(), mem(a, off)]).with_name(ModKind::Size, size)
+    }
+    pub fn stl(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
+        Inst::build(Op::STL, &[mem(a, off), v.into()]).with_name(ModKind::Size, size)
+    }
+    pub fn ldc(size: &str, d: Reg, bank: u8, base: Reg, offset: i32) -> Inst {
+        Inst::build(Op::LDC, &[d.into(), Operand::CIdx { bank, base, offset }])
+            .with_name(ModKind::Size, size)
+    }
+    /// `BRA` to an instruction index of the program (resolved by [`crate::program`]).
+    pub fn bra(target: u32) -> Inst {
+        Inst::build(Op::BRA, &[Operand::Label(target)])
+    }
+    pub fn ssy(target: u32) -> Inst {
+        Inst::build(Op::SSY, &[Operand::Label(target)])
+    }
+    pub fn sync() -> Inst {
+        Inst::new(Op::SYNC)
+    }
+    pub fn exit() -> Inst {
+        Inst::new(Op::EXIT)
+    }
+    pub fn nop() -> Inst {
+        Inst::new(Op::NOP)
+    }
+    /// `BAR.SYNC id`.
+    pub fn bar_sync(id: u8) -> Inst {
+        Inst::build(Op::BAR, &[Operand::Imm(id as i64), Operand::Imm(0)])
+    }
+    /// `MEMBAR.scope` with scope "CTA", "GL" or "SYS".
+    pub fn membar(scope: &str) -> Inst {
+        Inst::new(Op::MEMBAR).with_name(ModKind::Scope, scope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builders_pick_forms_and_report_registers() {
+        let i = Inst::iadd(Reg(1), Reg(2), cbuf(0, 0x140));
+        assert_eq!(i.op, Op::IADD_C);
+        let i = Inst::iadd(Reg(1), Reg(2), 5);
+        assert_eq!(i.op, Op::IADD_I);
+        let i = Inst::ldg("64", Reg(4), Reg(2), 8);
+        let d: Vec<_> = i.defs().iter().collect();
+        assert_eq!(
+            d,
+            vec![Loc::Gpr {
+                reg: Reg(4),
+                count: 2
+            }]
+        );
+        let u: Vec<_> = i.uses().iter().collect();
+        assert_eq!(
+            u,
+            vec![Loc::Gpr {
+                reg: Reg(2),
+                count: 2
+            }]
+        );
+        let i = Inst::iadd(Reg(1), Reg(2), Reg(3))
+            .with(ModKind::X, 1)
+            .guarded(Pred::not_p(0));
+        let u: Vec<_> = i.uses().iter().collect();
+        assert_eq!(
+            u,
+            vec![
+                Loc::Pred(PredReg(0)),
+                Loc::Gpr {
+                    reg: Reg(2),
+                    count: 1
+                },
+                Loc::Gpr {
+                    reg: Reg(3),
+                    count: 1
+                },
+                Loc::Cc
+            ]
+        );
+        assert!(Inst::ldg("", Reg(0), Reg(2), 0).is_variable_latency());
+        assert!(Inst::bra(0).is_branch());
+    }
+}

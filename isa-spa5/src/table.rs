@@ -1,0 +1,767 @@
+//! The SPA 5.0 opcode table: one row per opcode *form* (an opcode with one operand layout,
+//! e.g. `IADD` with a register, an immediate or a constant-buffer second source).
+//!
+//! Each row gives the mnemonic, the fixed bits (`opcode` under `mask`), the operand fields
+//! (kind + bit positions) in the order nvdisasm prints them, and the modifier fields (bit
+//! ranges + the name of every value, `""` for the unprinted default, `"?"` for an invalid
+//! encoding). The encoder ([`crate::encode`]), decoder ([`crate::decode`]), printer and
+//! parser ([`crate::asm`]) and the register-use queries on [`crate::Inst`] are all generic
+//! over these rows; no opcode-specific code exists anywhere else.
+//!
+//! Invariants (checked by `tests::table_is_consistent`): fields of a row never overlap each
+//! other, the guard (bits 16..20 unless `NO_GUARD`) or the fixed bits; a row has at most
+//! [`MAX_OPERANDS`] operands and [`MAX_MODS`] modifiers. Every bit of a row is thus either fixed,
+//! a field, or required to be zero, so decode -> encode reproduces the word exactly.
+//!
+//! Encodings come from NAK's `sm50.rs`, nouveau's gm107 emitter and envytools, and were
+//! checked bit by bit against nvdisasm 11.8 (see `tests/oracle.rs`).
+
+use crate::inst::{ModKind, Op};
+
+/// The maximum number of operands of a form.
+pub const MAX_OPERANDS: usize = 6;
+/// The maximum number of modifier fields of a form.
+pub const MAX_MODS: usize = 12;
+
+/// How an operand is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// 8-bit GPR number at `lo`.
+    Gpr(u8),
+    /// A GPR that is not encoded: operand `k`'s register plus its width (CAS's swap value,
+    /// `Rb+1`, or `Rb+2` for 64-bit).
+    Next(u8),
+    /// 3-bit predicate at `lo`, written (no negation).
+    PredDst(u8),
+    /// 3-bit predicate at `lo` with a negation bit at `not`.
+    PredSrc(u8, u8),
+    /// Unsigned immediate `len` bits at `lo`, printed in hex.
+    UImm(u8, u8),
+    /// Signed immediate `len` bits at `lo`, printed in signed hex.
+    SImm(u8, u8),
+    /// 20-bit signed immediate: 19 bits at 20 plus the sign at 56.
+    I20,
+    /// 20-bit unsigned view of the same bits (printed as a 20-bit hex value; used by shifts/BFE).
+    U20,
+    /// f32 immediate: the high 20 bits (19 at 20, sign at 56), low 12 bits zero.
+    F20,
+    /// f64 immediate: the high 20 bits (19 at 20, sign at 56), low 44 bits zero.
+    D20,
+    /// 32-bit immediate at `lo`, printed as unsigned hex.
+    U32(u8),
+    /// 32-bit immediate at `lo`, printed as signed hex.
+    S32(u8),
+    /// 32-bit float immediate at `lo`.
+    F32(u8),
+    /// Constant `c[bank][offset]`: offset/4 in 20..34, bank 34..39.
+    CBuf,
+    /// Same encoding, printed `c[0x0] [0x8]` (XMAD's spelling).
+    CBufSp,
+    /// Memory `[Ra + off]`: Ra at 8, signed offset `len` bits at `lo`, scaled by `scale` (1 or 4).
+    Mem {
+        /// Offset field start.
+        lo: u8,
+        /// Offset field width.
+        len: u8,
+        /// Offset scale in bytes.
+        scale: u8,
+    },
+    /// LDC's `c[bank][Ra + off]`: Ra at 8, offset signed 16 at 20, bank 36..41.
+    CIdx,
+    /// Special register index (8 bits at 20).
+    SReg,
+    /// Branch target: signed 24-bit byte offset at 20, relative to the next instruction.
+    Rel,
+    /// Absolute 32-bit code address at 20 (JCAL).
+    Abs,
+    /// DEPBAR's scoreboard mask `{0,3}` (6 bits at 0).
+    SbMask,
+    /// DEPBAR.LE's scoreboard `SB5` (3 bits at 26).
+    Sb,
+    /// P2R/R2P's `PR` register (not encoded).
+    Pr,
+    /// The condition code `CC` (not encoded; CSETP/P2R/R2P style operands).
+    Cc,
+}
+
+/// Whether an operand is read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Written by the instruction.
+    Def,
+    /// Read by the instruction.
+    Use,
+}
+
+/// The number of consecutive registers an operand covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// One register.
+    W1,
+    /// Two registers (64-bit, even-aligned).
+    W2,
+    /// Four registers (128-bit, 4-aligned).
+    W4,
+    /// 1, 2 or 4 from the form's [`ModKind::Size`] value (memory ops).
+    Size,
+    /// 2 if [`ModKind::E`] is set (64-bit addresses), else 1.
+    Ext,
+    /// 2 if the [`ModKind::DType`] names a 64-bit type, else 1.
+    DType,
+    /// 2 if the [`ModKind::SType`] names a 64-bit type, else 1.
+    SType,
+    /// 2 if [`ModKind::AtomType`] names a 64-bit type, else 1.
+    Atom,
+}
+
+/// One operand field of a form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpField {
+    /// Encoding.
+    pub kind: OpKind,
+    /// Read or written.
+    pub role: Role,
+    /// Register count.
+    pub width: Width,
+    /// Printed only when not `RZ`/`PT`/zero (LOP's predicate result, SHFL's...).
+    pub optional: bool,
+}
+
+/// Where a modifier's text goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `.NAME` after the mnemonic, in row order.
+    Mnem,
+    /// `-` before operand k.
+    Neg(u8),
+    /// `|..|` around operand k.
+    Abs(u8),
+    /// `~` before operand k.
+    Inv(u8),
+    /// `.NAME` after operand k.
+    Suffix(u8),
+}
+
+/// One modifier field: up to two bit pieces, concatenated low piece first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModField {
+    /// What the modifier means.
+    pub kind: ModKind,
+    /// First piece (lo, len).
+    pub a: (u8, u8),
+    /// Second piece (lo, len); len 0 if none.
+    pub b: (u8, u8),
+    /// Value names; `""` prints nothing, `"?"` (or a value past the list) is invalid.
+    pub names: &'static [&'static str],
+    /// Where it prints.
+    pub place: Place,
+}
+
+impl ModField {
+    /// Total width in bits.
+    pub const fn bits(&self) -> u32 {
+        (self.a.1 + self.b.1) as u32
+    }
+
+    /// The name of value `v`, or `None` if invalid.
+    pub fn name(&self, v: u8) -> Option<&'static str> {
+        match self.names.get(v as usize) {
+            Some(&"?") | None => None,
+            Some(n) => Some(n),
+        }
+    }
+}
+
+/// Instruction properties, a bit set.
+pub mod flags {
+    /// Branch with a target operand (BRA, SSY, PBK, PCNT, CAL, JCAL).
+    pub const BRANCH: u32 = 1 << 0;
+    /// Ends or redirects control without a target (EXIT, RET, BRK, CONT, SYNC).
+    pub const FLOW: u32 = 1 << 1;
+    /// Reads memory.
+    pub const LOAD: u32 = 1 << 2;
+    /// Writes memory.
+    pub const STORE: u32 = 1 << 3;
+    /// Result arrives after a variable delay: consumers must wait on a scoreboard.
+    pub const VAR_LAT: u32 = 1 << 4;
+    /// No guard predicate field (bits 16..20 are fixed zero).
+    pub const NO_GUARD: u32 = 1 << 5;
+    /// Barrier / memory ordering / other side effect beyond its defs.
+    pub const SIDE: u32 = 1 << 6;
+    /// Reads the condition code when `.X` is set, writes it when `.CC` is set (handled by mods).
+    pub const ATOMIC: u32 = 1 << 7;
+    /// Double precision.
+    pub const DOUBLE: u32 = 1 << 8;
+}
+
+/// Latency/throughput class of a form (see [`crate::latency`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Integer/logic ALU, fixed latency.
+    Alu,
+    /// Single precision FMA-pipe float ALU, fixed latency.
+    Fpu,
+    /// Integer multiply-add (XMAD) and similar, fixed latency.
+    Mad,
+    /// Moves and selects (fixed).
+    Mov,
+    /// Predicate logic (fixed).
+    Pred,
+    /// Double precision (variable, scoreboard).
+    Dbl,
+    /// Multi-function unit (MUFU), variable.
+    Sfu,
+    /// Conversions (F2F, F2I, I2F, I2I, POPC, FLO, BREV...): variable latency on Maxwell.
+    Conv,
+    /// Shared memory access.
+    Shared,
+    /// Global/local/generic memory access.
+    Global,
+    /// Constant load (LDC).
+    Const,
+    /// Special register read (S2R), variable.
+    Sreg,
+    /// Branches and control-stack ops.
+    Ctrl,
+    /// Barriers, membars, votes, shuffles and other warp-level ops.
+    Sync,
+}
+
+/// One table row.
+#[derive(Clone, Copy, Debug)]
+pub struct Form {
+    /// The opcode name this row describes (Rust identifier of the [`Op`] variant).
+    pub name: &'static str,
+    /// Base mnemonic, possibly with fixed parts (`SHF.L`, `LEA.HI`).
+    pub mnemonic: &'static str,
+    /// Fixed bits (under `mask`).
+    pub opcode: u64,
+    /// Which bits are fixed.
+    pub mask: u64,
+    /// Operand fields, print order.
+    pub operands: &'static [OpField],
+    /// Modifier fields; mnemonic modifiers print in this order.
+    pub mods: &'static [ModField],
+    /// Latency class.
+    pub class: Class,
+    /// [`flags`] bits.
+    pub flags: u32,
+}
+
+// ---- operand field shorthands ---------------------------------------------------------------
+
+const fn d(kind: OpKind, width: Width) -> OpField {
+    OpField {
+        kind,
+        role: Role::Def,
+        width,
+        optional: false,
+    }
+}
+const fn u(kind: OpKind, width: Width) -> OpField {
+    OpField {
+        kind,
+        role: Role::Use,
+        width,
+        optional: false,
+    }
+}
+const fn opt(mut f: OpField) -> OpField {
+    f.optional = true;
+    f
+}
+
+use OpKind as K;
+use Width::*;
+
+const RD: OpField = d(K::Gpr(0), W1);
+const RD2: OpField = d(K::Gpr(0), W2);
+const RDS: OpField = d(K::Gpr(0), Size);
+const RDT: OpField = d(K::Gpr(0), DType);
+const RDA: OpField = d(K::Gpr(0), Atom);
+const RA: OpField = u(K::Gpr(8), W1);
+const RA2: OpField = u(K::Gpr(8), W2);
+const RB: OpField = u(K::Gpr(20), W1);
+const RB2: OpField = u(K::Gpr(20), W2);
+const RBT: OpField = u(K::Gpr(20), SType);
+const RBA: OpField = u(K::Gpr(20), Atom);
+const RC: OpField = u(K::Gpr(39), W1);
+const RC2: OpField = u(K::Gpr(39), W2);
+const RS: OpField = u(K::Gpr(0), Size); // store data
+const RSA: OpField = u(K::Gpr(0), Atom); // RED data
+const NEXT: OpField = u(K::Next(2), Atom);
+const I20: OpField = u(K::I20, W1);
+const U20: OpField = u(K::U20, W1);
+const F20: OpField = u(K::F20, W1);
+const D20: OpField = u(K::D20, W1);
+const CB: OpField = u(K::CBuf, W1);
+const CBS: OpField = u(K::CBufSp, W1);
+const PD: OpField = d(K::PredDst(3), W1);
+const PD0: OpField = d(K::PredDst(0), W1);
+const PC: OpField = u(K::PredSrc(39, 42), W1);
+const MEM24: OpField = u(
+    K::Mem {
+        lo: 20,
+        len: 24,
+        scale: 1,
+    },
+    Ext,
+);
+const MEM24N: OpField = u(
+    K::Mem {
+        lo: 20,
+        len: 24,
+        scale: 1,
+    },
+    W1,
+);
+const MEM20A: OpField = u(
+    K::Mem {
+        lo: 28,
+        len: 20,
+        scale: 1,
+    },
+    Ext,
+);
+const MEM22S: OpField = u(
+    K::Mem {
+        lo: 30,
+        len: 22,
+        scale: 4,
+    },
+    W1,
+);
+const MEM32: OpField = u(
+    K::Mem {
+        lo: 20,
+        len: 32,
+        scale: 1,
+    },
+    Ext,
+);
+
+// ---- modifier shorthands -------------------------------------------------------------------
+
+const fn m(kind: ModKind, lo: u8, len: u8, names: &'static [&'static str]) -> ModField {
+    ModField {
+        kind,
+        a: (lo, len),
+        b: (0, 0),
+        names,
+        place: Place::Mnem,
+    }
+}
+const fn m2(kind: ModKind, a: (u8, u8), b: (u8, u8), names: &'static [&'static str]) -> ModField {
+    ModField {
+        kind,
+        a,
+        b,
+        names,
+        place: Place::Mnem,
+    }
+}
+const fn flag(kind: ModKind, bit: u8, name: &'static str) -> ModField {
+    ModField {
+        kind,
+        a: (bit, 1),
+        b: (0, 0),
+        names: flag_names(name),
+        place: Place::Mnem,
+    }
+}
+const fn flag_names(name: &'static str) -> &'static [&'static str] {
+    // A flag's names are ["", name]; the common ones are spelled out so they can be static.
+    match name.as_bytes() {
+        b"X" => &["", "X"],
+        b"FTZ" => &["", "FTZ"],
+        b"SAT" => &["", "SAT"],
+        b"E" => &["", "E"],
+        b"W" => &["", "W"],
+        b"HI" => &["", "HI"],
+        b"U" => &["", "U"],
+        b"SH" => &["", "SH"],
+        b"BF" => &["", "BF"],
+        b"PSL" => &["", "PSL"],
+        b"MRG" => &["", "MRG"],
+        b"BREV" => &["", "BREV"],
+        b"NDV" => &["", "NDV"],
+        b"S" => &["", "S"],
+        b"LMT" => &["", "LMT"],
+        b"PO" => &["", "PO"],
+        b"TRIG" => &["", "TRIG"],
+        _ => &["", "?"],
+    }
+}
+const fn neg(k: u8, bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::Neg(k),
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "-"],
+        place: Place::Neg(k),
+    }
+}
+const fn abs(k: u8, bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::Abs(k),
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "|"],
+        place: Place::Abs(k),
+    }
+}
+const fn inv(k: u8, bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::Inv(k),
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "~"],
+        place: Place::Inv(k),
+    }
+}
+const fn cc(bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::Cc,
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "CC"],
+        place: Place::Suffix(0),
+    }
+}
+const fn cc_on(k: u8, bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::Cc,
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "CC"],
+        place: Place::Suffix(k),
+    }
+}
+const fn h1(k: u8, bit: u8) -> ModField {
+    ModField {
+        kind: ModKind::H1(k),
+        a: (bit, 1),
+        b: (0, 0),
+        names: &["", "H1"],
+        place: Place::Suffix(k),
+    }
+}
+
+use ModKind as M;
+
+const ICMP: &[&str] = &["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"];
+const FCMP: &[&str] = &[
+    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+    "GEU", "T",
+];
+const BOP: &[&str] = &["AND", "OR", "XOR", "?"];
+const RND: &[&str] = &["", "RM", "RP", "RZ"];
+const U32: &[&str] = &["U32", ""];
+const LOPOP: &[&str] = &["AND", "OR", "XOR", "PASS_B"];
+const PO: &[&str] = &["", "T", "Z", "NZ"];
+const FMZ: &[&str] = &["", "FTZ", "FMZ", "?"];
+const MEMSZ: &[&str] = &["U8", "S8", "U16", "S16", "", "64", "128", "U.128"];
+const LDSSZ: &[&str] = &[
+    "U8", "S8", "U16", "S16", "", "64", "128", "?", "U.U8", "U.S8", "U.U16", "U.S16", "U.32",
+    "U.64", "U.128", "U.U.128",
+];
+const LDGCOP: &[&str] = &["", "CG", "CI", "CV"];
+const LDLCOP: &[&str] = &["", "CG", "LU", "CV"];
+const STCOP: &[&str] = &["", "CG", "CS", "WT"];
+const LDCMODE: &[&str] = &["", "IL", "IS", "ISL"];
+const ATOMOP: &[&str] = &[
+    "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "?", "?", "?", "?", "?", "?",
+    "?",
+];
+const ATOMTY: &[&str] = &["", "S32", "U64", "F32.FTZ.RN", "U128", "S64", "?", "?"];
+const ATOMSTY: &[&str] = &["", "S32", "U64", "S64"];
+const REDOP: &[&str] = &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"];
+const MUFUOP: &[&str] = &[
+    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "?", "?", "?", "?", "?",
+    "?", "?",
+];
+const FTY: &[&str] = &["?", "F16", "F32", "F64"];
+const ITY: &[&str] = &["U8", "U16", "U32", "U64", "S8", "S16", "S32", "S64"];
+const F2FRND: &[&str] = &["", "RM", "RP", "RZ", "ROUND", "FLOOR", "CEIL", "TRUNC"];
+const F2IRND: &[&str] = &["", "FLOOR", "CEIL", "TRUNC"];
+const BSEL: &[&str] = &["", "B1", "B2", "B3"];
+const XMODE: &[&str] = &["", "CLO", "CHI", "CSFU", "CBCC", "?", "?", "?"];
+const XMODE2: &[&str] = &["", "CLO", "CHI", "CSFU"];
+const XSIGN: &[&str] = &["", "S16.U16", "U16.S16", "S16.S16"];
+const SHFTY: &[&str] = &["", "?", "U64", "S64"];
+const IADD3M: &[&str] = &["", "RS", "LS", "?"];
+const SHFLOP: &[&str] = &["IDX", "UP", "DOWN", "BFLY"];
+const VOTEOP: &[&str] = &["ALL", "ANY", "EQ", "?"];
+const MEMBARS: &[&str] = &["CTA", "GL", "SYS", "?"];
+const BARMODE: &[&str] = &["SYNC", "ARV", "RED", "SCAN", "SYNCALL", "?", "?", "?"];
+const BARRED: &[&str] = &["", "AND", "OR", "?"];
+const PRMTM: &[&str] = &["", "F4E", "B4E", "RC8", "ECL", "ECR", "RC16", "?"];
+const CCT: &[&str] = &[
+    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+    "GEU", "", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT", "CSM_TA", "CSM_TR", "CSM_MX",
+    "FCSM_TA", "FCSM_TR", "FCSM_MX", "RLE", "RGT",
+];
+const FCHKOP: &[&str] = &["DIVIDE", "?", "?", "?"];
+const RROOP: &[&str] = &["SINCOS", "EX2"];
+const IMNMXM: &[&str] = &["", "XLO", "XMED", "XHI"];
+const LEAX: &[&str] = &["", "X"];
+
+/// `op!(top16, mask16)`: fixed bits in the top 16 bits of the word.
+macro_rules! op16 {
+    ($v:expr, $m:expr) => {
+        (($v as u64) << 48, ($m as u64) << 48)
+    };
+}
+
+macro_rules! forms {
+    ($( $name:ident : $mn:literal, $fixed:expr, $class:ident, $flags:expr,
+        [$($opnd:expr),* $(,)?], [$($md:expr),* $(,)?] ;)*) => {
+        /// Every opcode form of the table, one variant per row.
+        #[allow(non_camel_case_types, missing_docs)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u16)]
+        pub enum OpName { $($name),* }
+
+        /// All rows, indexed by [`Op`].
+        pub static FORMS: &[Form] = &[ $( Form {
+            name: stringify!($name),
+            mnemonic: $mn,
+            opcode: $fixed.0,
+            mask: $fixed.1,
+            operands: &[$($opnd),*],
+            mods: &[$($md),*],
+            class: Class::$class,
+            flags: $flags,
+        } ),* ];
+
+        impl Op {
+            $(
+                #[allow(missing_docs)]
+                pub const $name: Op = Op(OpName::$name as u16);
+            )*
+        }
+    };
+}
+
+use flags::*;
+
+/// Fixed bits: the top 16 bits plus extra (value, mask) pairs lower down.
+const fn fx(top: (u64, u64), lo: u64, lo_mask: u64) -> (u64, u64) {
+    (top.0 | lo, top.1 | lo_mask)
+}
+
+#[rustfmt::skip]
+forms! {
+    // ---- integer arithmetic -------------------------------------------------------------------
+    IADD_R:     "IADD",     op16!(0x5c10, 0xfff8), Alu, 0, [RD, RA, RB], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
+    IADD_I:     "IADD",     op16!(0x3810, 0xfef8), Alu, 0, [RD, RA, I20], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
+    IADD_C:     "IADD",     op16!(0x4c10, 0xfff8), Alu, 0, [RD, RA, CB], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
+    IADD32I:    "IADD32I",  op16!(0x1c00, 0xfe00), Alu, 0, [RD, RA, u(K::S32(20), W1)], [flag(M::Sat, 54, "SAT"), flag(M::X, 53, "X"), cc(52), neg(1, 56)];
+    IADD3_R:    "IADD3",    op16!(0x5cc0, 0xfff0), Alu, 0, [RD, RA, RB, RC], [m(M::Iadd3Mode, 37, 2, IADD3M), flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
+    IADD3_I:    "IADD3",    op16!(0x38c0, 0xfef0), Alu, 0, [RD, RA, I20, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
+    IADD3_C:    "IADD3",    op16!(0x4cc0, 0xfff0), Alu, 0, [RD, RA, CB, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
+    ISCADD_R:   "ISCADD",   op16!(0x5c18, 0xfff8), Alu, 0, [RD, RA, RB, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
+    ISCADD_I:   "ISCADD",   op16!(0x3818, 0xfef8), Alu, 0, [RD, RA, I20, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
+    ISCADD_C:   "ISCADD",   op16!(0x4c18, 0xfff8), Alu, 0, [RD, RA, CB, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
+    ISCADD32I:  "ISCADD32I", op16!(0x1400, 0xfc00), Alu, 0, [RD, RA, u(K::S32(20), W1), u(K::UImm(53, 5), W1)], [cc(52)];
+    IMNMX_R:    "IMNMX",    op16!(0x5c20, 0xfff8), Alu, 0, [RD, RA, RB, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
+    IMNMX_I:    "IMNMX",    op16!(0x3820, 0xfef8), Alu, 0, [RD, RA, I20, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
+    IMNMX_C:    "IMNMX",    op16!(0x4c20, 0xfff8), Alu, 0, [RD, RA, CB, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
+    XMAD_R:     "XMAD",     op16!(0x5b00, 0xffc0), Mad, 0, [RD, RA, RB, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), flag(M::Mrg, 37, "MRG"), m(M::XMode, 50, 3, XMODE), flag(M::X, 38, "X"), cc(47), h1(1, 53), h1(2, 35)];
+    XMAD_I:     "XMAD",     op16!(0x3600, 0xffc0), Mad, 0, [RD, RA, u(K::UImm(20, 16), W1), RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), flag(M::Mrg, 37, "MRG"), m(M::XMode, 50, 3, XMODE), flag(M::X, 38, "X"), cc(47), h1(1, 53)];
+    XMAD_C:     "XMAD",     op16!(0x4e00, 0xfe00), Mad, 0, [RD, RA, CBS, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 55, "PSL"), flag(M::Mrg, 56, "MRG"), m(M::XMode, 50, 2, XMODE2), flag(M::X, 54, "X"), cc(47), h1(1, 53), h1(2, 52)];
+    XMAD_RC:    "XMAD",     op16!(0x5100, 0xff00), Mad, 0, [RD, RA, RC, CB], [m2(M::XSign, (48,1), (49,1), XSIGN), m(M::XMode, 50, 2, XMODE2), flag(M::X, 54, "X"), cc(47), h1(1, 53), h1(2, 52)];
+    LEA_R:      "LEA",      op16!(0x5bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_I:      "LEA",      op16!(0x36d0, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_C:      "LEA",      op16!(0x4bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_HI_R:   "LEA.HI",   op16!(0x5bd8, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 5), W1)], [m(M::X, 38, 1, LEAX), cc_on(1, 47), neg(2, 37)];
+    LEA_HI_C:   "LEA.HI",   op16!(0x1800, 0xf800), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, RC, u(K::UImm(51, 5), W1)], [m(M::X, 57, 1, LEAX), cc_on(1, 47), neg(2, 56)];
+    // ---- integer compare / select / logic --------------------------------------------------------
+    ISETP_R:    "ISETP",    op16!(0x5b60, 0xfff0), Alu, 0, [PD, PD0, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
+    ISETP_I:    "ISETP",    op16!(0x3660, 0xfef0), Alu, 0, [PD, PD0, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
+    ISETP_C:    "ISETP",    op16!(0x4b60, 0xfff0), Alu, 0, [PD, PD0, RA, CB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
+    ISET_R:     "ISET",     op16!(0x5b50, 0xfff0), Alu, 0, [RD, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ISET_I:     "ISET",     op16!(0x3650, 0xfef0), Alu, 0, [RD, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ISET_C:     "ISET",     op16!(0x4b50, 0xfff0), Alu, 0, [RD, RA, CB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ICMP_R:     "ICMP",     op16!(0x5b40, 0xfff0), Alu, 0, [RD, RA, RB, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
+    ICMP_I:     "ICMP",     op16!(0x3640, 0xfef0), Alu, 0, [RD, RA, I20, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
+    ICMP_C:     "ICMP",     op16!(0x4b40, 0xfff0), Alu, 0, [RD, RA, CB, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
+    ICMP_RC:    "ICMP",     op16!(0x5340, 0xfff0), Alu, 0, [RD, RA, RC, CB], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
+    FCMP_R:     "FCMP",     op16!(0x5ba0, 0xfff0), Fpu, 0, [RD, RA, RB, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
+    FCMP_I:     "FCMP",     op16!(0x36a0, 0xfef0), Fpu, 0, [RD, RA, F20, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
+    FCMP_C:     "FCMP",     op16!(0x4ba0, 0xfff0), Fpu, 0, [RD, RA, CB, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
+    FCMP_RC:    "FCMP",     op16!(0x53a0, 0xfff0), Fpu, 0, [RD, RA, RC, CB], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
+    SEL_R:      "SEL",      op16!(0x5ca0, 0xfff8), Mov, 0, [RD, RA, RB, PC], [];
+    SEL_I:      "SEL",      op16!(0x38a0, 0xfef8), Mov, 0, [RD, RA, I20, PC], [];
+    SEL_C:      "SEL",      op16!(0x4ca0, 0xfff8), Mov, 0, [RD, RA, CB, PC], [];
+    LOP_R:      "LOP",      op16!(0x5c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
+    LOP_I:      "LOP",      op16!(0x3840, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
+    LOP_C:      "LOP",      op16!(0x4c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
+    LOP32I:     "LOP32I",   op16!(0x0400, 0xfc00), Alu, 0, [RD, RA, u(K::U32(20), W1)], [m(M::LogicOp, 53, 2, LOPOP), flag(M::X, 57, "X"), cc(52), inv(1, 55), inv(2, 56)];
+    LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [m(M::PredMode, 36, 2, PO), flag(M::X, 38, "X"), cc(47)];
+    LOP3_I:     "LOP3.LUT", op16!(0x3c00, 0xfe00), Alu, 0, [RD, RA, I20, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 57, "X"), cc(47)];
+    LOP3_C:     "LOP3.LUT", op16!(0x0200, 0xfe00), Alu, 0, [RD, RA, CB, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 56, "X"), cc(47)];
+    // ---- shifts and bit fields -----------------------------------------------------------------
+    SHL_R:      "SHL",      op16!(0x5c48, 0xfff8), Alu, 0, [RD, RA, RB], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
+    SHL_I:      "SHL",      op16!(0x3848, 0xfef8), Alu, 0, [RD, RA, U20], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
+    SHL_C:      "SHL",      op16!(0x4c48, 0xfff8), Alu, 0, [RD, RA, CB], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
+    SHR_R:      "SHR",      op16!(0x5c28, 0xfff8), Alu, 0, [RD, RA, RB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
+    SHR_I:      "SHR",      op16!(0x3828, 0xfef8), Alu, 0, [RD, RA, U20], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
+    SHR_C:      "SHR",      op16!(0x4c28, 0xfff8), Alu, 0, [RD, RA, CB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
+    SHF_L_R:    "SHF.L",    op16!(0x5bf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::X, 48, "X"), cc(47)];
+    SHF_L_I:    "SHF.L",    op16!(0x36f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::X, 48, "X"), cc(47)];
+    SHF_R_R:    "SHF.R",    op16!(0x5cf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::Hi, 48, "HI"), flag(M::X, 49, "X"), cc(47)];
+    SHF_R_I:    "SHF.R",    op16!(0x38f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::Hi, 48, "HI"), flag(M::X, 49, "X"), cc(47)];
+    BFE_R:      "BFE",      op16!(0x5c00, 0xfff8), Alu, 0, [RD, RA, RB], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
+    BFE_I:      "BFE",      op16!(0x3800, 0xfef8), Alu, 0, [RD, RA, U20], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
+    BFE_C:      "BFE",      op16!(0x4c00, 0xfff8), Alu, 0, [RD, RA, CB], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
+    BFI_R:      "BFI",      op16!(0x5bf0, 0xfff8), Alu, 0, [RD, RA, RB, RC], [cc(47)];
+    BFI_I:      "BFI",      op16!(0x36f0, 0xfef8), Alu, 0, [RD, RA, U20, RC], [cc(47)];
+    BFI_C:      "BFI",      op16!(0x4bf0, 0xfff8), Alu, 0, [RD, RA, CB, RC], [cc(47)];
+    BFI_RC:     "BFI",      op16!(0x53f0, 0xfff8), Alu, 0, [RD, RA, RC, CB], [cc(47)];
+    FLO_R:      "FLO",      op16!(0x5c30, 0xfff8), Conv, VAR_LAT, [RD, RB], [m(M::Signed, 48, 1, U32), flag(M::Sh, 41, "SH"), cc(47), inv(1, 40)];
+    FLO_I:      "FLO",      op16!(0x3830, 0xfef8), Conv, VAR_LAT, [RD, I20], [m(M::Signed, 48, 1, U32), flag(M::Sh, 41, "SH"), cc(47), inv(1, 40)];
+    FLO_C:      "FLO",      op16!(0x4c30, 0xfff8), Conv, VAR_LAT, [RD, CB], [m(M::Signed, 48, 1, U32), flag(M::Sh, 41, "SH"), cc(47), inv(1, 40)];
+    POPC_R:     "POPC",     op16!(0x5c08, 0xfff8), Conv, VAR_LAT, [RD, RB], [inv(1, 40)];
+    POPC_I:     "POPC",     op16!(0x3808, 0xfef8), Conv, VAR_LAT, [RD, I20], [inv(1, 40)];
+    POPC_C:     "POPC",     op16!(0x4c08, 0xfff8), Conv, VAR_LAT, [RD, CB], [inv(1, 40)];
+    PRMT_R:     "PRMT",     op16!(0x5bc0, 0xfff8), Alu, 0, [RD, RA, RB, RC], [m(M::Mode, 48, 3, PRMTM)];
+    PRMT_I:     "PRMT",     op16!(0x36c0, 0xfef8), Alu, 0, [RD, RA, U20, RC], [m(M::Mode, 48, 3, PRMTM)];
+    PRMT_C:     "PRMT",     op16!(0x4bc0, 0xfff8), Alu, 0, [RD, RA, CB, RC], [m(M::Mode, 48, 3, PRMTM)];
+    PRMT_RC:    "PRMT",     op16!(0x53c0, 0xfff8), Alu, 0, [RD, RA, RC, CB], [m(M::Mode, 48, 3, PRMTM)];
+    // ---- moves ------------------------------------------------------------------------------------
+    MOV_R:      "MOV",      op16!(0x5c98, 0xfff8), Mov, 0, [RD, RB], [m(M::Lanes, 39, 4, LANES)];
+    MOV_I:      "MOV",      op16!(0x3898, 0xfef8), Mov, 0, [RD, I20], [m(M::Lanes, 39, 4, LANES)];
+    MOV_C:      "MOV",      op16!(0x4c98, 0xfff8), Mov, 0, [RD, CB], [m(M::Lanes, 39, 4, LANES)];
+    MOV32I:     "MOV32I",   op16!(0x0100, 0xfff0), Mov, 0, [RD, u(K::U32(20), W1)], [m(M::Lanes, 12, 4, LANES)];
+    S2R:        "S2R",      op16!(0xf0c8, 0xfff8), Sreg, VAR_LAT, [RD, u(K::SReg, W1)], [];
+    CS2R:       "CS2R",     op16!(0x50c8, 0xfff8), Mov, 0, [RD, u(K::SReg, W1)], [];
+    P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
+    R2P_I:      "R2P",      op16!(0x38f0, 0xfef8), Alu, 0, [d(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
+    // ---- single precision float ------------------------------------------------------------------
+    FADD_R:     "FADD",     op16!(0x5c58, 0xfff8), Fpu, 0, [RD, RA, RB], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FADD_I:     "FADD",     op16!(0x3858, 0xfef8), Fpu, 0, [RD, RA, F20], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FADD_C:     "FADD",     op16!(0x4c58, 0xfff8), Fpu, 0, [RD, RA, CB], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FADD32I:    "FADD32I",  op16!(0x0800, 0xfc00), Fpu, 0, [RD, RA, u(K::F32(20), W1)], [flag(M::Ftz, 55, "FTZ"), cc(52), neg(1, 56), abs(1, 54), neg(2, 53), abs(2, 57)];
+    FMUL_R:     "FMUL",     op16!(0x5c68, 0xfff8), Fpu, 0, [RD, RA, RB], [m2(M::Fmz, (44,1), (45,1), FMZ), m(M::Scale, 41, 3, PDIV), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48)];
+    FMUL_I:     "FMUL",     op16!(0x3868, 0xfef8), Fpu, 0, [RD, RA, F20], [m2(M::Fmz, (44,1), (45,1), FMZ), m(M::Scale, 41, 3, PDIV), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48)];
+    FMUL_C:     "FMUL",     op16!(0x4c68, 0xfff8), Fpu, 0, [RD, RA, CB], [m2(M::Fmz, (44,1), (45,1), FMZ), m(M::Scale, 41, 3, PDIV), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48)];
+    FMUL32I:    "FMUL32I",  op16!(0x1e00, 0xff00), Fpu, 0, [RD, RA, u(K::F32(20), W1)], [m2(M::Fmz, (53,1), (54,1), FMZ), flag(M::Sat, 55, "SAT"), cc(52)];
+    FFMA_R:     "FFMA",     op16!(0x5980, 0xff80), Fpu, 0, [RD, RA, RB, RC], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
+    FFMA_I:     "FFMA",     op16!(0x3280, 0xfe80), Fpu, 0, [RD, RA, F20, RC], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
+    FFMA_C:     "FFMA",     op16!(0x4980, 0xff80), Fpu, 0, [RD, RA, CB, RC], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
+    FFMA_RC:    "FFMA",     op16!(0x5180, 0xff80), Fpu, 0, [RD, RA, RC, CB], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
+    FMNMX_R:    "FMNMX",    op16!(0x5c60, 0xfff8), Fpu, 0, [RD, RA, RB, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FMNMX_I:    "FMNMX",    op16!(0x3860, 0xfef8), Fpu, 0, [RD, RA, F20, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FMNMX_C:    "FMNMX",    op16!(0x4c60, 0xfff8), Fpu, 0, [RD, RA, CB, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FSETP_R:    "FSETP",    op16!(0x5bb0, 0xfff0), Fpu, 0, [PD, PD0, RA, RB, PC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ"), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    FSETP_I:    "FSETP",    op16!(0x36b0, 0xfef0), Fpu, 0, [PD, PD0, RA, F20, PC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ"), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    FSETP_C:    "FSETP",    op16!(0x4bb0, 0xfff0), Fpu, 0, [PD, PD0, RA, CB, PC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ"), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    FSET_R:     "FSET",     op16!(0x5800, 0xff00), Fpu, 0, [RD, RA, RB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    FSET_I:     "FSET",     op16!(0x3000, 0xfe00), Fpu, 0, [RD, RA, F20, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    FSET_C:     "FSET",     op16!(0x4800, 0xff00), Fpu, 0, [RD, RA, CB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    FCHK_R:     "FCHK",     op16!(0x5c88, 0xfff8), Fpu, VAR_LAT, [PD0, RA, RB], [m(M::Mode, 39, 2, FCHKOP), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    MUFU:       "MUFU",     op16!(0x5080, 0xfff8), Sfu, VAR_LAT, [RD, RA], [m(M::MufuOp, 20, 4, MUFUOP), flag(M::Sat, 50, "SAT"), neg(1, 48), abs(1, 46)];
+    RRO_R:      "RRO",      op16!(0x5c90, 0xfff8), Fpu, 0, [RD, RB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
+    RRO_I:      "RRO",      op16!(0x3890, 0xfef8), Fpu, 0, [RD, F20], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
+    RRO_C:      "RRO",      op16!(0x4c90, 0xfff8), Fpu, 0, [RD, CB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
+    // ---- conversions -----------------------------------------------------------------------------
+    F2F_R:      "F2F",      op16!(0x5ca8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2F_I:      "F2F",      op16!(0x38a8, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2F_C:      "F2F",      op16!(0x4ca8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_R:      "F2I",      op16!(0x5cb0, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_I:      "F2I",      op16!(0x38b0, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_C:      "F2I",      op16!(0x4cb0, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    I2F_R:      "I2F",      op16!(0x5cb8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    I2F_I:      "I2F",      op16!(0x38b8, 0xfef8), Conv, VAR_LAT, [RDT, I20], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    I2F_C:      "I2F",      op16!(0x4cb8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    I2I_R:      "I2I",      op16!(0x5ce0, 0xfff8), Conv, VAR_LAT, [RD, RB], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    I2I_I:      "I2I",      op16!(0x38e0, 0xfef8), Conv, VAR_LAT, [RD, I20], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    I2I_C:      "I2I",      op16!(0x4ce0, 0xfff8), Conv, VAR_LAT, [RD, CBS], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    // ---- double precision ------------------------------------------------------------------------
+    DADD_R:     "DADD",     op16!(0x5c70, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RB2], [m(M::Rnd, 39, 2, RND), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DADD_I:     "DADD",     op16!(0x3870, 0xfef8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, D20], [m(M::Rnd, 39, 2, RND), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DADD_C:     "DADD",     op16!(0x4c70, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, CB], [m(M::Rnd, 39, 2, RND), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DMUL_R:     "DMUL",     op16!(0x5c80, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RB2], [m(M::Rnd, 39, 2, RND), cc(47), neg(2, 48)];
+    DMUL_I:     "DMUL",     op16!(0x3880, 0xfef8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, D20], [m(M::Rnd, 39, 2, RND), cc(47), neg(2, 48)];
+    DMUL_C:     "DMUL",     op16!(0x4c80, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, CB], [m(M::Rnd, 39, 2, RND), cc(47), neg(2, 48)];
+    DFMA_R:     "DFMA",     op16!(0x5b70, 0xfff0), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RB2, RC2], [m(M::Rnd, 50, 2, RND), cc(47), neg(2, 48), neg(3, 49)];
+    DFMA_I:     "DFMA",     op16!(0x3670, 0xfef0), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, D20, RC2], [m(M::Rnd, 50, 2, RND), cc(47), neg(2, 48), neg(3, 49)];
+    DFMA_C:     "DFMA",     op16!(0x4b70, 0xfff0), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, CB, RC2], [m(M::Rnd, 50, 2, RND), cc(47), neg(2, 48), neg(3, 49)];
+    DFMA_RC:    "DFMA",     op16!(0x5370, 0xfff0), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RC2, CB], [m(M::Rnd, 50, 2, RND), cc(47), neg(2, 48), neg(3, 49)];
+    DMNMX_R:    "DMNMX",    op16!(0x5c50, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RB2, PC], [cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DMNMX_I:    "DMNMX",    op16!(0x3850, 0xfef8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, D20, PC], [cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DMNMX_C:    "DMNMX",    op16!(0x4c50, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, CB, PC], [cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    DSETP_R:    "DSETP",    op16!(0x5b80, 0xfff0), Dbl, VAR_LAT | DOUBLE, [PD, PD0, RA2, RB2, PC], [m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    DSETP_I:    "DSETP",    op16!(0x3680, 0xfef0), Dbl, VAR_LAT | DOUBLE, [PD, PD0, RA2, D20, PC], [m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    DSETP_C:    "DSETP",    op16!(0x4b80, 0xfff0), Dbl, VAR_LAT | DOUBLE, [PD, PD0, RA2, CB, PC], [m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), neg(2, 43), abs(2, 7), neg(3, 6), abs(3, 44)];
+    DSET_R:     "DSET",     op16!(0x5900, 0xff00), Dbl, VAR_LAT | DOUBLE, [RD, RA2, RB2, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    DSET_I:     "DSET",     op16!(0x3200, 0xfe00), Dbl, VAR_LAT | DOUBLE, [RD, RA2, D20, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    DSET_C:     "DSET",     op16!(0x4900, 0xff00), Dbl, VAR_LAT | DOUBLE, [RD, RA2, CB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
+    // ---- predicates ------------------------------------------------------------------------------
+    PSETP:      "PSETP",    op16!(0x5090, 0xfff8), Pred, 0, [PD, PD0, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP)];
+    PSET:       "PSET",     op16!(0x5088, 0xfff8), Pred, 0, [RD, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [flag(M::Bf, 44, "BF"), m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP), cc(47)];
+    CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [m(M::CcTest, 8, 5, CCT), m(M::Bop, 45, 2, BOP)];
+    // ---- memory ----------------------------------------------------------------------------------
+    LDG:        "LDG",      op16!(0xeed0, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, LDGCOP), m(M::Size, 48, 3, MEMSZ)];
+    STG:        "STG",      op16!(0xeed8, 0xfff8), Global, STORE, [MEM24, RS], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, STCOP), m(M::Size, 48, 3, MEMSZ)];
+    LDL:        "LDL",      op16!(0xef40, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24N], [m(M::Cache, 44, 2, LDLCOP), m(M::Size, 48, 3, MEMSZ)];
+    STL:        "STL",      op16!(0xef50, 0xfff8), Global, STORE, [MEM24N, RS], [m(M::Cache, 44, 2, STCOP), m(M::Size, 48, 3, MEMSZ)];
+    LDS:        "LDS",      op16!(0xef48, 0xfff8), Shared, LOAD | VAR_LAT, [RDS, MEM24N], [m2(M::Size, (48, 3), (44, 1), LDSSZ)];
+    STS:        "STS",      op16!(0xef58, 0xfff8), Shared, STORE, [MEM24N, RS], [m(M::Size, 48, 3, MEMSZ)];
+    LD:         "LD",       op16!(0x8000, 0xe000), Global, LOAD | VAR_LAT, [RDS, MEM32, opt(u(K::PredSrc(58, 61), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, LDGCOP), m(M::Size, 53, 3, MEMSZ)];
+    ST:         "ST",       op16!(0xa000, 0xe000), Global, STORE, [MEM32, RS, opt(u(K::PredSrc(58, 61), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, STCOP), m(M::Size, 53, 3, MEMSZ)];
+    LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, MEMSZ), m(M::LdcMode, 44, 2, LDCMODE)];
+    ATOM:       "ATOM",     op16!(0xed00, 0xff00), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA], [flag(M::E, 48, "E"), m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 49, 3, ATOMTY)];
+    ATOM_CAS:   "ATOM",     fx(op16!(0xeef0, 0xfff0), 0, 0), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA, NEXT], [flag(M::E, 48, "E"), m(M::AtomType, 49, 1, &["CAS", "CAS.64"])];
+    ATOMS:      "ATOMS",    op16!(0xec00, 0xff00), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA], [m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 28, 2, ATOMSTY)];
+    ATOMS_CAS:  "ATOMS",    op16!(0xee40, 0xffe0), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA, NEXT], [m(M::AtomType, 52, 1, &["CAS", "CAS.64"])];
+    RED:        "RED",      op16!(0xebf8, 0xfff8), Global, STORE | ATOMIC, [MEM20A, RSA], [flag(M::E, 48, "E"), m(M::AtomOp, 23, 3, REDOP), m(M::AtomType, 20, 3, ATOMTY)];
+    // ---- control flow ----------------------------------------------------------------------------
+    BRA:        "BRA",      op16!(0xe240, 0xfff0), Ctrl, BRANCH, [u(K::Rel, W1)], [m(M::CcTest, 0, 5, CCT), flag(M::U, 7, "U"), flag(M::Lmt, 6, "LMT")];
+    SSY:        "SSY",      fx(op16!(0xe290, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
+    PBK:        "PBK",      fx(op16!(0xe2a0, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
+    PCNT:       "PCNT",     fx(op16!(0xe2b0, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
+    CAL:        "CAL",      fx(op16!(0xe260, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
+    JCAL:       "JCAL",     fx(op16!(0xe220, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Abs, W1)], [];
+    RET:        "RET",      op16!(0xe320, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    EXIT:       "EXIT",     op16!(0xe300, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    BRK:        "BRK",      op16!(0xe340, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    CONT:       "CONT",     op16!(0xe350, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    SYNC:       "SYNC",     op16!(0xf0f8, 0xfff8), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    // ---- barriers and warp-level ops ---------------------------------------------------------------
+    BAR:        "BAR",      fx(op16!(0xf0a8, 0xfff8), 0x1800_0000_0000, 0x1800_0000_0000), Sync, SIDE, [u(K::UImm(8, 8), W1), opt(u(K::UImm(20, 12), W1)), opt(PC)], [m(M::BarMode, 32, 3, BARMODE), m(M::BarRed, 35, 2, BARRED)];
+    MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS)];
+    DEPBAR:     "DEPBAR",   fx(op16!(0xf0f0, 0xfff8), 0, 0x3ff0_0000), Sync, SIDE, [u(K::SbMask, W1)], [];
+    DEPBAR_LE:  "DEPBAR.LE", fx(op16!(0xf0f0, 0xfff8), 0x2000_0000, 0x2000_0000), Sync, SIDE, [u(K::Sb, W1), u(K::UImm(20, 6), W1), opt(u(K::SbMask, W1))], [];
+    SHFL_RR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, RB, RC], [m(M::ShflOp, 30, 2, SHFLOP)];
+    SHFL_IR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x1000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, u(K::UImm(20, 5), W1), RC], [m(M::ShflOp, 30, 2, SHFLOP)];
+    SHFL_RI:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x2000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, RB, u(K::UImm(34, 13), W1)], [m(M::ShflOp, 30, 2, SHFLOP)];
+    SHFL_II:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x3000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, u(K::UImm(20, 5), W1), u(K::UImm(34, 13), W1)], [m(M::ShflOp, 30, 2, SHFLOP)];
+    VOTE:       "VOTE",     op16!(0x50d8, 0xfff8), Sync, 0, [RD, d(K::PredDst(45), W1), PC], [m(M::VoteOp, 48, 2, VOTEOP)];
+    NOP:        "NOP",      op16!(0x50b0, 0xfff8), Ctrl, 0, [opt(u(K::UImm(20, 16), W1))], [m(M::CcTest, 8, 5, CCT), flag(M::Trig, 13, "TRIG")];
+}
+
+/// LANES: MOV's quad-lane mask; 0xf (all) prints nothing.
+const LANES: &[&str] = &[
+    "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "?", "",
+];
+/// FMUL's scale field (PDIV).
+const PDIV: &[&str] = &["", "D2", "D4", "D8", "M8", "M4", "M2", "?"];
+
+impl Form {
+    /// Whether the row has `f` among its flags.
+    pub const fn has(&self, f: u32) -> bool {
+        self.flags & f != 0
+    }
+
+    /// The modifier field of kind `k`, if the row has one, with its index.
+    pub fn mod_index(&self, k: ModKind) -> Option<usize> {
+        self.mods.iter().position(|m| m.kind == k)
+    }
+}
+
+/// The rows of `FORMS` as [`Op`]s.
+pub fn all_ops() -> impl Iterator<Item = Op> {
+    (0..FORMS.len() as u16).map(Op)
+}
