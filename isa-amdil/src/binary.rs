@@ -26,8 +26,61 @@ use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::opcodes::{Form, Opcode};
 
-/// Language token value written for the stream (`IL_LANG_GENERIC`).
-const LANG_GENERIC: u32 = 0;
+/// `IL_Lang` client type written for a shader type: the DX11 language of that stage, as
+/// AMD's own tools write it (`IL_LANG_DX11_CS` = 12 for compute).
+fn lang_for(shader: ShaderType) -> u32 {
+    match shader {
+        ShaderType::Pixel => 9,
+        ShaderType::Vertex => 10,
+        ShaderType::Geometry => 11,
+        ShaderType::Compute => 12,
+        ShaderType::Hull => 13,
+        ShaderType::Domain => 14,
+    }
+}
+
+/// `ILPixTexUsage` names as written in `_type(..)`, in enum order.
+const PIXTEX: [&str; 14] = [
+    "unknown",
+    "1d",
+    "2d",
+    "3d",
+    "cubemap",
+    "2dmsaa",
+    "4comp",
+    "buffer",
+    "1darray",
+    "2darray",
+    "2darraymsaa",
+    "2dplusw",
+    "cubemapplusw",
+    "cubemaparray",
+];
+
+/// `_type(t[,unnorm])` -> (ILPixTexUsage, unnorm).
+fn pixtex(v: &str) -> Option<(u32, bool)> {
+    let mut parts = v.split(',');
+    let first = parts.next()?.trim();
+    let t = PIXTEX.iter().position(|n| n.eq_ignore_ascii_case(first))? as u32;
+    let unnorm = match parts.next().map(str::trim) {
+        None => false,
+        Some(u) if u.eq_ignore_ascii_case("unnorm") => true,
+        Some(_) => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((t, unnorm))
+}
+
+fn pixtex_text(t: u32, unnorm: bool) -> String {
+    let name = PIXTEX.get(t as usize).copied().unwrap_or("unknown");
+    if unnorm {
+        format!("{name},unnorm")
+    } else {
+        name.to_string()
+    }
+}
 /// Marker text of extension comments.
 const EXT_MARK: &str = "ilc-ext";
 
@@ -102,6 +155,10 @@ enum Layout {
     ResInfo,
     /// Number of dimension dwords that follow.
     Dims,
+    /// `dcl_resource`: id 0..7, type 8..11, unnorm in token bit 31, then a format dword.
+    DclResource,
+    /// `dcl_uav`: id 0..3, format 4..7, type 8..13.
+    DclUav,
     Repeat,
     FirstBit,
     Fine,
@@ -113,6 +170,8 @@ fn layout(op: Opcode) -> Layout {
     let m = op.mnemonic();
     match op {
         Fence => Layout::Fence,
+        DclResource => Layout::DclResource,
+        DclUav => Layout::DclUav,
         Ifc | Breakc | Continuec | Set => Layout::Relop,
         Cmp => Layout::Cmp,
         Div | Rcp | Rsq | Ln | Log | Logp | DRcp | DRsq => Layout::ZeroOp,
@@ -172,10 +231,22 @@ const GLOBAL_FLAGS: [&str; 4] = [
 
 /// Splits controls into the control-field bits and the controls that need the extension
 /// comment. Errors when a value does not fit its field.
-fn control_bits(inst: &Instruction) -> Result<(u32, Vec<Control>), String> {
+/// Control-field bits, controls for the extension comment, and for `dcl_resource` the
+/// unnormalized flag and the format dword.
+struct Ctl {
+    bits: u32,
+    ext: Vec<Control>,
+    unnorm: bool,
+    fmt_word: u32,
+}
+
+fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     let lay = layout(inst.opcode);
     let mut bits = 0u32;
     let mut ext = Vec::new();
+    let mut unnorm = false;
+    let mut fmt_word = 0u32;
+    let mut typed = false;
     let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
         if v < (1 << w) {
             Ok(v)
@@ -185,6 +256,30 @@ fn control_bits(inst: &Instruction) -> Result<(u32, Vec<Control>), String> {
     };
     for c in &inst.controls {
         match (lay, c) {
+            (Layout::DclResource, Control::Id(n)) => bits |= fits(*n, 8, "resource id")?,
+            (Layout::DclUav, Control::Id(n)) => bits |= fits(*n, 4, "UAV id")?,
+            (Layout::DclResource, Control::Fmt(k, f)) if *f != ElementFormat::Unknown => {
+                fmt_word |= (*f as u32) << (20 + 3 * (*k as u32 & 3));
+            }
+            (Layout::DclUav, Control::Fmt(0, f)) if *f != ElementFormat::Unknown => {
+                bits |= (*f as u32) << 4
+            }
+            (
+                Layout::DclResource | Layout::DclUav,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "type"
+                && !typed
+                && pixtex(v)
+                    .is_some_and(|(t, u)| (t != 0 || u) && !(u && lay == Layout::DclUav)) =>
+            {
+                let (t, u) = pixtex(v).unwrap_or((0, false));
+                typed = true;
+                unnorm = u;
+                bits |= t << 8;
+            }
             (Layout::Fence, Control::Fence(f)) => {
                 let i = FenceFlag::ALL.iter().position(|x| x == f).unwrap_or(0);
                 bits |= 1 << i;
@@ -263,7 +358,12 @@ fn control_bits(inst: &Instruction) -> Result<(u32, Vec<Control>), String> {
     }
     // Canonical order, so that encoding a decoded program reproduces the words.
     sort_controls(&mut ext);
-    Ok((bits, ext))
+    Ok(Ctl {
+        bits,
+        ext,
+        unnorm,
+        fmt_word,
+    })
 }
 
 /// Controls from the control field (in canonical order).
@@ -275,6 +375,21 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
     };
     match layout(op) {
         Layout::None | Layout::Dims | Layout::GlobalFlags => {}
+        Layout::DclResource | Layout::DclUav => {
+            let res = layout(op) == Layout::DclResource;
+            v.push(Control::Id(if res { bits & 0xFF } else { bits & 0xF }));
+            if !res {
+                let f = ((bits >> 4) & 0xF) as usize;
+                if let Some(f) = ElementFormat::ALL
+                    .get(f)
+                    .filter(|f| **f != ElementFormat::Unknown)
+                {
+                    v.push(Control::Fmt(0, *f));
+                }
+            }
+            // The type (with unnorm, from token bit 31) and dcl_resource formats are added by
+            // the decoder, which sees the whole token and the format dword.
+        }
         Layout::Fence => {
             for (i, f) in FenceFlag::ALL.iter().enumerate() {
                 if bits & (1 << i) != 0 {
@@ -421,7 +536,12 @@ pub fn normalize(p: &Program) -> Program {
 /// opcode table, values too large for their fields).
 pub fn encode(p: &Program) -> Result<Vec<u32>, Vec<EncodeError>> {
     let mut out = Vec::with_capacity(p.statements.len() * 6 + 2);
-    out.push(LANG_GENERIC);
+    out.push(lang_for(
+        p.version
+            .as_ref()
+            .map(|v| v.shader)
+            .unwrap_or(ShaderType::Compute),
+    ));
     let (shader, major, minor, mp, rt) = match &p.version {
         Some(v) => (
             v.shader,
@@ -476,7 +596,12 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
             "a standalone `prefix` has no binary form; write `_prec` on the instruction".into(),
         );
     }
-    let (bits, ext_controls) = control_bits(inst)?;
+    let Ctl {
+        bits,
+        ext: ext_controls,
+        unnorm,
+        fmt_word,
+    } = control_bits(inst)?;
     // Extension comment: controls without bits, payload without binary form, source count.
     let mut ext = String::new();
     for c in &ext_controls {
@@ -543,10 +668,13 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         return Err("control value does not fit in 14 bits".into());
     }
     let imm_cb = matches!(inst.payload, Payload::ImmConstBuffer(_));
-    if imm_cb {
+    if imm_cb || unnorm {
         op |= 1 << 31;
     }
     out.push(op);
+    if inst.opcode == Opcode::DclResource {
+        out.push(fmt_word);
+    }
     match &inst.payload {
         Payload::ImmConstBuffer(words) => {
             out.push(words.len() as u32);
@@ -896,7 +1024,44 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             prog.statements.push(inst);
             continue;
         }
-        if tok & (3 << 30) != 0 {
+        if op == Opcode::DclResource {
+            let fmt = r.next("the dcl_resource format token")?;
+            if fmt & 0xF_FFFF != 0 {
+                return r.err(at + 1, "reserved bits set in the dcl_resource format token");
+            }
+            for k in 0..4u8 {
+                let f = ((fmt >> (20 + 3 * k as u32)) & 7) as usize;
+                if let Some(f) = ElementFormat::ALL
+                    .get(f)
+                    .filter(|f| **f != ElementFormat::Unknown)
+                {
+                    inst.controls.push(Control::Fmt(k, *f));
+                }
+            }
+            let t = (bits >> 8) & 0xF;
+            let unnorm = tok & (1 << 31) != 0;
+            if t != 0 || unnorm {
+                inst.controls.push(Control::Generic {
+                    name: "type".into(),
+                    value: Some(pixtex_text(t, unnorm)),
+                });
+            }
+            if t as usize >= PIXTEX.len() || tok & (1 << 30) != 0 {
+                return r.err(at, "bad dcl_resource type");
+            }
+        } else if op == Opcode::DclUav {
+            let t = (bits >> 8) & 0x3F;
+            if t as usize >= PIXTEX.len() {
+                return r.err(at, "bad dcl_uav type");
+            }
+            if t != 0 {
+                inst.controls.push(Control::Generic {
+                    name: "type".into(),
+                    value: Some(pixtex_text(t, false)),
+                });
+            }
+        }
+        if tok & (3 << 30) != 0 && op != Opcode::DclResource {
             return r.err(at, format!("modifier tokens of `{op}` are not supported"));
         }
         match info.form {
@@ -1235,7 +1400,7 @@ mod tests {
     #[test]
     fn header_and_simple_ops() {
         let w = rt("il_cs_2_0\nmov r1, r2\nend\n");
-        assert_eq!(w[0], 0);
+        assert_eq!(w[0], 12); // IL_LANG_DX11_CS
         assert_eq!(w[1], 0x0003_0200);
         assert_eq!(w[2], 71);
         assert_eq!(w[3], 4 << 16 | 1);
@@ -1267,10 +1432,31 @@ mod tests {
     }
 
     #[test]
+    fn resource_and_typed_uav_declarations_use_the_guide_layout() {
+        let w = rt("il_ps_2_0\ndcl_resource_id(3)_type(2d, unnorm)_fmtx(float)_fmty(uint)_fmtz(sint)_fmtw(unorm)\n");
+        assert_eq!(w[0], 9); // IL_LANG_DX11_PS
+        assert_eq!(
+            w[2],
+            Opcode::DclResource.code() as u32 | (3 | 2 << 8) << 16 | 1 << 31
+        );
+        assert_eq!(w[3], 5 << 20 | 4 << 23 | 3 << 26 | 2 << 29);
+        let w = rt("il_cs_2_0\ndcl_uav_id(11)_type(buffer)_fmtx(uint)\n");
+        assert_eq!(
+            w[2],
+            Opcode::DclUav.code() as u32 | (11 | 4 << 4 | 7 << 8) << 16
+        );
+        // Forms without a binary field survive through the extension comment.
+        rt("il_cs_2_0\ndcl_uav_id(1)_type(weird)_fmtx(unknown)\ndcl_resource_id(0)\n");
+    }
+
+    #[test]
     fn ext_resource_forms_take_two_more_sources() {
         let w = rt("il_cs_2_0\nsample_l_ext_resource(1)_sampler(2) r0, r1, r2.x, r3.x, r4.x\n");
         // resource 1, sampler 2, indexed-args bit 28.
-        assert_eq!(w[2], Opcode::SampleL.code() as u32 | (1 | 2 << 8 | 1 << 12) << 16);
+        assert_eq!(
+            w[2],
+            Opcode::SampleL.code() as u32 | (1 | 2 << 8 | 1 << 12) << 16
+        );
     }
 
     #[test]

@@ -256,7 +256,7 @@ opcodes! {
     DiscardLogicalz = 130, "7.6", Graphics, Operands, 0, 1..=1, ["discard_logicalz"];
     DiscardLogicalnz = 131, "7.6", Graphics, Operands, 0, 1..=1, ["discard_logicalnz"];
     Emit = 132, "7.6", Graphics, Operands, 0, 0..=0, ["emit"];
-    EmitThenCut = 133, "7.6", Graphics, Operands, 0, 0..=0, ["emitthencut", "emit_then_cut"];
+    EmitThenCut = 133, "7.6", Graphics, Operands, 0, 0..=0, ["emitthencut", "emit_then_cut", "emitcut"];
     Load = 134, "7.6", Tex, Operands, 1, 1..=1, ["load"];
     Resinfo = 135, "7.6", Tex, Operands, 1, 1..=1, ["resinfo"];
     Sample = 136, "7.6", Graphics, Operands, 1, 1..=1, ["sample"];
@@ -305,7 +305,7 @@ opcodes! {
     Ne = 179, "7.11", Cs, Operands, 1, 2..=2, ["ne"];
     RoundNear = 180, "7.11", Cs, Operands, 1, 1..=1, ["round_nearest"];
     RoundNegInf = 181, "7.11", Cs, Operands, 1, 1..=1, ["round_neginf"];
-    RoundPlusInf = 182, "7.11", Cs, Operands, 1, 1..=1, ["round_plusinf"];
+    RoundPlusInf = 182, "7.11", Cs, Operands, 1, 1..=1, ["round_plusinf", "round_posinf"];
     RoundZero = 183, "7.11", Cs, Operands, 1, 1..=1, ["round_z"];
     RsqVec = 184, "7.11", Cs, Operands, 1, 1..=1, ["rsq_vec"];
     SinVec = 185, "7.11", Cs, Operands, 1, 1..=1, ["sin_vec"];

@@ -600,7 +600,14 @@ impl<'a> Parser<'a> {
                 }
                 Control::Generic {
                     name: n.to_string(),
-                    value: v.map(|s| s.to_ascii_lowercase()),
+                    // Canonical value: lower case, no spaces around commas (`2d, unnorm`).
+                    value: v.map(|s| {
+                        s.split(',')
+                            .map(str::trim)
+                            .collect::<Vec<_>>()
+                            .join(",")
+                            .to_ascii_lowercase()
+                    }),
                 }
             }
         };
