@@ -81,7 +81,6 @@ impl fmt::Display for Tok {
 fn lex(text: &str) -> Result<Vec<(Tok, Location)>, ParseError> {
     let mut toks = Vec::new();
     for (ln, line) in text.lines().enumerate() {
-        let line = line.split(';').next().unwrap_or("");
         let chars: Vec<char> = line.chars().collect();
         let mut i = 0;
         while i < chars.len() {
@@ -90,7 +89,9 @@ fn lex(text: &str) -> Result<Vec<(Tok, Location)>, ParseError> {
                 line: ln + 1,
                 col: i + 1,
             };
-            if c.is_whitespace() {
+            if c == ';' {
+                break; // comment to the end of the line
+            } else if c.is_whitespace() {
                 i += 1;
             } else if c.is_ascii_alphabetic() || c == '_' {
                 let s = i;
@@ -100,6 +101,29 @@ fn lex(text: &str) -> Result<Vec<(Tok, Location)>, ParseError> {
                     i += 1;
                 }
                 toks.push((Tok::Word(chars[s..i].iter().collect()), loc));
+            } else if c == '%' && chars.get(i + 1) == Some(&'"') {
+                // Quoted name with \" \\ \n escapes.
+                let mut name = String::new();
+                i += 2;
+                loop {
+                    match chars.get(i) {
+                        None => return err!(loc, "unterminated quoted name"),
+                        Some('"') => break,
+                        Some('\\') => {
+                            match chars.get(i + 1) {
+                                Some('n') => name.push('\n'),
+                                Some(&e @ ('"' | '\\')) => name.push(e),
+                                _ => return err!(loc, "bad escape in quoted name"),
+                            }
+                            i += 2;
+                            continue;
+                        }
+                        Some(&ch) => name.push(ch),
+                    }
+                    i += 1;
+                }
+                i += 1;
+                toks.push((Tok::Name(name), loc));
             } else if c == '%' {
                 let s = i + 1;
                 i += 1;
@@ -944,6 +968,29 @@ mod tests {
             text.contains("    target.3 0x0 v1, v2\n    v3 = target.4 0x0 v1 -> pred\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn quoted_names() {
+        for name in [
+            "main",
+            "__OpenCL_k_kernel",
+            "with space",
+            "q\"uote\\back",
+            "semi;colon",
+            "new\nline",
+            "",
+        ] {
+            let mut f = Function::new(name);
+            let b = f.append_new_block();
+            super::super::FuncCursor::new(&mut f)
+                .at_end(b)
+                .ins()
+                .return_();
+            let text = f.to_string();
+            let g = parse_function_text(&text).unwrap_or_else(|e| panic!("{name:?}: {e}\n{text}"));
+            assert_eq!(g.name, name);
+        }
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub fn write_function_annotated(
     func: &Function,
     annot: &dyn Fn(AnyEntity) -> Vec<String>,
 ) -> fmt::Result {
-    writeln!(w, "kernel %{} {{", func.name)?;
+    writeln!(w, "kernel %{} {{", FuncName(&func.name))?;
     for a in annot(AnyEntity::Function) {
         writeln!(w, "    ; {a}")?;
     }
@@ -99,6 +99,33 @@ pub fn write_function_annotated(
         }
     }
     writeln!(w, "}}")
+}
+
+/// A function name as the reader accepts it: bare if it only has `[A-Za-z0-9_.$]`
+/// characters, else quoted with `\"` and `\\` escapes.
+pub struct FuncName<'a>(pub &'a str);
+
+impl fmt::Display for FuncName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bare = !self.0.is_empty()
+            && self
+                .0
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'));
+        if bare {
+            return f.write_str(self.0);
+        }
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
 }
 
 /// Writes `blockN(vA: ty, ...):`.
