@@ -70,7 +70,9 @@ install_debian_tools() {
   version="$(apt_candidate "$cuda_deb_pkg")"
   [[ "$version" == 11.8* ]] || log "warning: $cuda_deb_pkg candidate is $version, not 11.8"
   tmp="$(mktemp -d)"
-  chmod 755 "$tmp" # apt-get download drops to the _apt user, which must be able to write here.
+  # apt-get download drops to the _apt user, which must be able to write here.
+  chmod 755 "$tmp"
+  if is_root && id _apt >/dev/null 2>&1; then chown _apt "$tmp"; fi
   # shellcheck disable=SC2064 # expand now: the trap must remove this very directory.
   trap "rm -rf '$tmp'" EXIT
   log "downloading $cuda_deb_pkg $version"
