@@ -223,8 +223,10 @@ mod tests {
         let s = unpack_control_word(0x001fd842fec20ff1).unwrap();
         assert_eq!(
             s[0],
+            // It also waits on scoreboard 0, set by the S2R before it.
             Control {
                 reuse: 1,
+                wait_mask: 1,
                 ..Control::stall(1)
             }
         );
