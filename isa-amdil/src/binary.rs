@@ -159,6 +159,8 @@ enum Layout {
     DclResource,
     /// `dcl_uav`: id 0..3, format 4..7, type 8..13.
     DclUav,
+    /// The declaration's single number is the control field (no extra token).
+    CtrlNumber,
     Repeat,
     FirstBit,
     Fine,
@@ -181,6 +183,12 @@ fn layout(op: Opcode) -> Layout {
         UavArenaLoad | UavArenaStore => Layout::Arena,
         Resinfo | Sampleinfo | Samplepos => Layout::ResInfo,
         DclNumThreadPerGroup | DclTotalNumThreadGroup => Layout::Dims,
+        DclLdsSizePerThread
+        | DclNumInstances
+        | DclMaxOutputVertexCount
+        | DclStream
+        | HsForkPhase
+        | HsJoinPhase => Layout::CtrlNumber,
         Loop => Layout::Repeat,
         IFirstbit => Layout::FirstBit,
         Dsx | Dsy => Layout::Fine,
@@ -356,6 +364,12 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             bits = n.len() as u32;
         }
     }
+    if lay == Layout::CtrlNumber {
+        match &inst.payload {
+            Payload::Numbers(n) if n.len() == 1 => bits = fits(n[0], 14, "declared value")?,
+            _ => return Err(format!("`{}` takes one number", inst.opcode)),
+        }
+    }
     // Canonical order, so that encoding a decoded program reproduces the words.
     sort_controls(&mut ext);
     Ok(Ctl {
@@ -374,7 +388,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
         value: None,
     };
     match layout(op) {
-        Layout::None | Layout::Dims | Layout::GlobalFlags => {}
+        Layout::None | Layout::Dims | Layout::GlobalFlags | Layout::CtrlNumber => {}
         Layout::DclResource | Layout::DclUav => {
             let res = layout(op) == Layout::DclResource;
             v.push(Control::Id(if res { bits & 0xFF } else { bits & 0xF }));
@@ -719,6 +733,7 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
             encode_reg_token(RegKind::IndexedTemp, *reg, false, &ix, out)?;
             encode_indices(&ix, out)?;
         }
+        Payload::Numbers(_) if layout(inst.opcode) == Layout::CtrlNumber => {}
         Payload::Numbers(ns) => {
             let expected = numbers_count(inst.opcode);
             match expected {
@@ -1120,6 +1135,9 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     }
                 };
             }
+            Form::Numbers if layout(op) == Layout::CtrlNumber => {
+                inst.payload = Payload::Numbers(vec![bits])
+            }
             Form::Numbers | Form::DstNumbers => {
                 let n = match numbers_count(op) {
                     Some(n) => n,
@@ -1413,6 +1431,14 @@ mod tests {
         // `mov r0, x5[6].y` : ITEMP #5, immediate 6, swizzle yyyy.
         let w = rt("il_cs_2_0\nmov r0, x5[6].y\n");
         assert_eq!(&w[4..7], &[30 << 16 | 1 << 22 | 1 << 26 | 5, 0x1111, 6]);
+    }
+
+    #[test]
+    fn guide_example_register_relative_constant_buffer() {
+        // `cb0[r1.x+5]`: CONST_BUFF #0, relative_address = 2, immediate present; then the index
+        // register r1 with a modifier selecting .xxxx; then the immediate 5.
+        let w = rt("il_cs_2_0\nmov r0, cb0[r1.x+5]\n");
+        assert_eq!(&w[4..8], &[31 << 16 | 2 << 23 | 1 << 26, 4 << 16 | 1 << 22 | 1, 0x0000, 5]);
     }
 
     #[test]
