@@ -74,12 +74,31 @@ impl Lowerer<'_> {
     }
 
     /// Starts lowering into `b`.
+    /// Starts lowering into `b`; blocks enter the layout in the order they are entered,
+    /// so the layout follows the source order of the structured constructs.
     pub(crate) fn switch_to(&mut self, b: Block) {
+        if !self.func.layout.is_block_inserted(b) {
+            self.func.layout.append_block(b);
+        }
         self.cur = b;
     }
 
+    /// A new block, not yet in the layout (see [`Self::switch_to`]).
     fn new_block(&mut self) -> Block {
-        self.func.append_new_block()
+        self.func.dfg.make_block()
+    }
+
+    /// `x != 0` (or `x == 0` when `zero`), looking through `bmask p` to use `p` itself.
+    fn truth(&mut self, x: Value, zero: bool) -> Value {
+        if let Some(inst) = self.func.dfg.value_inst(x) {
+            if self.func.dfg.opcode(inst) == ilc_passes::ir::Opcode::Bmask {
+                let p = self.func.dfg.inst_args(inst)[0];
+                return if zero { self.cursor().ins().pnot(p) } else { p };
+            }
+        }
+        let z = self.iconst(0);
+        let cc = if zero { IntCC::Eq } else { IntCC::Ne };
+        self.cursor().ins().icmp(cc, x, z)
     }
 
     /// The predicate of a conditional flow statement (`_logicalz`, `_logicalnz`, `c_relop`).
@@ -96,8 +115,7 @@ impl Lowerer<'_> {
             | O::CallLogicalz
             | O::RetLogicalz => {
                 let x = self.read_src(src0, 0, Ty::Int)?;
-                let z = self.iconst(0);
-                Ok(self.cursor().ins().icmp(IntCC::Eq, x, z))
+                Ok(self.truth(x, true))
             }
             O::IfLogicalnz
             | O::BreakLogicalnz
@@ -105,8 +123,7 @@ impl Lowerer<'_> {
             | O::CallLogicalnz
             | O::RetLogicalnz => {
                 let x = self.read_src(src0, 0, Ty::Int)?;
-                let z = self.iconst(0);
-                Ok(self.cursor().ins().icmp(IntCC::Ne, x, z))
+                Ok(self.truth(x, false))
             }
             O::Ifc | O::Breakc | O::Continuec => {
                 let r = st.relop().ok_or_else(|| "missing _relop(..)".to_string())?;

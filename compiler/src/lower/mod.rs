@@ -151,10 +151,15 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) stmt: usize,
     /// Indexed-temp arrays accessed with a register index: array -> stack slot.
     pub(crate) dyn_arrays: HashMap<u32, StackSlot>,
-    /// Direct constant-buffer reads already loaded in the current block.
-    pub(crate) cb_cache: HashMap<(Block, u32, u32, u8), Value>,
-    /// System values already computed in the current block.
-    pub(crate) sys_cache: HashMap<(Block, RegKind, u8), Value>,
+    /// Direct constant-buffer reads, loaded once in the entry block.
+    pub(crate) cb_cache: HashMap<(u32, u32, u8), Value>,
+    /// System values, computed once in the entry block.
+    pub(crate) sys_cache: HashMap<(RegKind, u8), Value>,
+    /// The entry block.
+    entry: Block,
+    /// When set, [`Lowerer::cursor`] inserts at the end of the entry block (before its
+    /// terminator): used for work-item invariants that must dominate every use.
+    pub(crate) at_entry: bool,
 }
 
 impl<'p> Lowerer<'p> {
@@ -182,11 +187,19 @@ impl<'p> Lowerer<'p> {
             dyn_arrays: HashMap::new(),
             cb_cache: HashMap::new(),
             sys_cache: HashMap::new(),
+            entry,
+            at_entry: false,
         }
     }
 
     /// A cursor at the end of the current block.
     pub(crate) fn cursor(&mut self) -> FuncCursor<'_> {
+        if self.at_entry {
+            return match self.func.terminator(self.entry) {
+                Some(t) => FuncCursor::new(&mut self.func).at_inst(t),
+                None => FuncCursor::new(&mut self.func).at_end(self.entry),
+            };
+        }
         FuncCursor::new(&mut self.func).at_end(self.cur)
     }
 
@@ -216,9 +229,11 @@ impl<'p> Lowerer<'p> {
             }
         }
         self.func.group_size = Some(self.decls.group);
-        let ssa = std::mem::take(&mut self.ssa);
+        if !self.errors.is_empty() {
+            return;
+        }
+        let mut ssa = std::mem::take(&mut self.ssa);
         let blocks: Vec<Block> = self.func.layout.blocks().collect();
-        let mut ssa = ssa;
         for b in blocks {
             ssa.seal(&mut self.func, b);
         }
@@ -415,8 +430,9 @@ impl<'p> Lowerer<'p> {
         if self.block_terminated(self.cur) {
             // Code after an unconditional transfer: keep lowering into a dead block so
             // diagnostics still cover it; it is removed at the end.
-            self.cur = self.func.append_new_block();
-            self.ssa.seal(&mut self.func, self.cur);
+            let dead = self.func.dfg.make_block();
+            self.ssa.seal(&mut self.func, dead);
+            self.switch_to(dead);
         }
         match st.opcode {
             O::IfLogicalz | O::IfLogicalnz | O::Ifc => self.lower_if(st),

@@ -134,7 +134,7 @@ impl Lowerer<'_> {
                     x = self.cursor().ins().fneg(x);
                 }
                 if m.clamp {
-                    x = self.cursor().ins().fsat(x);
+                    x = self.sat(x);
                 }
             }
         }
@@ -181,14 +181,16 @@ impl Lowerer<'_> {
                     let mut v = res[i].ok_or_else(|| {
                         format!("internal: component {i} of the result was not computed")
                     })?;
-                    if ty == Ty::Float {
+                    // Scale and `_sat` are float result modifiers; a typeless move (and
+                    // the interpreter's loads) take them as float too.
+                    if matches!(ty, Ty::Float | Ty::Untyped) {
                         let f = d.shift.factor();
                         if f != 1.0 {
                             let k = self.iconst(f.to_bits());
                             v = self.cursor().ins().fmul(v, k);
                         }
                         if d.sat {
-                            v = self.cursor().ins().fsat(v);
+                            v = self.sat(v);
                         }
                     }
                     Some(v)
@@ -255,6 +257,14 @@ impl Lowerer<'_> {
         let eq = self.cursor().ins().fcmp(FloatCC::Oeq, x, z);
         let nz = self.cursor().ins().select(eq, z, one);
         self.cursor().ins().select(lt, m1, nz)
+    }
+
+    /// `_sat`: clamp to [0, 1] with NaN and -0 giving +0 (the interpreter's `sat`). The
+    /// IR's `fsat` keeps -0, so a `fmax` with +0 follows it.
+    pub(crate) fn sat(&mut self, x: Value) -> Value {
+        let s = self.cursor().ins().fsat(x);
+        let z = self.iconst(0);
+        self.cursor().ins().fmax(s, z)
     }
 
     /// Flushes a denormal to a same-signed zero (x + -0.0 is exact for everything else).
@@ -517,7 +527,13 @@ impl Lowerer<'_> {
             O::Ftou => self.per_comp(st, f, 1, un(IrOp::F2u)),
             O::Itof => self.per_comp(st, i, 1, un(IrOp::I2f)),
             O::Utof => self.per_comp(st, i, 1, un(IrOp::U2f)),
-            O::F2F16 | O::F2F16Near => self.per_comp(st, f, 1, un(IrOp::F32to16)),
+            O::F2F16 | O::F2F16Near => self.per_comp(st, f, 1, |l, a| {
+                // The interpreter writes NaN as the half 0x7FFF (no sign).
+                let h = l.cursor().ins().f32to16(a[0]);
+                let nan = l.cursor().ins().fcmp(FloatCC::Uno, a[0], a[0]);
+                let k = l.iconst(0x7FFF);
+                Ok(l.cursor().ins().select(nan, k, h))
+            }),
             O::F162F => self.per_comp(st, i, 1, un(IrOp::F16to32)),
             // ---- integer ----
             O::IAdd => self.per_comp(st, i, 2, bin(IrOp::Iadd)),
@@ -900,7 +916,7 @@ impl Lowerer<'_> {
                         v = self.cursor().ins().fmul(v, kf);
                     }
                     if d.sat {
-                        v = self.cursor().ins().fsat(v);
+                        v = self.sat(v);
                     }
                     Some(v)
                 }

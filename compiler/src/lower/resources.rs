@@ -144,11 +144,15 @@ impl Lowerer<'_> {
                 self.func.cbs.entry(id).or_insert(1 << 16);
                 let idx = self.index(reg)?;
                 if idx.rel.is_none() {
-                    let key = (self.cur, reg.num, idx.base, c as u8);
+                    // Constant buffers are read-only and reads never fault: a direct
+                    // element is loaded once, in the entry block.
+                    let key = (reg.num, idx.base, c as u8);
                     if let Some(&v) = self.cb_cache.get(&key) {
                         return Ok(v);
                     }
+                    self.at_entry = true;
                     let v = self.load_elem(MemSpace::Cb(id), idx, c);
+                    self.at_entry = false;
                     self.cb_cache.insert(key, v);
                     return Ok(v);
                 }
@@ -307,10 +311,19 @@ impl Lowerer<'_> {
 
     /// Component `c` of a compute system-value register.
     fn sys_value(&mut self, kind: RegKind, c: usize) -> Value {
-        let key = (self.cur, kind, c as u8);
+        let key = (kind, c as u8);
         if let Some(&v) = self.sys_cache.get(&key) {
             return v;
         }
+        // System values are work-item invariants: computed once, in the entry block.
+        self.at_entry = true;
+        let v = self.sys_value_uncached(kind, c);
+        self.at_entry = false;
+        self.sys_cache.insert(key, v);
+        v
+    }
+
+    fn sys_value_uncached(&mut self, kind: RegKind, c: usize) -> Value {
         let c8 = c as u8;
         let v = match kind {
             RegKind::ThreadIdInGroup if c < 3 => self.special(SpecialReg::Tid(c8)),
@@ -332,7 +345,6 @@ impl Lowerer<'_> {
             }
             _ => self.iconst(0),
         };
-        self.sys_cache.insert(key, v);
         v
     }
 
