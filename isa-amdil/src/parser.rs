@@ -222,9 +222,7 @@ impl<'a> Parser<'a> {
             if self.prog.version.is_some() {
                 self.warn(codes::SUSPICIOUS, mspan, "second version line ignored");
             } else {
-                if !self.prog.statements.is_empty()
-                    && !self.prog.statements.iter().all(|s| is_macro_op(s.opcode))
-                {
+                if !only_macros(&self.prog.statements) {
                     self.warn(codes::PRACTICE, mspan, "version line after instructions");
                 }
                 self.prog.version = Some(v);
@@ -578,22 +576,18 @@ impl<'a> Parser<'a> {
                 };
                 Control::Prec(mask)
             }
-            (n, None) if op == Opcode::Fence => match n {
-                "threads" => Control::Fence(FenceFlag::Threads),
-                "lds" => Control::Fence(FenceFlag::Lds),
-                "memory" | "mem" => Control::Fence(FenceFlag::Memory),
-                "sr" => Control::Fence(FenceFlag::Sr),
-                "gds" => Control::Fence(FenceFlag::Gds),
-                "mem_write_only" => Control::Fence(FenceFlag::MemWriteOnly),
-                "mem_read_only" => Control::Fence(FenceFlag::MemReadOnly),
-                _ => {
-                    return Err(self.err(
-                        codes::BAD_MODIFIER,
-                        span,
-                        format!("unknown fence flag `_{}`", truncate(n)),
-                    ))
-                }
-            },
+            // Unknown fence flags (newer IL versions added some) fall through to Generic below.
+            ("threads", None) if op == Opcode::Fence => Control::Fence(FenceFlag::Threads),
+            ("lds", None) if op == Opcode::Fence => Control::Fence(FenceFlag::Lds),
+            ("memory" | "mem", None) if op == Opcode::Fence => Control::Fence(FenceFlag::Memory),
+            ("sr", None) if op == Opcode::Fence => Control::Fence(FenceFlag::Sr),
+            ("gds", None) if op == Opcode::Fence => Control::Fence(FenceFlag::Gds),
+            ("mem_write_only", None) if op == Opcode::Fence => {
+                Control::Fence(FenceFlag::MemWriteOnly)
+            }
+            ("mem_read_only", None) if op == Opcode::Fence => {
+                Control::Fence(FenceFlag::MemReadOnly)
+            }
             (n, v) => {
                 if n.is_empty() || !n.bytes().all(|b| b.is_ascii_alphanumeric()) {
                     return Err(self.err(codes::BAD_MODIFIER, span, "malformed control specifier"));
@@ -1093,8 +1087,19 @@ pub(crate) fn is_id_family(op: Opcode) -> bool {
         && !matches!(op, Opcode::LdsReadVec | Opcode::LdsWriteVec)
 }
 
-fn is_macro_op(op: Opcode) -> bool {
-    matches!(op, Opcode::Macrodef | Opcode::Macroend) || op.mnemonic() == "mdef"
+/// True when every statement is part of an `mdef` .. `mend` macro definition (the only thing
+/// the guide allows before the version line).
+fn only_macros(stmts: &[Instruction]) -> bool {
+    let mut inside = false;
+    for s in stmts {
+        match s.opcode {
+            Opcode::Macrodef => inside = true,
+            Opcode::Macroend if inside => inside = false,
+            _ if inside => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 fn starts_with_ci(s: &str, prefix: &str) -> bool {

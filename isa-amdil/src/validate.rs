@@ -342,6 +342,13 @@ impl Validator {
                         }
                     }
                 }
+                Fence if !s.controls.iter().any(|c| matches!(c, Control::Fence(_))) => {
+                    self.warn(
+                        codes::SUSPICIOUS,
+                        s.span,
+                        "`fence` without `_threads`, `_lds`, `_memory`, `_gds` or `_sr` does nothing",
+                    );
+                }
                 Fence if s.has_fence(FenceFlag::Threads) => {
                     if stack.iter().any(|(b, _)| *b != Block::Func) {
                         self.warn(
