@@ -23,7 +23,8 @@
 //! each block changes; every dependency above is respected; the result is a pure function
 //! of the input (no hash-order dependence).
 
-use cranelift_entity::SecondaryMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 use crate::ir::{Block, ControlFlowGraph, Function, Inst, PerRegFile, RegFile, Value};
 use crate::regalloc::liveness::Liveness;
@@ -63,10 +64,11 @@ struct Node {
 
 /// Builds the dependency DAG of `insts` (terminator excluded).
 fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Node> {
-    let mut pos: SecondaryMap<Inst, u32> = SecondaryMap::with_default(u32::MAX);
-    for (i, &inst) in insts.iter().enumerate() {
-        pos[inst] = i as u32;
-    }
+    let pos: HashMap<Inst, u32> = insts
+        .iter()
+        .enumerate()
+        .map(|(i, &inst)| (inst, i as u32))
+        .collect();
     let mut nodes: Vec<Node> = insts
         .iter()
         .map(|&inst| {
@@ -89,7 +91,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
     for (i, &inst) in insts.iter().enumerate() {
         for v in func.dfg.insts[inst].all_values() {
             if let Some(d) = func.dfg.value_inst(v) {
-                let p = pos[d];
+                let p = pos.get(&d).copied().unwrap_or(u32::MAX);
                 if p != u32::MAX && (p as usize) < i {
                     edges.push((p as usize, i, nodes[p as usize].latency));
                 }
@@ -138,7 +140,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
 /// latencies (one issue per cycle, operands must be ready, units respect `issue_cycles`).
 pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> u64 {
-    let mut ready_at: SecondaryMap<Value, u64> = SecondaryMap::new();
+    let mut ready_at: HashMap<Value, u64> = HashMap::new();
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut t: u64 = 0;
     let mut end: u64 = 0;
@@ -146,7 +148,7 @@ pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) 
         let si = target.sched_info(func, inst);
         let mut start = t;
         for v in func.dfg.insts[inst].all_values() {
-            start = start.max(ready_at[v]);
+            start = start.max(ready_at.get(&v).copied().unwrap_or(0));
         }
         if let Some(&(_, f)) = unit_free.iter().find(|(r, _)| *r == si.resource) {
             start = start.max(f);
@@ -154,8 +156,9 @@ pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) 
         unit_free.retain(|(r, _)| *r != si.resource);
         unit_free.push((si.resource, start + u64::from(si.issue_cycles.max(1))));
         for &r in func.dfg.inst_results(inst) {
-            ready_at[r] = start + u64::from(si.latency.max(1));
-            end = end.max(ready_at[r]);
+            let t = start + u64::from(si.latency.max(1));
+            ready_at.insert(r, t);
+            end = end.max(t);
         }
         t = start + 1;
         end = end.max(t);
@@ -190,14 +193,13 @@ pub fn run(func: &mut Function, target: &dyn TargetIsa, opts: &ScheduleOptions) 
         stats.cycles_after += after;
         if order != insts {
             stats.blocks_changed += 1;
-            for &i in &insts {
+            // Re-append everything (appending keeps the layout's sequence numbers cheap;
+            // inserting before the terminator one by one would renumber repeatedly).
+            for &i in insts.iter().chain(term.iter()) {
                 func.layout.remove_inst(i);
             }
-            for &i in &order {
-                match term {
-                    Some(t) => func.layout.insert_inst(i, t),
-                    None => func.layout.append_inst(i, b),
-                }
+            for &i in order.iter().chain(term.iter()) {
+                func.layout.append_inst(i, b);
             }
         }
     }
@@ -222,29 +224,30 @@ fn schedule_block(
     };
     // Remaining uses in this block (terminator included) per value; live-out values never
     // die here.
-    let mut remaining: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut remaining: HashMap<Value, u32> = HashMap::new();
     for &inst in insts.iter().chain(term.iter()) {
         let mut seen: Vec<Value> = Vec::new();
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
-                remaining[v] += 1;
+                *remaining.entry(v).or_insert(0) += 1;
             }
         }
     }
+    let rem = |m: &HashMap<Value, u32>, v: Value| m.get(&v).copied().unwrap_or(0);
     let live_out = |v: Value| lv.is_live_out(b, v);
     let mut pressure = PerRegFile::<u32>::default();
     for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
-        if remaining[v] > 0 || live_out(v) {
+        if rem(&remaining, v) > 0 || live_out(v) {
             let (f, w) = width(v);
             pressure[f] += w;
         }
     }
     // Net register change if `inst` issued now, per file.
-    let delta = |inst: Inst, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
+    let delta = |inst: Inst, remaining: &HashMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
         for &r in func.dfg.inst_results(inst) {
-            if remaining[r] > 0 || live_out(r) {
+            if rem(remaining, r) > 0 || live_out(r) {
                 let (f, w) = width(r);
                 d[f as usize] += i64::from(w);
             }
@@ -253,7 +256,7 @@ fn schedule_block(
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
-                if remaining[v] == 1 && !live_out(v) {
+                if rem(remaining, v) == 1 && !live_out(v) {
                     let (f, w) = width(v);
                     d[f as usize] -= i64::from(w);
                 }
@@ -263,31 +266,78 @@ fn schedule_block(
     };
     let n = nodes.len();
     let mut earliest = vec![0u64; n];
-    let mut ready: Vec<usize> = (0..n).filter(|&i| nodes[i].npreds == 0).collect();
+    let mut done = vec![false; n];
+    // Ready nodes: `pending` until their operands are available (min-heap on the cycle),
+    // then `avail` (max-heap on priority); `ready` in source order for the pressure
+    // fallback. Heap entries of scheduled nodes are skipped lazily.
+    let prio = |i: usize, nodes: &[Node]| (nodes[i].height, nodes[i].variable, Reverse(i));
+    let mut avail: BinaryHeap<(u32, bool, Reverse<usize>)> = BinaryHeap::new();
+    let mut pending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut ready: BTreeSet<usize> = BTreeSet::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if node.npreds == 0 {
+            pending.push(Reverse((0, i)));
+            ready.insert(i);
+        }
+    }
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut order = Vec::with_capacity(n);
     let mut cycle: u64 = 0;
-    while !ready.is_empty() {
-        let unit_ok = |i: usize, cycle: u64| {
+    while order.len() < n {
+        while let Some(&Reverse((e, i))) = pending.peek() {
+            if e > cycle {
+                break;
+            }
+            pending.pop();
+            if !done[i] {
+                avail.push(prio(i, &nodes));
+            }
+        }
+        while avail.peek().is_some_and(|&(_, _, Reverse(i))| done[i]) {
+            avail.pop();
+        }
+        if avail.is_empty() {
+            match pending.peek() {
+                Some(&Reverse((e, _))) => {
+                    cycle = cycle.max(e);
+                    continue;
+                }
+                None => break,
+            }
+        }
+        // Preferred: tallest, variable latency first, source order; among the first few,
+        // one whose unit is free now.
+        let unit_ok = |i: usize| {
             unit_free
                 .iter()
                 .find(|(r, _)| *r == nodes[i].resource)
                 .is_none_or(|&(_, f)| f <= cycle)
         };
-        // Preferred: available now, tallest, variable latency first, source order.
-        let key = |i: usize| {
-            let avail = earliest[i] <= cycle && unit_ok(i, cycle);
-            (
-                !avail,
-                std::cmp::Reverse(nodes[i].height),
-                !nodes[i].variable,
-                i,
-            )
+        let mut skipped = Vec::new();
+        let mut best = None;
+        while let Some(top) = avail.pop() {
+            let i = (top.2).0;
+            if done[i] {
+                continue;
+            }
+            if unit_ok(i) || skipped.len() >= 8 {
+                best = Some(i);
+                break;
+            }
+            skipped.push(top);
+        }
+        let best = match best {
+            Some(b) => {
+                avail.extend(skipped);
+                b
+            }
+            None => {
+                // Every candidate waits for its unit: take the highest priority one.
+                let top = skipped.remove(0);
+                avail.extend(skipped);
+                (top.2).0
+            }
         };
-        let best = *ready
-            .iter()
-            .min_by_key(|&&i| key(i))
-            .expect("ready is non-empty");
         let over = |i: usize| {
             let d = delta(nodes[i].inst, &remaining);
             RegFile::ALL.iter().any(|&f| {
@@ -296,19 +346,22 @@ fn schedule_block(
         };
         let pick = if over(best) {
             stats.pressure_picks += 1;
-            // The first instruction in source order that does not grow pressure, else
-            // plain source order.
-            *ready
-                .iter()
-                .min_by_key(|&&i| {
-                    let d = delta(nodes[i].inst, &remaining);
-                    (d[0] + d[1] > 0, i)
-                })
-                .expect("ready is non-empty")
+            // The first instruction in source order (among the first 64 ready) that does
+            // not grow pressure, else plain source order.
+            let first = *ready.iter().next().expect("best is ready");
+            let calm = ready.iter().take(64).copied().find(|&i| {
+                let d = delta(nodes[i].inst, &remaining);
+                d[0] + d[1] <= 0
+            });
+            calm.unwrap_or(first)
         } else {
             best
         };
-        ready.retain(|&i| i != pick);
+        if pick != best {
+            avail.push(prio(best, &nodes));
+        }
+        done[pick] = true;
+        ready.remove(&pick);
         let start = cycle.max(earliest[pick]);
         let d = delta(nodes[pick].inst, &remaining);
         for f in RegFile::ALL {
@@ -319,7 +372,9 @@ fn schedule_block(
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
-                remaining[v] = remaining[v].saturating_sub(1);
+                if let Some(r) = remaining.get_mut(&v) {
+                    *r = r.saturating_sub(1);
+                }
             }
         }
         let res = nodes[pick].resource;
@@ -331,7 +386,8 @@ fn schedule_block(
             earliest[s] = earliest[s].max(start + u64::from(w));
             nodes[s].npreds -= 1;
             if nodes[s].npreds == 0 {
-                ready.push(s);
+                pending.push(Reverse((earliest[s], s)));
+                ready.insert(s);
             }
         }
         order.push(inst);

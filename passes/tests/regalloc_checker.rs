@@ -163,3 +163,37 @@ fn misplaced_block_parameter_is_caught() {
     assert!(tried > 30, "{tried}");
     let _ = Value::new(0);
 }
+
+#[test]
+fn invalid_input_is_an_error_not_a_panic() {
+    use ilc_passes::ir::parse_function_text;
+    // v1 is defined only on one path into block3.
+    let text = "kernel %k {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v9 = icmp eq v0, v0
+    brif v9, block1, block2
+block1:
+    v1 = iadd v0, v0
+    jump block3
+block2:
+    jump block3
+block3:
+    store.b32 uav0[v0], v1
+    return
+}";
+    let mut f = parse_function_text(text).expect("parses");
+    let r = regalloc::run(&mut f, &ToyTarget::default(), &RegAllocOptions::default());
+    assert!(
+        matches!(r, Err(regalloc::RegAllocError::UndefinedValue { .. })),
+        "{r:?}"
+    );
+    let mut empty = Function::new("empty");
+    let r = regalloc::run(
+        &mut empty,
+        &ToyTarget::default(),
+        &RegAllocOptions::default(),
+    );
+    assert!(matches!(r, Err(regalloc::RegAllocError::NoEntry)), "{r:?}");
+}

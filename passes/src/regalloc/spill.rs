@@ -95,6 +95,15 @@ pub fn run(
     let dt = DominatorTree::with_function(func, &cfg);
     let loops = LoopInfo::with_function(func, &cfg, &dt);
     let lv = Liveness::compute(func, &cfg);
+    // A value live into the entry block has no definition on some path (not strict SSA).
+    if let Some(&v) = func.entry_block().and_then(|e| lv.live_in[e].first()) {
+        let inst = func
+            .insts_in_layout()
+            .into_iter()
+            .find(|&i| func.dfg.insts[i].all_values().any(|x| x == v))
+            .unwrap_or_else(|| Inst::new(0));
+        return Err(RegAllocError::UndefinedValue { value: v, inst }.into());
+    }
     let mut sp = Spiller {
         target,
         bundles,
