@@ -8,8 +8,12 @@
 //! - exact identities are applied by rewriting uses of the result to an operand:
 //!   `x + 0`, `0 + x`, `x - 0`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x * 1`, `x / 1`
 //!   (signed and unsigned), `x & ~0`, `umin/umax/imin/imax x, x`, `and/or x, x`,
-//!   `select p, x, x`, `select true, x, y`, `select false, x, y`, `copy x`; the dead
-//!   instruction is left for DCE. Float identities are not applied (flushing makes even
+//!   `select p, x, x`, `select true, x, y`, `select false, x, y`, `copy x`,
+//!   `pnot (pnot p)`, and the AMD IL boolean round trips `icmp ne (bmask p), 0` and
+//!   `icmp eq (bmask p), ~0` (both `p`); the dead instruction is left for DCE;
+//! - cheaper equivalents replace an instruction in place (same result values):
+//!   `icmp eq (bmask p), 0` -> `pnot p`, `select p, ~0, 0` -> `bmask p`,
+//!   `select (pnot p), a, b` -> `select p, b, a`, `brif (pnot p), A, B` -> `brif p, B, A`. Float identities are not applied (flushing makes even
 //!   `x + -0.0` inexact for denormals).
 //!
 //! Instructions are visited in reverse post-order so constants propagate forward in one
@@ -18,7 +22,9 @@
 use cranelift_entity::SecondaryMap;
 
 use crate::eval::{controlling_type, eval_pure};
-use crate::ir::{ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Type, Value};
+use crate::ir::{
+    ControlFlowGraph, DominatorTree, Function, InstructionData, IntCC, Opcode, Type, Value,
+};
 
 /// Runs constant folding on `func`.
 pub fn run(func: &mut Function) {
@@ -38,6 +44,9 @@ pub fn run(func: &mut Function) {
         for inst in insts {
             // Apply pending substitutions to this instruction's operands first.
             func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
+            if let Some(new) = rewrite(func, &func.dfg.insts[inst]) {
+                func.dfg.replace_inst(inst, new);
+            }
             let data = &func.dfg.insts[inst];
             if data.has_side_effects() || data.is_terminator() {
                 continue;
@@ -77,7 +86,76 @@ pub fn run(func: &mut Function) {
     func.rewrite_uses(|v| resolve(&subst, v));
 }
 
-/// If `data` always equals one of its operands, that operand.
+/// Operand of `v`'s definition if it is `op x` (one operand).
+fn unary_of(func: &Function, v: Value, op: Opcode) -> Option<Value> {
+    let i = func.dfg.value_inst(v)?;
+    match func.dfg.insts[i] {
+        InstructionData::Unary { opcode, args } if opcode == op => Some(args[0]),
+        _ => None,
+    }
+}
+
+/// An equivalent, cheaper form of `data` with the same results (replaced in place).
+fn rewrite(func: &Function, data: &InstructionData) -> Option<InstructionData> {
+    let c = |v: Value| func.dfg.value_const(v);
+    match data {
+        // icmp eq (bmask p), 0  ->  pnot p
+        InstructionData::IntCompare {
+            cond: IntCC::Eq,
+            args,
+            ..
+        } if func.dfg.value_type(args[0]) == Type::B32 => {
+            let (m, k) = if c(args[1]) == Some(0) {
+                (args[0], args[1])
+            } else {
+                (args[1], args[0])
+            };
+            let p = unary_of(func, m, Opcode::Bmask)?;
+            (c(k) == Some(0)).then_some(InstructionData::Unary {
+                opcode: Opcode::Pnot,
+                args: [p],
+            })
+        }
+        // select p, ~0, 0  ->  bmask p
+        InstructionData::Ternary {
+            opcode: Opcode::Select,
+            args,
+            ..
+        } if func.dfg.value_type(args[1]) == Type::B32
+            && c(args[1]) == Some(0xFFFF_FFFF)
+            && c(args[2]) == Some(0) =>
+        {
+            Some(InstructionData::Unary {
+                opcode: Opcode::Bmask,
+                args: [args[0]],
+            })
+        }
+        // select (pnot p), a, b  ->  select p, b, a
+        InstructionData::Ternary {
+            opcode: Opcode::Select,
+            args,
+            ..
+        } => {
+            let p = unary_of(func, args[0], Opcode::Pnot)?;
+            Some(InstructionData::Ternary {
+                opcode: Opcode::Select,
+                args: [p, args[2], args[1]],
+            })
+        }
+        // brif (pnot p), A, B  ->  brif p, B, A
+        InstructionData::Brif { opcode, arg, dests } => {
+            let p = unary_of(func, arg[0], Opcode::Pnot)?;
+            Some(InstructionData::Brif {
+                opcode: *opcode,
+                arg: [p],
+                dests: [dests[1].clone(), dests[0].clone()],
+            })
+        }
+        _ => None,
+    }
+}
+
+/// If `data` always equals one of its operands (or a value it is computed from), that value.
 fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
     use Opcode::*;
     let args = data.args();
@@ -97,6 +175,24 @@ fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
         Select if args[1] == args[2] => Some(args[1]),
         Select if c(0) == Some(1) => Some(args[1]),
         Select if c(0) == Some(0) => Some(args[2]),
+        // pnot (pnot p)  ->  p
+        Pnot => unary_of(func, args[0], Pnot),
+        // icmp ne (bmask p), 0  ->  p ;  icmp eq (bmask p), ~0  ->  p
+        Icmp => {
+            let InstructionData::IntCompare { cond, .. } = data else {
+                return None;
+            };
+            let (m, k) = if c(1).is_some() {
+                (args[0], c(1))
+            } else {
+                (args[1], c(0))
+            };
+            let p = unary_of(func, m, Bmask)?;
+            match (cond, k) {
+                (IntCC::Ne, Some(0)) | (IntCC::Eq, Some(0xFFFF_FFFF)) => Some(p),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

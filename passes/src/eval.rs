@@ -343,7 +343,12 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         }
         Fsat => {
             let x = f(a);
-            one(if x.is_nan() { 0 } else { rf(x.clamp(0.0, 1.0)) })
+            // NaN and -0 give +0.
+            one(if x.is_nan() || x <= 0.0 {
+                0
+            } else {
+                rf(x.min(1.0))
+            })
         }
         Fldexp => {
             // Exact in f64 for any f32 and clamped exponent, then one rounding to f32.
@@ -604,6 +609,9 @@ mod tests {
         assert_eq!(un(U2f, 0xFFFF_FFFF), fb(4294967296.0));
         assert_eq!(un(Fsat, fb(f32::NAN)), 0);
         assert_eq!(un(Fsat, fb(2.0)), fb(1.0));
+        assert_eq!(un(Fsat, fb(-0.0)), 0);
+        assert_eq!(un(Fsat, fb(-3.0)), 0);
+        assert_eq!(un(Fsat, fb(0.25)), fb(0.25));
         assert_eq!(un(Ffract, fb(-1e-10)), 0x3F7F_FFFF);
         assert_eq!(un(Ffract, fb(2.25)), fb(0.25));
         assert_eq!(un(FroundEven, fb(2.5)), fb(2.0));

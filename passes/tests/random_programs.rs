@@ -192,6 +192,15 @@ impl Gen<'_> {
                 self.preds.push(r);
                 let m = c.ins().bmask(r);
                 self.b32.push(m);
+                // AMD IL boolean round trips (const_fold rewrites these).
+                let zero = c.ins().iconst(Type::B32, 0);
+                let ones = c.ins().iconst(Type::B32, 0xFFFF_FFFF);
+                let cc = self.rng.pick(&[IntCC::Eq, IntCC::Ne]);
+                let k = self.rng.pick(&[zero, ones]);
+                let back = c.ins().icmp(cc, m, k);
+                self.preds.push(back);
+                let sel = c.ins().select(back, ones, zero);
+                self.b32.push(sel);
             }
             10 => {
                 let p = self.rng.pick(&self.preds);

@@ -299,7 +299,7 @@ define_opcodes! {
     FroundEven = "fround_even", Unary, [I] -> [I], 0;
     /// x - floor(x), clamped to at most 0x3F7FFFFF (largest float below 1); NaN/Inf -> NaN.
     Ffract = "ffract", Unary, [I] -> [I], 0;
-    /// Clamp to [0, 1]; NaN -> +0.
+    /// Clamp to [0, 1]; NaN and -0 -> +0.
     Fsat = "fsat", Unary, [I] -> [I], 0;
     /// `fldexp x, e`: x * 2^e (e a signed b32), one rounding, then flushed.
     Fldexp = "fldexp", Binary, [I, I] -> [I], 0;
