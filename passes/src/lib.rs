@@ -8,7 +8,11 @@
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`].
+//! - Back-end passes generic over a target description ([`target::TargetIsa`]):
+//!   [`schedule`] and [`regalloc`].
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
+//!
+//! `doc/ir.md` summarizes the IR design and its semantic conventions.
 #![warn(missing_docs)]
 
 pub mod eval;

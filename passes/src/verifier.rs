@@ -8,7 +8,7 @@
 //! 2. Instruction shape: the data's format is the opcode's format; fixed-arity operand counts;
 //!    store/atomic data counts (`mem.size.words()` / `op.data_operands()`), load address
 //!    count (0 or 1); memory sizes valid; alignment a power of two.
-//! 3. Types: every operand satisfies its [`TypeSpec`](crate::ir::TypeSpec) (a polymorphic
+//! 3. Types: every operand satisfies its [`TypeSpec`] (a polymorphic
 //!    `T`/`A` is bound by the first such operand); memory addresses and data are `b32`;
 //!    `brif` conditions are `pred`, `br_table` indices `b32`; recorded result types equal the
 //!    ones the opcode table derives; `iconst` immediates fit their type, `pconst` is 0 or 1.
