@@ -1292,6 +1292,69 @@ def lds_vec_struct():
     return c
 
 
+# ---------------------------------------------------------------- producer styles
+
+@case
+def ocl_vecadd_llvm():
+    c = Case('ocl_vecadd_llvm', (3, 1, 1))
+    r = rnd(70)
+    n = 150
+    a = [bits(r.uniform(-100, 100)) for _ in range(n)]
+    b = [bits(r.uniform(-100, 100)) for _ in range(n)]
+    sentinel = [0xCAFEF00D] * n
+    c.uav(11, a + b + sentinel)
+    abi = [0] * 60
+    abi[4] = 64  # cb0[1].x: local size
+    c.cb(0, abi)
+    c.cb(1, [0, 0, 0, 0, 4 * n, 0, 0, 0, 8 * n, 0, 0, 0, n, 0, 0, 0])
+    out = [fres(fv(x) + fv(y)) for x, y in zip(a, b)]
+    c.expect(11, a + b + out)
+    return c
+
+
+@case
+def ocl_reduce_llvm():
+    c = Case('ocl_reduce_llvm', (2, 1, 1))
+    r = rnd(71)
+    vals = [bits(r.uniform(-10, 10)) for _ in range(128)]
+    c.uav(11, vals + [0, 0])
+    c.cb(0, [0] * 60)
+    c.cb(1, [0, 0, 0, 0, 512, 0, 0, 0])
+    sums = []
+    for g in range(2):
+        lds = [fv(x) for x in vals[g * 64:(g + 1) * 64]]
+        s = 32
+        while s:
+            for t in range(s):
+                lds[t] = val(fres(lds[t] + lds[t + s]))
+            s >>= 1
+        sums.append(fres(lds[0]))
+    c.expect(11, vals + sums)
+    return c
+
+
+@case
+def cal_matmul():
+    c = Case('cal_matmul', (2, 2, 1))
+    r = rnd(72)
+    n = 16
+    A = [[r.randrange(-16, 16) / 4.0 for _ in range(n)] for _ in range(n)]
+    B = [[r.randrange(-16, 16) / 4.0 for _ in range(n)] for _ in range(n)]
+    c.uav(0, [bits(x) for row in A for x in row])
+    c.uav(1, [bits(x) for row in B for x in row])
+    c.uav(2, [0] * (n * n))
+    c.cb(0, [n, 0, 0, 0])
+    C = []
+    for i in range(n):
+        for j in range(n):
+            acc = 0.0
+            for k in range(n):
+                acc = val(fres(A[i][k] * B[k][j] + acc))  # small quarters: exact
+            C.append(fres(acc))
+    c.expect(2, C)
+    return c
+
+
 def main():
     names = []
     for fn in CASES:

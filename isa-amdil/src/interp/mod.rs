@@ -28,6 +28,7 @@
 //! | `inf_else_max` zeroop | implementation choice (L3019) | infinity | |
 //! | `ffb_hi` direction | GAP (L6261) | counted from the MSB (`0x80000000 -> 0`), none -> `0xFFFFFFFF` | `FLO.U32.SH` |
 //! | `f2f16` rounding | not stated (L6343) | nearest even, overflow -> Inf | `F2F.F16.F32` |
+//! | which dword a masked raw/struct load or store component uses | "four consecutive dwords ... 1-4 written depending on the mask" (L8826, L8841) | component i always pairs with `address + 4*i` (identity DX11 resource swizzle): a load into `.y` reads the second dword, a store of `mem.x_z_` writes dwords 0 and 2 | |
 //! | dword access with address `& 3 != 0` | must be aligned (L8826) | low two bits ignored | |
 //! | out-of-range raw/struct UAV, SRV, LDS, `g[]` | loads 0, stores dropped (L8826) | per dword; atomics do nothing and return 0 | bounds check |
 //! | out-of-range `cb`/`icb`/`x#[]` read | GAP | 0 (and `x#[]` stores dropped) | `LDC` of a padded bank |
