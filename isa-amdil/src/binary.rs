@@ -1149,7 +1149,10 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 }
                 inst.payload = Payload::Numbers(ns);
             }
-            Form::Words if layout(op) == Layout::GlobalFlags => {
+            Form::Words if layout(op) != Layout::GlobalFlags => {
+                inst.payload = Payload::Words(Vec::new())
+            }
+            Form::Words => {
                 let words: Vec<String> = GLOBAL_FLAGS
                     .iter()
                     .enumerate()
@@ -1249,6 +1252,12 @@ fn decode_reg_token(r: &mut Reader) -> Result<RawReg, DecodeError> {
             return r.err(at + 1, "register number extension too large");
         }
         num |= hi << 16;
+    }
+    if num != 0 && !kind.is_numbered() && kind != RegKind::GenericMem {
+        return r.err(
+            at,
+            format!("register number {num} on `{}`, which has none", kind.name()),
+        );
     }
     let rel = (t >> 23) & 3;
     if rel == 1 || rel == 3 {
@@ -1438,7 +1447,15 @@ mod tests {
         // `cb0[r1.x+5]`: CONST_BUFF #0, relative_address = 2, immediate present; then the index
         // register r1 with a modifier selecting .xxxx; then the immediate 5.
         let w = rt("il_cs_2_0\nmov r0, cb0[r1.x+5]\n");
-        assert_eq!(&w[4..8], &[31 << 16 | 2 << 23 | 1 << 26, 4 << 16 | 1 << 22 | 1, 0x0000, 5]);
+        assert_eq!(
+            &w[4..8],
+            &[
+                31 << 16 | 2 << 23 | 1 << 26,
+                4 << 16 | 1 << 22 | 1,
+                0x0000,
+                5
+            ]
+        );
     }
 
     #[test]

@@ -344,3 +344,138 @@ fn pathological_inputs_finish_quickly() {
         "a pathological input hung or panicked"
     );
 }
+
+#[test]
+fn random_token_streams_never_panic() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut decoded = 0usize;
+    for _ in 0..50_000 {
+        let n = rng.below(12);
+        let mut w = vec![12u32, 0x0003_0200];
+        for _ in 0..n {
+            let word = match rng.below(4) {
+                // An opcode token with a random control field, sometimes with modifier flags.
+                0 => {
+                    (rng.below(490) as u32)
+                        | ((rng.next() as u32) & 0x3FFF) << 16
+                        | ((rng.below(8) == 0) as u32) << 31
+                }
+                // A register token of a known type with random flags.
+                1 => {
+                    let kinds = isa_amdil::ast::RegKind::ALL;
+                    let code = kinds[rng.below(kinds.len())].code() as u32;
+                    let num = if rng.below(2) == 0 {
+                        rng.below(4) as u32
+                    } else {
+                        rng.next() as u32 & 0xFFFF
+                    };
+                    code << 16 | num | (rng.next() as u32 & 0x07C0_0000)
+                }
+                // A modifier-like small word.
+                2 => rng.next() as u32 & 0x01FF_FFFF,
+                _ => rng.next() as u32,
+            };
+            w.push(word);
+        }
+        if let Ok(p) = decode_binary(&w) {
+            decoded += 1;
+            // Whatever decodes prints to text that parses back to the same program.
+            let text = p.to_string();
+            let (again, diags) = parse_lossy(&text);
+            assert!(
+                diags.iter().all(|d| !d.is_error()),
+                "{text}\n{diags:?}\n{w:x?}"
+            );
+            assert_eq!(again, p, "{text}\n{w:x?}");
+            let _ = validate(&p);
+        }
+    }
+    eprintln!("decoded {decoded} of 50000 random streams");
+    assert!(
+        decoded > 1_000,
+        "only {decoded} random streams decoded; the generator is too weak"
+    );
+}
+
+/// Pushes a plausible register token set: a known register type, random flags, and the
+/// modifier / index words those flags announce (sometimes inconsistent on purpose).
+fn push_register(rng: &mut Rng, w: &mut Vec<u32>, dst: bool) {
+    let kinds = isa_amdil::ast::RegKind::ALL;
+    let kind = kinds[rng.below(kinds.len())];
+    let num = if kind.is_numbered() {
+        rng.below(20) as u32
+    } else {
+        0
+    };
+    let modp = rng.below(2) == 0;
+    let rel = [0u32, 0, 2, 1][rng.below(4)];
+    let imm = rng.below(2) == 0;
+    let dim = rng.below(6) == 0;
+    w.push(
+        num | (kind.code() as u32) << 16
+            | (modp as u32) << 22
+            | rel << 23
+            | (dim as u32) << 25
+            | (imm as u32) << 26,
+    );
+    if modp {
+        w.push(if dst {
+            rng.next() as u32 & 0x1FFF
+        } else {
+            rng.next() as u32 & 0x01FF_FFFF
+        });
+    }
+    if rel == 2 {
+        w.push(4 << 16 | 1 << 22 | rng.below(8) as u32);
+        w.push(rng.below(4) as u32 * 0x1111);
+    }
+    if imm {
+        w.push(rng.below(64) as u32);
+    }
+    if dim {
+        w.push(rng.below(16) as u32);
+    }
+}
+
+#[test]
+fn table_driven_random_streams_round_trip_through_text() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let ops: Vec<_> = isa_amdil::opcodes::OPCODES
+        .iter()
+        .filter(|i| {
+            i.form == isa_amdil::opcodes::Form::Operands && i.opcode != isa_amdil::Opcode::Comment
+        })
+        .collect();
+    let mut decoded = 0usize;
+    for _ in 0..20_000 {
+        let mut w = vec![12u32, 0x0003_0200];
+        for _ in 0..1 + rng.below(4) {
+            let info = ops[rng.below(ops.len())];
+            let ctrl = if rng.below(2) == 0 {
+                0
+            } else {
+                rng.next() as u32 & 0x3FFF
+            };
+            w.push(info.code as u32 | ctrl << 16);
+            for _ in 0..info.dsts {
+                push_register(&mut rng, &mut w, true);
+            }
+            for _ in 0..info.srcs_max {
+                push_register(&mut rng, &mut w, false);
+            }
+        }
+        if let Ok(p) = decode_binary(&w) {
+            decoded += 1;
+            let text = p.to_string();
+            let (again, diags) = parse_lossy(&text);
+            assert!(
+                diags.iter().all(|d| !d.is_error()),
+                "{text}\n{diags:?}\n{w:x?}"
+            );
+            assert_eq!(again, p, "{text}\n{w:x?}");
+            let _ = validate(&p);
+        }
+    }
+    eprintln!("decoded {decoded} of 20000 table-driven streams");
+    assert!(decoded > 500, "only {decoded} streams decoded");
+}
