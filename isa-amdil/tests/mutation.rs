@@ -248,7 +248,15 @@ fn check_one(src: &str) {
     }
     // Whatever parses must print and re-parse without panicking, and encode/decode if encodable.
     let printed = prog.to_string();
-    let _ = parse_lossy(&printed);
+    let (again, diags) = parse_lossy(&printed);
+    assert!(
+        diags.iter().all(|d| !d.is_error()),
+        "printed program does not parse:\n{printed}\n{diags:?}\n--- input ---\n{src}"
+    );
+    assert_eq!(
+        again, prog,
+        "print/parse changed the program:\n{printed}\n--- input ---\n{src}"
+    );
     if let Ok(words) = encode_binary(&prog) {
         if let Err(e) = decode_binary(&words) {
             panic!("own encoding failed to decode: {e}\n--- program ---\n{printed}");
