@@ -578,6 +578,13 @@ fn random_programs_survive_every_pass() {
                 );
             }
         }
+        let dense = ilc_passes::ir::renumber(&f);
+        check(case, "renumber", &f, &dense, &input, &want);
+        assert_eq!(
+            dense.dfg.num_insts(),
+            dense.inst_count(),
+            "case {case}: renumber kept dead instructions"
+        );
         assert!(
             f.inst_count() <= func.inst_count(),
             "case {case}: the pipeline grew the kernel"

@@ -14,6 +14,7 @@ pub mod instructions;
 pub mod layout;
 pub mod opcodes;
 pub mod reader;
+pub mod renumber;
 pub mod types;
 pub mod write;
 
@@ -30,5 +31,6 @@ pub use instructions::{BlockCall, InstructionData, ValueList};
 pub use layout::Layout;
 pub use opcodes::{InstructionFormat, Opcode, TypeSpec};
 pub use reader::{parse_function_text, parse_functions, ParseError, SourceMap};
+pub use renumber::renumber;
 pub use types::{PerRegFile, RegFile, Type};
 pub use write::write_function;
