@@ -79,6 +79,7 @@ pub(crate) fn used_bits(f: &Form) -> u64 {
             OpKind::Mem { lo, len, .. } => field_bits(8, 8) | field_bits(lo, len),
             OpKind::CIdx => field_bits(8, 8) | field_bits(20, 21),
             OpKind::SReg => field_bits(20, 8),
+            OpKind::XImm => field_bits(20, 16),
             OpKind::Rel => field_bits(20, 24),
             OpKind::Abs => field_bits(20, 32),
             OpKind::SbMask => field_bits(0, 6),
@@ -158,6 +159,7 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
             }),
             OpKind::UImm(lo, len) => Operand::Imm(bits(w, lo, len) as i64),
             OpKind::SImm(lo, len) => Operand::Imm(sext(bits(w, lo, len), len)),
+            OpKind::XImm => Operand::Imm(bits(w, 20, 16) as i64),
             OpKind::I20 => Operand::Imm(sext(bits(w, 20, 19) | bits(w, 56, 1) << 19, 20)),
             OpKind::U20 => Operand::Imm((bits(w, 20, 19) | bits(w, 56, 1) << 19) as i64),
             OpKind::F20 => Operand::F32(((bits(w, 20, 19) << 12) | bits(w, 56, 1) << 31) as u32),
@@ -167,7 +169,7 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
             OpKind::F32(lo) => Operand::F32(bits(w, lo, 32) as u32),
             OpKind::CBuf | OpKind::CBufSp => Operand::CBuf {
                 bank: bits(w, 34, 5) as u8,
-                offset: (bits(w, 20, 14) * 4) as u32,
+                offset: (sext(bits(w, 20, 14), 14) * 4) as i32,
             },
             OpKind::Mem { lo, len, scale } => Operand::Mem {
                 base: Reg(bits(w, 8, 8) as u8),

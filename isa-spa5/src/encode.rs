@@ -209,6 +209,17 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
             }
             (OpKind::SImm(lo, len), Operand::Imm(v)) => e.put_signed(lo, len, v, "immediate")?,
             (OpKind::I20, Operand::Imm(v)) => e.i20(v)?,
+            (OpKind::XImm, Operand::Imm(v)) => {
+                if !(-0x8000..=0xffff).contains(&v) {
+                    return Err(EncodeError::Range {
+                        form: form.name,
+                        what: "16-bit immediate",
+                        value: v,
+                        bits: 16,
+                    });
+                }
+                e.put(20, 16, v as u64 & 0xffff, "immediate")?
+            }
             (OpKind::U20, Operand::Imm(v)) => {
                 if !(0..1 << 20).contains(&v) {
                     return Err(EncodeError::Range {
@@ -237,6 +248,7 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
                 OpKind::UImm(..)
                 | OpKind::SImm(..)
                 | OpKind::I20
+                | OpKind::XImm
                 | OpKind::U20
                 | OpKind::U32(_)
                 | OpKind::S32(_),
@@ -275,7 +287,7 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
                         bits: 16,
                     });
                 }
-                e.put(20, 14, (offset / 4) as u64, "cbuf offset")?;
+                e.put_signed(20, 14, (offset / 4) as i64, "cbuf offset")?;
                 e.put(34, 5, bank as u64, "cbuf bank")?;
             }
             (OpKind::CBuf | OpKind::CBufSp, _) => return Err(bad("a constant c[bank][offset]")),

@@ -132,8 +132,8 @@ pub enum Operand {
     CBuf {
         /// Constant bank.
         bank: u8,
-        /// Byte offset.
-        offset: u32,
+        /// Signed byte offset (-0x8000..0x7ffc, 4-aligned).
+        offset: i32,
     },
     /// LDC's `c[bank][base + offset]`.
     CIdx {
@@ -281,7 +281,9 @@ fn default_operand(kind: OpKind) -> Operand {
     match kind {
         OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(Reg::RZ),
         OpKind::PredDst(_) | OpKind::PredSrc(..) => Operand::Pred(Pred::TRUE),
-        OpKind::UImm(..) | OpKind::SImm(..) | OpKind::I20 | OpKind::U20 => Operand::Imm(0),
+        OpKind::UImm(..) | OpKind::SImm(..) | OpKind::I20 | OpKind::U20 | OpKind::XImm => {
+            Operand::Imm(0)
+        }
         OpKind::U32(_) | OpKind::S32(_) => Operand::Imm(0),
         OpKind::F20 | OpKind::F32(_) => Operand::F32(0),
         OpKind::D20 => Operand::F64(0),
@@ -564,7 +566,7 @@ fn pick(r: Op, i: Op, c: Op, b: &Operand) -> Op {
 }
 
 /// A constant buffer operand `c[bank][offset]`.
-pub fn cbuf(bank: u8, offset: u32) -> Operand {
+pub fn cbuf(bank: u8, offset: i32) -> Operand {
     Operand::CBuf { bank, offset }
 }
 

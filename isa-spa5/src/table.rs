@@ -39,6 +39,8 @@ pub enum OpKind {
     UImm(u8, u8),
     /// Signed immediate `len` bits at `lo`, printed in signed hex.
     SImm(u8, u8),
+    /// XMAD's 16-bit immediate at 20 (printed signed when operand B is signed).
+    XImm,
     /// 20-bit signed immediate: 19 bits at 20 plus the sign at 56.
     I20,
     /// 20-bit unsigned view of the same bits (printed as a 20-bit hex value; used by shifts/BFE).
@@ -138,8 +140,13 @@ pub enum Place {
     Abs(u8),
     /// `~` before operand k.
     Inv(u8),
-    /// `.NAME` after operand k.
+    /// IADD/ISCADD's two negation bits: bit 0 negates operand `.1`, bit 1 operand `.0`; both
+    /// set is `.PO` (plus one) in the mnemonic.
+    NegPo(u8, u8),
+    /// `.NAME` after operand k (inside `|..|`, before `.reuse`).
     Suffix(u8),
+    /// A leading pseudo-operand `CC.NAME` (condition code tests), printed when not empty.
+    Lead,
 }
 
 /// One modifier field: up to two bit pieces, concatenated low piece first.
@@ -392,6 +399,33 @@ const fn flag_names(name: &'static str) -> &'static [&'static str] {
         _ => &["", "?"],
     }
 }
+const fn cct(lo: u8) -> ModField {
+    ModField {
+        kind: ModKind::CcTest,
+        a: (lo, 5),
+        b: (0, 0),
+        names: CCT,
+        place: Place::Lead,
+    }
+}
+const fn bsel(k: u8) -> ModField {
+    ModField {
+        kind: ModKind::ByteSel,
+        a: (41, 2),
+        b: (0, 0),
+        names: BSEL,
+        place: Place::Suffix(k),
+    }
+}
+const fn negpo(a: u8, b: u8) -> ModField {
+    ModField {
+        kind: ModKind::Po,
+        a: (48, 2),
+        b: (0, 0),
+        names: &["", "", "", "PO"],
+        place: Place::NegPo(a, b),
+    }
+}
 const fn neg(k: u8, bit: u8) -> ModField {
     ModField {
         kind: ModKind::Neg(k),
@@ -454,6 +488,13 @@ const FCMP: &[&str] = &[
     "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
     "GEU", "T",
 ];
+const FCMPGT: &[&str] = &[
+    "F", "LT", "EQ", "LE", "", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU",
+    "T",
+];
+const HIX: &[&str] = &["", "HI", "X", "XHI"];
+const F2ITY: &[&str] = &["?", "U16", "U32", "U64", "?", "S16", "S32", "S64"];
+const I2ITY: &[&str] = &["U8", "U16", "U32", "?", "S8", "S16", "S32", "?"];
 const BOP: &[&str] = &["AND", "OR", "XOR", "?"];
 const RND: &[&str] = &["", "RM", "RP", "RZ"];
 const U32: &[&str] = &["U32", ""];
@@ -465,8 +506,9 @@ const LDSSZ: &[&str] = &[
     "U8", "S8", "U16", "S16", "", "64", "128", "?", "U.U8", "U.S8", "U.U16", "U.S16", "U.32",
     "U.64", "U.128", "U.U.128",
 ];
+const MEMSZ6: &[&str] = &["U8", "S8", "U16", "S16", "", "64", "128", "?"];
 const LDGCOP: &[&str] = &["", "CG", "CI", "CV"];
-const LDLCOP: &[&str] = &["", "CG", "LU", "CV"];
+const LDLCOP: &[&str] = &["", "LU", "CI", "CV"];
 const STCOP: &[&str] = &["", "CG", "CS", "WT"];
 const LDCMODE: &[&str] = &["", "IL", "IS", "ISL"];
 const ATOMOP: &[&str] = &[
@@ -553,70 +595,70 @@ const fn fx(top: (u64, u64), lo: u64, lo_mask: u64) -> (u64, u64) {
 #[rustfmt::skip]
 forms! {
     // ---- integer arithmetic -------------------------------------------------------------------
-    IADD_R:     "IADD",     op16!(0x5c10, 0xfff8), Alu, 0, [RD, RA, RB], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
-    IADD_I:     "IADD",     op16!(0x3810, 0xfef8), Alu, 0, [RD, RA, I20], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
-    IADD_C:     "IADD",     op16!(0x4c10, 0xfff8), Alu, 0, [RD, RA, CB], [m2(M::Po, (48,2), (0,0), &["", "", "", "PO"]), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47), neg(1, 49), neg(2, 48)];
+    IADD_R:     "IADD",     op16!(0x5c10, 0xfff8), Alu, 0, [RD, RA, RB], [negpo(1, 2), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47)];
+    IADD_I:     "IADD",     op16!(0x3810, 0xfef8), Alu, 0, [RD, RA, I20], [negpo(1, 2), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47)];
+    IADD_C:     "IADD",     op16!(0x4c10, 0xfff8), Alu, 0, [RD, RA, CB], [negpo(1, 2), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47)];
     IADD32I:    "IADD32I",  op16!(0x1c00, 0xfe00), Alu, 0, [RD, RA, u(K::S32(20), W1)], [flag(M::Sat, 54, "SAT"), flag(M::X, 53, "X"), cc(52), neg(1, 56)];
     IADD3_R:    "IADD3",    op16!(0x5cc0, 0xfff0), Alu, 0, [RD, RA, RB, RC], [m(M::Iadd3Mode, 37, 2, IADD3M), flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
     IADD3_I:    "IADD3",    op16!(0x38c0, 0xfef0), Alu, 0, [RD, RA, I20, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
     IADD3_C:    "IADD3",    op16!(0x4cc0, 0xfff0), Alu, 0, [RD, RA, CB, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
-    ISCADD_R:   "ISCADD",   op16!(0x5c18, 0xfff8), Alu, 0, [RD, RA, RB, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
-    ISCADD_I:   "ISCADD",   op16!(0x3818, 0xfef8), Alu, 0, [RD, RA, I20, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
-    ISCADD_C:   "ISCADD",   op16!(0x4c18, 0xfff8), Alu, 0, [RD, RA, CB, u(K::UImm(39, 5), W1)], [cc(47), neg(1, 49), neg(2, 48)];
+    ISCADD_R:   "ISCADD",   op16!(0x5c18, 0xfff8), Alu, 0, [RD, RA, RB, u(K::UImm(39, 5), W1)], [negpo(1, 2), cc(47)];
+    ISCADD_I:   "ISCADD",   op16!(0x3818, 0xfef8), Alu, 0, [RD, RA, I20, u(K::UImm(39, 5), W1)], [negpo(1, 2), cc(47)];
+    ISCADD_C:   "ISCADD",   op16!(0x4c18, 0xfff8), Alu, 0, [RD, RA, CB, u(K::UImm(39, 5), W1)], [negpo(1, 2), cc(47)];
     ISCADD32I:  "ISCADD32I", op16!(0x1400, 0xfc00), Alu, 0, [RD, RA, u(K::S32(20), W1), u(K::UImm(53, 5), W1)], [cc(52)];
     IMNMX_R:    "IMNMX",    op16!(0x5c20, 0xfff8), Alu, 0, [RD, RA, RB, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
     IMNMX_I:    "IMNMX",    op16!(0x3820, 0xfef8), Alu, 0, [RD, RA, I20, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
     IMNMX_C:    "IMNMX",    op16!(0x4c20, 0xfff8), Alu, 0, [RD, RA, CB, PC], [m(M::Signed, 48, 1, U32), m(M::Mode, 43, 2, IMNMXM), cc(47)];
-    XMAD_R:     "XMAD",     op16!(0x5b00, 0xffc0), Mad, 0, [RD, RA, RB, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), flag(M::Mrg, 37, "MRG"), m(M::XMode, 50, 3, XMODE), flag(M::X, 38, "X"), cc(47), h1(1, 53), h1(2, 35)];
-    XMAD_I:     "XMAD",     op16!(0x3600, 0xffc0), Mad, 0, [RD, RA, u(K::UImm(20, 16), W1), RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), flag(M::Mrg, 37, "MRG"), m(M::XMode, 50, 3, XMODE), flag(M::X, 38, "X"), cc(47), h1(1, 53)];
-    XMAD_C:     "XMAD",     op16!(0x4e00, 0xfe00), Mad, 0, [RD, RA, CBS, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 55, "PSL"), flag(M::Mrg, 56, "MRG"), m(M::XMode, 50, 2, XMODE2), flag(M::X, 54, "X"), cc(47), h1(1, 53), h1(2, 52)];
+    XMAD_R:     "XMAD",     op16!(0x5b00, 0xffc0), Mad, 0, [RD, RA, RB, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), m(M::XMode, 50, 3, XMODE), flag(M::Mrg, 37, "MRG"), flag(M::X, 38, "X"), cc(47), h1(1, 53), h1(2, 35)];
+    XMAD_I:     "XMAD",     op16!(0x3600, 0xffc0), Mad, 0, [RD, RA, u(K::XImm, W1), RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 36, "PSL"), m(M::XMode, 50, 3, XMODE), flag(M::Mrg, 37, "MRG"), flag(M::X, 38, "X"), cc(47), h1(1, 53)];
+    XMAD_C:     "XMAD",     op16!(0x4e00, 0xfe00), Mad, 0, [RD, RA, CBS, RC], [m2(M::XSign, (48,1), (49,1), XSIGN), flag(M::Psl, 55, "PSL"), m(M::XMode, 50, 2, XMODE2), flag(M::Mrg, 56, "MRG"), flag(M::X, 54, "X"), cc(47), h1(1, 53), h1(2, 52)];
     XMAD_RC:    "XMAD",     op16!(0x5100, 0xff00), Mad, 0, [RD, RA, RC, CB], [m2(M::XSign, (48,1), (49,1), XSIGN), m(M::XMode, 50, 2, XMODE2), flag(M::X, 54, "X"), cc(47), h1(1, 53), h1(2, 52)];
-    LEA_R:      "LEA",      op16!(0x5bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
-    LEA_I:      "LEA",      op16!(0x36d0, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
-    LEA_C:      "LEA",      op16!(0x4bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, u(K::UImm(39, 5), W1)], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
-    LEA_HI_R:   "LEA.HI",   op16!(0x5bd8, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 5), W1)], [m(M::X, 38, 1, LEAX), cc_on(1, 47), neg(2, 37)];
-    LEA_HI_C:   "LEA.HI",   op16!(0x1800, 0xf800), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, RC, u(K::UImm(51, 5), W1)], [m(M::X, 57, 1, LEAX), cc_on(1, 47), neg(2, 56)];
+    LEA_R:      "LEA",      op16!(0x5bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, opt(u(K::UImm(39, 5), W1))], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_I:      "LEA",      op16!(0x36d0, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20, opt(u(K::UImm(39, 5), W1))], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_C:      "LEA",      op16!(0x4bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, opt(u(K::UImm(39, 5), W1))], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
+    LEA_HI_R:   "LEA.HI",   op16!(0x5bd8, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, opt(u(K::UImm(28, 5), W1))], [m(M::X, 38, 1, LEAX), cc_on(1, 47), neg(2, 37)];
+    LEA_HI_C:   "LEA.HI",   op16!(0x1800, 0xf800), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, RC, opt(u(K::UImm(51, 5), W1))], [m(M::X, 57, 1, LEAX), cc_on(1, 47), neg(2, 56)];
     // ---- integer compare / select / logic --------------------------------------------------------
     ISETP_R:    "ISETP",    op16!(0x5b60, 0xfff0), Alu, 0, [PD, PD0, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
     ISETP_I:    "ISETP",    op16!(0x3660, 0xfef0), Alu, 0, [PD, PD0, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
     ISETP_C:    "ISETP",    op16!(0x4b60, 0xfff0), Alu, 0, [PD, PD0, RA, CB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
-    ISET_R:     "ISET",     op16!(0x5b50, 0xfff0), Alu, 0, [RD, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
-    ISET_I:     "ISET",     op16!(0x3650, 0xfef0), Alu, 0, [RD, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
-    ISET_C:     "ISET",     op16!(0x4b50, 0xfff0), Alu, 0, [RD, RA, CB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), flag(M::Bf, 44, "BF"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ISET_R:     "ISET",     op16!(0x5b50, 0xfff0), Alu, 0, [RD, RA, RB, PC], [flag(M::Bf, 44, "BF"), m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ISET_I:     "ISET",     op16!(0x3650, 0xfef0), Alu, 0, [RD, RA, I20, PC], [flag(M::Bf, 44, "BF"), m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP), cc(47)];
+    ISET_C:     "ISET",     op16!(0x4b50, 0xfff0), Alu, 0, [RD, RA, CB, PC], [flag(M::Bf, 44, "BF"), m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP), cc(47)];
     ICMP_R:     "ICMP",     op16!(0x5b40, 0xfff0), Alu, 0, [RD, RA, RB, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
     ICMP_I:     "ICMP",     op16!(0x3640, 0xfef0), Alu, 0, [RD, RA, I20, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
     ICMP_C:     "ICMP",     op16!(0x4b40, 0xfff0), Alu, 0, [RD, RA, CB, RC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
     ICMP_RC:    "ICMP",     op16!(0x5340, 0xfff0), Alu, 0, [RD, RA, RC, CB], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32)];
-    FCMP_R:     "FCMP",     op16!(0x5ba0, 0xfff0), Fpu, 0, [RD, RA, RB, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
-    FCMP_I:     "FCMP",     op16!(0x36a0, 0xfef0), Fpu, 0, [RD, RA, F20, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
-    FCMP_C:     "FCMP",     op16!(0x4ba0, 0xfff0), Fpu, 0, [RD, RA, CB, RC], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
-    FCMP_RC:    "FCMP",     op16!(0x53a0, 0xfff0), Fpu, 0, [RD, RA, RC, CB], [m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 47, "FTZ")];
+    FCMP_R:     "FCMP",     op16!(0x5ba0, 0xfff0), Fpu, 0, [RD, RA, RB, RC], [m(M::FCmp, 48, 4, FCMPGT), flag(M::Ftz, 47, "FTZ")];
+    FCMP_I:     "FCMP",     op16!(0x36a0, 0xfef0), Fpu, 0, [RD, RA, F20, RC], [m(M::FCmp, 48, 4, FCMPGT), flag(M::Ftz, 47, "FTZ")];
+    FCMP_C:     "FCMP",     op16!(0x4ba0, 0xfff0), Fpu, 0, [RD, RA, CB, RC], [m(M::FCmp, 48, 4, FCMPGT), flag(M::Ftz, 47, "FTZ")];
+    FCMP_RC:    "FCMP",     op16!(0x53a0, 0xfff0), Fpu, 0, [RD, RA, RC, CB], [m(M::FCmp, 48, 4, FCMPGT), flag(M::Ftz, 47, "FTZ")];
     SEL_R:      "SEL",      op16!(0x5ca0, 0xfff8), Mov, 0, [RD, RA, RB, PC], [];
     SEL_I:      "SEL",      op16!(0x38a0, 0xfef8), Mov, 0, [RD, RA, I20, PC], [];
     SEL_C:      "SEL",      op16!(0x4ca0, 0xfff8), Mov, 0, [RD, RA, CB, PC], [];
-    LOP_R:      "LOP",      op16!(0x5c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
-    LOP_I:      "LOP",      op16!(0x3840, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
-    LOP_C:      "LOP",      op16!(0x4c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc(47), inv(2, 39), inv(3, 40)];
+    LOP_R:      "LOP",      op16!(0x5c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
+    LOP_I:      "LOP",      op16!(0x3840, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
+    LOP_C:      "LOP",      op16!(0x4c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
     LOP32I:     "LOP32I",   op16!(0x0400, 0xfc00), Alu, 0, [RD, RA, u(K::U32(20), W1)], [m(M::LogicOp, 53, 2, LOPOP), flag(M::X, 57, "X"), cc(52), inv(1, 55), inv(2, 56)];
-    LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [m(M::PredMode, 36, 2, PO), flag(M::X, 38, "X"), cc(47)];
+    LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [m(M::PredMode, 36, 2, PO), flag(M::X, 38, "X"), cc_on(1, 47)];
     LOP3_I:     "LOP3.LUT", op16!(0x3c00, 0xfe00), Alu, 0, [RD, RA, I20, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 57, "X"), cc(47)];
     LOP3_C:     "LOP3.LUT", op16!(0x0200, 0xfe00), Alu, 0, [RD, RA, CB, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 56, "X"), cc(47)];
     // ---- shifts and bit fields -----------------------------------------------------------------
     SHL_R:      "SHL",      op16!(0x5c48, 0xfff8), Alu, 0, [RD, RA, RB], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
-    SHL_I:      "SHL",      op16!(0x3848, 0xfef8), Alu, 0, [RD, RA, U20], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
+    SHL_I:      "SHL",      op16!(0x3848, 0xfef8), Alu, 0, [RD, RA, I20], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
     SHL_C:      "SHL",      op16!(0x4c48, 0xfff8), Alu, 0, [RD, RA, CB], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
-    SHR_R:      "SHR",      op16!(0x5c28, 0xfff8), Alu, 0, [RD, RA, RB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
-    SHR_I:      "SHR",      op16!(0x3828, 0xfef8), Alu, 0, [RD, RA, U20], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
-    SHR_C:      "SHR",      op16!(0x4c28, 0xfff8), Alu, 0, [RD, RA, CB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::Brev, 40, "BREV"), flag(M::X, 44, "X"), cc(47)];
-    SHF_L_R:    "SHF.L",    op16!(0x5bf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::X, 48, "X"), cc(47)];
-    SHF_L_I:    "SHF.L",    op16!(0x36f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::X, 48, "X"), cc(47)];
-    SHF_R_R:    "SHF.R",    op16!(0x5cf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::Hi, 48, "HI"), flag(M::X, 49, "X"), cc(47)];
-    SHF_R_I:    "SHF.R",    op16!(0x38f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), flag(M::Hi, 48, "HI"), flag(M::X, 49, "X"), cc(47)];
+    SHR_R:      "SHR",      op16!(0x5c28, 0xfff8), Alu, 0, [RD, RA, RB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::X, 44, "X"), flag(M::Brev, 40, "BREV"), cc(47)];
+    SHR_I:      "SHR",      op16!(0x3828, 0xfef8), Alu, 0, [RD, RA, I20], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::X, 44, "X"), flag(M::Brev, 40, "BREV"), cc(47)];
+    SHR_C:      "SHR",      op16!(0x4c28, 0xfff8), Alu, 0, [RD, RA, CB], [m(M::Signed, 48, 1, U32), flag(M::W, 39, "W"), flag(M::X, 44, "X"), flag(M::Brev, 40, "BREV"), cc(47)];
+    SHF_L_R:    "SHF.L",    op16!(0x5bf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), m(M::Hi, 48, 2, HIX), cc(47)];
+    SHF_L_I:    "SHF.L",    op16!(0x36f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), m(M::Hi, 48, 2, HIX), cc(47)];
+    SHF_R_R:    "SHF.R",    op16!(0x5cf8, 0xfff8), Alu, 0, [RD, RA, RB, RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), m(M::Hi, 48, 2, HIX), cc(47)];
+    SHF_R_I:    "SHF.R",    op16!(0x38f8, 0xfef8), Alu, 0, [RD, RA, u(K::UImm(20, 6), W1), RC], [flag(M::W, 50, "W"), m(M::ShfType, 37, 2, SHFTY), m(M::Hi, 48, 2, HIX), cc(47)];
     BFE_R:      "BFE",      op16!(0x5c00, 0xfff8), Alu, 0, [RD, RA, RB], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
-    BFE_I:      "BFE",      op16!(0x3800, 0xfef8), Alu, 0, [RD, RA, U20], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
+    BFE_I:      "BFE",      op16!(0x3800, 0xfef8), Alu, 0, [RD, RA, I20], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
     BFE_C:      "BFE",      op16!(0x4c00, 0xfff8), Alu, 0, [RD, RA, CB], [m(M::Signed, 48, 1, U32), flag(M::Brev, 40, "BREV"), cc(47)];
     BFI_R:      "BFI",      op16!(0x5bf0, 0xfff8), Alu, 0, [RD, RA, RB, RC], [cc(47)];
-    BFI_I:      "BFI",      op16!(0x36f0, 0xfef8), Alu, 0, [RD, RA, U20, RC], [cc(47)];
+    BFI_I:      "BFI",      op16!(0x36f0, 0xfef8), Alu, 0, [RD, RA, I20, RC], [cc(47)];
     BFI_C:      "BFI",      op16!(0x4bf0, 0xfff8), Alu, 0, [RD, RA, CB, RC], [cc(47)];
     BFI_RC:     "BFI",      op16!(0x53f0, 0xfff8), Alu, 0, [RD, RA, RC, CB], [cc(47)];
     FLO_R:      "FLO",      op16!(0x5c30, 0xfff8), Conv, VAR_LAT, [RD, RB], [m(M::Signed, 48, 1, U32), flag(M::Sh, 41, "SH"), cc(47), inv(1, 40)];
@@ -626,7 +668,7 @@ forms! {
     POPC_I:     "POPC",     op16!(0x3808, 0xfef8), Conv, VAR_LAT, [RD, I20], [inv(1, 40)];
     POPC_C:     "POPC",     op16!(0x4c08, 0xfff8), Conv, VAR_LAT, [RD, CB], [inv(1, 40)];
     PRMT_R:     "PRMT",     op16!(0x5bc0, 0xfff8), Alu, 0, [RD, RA, RB, RC], [m(M::Mode, 48, 3, PRMTM)];
-    PRMT_I:     "PRMT",     op16!(0x36c0, 0xfef8), Alu, 0, [RD, RA, U20, RC], [m(M::Mode, 48, 3, PRMTM)];
+    PRMT_I:     "PRMT",     op16!(0x36c0, 0xfef8), Alu, 0, [RD, RA, I20, RC], [m(M::Mode, 48, 3, PRMTM)];
     PRMT_C:     "PRMT",     op16!(0x4bc0, 0xfff8), Alu, 0, [RD, RA, CB, RC], [m(M::Mode, 48, 3, PRMTM)];
     PRMT_RC:    "PRMT",     op16!(0x53c0, 0xfff8), Alu, 0, [RD, RA, RC, CB], [m(M::Mode, 48, 3, PRMTM)];
     // ---- moves ------------------------------------------------------------------------------------
@@ -636,8 +678,8 @@ forms! {
     MOV32I:     "MOV32I",   op16!(0x0100, 0xfff0), Mov, 0, [RD, u(K::U32(20), W1)], [m(M::Lanes, 12, 4, LANES)];
     S2R:        "S2R",      op16!(0xf0c8, 0xfff8), Sreg, VAR_LAT, [RD, u(K::SReg, W1)], [];
     CS2R:       "CS2R",     op16!(0x50c8, 0xfff8), Mov, 0, [RD, u(K::SReg, W1)], [];
-    P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
-    R2P_I:      "R2P",      op16!(0x38f0, 0xfef8), Alu, 0, [d(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
+    P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [bsel(1)];
+    R2P_I:      "R2P",      op16!(0x38f0, 0xfef8), Alu, 0, [d(K::Pr, W1), RA, U20], [bsel(1)];
     // ---- single precision float ------------------------------------------------------------------
     FADD_R:     "FADD",     op16!(0x5c58, 0xfff8), Fpu, 0, [RD, RA, RB], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     FADD_I:     "FADD",     op16!(0x3858, 0xfef8), Fpu, 0, [RD, RA, F20], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
@@ -660,24 +702,22 @@ forms! {
     FSET_R:     "FSET",     op16!(0x5800, 0xff00), Fpu, 0, [RD, RA, RB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
     FSET_I:     "FSET",     op16!(0x3000, 0xfe00), Fpu, 0, [RD, RA, F20, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
     FSET_C:     "FSET",     op16!(0x4800, 0xff00), Fpu, 0, [RD, RA, CB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
-    FCHK_R:     "FCHK",     op16!(0x5c88, 0xfff8), Fpu, VAR_LAT, [PD0, RA, RB], [m(M::Mode, 39, 2, FCHKOP), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FCHK_R:     "FCHK",     op16!(0x5c88, 0xfff8), Fpu, VAR_LAT, [PD, RA, RB], [m(M::Mode, 39, 2, FCHKOP), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     MUFU:       "MUFU",     op16!(0x5080, 0xfff8), Sfu, VAR_LAT, [RD, RA], [m(M::MufuOp, 20, 4, MUFUOP), flag(M::Sat, 50, "SAT"), neg(1, 48), abs(1, 46)];
     RRO_R:      "RRO",      op16!(0x5c90, 0xfff8), Fpu, 0, [RD, RB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     RRO_I:      "RRO",      op16!(0x3890, 0xfef8), Fpu, 0, [RD, F20], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     RRO_C:      "RRO",      op16!(0x4c90, 0xfff8), Fpu, 0, [RD, CB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     // ---- conversions -----------------------------------------------------------------------------
     F2F_R:      "F2F",      op16!(0x5ca8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    F2F_I:      "F2F",      op16!(0x38a8, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2F_C:      "F2F",      op16!(0x4ca8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    F2I_R:      "F2I",      op16!(0x5cb0, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    F2I_I:      "F2I",      op16!(0x38b0, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    F2I_C:      "F2I",      op16!(0x4cb0, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    I2F_R:      "I2F",      op16!(0x5cb8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
-    I2F_I:      "I2F",      op16!(0x38b8, 0xfef8), Conv, VAR_LAT, [RDT, I20], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
-    I2F_C:      "I2F",      op16!(0x4cb8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
-    I2I_R:      "I2I",      op16!(0x5ce0, 0xfff8), Conv, VAR_LAT, [RD, RB], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
-    I2I_I:      "I2I",      op16!(0x38e0, 0xfef8), Conv, VAR_LAT, [RD, I20], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
-    I2I_C:      "I2I",      op16!(0x4ce0, 0xfff8), Conv, VAR_LAT, [RD, CBS], [m2(M::DType, (8,2), (12,1), ITY), m2(M::SType, (10,2), (13,1), ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), m(M::ByteSel, 41, 2, BSEL)];
+    F2I_R:      "F2I",      op16!(0x5cb0, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_C:      "F2I",      op16!(0x4cb0, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    I2F_R:      "I2F",      op16!(0x5cb8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
+    I2F_I:      "I2F",      op16!(0x38b8, 0xfef8), Conv, VAR_LAT, [RDT, I20], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
+    I2F_C:      "I2F",      op16!(0x4cb8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
+    I2I_R:      "I2I",      op16!(0x5ce0, 0xfff8), Conv, VAR_LAT, [RD, RB], [m2(M::DType, (8,2), (12,1), I2ITY), m2(M::SType, (10,2), (13,1), I2ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
+    I2I_I:      "I2I",      op16!(0x38e0, 0xfef8), Conv, VAR_LAT, [RD, I20], [m2(M::DType, (8,2), (12,1), I2ITY), m2(M::SType, (10,2), (13,1), I2ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
+    I2I_C:      "I2I",      op16!(0x4ce0, 0xfff8), Conv, VAR_LAT, [RD, CBS], [m2(M::DType, (8,2), (12,1), I2ITY), m2(M::SType, (10,2), (13,1), I2ITY), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
     // ---- double precision ------------------------------------------------------------------------
     DADD_R:     "DADD",     op16!(0x5c70, 0xfff8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, RB2], [m(M::Rnd, 39, 2, RND), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     DADD_I:     "DADD",     op16!(0x3870, 0xfef8), Dbl, VAR_LAT | DOUBLE, [RD2, RA2, D20], [m(M::Rnd, 39, 2, RND), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
@@ -701,34 +741,34 @@ forms! {
     // ---- predicates ------------------------------------------------------------------------------
     PSETP:      "PSETP",    op16!(0x5090, 0xfff8), Pred, 0, [PD, PD0, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP)];
     PSET:       "PSET",     op16!(0x5088, 0xfff8), Pred, 0, [RD, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [flag(M::Bf, 44, "BF"), m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP), cc(47)];
-    CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [m(M::CcTest, 8, 5, CCT), m(M::Bop, 45, 2, BOP)];
+    CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [cct(8), m(M::Bop, 45, 2, BOP)];
     // ---- memory ----------------------------------------------------------------------------------
     LDG:        "LDG",      op16!(0xeed0, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, LDGCOP), m(M::Size, 48, 3, MEMSZ)];
-    STG:        "STG",      op16!(0xeed8, 0xfff8), Global, STORE, [MEM24, RS], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, STCOP), m(M::Size, 48, 3, MEMSZ)];
-    LDL:        "LDL",      op16!(0xef40, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24N], [m(M::Cache, 44, 2, LDLCOP), m(M::Size, 48, 3, MEMSZ)];
-    STL:        "STL",      op16!(0xef50, 0xfff8), Global, STORE, [MEM24N, RS], [m(M::Cache, 44, 2, STCOP), m(M::Size, 48, 3, MEMSZ)];
+    STG:        "STG",      op16!(0xeed8, 0xfff8), Global, STORE, [MEM24, RS], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, STCOP), m(M::Size, 48, 3, MEMSZ6)];
+    LDL:        "LDL",      op16!(0xef40, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24N], [m(M::Cache, 44, 2, LDLCOP), m(M::Size, 48, 3, MEMSZ6)];
+    STL:        "STL",      op16!(0xef50, 0xfff8), Global, STORE, [MEM24N, RS], [m(M::Cache, 44, 2, STCOP), m(M::Size, 48, 3, MEMSZ6)];
     LDS:        "LDS",      op16!(0xef48, 0xfff8), Shared, LOAD | VAR_LAT, [RDS, MEM24N], [m2(M::Size, (48, 3), (44, 1), LDSSZ)];
-    STS:        "STS",      op16!(0xef58, 0xfff8), Shared, STORE, [MEM24N, RS], [m(M::Size, 48, 3, MEMSZ)];
-    LD:         "LD",       op16!(0x8000, 0xe000), Global, LOAD | VAR_LAT, [RDS, MEM32, opt(u(K::PredSrc(58, 61), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, LDGCOP), m(M::Size, 53, 3, MEMSZ)];
-    ST:         "ST",       op16!(0xa000, 0xe000), Global, STORE, [MEM32, RS, opt(u(K::PredSrc(58, 61), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, STCOP), m(M::Size, 53, 3, MEMSZ)];
-    LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, MEMSZ), m(M::LdcMode, 44, 2, LDCMODE)];
+    STS:        "STS",      op16!(0xef58, 0xfff8), Shared, STORE, [MEM24N, RS], [m(M::Size, 48, 3, MEMSZ6)];
+    LD:         "LD",       op16!(0x8000, 0xe000), Global, LOAD | VAR_LAT, [RDS, MEM32, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, LDGCOP), m(M::Size, 53, 3, MEMSZ)];
+    ST:         "ST",       op16!(0xa000, 0xe000), Global, STORE, [MEM32, RS, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, STCOP), m(M::Size, 53, 3, MEMSZ6)];
+    LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, MEMSZ6), m(M::LdcMode, 44, 2, LDCMODE)];
     ATOM:       "ATOM",     op16!(0xed00, 0xff00), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA], [flag(M::E, 48, "E"), m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 49, 3, ATOMTY)];
     ATOM_CAS:   "ATOM",     fx(op16!(0xeef0, 0xfff0), 0, 0), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA, NEXT], [flag(M::E, 48, "E"), m(M::AtomType, 49, 1, &["CAS", "CAS.64"])];
     ATOMS:      "ATOMS",    op16!(0xec00, 0xff00), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA], [m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 28, 2, ATOMSTY)];
     ATOMS_CAS:  "ATOMS",    op16!(0xee40, 0xffe0), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA, NEXT], [m(M::AtomType, 52, 1, &["CAS", "CAS.64"])];
     RED:        "RED",      op16!(0xebf8, 0xfff8), Global, STORE | ATOMIC, [MEM20A, RSA], [flag(M::E, 48, "E"), m(M::AtomOp, 23, 3, REDOP), m(M::AtomType, 20, 3, ATOMTY)];
     // ---- control flow ----------------------------------------------------------------------------
-    BRA:        "BRA",      op16!(0xe240, 0xfff0), Ctrl, BRANCH, [u(K::Rel, W1)], [m(M::CcTest, 0, 5, CCT), flag(M::U, 7, "U"), flag(M::Lmt, 6, "LMT")];
+    BRA:        "BRA",      op16!(0xe240, 0xfff0), Ctrl, BRANCH, [u(K::Rel, W1)], [cct(0), flag(M::U, 7, "U"), flag(M::Lmt, 6, "LMT")];
     SSY:        "SSY",      fx(op16!(0xe290, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     PBK:        "PBK",      fx(op16!(0xe2a0, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     PCNT:       "PCNT",     fx(op16!(0xe2b0, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     CAL:        "CAL",      fx(op16!(0xe260, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     JCAL:       "JCAL",     fx(op16!(0xe220, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Abs, W1)], [];
-    RET:        "RET",      op16!(0xe320, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
-    EXIT:       "EXIT",     op16!(0xe300, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
-    BRK:        "BRK",      op16!(0xe340, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
-    CONT:       "CONT",     op16!(0xe350, 0xfff0), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
-    SYNC:       "SYNC",     op16!(0xf0f8, 0xfff8), Ctrl, FLOW, [], [m(M::CcTest, 0, 5, CCT)];
+    RET:        "RET",      op16!(0xe320, 0xfff0), Ctrl, FLOW, [], [cct(0)];
+    EXIT:       "EXIT",     op16!(0xe300, 0xfff0), Ctrl, FLOW, [], [cct(0)];
+    BRK:        "BRK",      op16!(0xe340, 0xfff0), Ctrl, FLOW, [], [cct(0)];
+    CONT:       "CONT",     op16!(0xe350, 0xfff0), Ctrl, FLOW, [], [cct(0)];
+    SYNC:       "SYNC",     op16!(0xf0f8, 0xfff8), Ctrl, FLOW, [], [cct(0)];
     // ---- barriers and warp-level ops ---------------------------------------------------------------
     BAR:        "BAR",      fx(op16!(0xf0a8, 0xfff8), 0x1800_0000_0000, 0x1800_0000_0000), Sync, SIDE, [u(K::UImm(8, 8), W1), opt(u(K::UImm(20, 12), W1)), opt(PC)], [m(M::BarMode, 32, 3, BARMODE), m(M::BarRed, 35, 2, BARRED)];
     MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS)];
@@ -738,8 +778,8 @@ forms! {
     SHFL_IR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x1000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, u(K::UImm(20, 5), W1), RC], [m(M::ShflOp, 30, 2, SHFLOP)];
     SHFL_RI:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x2000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, RB, u(K::UImm(34, 13), W1)], [m(M::ShflOp, 30, 2, SHFLOP)];
     SHFL_II:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x3000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, u(K::UImm(20, 5), W1), u(K::UImm(34, 13), W1)], [m(M::ShflOp, 30, 2, SHFLOP)];
-    VOTE:       "VOTE",     op16!(0x50d8, 0xfff8), Sync, 0, [RD, d(K::PredDst(45), W1), PC], [m(M::VoteOp, 48, 2, VOTEOP)];
-    NOP:        "NOP",      op16!(0x50b0, 0xfff8), Ctrl, 0, [opt(u(K::UImm(20, 16), W1))], [m(M::CcTest, 8, 5, CCT), flag(M::Trig, 13, "TRIG")];
+    VOTE:       "VOTE",     op16!(0x50d8, 0xfff8), Sync, 0, [opt(RD), d(K::PredDst(45), W1), PC], [m(M::VoteOp, 48, 2, VOTEOP)];
+    NOP:        "NOP",      op16!(0x50b0, 0xfff8), Ctrl, 0, [opt(u(K::UImm(20, 16), W1))], [cct(8), flag(M::Trig, 13, "TRIG")];
 }
 
 /// LANES: MOV's quad-lane mask; 0xf (all) prints nothing.

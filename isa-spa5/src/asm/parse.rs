@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::float::parse_f64;
-use super::print::reuse_slot;
+use super::print::{is_imm, reuse_slot};
 use crate::control::Control;
 use crate::inst::{Inst, Op, Operand};
 use crate::regs::{Pred, Reg, SpecialReg};
@@ -140,6 +140,7 @@ fn parse_value(kind: OpKind, s: &str, addr: u64, labels: Option<LabelResolver>) 
         | OpKind::U20
         | OpKind::U32(_)
         | OpKind::S32(_) => Operand::Imm(parse_int(s)?),
+        OpKind::XImm => Operand::Imm(parse_int(s)? & 0xffff),
         OpKind::F20 | OpKind::F32(_) => {
             if let Some(h) = s.strip_prefix("0f") {
                 Operand::F32(u32::from_str_radix(h, 16).ok()?)
@@ -177,7 +178,7 @@ fn parse_value(kind: OpKind, s: &str, addr: u64, labels: Option<LabelResolver>) 
             let (bank, off) = parse_cbuf_parts(s)?;
             Operand::CBuf {
                 bank,
-                offset: u32::try_from(parse_int(off)?).ok()?,
+                offset: i32::try_from(parse_int(off)?).ok()?,
             }
         }
         OpKind::CIdx => {
@@ -189,9 +190,14 @@ fn parse_value(kind: OpKind, s: &str, addr: u64, labels: Option<LabelResolver>) 
                 offset: i32::try_from(off).ok()?,
             }
         }
-        OpKind::Mem { .. } => {
+        OpKind::Mem { len, scale, .. } => {
             let inner = s.strip_prefix('[')?.strip_suffix(']')?;
-            let (base, off) = parse_addr(inner)?;
+            let (base, mut off) = parse_addr(inner)?;
+            // Absolute addresses print unsigned; map them back to the signed field.
+            let span = (1i64 << len) * scale as i64;
+            if base.is_zero() && off >= span / 2 && off < span {
+                off -= span;
+            }
             Operand::Mem {
                 base,
                 offset: i32::try_from(off).ok()?,
@@ -240,7 +246,7 @@ fn match_mods(op: Op, toks: &[&str], inst: &mut Inst) -> bool {
     let form = op.form();
     let mut pos = 0;
     for (i, m) in form.mods.iter().enumerate() {
-        if m.place != Place::Mnem {
+        if m.place != Place::Mnem && !matches!(m.place, Place::NegPo(..)) {
             continue;
         }
         let mut best: Option<(usize, usize)> = None; // (value, tokens)
@@ -271,6 +277,112 @@ fn match_mods(op: Op, toks: &[&str], inst: &mut Inst) -> bool {
     pos == toks.len()
 }
 
+fn strip_suffix_mods(form: &crate::table::Form, k: u8, s: &mut &str, inst: &mut Inst) {
+    loop {
+        let mut found = false;
+        for (i, m) in form.mods.iter().enumerate() {
+            if m.place != Place::Suffix(k) {
+                continue;
+            }
+            for (v, name) in m.names.iter().enumerate() {
+                if name.is_empty() || *name == "?" {
+                    continue;
+                }
+                if let Some(r) = s.strip_suffix(name).and_then(|r| r.strip_suffix('.')) {
+                    inst.mods[i] = v as u8;
+                    *s = r;
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            return;
+        }
+    }
+}
+
+fn set_place(form: &crate::table::Form, inst: &mut Inst, place: Place) -> bool {
+    if let Some(i) = form.mods.iter().position(|m| m.place == place) {
+        inst.mods[i] = 1;
+        return true;
+    }
+    // IADD-style paired negation: both set would be `.PO`, which prints differently.
+    if let Place::Neg(k) = place {
+        for (i, m) in form.mods.iter().enumerate() {
+            if let Place::NegPo(a, b) = m.place {
+                let bit = if a == k {
+                    2
+                } else if b == k {
+                    1
+                } else {
+                    continue;
+                };
+                let v = inst.mods[i] | bit;
+                if v == 3 {
+                    return false;
+                }
+                inst.mods[i] = v;
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn parse_operand(
+    form: &crate::table::Form,
+    k: usize,
+    text: &str,
+    inst: &mut Inst,
+    reuse: &mut u8,
+    addr: u64,
+    labels: Option<LabelResolver>,
+) -> Option<Operand> {
+    let f = &form.operands[k];
+    let k8 = k as u8;
+    let mut s = text.trim();
+    if let Some(r) = s.strip_suffix(".reuse") {
+        *reuse |= 1 << reuse_slot(f.kind)?;
+        s = r;
+    }
+    if is_imm(f.kind) {
+        strip_suffix_mods(form, k8, &mut s, inst);
+        for (place, name) in [
+            (Place::Inv(k8), ".INV"),
+            (Place::Abs(k8), ".ABS"),
+            (Place::Neg(k8), ".NEG"),
+        ] {
+            if let Some(r) = s.strip_suffix(name) {
+                if !set_place(form, inst, place) {
+                    return None;
+                }
+                s = r;
+            }
+        }
+        return parse_value(f.kind, s, addr, labels);
+    }
+    if let Some(r) = s.strip_prefix('-') {
+        if !set_place(form, inst, Place::Neg(k8)) {
+            return None;
+        }
+        s = r;
+    }
+    if let Some(r) = s.strip_prefix('~') {
+        if !set_place(form, inst, Place::Inv(k8)) {
+            return None;
+        }
+        s = r;
+    }
+    if let Some(r) = s.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
+        if !set_place(form, inst, Place::Abs(k8)) {
+            return None;
+        }
+        s = r;
+    }
+    strip_suffix_mods(form, k8, &mut s, inst);
+    parse_value(f.kind, s.trim(), addr, labels)
+}
+
 fn try_form(
     op: Op,
     mtoks: &[&str],
@@ -284,119 +396,60 @@ fn try_form(
     if mtoks.len() < base.len() || mtoks[..base.len()] != base[..] {
         return None;
     }
-    let mut inst = Inst::new(op);
-    inst.guard = guard;
-    if !form.has(crate::table::flags::NO_GUARD) || guard.is_true() {
-    } else {
+    if form.has(crate::table::flags::NO_GUARD) && !guard.is_true() {
         return None;
     }
-    if !match_mods(op, &mtoks[base.len()..], &mut inst) {
+    let mut inst0 = Inst::new(op);
+    inst0.guard = guard;
+    if !match_mods(op, &mtoks[base.len()..], &mut inst0) {
         return None;
+    }
+    let mut opers = opers;
+    if let Some(first) = opers.first() {
+        if let Some(name) = first.strip_prefix("CC.") {
+            let i = form.mods.iter().position(|m| m.place == Place::Lead)?;
+            let v = form.mods[i]
+                .names
+                .iter()
+                .position(|n| *n == name && !n.is_empty() && *n != "?")?;
+            inst0.mods[i] = v as u8;
+            opers = &opers[1..];
+        }
     }
     let total = form.operands.len();
-    let optional = form.operands.iter().filter(|f| f.optional).count();
-    if opers.len() > total || opers.len() + optional < total {
+    let optional: Vec<usize> = (0..total).filter(|&k| form.operands[k].optional).collect();
+    if opers.len() > total || opers.len() + optional.len() < total {
         return None;
     }
-    let mut skip = total - opers.len();
-    let mut reuse = 0u8;
-    let mut it = opers.iter();
-    for (k, f) in form.operands.iter().enumerate() {
-        if f.optional && skip > 0 {
-            skip -= 1;
+    let omit = total - opers.len();
+    // Try every way of leaving out `omit` optional operands.
+    'combo: for sel in 0u32..(1 << optional.len()) {
+        if sel.count_ones() as usize != omit {
             continue;
         }
-        let mut s: &str = it.next()?;
-        let k8 = k as u8;
-        // Suffixes, from the end.
-        loop {
-            if let Some(r) = s.strip_suffix(".reuse") {
-                reuse |= 1 << reuse_slot(f.kind)?;
-                s = r;
-                continue;
-            }
-            let mut found = false;
-            for (i, m) in form.mods.iter().enumerate() {
-                if m.place == Place::Suffix(k8) {
-                    for (v, name) in m.names.iter().enumerate() {
-                        if name.is_empty() || *name == "?" {
-                            continue;
-                        }
-                        if let Some(r) = s.strip_suffix(name).and_then(|r| r.strip_suffix('.')) {
-                            inst.mods[i] = v as u8;
-                            s = r;
-                            found = true;
-                        }
-                    }
+        let mut inst = inst0;
+        let mut reuse = 0u8;
+        let mut it = opers.iter();
+        for k in 0..total {
+            if let Some(pos) = optional.iter().position(|&o| o == k) {
+                if sel & (1 << pos) != 0 {
+                    continue;
                 }
             }
-            if !found {
-                break;
+            let text = it.next()?;
+            match parse_operand(form, k, text, &mut inst, &mut reuse, addr, labels) {
+                Some(v) => inst.operands[k] = v,
+                None => continue 'combo,
             }
         }
-        let is_imm = matches!(
-            f.kind,
-            OpKind::UImm(..)
-                | OpKind::SImm(..)
-                | OpKind::I20
-                | OpKind::U20
-                | OpKind::U32(_)
-                | OpKind::S32(_)
-                | OpKind::F20
-                | OpKind::F32(_)
-                | OpKind::D20
-        );
-        // Prefixes: a value that parses whole (negative immediates) keeps its sign.
-        let whole = if is_imm {
-            parse_value(f.kind, s, addr, labels)
-        } else {
-            None
-        };
-        let value = match whole {
-            Some(v) => v,
-            None => {
-                let mut t = s;
-                for (i, m) in form.mods.iter().enumerate() {
-                    match m.place {
-                        Place::Neg(j) if j == k8 => {
-                            if let Some(r) = t.strip_prefix('-') {
-                                inst.mods[i] = 1;
-                                t = r;
-                            }
-                        }
-                        Place::Inv(j) if j == k8 => {
-                            if let Some(r) = t.strip_prefix('~') {
-                                inst.mods[i] = 1;
-                                t = r;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                for (i, m) in form.mods.iter().enumerate() {
-                    if m.place == Place::Abs(k8) {
-                        if let Some(r) = t.strip_prefix('|').and_then(|r| r.strip_suffix('|')) {
-                            inst.mods[i] = 1;
-                            t = r;
-                        }
-                    }
-                }
-                parse_value(f.kind, t.trim(), addr, labels)?
-            }
-        };
-        inst.operands[k] = value;
-    }
-    inst.fill_derived();
-    // Derived operands must agree with the text.
-    for (k, f) in form.operands.iter().enumerate() {
-        if let OpKind::Next(_) = f.kind {
-            let given = parse_value(f.kind, opers.get(k - (total - opers.len()))?, addr, labels)?;
-            if given != inst.operands[k] {
-                return None;
-            }
+        let given = inst;
+        inst.fill_derived();
+        if given != inst {
+            continue;
         }
+        return Some(Parsed { inst, reuse });
     }
-    Some(Parsed { inst, reuse })
+    None
 }
 
 /// Parse one instruction in nvdisasm syntax (an optional trailing `;` is ignored). `addr` is

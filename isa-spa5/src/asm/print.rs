@@ -40,6 +40,23 @@ pub fn reuse_slot(kind: OpKind) -> Option<u8> {
     }
 }
 
+/// Whether a field holds an immediate value.
+pub(crate) fn is_imm(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::UImm(..)
+            | OpKind::SImm(..)
+            | OpKind::I20
+            | OpKind::XImm
+            | OpKind::U20
+            | OpKind::U32(_)
+            | OpKind::S32(_)
+            | OpKind::F20
+            | OpKind::F32(_)
+            | OpKind::D20
+    )
+}
+
 /// Whether an optional operand has its default (unprinted) value.
 pub(crate) fn is_default(o: &Operand) -> bool {
     match o {
@@ -61,8 +78,10 @@ pub(crate) fn operand_text(kind: OpKind, o: &Operand, addr: u64) -> String {
         (_, Operand::Imm(v)) => hex(*v),
         (_, Operand::F32(b)) => format_f32(*b),
         (_, Operand::F64(b)) => format_f64(f64::from_bits(*b)),
-        (OpKind::CBufSp, Operand::CBuf { bank, offset }) => format!("c[0x{bank:x}] [0x{offset:x}]"),
-        (_, Operand::CBuf { bank, offset }) => format!("c[0x{bank:x}][0x{offset:x}]"),
+        (OpKind::CBufSp, Operand::CBuf { bank, offset }) => {
+            format!("c[0x{bank:x}] [{}]", hex(*offset as i64))
+        }
+        (_, Operand::CBuf { bank, offset }) => format!("c[0x{bank:x}][{}]", hex(*offset as i64)),
         (_, Operand::CIdx { bank, base, offset }) => {
             if base.is_zero() {
                 format!("c[0x{bank:x}][{}]", hex(*offset as i64))
@@ -72,15 +91,18 @@ pub(crate) fn operand_text(kind: OpKind, o: &Operand, addr: u64) -> String {
                 format!("c[0x{bank:x}][{base}+{}]", hex(*offset as i64))
             }
         }
-        (_, Operand::Mem { base, offset }) => {
+        (OpKind::Mem { len, scale, .. }, Operand::Mem { base, offset }) => {
             if base.is_zero() && *offset != 0 {
-                format!("[{}]", hex(*offset as i64))
+                // Absolute addresses are unsigned.
+                let field = (*offset as i64 / scale as i64) as u64 & ((1u64 << len) - 1);
+                format!("[0x{:x}]", field * scale as u64)
             } else if *offset == 0 {
                 format!("[{base}]")
             } else {
                 format!("[{base}+{}]", hex(*offset as i64))
             }
         }
+        (_, Operand::Mem { base, offset }) => format!("[{base}+{}]", hex(*offset as i64)),
         (_, Operand::SReg(s)) => s.to_string(),
         (OpKind::Abs, Operand::Target(t)) => format!("0x{:x}", *t as u32),
         (_, Operand::Target(t)) => hex(addr as i64 + 8 + *t as i64),
@@ -109,7 +131,7 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
     }
     s.push_str(form.mnemonic);
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
-        if m.place == Place::Mnem {
+        if m.place == Place::Mnem || matches!(m.place, Place::NegPo(..)) {
             let name = m.name(v).unwrap_or("?");
             if !name.is_empty() {
                 s.push('.');
@@ -118,6 +140,15 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         }
     }
     let mut first = true;
+    for (m, &v) in form.mods.iter().zip(&inst.mods) {
+        if m.place == Place::Lead {
+            let name = m.name(v).unwrap_or("?");
+            if !name.is_empty() {
+                let _ = write!(s, " CC.{name}");
+                first = false;
+            }
+        }
+    }
     for (k, (f, o)) in form.operands.iter().zip(&inst.operands).enumerate() {
         if f.optional && is_default(o) {
             continue;
@@ -125,24 +156,47 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         s.push_str(if first { " " } else { ", " });
         first = false;
         let k = k as u8;
-        let mut absolute = false;
+        let imm = is_imm(f.kind);
+        let (mut neg, mut absolute, mut inv) = (false, false, false);
         for (m, &v) in form.mods.iter().zip(&inst.mods) {
-            if v == 0 {
-                continue;
-            }
-            match m.place {
-                Place::Neg(j) if j == k => s.push('-'),
-                Place::Inv(j) if j == k => s.push('~'),
-                Place::Abs(j) if j == k => absolute = true,
-                _ => {}
+            if v != 0 {
+                match m.place {
+                    Place::Neg(j) if j == k => neg = true,
+                    Place::NegPo(a, _) if a == k && v == 2 => neg = true,
+                    Place::NegPo(_, b) if b == k && v == 1 => neg = true,
+                    Place::Inv(j) if j == k => inv = true,
+                    Place::Abs(j) if j == k => absolute = true,
+                    _ => {}
+                }
             }
         }
-        if absolute {
-            s.push('|');
+        // Immediates carry their modifiers as suffixes: `0x5.NEG`, `1.5.ABS`, `0x7.INV`.
+        if !imm {
+            if neg {
+                s.push('-');
+            }
+            if inv {
+                s.push('~');
+            }
+            if absolute {
+                s.push('|');
+            }
         }
-        s.push_str(&operand_text(f.kind, o, ctx.addr));
-        if absolute {
-            s.push('|');
+        let signed_ximm = inst
+            .get(crate::inst::ModKind::XSign)
+            .is_some_and(|x| x & 2 != 0);
+        match (f.kind, o) {
+            (OpKind::XImm, Operand::Imm(v)) if signed_ximm => {
+                s.push_str(&hex(*v as u16 as i16 as i64))
+            }
+            _ => s.push_str(&operand_text(f.kind, o, ctx.addr)),
+        }
+        if imm {
+            for (flag, name) in [(neg, ".NEG"), (absolute, ".ABS"), (inv, ".INV")] {
+                if flag {
+                    s.push_str(name);
+                }
+            }
         }
         for (m, &v) in form.mods.iter().zip(&inst.mods) {
             if let Place::Suffix(j) = m.place {
@@ -154,6 +208,9 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
                     }
                 }
             }
+        }
+        if absolute && !imm {
+            s.push('|');
         }
         if let Some(slot) = reuse_slot(f.kind) {
             if ctx.reuse & (1 << slot) != 0 {
