@@ -25,12 +25,16 @@ use crate::target::{Footprint, PReg, TargetIsa};
 /// Register file occupancy.
 struct Regs {
     occ: PerRegFile<Vec<Option<Value>>>,
+    /// GPRs softly reserved for operand-group runs still being assembled (count of
+    /// bundles wanting each register); other values avoid them when they can.
+    reserved: Vec<u32>,
 }
 
 impl Regs {
     fn new(limits: PerRegFile<u32>) -> Self {
         Regs {
             occ: PerRegFile(RegFile::ALL.map(|f| vec![None; limits[f] as usize])),
+            reserved: vec![0; limits[RegFile::Gpr] as usize],
         }
     }
 
@@ -48,17 +52,36 @@ impl Regs {
                 .all(Option::is_none)
     }
 
-    /// Lowest free run of `width` registers aligned to `align`.
+    /// Lowest free run of `width` registers aligned to `align`, avoiding softly reserved
+    /// registers when possible.
     fn find(&self, file: RegFile, width: u32, align: u32) -> Option<u32> {
         let n = self.occ[file].len() as u32;
+        let unreserved = |i: u32| {
+            file != RegFile::Gpr
+                || self.reserved[i as usize..(i + width) as usize]
+                    .iter()
+                    .all(|&r| r == 0)
+        };
+        let mut first = None;
         let mut i = 0;
         while i + width <= n {
             if self.is_free(file, i, width) {
-                return Some(i);
+                if unreserved(i) {
+                    return Some(i);
+                }
+                first = first.or(Some(i));
             }
             i += align.max(1);
         }
-        None
+        first
+    }
+
+    fn reserve(&mut self, start: u32, width: u32, delta: i32) {
+        for r in start..start + width {
+            if let Some(x) = self.reserved.get_mut(r as usize) {
+                *x = x.saturating_add_signed(delta);
+            }
+        }
     }
 
     fn set(&mut self, file: RegFile, start: u32, width: u32, v: Option<Value>) {
@@ -87,6 +110,11 @@ struct Colorer<'a> {
     regs: Regs,
     /// Preferred register of a value (the parameter register it is passed to).
     want: SecondaryMap<Value, Option<PReg>>,
+    /// For a value whose last use is the move into member `k` of bundle `b`: `(b, k's
+    /// register offset)`.
+    src_of_bundle: SecondaryMap<Value, Option<(u32, u32)>>,
+    /// Run chosen for each bundle by its first placed source.
+    bundle_base: Vec<Option<u32>>,
 }
 
 /// Assigns registers; fills `alloc.regs`.
@@ -95,6 +123,7 @@ pub fn run(
     target: &dyn TargetIsa,
     bundles: &Bundles,
     limits: PerRegFile<u32>,
+    group_hints: bool,
     alloc: &mut Allocation,
 ) -> Result<(), Failure> {
     let cfg = ControlFlowGraph::with_function(func);
@@ -105,7 +134,12 @@ pub fn run(
         bundles,
         regs: Regs::new(limits),
         want: SecondaryMap::new(),
+        src_of_bundle: SecondaryMap::new(),
+        bundle_base: vec![None; bundles.list.len()],
     };
+    if group_hints {
+        c.find_bundle_sources(func);
+    }
     // Dominator-tree pre-order, children in reverse post-order.
     let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
     let mut stack = vec![entry];
@@ -133,6 +167,51 @@ impl Colorer<'_> {
                 .is_free(fp.file, u32::from(h.index), u32::from(fp.width))
     }
 
+    /// Values last used by a move of a bundle, so the bundle can be assembled in place.
+    fn find_bundle_sources(&mut self, func: &Function) {
+        // Last use in layout order (a soft criterion: only hint quality depends on it).
+        let mut last_use: SecondaryMap<Value, Option<Inst>> = SecondaryMap::new();
+        for inst in func.insts_in_layout() {
+            for v in func.dfg.insts[inst].all_values() {
+                last_use[v] = Some(inst);
+            }
+        }
+        for (bi, bd) in self.bundles.list.iter().enumerate() {
+            let mut off = 0;
+            for &m in &bd.members {
+                let w = u32::from(self.target.footprint(func.dfg.value_type(m)).width);
+                if let Some(mi) = func.dfg.value_inst(m) {
+                    let src = func.dfg.inst_args(mi)[0];
+                    if last_use[src] == Some(mi) && self.src_of_bundle[src].is_none() {
+                        self.src_of_bundle[src] = Some((bi as u32, off));
+                    }
+                }
+                off += w;
+            }
+        }
+    }
+
+    /// A hint placing `v` inside its bundle's run (choosing the run on first use).
+    fn bundle_hint(&mut self, func: &Function, v: Value) -> Option<PReg> {
+        let (bi, off) = self.src_of_bundle[v]?;
+        let bd = &self.bundles.list[bi as usize];
+        let base = match self.bundle_base[bi as usize] {
+            Some(b) => b,
+            None => {
+                let total: u32 = bd
+                    .members
+                    .iter()
+                    .map(|&m| u32::from(self.fp(func, m).width))
+                    .sum();
+                let b = self.regs.find(RegFile::Gpr, total, u32::from(bd.align))?;
+                self.bundle_base[bi as usize] = Some(b);
+                self.regs.reserve(b, total, 1);
+                b
+            }
+        };
+        Some(PReg::gpr((base + off) as u16))
+    }
+
     fn place(
         &mut self,
         func: &Function,
@@ -140,6 +219,10 @@ impl Colorer<'_> {
         hint: Option<PReg>,
         alloc: &mut Allocation,
     ) -> Result<(), Failure> {
+        let hint = match self.bundle_hint(func, v) {
+            Some(h) if self.fits(func, v, h) => Some(h),
+            _ => hint,
+        };
         let fp = self.fp(func, v);
         let (w, a) = (u32::from(fp.width), u32::from(fp.align));
         let start = match hint {
@@ -379,26 +462,57 @@ impl Colorer<'_> {
             .iter()
             .map(|&m| func.dfg.inst_args(func.dfg.value_inst(m).expect("move"))[0])
             .collect();
-        // In place: sources die at their moves and already form the aligned run.
-        let mut in_place = None;
-        if let Some(r0) = alloc.regs[srcs[0]] {
-            let mut expect = u32::from(r0.index);
-            let mut ok = r0.file == RegFile::Gpr && expect % align.max(1) == 0;
-            for (j, &s) in srcs.iter().enumerate() {
-                let w = u32::from(self.fp(func, s).width);
-                ok &= alloc.regs[s] == Some(PReg::gpr(expect as u16))
-                    && kills[pos[j]].contains(&s)
-                    && srcs[..j].iter().all(|&t| t != s);
-                expect += w;
+        // A run where every member's registers are free or already hold that member's
+        // source, which dies at its move (the move is then an identity and disappears).
+        let widths: Vec<u32> = srcs
+            .iter()
+            .map(|&s| u32::from(self.fp(func, s).width))
+            .collect();
+        let in_place_at = |me: &Self, base: u32| -> Option<Vec<Value>> {
+            if base % align.max(1) != 0 {
+                return None;
             }
-            if ok {
-                in_place = Some(u32::from(r0.index));
+            let mut moved_in = Vec::new();
+            let mut off = base;
+            for (j, &s) in srcs.iter().enumerate() {
+                let w = widths[j];
+                let free = me.regs.is_free(RegFile::Gpr, off, w);
+                if !free
+                    && alloc.regs[s] == Some(PReg::gpr(off as u16))
+                    && kills[pos[j]].contains(&s)
+                    && srcs.iter().filter(|&&t| t == s).count() == 1
+                {
+                    moved_in.push(s);
+                } else if !free {
+                    return None;
+                }
+                off += w;
+            }
+            (off <= me.regs.occ[RegFile::Gpr].len() as u32).then_some(moved_in)
+        };
+        let mut cands: Vec<u32> = Vec::new();
+        if let Some(b) = self.bundle_base[bi] {
+            cands.push(b);
+        }
+        if let Some(r0) = alloc.regs[srcs[0]].filter(|r| r.file == RegFile::Gpr) {
+            cands.push(u32::from(r0.index));
+        }
+        let mut in_place = None;
+        for base in cands {
+            if let Some(moved_in) = in_place_at(self, base) {
+                for s in moved_in {
+                    self.free_value(func, s, alloc);
+                }
+                in_place = Some(base);
+                break;
             }
         }
-        if in_place.is_some() {
-            for &s in &srcs {
-                self.free_value(func, s, alloc);
-            }
+        if let Some(b) = self.bundle_base[bi] {
+            let total: u32 = members
+                .iter()
+                .map(|&m| u32::from(self.fp(func, m).width))
+                .sum();
+            self.regs.reserve(b, total, -1);
         }
         self.place_group(func, &members, align, in_place, alloc)?;
         for &v in &kills[k] {

@@ -199,7 +199,10 @@ pub fn run(
     let mut fragmented: Option<(Value, RegFile)> = None;
     loop {
         let mut work = original.clone();
-        match attempt(&mut work, target, limits, budget) {
+        // The first attempt places operand-group sources directly into their group's
+        // run; retries drop that soft reservation, which can fragment tiny files.
+        let group_hints = fragmented.is_none();
+        match attempt(&mut work, target, limits, budget, group_hints) {
             Ok(alloc) => {
                 if opts.check || cfg!(debug_assertions) {
                     checker::check(&original, &work, &alloc, target, limits)?;
@@ -208,7 +211,11 @@ pub fn run(
                 return Ok(alloc);
             }
             Err(Failure::Fragmented(value, file)) => {
+                let first = fragmented.is_none();
                 fragmented = Some((value, file));
+                if first {
+                    continue;
+                }
                 let b = &mut budget[file];
                 // Shrink faster for big files so the retry loop stays short.
                 let step = (*b / 16).max(1);
@@ -255,11 +262,12 @@ fn attempt(
     target: &dyn TargetIsa,
     limits: PerRegFile<u32>,
     budget: PerRegFile<u32>,
+    group_hints: bool,
 ) -> Result<Allocation, Failure> {
     let mut alloc = Allocation::default();
     let bundles = prepare::run(func, target, &mut alloc)?;
     let spill_info = spill::run(func, target, &bundles, budget, &mut alloc)?;
-    color::run(func, target, &bundles, limits, &mut alloc)?;
+    color::run(func, target, &bundles, limits, group_hints, &mut alloc)?;
     resolve::run(func, target, limits, spill_info, &mut alloc)?;
     Ok(alloc)
 }
