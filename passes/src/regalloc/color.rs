@@ -469,7 +469,7 @@ impl Colorer<'_> {
             .map(|&s| u32::from(self.fp(func, s).width))
             .collect();
         let in_place_at = |me: &Self, base: u32| -> Option<Vec<Value>> {
-            if base % align.max(1) != 0 {
+            if !base.is_multiple_of(align.max(1)) {
                 return None;
             }
             let mut moved_in = Vec::new();
