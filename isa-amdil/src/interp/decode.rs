@@ -17,6 +17,9 @@ use super::select;
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
 use crate::opcodes::Opcode;
 
+/// Largest indexed temp array the interpreter allocates (per work-item, 16 bytes each).
+const MAX_ITEMP: u32 = 1 << 16;
+
 /// Declared UAV shape, used to pick the addressing of loads, stores and atomics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum UavKind {
@@ -137,6 +140,12 @@ impl Decoder<'_> {
                         .collect();
                 }
                 (Opcode::DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
+                    if *size > MAX_ITEMP {
+                        return Err(err(
+                            line,
+                            format!("indexed temp array x{reg}[{size}] (limit {MAX_ITEMP})"),
+                        ));
+                    }
                     let id = self.out.itemp_sizes.len() as u32;
                     self.itemps.insert(*reg, id);
                     self.out.itemp_sizes.push(*size);

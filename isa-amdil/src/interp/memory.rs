@@ -76,7 +76,10 @@ pub fn store_width(buf: &mut [u8], addr: u64, w: Width, v: u32) -> bool {
             let Ok(a) = usize::try_from(addr & !1) else {
                 return false;
             };
-            match buf.get_mut(a..a + 2) {
+            let Some(end) = a.checked_add(2) else {
+                return false;
+            };
+            match buf.get_mut(a..end) {
                 Some(s) => {
                     s.copy_from_slice(&(v as u16).to_le_bytes());
                     true
