@@ -4,6 +4,35 @@
 //! Guarantees: every instruction created through the builder gets the result values the
 //! opcode table prescribes (see `DataFlowGraph::compute_result_types`) and is placed at the
 //! cursor. Type errors in operands are not checked here; the verifier reports them.
+//!
+//! ```
+//! use ilc_passes::interp::{run_dispatch, Dispatch, InterpOptions, Memory};
+//! use ilc_passes::ir::{FuncCursor, Function, MemArg, MemSize, MemSpace, SpecialReg, Type, UavKind};
+//!
+//! // out[tid] = tid * 3
+//! let mut func = Function::new("triple");
+//! func.group_size = Some([4, 1, 1]);
+//! func.uavs.insert(0, UavKind::Raw);
+//! let mut cur = FuncCursor::new(&mut func);
+//! let entry = cur.create_block();
+//! cur.goto_end(entry);
+//! let tid = cur.ins().special(SpecialReg::Tid(0));
+//! let three = cur.ins().iconst(Type::B32, 3);
+//! let val = cur.ins().imul(tid, three);
+//! let two = cur.ins().iconst(Type::B32, 2);
+//! let addr = cur.ins().ishl(tid, two);
+//! let mem = MemArg { space: MemSpace::Uav(0), offset: 0, size: MemSize::Words(1), align: 4 };
+//! cur.ins().store(mem, Some(addr), &[val]);
+//! cur.ins().return_();
+//! ilc_passes::verifier::verify_function(&func).unwrap();
+//!
+//! let mut mem = Memory::default();
+//! mem.uavs.insert(0, vec![0; 16]);
+//! let grid = Dispatch { grid: [1, 1, 1], group_size: None };
+//! run_dispatch(&func, &grid, &mut mem, &InterpOptions::default()).unwrap();
+//! assert_eq!(mem.uavs[&0], [0, 0, 0, 0, 3, 0, 0, 0, 6, 0, 0, 0, 9, 0, 0, 0]);
+//! assert!(func.to_string().contains("v2 = imul v0, v1"));
+//! ```
 
 use smallvec::SmallVec;
 
