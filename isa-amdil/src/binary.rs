@@ -380,6 +380,25 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     })
 }
 
+/// The control a valid instruction of this opcode must carry because its binary form always
+/// encodes it (`_relop(..)`, `_id(n)`, `_resource(n)`, `_lo`/`_hi`/`_shi`), if it is missing.
+pub(crate) fn missing_required_control(inst: &Instruction) -> Option<&'static str> {
+    let has_generic = |names: &[&str]| {
+        inst.controls.iter().any(|c| matches!(c, Control::Generic { name, value: None } if names.contains(&name.as_str())))
+    };
+    match layout(inst.opcode) {
+        Layout::Relop | Layout::Cmp if inst.relop().is_none() => Some("_relop(op)"),
+        Layout::Id | Layout::RawLoad | Layout::Arena | Layout::DclResource | Layout::DclUav
+            if inst.id().is_none() =>
+        {
+            Some("_id(n)")
+        }
+        Layout::Sample | Layout::ResInfo if inst.resource().is_none() => Some("_resource(n)"),
+        Layout::FirstBit if !has_generic(&["lo", "hi", "shi"]) => Some("_lo, _hi or _shi"),
+        _ => None,
+    }
+}
+
 /// Controls from the control field (in canonical order).
 fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
     let mut v = Vec::new();

@@ -169,6 +169,16 @@ impl Validator {
             }
             self.operands(s);
             self.unknown_controls(s);
+            if let Some(what) = crate::binary::missing_required_control(s) {
+                // Memory ops without `_id` are reported by the declaration checks.
+                if what != "_id(n)" {
+                    self.error(
+                        codes::BAD_MODIFIER,
+                        s.span,
+                        format!("`{op}` needs `{what}`"),
+                    );
+                }
+            }
             self.declaration(s, &mut thread_group, &mut max_threads);
             if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
                 uses_lds = Some(s.span);
@@ -609,8 +619,42 @@ impl Validator {
         }
     }
 
-    /// Generic controls are kept whatever their name; warn about names no IL form uses.
+    /// Generic controls are kept whatever their name; warn about names no IL form uses. Typed
+    /// controls may appear once (`_cached` and `_uncached` exclude each other).
     fn unknown_controls(&mut self, s: &Instruction) {
+        let key = |c: &Control| -> Option<(u8, u8)> {
+            Some(match c {
+                Control::Ieee => (0, 0),
+                Control::Relop(_) => (1, 0),
+                Control::ZeroOp(_) => (2, 0),
+                Control::CmpVal(_) => (3, 0),
+                Control::Id(_) => (4, 0),
+                Control::Resource(_) => (5, 0),
+                Control::Sampler(_) => (6, 0),
+                Control::Stride(_) => (7, 0),
+                Control::LOffset(_) => (8, 0),
+                Control::Cached | Control::Uncached => (9, 0),
+                Control::Fmt(k, _) => (10, *k),
+                Control::Fence(f) => (11, *f as u8),
+                Control::Sat => (12, 0),
+                Control::Shift(_) => (13, 0),
+                Control::Prec(_) => (14, 0),
+                Control::Generic { .. } => return None,
+            })
+        };
+        let mut seen = Vec::new();
+        for c in &s.controls {
+            if let Some(k) = key(c) {
+                if seen.contains(&k) {
+                    self.error(
+                        codes::BAD_MODIFIER,
+                        s.span,
+                        format!("control `{c}` repeats or contradicts an earlier one"),
+                    );
+                }
+                seen.push(k);
+            }
+        }
         for c in &s.controls {
             if let Control::Generic { name, .. } = c {
                 if !KNOWN_GENERIC.contains(&name.as_str()) {

@@ -243,9 +243,11 @@ fn check_one(src: &str) {
         }
         let _ = d.render("m.il", src);
     }
-    for d in validate(&prog) {
+    let semantic = validate(&prog);
+    for d in &semantic {
         let _ = d.render("m.il", src);
     }
+    let valid = !semantic.iter().any(|d| d.is_error());
     // Whatever parses must print and re-parse without panicking, and encode/decode if encodable.
     let printed = prog.to_string();
     let (again, diags) = parse_lossy(&printed);
@@ -258,8 +260,31 @@ fn check_one(src: &str) {
         "print/parse changed the program:\n{printed}\n--- input ---\n{src}"
     );
     if let Ok(words) = encode_binary(&prog) {
-        if let Err(e) = decode_binary(&words) {
-            panic!("own encoding failed to decode: {e}\n--- program ---\n{printed}");
+        match decode_binary(&words) {
+            Ok(back) => {
+                // Exact round trip is promised for valid programs (the decoder supplies
+                // required controls such as `_id` that invalid text may lack).
+                let norm = isa_amdil::binary::normalize(&prog);
+                if valid && back != norm {
+                    let (x, y) = (back.to_string(), norm.to_string());
+                    let diff: Vec<String> = x
+                        .lines()
+                        .zip(y.lines())
+                        .filter(|(a, b)| a != b)
+                        .map(|(a, b)| format!("decoded: {a}\nwritten: {b}"))
+                        .collect();
+                    let first = back
+                        .statements
+                        .iter()
+                        .zip(&norm.statements)
+                        .find(|(a, b)| a != b);
+                    panic!(
+                        "text -> binary -> text changed the program:\n{}\n{first:?}",
+                        diff.join("\n")
+                    );
+                }
+            }
+            Err(e) => panic!("own encoding failed to decode: {e}\n--- program ---\n{printed}"),
         }
     }
 }
