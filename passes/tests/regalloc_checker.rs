@@ -197,3 +197,71 @@ block3:
     );
     assert!(matches!(r, Err(regalloc::RegAllocError::NoEntry)), "{r:?}");
 }
+
+/// A target whose move factory is broken: allocation must fail with an error naming the
+/// instruction, not panic.
+struct BrokenMoves(ToyTarget);
+
+impl TargetIsa for BrokenMoves {
+    fn name(&self) -> &str {
+        "broken"
+    }
+    fn num_regs(&self, file: RegFile) -> u32 {
+        self.0.num_regs(file)
+    }
+    fn constraints(&self, func: &Function, inst: Inst) -> ilc_passes::target::InstConstraints {
+        self.0.constraints(func, inst)
+    }
+    fn sched_info(&self, func: &Function, inst: Inst) -> ilc_passes::target::SchedInfo {
+        self.0.sched_info(func, inst)
+    }
+    fn make_move(&self, _ty: ilc_passes::ir::Type, _src: Value) -> ilc_passes::ir::InstructionData {
+        ilc_passes::ir::InstructionData::Nullary {
+            opcode: ilc_passes::ir::Opcode::Return,
+        }
+    }
+    fn make_spill(
+        &self,
+        ty: ilc_passes::ir::Type,
+        src: Value,
+        offset: u32,
+    ) -> ilc_passes::ir::InstructionData {
+        self.0.make_spill(ty, src, offset)
+    }
+    fn make_reload(
+        &self,
+        ty: ilc_passes::ir::Type,
+        offset: u32,
+    ) -> ilc_passes::ir::InstructionData {
+        self.0.make_reload(ty, offset)
+    }
+}
+
+#[test]
+fn broken_target_factories_give_errors() {
+    use ilc_passes::ir::parse_function_text;
+    let text = "kernel %k {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iadd v0, v0
+    store.b64 uav0[v0], v1, v0
+    return
+}";
+    let mut f = parse_function_text(text).expect("parses");
+    let before = f.to_string();
+    let r = regalloc::run(
+        &mut f,
+        &BrokenMoves(ToyTarget::default()),
+        &RegAllocOptions::default(),
+    );
+    assert!(
+        matches!(r, Err(regalloc::RegAllocError::BadConstraint { .. })),
+        "{r:?}"
+    );
+    assert_eq!(
+        f.to_string(),
+        before,
+        "a failed allocation leaves the function alone"
+    );
+}

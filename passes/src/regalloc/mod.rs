@@ -305,25 +305,28 @@ pub(crate) fn insert_inst(
     inst
 }
 
-/// Checks that a target-made instruction has the promised shape: `args` operands and one
-/// result of type `ty` (or none when `ty` is `None`).
+/// Checks that a target-made instruction has the promised shape: operands exactly `args`
+/// and one result of type `ty` (or none when `ty` is `None`).
 pub(crate) fn check_made(
     func: &Function,
     inst: Inst,
+    args: &[Value],
     ty: Option<crate::ir::Type>,
     what: &str,
 ) -> Result<(), RegAllocError> {
     let results = func.dfg.inst_results(inst);
-    let ok = match ty {
-        Some(t) => results.len() == 1 && func.dfg.value_type(results[0]) == t,
-        None => results.is_empty(),
-    };
+    let ok = func.dfg.inst_args(inst) == args
+        && func.dfg.insts[inst].branch_destinations().is_empty()
+        && match ty {
+            Some(t) => results.len() == 1 && func.dfg.value_type(results[0]) == t,
+            None => results.is_empty(),
+        };
     if ok {
         Ok(())
     } else {
         Err(RegAllocError::BadConstraint {
             inst,
-            reason: format!("target's {what} instruction has the wrong results"),
+            reason: format!("target's {what} instruction has the wrong operands or results"),
         })
     }
 }

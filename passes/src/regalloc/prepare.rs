@@ -137,7 +137,7 @@ fn make_bundles(
                 }
                 let data = target.make_move(ty, v);
                 let mv = insert_inst(func, data, InsertAt::Before(inst), EditKind::Move, alloc);
-                super::check_made(func, mv, Some(ty), "move")?;
+                super::check_made(func, mv, &[v], Some(ty), "move")?;
                 let c = func.dfg.inst_results(mv)[0];
                 func.dfg.insts[inst].args_mut()[k] = c;
                 members.push(c);

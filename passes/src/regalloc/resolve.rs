@@ -133,7 +133,7 @@ pub fn run(
                         EditKind::Spill { offset: off },
                         alloc,
                     );
-                    super::check_made(func, si, None, "spill")?;
+                    super::check_made(func, si, &[m.src], None, "spill")?;
                     alloc.num_spills += 1;
                     late_reloads.push((m.arg, off, m.dst, m.ty));
                 }
@@ -148,7 +148,7 @@ pub fn run(
                 EditKind::Reload { offset: off },
                 alloc,
             );
-            super::check_made(func, ri, Some(ty), "reload")?;
+            super::check_made(func, ri, &[], Some(ty), "reload")?;
             let nv = func.dfg.inst_results(ri)[0];
             alloc.regs[nv] = Some(dst);
             alloc.num_reloads += 1;
@@ -179,7 +179,7 @@ fn emit_move(
 ) -> Result<Value, Failure> {
     let data = target.make_move(ty, src);
     let mi = insert_inst(func, data, InsertAt::Before(before), EditKind::Move, alloc);
-    super::check_made(func, mi, Some(ty), "move")?;
+    super::check_made(func, mi, &[src], Some(ty), "move")?;
     let nv = func.dfg.inst_results(mi)[0];
     alloc.regs[nv] = Some(dst);
     Ok(nv)

@@ -510,7 +510,7 @@ fn insert_spill_code(
             )
         };
         let inst = insert_inst(func, data, at, kind, alloc);
-        super::check_made(func, inst, Some(ty), "reload")?;
+        super::check_made(func, inst, &[], Some(ty), "reload")?;
         versions[v].push(func.dfg.inst_results(inst)[0]);
         alloc.num_reloads += 1;
     }
@@ -525,7 +525,7 @@ fn insert_spill_code(
         };
         let data = target.make_spill(ty, v, off);
         let inst = insert_inst(func, data, at, EditKind::Spill { offset: off }, alloc);
-        super::check_made(func, inst, None, "spill")?;
+        super::check_made(func, inst, &[v], None, "spill")?;
         alloc.num_spills += 1;
     }
     reconstruct_ssa(func, &spilled, &versions, alloc)?;
