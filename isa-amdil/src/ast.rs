@@ -19,6 +19,17 @@
 //! Spans are informational: two programs compare equal ignoring spans ([`Span`]'s `PartialEq`
 //! is always true) so that print -> parse round trips can be checked with `==`.
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use crate::opcodes::Opcode;
 
 /// A source location: byte range plus 1-based line and column of its start.

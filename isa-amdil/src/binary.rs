@@ -22,6 +22,17 @@
 //! where [`normalize`] drops what the binary form does not keep (spans, metadata blocks,
 //! control order, a missing version number).
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::opcodes::{Form, Opcode};

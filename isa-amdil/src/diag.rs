@@ -12,6 +12,17 @@
 //! Guarantees: rendering never panics, whatever the span (out-of-range spans render without
 //! the source excerpt). Error codes are stable strings listed in [`codes`].
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use std::fmt;
 
 use crate::ast::Span;

@@ -14,6 +14,17 @@
 //! Guarantees: every method terminates and advances or reports no progress; no method panics
 //! on any input (all slicing is at ASCII boundaries found by the scanner itself).
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use crate::ast::Span;
 
 /// A cursor over IL source text.

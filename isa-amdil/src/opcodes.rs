@@ -11,6 +11,17 @@
 //! Guarantees: every opcode value appears once; every mnemonic maps to one opcode;
 //! [`Opcode::from_mnemonic`] is case-insensitive; [`Opcode::from_code`] accepts any `u16`.
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

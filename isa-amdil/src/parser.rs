@@ -19,6 +19,17 @@
 //! the line); errors are collected per line and parsing resumes at the next line; every error
 //! carries a line number.
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::lexer::{Cursor, Number};

@@ -8,6 +8,17 @@
 //! literal words in hex; `;ARGSTART` metadata blocks at their original position; block bodies
 //! indented by two spaces per nesting level (indentation is cosmetic, the parser ignores it).
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use std::fmt::{self, Write};
 
 use crate::ast::*;

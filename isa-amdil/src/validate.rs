@@ -21,6 +21,17 @@
 //!
 //! Guarantees: never panics; diagnostics come in statement order (then end-of-program ones).
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 use std::collections::{HashMap, HashSet};
 
 use crate::ast::*;
