@@ -159,32 +159,80 @@ impl SubTest for VerifierTest {
     }
 }
 
-/// The subtests this crate provides. Add a pass with one line:
-/// `&PassTest { name: "mypass", pass: crate::mypass::run }`.
+/// The target-independent `Function -> Function` passes, by name. Add a pass with one
+/// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
+/// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
+pub static SIMPLE_PASSES: [PassTest; 4] = [
+    PassTest {
+        name: "dce",
+        pass: crate::dce::run,
+    },
+    PassTest {
+        name: "copy_prop",
+        pass: crate::copy_prop::run,
+    },
+    PassTest {
+        name: "const_fold",
+        pass: crate::const_fold::run,
+    },
+    PassTest {
+        name: "simplify_cfg",
+        pass: crate::simplify_cfg::run,
+    },
+];
+
+/// The pass called `name` in [`SIMPLE_PASSES`].
+pub fn lookup_pass(name: &str) -> Option<fn(&mut Function)> {
+    SIMPLE_PASSES
+        .iter()
+        .find(|p| p.name == name)
+        .map(|p| p.pass)
+}
+
+/// The subtests this crate provides: the verifier, printer and interpreter subtests, the
+/// back-end passes' subtests, and one per entry of [`SIMPLE_PASSES`].
 pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
-    vec![
+    let mut v: Vec<&'static dyn SubTest> = vec![
         &VerifierTest,
         &PrintTest,
         &RunTest,
         &crate::regalloc::RegAllocTest,
         &crate::schedule::ScheduleTest,
-        &PassTest {
-            name: "dce",
-            pass: crate::dce::run,
-        },
-        &PassTest {
-            name: "copy_prop",
-            pass: crate::copy_prop::run,
-        },
-        &PassTest {
-            name: "const_fold",
-            pass: crate::const_fold::run,
-        },
-        &PassTest {
-            name: "simplify_cfg",
-            pass: crate::simplify_cfg::run,
-        },
-    ]
+    ];
+    v.extend(SIMPLE_PASSES.iter().map(|p| p as &dyn SubTest));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_are_unique_and_found() {
+        let subs = builtin_subtests();
+        let mut names: Vec<&str> = subs.iter().map(|s| s.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), subs.len());
+        assert!(lookup_pass("dce").is_some());
+        assert!(lookup_pass("nope").is_none());
+    }
+
+    #[test]
+    fn run_text_reports_failures() {
+        let ok =
+            "test dce\nkernel %k {\nblock0:\n v0 = iconst.b32 0x1\n return\n}\n; not: iconst\n";
+        assert_eq!(run_text(ok, &[]), Ok(Outcome::Passed(1)));
+        let bad = ok.replace("; not: iconst", "; check: iconst");
+        assert!(run_text(&bad, &[]).unwrap_err().contains("no match"));
+        let unknown = ok.replace("test dce", "test frobnicate");
+        assert!(matches!(run_text(&unknown, &[]), Ok(Outcome::Skipped(_))));
+        assert!(run_text("kernel %k {\nblock0:\n return\n}", &[]).is_err());
+        let unverified = "test dce\nkernel %k {\nblock0:\n v0 = iadd v1, v1\n return\n}\n";
+        assert!(run_text(unverified, &[])
+            .unwrap_err()
+            .contains("fails the verifier"));
+    }
 }
 
 /// Result of running one file.
