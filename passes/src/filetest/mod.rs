@@ -11,7 +11,7 @@
 //!    for mutating subtests, on the input too) in the interpreter ([`run_directive`]).
 //!
 //! A subtest is one [`SubTest`] implementation; passes with the signature
-//! `fn(&mut Function)` register with one line in [`builtin_subtests`] via [`PassTest`].
+//! `fn(&mut Function)` register with one line in [`SIMPLE_PASSES`] (a [`PassTest`]).
 //! Other crates add theirs by passing extra subtests to [`run_file`]. Files naming a subtest
 //! the runner does not know are skipped (another crate's runner owns them).
 
