@@ -60,15 +60,10 @@ impl Number {
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `src`.
     pub fn new(src: &'a str) -> Cursor<'a> {
-        Cursor {
-            src,
-            bytes: src.as_bytes(),
-            pos: 0,
-            line: 1,
-            line_start: 0,
-        }
+        // A UTF-8 byte-order mark (Windows editors write one) is not part of the program.
+        let start = if src.starts_with('\u{feff}') { 3 } else { 0 };
+        Cursor { src, bytes: src.as_bytes(), pos: start, line: 1, line_start: start }
     }
-
     /// Source text.
     pub fn source(&self) -> &'a str {
         self.src
@@ -434,6 +429,12 @@ mod tests {
         );
         let mut c = Cursor::new("uav_load_id(1\nmov");
         assert!(c.mnemonic().is_err());
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let mut c = Cursor::new("\u{feff}mov");
+        assert_eq!((c.col(), c.word()), (1, "mov"));
     }
 
     #[test]
