@@ -1,6 +1,7 @@
 //! Command-line dispatch arguments and buffer files, shared by `il-run` and `spa5-run`.
 //!
-//! `--grid X[,Y[,Z]]` (groups), `--uav ID=FILE`, `--cb ID=FILE`, `--g FILE`, `--zero ID=BYTES`
+//! `--grid X[,Y[,Z]]` (groups), `--uav ID=FILE`, `--cb ID=FILE`, `--srv ID=FILE`, `--g FILE`,
+//! `--zero ID=BYTES`
 //! and `--out DIR` (default `./out`). Buffer files are raw little-endian bytes; after a run
 //! every UAV is written back as `DIR/uavID.bin` and the global buffer as `DIR/g.bin`.
 //! Every failure is a [`DispatchError`] with a message naming the argument or file; nothing
@@ -24,7 +25,7 @@ pub enum DispatchError {
     /// The same buffer id was given twice.
     #[error("{kind} {id} given more than once")]
     Duplicate {
-        /// `uav` or `cb`.
+        /// `uav`, `srv` or `cb`.
         kind: &'static str,
         /// Buffer id.
         id: u32,
@@ -90,6 +91,9 @@ pub struct DispatchArgs {
     /// Fill a constant buffer from a file (16 bytes per element): ID=FILE (repeatable).
     #[arg(long = "cb", value_parser = parse_id_file)]
     pub cbs: Vec<(u32, PathBuf)>,
+    /// Bind a read-only SRV to a file: ID=FILE (repeatable; not written back).
+    #[arg(long = "srv", value_parser = parse_id_file)]
+    pub srvs: Vec<(u32, PathBuf)>,
     /// Bind the global buffer g[] to a file.
     #[arg(long = "g")]
     pub global: Option<PathBuf>,
@@ -108,6 +112,8 @@ pub struct Buffers {
     pub uavs: BTreeMap<u32, Vec<u8>>,
     /// Constant buffer contents by id.
     pub cbs: BTreeMap<u32, Vec<u8>>,
+    /// SRV contents by id.
+    pub srvs: BTreeMap<u32, Vec<u8>>,
     /// Global buffer.
     pub global: Option<Vec<u8>>,
 }
@@ -143,6 +149,14 @@ impl DispatchArgs {
             if b.cbs.insert(*id, read(path)?).is_some() {
                 return Err(DispatchError::Duplicate {
                     kind: "cb",
+                    id: *id,
+                });
+            }
+        }
+        for (id, path) in &self.srvs {
+            if b.srvs.insert(*id, read(path)?).is_some() {
+                return Err(DispatchError::Duplicate {
+                    kind: "srv",
                     id: *id,
                 });
             }
@@ -223,6 +237,7 @@ mod tests {
             grid: [1, 1, 1],
             uavs: vec![(0, f.clone())],
             cbs: vec![(1, f.clone())],
+            srvs: vec![(2, f.clone())],
             global: None,
             zero: vec![(5, 8)],
             out: dir.join("out"),
@@ -231,6 +246,7 @@ mod tests {
         assert_eq!(b.uavs[&0], [1, 2, 3, 4]);
         assert_eq!(b.uavs[&5], [0; 8]);
         assert_eq!(b.cbs[&1], [1, 2, 3, 4]);
+        assert_eq!(b.srvs[&2], [1, 2, 3, 4]);
         let w = write_outputs(&args.out, &b.uavs, Some(&[9u8][..])).unwrap();
         assert_eq!(w.len(), 3);
         assert_eq!(fs::read(args.out.join("uav0.bin")).unwrap(), [1, 2, 3, 4]);

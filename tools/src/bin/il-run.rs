@@ -1,7 +1,8 @@
 //! `il-run`: runs an AMD IL compute kernel on the reference interpreter.
 //!
-//! `il-run KERNEL.il --grid X[,Y[,Z]] [--uav ID=FILE]... [--cb ID=FILE]... [--g FILE]
-//! [--lds-check] [--shuffle SEED] [--fuel N] [--report-oob] [--out DIR]`
+//! `il-run KERNEL.il --grid X[,Y[,Z]] [--uav ID=FILE]... [--cb ID=FILE]... [--srv ID=FILE]...
+//! [--g FILE] [--zero ID=BYTES]... [--lds-check] [--shuffle SEED] [--fuel N] [--report-oob]
+//! [--strict] [--out DIR]`
 //!
 //! Buffers are raw little-endian files; after the dispatch every UAV is written to
 //! `DIR/uavID.bin` and `g[]` to `DIR/g.bin`. Statistics and reports go to stderr. Every
@@ -57,6 +58,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
     let mut d = Dispatch::new(cli.dispatch.grid);
     d.uavs = bufs.uavs;
     d.cbs = bufs.cbs;
+    d.srvs = bufs.srvs;
     d.global = bufs.global;
     d.fuel = cli.fuel;
     d.lds_check = cli.lds_check;
