@@ -28,6 +28,16 @@ pub enum DecodeError {
         /// The word.
         word: u64,
     },
+    /// Fields that are each valid but not together (see [`crate::table::check_combination`]).
+    #[error("{form}: {why} in {word:#018x}")]
+    Combination {
+        /// Row name.
+        form: &'static str,
+        /// The rule broken.
+        why: &'static str,
+        /// The word.
+        word: u64,
+    },
     /// A modifier field holds a value with no name.
     #[error("{form}: invalid modifier {kind:?} value {value} in {word:#018x}")]
     Modifier {
@@ -217,6 +227,11 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
         mods,
     };
     inst.fill_derived();
+    crate::table::check_combination(&inst).map_err(|why| DecodeError::Combination {
+        form: form.name,
+        why,
+        word: w,
+    })?;
     Ok(inst)
 }
 

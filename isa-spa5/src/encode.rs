@@ -49,6 +49,14 @@ pub enum EncodeError {
         /// The value.
         value: u8,
     },
+    /// Fields that are each valid but not together.
+    #[error("{form}: {why}")]
+    Combination {
+        /// Row name.
+        form: &'static str,
+        /// The rule broken.
+        why: &'static str,
+    },
     /// A label operand reached the single-instruction encoder.
     #[error("{form}: branch target is an unresolved label (use encode_program)")]
     Unresolved {
@@ -337,6 +345,10 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
             (OpKind::Cc, _) => return Err(bad("CC")),
         }
     }
+    crate::table::check_combination(inst).map_err(|why| EncodeError::Combination {
+        form: form.name,
+        why,
+    })?;
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
         if m.name(v).is_none() {
             return Err(EncodeError::Modifier {

@@ -810,7 +810,7 @@ impl Inst {
     }
     /// `BAR.SYNC id`.
     pub fn bar_sync(id: u8) -> Inst {
-        Inst::build(Op::BAR, &[Operand::Imm(id as i64), Operand::Imm(0)])
+        Inst::build(Op::BAR_SYNC_II, &[Operand::Imm(id as i64), Operand::Imm(0)])
     }
     /// `MEMBAR.scope` with scope "CTA", "GL" or "SYS".
     pub fn membar(scope: &str) -> Inst {

@@ -504,9 +504,10 @@ const FMZ: &[&str] = &["", "FTZ", "FMZ", "?"];
 const MEMSZ: &[&str] = &["U8", "S8", "U16", "S16", "", "64", "128", "U.128"];
 const LDSSZ: &[&str] = &[
     "U8", "S8", "U16", "S16", "", "64", "128", "?", "U.U8", "U.S8", "U.U16", "U.S16", "U.32",
-    "U.64", "U.128", "U.U.128",
+    "U.64", "U.128", "?",
 ];
 const MEMSZ6: &[&str] = &["U8", "S8", "U16", "S16", "", "64", "128", "?"];
+const LDCSZ: &[&str] = &["U8", "S8", "U16", "S16", "", "64", "?", "?"];
 const LDGCOP: &[&str] = &["", "CG", "CI", "CV"];
 const LDLCOP: &[&str] = &["", "LU", "CI", "CV"];
 const STCOP: &[&str] = &["", "CG", "CS", "WT"];
@@ -519,7 +520,7 @@ const ATOMTY: &[&str] = &["", "S32", "U64", "F32.FTZ.RN", "U128", "S64", "?", "?
 const ATOMSTY: &[&str] = &["", "S32", "U64", "S64"];
 const REDOP: &[&str] = &["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR"];
 const MUFUOP: &[&str] = &[
-    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "?", "?", "?", "?", "?",
+    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "?", "?", "?", "?", "?", "?",
     "?", "?",
 ];
 const FTY: &[&str] = &["?", "F16", "F32", "F64"];
@@ -535,12 +536,17 @@ const IADD3M: &[&str] = &["", "RS", "LS", "?"];
 const SHFLOP: &[&str] = &["IDX", "UP", "DOWN", "BFLY"];
 const VOTEOP: &[&str] = &["ALL", "ANY", "EQ", "?"];
 const MEMBARS: &[&str] = &["CTA", "GL", "SYS", "?"];
-const BARMODE: &[&str] = &["SYNC", "ARV", "RED", "SCAN", "SYNCALL", "?", "?", "?"];
-const BARRED: &[&str] = &["", "AND", "OR", "?"];
+const BARRED: &[&str] = &["POPC", "AND", "OR", "?"];
 const PRMTM: &[&str] = &["", "F4E", "B4E", "RC8", "ECL", "ECR", "RC16", "?"];
 const CCT: &[&str] = &[
     "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
     "GEU", "", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT", "CSM_TA", "CSM_TR", "CSM_MX",
+    "FCSM_TA", "FCSM_TR", "FCSM_MX", "RLE", "RGT",
+];
+/// CSETP prints the always-true test as `.T`.
+const CCTT: &[&str] = &[
+    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+    "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT", "CSM_TA", "CSM_TR", "CSM_MX",
     "FCSM_TA", "FCSM_TR", "FCSM_MX", "RLE", "RGT",
 ];
 const FCHKOP: &[&str] = &["DIVIDE", "?", "?", "?"];
@@ -600,7 +606,7 @@ forms! {
     IADD_C:     "IADD",     op16!(0x4c10, 0xfff8), Alu, 0, [RD, RA, CB], [negpo(1, 2), flag(M::Sat, 50, "SAT"), flag(M::X, 43, "X"), cc(47)];
     IADD32I:    "IADD32I",  op16!(0x1c00, 0xfe00), Alu, 0, [RD, RA, u(K::S32(20), W1)], [flag(M::Sat, 54, "SAT"), flag(M::X, 53, "X"), cc(52), neg(1, 56)];
     IADD3_R:    "IADD3",    op16!(0x5cc0, 0xfff0), Alu, 0, [RD, RA, RB, RC], [m(M::Iadd3Mode, 37, 2, IADD3M), flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
-    IADD3_I:    "IADD3",    op16!(0x38c0, 0xfef0), Alu, 0, [RD, RA, I20, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
+    IADD3_I:    "IADD3",    op16!(0x38c0, 0xfef0), Alu, 0, [RD, RA, U20, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
     IADD3_C:    "IADD3",    op16!(0x4cc0, 0xfff0), Alu, 0, [RD, RA, CB, RC], [flag(M::X, 48, "X"), cc(47), neg(1, 51), neg(2, 50), neg(3, 49)];
     ISCADD_R:   "ISCADD",   op16!(0x5c18, 0xfff8), Alu, 0, [RD, RA, RB, u(K::UImm(39, 5), W1)], [negpo(1, 2), cc(47)];
     ISCADD_I:   "ISCADD",   op16!(0x3818, 0xfef8), Alu, 0, [RD, RA, I20, u(K::UImm(39, 5), W1)], [negpo(1, 2), cc(47)];
@@ -640,7 +646,7 @@ forms! {
     LOP_I:      "LOP",      op16!(0x3840, 0xfef8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, I20], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
     LOP_C:      "LOP",      op16!(0x4c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
     LOP32I:     "LOP32I",   op16!(0x0400, 0xfc00), Alu, 0, [RD, RA, u(K::U32(20), W1)], [m(M::LogicOp, 53, 2, LOPOP), flag(M::X, 57, "X"), cc(52), inv(1, 55), inv(2, 56)];
-    LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [m(M::PredMode, 36, 2, PO), flag(M::X, 38, "X"), cc_on(1, 47)];
+    LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [flag(M::X, 38, "X"), m(M::PredMode, 36, 2, PO), cc_on(1, 47)];
     LOP3_I:     "LOP3.LUT", op16!(0x3c00, 0xfe00), Alu, 0, [RD, RA, I20, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 57, "X"), cc(47)];
     LOP3_C:     "LOP3.LUT", op16!(0x0200, 0xfe00), Alu, 0, [RD, RA, CB, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 56, "X"), cc(47)];
     // ---- shifts and bit fields -----------------------------------------------------------------
@@ -678,7 +684,7 @@ forms! {
     MOV32I:     "MOV32I",   op16!(0x0100, 0xfff0), Mov, 0, [RD, u(K::U32(20), W1)], [m(M::Lanes, 12, 4, LANES)];
     S2R:        "S2R",      op16!(0xf0c8, 0xfff8), Sreg, VAR_LAT, [RD, u(K::SReg, W1)], [];
     CS2R:       "CS2R",     op16!(0x50c8, 0xfff8), Mov, 0, [RD, u(K::SReg, W1)], [];
-    P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [bsel(1)];
+    P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
     R2P_I:      "R2P",      op16!(0x38f0, 0xfef8), Alu, 0, [d(K::Pr, W1), RA, U20], [bsel(1)];
     // ---- single precision float ------------------------------------------------------------------
     FADD_R:     "FADD",     op16!(0x5c58, 0xfff8), Fpu, 0, [RD, RA, RB], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
@@ -709,7 +715,7 @@ forms! {
     RRO_C:      "RRO",      op16!(0x4c90, 0xfff8), Fpu, 0, [RD, CB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     // ---- conversions -----------------------------------------------------------------------------
     F2F_R:      "F2F",      op16!(0x5ca8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
-    F2F_C:      "F2F",      op16!(0x4ca8, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2F_C:      "F2F",      op16!(0x4ca8, 0xfff8), Conv, VAR_LAT, [RDT, CB], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2I_R:      "F2I",      op16!(0x5cb0, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2I_C:      "F2I",      op16!(0x4cb0, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     I2F_R:      "I2F",      op16!(0x5cb8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
@@ -741,7 +747,7 @@ forms! {
     // ---- predicates ------------------------------------------------------------------------------
     PSETP:      "PSETP",    op16!(0x5090, 0xfff8), Pred, 0, [PD, PD0, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP)];
     PSET:       "PSET",     op16!(0x5088, 0xfff8), Pred, 0, [RD, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [flag(M::Bf, 44, "BF"), m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP), cc(47)];
-    CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [cct(8), m(M::Bop, 45, 2, BOP)];
+    CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [m(M::CcTest, 8, 5, CCTT), m(M::Bop, 45, 2, BOP)];
     // ---- memory ----------------------------------------------------------------------------------
     LDG:        "LDG",      op16!(0xeed0, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, LDGCOP), m(M::Size, 48, 3, MEMSZ)];
     STG:        "STG",      op16!(0xeed8, 0xfff8), Global, STORE, [MEM24, RS], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, STCOP), m(M::Size, 48, 3, MEMSZ6)];
@@ -751,7 +757,7 @@ forms! {
     STS:        "STS",      op16!(0xef58, 0xfff8), Shared, STORE, [MEM24N, RS], [m(M::Size, 48, 3, MEMSZ6)];
     LD:         "LD",       op16!(0x8000, 0xe000), Global, LOAD | VAR_LAT, [RDS, MEM32, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, LDGCOP), m(M::Size, 53, 3, MEMSZ)];
     ST:         "ST",       op16!(0xa000, 0xe000), Global, STORE, [MEM32, RS, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, STCOP), m(M::Size, 53, 3, MEMSZ6)];
-    LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, MEMSZ6), m(M::LdcMode, 44, 2, LDCMODE)];
+    LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, LDCSZ), m(M::LdcMode, 44, 2, LDCMODE)];
     ATOM:       "ATOM",     op16!(0xed00, 0xff00), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA], [flag(M::E, 48, "E"), m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 49, 3, ATOMTY)];
     ATOM_CAS:   "ATOM",     fx(op16!(0xeef0, 0xfff0), 0, 0), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA, NEXT], [flag(M::E, 48, "E"), m(M::AtomType, 49, 1, &["CAS", "CAS.64"])];
     ATOMS:      "ATOMS",    op16!(0xec00, 0xff00), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA], [m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 28, 2, ATOMSTY)];
@@ -770,7 +776,18 @@ forms! {
     CONT:       "CONT",     op16!(0xe350, 0xfff0), Ctrl, FLOW, [], [cct(0)];
     SYNC:       "SYNC",     op16!(0xf0f8, 0xfff8), Ctrl, FLOW, [], [cct(0)];
     // ---- barriers and warp-level ops ---------------------------------------------------------------
-    BAR:        "BAR",      fx(op16!(0xf0a8, 0xfff8), 0x1800_0000_0000, 0x1800_0000_0000), Sync, SIDE, [u(K::UImm(8, 8), W1), opt(u(K::UImm(20, 12), W1)), opt(PC)], [m(M::BarMode, 32, 3, BARMODE), m(M::BarRed, 35, 2, BARRED)];
+    BAR_SYNC_II:  "BAR.SYNC", fx(op16!(0xf0a8, 0xfff8), 0x1b8000000000, 0x1f9f00000000), Sync, SIDE, [u(K::UImm(8, 8), W1), opt(u(K::UImm(20, 12), W1))], [];
+    BAR_SYNC_RI:  "BAR.SYNC", fx(op16!(0xf0a8, 0xfff8), 0xb8000000000, 0x1f9f00000000), Sync, SIDE, [RA, opt(u(K::UImm(20, 12), W1))], [];
+    BAR_SYNC_IR:  "BAR.SYNC", fx(op16!(0xf0a8, 0xfff8), 0x138000000000, 0x1f9f00000000), Sync, SIDE, [u(K::UImm(8, 8), W1), RB], [];
+    BAR_SYNC_RR:  "BAR.SYNC", fx(op16!(0xf0a8, 0xfff8), 0x38000000000, 0x1f9f00000000), Sync, SIDE, [RA, RB], [];
+    BAR_ARV_II:  "BAR.ARV", fx(op16!(0xf0a8, 0xfff8), 0x1b8100000000, 0x1f9f00000000), Sync, SIDE, [u(K::UImm(8, 8), W1), u(K::UImm(20, 12), W1)], [];
+    BAR_ARV_RI:  "BAR.ARV", fx(op16!(0xf0a8, 0xfff8), 0xb8100000000, 0x1f9f00000000), Sync, SIDE, [RA, u(K::UImm(20, 12), W1)], [];
+    BAR_ARV_IR:  "BAR.ARV", fx(op16!(0xf0a8, 0xfff8), 0x138100000000, 0x1f9f00000000), Sync, SIDE, [u(K::UImm(8, 8), W1), RB], [];
+    BAR_ARV_RR:  "BAR.ARV", fx(op16!(0xf0a8, 0xfff8), 0x38100000000, 0x1f9f00000000), Sync, SIDE, [RA, RB], [];
+    BAR_RED_II:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x180200000000, 0x180700000000), Sync, SIDE, [u(K::UImm(8, 8), W1), opt(u(K::UImm(20, 12), W1)), PC], [m(M::BarRed, 35, 2, BARRED)];
+    BAR_RED_RI:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x80200000000, 0x180700000000), Sync, SIDE, [RA, opt(u(K::UImm(20, 12), W1)), PC], [m(M::BarRed, 35, 2, BARRED)];
+    BAR_RED_IR:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x100200000000, 0x180700000000), Sync, SIDE, [u(K::UImm(8, 8), W1), RB, PC], [m(M::BarRed, 35, 2, BARRED)];
+    BAR_RED_RR:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x200000000, 0x180700000000), Sync, SIDE, [RA, RB, PC], [m(M::BarRed, 35, 2, BARRED)];
     MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS)];
     DEPBAR:     "DEPBAR",   fx(op16!(0xf0f0, 0xfff8), 0, 0x3ff0_0000), Sync, SIDE, [u(K::SbMask, W1)], [];
     DEPBAR_LE:  "DEPBAR.LE", fx(op16!(0xf0f0, 0xfff8), 0x2000_0000, 0x2000_0000), Sync, SIDE, [u(K::Sb, W1), u(K::UImm(20, 6), W1), opt(u(K::SbMask, W1))], [];
@@ -804,4 +821,41 @@ impl Form {
 /// The rows of `FORMS` as [`Op`]s.
 pub fn all_ops() -> impl Iterator<Item = Op> {
     (0..FORMS.len() as u16).map(Op)
+}
+
+/// Cross-field constraints the bit layout alone cannot express; nvdisasm rejects or
+/// reinterprets these encodings, so the encoder and decoder refuse them:
+///
+/// * I2F/I2I byte selects: an 8-bit source takes `.B1`..`.B3`, a 16-bit source only `.H1`
+///   (encoded as B2), wider sources none;
+/// * F2F: `.H1` needs an F16 source; integer rounding (`.ROUND`/`.FLOOR`/`.CEIL`/`.TRUNC`)
+///   needs equal source and destination types, and equal types take no other rounding.
+pub fn check_combination(inst: &crate::inst::Inst) -> Result<(), &'static str> {
+    let name = inst.op.name();
+    let st = inst.get_name(ModKind::SType).unwrap_or("");
+    let dt = inst.get_name(ModKind::DType).unwrap_or("");
+    if name.starts_with("I2F") || name.starts_with("I2I") {
+        let b = inst.get(ModKind::ByteSel).unwrap_or(0);
+        let ok = match st {
+            "U8" | "S8" => true,
+            "U16" | "S16" => b == 0 || b == 2,
+            _ => b == 0,
+        };
+        if !ok {
+            return Err("byte select not allowed for this source size");
+        }
+    }
+    if name.starts_with("F2F") {
+        if inst.has(ModKind::H1(1)) && st != "F16" {
+            return Err(".H1 needs an F16 source");
+        }
+        let r = inst.get(ModKind::Rnd).unwrap_or(0);
+        if st == dt && r & 4 == 0 && r != 0 {
+            return Err("F2F between equal types takes integer rounding only");
+        }
+        if st != dt && r & 4 != 0 {
+            return Err("integer rounding needs equal F2F types");
+        }
+    }
+    Ok(())
 }

@@ -294,6 +294,13 @@ fn strip_suffix_mods(form: &crate::table::Form, k: u8, s: &mut &str, inst: &mut 
                     found = true;
                 }
             }
+            if m.kind == crate::inst::ModKind::ByteSel {
+                if let Some(r) = s.strip_suffix(".H1") {
+                    inst.mods[i] = 2;
+                    *s = r;
+                    found = true;
+                }
+            }
         }
         if !found {
             return;

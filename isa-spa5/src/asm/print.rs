@@ -189,6 +189,13 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
             (OpKind::XImm, Operand::Imm(v)) if signed_ximm => {
                 s.push_str(&hex(*v as u16 as i16 as i64))
             }
+            // F2F spells its constant like XMAD when the source is F16.
+            (OpKind::CBuf, _)
+                if form.name.starts_with("F2F")
+                    && inst.get_name(crate::inst::ModKind::SType) == Some("F16") =>
+            {
+                s.push_str(&operand_text(OpKind::CBufSp, o, ctx.addr))
+            }
             _ => s.push_str(&operand_text(f.kind, o, ctx.addr)),
         }
         if imm {
@@ -201,7 +208,17 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         for (m, &v) in form.mods.iter().zip(&inst.mods) {
             if let Place::Suffix(j) = m.place {
                 if j == k {
-                    let name = m.name(v).unwrap_or("?");
+                    let mut name = m.name(v).unwrap_or("?");
+                    // A 16-bit source's upper half is `.H1` (byte select B2).
+                    if m.kind == crate::inst::ModKind::ByteSel
+                        && v == 2
+                        && matches!(
+                            inst.get_name(crate::inst::ModKind::SType),
+                            Some("U16" | "S16")
+                        )
+                    {
+                        name = "H1";
+                    }
                     if !name.is_empty() {
                         s.push('.');
                         s.push_str(name);

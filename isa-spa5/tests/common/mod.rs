@@ -61,6 +61,16 @@ fn rand_f32(r: &mut Rng, low_zero_bits: u32) -> u32 {
 
 /// A random instruction of form `op` with every field in range.
 pub fn random_inst(op: Op, r: &mut Rng) -> Inst {
+    // Retry until the cross-field rules of the table hold.
+    loop {
+        let i = random_inst_once(op, r);
+        if isa_spa5::table::check_combination(&i).is_ok() {
+            return i;
+        }
+    }
+}
+
+fn random_inst_once(op: Op, r: &mut Rng) -> Inst {
     let form = op.form();
     let mut i = Inst::new(op);
     if !form.has(isa_spa5::table::flags::NO_GUARD) {
