@@ -619,11 +619,18 @@ fn check(
 #[test]
 fn reader_never_panics_on_mutated_text() {
     let mut rng = Rng(12345);
-    let base = generate(&mut rng).to_string();
-    let bytes = base.as_bytes();
+    let mut base = generate(&mut rng).to_string();
     let alphabet = b"v0123456789block,:=()[]{}+-|% \n;.xabc";
-    for _ in 0..2000 {
-        let mut t = bytes.to_vec();
+    let n: usize = std::env::var("ILC_MUTATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    let mut verified = 0;
+    for k in 0..n {
+        if k % 200 == 199 {
+            base = generate(&mut rng).to_string();
+        }
+        let mut t = base.as_bytes().to_vec();
         for _ in 0..rng.below(4) + 1 {
             let pos = rng.below(t.len());
             match rng.below(3) {
@@ -637,9 +644,20 @@ fn reader_never_panics_on_mutated_text() {
         let text = String::from_utf8_lossy(&t);
         if let Ok(funcs) = ilc_passes::ir::parse_functions(&text) {
             // Whatever parses must verify or report errors, without panicking.
+            // ... and whatever verifies must run (or trap) in the interpreter and survive
+            // every pass.
             for f in &funcs {
-                let _ = verify_function(f);
+                if verify_function(f).is_ok() {
+                    verified += 1;
+                    let _ = run(f, &[1, 2, 3], Schedule::LockStep);
+                    let mut g = f.clone();
+                    for (_, pass) in PASSES {
+                        pass(&mut g);
+                    }
+                    verify_function(&g).unwrap_or_else(|e| panic!("{}\n{f}", e.display_with(&g)));
+                }
             }
         }
     }
+    eprintln!("mutations: {n} texts, {verified} parsed and verified");
 }
