@@ -3,10 +3,46 @@
 //! large and tiny register files; the checker must accept every result and the rewritten
 //! function must still verify.
 
+use ilc_passes::ir::{ControlFlowGraph, Function, RegFile};
+use ilc_passes::regalloc::liveness::Liveness;
 use ilc_passes::regalloc::testgen::{generate, GenConfig};
 use ilc_passes::regalloc::{self, RegAllocOptions};
-use ilc_passes::target::ToyTarget;
+use ilc_passes::target::{TargetIsa, ToyTarget};
 use ilc_passes::verifier::verify_function;
+
+/// Maximal number of GPRs live at once (values needed simultaneously, counting an
+/// instruction's results with the operands still live after it): a lower bound for any
+/// allocation of this code.
+fn max_gpr_pressure(f: &Function, t: &dyn TargetIsa) -> u32 {
+    let cfg = ControlFlowGraph::with_function(f);
+    let lv = Liveness::compute(f, &cfg);
+    let w = |v| {
+        let fp = t.footprint(f.dfg.value_type(v));
+        if fp.file == RegFile::Gpr {
+            u32::from(fp.width)
+        } else {
+            0
+        }
+    };
+    let mut peak = 0;
+    for b in f.layout.blocks() {
+        let mut live: std::collections::BTreeSet<_> = lv.live_out[b].iter().copied().collect();
+        let insts: Vec<_> = f.layout.block_insts(b).collect();
+        for &inst in insts.iter().rev() {
+            let defs: u32 = f.dfg.inst_results(inst).iter().map(|&r| w(r)).sum();
+            for &r in f.dfg.inst_results(inst) {
+                live.remove(&r);
+            }
+            let after: u32 = live.iter().map(|&v| w(v)).sum();
+            peak = peak.max(after + defs);
+            for v in f.dfg.insts[inst].all_values() {
+                live.insert(v);
+            }
+            peak = peak.max(live.iter().map(|&v| w(v)).sum());
+        }
+    }
+    peak
+}
 
 fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32) -> (u32, u32) {
     let target = ToyTarget::new(gprs, preds);
@@ -15,7 +51,7 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
         ..Default::default()
     };
     let (mut spilled, mut max_used) = (0, 0);
-    let (mut moves, mut gprs_total) = (0u64, 0u64);
+    let (mut moves, mut gprs_total, mut pressure_total) = (0u64, 0u64, 0u64);
     for seed in seeds {
         let mut f = generate(seed, &gen);
         let input = f.to_string();
@@ -31,8 +67,12 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
         max_used = max_used.max(alloc.num_gprs_used());
         moves += u64::from(alloc.num_moves);
         gprs_total += u64::from(alloc.num_gprs_used());
+        pressure_total += u64::from(max_gpr_pressure(&f, &target));
     }
-    println!("{gprs} GPRs: {spilled} functions spilled, {moves} moves, {gprs_total} GPRs in total");
+    println!(
+        "{gprs} GPRs: {spilled} functions spilled, {moves} moves, {gprs_total} GPRs used in \
+         total, {pressure_total} = sum of maximal pressures of the allocated code"
+    );
     (spilled, max_used)
 }
 
