@@ -145,6 +145,7 @@ fn mem_space(s: Space) -> MemSpace {
 
 /// Runs `prog` over the dispatch `d`.
 pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpError> {
+    prog.check()?;
     let [gx, gy, gz] = d.grid;
     let [bx, by, bz] = prog.group;
     let group_size = bx as u64 * by as u64 * bz as u64;

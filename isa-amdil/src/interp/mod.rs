@@ -46,6 +46,17 @@
 //! Scalar ops (`rcp rsq sqrt exp log ln exn sin cos tan asin acos atan pow`) read `.w` after
 //! the swizzle and broadcast.
 
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stderr,
+        clippy::todo
+    )
+)]
+
 mod decode;
 pub mod dispatch;
 pub mod dops;

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use super::dispatch::InterpError;
 use super::fops::{RelOp, ZeroOp};
 
 /// How source modifiers are interpreted for an instruction (guide Table 2.10, L718-729).
@@ -435,4 +436,68 @@ pub struct ExecProgram {
     pub uses_global: bool,
     /// Non-fatal remarks from decoding (undeclared literals, ...).
     pub warnings: Vec<String>,
+}
+
+impl ExecProgram {
+    /// Checks the invariants the executor relies on (module doc), so a program built by
+    /// hand rather than by the decoder cannot make the executor index out of bounds.
+    pub fn check(&self) -> Result<(), InterpError> {
+        let n = self.insts.len() as u32;
+        let bad = |line: u32, what: &str| InterpError::Malformed {
+            message: format!("invalid decoded program: {what}"),
+            line,
+        };
+        let temp_ok = |r: u32| r < self.num_temps;
+        let index_ok = |i: &Index| i.rel.is_none_or(|(r, c)| temp_ok(r) && c < 4);
+        let src_ok = |s: &Src| {
+            let kind_ok = match &s.kind {
+                SrcKind::Temp(r) => temp_ok(*r),
+                SrcKind::Cb { idx, .. } | SrcKind::Icb(idx) | SrcKind::Global(idx) => index_ok(idx),
+                SrcKind::ITemp { arr, idx } => {
+                    (*arr as usize) < self.itemp_sizes.len() && index_ok(idx)
+                }
+                SrcKind::Imm(_) | SrcKind::Sys(_) => true,
+            };
+            kind_ok && s.swz.iter().all(|&c| c <= SEL_ONE)
+        };
+        let cond_ok = |c: &Cond| match c {
+            Cond::Always => true,
+            Cond::Nz(s) | Cond::Z(s) => src_ok(s),
+            Cond::Rel(_, a, b) => src_ok(a) && src_ok(b),
+        };
+        if self.funcs.iter().any(|&f| f > n) {
+            return Err(bad(0, "function entry past the end"));
+        }
+        for inst in &self.insts {
+            let line = inst.line;
+            if !inst.src.iter().all(src_ok) {
+                return Err(bad(line, "source operand"));
+            }
+            let dst_ok = match &inst.dst.kind {
+                DstKind::Temp(r) => temp_ok(*r),
+                DstKind::ITemp { arr, idx } => {
+                    (*arr as usize) < self.itemp_sizes.len() && index_ok(idx)
+                }
+                DstKind::Global(idx) => index_ok(idx),
+                DstKind::None => true,
+            };
+            if !dst_ok {
+                return Err(bad(line, "destination operand"));
+            }
+            let ok = match &inst.op {
+                Op::If(c, t) | Op::JumpIf(c, t) => cond_ok(c) && *t <= n,
+                Op::Jump(t) => *t <= n,
+                Op::Switch { cases, default } => {
+                    !inst.src.is_empty() && *default <= n && cases.iter().all(|&(_, t)| t <= n)
+                }
+                Op::Call(c, f) => cond_ok(c) && (*f as usize) < self.funcs.len(),
+                Op::Ret(c) => cond_ok(c),
+                _ => true,
+            };
+            if !ok {
+                return Err(bad(line, "control-flow target or condition"));
+            }
+        }
+        Ok(())
+    }
 }
