@@ -647,7 +647,7 @@ forms! {
     LOP_C:      "LOP",      op16!(0x4c40, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB], [m(M::LogicOp, 41, 2, LOPOP), flag(M::X, 43, "X"), m(M::PredMode, 44, 2, PO), cc_on(1, 47), inv(2, 39), inv(3, 40)];
     LOP32I:     "LOP32I",   op16!(0x0400, 0xfc00), Alu, 0, [RD, RA, u(K::U32(20), W1)], [m(M::LogicOp, 53, 2, LOPOP), flag(M::X, 57, "X"), cc(52), inv(1, 55), inv(2, 56)];
     LOP3_R:     "LOP3.LUT", op16!(0x5be0, 0xfff0), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, u(K::UImm(28, 8), W1)], [flag(M::X, 38, "X"), m(M::PredMode, 36, 2, PO), cc_on(1, 47)];
-    LOP3_I:     "LOP3.LUT", op16!(0x3c00, 0xfe00), Alu, 0, [RD, RA, I20, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 57, "X"), cc(47)];
+    LOP3_I:     "LOP3.LUT", op16!(0x3c00, 0xfe00), Alu, 0, [RD, RA, I20, RC, u(K::UImm(48, 8), W1)], [cc(47)];
     LOP3_C:     "LOP3.LUT", op16!(0x0200, 0xfe00), Alu, 0, [RD, RA, CB, RC, u(K::UImm(48, 8), W1)], [flag(M::X, 56, "X"), cc(47)];
     // ---- shifts and bit fields -----------------------------------------------------------------
     SHL_R:      "SHL",      op16!(0x5c48, 0xfff8), Alu, 0, [RD, RA, RB], [flag(M::W, 39, "W"), flag(M::X, 43, "X"), cc(47)];
@@ -858,4 +858,87 @@ pub fn check_combination(inst: &crate::inst::Inst) -> Result<(), &'static str> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::used_bits;
+
+    fn bits(lo: u8, len: u8) -> u64 {
+        if len == 0 {
+            0
+        } else {
+            (((1u128 << len) - 1) as u64) << lo
+        }
+    }
+
+    /// Fields never overlap each other, the guard or the fixed bits; sizes are in bounds;
+    /// every modifier has a printable default or explicit names; mnemonics are unique per
+    /// (mnemonic, operand kinds) so the parser can tell forms apart.
+    #[test]
+    fn table_is_consistent() {
+        for f in FORMS {
+            assert!(f.operands.len() <= MAX_OPERANDS, "{}", f.name);
+            assert!(f.mods.len() <= MAX_MODS, "{}", f.name);
+            assert_eq!(
+                f.opcode & !f.mask,
+                0,
+                "{}: opcode bits outside mask",
+                f.name
+            );
+            let mut taken = f.mask;
+            if !f.has(flags::NO_GUARD) {
+                assert_eq!(taken & bits(16, 4), 0, "{}: guard overlaps", f.name);
+                taken |= bits(16, 4);
+            }
+            let mut claim = |b: u64, what: &str| {
+                assert_eq!(
+                    taken & b,
+                    0,
+                    "{}: {what} overlaps ({:#x})",
+                    f.name,
+                    taken & b
+                );
+                taken |= b;
+            };
+            for o in f.operands {
+                let b = match o.kind {
+                    OpKind::Gpr(lo) => bits(lo, 8),
+                    OpKind::PredDst(lo) => bits(lo, 3),
+                    OpKind::PredSrc(lo, not) => bits(lo, 3) | 1 << not,
+                    OpKind::UImm(lo, len) | OpKind::SImm(lo, len) => bits(lo, len),
+                    OpKind::I20 | OpKind::U20 | OpKind::F20 | OpKind::D20 => bits(20, 19) | 1 << 56,
+                    OpKind::XImm => bits(20, 16),
+                    OpKind::U32(lo) | OpKind::S32(lo) | OpKind::F32(lo) => bits(lo, 32),
+                    OpKind::CBuf | OpKind::CBufSp => bits(20, 19),
+                    OpKind::Mem { lo, len, .. } => bits(8, 8) | bits(lo, len),
+                    OpKind::CIdx => bits(8, 8) | bits(20, 21),
+                    OpKind::SReg => bits(20, 8),
+                    OpKind::Rel => bits(20, 24),
+                    OpKind::Abs => bits(20, 32),
+                    OpKind::SbMask => bits(0, 6),
+                    OpKind::Sb => bits(26, 3),
+                    OpKind::Next(_) | OpKind::Pr | OpKind::Cc => 0,
+                };
+                claim(b, "operand");
+            }
+            for m in f.mods {
+                claim(bits(m.a.0, m.a.1) | bits(m.b.0, m.b.1), "modifier");
+                assert!(
+                    m.names.len() >= 1 << m.bits() || m.names.len() == 1 << m.bits(),
+                    "{}: {:?} names",
+                    f.name,
+                    m.kind
+                );
+                assert!(
+                    m.names.len() <= 1 << m.bits(),
+                    "{}: {:?} has more names than values",
+                    f.name,
+                    m.kind
+                );
+            }
+            assert_eq!(used_bits(f), taken, "{}", f.name);
+        }
+    }
 }

@@ -368,6 +368,15 @@ fn parse_operand(
         }
         return parse_value(f.kind, s, addr, labels);
     }
+    let has_prefix_mods = form.mods.iter().any(|m| match m.place {
+        Place::Neg(j) | Place::Inv(j) | Place::Abs(j) => j == k8,
+        Place::NegPo(a, b) => a == k8 || b == k8,
+        _ => false,
+    });
+    if !has_prefix_mods {
+        strip_suffix_mods(form, k8, &mut s, inst);
+        return parse_value(f.kind, s.trim(), addr, labels);
+    }
     if let Some(r) = s.strip_prefix('-') {
         if !set_place(form, inst, Place::Neg(k8)) {
             return None;
