@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use super::dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
 use super::fops;
 use super::iops::{bool32, join64, split64};
-use super::memory::{self, RaceTracker};
+use super::memory::{self, Access, RaceTracker};
 use super::program::{
     Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
     SrcMods, Ty, WideFn, SEL_ONE, SEL_ZERO,
@@ -92,9 +92,9 @@ impl Shared<'_> {
         }
     }
 
-    fn lds_touch(&mut self, id: u32, addr: u64, write: bool) {
+    fn lds_touch(&mut self, id: u32, addr: u64, how: Access) {
         if let Some(t) = self.tracker.as_mut() {
-            if let Some(other) = t.access(id, addr as u32, self.cur_local, write) {
+            if let Some(other) = t.access(id, addr as u32, self.cur_local, how) {
                 if self.stats.lds_races.len() < REPORT_CAP {
                     self.stats.lds_races.push(LdsRace {
                         lds: id,
@@ -831,7 +831,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                         None => oob = true,
                     }
                     if let Some(id) = lds_id {
-                        sh.lds_touch(id, a, false);
+                        sh.lds_touch(id, a, Access::Read);
                     }
                 }
                 if let Addr::Typed(float) = addr {
@@ -843,7 +843,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     None => oob = true,
                 }
                 if let Some(id) = lds_id {
-                    sh.lds_touch(id, base, false);
+                    sh.lds_touch(id, base, Access::Read);
                 }
             }
             if oob {
@@ -883,7 +883,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             }
             if let Space::Lds(id) = space {
                 for a in touched.into_iter().flatten() {
-                    sh.lds_touch(*id, a, true);
+                    sh.lds_touch(*id, a, Access::Write);
                 }
             }
             if oob {
@@ -900,6 +900,9 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let base = address(*addr, &s);
             let (s1, s2) = (s[1][0], s[2][0]);
             let old = memory::atomic(sh.buffer(*space)?, base, *op, s1, s2);
+            if let Space::Lds(id) = space {
+                sh.lds_touch(*id, base, Access::Atomic);
+            }
             if old.is_none() {
                 sh.oob(mem_space(*space), base, true);
             }

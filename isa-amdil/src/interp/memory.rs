@@ -137,15 +137,37 @@ pub fn atomic(buf: &mut [u8], addr: u64, op: AtomicOp, s1: u32, s2: u32) -> Opti
     Some(old)
 }
 
-/// Per-dword access record of one barrier interval: up to two distinct readers (enough to
-/// name a conflicting partner for any writer) and the last writer; `u32::MAX` = none.
+/// Per-dword access record of one barrier interval: up to two distinct plain readers, two
+/// distinct atomic users (enough to name a conflicting partner for any access) and the last
+/// plain writer; `u32::MAX` = none.
 #[derive(Clone, Copy, Debug)]
 struct WordUse {
     readers: [u32; 2],
+    atomics: [u32; 2],
     writer: u32,
 }
 
 const NOBODY: u32 = u32::MAX;
+
+/// How a work-item touched an LDS dword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Plain load.
+    Read,
+    /// Plain store.
+    Write,
+    /// Atomic read-modify-write: does not race with other atomics, but does with plain
+    /// accesses of other work-items.
+    Atomic,
+}
+
+fn remember(slots: &mut [u32; 2], item: u32) {
+    if slots[0] == NOBODY {
+        slots[0] = item;
+    } else if slots[0] != item && slots[1] == NOBODY {
+        slots[1] = item;
+    }
+}
 
 /// Tracks LDS dword accesses between barriers and reports conflicting pairs.
 #[derive(Debug, Default)]
@@ -160,27 +182,29 @@ impl RaceTracker {
     }
 
     /// Records an access by `item` to dword `addr` of LDS `lds`; returns the other
-    /// work-item if this access conflicts with an earlier one (two different work-items,
-    /// at least one of them writing).
-    pub fn access(&mut self, lds: u32, addr: u32, item: u32, write: bool) -> Option<u32> {
+    /// work-item if this access conflicts with an earlier one: two different work-items,
+    /// at least one plain write, or an atomic against a plain access.
+    pub fn access(&mut self, lds: u32, addr: u32, item: u32, how: Access) -> Option<u32> {
         let w = self.words.entry((lds, addr & !3)).or_insert(WordUse {
             readers: [NOBODY; 2],
+            atomics: [NOBODY; 2],
             writer: NOBODY,
         });
         let other = |x: u32| x != NOBODY && x != item;
+        let first_other = |slots: &[u32; 2]| slots.iter().copied().find(|&r| other(r));
         let conflict = if other(w.writer) {
             Some(w.writer)
-        } else if write {
-            w.readers.iter().copied().find(|&r| other(r))
         } else {
-            None
+            match how {
+                Access::Read => first_other(&w.atomics),
+                Access::Write => first_other(&w.readers).or_else(|| first_other(&w.atomics)),
+                Access::Atomic => first_other(&w.readers),
+            }
         };
-        if write {
-            w.writer = item;
-        } else if w.readers[0] == NOBODY {
-            w.readers[0] = item;
-        } else if w.readers[0] != item && w.readers[1] == NOBODY {
-            w.readers[1] = item;
+        match how {
+            Access::Read => remember(&mut w.readers, item),
+            Access::Write => w.writer = item,
+            Access::Atomic => remember(&mut w.atomics, item),
         }
         conflict
     }
@@ -238,16 +262,23 @@ mod tests {
 
     #[test]
     fn race_tracker() {
+        use Access::*;
         let mut t = RaceTracker::default();
-        assert_eq!(t.access(0, 0, 1, true), None);
-        assert_eq!(t.access(0, 0, 1, false), None);
-        assert_eq!(t.access(0, 0, 2, false), Some(1));
+        assert_eq!(t.access(0, 0, 1, Write), None);
+        assert_eq!(t.access(0, 0, 1, Read), None);
+        assert_eq!(t.access(0, 0, 2, Read), Some(1));
         t.clear();
-        assert_eq!(t.access(0, 4, 1, false), None);
-        assert_eq!(t.access(0, 4, 2, false), None);
-        assert_eq!(t.access(0, 4, 1, true), Some(2));
-        assert_eq!(t.access(0, 8, 3, true), None);
-        assert_eq!(t.access(0, 8, 3, true), None);
-        assert_eq!(t.access(0, 8, 4, true), Some(3));
+        assert_eq!(t.access(0, 4, 1, Read), None);
+        assert_eq!(t.access(0, 4, 2, Read), None);
+        assert_eq!(t.access(0, 4, 1, Write), Some(2));
+        assert_eq!(t.access(0, 8, 3, Write), None);
+        assert_eq!(t.access(0, 8, 3, Write), None);
+        assert_eq!(t.access(0, 8, 4, Write), Some(3));
+        // atomics do not race with each other, but do with plain accesses
+        assert_eq!(t.access(0, 12, 1, Atomic), None);
+        assert_eq!(t.access(0, 12, 2, Atomic), None);
+        assert_eq!(t.access(0, 12, 1, Read), Some(2));
+        assert_eq!(t.access(0, 16, 5, Read), None);
+        assert_eq!(t.access(0, 16, 6, Atomic), Some(5));
     }
 }
