@@ -257,6 +257,54 @@ struct Ctl {
     ext: Vec<Control>,
     unnorm: bool,
     fmt_word: u32,
+    /// Primary modifier dword (token bit 31), secondary (bit 30), address offset (control
+    /// bit 13 of resource instructions); each follows the opcode token in this order.
+    pri: Option<u32>,
+    sec: Option<u32>,
+    aoff: Option<u32>,
+}
+
+/// `_aoffimmi(u,v,w)` texel offsets in half-texel steps, one signed byte each.
+fn aoffimmi_word(v: &str) -> Option<u32> {
+    let mut w = 0u32;
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() != 3 {
+        return None;
+    }
+    for (i, p) in parts.iter().enumerate() {
+        let f: f32 = p.trim().parse().ok()?;
+        let h = f * 2.0;
+        if h.fract() != 0.0 || !(-128.0..=127.0).contains(&h) {
+            return None;
+        }
+        w |= ((h as i32 as i8) as u8 as u32) << (8 * i);
+    }
+    // Only when decoding gives back exactly this text (so the round trip is lossless).
+    (aoffimmi_text(w) == v).then_some(w)
+}
+
+fn aoffimmi_text(w: u32) -> String {
+    let c = |i: u32| -> String {
+        let v = ((w >> (8 * i)) as u8 as i8) as f32 / 2.0;
+        format!("{v}")
+    };
+    format!("{},{},{}", c(0), c(1), c(2))
+}
+
+/// A modifier dword written `0x..` exactly as [`hex_text`] prints it.
+fn hex_word(v: &str) -> Option<u32> {
+    let n = u32::from_str_radix(v.strip_prefix("0x")?, 16).ok()?;
+    (hex_text(n) == v).then_some(n)
+}
+
+fn hex_text(n: u32) -> String {
+    format!("0x{n:x}")
+}
+
+const COMPSELECT: [&str; 6] = ["x", "y", "z", "w", "0", "1"];
+
+fn is_fetch4(op: Opcode) -> bool {
+    op.mnemonic().starts_with("fetch4")
 }
 
 fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
@@ -266,6 +314,9 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     let mut unnorm = false;
     let mut fmt_word = 0u32;
     let mut typed = false;
+    let (mut pri, mut sec, mut aoff) = (None, None, None);
+    let may_pri =
+        inst.opcode != Opcode::DclResource && !matches!(inst.payload, Payload::ImmConstBuffer(_));
     let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
         if v < (1 << w) {
             Ok(v)
@@ -275,6 +326,52 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     };
     for c in &inst.controls {
         match (lay, c) {
+            (
+                Layout::Sample,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "compselect"
+                && pri.is_none()
+                && is_fetch4(inst.opcode)
+                && COMPSELECT.contains(&v.as_str()) =>
+            {
+                pri = COMPSELECT.iter().position(|x| x == v).map(|i| i as u32);
+            }
+            (
+                Layout::Sample,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "aoffimmi" && aoff.is_none() && aoffimmi_word(v).is_some() => {
+                aoff = aoffimmi_word(v);
+                bits |= 1 << 13;
+            }
+            (
+                _,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "primod"
+                && may_pri
+                && pri.is_none()
+                && hex_word(v).is_some()
+                && !is_fetch4(inst.opcode) =>
+            {
+                pri = hex_word(v);
+            }
+            (
+                _,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "secmod" && sec.is_none() && hex_word(v).is_some() => {
+                sec = hex_word(v);
+            }
             (Layout::DclResource, Control::Id(n)) => bits |= fits(*n, 8, "resource id")?,
             (Layout::DclUav, Control::Id(n)) => bits |= fits(*n, 4, "UAV id")?,
             (Layout::DclResource, Control::Fmt(k, f)) if *f != ElementFormat::Unknown => {
@@ -388,6 +485,9 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
         ext,
         unnorm,
         fmt_word,
+        pri,
+        sec,
+        aoff,
     })
 }
 
@@ -529,6 +629,10 @@ fn control_rank(c: &Control) -> u32 {
         Control::Prec(_) => 32,
         Control::Generic { name, .. } => match name.as_str() {
             "nrm4" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size" | "ext" => 35,
+            "compselect" => 36,
+            "primod" => 37,
+            "secmod" => 38,
+            "aoffimmi" => 39,
             _ => 40,
         },
     }
@@ -645,6 +749,9 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         ext: ext_controls,
         unnorm,
         fmt_word,
+        pri,
+        sec,
+        aoff,
     } = control_bits(inst)?;
     // Extension comment: controls without bits, payload without binary form, source count.
     let mut ext = String::new();
@@ -712,13 +819,17 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         return Err("control value does not fit in 14 bits".into());
     }
     let imm_cb = matches!(inst.payload, Payload::ImmConstBuffer(_));
-    if imm_cb || unnorm {
+    if imm_cb || unnorm || pri.is_some() {
         op |= 1 << 31;
+    }
+    if sec.is_some() {
+        op |= 1 << 30;
     }
     out.push(op);
     if inst.opcode == Opcode::DclResource {
         out.push(fmt_word);
     }
+    out.extend(pri.into_iter().chain(sec).chain(aoff));
     match &inst.payload {
         Payload::ImmConstBuffer(words) => {
             out.push(words.len() as u32);
@@ -1106,8 +1217,35 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 });
             }
         }
-        if tok & (3 << 30) != 0 && op != Opcode::DclResource {
-            return r.err(at, format!("modifier tokens of `{op}` are not supported"));
+        // Primary / secondary modifier dwords and the address offset of resource
+        // instructions follow the opcode token, in that order.
+        if tok & (1 << 31) != 0 && op != Opcode::DclResource {
+            let m = r.next("a primary modifier")?;
+            let c = match COMPSELECT.get(m as usize) {
+                Some(name) if is_fetch4(op) => Control::Generic {
+                    name: "compselect".into(),
+                    value: Some((*name).into()),
+                },
+                _ => Control::Generic {
+                    name: "primod".into(),
+                    value: Some(hex_text(m)),
+                },
+            };
+            inst.controls.push(c);
+        }
+        if tok & (1 << 30) != 0 {
+            let m = r.next("a secondary modifier")?;
+            inst.controls.push(Control::Generic {
+                name: "secmod".into(),
+                value: Some(hex_text(m)),
+            });
+        }
+        if layout(op) == Layout::Sample && bits & (1 << 13) != 0 {
+            let m = r.next("an address offset")?;
+            inst.controls.push(Control::Generic {
+                name: "aoffimmi".into(),
+                value: Some(aoffimmi_text(m)),
+            });
         }
         match info.form {
             Form::Label => inst.payload = Payload::Label(r.next("a label")?),
@@ -1520,6 +1658,29 @@ mod tests {
         );
         // Forms without a binary field survive through the extension comment.
         rt("il_cs_2_0\ndcl_uav_id(1)_type(weird)_fmtx(unknown)\ndcl_resource_id(0)\n");
+    }
+
+    #[test]
+    fn modifier_dwords_and_address_offsets() {
+        // Primary modifier (bit 31) then the address offset (control bit 13) follow the opcode.
+        let w = rt(
+            "il_cs_2_0\nfetch4_resource(1)_sampler(2)_compselect(y)_aoffimmi(1,-0.5,0) r0, r1\n",
+        );
+        assert_eq!(
+            w[2],
+            Opcode::Fetch4.code() as u32 | (1 | 2 << 8 | 1 << 13) << 16 | 1 << 31
+        );
+        assert_eq!(&w[3..5], &[1, 2 | 0xFF << 8]);
+        let w = rt("il_cs_2_0\nsrv_struct_load_id(2)_primod(0x4e) r0, r1.xy\n");
+        assert_eq!(
+            &w[2..4],
+            &[
+                Opcode::SrvStructLoad.code() as u32 | 2 << 16 | 1 << 31,
+                0x4e
+            ]
+        );
+        // A spelling that does not round-trip exactly stays in the extension comment.
+        rt("il_cs_2_0\nload_resource(0)_aoffimmi(1.0,0,0) r0, r1\nmov_primod(0X4E) r0, r1\n");
     }
 
     #[test]

@@ -333,7 +333,7 @@ opcodes! {
     DLdexp = 196, "7.12", Cs, Operands, 1, 2..=2, ["dldexp"];
     DFrac = 197, "7.12", Cs, Operands, 1, 1..=1, ["dfrac"];
     DMuladd = 198, "7.12", Cs, Operands, 1, 3..=3, ["dmad"];
-    Fetch4 = 199, "7.6", Tex, Operands, 1, 1..=3, ["fetch4"];
+    Fetch4 = 199, "7.6", Tex, Operands, 1, 1..=1, ["fetch4"];
     Sampleinfo = 200, "7.6", Tex, Operands, 1, 1..=1, ["sampleinfo"];
     Getlod = 201, "B", Other, Operands, 1, 1..=1, ["getlod"];
     DclPersist = 202, "7.5", Obsolete, Operands, 1, 0..=0, ["dcl_persistent"];
@@ -452,7 +452,7 @@ opcodes! {
     DclInterfacePtr = 315, "7.18", Graphics, Raw, 0, 0..=0, ["dcl_interface_ptr"];
     Fcall = 316, "7.18", Graphics, SrcLabel, 0, 1..=1, ["fcall"];
     UBitInsert = 317, "7.9", Cs, Operands, 1, 4..=4, ["ubit_insert"];
-    Bufinfo = 318, "7.6", Tex, Operands, 1, 0..=2, ["bufinfo"];
+    Bufinfo = 318, "7.6", Tex, Operands, 1, 0..=0, ["bufinfo"];
     Fetch4C = 319, "7.6", Tex, Operands, 1, 2..=2, ["fetch4c"];
     Fetch4Po = 320, "7.6", Tex, Operands, 1, 2..=2, ["fetch4po"];
     Fetch4PoC = 321, "7.6", Tex, Operands, 1, 3..=3, ["fetch4poc"];

@@ -979,6 +979,8 @@ const KNOWN_GENERIC: &[&str] = &[
     "precise",
     "fmt",
     "stride",
+    "primod",
+    "secmod",
 ];
 
 fn is_store(op: Opcode) -> bool {
