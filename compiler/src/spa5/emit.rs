@@ -1,0 +1,443 @@
+//! Emission: the scheduled, register-allocated function becomes a linear list of
+//! `isa_spa5::Inst`s with physical registers and block-relative branch targets.
+//!
+//! Control flow uses Maxwell's reconvergence stack:
+//! - a branch whose condition is *uniform* (computed only from constants, parameters,
+//!   constant-buffer reads, group ids/sizes) is a plain `BRA`: all active threads agree;
+//! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
+//!   before its region (the blocks reachable from it without passing `P`), and every edge from
+//!   the region into `P` becomes `SYNC`. Branches sharing `P` share one SSY (this covers loop
+//!   exits and breaks: the SSY sits in the loop's preheader, and every thread leaving the loop
+//!   executes `SYNC`, which runs the other pending paths and reconverges once all arrived);
+//! - when a region has no single entry, its edges into `P` are not all `jump`s, or regions
+//!   overlap without nesting, the branch is left without reconvergence: the paths then run one
+//!   after the other until they exit, which is correct but slower (and the only choice for
+//!   branches whose paths never meet, such as an early `return`);
+//! - `return` is `EXIT` (legal in divergent code).
+//!
+//! Requires: every `Target` operand and result allocated; block arguments already resolved
+//! by the allocator (moves placed before the `jump`s). Guarantees: the list ends with a
+//! control transfer; branch targets are block indices resolved by [`super::encode_code`].
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use cranelift_entity::SecondaryMap;
+use ilc_passes::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, PostDominatorTree,
+    RegFile, Type, Value,
+};
+use ilc_passes::regalloc::Allocation;
+use isa_spa5::inst::Operand;
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
+
+use super::target::{Slot, Spa5Target, SCRATCH};
+
+/// One emitted instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// The instruction (branch targets still unresolved).
+    pub inst: MInst,
+    /// For BRA/SSY: the target block.
+    pub target: Option<Block>,
+}
+
+/// The emitted code of a function.
+#[derive(Clone, Debug, Default)]
+pub struct EmitResult {
+    /// Instructions in order.
+    pub insts: Vec<Emitted>,
+    /// Index of the first instruction of each block (the next block's index when empty).
+    pub block_start: HashMap<Block, usize>,
+    /// Number of SSY regions emitted.
+    pub ssy_regions: usize,
+    /// Number of divergent branches left without reconvergence.
+    pub unreconverged: usize,
+    /// The scratch register was used.
+    pub uses_scratch: bool,
+}
+
+/// Emission failures (allocation gaps are internal errors, reported rather than panicking).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// A value has no register.
+    #[error("emit: {0} has no register after allocation")]
+    Unallocated(Value),
+    /// An instruction that should have been selected.
+    #[error("emit: unselected instruction `{0}`")]
+    Unselected(String),
+    /// A template code out of range.
+    #[error("emit: unknown template code {0}")]
+    BadCode(u16),
+}
+
+/// Values known to be equal in every thread of a warp.
+pub fn compute_uniform(func: &Function, tgt: &Spa5Target) -> HashSet<Value> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let mut uni = HashSet::new();
+    for b in cfg.reverse_post_order(func) {
+        for inst in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[inst];
+            let InstructionData::Target { code, args, .. } = data else {
+                continue;
+            };
+            let Some(t) = tgt.templates.get(*code as usize) else {
+                continue;
+            };
+            let thread_dependent = t.seq.iter().any(|ti| {
+                let i = &ti.inst;
+                matches!(i.op, Op::LDG | Op::LDS | Op::LDL | Op::ATOM | Op::ATOM_CAS | Op::ATOMS | Op::ATOMS_CAS)
+                    || (i.op == Op::S2R
+                        && !matches!(i.operands[1], Operand::SReg(s) if (SpecialReg::CTAID_X.0..=SpecialReg::CTAID_Z.0).contains(&s.0)))
+            });
+            if !thread_dependent && args.iter().all(|a| uni.contains(a)) {
+                uni.extend(func.dfg.inst_results(inst).iter().copied());
+            }
+        }
+    }
+    uni
+}
+
+struct Group {
+    post: Block,
+    region: BTreeSet<Block>,
+    /// Blocks before whose terminator the SSY goes.
+    ssy_at: Vec<Block>,
+}
+
+/// Emits `func` (after allocation) as machine instructions.
+pub fn emit(
+    func: &Function,
+    alloc: &Allocation,
+    tgt: &Spa5Target,
+    spill_base: u32,
+) -> Result<EmitResult, EmitError> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let pdt = PostDominatorTree::with_function(func, &cfg);
+    let uni = compute_uniform(func, tgt);
+    let mut out = EmitResult::default();
+
+    // ---- reconvergence regions ----
+    let mut by_post: HashMap<Block, BTreeSet<Block>> = HashMap::new();
+    let mut branch_blocks: HashMap<Block, Vec<Block>> = HashMap::new();
+    for b in func.layout.blocks() {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        if let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] {
+            if uni.contains(&arg[0]) || !dt.is_reachable(b) {
+                continue;
+            }
+            let Some(p) = pdt.ipdom(b) else {
+                out.unreconverged += 1;
+                continue;
+            };
+            let mut region = BTreeSet::new();
+            let mut stack: Vec<Block> = cfg.succs(b).to_vec();
+            region.insert(b);
+            while let Some(x) = stack.pop() {
+                if x == p || !region.insert(x) {
+                    continue;
+                }
+                stack.extend(cfg.succs(x).iter().copied());
+            }
+            by_post.entry(p).or_default().extend(region);
+            branch_blocks.entry(p).or_default().push(b);
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut posts: Vec<Block> = by_post.keys().copied().collect();
+    posts.sort();
+    for p in posts {
+        let region = by_post.remove(&p).unwrap_or_default();
+        let mut entries = BTreeSet::new();
+        let mut outside_preds = Vec::new();
+        let mut ok = true;
+        for &v in &region {
+            for &u in cfg.preds(v) {
+                if !region.contains(&u) {
+                    entries.insert(v);
+                    outside_preds.push(u);
+                }
+            }
+            // Every edge into P from the region must be a plain jump (SYNC replaces it).
+            if cfg.succs(v).contains(&p) {
+                let t = func.terminator(v);
+                if t.is_none_or(|t| func.dfg.opcode(t) != Opcode::Jump) {
+                    ok = false;
+                }
+            }
+        }
+        let ssy_at = if entries.is_empty() {
+            // The region starts at the function entry: only a branch block without back
+            // edges into it can host the SSY.
+            let e = func.entry_block();
+            match e {
+                Some(e)
+                    if region.contains(&e)
+                        && branch_blocks[&p].contains(&e)
+                        && !cfg.preds(e).iter().any(|u| region.contains(u)) =>
+                {
+                    vec![e]
+                }
+                _ => {
+                    ok = false;
+                    vec![]
+                }
+            }
+        } else if entries.len() == 1 {
+            let e = *entries.iter().next().unwrap_or(&p);
+            let from_inside = cfg.preds(e).iter().any(|u| region.contains(u));
+            if !from_inside && branch_blocks[&p].contains(&e) {
+                vec![e]
+            } else if outside_preds.iter().all(|u| cfg.succs(*u).len() == 1) {
+                let mut v = outside_preds.clone();
+                v.sort();
+                v.dedup();
+                v
+            } else {
+                ok = false;
+                vec![]
+            }
+        } else {
+            ok = false;
+            vec![]
+        };
+        if ok {
+            groups.push(Group {
+                post: p,
+                region,
+                ssy_at,
+            });
+        } else {
+            out.unreconverged += 1;
+        }
+    }
+    // Keep only properly nested regions.
+    loop {
+        let mut bad = None;
+        'outer: for i in 0..groups.len() {
+            for j in i + 1..groups.len() {
+                let (a, b) = (&groups[i].region, &groups[j].region);
+                let inter = a.intersection(b).count();
+                if inter != 0 && inter != a.len() && inter != b.len() {
+                    bad = Some(j);
+                    break 'outer;
+                }
+                // Identical regions with different reconvergence points cannot both SYNC.
+                if inter == a.len() && inter == b.len() {
+                    bad = Some(j);
+                    break 'outer;
+                }
+            }
+        }
+        match bad {
+            Some(j) => {
+                groups.remove(j);
+                out.unreconverged += 1;
+            }
+            None => break,
+        }
+    }
+    let mut sync_edge: HashSet<Block> = HashSet::new();
+    let mut ssy_before_term: SecondaryMap<Block, Vec<(usize, Block)>> = SecondaryMap::new();
+    for g in &groups {
+        for &v in &g.region {
+            if cfg.succs(v).contains(&g.post) {
+                sync_edge.insert(v);
+            }
+        }
+        for &b in &g.ssy_at {
+            ssy_before_term[b].push((g.region.len(), g.post));
+        }
+    }
+    out.ssy_regions = groups.len();
+
+    // ---- linear emission ----
+    let reg_of = |v: Value| -> Result<u16, EmitError> {
+        alloc
+            .reg(v)
+            .map(|p| p.index)
+            .ok_or(EmitError::Unallocated(v))
+    };
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for (bi, &b) in blocks.iter().enumerate() {
+        out.block_start.insert(b, out.insts.len());
+        let next = blocks.get(bi + 1).copied();
+        for inst in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[inst];
+            match data {
+                InstructionData::Target {
+                    code, imm, args, ..
+                } => {
+                    let t = tgt
+                        .templates
+                        .get(*code as usize)
+                        .ok_or(EmitError::BadCode(*code))?;
+                    let results = func.dfg.inst_results(inst);
+                    for ti in &t.seq {
+                        let mut mi = ti.inst;
+                        for (k, slot) in ti.slots.iter().enumerate() {
+                            let val_op =
+                                |v: Value, part: u8, not: bool| -> Result<Operand, EmitError> {
+                                    let r = reg_of(v)?;
+                                    Ok(match func.dfg.value_type(v) {
+                                        Type::Pred => Operand::Pred(Pred {
+                                            reg: PredReg(r as u8),
+                                            not,
+                                        }),
+                                        _ => Operand::Reg(Reg((r + u16::from(part)) as u8)),
+                                    })
+                                };
+                            let new = match *slot {
+                                Slot::Keep => continue,
+                                Slot::Arg(a, part) => val_op(args[a as usize], part, false)?,
+                                Slot::ArgNot(a) => val_op(args[a as usize], 0, true)?,
+                                Slot::Res(r, part) => val_op(results[r as usize], part, false)?,
+                                Slot::MemArg(a) => {
+                                    let base = Reg(reg_of(args[a as usize])? as u8);
+                                    match mi.operands[k] {
+                                        Operand::Mem { offset, .. } => {
+                                            Operand::Mem { base, offset }
+                                        }
+                                        _ => Operand::Mem { base, offset: 0 },
+                                    }
+                                }
+                                Slot::CIdxArg(a) => {
+                                    let base = Reg(reg_of(args[a as usize])? as u8);
+                                    match mi.operands[k] {
+                                        Operand::CIdx { bank, offset, .. } => {
+                                            Operand::CIdx { bank, base, offset }
+                                        }
+                                        _ => Operand::CIdx {
+                                            bank: 0,
+                                            base,
+                                            offset: 0,
+                                        },
+                                    }
+                                }
+                                Slot::Spill => Operand::Mem {
+                                    base: Reg::RZ,
+                                    offset: (spill_base as i64 + *imm as i64) as i32,
+                                },
+                                Slot::Scratch => {
+                                    out.uses_scratch = true;
+                                    Operand::Reg(SCRATCH)
+                                }
+                            };
+                            mi.operands[k] = new;
+                        }
+                        if let Some((a, not)) = ti.guard {
+                            let r = reg_of(args[a as usize])?;
+                            mi.guard = Pred {
+                                reg: PredReg(r as u8),
+                                not,
+                            };
+                        }
+                        mi.fill_derived();
+                        out.insts.push(Emitted {
+                            inst: mi,
+                            target: None,
+                        });
+                    }
+                }
+                InstructionData::Jump { dests, .. } => {
+                    for &(_, p) in sorted_ssy(&ssy_before_term[b]).iter() {
+                        out.insts.push(Emitted {
+                            inst: MInst::ssy(0),
+                            target: Some(p),
+                        });
+                    }
+                    let t = dests[0].block;
+                    if sync_edge.contains(&b) {
+                        out.insts.push(Emitted {
+                            inst: MInst::sync(),
+                            target: None,
+                        });
+                    } else if Some(t) != next {
+                        out.insts.push(Emitted {
+                            inst: MInst::bra(0),
+                            target: Some(t),
+                        });
+                    }
+                }
+                InstructionData::Brif { arg, dests, .. } => {
+                    for &(_, p) in sorted_ssy(&ssy_before_term[b]).iter() {
+                        out.insts.push(Emitted {
+                            inst: MInst::ssy(0),
+                            target: Some(p),
+                        });
+                    }
+                    let r = reg_of(arg[0])? as u8;
+                    let (t, e) = (dests[0].block, dests[1].block);
+                    if Some(t) == next {
+                        let bra = MInst::bra(0).guarded(Pred {
+                            reg: PredReg(r),
+                            not: true,
+                        });
+                        out.insts.push(Emitted {
+                            inst: bra,
+                            target: Some(e),
+                        });
+                    } else {
+                        let bra = MInst::bra(0).guarded(Pred {
+                            reg: PredReg(r),
+                            not: false,
+                        });
+                        out.insts.push(Emitted {
+                            inst: bra,
+                            target: Some(t),
+                        });
+                        if Some(e) != next {
+                            out.insts.push(Emitted {
+                                inst: MInst::bra(0),
+                                target: Some(e),
+                            });
+                        }
+                    }
+                }
+                InstructionData::Nullary {
+                    opcode: Opcode::Return,
+                    ..
+                } => {
+                    out.insts.push(Emitted {
+                        inst: MInst::exit(),
+                        target: None,
+                    });
+                }
+                InstructionData::Nullary {
+                    opcode: Opcode::Unreachable,
+                    ..
+                } => {
+                    out.insts.push(Emitted {
+                        inst: MInst::exit(),
+                        target: None,
+                    });
+                }
+                _ => {
+                    return Err(EmitError::Unselected(
+                        ilc_passes::ir::write::inst_to_string(func, inst),
+                    ));
+                }
+            }
+        }
+    }
+    let ends_in_transfer = out.insts.last().is_some_and(|e| {
+        matches!(e.inst.op, Op::EXIT | Op::BRA | Op::SYNC) && e.inst.guard == Pred::TRUE
+    });
+    if !ends_in_transfer {
+        out.insts.push(Emitted {
+            inst: MInst::exit(),
+            target: None,
+        });
+    }
+    let _ = (RegFile::Gpr, ModKind::X);
+    Ok(out)
+}
+
+/// Outer regions (larger) push first.
+fn sorted_ssy(v: &[(usize, Block)]) -> Vec<(usize, Block)> {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    v
+}

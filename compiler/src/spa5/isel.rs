@@ -1,0 +1,1130 @@
+//! Instruction selection: every generic IR instruction becomes one or more `Target`
+//! instructions (still SSA) whose templates live in the [`Spa5Target`] table (see
+//! [`super::target`] for the encoding of the escape).
+//!
+//! Kept generic: `jump`, `brif`, `return` terminators and block parameters, so the scheduler
+//! and allocator still see the CFG. Everything else is replaced; an instruction that has no
+//! selection yields [`IselError::Unsupported`] naming it. Patterns:
+//! - integer constants fold into 20-bit immediate forms; 32-bit multiply is an XMAD sequence
+//!   (two XMADs when one factor is a 16-bit constant, three otherwise);
+//! - 64-bit integer add/sub/logic are CC-chained pairs inside one template;
+//! - f32 ops use `.FTZ` (the IR flushes denormals); `fdiv` is MUFU.RCP plus one Newton step;
+//!   `fsqrt` is RSQ then RCP; sin/cos/exp2 use RRO before MUFU;
+//! - memory: see [`super::isel_mem`].
+//!
+//! Requires: a verified function whose resources fit [`LaunchLayout`]. Guarantees: the result
+//! verifies, and only `Target`, `jump`, `brif` and `return` remain.
+
+use std::collections::{HashMap, HashSet};
+
+use ilc_passes::ir::{
+    FloatCC, Function, Inst, InstructionData, IntCC, Opcode, SpecialReg as IrSreg, Type, Value,
+};
+use isa_spa5::inst::{f32imm, Operand};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, SpecialReg};
+use smallvec::SmallVec;
+
+use super::abi::LaunchLayout;
+use super::target::{cb0, fits_i20, SetMod, Slot, Spa5Target, TInst, Template, R};
+use super::Spa5Options;
+
+/// Instruction selection failures.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IselError {
+    /// No selection for this instruction.
+    #[error("instruction selection: `{what}` is not supported by the SPA 5.0 backend ({inst})")]
+    Unsupported {
+        /// The instruction, printed.
+        inst: String,
+        /// What is missing.
+        what: String,
+    },
+    /// More than 65536 distinct templates.
+    #[error("instruction selection: too many distinct machine instruction templates")]
+    TableFull,
+}
+
+use Slot::{Arg, Res};
+
+/// Selection state for one function.
+pub struct Isel<'a> {
+    pub(crate) func: &'a mut Function,
+    pub(crate) tgt: &'a mut Spa5Target,
+    pub(crate) layout: &'a LaunchLayout,
+    pub(crate) opts: &'a Spa5Options,
+    pub(crate) alias: HashMap<Value, Value>,
+    pub(crate) at: Option<Inst>,
+    /// UAV ids that some instruction writes (the others use the read-only path).
+    pub(crate) written_uavs: HashSet<u8>,
+}
+
+/// Runs instruction selection on `func` in place.
+pub fn run(
+    func: &mut Function,
+    tgt: &mut Spa5Target,
+    layout: &LaunchLayout,
+    opts: &Spa5Options,
+) -> Result<(), IselError> {
+    let mut written = HashSet::new();
+    for inst in func.insts_in_layout() {
+        if let Some(m) = func.dfg.insts[inst].mem_arg() {
+            if func.dfg.insts[inst].opcode().writes_memory() {
+                if let ilc_passes::ir::MemSpace::Uav(id) = m.space {
+                    written.insert(id);
+                }
+            }
+        }
+    }
+    let mut s = Isel {
+        func,
+        tgt,
+        layout,
+        opts,
+        alias: HashMap::new(),
+        at: None,
+        written_uavs: written,
+    };
+    for inst in s.func.insts_in_layout() {
+        let op = s.func.dfg.opcode(inst);
+        match op {
+            Opcode::Jump | Opcode::Brif | Opcode::Return => continue,
+            _ => {}
+        }
+        s.at = Some(inst);
+        let new = s.select(inst)?;
+        let old: SmallVec<[Value; 4]> = s.func.dfg.inst_results(inst).into();
+        for (o, n) in old.iter().zip(new.iter()) {
+            s.alias.insert(*o, *n);
+        }
+        s.func.layout.remove_inst(inst);
+    }
+    let alias = std::mem::take(&mut s.alias);
+    s.func.rewrite_uses(|v| *alias.get(&v).unwrap_or(&v));
+    ilc_passes::dce::run(s.func);
+    Ok(())
+}
+
+type Vals = SmallVec<[Value; 4]>;
+
+impl Isel<'_> {
+    pub(crate) fn unsupported(&self, inst: Inst, what: &str) -> IselError {
+        IselError::Unsupported {
+            inst: ilc_passes::ir::write::inst_to_string(self.func, inst),
+            what: what.to_string(),
+        }
+    }
+
+    /// The value `v` stands for after selection.
+    pub(crate) fn v(&self, v: Value) -> Value {
+        *self.alias.get(&v).unwrap_or(&v)
+    }
+
+    /// A constant operand, if `v` is an `iconst`.
+    pub(crate) fn konst(&self, v: Value) -> Option<u64> {
+        self.func.dfg.value_const(v)
+    }
+
+    /// Inserts a `Target` for `tpl` before the instruction being selected.
+    pub(crate) fn emit(
+        &mut self,
+        tpl: Template,
+        args: &[Value],
+        results: &[Type],
+    ) -> Result<Vals, IselError> {
+        let side = tpl.side_effects;
+        let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
+        let args: SmallVec<[Value; 4]> = args.iter().map(|a| self.v(*a)).collect();
+        let data = InstructionData::Target {
+            opcode: Opcode::Target,
+            code,
+            imm: 0,
+            side_effects: side,
+            args,
+            results: results.iter().copied().collect(),
+        };
+        let i = self.func.dfg.make_inst(data);
+        let rs: Vals = self.func.dfg.make_inst_results(i).into();
+        // `at` is set for every selected instruction (invariant of `run`).
+        let at = self.at.expect("selection position");
+        self.func.layout.insert_inst(i, at);
+        Ok(rs)
+    }
+
+    /// One instruction producing one `b32`.
+    pub(crate) fn one(
+        &mut self,
+        inst: MInst,
+        slots: &[Slot],
+        args: &[Value],
+    ) -> Result<Value, IselError> {
+        Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[Type::B32])?[0])
+    }
+
+    fn one_ty(
+        &mut self,
+        inst: MInst,
+        slots: &[Slot],
+        args: &[Value],
+        ty: Type,
+    ) -> Result<Value, IselError> {
+        Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[ty])?[0])
+    }
+
+    /// A 32-bit constant in a register.
+    pub(crate) fn const32(&mut self, v: u32) -> Result<Value, IselError> {
+        self.one(MInst::mov32i(R, v), &[Res(0, 0)], &[])
+    }
+
+    /// `OP d, a, b` choosing the immediate form for small constants `b` (integer ops).
+    fn int_bin(
+        &mut self,
+        r: Op,
+        i: Op,
+        a: Value,
+        b: Value,
+        mods: &[(ModKind, u8)],
+    ) -> Result<Value, IselError> {
+        let (inst, slots, args): (MInst, Vec<Slot>, Vec<Value>) = match self.konst(b) {
+            Some(c) if fits_i20(c as u32 as i32 as i64) => (
+                MInst::build(
+                    i,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Imm(c as u32 as i32 as i64),
+                    ],
+                ),
+                vec![Res(0, 0), Arg(0, 0)],
+                vec![a],
+            ),
+            _ => (
+                MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
+                vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                vec![a, b],
+            ),
+        };
+        let mut inst = inst;
+        for &(k, v) in mods {
+            inst.set(k, v);
+        }
+        self.one(inst, &slots, &args)
+    }
+
+    /// `OP.FTZ d, a, b` for f32 ops, with an f32 immediate when `b` is a constant whose low
+    /// 12 bits are zero.
+    fn f_bin(
+        &mut self,
+        r: Op,
+        i: Op,
+        a: Value,
+        b: Value,
+        mods: &[(ModKind, u8)],
+    ) -> Result<Value, IselError> {
+        let (mut inst, slots, args): (MInst, Vec<Slot>, Vec<Value>) = match self.konst(b) {
+            Some(c) if c as u32 & 0xfff == 0 && !is_denormal(c as u32) => (
+                MInst::build(
+                    i,
+                    &[Operand::Reg(R), Operand::Reg(R), Operand::F32(c as u32)],
+                ),
+                vec![Res(0, 0), Arg(0, 0)],
+                vec![a],
+            ),
+            _ => (
+                MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
+                vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                vec![a, b],
+            ),
+        };
+        inst.set(ModKind::Ftz, 1);
+        inst.set_name(ModKind::Fmz, "FTZ");
+        for &(k, v) in mods {
+            inst.set(k, v);
+        }
+        self.one(inst, &slots, &args)
+    }
+
+    fn ffma(
+        &mut self,
+        a: Value,
+        b: Value,
+        c: Value,
+        negb: bool,
+        negc: bool,
+    ) -> Result<Value, IselError> {
+        let mut inst = MInst::ffma(R, R, R, R).mn(ModKind::Fmz, "FTZ");
+        inst.set(ModKind::Neg(2), negb as u8);
+        inst.set(ModKind::Neg(3), negc as u8);
+        self.one(
+            inst,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, b, c],
+        )
+    }
+
+    fn mufu(&mut self, op: &str, a: Value) -> Result<Value, IselError> {
+        self.one(MInst::mufu(op, R, R), &[Res(0, 0), Arg(0, 0)], &[a])
+    }
+
+    fn lop32i(&mut self, op: &str, a: Value, k: u32) -> Result<Value, IselError> {
+        self.one(MInst::lop32i(op, R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
+    }
+
+    /// A predicate from `ISETP.cmp.bop p, PT, a, b, q` (q = PT when `q` is None).
+    #[allow(clippy::too_many_arguments)] // mirrors the ISETP operand list
+    fn isetp(
+        &mut self,
+        cmp: &str,
+        signed: bool,
+        x: bool,
+        a: Value,
+        b: Value,
+        bop: &str,
+        q: Option<Value>,
+    ) -> Result<Value, IselError> {
+        let mut inst = MInst::isetp(cmp, PredReg(0), R, R).m(ModKind::Signed, signed as u8);
+        inst.set_name(ModKind::Bop, bop);
+        inst.set(ModKind::X, x as u8);
+        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
+        let mut args = vec![a, b];
+        if let Some(q) = q {
+            slots.push(Arg(2, 0));
+            args.push(q);
+        }
+        self.one_ty(inst, &slots, &args, Type::Pred)
+    }
+
+    fn psetp(
+        &mut self,
+        bop: &str,
+        a: Value,
+        anot: bool,
+        b: Option<(Value, bool)>,
+    ) -> Result<Value, IselError> {
+        let inst = MInst::new(Op::PSETP).mn(ModKind::Bop, bop);
+        let a_slot = if anot { Slot::ArgNot(0) } else { Arg(0, 0) };
+        let (b_slot, args) = match b {
+            Some((bv, bnot)) => (if bnot { Slot::ArgNot(1) } else { Arg(1, 0) }, vec![a, bv]),
+            None => (Slot::Keep, vec![a]),
+        };
+        self.one_ty(
+            inst,
+            &[Res(0, 0), Slot::Keep, a_slot, b_slot, Slot::Keep],
+            &args,
+            Type::Pred,
+        )
+    }
+
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+
+    /// Selects one instruction; returns the values replacing its results.
+    fn select(&mut self, inst: Inst) -> Result<Vals, IselError> {
+        let data = self.func.dfg.insts[inst].clone();
+        let op = data.opcode();
+        let args: Vals = data.args().into();
+        let rty = self
+            .func
+            .dfg
+            .inst_results(inst)
+            .first()
+            .map(|v| self.func.dfg.value_type(*v));
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        let is64 = rty == Some(Type::B64) || args.first().is_some_and(|a| self.ty(*a) == Type::B64);
+        match (&data, op) {
+            (InstructionData::UnaryImm { ty, imm, .. }, Opcode::Iconst) => match ty {
+                Type::B64 => {
+                    let t = Template::many(&[
+                        TInst::new(MInst::mov32i(R, *imm as u32), &[Res(0, 0)]),
+                        TInst::new(MInst::mov32i(R, (*imm >> 32) as u32), &[Res(0, 1)]),
+                    ]);
+                    Ok(self.emit(t, &[], &[Type::B64])?)
+                }
+                _ => one(self.const32(*imm as u32)?),
+            },
+            (InstructionData::UnaryImm { imm, .. }, Opcode::Pconst) => {
+                let p = if *imm & 1 != 0 {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let inst = MInst::build(
+                    Op::PSETP,
+                    &[
+                        Operand::Pred(Pred::p(0)),
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Pred(p),
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Pred(Pred::TRUE),
+                    ],
+                );
+                one(self.one_ty(inst, &[Res(0, 0)], &[], Type::Pred)?)
+            }
+            (_, Opcode::Copy) => {
+                let ty = self.ty(args[0]);
+                let code = match ty {
+                    Type::B32 => super::target::codes::MOV32,
+                    Type::B64 => super::target::codes::MOV64,
+                    Type::Pred => super::target::codes::MOVP,
+                };
+                let t = self.tgt.templates[code as usize].clone();
+                Ok(self.emit(t, &[args[0]], &[ty])?)
+            }
+            (_, Opcode::Iadd | Opcode::Isub) if is64 => {
+                let sub = op == Opcode::Isub;
+                let mut lo = MInst::iadd(R, R, R).m(ModKind::Cc, 1);
+                let mut hi = MInst::iadd(R, R, R).m(ModKind::X, 1);
+                let mut seq = Vec::new();
+                if sub {
+                    // a - b = a + ~b + 1: invert b into the result, then add with carry-in 1.
+                    let not = |part| {
+                        TInst::new(
+                            MInst::lop("PASS_B", R, R, R).m(ModKind::Inv(3), 1),
+                            &[Slot::Keep, Res(0, part), Slot::Keep, Arg(1, part)],
+                        )
+                    };
+                    seq.push(not(0));
+                    seq.push(not(1));
+                    lo.set_name(ModKind::Po, "PO");
+                    seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Res(0, 0)]));
+                    seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Res(0, 1)]));
+                } else {
+                    lo.set(ModKind::Cc, 1);
+                    hi.set(ModKind::X, 1);
+                    seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Arg(1, 0)]));
+                    seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Arg(1, 1)]));
+                }
+                Ok(self.emit(Template::many(&seq), &args, &[Type::B64])?)
+            }
+            (_, Opcode::Iadd) => {
+                one(self.int_bin(Op::IADD_R, Op::IADD_I, args[0], args[1], &[])?)
+            }
+            (_, Opcode::Isub) => {
+                if let Some(c) = self.konst(args[1]) {
+                    let n = (c as u32).wrapping_neg() as i32 as i64;
+                    if fits_i20(n) {
+                        return one(self.one(
+                            MInst::iadd(R, R, n),
+                            &[Res(0, 0), Arg(0, 0)],
+                            &[args[0]],
+                        )?);
+                    }
+                }
+                let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Ineg) if !is64 => {
+                let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
+                one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
+            }
+            (_, Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot) => {
+                let name = match op {
+                    Opcode::Band => "AND",
+                    Opcode::Bor => "OR",
+                    Opcode::Bxor => "XOR",
+                    _ => "PASS_B",
+                };
+                let parts = if is64 { 2 } else { 1 };
+                let mut seq = Vec::new();
+                for p in 0..parts {
+                    let mut i = MInst::lop(name, R, R, R);
+                    if op == Opcode::Bnot {
+                        i.set(ModKind::Inv(3), 1);
+                        seq.push(TInst::new(
+                            i,
+                            &[Slot::Keep, Res(0, p), Slot::Keep, Arg(0, p)],
+                        ));
+                    } else {
+                        seq.push(TInst::new(
+                            i,
+                            &[Slot::Keep, Res(0, p), Arg(0, p), Arg(1, p)],
+                        ));
+                    }
+                }
+                let ty = if is64 { Type::B64 } else { Type::B32 };
+                Ok(self.emit(Template::many(&seq), &args, &[ty])?)
+            }
+            (_, Opcode::Imul) if !is64 => one(self.imul(args[0], args[1])?),
+            (_, Opcode::Imad) if !is64 => {
+                let m = self.imul(args[0], args[1])?;
+                one(self.int_bin(Op::IADD_R, Op::IADD_I, m, args[2], &[])?)
+            }
+            (_, Opcode::Ishl | Opcode::Ushr | Opcode::Ishr) if !is64 => {
+                let (r, i) = if op == Opcode::Ishl {
+                    (Op::SHL_R, Op::SHL_I)
+                } else {
+                    (Op::SHR_R, Op::SHR_I)
+                };
+                let signed = (op == Opcode::Ishr) as u8;
+                if let Some(c) = self.konst(args[1]) {
+                    let inst = MInst::build(
+                        i,
+                        &[
+                            Operand::Reg(R),
+                            Operand::Reg(R),
+                            Operand::Imm((c & 31) as i64),
+                        ],
+                    )
+                    .m(ModKind::Signed, signed);
+                    let inst = if op == Opcode::Ishl {
+                        MInst::build(
+                            i,
+                            &[
+                                Operand::Reg(R),
+                                Operand::Reg(R),
+                                Operand::Imm((c & 31) as i64),
+                            ],
+                        )
+                    } else {
+                        inst
+                    };
+                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[args[0]])?);
+                }
+                // The IR masks the count to 5 bits; `.W` wraps the same way.
+                let mut inst =
+                    MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)])
+                        .m(ModKind::W, 1);
+                inst.set(ModKind::Signed, signed);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax) if !is64 => {
+                let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
+                let min = matches!(op, Opcode::Imin | Opcode::Umin);
+                let p = if min { Pred::TRUE } else { Pred::FALSE };
+                let inst = MInst::build(
+                    Op::IMNMX_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(p),
+                    ],
+                )
+                .m(ModKind::Signed, signed);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Iabs) if !is64 => {
+                let n = self.one(
+                    MInst::iadd(R, R, R).m(ModKind::Neg(2), 1),
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0)],
+                    &args,
+                )?;
+                let inst = MInst::build(
+                    Op::IMNMX_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(Pred::FALSE),
+                    ],
+                );
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[0], n])?)
+            }
+            (_, Opcode::Popcnt) => one(self.one(
+                MInst::build(Op::POPC_R, &[Operand::Reg(R), Operand::Reg(R)]),
+                &[Res(0, 0), Arg(0, 0)],
+                &args,
+            )?),
+            (_, Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz) => {
+                let signed = (op == Opcode::FirstbitShi) as u8;
+                let mut inst = MInst::build(Op::FLO_R, &[Operand::Reg(R), Operand::Reg(R)])
+                    .m(ModKind::Signed, signed);
+                if op != Opcode::Clz {
+                    inst.set(ModKind::Sh, 1);
+                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?);
+                }
+                // clz = 31 - flo (flo(0) = -1 gives 32).
+                let f = self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?;
+                let sub = MInst::iadd(R, R, 31).m(ModKind::Neg(1), 1);
+                one(self.one(sub, &[Res(0, 0), Arg(0, 0)], &[f])?)
+            }
+            (_, Opcode::Bitrev | Opcode::FirstbitLo) => {
+                // BREV via SHR.REV? Not in every table: use BFE.REV over all 32 bits.
+                let rev = MInst::build(
+                    Op::BFE_I,
+                    &[Operand::Reg(R), Operand::Reg(R), Operand::Imm(0x2000)],
+                )
+                .m(ModKind::Signed, 0)
+                .m(ModKind::Brev, 1);
+                let r = self.one(rev, &[Res(0, 0), Arg(0, 0)], &args)?;
+                if op == Opcode::Bitrev {
+                    return one(r);
+                }
+                let inst = MInst::build(Op::FLO_R, &[Operand::Reg(R), Operand::Reg(R)])
+                    .m(ModKind::Signed, 0)
+                    .m(ModKind::Sh, 1);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])?)
+            }
+            (_, Opcode::Ubfe | Opcode::Ibfe) => {
+                let ctl = self.bf_control(args[0], args[1])?;
+                let signed = (op == Opcode::Ibfe) as u8;
+                let inst = MInst::build(
+                    Op::BFE_R,
+                    &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)],
+                )
+                .m(ModKind::Signed, signed);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
+            }
+            (_, Opcode::Bfi) => {
+                let ctl = self.bf_control(args[0], args[1])?;
+                let inst = MInst::build(
+                    Op::BFI_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                    ],
+                );
+                one(self.one(
+                    inst,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[args[2], ctl, args[3]],
+                )?)
+            }
+            (InstructionData::IntCompare { cond, .. }, Opcode::Icmp) => {
+                if is64 {
+                    return one(self.icmp64(*cond, args[0], args[1])?);
+                }
+                let (cmp, signed) = icc(*cond);
+                one(self.isetp(cmp, signed, false, args[0], args[1], "AND", None)?)
+            }
+            (InstructionData::FloatCompare { cond, .. }, Opcode::Fcmp | Opcode::Dcmp) => {
+                let name = fcc(*cond);
+                let (opc, slots) = if op == Opcode::Fcmp {
+                    (Op::FSETP_R, true)
+                } else {
+                    (Op::DSETP_R, false)
+                };
+                let mut inst = MInst::build(
+                    opc,
+                    &[
+                        Operand::Pred(Pred::p(0)),
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(Pred::TRUE),
+                    ],
+                )
+                .mn(ModKind::FCmp, name);
+                if slots {
+                    inst.set(ModKind::Ftz, 1);
+                }
+                one(self.one_ty(
+                    inst,
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+                    &args,
+                    Type::Pred,
+                )?)
+            }
+            (_, Opcode::Select) => {
+                let ty = self.ty(args[1]);
+                match ty {
+                    Type::Pred => {
+                        let t = self.psetp("AND", args[0], false, Some((args[1], false)))?;
+                        let f = self.psetp("AND", args[0], true, Some((args[2], false)))?;
+                        one(self.psetp("OR", t, false, Some((f, false)))?)
+                    }
+                    _ => {
+                        let parts = if ty == Type::B64 { 2 } else { 1 };
+                        let seq: Vec<TInst> = (0..parts)
+                            .map(|p| {
+                                TInst::new(
+                                    MInst::sel(R, R, R, Pred::TRUE),
+                                    &[Res(0, p), Arg(1, p), Arg(2, p), Arg(0, 0)],
+                                )
+                            })
+                            .collect();
+                        Ok(self.emit(Template::many(&seq), &args, &[ty])?)
+                    }
+                }
+            }
+            (_, Opcode::Bmask) => {
+                let inst = MInst::sel(R, R, -1i32, Pred::TRUE);
+                one(self.one(
+                    inst,
+                    &[Res(0, 0), Slot::Keep, Slot::Keep, Slot::ArgNot(0)],
+                    &args,
+                )?)
+            }
+            (_, Opcode::Pand) => one(self.psetp("AND", args[0], false, Some((args[1], false)))?),
+            (_, Opcode::Por) => one(self.psetp("OR", args[0], false, Some((args[1], false)))?),
+            (_, Opcode::Pxor) => one(self.psetp("XOR", args[0], false, Some((args[1], false)))?),
+            (_, Opcode::Pnot) => one(self.psetp("AND", args[0], true, None)?),
+            (_, Opcode::Fadd) => one(self.f_bin(Op::FADD_R, Op::FADD_I, args[0], args[1], &[])?),
+            (_, Opcode::Fsub) => {
+                let i = MInst::fadd(R, R, R)
+                    .m(ModKind::Ftz, 1)
+                    .m(ModKind::Neg(2), 1);
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Fmul) => one(self.f_bin(Op::FMUL_R, Op::FMUL_I, args[0], args[1], &[])?),
+            (_, Opcode::FmulLegacy) => {
+                let i = MInst::fmul(R, R, R).mn(ModKind::Fmz, "FMZ");
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Ffma) => one(self.ffma(args[0], args[1], args[2], false, false)?),
+            (_, Opcode::Fmad | Opcode::FmadLegacy) => {
+                let fmz = if op == Opcode::Fmad { "FTZ" } else { "FMZ" };
+                let m = self.one(
+                    MInst::fmul(R, R, R).mn(ModKind::Fmz, fmz),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &args[..2],
+                )?;
+                one(self.f_bin(Op::FADD_R, Op::FADD_I, m, args[2], &[])?)
+            }
+            (_, Opcode::Fmin | Opcode::Fmax) => {
+                let p = if op == Opcode::Fmin {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let i = MInst::build(
+                    Op::FMNMX_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(p),
+                    ],
+                )
+                .m(ModKind::Ftz, 1);
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            (_, Opcode::Fneg) => one(self.lop32i("XOR", args[0], 0x8000_0000)?),
+            (_, Opcode::Fabs) => one(self.lop32i("AND", args[0], 0x7fff_ffff)?),
+            (_, Opcode::Fdiv) => {
+                // q = a * rcp(b), refined by one Newton step on the residual.
+                let r = self.mufu("RCP", args[1])?;
+                let q = self.f_bin(Op::FMUL_R, Op::FMUL_I, args[0], r, &[])?;
+                let e = self.ffma(args[1], q, args[0], true, false)?;
+                let q2 = self.ffma(e, r, q, false, false)?;
+                // Keep the plain quotient where the refinement is not finite (b = 0, Inf).
+                let ok = self.one_ty(
+                    MInst::build(
+                        Op::FSETP_R,
+                        &[
+                            Operand::Pred(Pred::p(0)),
+                            Operand::Pred(Pred::TRUE),
+                            Operand::Reg(R),
+                            Operand::Reg(R),
+                            Operand::Pred(Pred::TRUE),
+                        ],
+                    )
+                    .mn(ModKind::FCmp, "NUM")
+                    .m(ModKind::Ftz, 1),
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+                    &[q2, q2],
+                    Type::Pred,
+                )?;
+                one(self.one(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[q2, q, ok],
+                )?)
+            }
+            (_, Opcode::Frcp) => one(self.mufu("RCP", args[0])?),
+            (_, Opcode::Frsq) => one(self.mufu("RSQ", args[0])?),
+            (_, Opcode::Fsqrt) => {
+                let r = self.mufu("RSQ", args[0])?;
+                one(self.mufu("RCP", r)?)
+            }
+            (_, Opcode::Flog2) => one(self.mufu("LG2", args[0])?),
+            (_, Opcode::Fexp2) => {
+                let r = self.one(
+                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
+                        .mn(ModKind::Mode, "EX2"),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &args,
+                )?;
+                one(self.mufu("EX2", r)?)
+            }
+            (_, Opcode::Fsin | Opcode::Fcos) => {
+                let s = self.one(
+                    MInst::fmul(R, R, f32imm(0.159_154_94)),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &args,
+                )?;
+                let s = if f32imm(0.159_154_94) == Operand::F32(0.159_154_94f32.to_bits())
+                    && 0.159_154_94f32.to_bits() & 0xfff != 0
+                {
+                    let c = self.const32(0.159_154_94f32.to_bits())?;
+                    self.one(
+                        MInst::fmul(R, R, R),
+                        &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                        &[args[0], c],
+                    )?
+                } else {
+                    s
+                };
+                let r = self.one(
+                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
+                        .mn(ModKind::Mode, "SINCOS"),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &[s],
+                )?;
+                one(self.mufu(if op == Opcode::Fsin { "SIN" } else { "COS" }, r)?)
+            }
+            (_, Opcode::Ffloor | Opcode::Fceil | Opcode::Ftrunc | Opcode::FroundEven) => {
+                let rnd = match op {
+                    Opcode::Ffloor => "FLOOR",
+                    Opcode::Fceil => "CEIL",
+                    Opcode::Ftrunc => "TRUNC",
+                    _ => "ROUND",
+                };
+                one(self.f2f("F32", "F32", rnd, args[0], Type::B32)?)
+            }
+            (_, Opcode::Ffract) => {
+                let f = self.f2f("F32", "F32", "FLOOR", args[0], Type::B32)?;
+                let t = self.one(
+                    MInst::fadd(R, R, R)
+                        .m(ModKind::Ftz, 1)
+                        .m(ModKind::Neg(2), 1),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &[args[0], f],
+                )?;
+                let c = self.const32(0x3f7f_ffff)?;
+                let m = self.one(
+                    MInst::build(
+                        Op::FMNMX_R,
+                        &[
+                            Operand::Reg(R),
+                            Operand::Reg(R),
+                            Operand::Reg(R),
+                            Operand::Pred(Pred::TRUE),
+                        ],
+                    )
+                    .m(ModKind::Ftz, 1),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &[t, c],
+                )?;
+                let nan = self.one_ty(
+                    MInst::build(
+                        Op::FSETP_R,
+                        &[
+                            Operand::Pred(Pred::p(0)),
+                            Operand::Pred(Pred::TRUE),
+                            Operand::Reg(R),
+                            Operand::Reg(R),
+                            Operand::Pred(Pred::TRUE),
+                        ],
+                    )
+                    .mn(ModKind::FCmp, "NAN"),
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+                    &[t, t],
+                    Type::Pred,
+                )?;
+                one(self.one(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[t, m, nan],
+                )?)
+            }
+            (_, Opcode::Fsat) => {
+                let i = MInst::fadd(R, R, R).m(ModKind::Ftz, 1).m(ModKind::Sat, 1);
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep], &args)?)
+            }
+            (_, Opcode::Dadd | Opcode::Dsub | Opcode::Dmul) => {
+                let o = match op {
+                    Opcode::Dmul => Op::DMUL_R,
+                    _ => Op::DADD_R,
+                };
+                let mut i = MInst::build(o, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]);
+                if op == Opcode::Dsub {
+                    i.set(ModKind::Neg(2), 1);
+                }
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+            }
+            (_, Opcode::Dfma) => {
+                let i = MInst::build(
+                    Op::DFMA_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                    ],
+                );
+                one(self.one_ty(
+                    i,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &args,
+                    Type::B64,
+                )?)
+            }
+            (_, Opcode::Dmin | Opcode::Dmax) => {
+                let p = if op == Opcode::Dmin {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let i = MInst::build(
+                    Op::DMNMX_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(p),
+                    ],
+                );
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+            }
+            (_, Opcode::Dneg | Opcode::Dabs) => {
+                let (name, k) = if op == Opcode::Dneg {
+                    ("XOR", 0x8000_0000)
+                } else {
+                    ("AND", 0x7fff_ffff)
+                };
+                let t = Template::many(&[
+                    TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+                    TInst::new(MInst::lop32i(name, R, R, k), &[Res(0, 1), Arg(0, 1)]),
+                ]);
+                Ok(self.emit(t, &args, &[Type::B64])?)
+            }
+            (_, Opcode::Dfloor | Opcode::Dceil | Opcode::Dtrunc | Opcode::DroundEven) => {
+                let rnd = match op {
+                    Opcode::Dfloor => "FLOOR",
+                    Opcode::Dceil => "CEIL",
+                    Opcode::Dtrunc => "TRUNC",
+                    _ => "ROUND",
+                };
+                one(self.f2f("F64", "F64", rnd, args[0], Type::B64)?)
+            }
+            (_, Opcode::F2i | Opcode::F2u | Opcode::D2i | Opcode::D2u) => {
+                let dty = if matches!(op, Opcode::F2i | Opcode::D2i) {
+                    "S32"
+                } else {
+                    "U32"
+                };
+                let sty = if matches!(op, Opcode::F2i | Opcode::F2u) {
+                    "F32"
+                } else {
+                    "F64"
+                };
+                let mut i = MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
+                    .mn(ModKind::DType, dty)
+                    .mn(ModKind::SType, sty)
+                    .mn(ModKind::Rnd, "TRUNC");
+                if sty == "F32" {
+                    i.set(ModKind::Ftz, 1);
+                }
+                one(self.one(i, &[Res(0, 0), Arg(0, 0)], &args)?)
+            }
+            (_, Opcode::I2f | Opcode::U2f | Opcode::I2d | Opcode::U2d) => {
+                let sty = if matches!(op, Opcode::I2f | Opcode::I2d) {
+                    "S32"
+                } else {
+                    "U32"
+                };
+                let (dty, ty) = if matches!(op, Opcode::I2f | Opcode::U2f) {
+                    ("F32", Type::B32)
+                } else {
+                    ("F64", Type::B64)
+                };
+                let i = MInst::build(Op::I2F_R, &[Operand::Reg(R), Operand::Reg(R)])
+                    .mn(ModKind::DType, dty)
+                    .mn(ModKind::SType, sty);
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &args, ty)?)
+            }
+            (_, Opcode::F2d) => one(self.f2f("F64", "F32", "", args[0], Type::B64)?),
+            (_, Opcode::D2f) => one(self.f2f("F32", "F64", "", args[0], Type::B32)?),
+            (_, Opcode::F16to32) => one(self.f2f("F32", "F16", "", args[0], Type::B32)?),
+            (_, Opcode::F32to16) => one(self.f2f("F16", "F32", "", args[0], Type::B32)?),
+            (_, Opcode::Concat) => {
+                let t = Template::many(&[
+                    TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+                    TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(1, 0)]),
+                ]);
+                Ok(self.emit(t, &args, &[Type::B64])?)
+            }
+            (_, Opcode::Lo | Opcode::Hi) => {
+                let part = (op == Opcode::Hi) as u8;
+                one(self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, part)], &args)?)
+            }
+            (InstructionData::Special { reg, .. }, Opcode::Special) => one(self.special(*reg)?),
+            (
+                _,
+                Opcode::Load
+                | Opcode::Store
+                | Opcode::Atomic
+                | Opcode::AtomicNoret
+                | Opcode::Barrier,
+            ) => self.select_mem(inst, &data),
+            _ => Err(self.unsupported(inst, op.mnemonic())),
+        }
+    }
+
+    fn f2f(
+        &mut self,
+        dty: &str,
+        sty: &str,
+        rnd: &str,
+        a: Value,
+        ty: Type,
+    ) -> Result<Value, IselError> {
+        let mut i = MInst::build(Op::F2F_R, &[Operand::Reg(R), Operand::Reg(R)])
+            .mn(ModKind::DType, dty)
+            .mn(ModKind::SType, sty)
+            .mn(ModKind::Rnd, rnd);
+        if sty == "F32" || dty == "F32" {
+            i.set(ModKind::Ftz, 1);
+        }
+        self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &[a], ty)
+    }
+
+    /// BFE/BFI control word `(offset & 31) | (width & 31) << 8`.
+    fn bf_control(&mut self, width: Value, offset: Value) -> Result<Value, IselError> {
+        if let (Some(w), Some(o)) = (self.konst(width), self.konst(offset)) {
+            return self.const32(((o & 31) | (w & 31) << 8) as u32);
+        }
+        let w = self.lop32i("AND", width, 31)?;
+        let o = self.lop32i("AND", offset, 31)?;
+        let inst = MInst::build(
+            Op::BFI_I,
+            &[
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Imm(0x808),
+                Operand::Reg(R),
+            ],
+        );
+        self.one(
+            inst,
+            &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+            &[w, o],
+        )
+    }
+
+    /// 32-bit multiply as XMADs.
+    fn imul(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        let (a, b) = match (self.konst(a), self.konst(b)) {
+            (Some(_), None) => (b, a),
+            _ => (a, b),
+        };
+        if let Some(c) = self.konst(b) {
+            let c = c as u32;
+            if c < 0x1_0000 {
+                // a * c = a.lo * c + (a.hi * c << 16).
+                let lo = self.one(
+                    MInst::xmad(R, R, Operand::Imm(c as i64), R),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &[a],
+                )?;
+                let hi = MInst::xmad(R, R, Operand::Imm(c as i64), R)
+                    .m(ModKind::H1(1), 1)
+                    .m(ModKind::Psl, 1);
+                return self.one(hi, &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)], &[a, lo]);
+            }
+        }
+        let t0 = self.one(
+            MInst::xmad(R, R, R, R),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+        )?;
+        let t1 = self.one(
+            MInst::xmad(R, R, R, R)
+                .m(ModKind::Mrg, 1)
+                .m(ModKind::H1(2), 1),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+        )?;
+        let d = MInst::xmad(R, R, R, R)
+            .m(ModKind::Psl, 1)
+            .mn(ModKind::XMode, "CBCC")
+            .m(ModKind::H1(1), 1)
+            .m(ModKind::H1(2), 1);
+        self.one(
+            d,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, t1, t0],
+        )
+    }
+
+    fn icmp64(&mut self, cc: IntCC, a: Value, b: Value) -> Result<Value, IselError> {
+        let lo = |s: &mut Self, v| s.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)], &[v]);
+        let hi = |s: &mut Self, v| s.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, 1)], &[v]);
+        let (al, bl, ah, bh) = (lo(self, a)?, lo(self, b)?, hi(self, a)?, hi(self, b)?);
+        match cc {
+            IntCC::Eq => {
+                let p = self.isetp("EQ", false, false, al, bl, "AND", None)?;
+                self.isetp("EQ", false, false, ah, bh, "AND", Some(p))
+            }
+            IntCC::Ne => {
+                let p = self.isetp("NE", false, false, al, bl, "AND", None)?;
+                self.isetp("NE", false, false, ah, bh, "OR", Some(p))
+            }
+            _ => {
+                let (cmp, signed) = icc(cc);
+                // Strict part of the order on the high words, the full order on the low words.
+                let strict = match cmp {
+                    "LE" => "LT",
+                    "GE" => "GT",
+                    c => c,
+                };
+                let l = self.isetp(cmp, false, false, al, bl, "AND", None)?;
+                let e = self.isetp("EQ", false, false, ah, bh, "AND", Some(l))?;
+                self.isetp(strict, signed, false, ah, bh, "OR", Some(e))
+            }
+        }
+    }
+
+    fn special(&mut self, reg: IrSreg) -> Result<Value, IselError> {
+        let sr = match reg {
+            IrSreg::Tid(i) if i < 3 => SpecialReg(SpecialReg::TID_X.0 + i),
+            IrSreg::GroupId(i) if i < 3 => SpecialReg(SpecialReg::CTAID_X.0 + i),
+            IrSreg::LaneId => SpecialReg::LANEID,
+            IrSreg::Clock => SpecialReg::CLOCKLO,
+            IrSreg::GroupSize(i) if i < 3 => {
+                if let Some(gs) = self.layout.block_size {
+                    return self.const32(gs[i as usize]);
+                }
+                return self.one(MInst::mov(R, cb0(0x8 + 4 * i as u32)), &[Res(0, 0)], &[]);
+            }
+            IrSreg::GridSize(i) if i < 3 => {
+                return self.one(MInst::mov(R, cb0(0x14 + 4 * i as u32)), &[Res(0, 0)], &[]);
+            }
+            _ => return self.const32(0),
+        };
+        self.one(MInst::s2r(R, sr), &[Res(0, 0)], &[])
+    }
+}
+
+fn is_denormal(bits: u32) -> bool {
+    bits & 0x7f80_0000 == 0 && bits & 0x007f_ffff != 0
+}
+
+/// ISETP condition name and signedness.
+pub fn icc(cc: IntCC) -> (&'static str, bool) {
+    match cc {
+        IntCC::Eq => ("EQ", true),
+        IntCC::Ne => ("NE", true),
+        IntCC::Slt => ("LT", true),
+        IntCC::Sle => ("LE", true),
+        IntCC::Sgt => ("GT", true),
+        IntCC::Sge => ("GE", true),
+        IntCC::Ult => ("LT", false),
+        IntCC::Ule => ("LE", false),
+        IntCC::Ugt => ("GT", false),
+        IntCC::Uge => ("GE", false),
+    }
+}
+
+/// FSETP/DSETP condition name.
+pub fn fcc(cc: FloatCC) -> &'static str {
+    match cc {
+        FloatCC::Oeq => "EQ",
+        FloatCC::One => "NE",
+        FloatCC::Olt => "LT",
+        FloatCC::Ole => "LE",
+        FloatCC::Ogt => "GT",
+        FloatCC::Oge => "GE",
+        FloatCC::Ueq => "EQU",
+        FloatCC::Une => "NEU",
+        FloatCC::Ult => "LTU",
+        FloatCC::Ule => "LEU",
+        FloatCC::Ugt => "GTU",
+        FloatCC::Uge => "GEU",
+        FloatCC::Ord => "NUM",
+        FloatCC::Uno => "NAN",
+    }
+}

@@ -1,0 +1,649 @@
+//! Instruction selection for memory: loads, stores, atomics and barriers.
+//!
+//! - UAVs and `g[]`: the 64-bit address is `LEA.CC lo, addr, c[ptr]` + `LEA.HI.X hi, addr,
+//!   c[ptr+4], RZ` (one template: the carry chain must not be split), the constant offset
+//!   folds into `[Ra + ImmS24]`, and the access is `LDG.E` / `STG.E` (`.64`/`.128` when the IR
+//!   access is wide and aligned). UAVs the kernel never writes load through `LDG.E.CI`.
+//!   Unless `assume_in_bounds`, every access is guarded by `addr + offset <u size` (the size
+//!   parameter): a guarded load first zeroes its results, a guarded store is dropped. Wide
+//!   accesses are checked per word (split) so partially out-of-range vectors behave as the IR
+//!   says.
+//! - LDS: `LDS`/`STS`/`ATOMS` at `[addr + base + offset]`, checked against the LDS size.
+//! - constant buffers: direct reads are `MOV d, c[0x0][imm]` (out of range: 0), indexed reads
+//!   `LDC` guarded by the buffer size.
+//! - private arrays: `LDL`/`STL` in the local frame, checked against the array size.
+//! - barriers: `MEMBAR.GL` for UAV/GDS fences, `MEMBAR.CTA` for LDS-only fences, `BAR.SYNC 0`.
+//!
+//! Atomic `rsub` has no Maxwell instruction and is reported unsupported.
+
+use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
+use isa_spa5::inst::{mem, Operand};
+use isa_spa5::{Inst as MInst, ModKind, Op, PredReg};
+use smallvec::SmallVec;
+
+use super::abi::{slot_index, ParamKind};
+use super::isel::{Isel, IselError};
+use super::target::{cb0, Group, SetMod, Slot, TInst, Template, R};
+use isa_spa5::cubin::PARAM_BASE;
+
+use Slot::{Arg, Res};
+
+type Vals = SmallVec<[Value; 4]>;
+
+fn size_name(size: MemSize, words: usize) -> &'static str {
+    match size {
+        MemSize::U8 => "U8",
+        MemSize::S8 => "S8",
+        MemSize::U16 => "U16",
+        MemSize::S16 => "S16",
+        MemSize::Words(_) => match words {
+            2 => "64",
+            4 => "128",
+            _ => "",
+        },
+    }
+}
+
+/// Where an access goes after address computation.
+enum Place {
+    /// 64-bit global address (lo, hi values) plus constant offset.
+    Global {
+        lo: Value,
+        hi: Value,
+        off: i32,
+        ro: bool,
+    },
+    /// Shared/local memory: 32-bit address register (None = RZ) plus constant offset.
+    Flat {
+        op_ld: Op,
+        op_st: Op,
+        addr: Option<Value>,
+        off: i32,
+    },
+    /// Constant buffer: absolute c[0x0] offset and optional index.
+    Const { addr: Option<Value>, off: i32 },
+}
+
+impl Isel<'_> {
+    pub(crate) fn select_mem(
+        &mut self,
+        inst: Inst,
+        data: &InstructionData,
+    ) -> Result<Vals, IselError> {
+        match data {
+            InstructionData::Barrier { flags, .. } => {
+                let mut seq = Vec::new();
+                if flags.memory || flags.gds {
+                    seq.push(TInst::new(MInst::membar("GL"), &[]));
+                } else if flags.lds && !flags.threads {
+                    seq.push(TInst::new(MInst::membar("CTA"), &[]));
+                }
+                if flags.threads {
+                    seq.push(TInst::new(MInst::bar_sync(0), &[]));
+                }
+                if !seq.is_empty() {
+                    let t = Template {
+                        side_effects: true,
+                        ..Template::many(&seq)
+                    };
+                    self.emit(t, &[], &[])?;
+                }
+                Ok(SmallVec::new())
+            }
+            InstructionData::Load { mem, .. } => {
+                let addr = data.mem_addr();
+                let words = self.func.dfg.inst_results(inst).len();
+                self.load(inst, *mem, addr, words)
+            }
+            InstructionData::Store { mem, .. } => {
+                let addr = data.mem_addr();
+                let vals: Vals = data.mem_data().into();
+                self.store(inst, *mem, addr, &vals)?;
+                Ok(SmallVec::new())
+            }
+            InstructionData::Atomic { op, mem, .. } => {
+                let addr = data.mem_addr();
+                let vals: Vals = data.mem_data().into();
+                let ret = data.opcode() == ilc_passes::ir::Opcode::Atomic;
+                self.atomic(inst, *op, *mem, addr, &vals, ret)
+            }
+            _ => Err(self.unsupported(inst, "memory form")),
+        }
+    }
+
+    /// The in-range predicate `addr + off <u limit` (limit a constant or a c[0x0] word).
+    fn bounds(
+        &mut self,
+        addr: Option<Value>,
+        off: i64,
+        limit: Operand,
+    ) -> Result<Option<Value>, IselError> {
+        let a = match addr {
+            Some(a) => {
+                if off == 0 {
+                    a
+                } else {
+                    self.one(
+                        MInst::iadd32i(R, R, off as i32),
+                        &[Res(0, 0), Arg(0, 0)],
+                        &[a],
+                    )?
+                }
+            }
+            None => self.const32(off as u32)?,
+        };
+        let (b, slots): (Vec<Value>, Vec<Slot>) = match limit {
+            Operand::Imm(v) => {
+                let c = self.const32(v as u32)?;
+                (
+                    vec![a, c],
+                    vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+                )
+            }
+            other => {
+                let i = MInst::isetp("LT", PredReg(0), R, other).m(ModKind::Signed, 0);
+                let v = self.emit(
+                    Template::one(TInst::new(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)])),
+                    &[a],
+                    &[Type::Pred],
+                )?;
+                return Ok(Some(v[0]));
+            }
+        };
+        let i = MInst::isetp("LT", PredReg(0), R, R).m(ModKind::Signed, 0);
+        let v = self.emit(Template::one(TInst::new(i, &slots)), &b, &[Type::Pred])?;
+        Ok(Some(v[0]))
+    }
+
+    /// Address computation and bounds predicate for one access of `bytes` at word `k`.
+    fn place(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+        extra: i64,
+    ) -> Result<(Place, Option<Value>), IselError> {
+        let off = i64::from(m.offset) + extra;
+        let check = !self.opts.assume_in_bounds;
+        match m.space {
+            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) => {
+                let (pk, sk) = match m.space {
+                    MemSpace::Uav(id) => (ParamKind::UavPtr(id), ParamKind::UavSize(id)),
+                    MemSpace::Srv(id) => (ParamKind::SrvPtr(id), ParamKind::SrvSize(id)),
+                    _ => (ParamKind::GlobalPtr, ParamKind::GlobalSize),
+                };
+                let (Some(p), Some(s)) =
+                    (self.layout.cbank_offset(pk), self.layout.cbank_offset(sk))
+                else {
+                    return Err(self.unsupported(inst, "access to an undeclared UAV"));
+                };
+                let pred = if check {
+                    self.bounds(addr, off, cb0(s))?
+                } else {
+                    None
+                };
+                let a = match addr {
+                    Some(a) => a,
+                    None => self.const32(0)?,
+                };
+                let lo = MInst::lea(R, R, cb0(p), 0).m(ModKind::Cc, 1);
+                let hi = MInst::lea_hi(R, R, cb0(p + 4), R, 0).m(ModKind::X, 1);
+                let mut t = Template::many(&[
+                    TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
+                    TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
+                ]);
+                t.result_groups.push(Group {
+                    start: 0,
+                    len: 2,
+                    align: 2,
+                });
+                let r = self.emit(t, &[a], &[Type::B32, Type::B32])?;
+                let ro = matches!(m.space, MemSpace::Srv(_))
+                    || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
+                if !(-(1 << 23)..(1 << 23)).contains(&off) {
+                    return Err(self.unsupported(inst, "memory offset beyond 24 bits"));
+                }
+                Ok((
+                    Place::Global {
+                        lo: r[0],
+                        hi: r[1],
+                        off: off as i32,
+                        ro,
+                    },
+                    pred,
+                ))
+            }
+            MemSpace::Lds(id) => {
+                let Some(&(base, size)) = self.layout.lds.get(&id) else {
+                    return Err(self.unsupported(inst, "access to an undeclared LDS"));
+                };
+                let pred = if check {
+                    self.bounds(addr, off, Operand::Imm(i64::from(size)))?
+                } else {
+                    None
+                };
+                Ok((
+                    Place::Flat {
+                        op_ld: Op::LDS,
+                        op_st: Op::STS,
+                        addr,
+                        off: (i64::from(base) + off) as i32,
+                    },
+                    pred,
+                ))
+            }
+            MemSpace::Private(ss) => {
+                let base = self
+                    .layout
+                    .stack_slots
+                    .get(&slot_index(ss))
+                    .copied()
+                    .unwrap_or(0);
+                let size = self.func.stack_slots[ss].size;
+                let pred = if check {
+                    self.bounds(addr, off, Operand::Imm(i64::from(size)))?
+                } else {
+                    None
+                };
+                Ok((
+                    Place::Flat {
+                        op_ld: Op::LDL,
+                        op_st: Op::STL,
+                        addr,
+                        off: (i64::from(base) + off) as i32,
+                    },
+                    pred,
+                ))
+            }
+            MemSpace::Cb(id) => {
+                let Some(p) = self.layout.param(ParamKind::CbData(id)).copied() else {
+                    return Err(self.unsupported(inst, "read of an undeclared constant buffer"));
+                };
+                let start = i64::from(PARAM_BASE + p.offset);
+                let pred = match addr {
+                    Some(_) => self.bounds(addr, off, Operand::Imm(i64::from(p.size)))?,
+                    None => None,
+                };
+                Ok((
+                    Place::Const {
+                        addr,
+                        off: (start + off) as i32,
+                    },
+                    pred,
+                ))
+            }
+        }
+    }
+
+    fn load(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+        words: usize,
+    ) -> Result<Vals, IselError> {
+        let wide = matches!(m.size, MemSize::Words(n) if n > 1);
+        let aligned = |n: u32| m.align >= n && m.offset.rem_euclid(n as i32) == 0;
+        let chunk = if !wide || (!self.opts.assume_in_bounds && !matches!(m.space, MemSpace::Cb(_)))
+        {
+            1
+        } else if words == 4 && aligned(16) {
+            4
+        } else if words >= 2 && aligned(8) && words.is_multiple_of(2) {
+            2
+        } else {
+            1
+        };
+        let mut out = Vals::new();
+        let mut k = 0;
+        while k < words {
+            let n = chunk.min(words - k);
+            let size = if wide {
+                MemSize::Words(n as u8)
+            } else {
+                m.size
+            };
+            out.extend(self.load_one(inst, m, addr, (k * 4) as i64, size, n)?);
+            k += n;
+        }
+        Ok(out)
+    }
+
+    fn load_one(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+        extra: i64,
+        size: MemSize,
+        n: usize,
+    ) -> Result<Vals, IselError> {
+        // A direct constant-buffer read outside the declared buffer reads 0.
+        if let (MemSpace::Cb(id), None) = (m.space, addr) {
+            let p = self.layout.param(ParamKind::CbData(id)).copied();
+            let off = i64::from(m.offset) + extra;
+            let mut out = Vals::new();
+            for w in 0..n as i64 {
+                let o = off + 4 * w;
+                let v = match p {
+                    Some(p) if o >= 0 && o + 4 <= i64::from(p.size) && size.bytes() >= 4 => self
+                        .one(
+                            MInst::mov(R, cb0(PARAM_BASE + p.offset + o as u32)),
+                            &[Res(0, 0)],
+                            &[],
+                        )?,
+                    Some(p) if o >= 0 && o + i64::from(size.bytes()) <= i64::from(p.size) => {
+                        let wv = self.one(
+                            MInst::mov(R, cb0(PARAM_BASE + p.offset + (o as u32 & !3))),
+                            &[Res(0, 0)],
+                            &[],
+                        )?;
+                        let bits = size.bytes() * 8;
+                        let ctl = ((o as u32 & 3) * 8) | (bits << 8);
+                        let signed = size.is_signed() as u8;
+                        let i = MInst::build(
+                            Op::BFE_I,
+                            &[
+                                Operand::Reg(R),
+                                Operand::Reg(R),
+                                Operand::Imm(i64::from(ctl)),
+                            ],
+                        )
+                        .m(ModKind::Signed, signed);
+                        self.one(i, &[Res(0, 0), Arg(0, 0)], &[wv])?
+                    }
+                    _ => self.const32(0)?,
+                };
+                out.push(v);
+            }
+            return Ok(out);
+        }
+        let (place, pred) = self.place(inst, m, addr, extra)?;
+        let sname = size_name(size, n);
+        let (ti, args): (TInst, Vec<Value>) = match place {
+            Place::Global { lo, hi, off, ro } => {
+                let mut i = MInst::ldg(sname, R, R, off);
+                if ro {
+                    i.set_name(ModKind::Cache, "CI");
+                }
+                (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
+            }
+            Place::Flat {
+                op_ld, addr, off, ..
+            } => {
+                let i =
+                    MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).mn(ModKind::Size, sname);
+                match addr {
+                    Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
+                    None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+                }
+            }
+            Place::Const { addr, off } => {
+                let i = MInst::ldc(sname, R, 0, R, off);
+                match addr {
+                    Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
+                    None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+                }
+            }
+        };
+        let mut args = args;
+        let results: Vec<Type> = vec![Type::B32; n];
+        let mut t = match pred {
+            Some(p) => {
+                let g = args.len() as u8;
+                args.push(p);
+                let mut seq: Vec<TInst> = (0..n as u8)
+                    .map(|k| TInst::new(MInst::mov(R, R), &[Res(k, 0)]))
+                    .collect();
+                seq.push(ti.guarded(g, false));
+                Template::many(&seq)
+            }
+            None => Template::one(ti),
+        };
+        if n > 1 {
+            t.result_groups.push(Group {
+                start: 0,
+                len: n as u8,
+                align: n as u8,
+            });
+        }
+        if args.len() >= 2
+            && matches!(
+                m.space,
+                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
+            )
+        {
+            t.arg_groups.push(Group {
+                start: 0,
+                len: 2,
+                align: 2,
+            });
+        }
+        self.emit(t, &args, &results)
+    }
+
+    fn store(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+        vals: &[Value],
+    ) -> Result<(), IselError> {
+        let words = vals.len();
+        let wide = matches!(m.size, MemSize::Words(n) if n > 1);
+        let aligned = |n: u32| m.align >= n && m.offset.rem_euclid(n as i32) == 0;
+        let chunk = if !wide || !self.opts.assume_in_bounds {
+            1
+        } else if words == 4 && aligned(16) {
+            4
+        } else if words.is_multiple_of(2) && aligned(8) {
+            2
+        } else {
+            1
+        };
+        let mut k = 0;
+        while k < words {
+            let n = chunk.min(words - k);
+            let size = if wide {
+                MemSize::Words(n as u8)
+            } else {
+                m.size
+            };
+            self.store_one(inst, m, addr, (k * 4) as i64, size, &vals[k..k + n])?;
+            k += n;
+        }
+        Ok(())
+    }
+
+    fn store_one(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+        extra: i64,
+        size: MemSize,
+        vals: &[Value],
+    ) -> Result<(), IselError> {
+        let (place, pred) = self.place(inst, m, addr, extra)?;
+        let n = vals.len();
+        let sname = size_name(size, n);
+        let mut args: Vec<Value> = Vec::new();
+        let ti = match place {
+            Place::Global { lo, hi, off, .. } => {
+                args.extend([lo, hi]);
+                TInst::new(MInst::stg(sname, R, off, R), &[Slot::MemArg(0), Arg(2, 0)])
+            }
+            Place::Flat {
+                op_st, addr, off, ..
+            } => {
+                let i =
+                    MInst::build(op_st, &[mem(R, off), Operand::Reg(R)]).mn(ModKind::Size, sname);
+                match addr {
+                    Some(a) => {
+                        args.push(a);
+                        TInst::new(i, &[Slot::MemArg(0), Arg(1, 0)])
+                    }
+                    None => TInst::new(i, &[Slot::Keep, Arg(0, 0)]),
+                }
+            }
+            Place::Const { .. } => return Err(self.unsupported(inst, "store to a constant buffer")),
+        };
+        let data_start = args.len() as u8;
+        let mut ti = ti;
+        args.extend_from_slice(vals);
+        let mut t = Template {
+            side_effects: true,
+            ..Template::default()
+        };
+        if let Some(p) = pred {
+            let g = args.len() as u8;
+            args.push(p);
+            ti = ti.guarded(g, false);
+        }
+        t.seq.push(ti);
+        if data_start == 2 {
+            t.arg_groups.push(Group {
+                start: 0,
+                len: 2,
+                align: 2,
+            });
+        }
+        if n > 1 {
+            t.arg_groups.push(Group {
+                start: data_start,
+                len: n as u8,
+                align: n as u8,
+            });
+        }
+        self.emit(t, &args, &[])?;
+        Ok(())
+    }
+
+    fn atomic(
+        &mut self,
+        inst: Inst,
+        op: AtomicOp,
+        m: MemArg,
+        addr: Option<Value>,
+        vals: &[Value],
+        ret: bool,
+    ) -> Result<Vals, IselError> {
+        let (name, ty) = match op {
+            AtomicOp::Add | AtomicOp::Sub => ("ADD", ""),
+            AtomicOp::Smin => ("MIN", "S32"),
+            AtomicOp::Smax => ("MAX", "S32"),
+            AtomicOp::Umin => ("MIN", ""),
+            AtomicOp::Umax => ("MAX", ""),
+            AtomicOp::And => ("AND", ""),
+            AtomicOp::Or => ("OR", ""),
+            AtomicOp::Xor => ("XOR", ""),
+            AtomicOp::Xchg => ("EXCH", ""),
+            AtomicOp::Inc => ("INC", ""),
+            AtomicOp::Dec => ("DEC", ""),
+            AtomicOp::CmpXchg => ("CAS", ""),
+            AtomicOp::Rsub => return Err(self.unsupported(inst, "atomic rsub")),
+        };
+        let mut data: Vec<Value> = vals.to_vec();
+        if op == AtomicOp::Sub {
+            let n = self.one(
+                MInst::iadd(R, R, R).m(ModKind::Neg(2), 1),
+                &[Res(0, 0), Slot::Keep, Arg(0, 0)],
+                &[vals[0]],
+            )?;
+            data[0] = n;
+        }
+        let (place, pred) = self.place(inst, m, addr, 0)?;
+        let cas = op == AtomicOp::CmpXchg;
+        let mut args: Vec<Value> = Vec::new();
+        let ti = match place {
+            Place::Global { lo, hi, off, .. } => {
+                args.extend([lo, hi]);
+                let mut i = if cas {
+                    MInst::build(
+                        Op::ATOM_CAS,
+                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
+                    )
+                } else {
+                    MInst::build(Op::ATOM, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
+                        .mn(ModKind::AtomOp, name)
+                };
+                i.set(ModKind::E, 1);
+                if !cas {
+                    i.set_name(ModKind::AtomType, ty);
+                }
+                TInst::new(
+                    i,
+                    &[
+                        if ret { Res(0, 0) } else { Slot::Keep },
+                        Slot::MemArg(0),
+                        Arg(2, 0),
+                    ],
+                )
+            }
+            Place::Flat {
+                op_ld: Op::LDS,
+                addr,
+                off,
+                ..
+            } => {
+                let mut i = if cas {
+                    MInst::build(
+                        Op::ATOMS_CAS,
+                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
+                    )
+                } else {
+                    MInst::build(Op::ATOMS, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
+                        .mn(ModKind::AtomOp, name)
+                };
+                if !cas {
+                    i.set_name(ModKind::AtomType, ty);
+                }
+                let (mslot, d) = match addr {
+                    Some(a) => {
+                        args.push(a);
+                        (Slot::MemArg(0), 1)
+                    }
+                    None => (Slot::Keep, 0),
+                };
+                TInst::new(
+                    i,
+                    &[if ret { Res(0, 0) } else { Slot::Keep }, mslot, Arg(d, 0)],
+                )
+            }
+            _ => return Err(self.unsupported(inst, "atomic on this memory space")),
+        };
+        let data_start = args.len() as u8;
+        let mut ti = ti;
+        ti.slots[2] = Arg(data_start, 0);
+        args.extend(data.iter().copied());
+        let mut t = Template {
+            side_effects: true,
+            ..Template::default()
+        };
+        if ret {
+            t.seq.push(TInst::new(MInst::mov(R, R), &[Res(0, 0)]));
+        }
+        if let Some(p) = pred {
+            let g = args.len() as u8;
+            args.push(p);
+            ti = ti.guarded(g, false);
+        }
+        t.seq.push(ti);
+        if data_start == 2 {
+            t.arg_groups.push(Group {
+                start: 0,
+                len: 2,
+                align: 2,
+            });
+        }
+        if cas {
+            t.arg_groups.push(Group {
+                start: data_start,
+                len: 2,
+                align: 2,
+            });
+        }
+        let results: Vec<Type> = if ret { vec![Type::B32] } else { vec![] };
+        self.emit(t, &args, &results)
+    }
+}

@@ -1,0 +1,273 @@
+//! The SPA 5.0 (Maxwell) backend: IR -> cubin.
+//!
+//! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`],
+//! [`isel_mem`]) into `Target` instructions described by the per-function template table
+//! ([`target`]), the generic list scheduler and SSA register allocator of `ilc_passes`
+//! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), control words
+//! ([`deps`]), encoding and the cubin.
+//!
+//! Every failure is a [`Spa5Error`] naming what is unsupported; nothing here panics on a
+//! verified function.
+
+pub mod abi;
+pub mod deps;
+pub mod emit;
+pub mod isel;
+pub mod isel_mem;
+pub mod listing;
+pub mod target;
+
+use ilc_passes::ir::Function;
+use ilc_passes::regalloc::{RegAllocError, RegAllocOptions};
+use ilc_passes::schedule::ScheduleOptions;
+use isa_spa5::cubin::{scan_instr_offsets, CubinError, Kernel, Sm};
+use isa_spa5::inst::Operand;
+use isa_spa5::{Control, Inst as MInst, Loc, Op};
+
+pub use abi::{LaunchLayout, LaunchParam, LayoutError, ParamKind};
+pub use emit::EmitError;
+pub use isel::IselError;
+
+/// Instructions with their controls.
+pub type Placed = Vec<(MInst, Control)>;
+
+/// Backend options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spa5Options {
+    /// Target architecture.
+    pub sm: Sm,
+    /// Skip the UAV/LDS/private bounds checks (the driver guarantees in-range accesses).
+    pub assume_in_bounds: bool,
+    /// Debug mode: every instruction waits on everything with the longest stall.
+    pub serial: bool,
+    /// GPRs the allocator may use (at most 254).
+    pub max_regs: u32,
+    /// Run the list scheduler before allocation.
+    pub schedule: bool,
+}
+
+impl Default for Spa5Options {
+    fn default() -> Self {
+        Spa5Options {
+            sm: Sm::Sm50,
+            assume_in_bounds: false,
+            serial: false,
+            max_regs: 254,
+            schedule: true,
+        }
+    }
+}
+
+/// Everything the backend produces for one kernel.
+#[derive(Clone, Debug)]
+pub struct Spa5Output {
+    /// The cubin file.
+    pub cubin: Vec<u8>,
+    /// The code words (a control word before every three instructions).
+    pub code: Vec<u64>,
+    /// The instructions with their controls, in order (padding included).
+    pub insts: Vec<(MInst, Control)>,
+    /// Listing in plain nvdisasm-like syntax.
+    pub listing: String,
+    /// Listing in the SPA syntax with scheduling hints.
+    pub listing_sched: String,
+    /// The launch layout.
+    pub layout: LaunchLayout,
+    /// Registers per thread.
+    pub num_regs: u32,
+    /// Local memory per thread (private arrays + spills).
+    pub local_size: u32,
+    /// SSY regions emitted / divergent branches left without reconvergence.
+    pub ssy_regions: usize,
+    /// Divergent branches left without reconvergence.
+    pub unreconverged: usize,
+}
+
+/// Backend failures.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Spa5Error {
+    /// Resource layout.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// Instruction selection.
+    #[error(transparent)]
+    Isel(#[from] IselError),
+    /// Register allocation.
+    #[error("register allocation: {0}")]
+    RegAlloc(#[from] RegAllocError),
+    /// Emission.
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    /// The selected code does not verify (a backend bug, reported as an error).
+    #[error("IR after instruction selection does not verify: {0}")]
+    Verify(String),
+    /// Encoding of one instruction failed.
+    #[error("encoding `{inst}`: {message}")]
+    Encode {
+        /// The instruction.
+        inst: String,
+        /// Why.
+        message: String,
+    },
+    /// Branch offset out of range.
+    #[error("branch offset out of range")]
+    BranchRange,
+    /// The cubin writer refused the kernel.
+    #[error("cubin: {0}")]
+    Cubin(#[from] CubinError),
+}
+
+/// Compiles `func` to a cubin.
+pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
+    let mut layout = LaunchLayout::compute(func)?;
+    let mut f = func.clone();
+    let mut tgt = target::Spa5Target::new(opts.max_regs);
+    isel::run(&mut f, &mut tgt, &layout, opts)?;
+    ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
+    if opts.schedule {
+        ilc_passes::schedule::run(&mut f, &tgt, &ScheduleOptions::default());
+    }
+    let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
+    let (insts, code) = encode_code(&em)?;
+    let controls = deps::compute(&insts, opts.serial);
+    let (code, placed) = pack(&insts, &controls, &em, code)?;
+    let num_regs = count_regs(&placed);
+    layout.num_regs = num_regs;
+    layout.local_size = if alloc.spill_bytes > 0 {
+        layout.spill_base + alloc.spill_bytes
+    } else {
+        layout.local_size
+    };
+    let (exits, ctaid) = scan_instr_offsets(&code);
+    let uses_bar = placed
+        .iter()
+        .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
+    let kernel = Kernel {
+        name: sanitize(&func.name),
+        code: code.clone(),
+        num_regs,
+        num_barriers: u32::from(uses_bar),
+        params: layout.cubin_params(),
+        shared_size: layout.shared_size,
+        shared_align: if layout.shared_size > 0 { 16 } else { 0 },
+        local_size: layout.local_size,
+        block_size: layout.block_size,
+        exit_offsets: exits,
+        s2rctaid_offsets: ctaid,
+        ilc_abi: Some(layout.abi_bytes()),
+        ..Default::default()
+    };
+    let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
+    let (listing, listing_sched) = listing::listings(&placed);
+    Ok(Spa5Output {
+        cubin,
+        code,
+        insts: placed,
+        listing,
+        listing_sched,
+        local_size: layout.local_size,
+        layout,
+        num_regs,
+        ssy_regions: em.ssy_regions,
+        unreconverged: em.unreconverged,
+    })
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "kernel".to_string()
+    } else {
+        s
+    }
+}
+
+/// Byte address of instruction `i` in the code (a control word precedes every three).
+pub fn inst_addr(i: usize) -> i64 {
+    ((i / 3) * 32 + 8 + (i % 3) * 8) as i64
+}
+
+/// Resolves branch targets to relative offsets; returns the instructions (no padding yet).
+fn encode_code(em: &emit::EmitResult) -> Result<(Vec<MInst>, ()), Spa5Error> {
+    let mut out = Vec::with_capacity(em.insts.len());
+    for (i, e) in em.insts.iter().enumerate() {
+        let mut inst = e.inst;
+        if let Some(b) = e.target {
+            let t = *em.block_start.get(&b).ok_or(Spa5Error::BranchRange)?;
+            let rel = inst_addr(t) - (inst_addr(i) + 8);
+            if !(-(1 << 23)..(1 << 23)).contains(&rel) {
+                return Err(Spa5Error::BranchRange);
+            }
+            inst.operands[0] = Operand::Target(rel as i32);
+        }
+        out.push(inst);
+    }
+    Ok((out, ()))
+}
+
+/// Pads to a multiple of three with NOPs, encodes, and interleaves control words.
+fn pack(
+    insts: &[MInst],
+    controls: &[Control],
+    _em: &emit::EmitResult,
+    _: (),
+) -> Result<(Vec<u64>, Placed), Spa5Error> {
+    let mut placed: Vec<(MInst, Control)> = insts
+        .iter()
+        .copied()
+        .zip(controls.iter().copied())
+        .collect();
+    while !placed.len().is_multiple_of(3) || placed.is_empty() {
+        placed.push((
+            MInst::nop(),
+            Control {
+                stall: 1,
+                yield_: false,
+                wr_bar: None,
+                rd_bar: None,
+                wait_mask: 0,
+                reuse: 0,
+            },
+        ));
+    }
+    let mut code = Vec::with_capacity(placed.len() / 3 * 4);
+    for group in placed.chunks(3) {
+        let slots = [group[0].1, group[1].1, group[2].1];
+        let cw = isa_spa5::control::pack_control_word(slots).map_err(|e| Spa5Error::Encode {
+            inst: "control word".into(),
+            message: e.to_string(),
+        })?;
+        code.push(cw);
+        for (i, _) in group {
+            let w = isa_spa5::encode(i).map_err(|e| Spa5Error::Encode {
+                inst: format!("{i:?}"),
+                message: e.to_string(),
+            })?;
+            code.push(w);
+        }
+    }
+    Ok((code, placed))
+}
+
+/// One past the highest GPR any instruction names (at least 1).
+fn count_regs(placed: &[(MInst, Control)]) -> u32 {
+    let mut n = 0u32;
+    for (i, _) in placed {
+        for l in i.defs().iter().chain(i.uses().iter()) {
+            if let Loc::Gpr { reg, count } = l {
+                n = n.max(u32::from(reg.0) + u32::from(count));
+            }
+        }
+    }
+    n.max(1)
+}

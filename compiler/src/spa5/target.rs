@@ -1,0 +1,457 @@
+//! The SPA 5.0 target description: the per-function template table behind `Target`
+//! instructions, and the [`TargetIsa`] implementation the generic scheduler and register
+//! allocator use.
+//!
+//! **Encoding of the target escape.** A `Target { code, imm, .. }` instruction produced by
+//! instruction selection stands for a short sequence (usually one) of `isa_spa5::Inst`s: its
+//! `code` indexes [`Spa5Target::templates`], a per-function table of [`Template`]s. A template
+//! holds real `isa_spa5::Inst`s whose register operands are *placeholders*: a [`Slot`] per
+//! operand says which IR argument or result (and which register of a multi-register value)
+//! fills it. `imm` is only used by the spill/reload templates (the byte offset in the spill
+//! area). Identical templates are shared (the table is deduplicated), so the table stays small.
+//! Codes below [`FIRST_DYNAMIC`] are fixed templates (moves, spills, reloads) that exist in every
+//! table, because the allocator asks for them through `&self` methods.
+//!
+//! Guarantees: `sched_info` and `constraints` are pure functions of the template; multi-register
+//! results/operands are described as aligned groups; a template whose sequence writes a result
+//! before it has read all operands is an early clobber.
+//!
+//! Latencies live here, in [`latency_of`] (isa-spa5 has no latency table yet): fixed-latency
+//! ALU results are ready after 6 cycles, predicate results after 13; everything flagged
+//! `VAR_LAT` in the isa-spa5 table is scoreboarded.
+
+use std::collections::HashMap;
+
+use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
+use ilc_passes::target::{InstConstraints, LatencyKind, RegGroup, Resource, SchedInfo, TargetIsa};
+use isa_spa5::inst::Operand;
+use isa_spa5::table::{flags, Class, MAX_OPERANDS};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
+use smallvec::SmallVec;
+
+/// Where a template operand's register comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Slot {
+    /// Keep the template's operand as is (immediates, `RZ`, `PT`, constants).
+    #[default]
+    Keep,
+    /// Register `part` of IR argument `k` (a GPR, or the predicate for pred values).
+    Arg(u8, u8),
+    /// Same as `Arg` but a predicate source negated.
+    ArgNot(u8),
+    /// Register `part` of IR result `k`.
+    Res(u8, u8),
+    /// `[Rk + template offset]`: a memory operand based on argument `k`.
+    MemArg(u8),
+    /// `c[bank][Rk + offset]`: an LDC operand indexed by argument `k`.
+    CIdxArg(u8),
+    /// `[RZ + spill base + imm]`: the spill area.
+    Spill,
+    /// The backend's scratch GPR (used by predicate spills).
+    Scratch,
+}
+
+/// One machine instruction of a template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TInst {
+    /// The instruction with placeholder operands.
+    pub inst: MInst,
+    /// How each operand is filled.
+    pub slots: [Slot; MAX_OPERANDS],
+    /// Guard predicate taken from an IR argument: (argument, negated).
+    pub guard: Option<(u8, bool)>,
+}
+
+impl TInst {
+    /// An instruction with the given slots (missing slots are `Keep`).
+    pub fn new(inst: MInst, slots: &[Slot]) -> TInst {
+        let mut s = [Slot::Keep; MAX_OPERANDS];
+        for (d, x) in s.iter_mut().zip(slots) {
+            *d = *x;
+        }
+        TInst {
+            inst,
+            slots: s,
+            guard: None,
+        }
+    }
+
+    /// Guarded by IR argument `arg` (negated if `not`).
+    pub fn guarded(mut self, arg: u8, not: bool) -> TInst {
+        self.guard = Some((arg, not));
+        self
+    }
+}
+
+/// A run of consecutive aligned registers (operands or results `start..start+len`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Group {
+    /// First member.
+    pub start: u8,
+    /// Number of members.
+    pub len: u8,
+    /// Alignment in registers.
+    pub align: u8,
+}
+
+impl Group {
+    /// As the allocator's constraint.
+    pub fn to_reg_group(self) -> RegGroup {
+        RegGroup {
+            start: self.start,
+            len: self.len,
+            align: self.align,
+        }
+    }
+}
+
+/// A sequence of machine instructions standing for one `Target` IR instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Template {
+    /// The instructions, in order.
+    pub seq: SmallVec<[TInst; 2]>,
+    /// Consecutive-result groups (see [`InstConstraints`]).
+    pub result_groups: SmallVec<[Group; 1]>,
+    /// Consecutive-operand groups.
+    pub arg_groups: SmallVec<[Group; 2]>,
+    /// Has memory side effects (stores, atomics, barriers).
+    pub side_effects: bool,
+}
+
+impl Template {
+    /// A one-instruction template.
+    pub fn one(t: TInst) -> Template {
+        Template {
+            seq: [t].into_iter().collect(),
+            ..Default::default()
+        }
+    }
+
+    /// A template of several instructions.
+    pub fn many(ts: &[TInst]) -> Template {
+        Template {
+            seq: ts.iter().copied().collect(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Fixed template codes.
+pub mod codes {
+    /// `MOV` of a `b32`.
+    pub const MOV32: u16 = 0;
+    /// Two `MOV`s of a `b64`.
+    pub const MOV64: u16 = 1;
+    /// Predicate copy (`PSETP.AND.AND`).
+    pub const MOVP: u16 = 2;
+    /// `STL` of a `b32` to the spill area.
+    pub const SPILL32: u16 = 3;
+    /// `STL.64` of a `b64`.
+    pub const SPILL64: u16 = 4;
+    /// Predicate spill through the scratch register.
+    pub const SPILLP: u16 = 5;
+    /// `LDL` of a `b32`.
+    pub const RELOAD32: u16 = 6;
+    /// `LDL.64` of a `b64`.
+    pub const RELOAD64: u16 = 7;
+    /// Predicate reload through the scratch register.
+    pub const RELOADP: u16 = 8;
+}
+
+/// The first code given to templates made by instruction selection.
+pub const FIRST_DYNAMIC: u16 = 9;
+
+/// The scratch GPR reserved for the backend (predicate spills): the last allocatable one
+/// is never handed to the allocator.
+pub const SCRATCH: Reg = Reg(254);
+
+/// Latency class of one machine instruction: (fixed?, cycles, unit).
+pub fn latency_of(i: &MInst) -> (LatencyKind, u16, Resource) {
+    let f = i.form();
+    let writes_pred = i.defs().iter().any(|l| matches!(l, isa_spa5::Loc::Pred(_)));
+    if f.has(flags::VAR_LAT) {
+        let (lat, res) = match f.class {
+            Class::Global => (200, Resource::Mem),
+            Class::Shared | Class::Const => (30, Resource::Mem),
+            Class::Sfu => (20, Resource::Sfu),
+            Class::Dbl => (40, Resource::Fp64),
+            Class::Sreg => (25, Resource::Alu),
+            _ => (20, Resource::Alu),
+        };
+        return (LatencyKind::Variable, lat, res);
+    }
+    if f.has(flags::STORE) || f.has(flags::SIDE) {
+        return (LatencyKind::Fixed, 1, Resource::Mem);
+    }
+    match f.class {
+        Class::Ctrl | Class::Sync => (LatencyKind::Fixed, 1, Resource::Control),
+        _ if writes_pred => (LatencyKind::Fixed, 13, Resource::Alu),
+        _ => (LatencyKind::Fixed, 6, Resource::Alu),
+    }
+}
+
+/// The SPA 5.0 target: the template table of one function.
+#[derive(Clone, Debug)]
+pub struct Spa5Target {
+    /// Templates indexed by `code`.
+    pub templates: Vec<Template>,
+    index: HashMap<Template, u16>,
+    /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
+    pub gprs: u32,
+}
+
+fn mov(op: Op) -> MInst {
+    MInst::new(op)
+}
+
+impl Spa5Target {
+    /// A table holding only the fixed templates.
+    pub fn new(gprs: u32) -> Spa5Target {
+        use Slot::*;
+        let mut t = Spa5Target {
+            templates: Vec::new(),
+            index: HashMap::new(),
+            gprs: gprs.min(254),
+        };
+        let r = Reg::RZ;
+        let mov32 = TInst::new(MInst::mov(r, r), &[Res(0, 0), Arg(0, 0)]);
+        let mov_hi = TInst::new(MInst::mov(r, r), &[Res(0, 1), Arg(0, 1)]);
+        let movp = TInst::new(mov(Op::PSETP), &[Res(0, 0), Keep, Arg(0, 0), Keep, Keep]);
+        let stl = |size: &str, data: Slot| TInst::new(MInst::stl(size, r, 0, r), &[Spill, data]);
+        let ldl = |size: &str, d: Slot| TInst::new(MInst::ldl(size, r, r, 0), &[d, Spill]);
+        // SEL scratch, RZ, 1, !p: scratch = p ? 1 : 0.
+        let selp = TInst::new(
+            MInst::sel(r, r, 1, Pred::TRUE),
+            &[Scratch, Keep, Keep, ArgNot(0)],
+        );
+        let setp = TInst::new(
+            MInst::isetp("NE", PredReg(0), r, r),
+            &[Res(0, 0), Keep, Scratch, Keep, Keep],
+        );
+        let fixed = [
+            Template::one(mov32),
+            Template {
+                result_groups: SmallVec::new(),
+                ..Template::many(&[mov32, mov_hi])
+            },
+            Template::one(movp),
+            Template {
+                side_effects: true,
+                ..Template::one(stl("", Arg(0, 0)))
+            },
+            Template {
+                side_effects: true,
+                ..Template::one(stl("64", Arg(0, 0)))
+            },
+            Template {
+                side_effects: true,
+                ..Template::many(&[selp, stl("", Scratch)])
+            },
+            Template::one(ldl("", Res(0, 0))),
+            Template::one(ldl("64", Res(0, 0))),
+            Template::many(&[ldl("", Scratch), setp]),
+        ];
+        for tpl in fixed {
+            t.intern(tpl);
+        }
+        t
+    }
+
+    /// The code of `tpl`, adding it to the table if new. `None` if the table is full.
+    pub fn intern(&mut self, tpl: Template) -> Option<u16> {
+        if let Some(&c) = self.index.get(&tpl) {
+            return Some(c);
+        }
+        let code = u16::try_from(self.templates.len()).ok()?;
+        self.templates.push(tpl.clone());
+        self.index.insert(tpl, code);
+        Some(code)
+    }
+
+    /// The template of a `Target` instruction.
+    pub fn template_of(&self, data: &InstructionData) -> Option<&Template> {
+        match data {
+            InstructionData::Target { code, .. } => self.templates.get(*code as usize),
+            _ => None,
+        }
+    }
+}
+
+fn target_data(
+    code: u16,
+    imm: u64,
+    side: bool,
+    args: &[Value],
+    results: &[Type],
+) -> InstructionData {
+    InstructionData::Target {
+        opcode: ilc_passes::ir::Opcode::Target,
+        code,
+        imm,
+        side_effects: side,
+        args: args.iter().copied().collect(),
+        results: results.iter().copied().collect(),
+    }
+}
+
+impl TargetIsa for Spa5Target {
+    fn name(&self) -> &str {
+        "spa5"
+    }
+
+    fn num_regs(&self, file: RegFile) -> u32 {
+        match file {
+            RegFile::Gpr => self.gprs,
+            RegFile::Pred => 7,
+        }
+    }
+
+    fn constraints(&self, func: &Function, inst: Inst) -> InstConstraints {
+        let mut c = InstConstraints::default();
+        if let Some(t) = self.template_of(&func.dfg.insts[inst]) {
+            c.result_groups = t.result_groups.iter().map(|g| g.to_reg_group()).collect();
+            c.arg_groups = t.arg_groups.iter().map(|g| g.to_reg_group()).collect();
+            c.results_early = t.seq.len() > 1;
+        }
+        c
+    }
+
+    fn sched_info(&self, func: &Function, inst: Inst) -> SchedInfo {
+        let data = &func.dfg.insts[inst];
+        match self.template_of(data) {
+            Some(t) if !t.seq.is_empty() => {
+                let mut kind = LatencyKind::Fixed;
+                let mut latency = 0u16;
+                let mut resource = Resource::Alu;
+                for ti in &t.seq {
+                    let (k, l, r) = latency_of(&ti.inst);
+                    if k == LatencyKind::Variable {
+                        kind = k;
+                        resource = r;
+                    }
+                    latency = latency.saturating_add(l);
+                }
+                SchedInfo {
+                    kind,
+                    latency: latency.max(1),
+                    resource,
+                    issue_cycles: t.seq.len() as u16,
+                }
+            }
+            _ => SchedInfo {
+                kind: LatencyKind::Fixed,
+                latency: 1,
+                resource: Resource::Control,
+                issue_cycles: 1,
+            },
+        }
+    }
+
+    fn make_move(&self, ty: Type, src: Value) -> InstructionData {
+        let code = match ty {
+            Type::B32 => codes::MOV32,
+            Type::B64 => codes::MOV64,
+            Type::Pred => codes::MOVP,
+        };
+        target_data(code, 0, false, &[src], &[ty])
+    }
+
+    fn make_spill(&self, ty: Type, src: Value, offset: u32) -> InstructionData {
+        let code = match ty {
+            Type::B32 => codes::SPILL32,
+            Type::B64 => codes::SPILL64,
+            Type::Pred => codes::SPILLP,
+        };
+        target_data(code, u64::from(offset), true, &[src], &[])
+    }
+
+    fn make_reload(&self, ty: Type, offset: u32) -> InstructionData {
+        let code = match ty {
+            Type::B32 => codes::RELOAD32,
+            Type::B64 => codes::RELOAD64,
+            Type::Pred => codes::RELOADP,
+        };
+        target_data(code, u64::from(offset), false, &[], &[ty])
+    }
+
+    fn spill_size(&self, ty: Type) -> u32 {
+        match ty {
+            Type::B64 => 8,
+            _ => 4,
+        }
+    }
+
+    fn is_rematerializable(&self, func: &Function, inst: Inst) -> bool {
+        // A template with no operands, one result and no side effects (MOV32I, S2R-free
+        // constants) can be re-executed.
+        match &func.dfg.insts[inst] {
+            InstructionData::Target {
+                args,
+                results,
+                side_effects,
+                code,
+                ..
+            } => {
+                args.is_empty()
+                    && results.len() == 1
+                    && !side_effects
+                    && *code >= FIRST_DYNAMIC
+                    && self
+                        .templates
+                        .get(*code as usize)
+                        .is_some_and(|t| t.seq.iter().all(|i| !i.inst.is_variable_latency()))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Sets a modifier when the form has it (helper for template building).
+pub fn with_mod(mut i: MInst, k: ModKind, v: u8) -> MInst {
+    i.set(k, v);
+    i
+}
+
+/// Sets a modifier by name when the form has it.
+pub fn with_name(mut i: MInst, k: ModKind, name: &str) -> MInst {
+    i.set_name(k, name);
+    i
+}
+
+/// An operand placeholder for building templates.
+pub const R: Reg = Reg::RZ;
+
+/// Operand helper: a `b32` immediate that fits the signed 20-bit field.
+pub fn fits_i20(v: i64) -> bool {
+    (-(1 << 19)..(1 << 19)).contains(&v)
+}
+
+/// Convert to an operand for templates.
+pub fn imm(v: i64) -> Operand {
+    Operand::Imm(v)
+}
+
+/// Non-panicking modifier setters for building templates: a modifier the form lacks is
+/// skipped (the SHL forms have no signedness field, for example).
+pub trait SetMod: Sized {
+    /// Sets modifier `k` to `v` if the form has it.
+    fn m(self, k: ModKind, v: u8) -> Self;
+    /// Sets modifier `k` by name if the form has it.
+    fn mn(self, k: ModKind, name: &str) -> Self;
+}
+
+impl SetMod for MInst {
+    fn m(mut self, k: ModKind, v: u8) -> Self {
+        self.set(k, v);
+        self
+    }
+    fn mn(mut self, k: ModKind, name: &str) -> Self {
+        self.set_name(k, name);
+        self
+    }
+}
+
+/// `c[0x0][off]`.
+pub fn cb0(off: u32) -> Operand {
+    isa_spa5::inst::cbuf(0, off as _)
+}
