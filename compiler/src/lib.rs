@@ -18,6 +18,7 @@ pub mod frontend;
 pub mod lower;
 pub mod options;
 pub mod pipeline;
+pub mod spa5;
 
 pub use error::{Diagnostic, Diagnostics, Severity};
 pub use options::{Arch, Limits, OptLevel, Options};

@@ -22,7 +22,7 @@ use ilc_passes::regalloc::{RegAllocError, RegAllocOptions};
 use ilc_passes::schedule::ScheduleOptions;
 use isa_spa5::cubin::{scan_instr_offsets, CubinError, Kernel, Sm};
 use isa_spa5::inst::Operand;
-use isa_spa5::{Control, Inst as MInst, Loc, Op};
+use isa_spa5::{Control, Inst as MInst, Loc};
 
 pub use abi::{LaunchLayout, LaunchParam, LayoutError, ParamKind};
 pub use emit::EmitError;
