@@ -655,3 +655,21 @@ end
     assert_eq!(text.matches("fmul").count(), 1, "{text}");
     assert_eq!(text.matches("load.").count(), 1, "{text}");
 }
+
+#[test]
+fn long_and_deeply_nested_programs_lower_without_recursion() {
+    let mut body = String::new();
+    for _ in 0..3000 {
+        body.push_str("if_logicalnz r1.x\niadd r5.x, r5.x, r1.y\n");
+    }
+    for _ in 0..3000 {
+        body.push_str("else\nixor r5.y, r5.y, r1.x\nendif\n");
+    }
+    for _ in 0..2000 {
+        body.push_str("whileloop\nbreak_logicalz r5.z\nendloop\niadd r6.x, r6.x, r5.x\n");
+    }
+    let src = wrap("", &body);
+    let (prog, _) = isa_amdil::parse(&src);
+    let func = ilc::lower::lower(&prog.expect("parses")).expect("lowers");
+    assert!(ilc_passes::verifier::verify_function(&func).is_ok());
+}

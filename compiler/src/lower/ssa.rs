@@ -20,6 +20,7 @@
 //! parameter is trivial (all incoming values equal, or equal to the parameter itself).
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use ilc_passes::ir::{Block, Function, Type, Value};
 
@@ -43,6 +44,39 @@ pub struct Var {
     pub comp: u8,
 }
 
+/// A small multiplicative hasher for the entity-keyed maps (keys are a few small
+/// integers; SipHash dominated the lowering's profile).
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        // Fold the high bits down: hashbrown indexes buckets by the low bits.
+        let x = self.0 ^ (self.0 >> 32);
+        x.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (x >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
 #[derive(Default)]
 struct BlockState {
     preds: Vec<Block>,
@@ -52,8 +86,8 @@ struct BlockState {
 
 /// Braun-style SSA construction state.
 pub struct SsaBuilder {
-    defs: HashMap<(Var, Block), Value>,
-    blocks: HashMap<Block, BlockState>,
+    defs: FastMap<(Var, Block), Value>,
+    blocks: FastMap<Block, BlockState>,
     /// The value of never-written variables (an `iconst 0` in the entry block).
     zero: Option<Value>,
 }
@@ -62,8 +96,8 @@ impl SsaBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         SsaBuilder {
-            defs: HashMap::new(),
-            blocks: HashMap::new(),
+            defs: FastMap::default(),
+            blocks: FastMap::default(),
             zero: None,
         }
     }
@@ -102,7 +136,8 @@ impl SsaBuilder {
             std::mem::take(&mut st.incomplete)
         };
         for (var, param) in pending {
-            self.add_phi_operands(func, var, block, param);
+            let mut work = vec![(block, param)];
+            self.fill(func, var, &mut work);
         }
     }
 
@@ -112,11 +147,18 @@ impl SsaBuilder {
     }
 
     /// The value of `var` at the end of `block` (so far).
+    ///
+    /// Iterative (no recursion over the CFG), so arbitrarily long chains of blocks and
+    /// deeply nested joins cannot overflow the stack: single-predecessor chains are walked
+    /// in a loop, and phi operands are completed from an explicit work list.
     pub fn read(&mut self, func: &mut Function, var: Var, block: Block) -> Value {
         if let Some(&v) = self.defs.get(&(var, block)) {
             return v;
         }
-        self.read_recursive(func, var, block)
+        let mut work = Vec::new();
+        let v = self.lookup(func, var, block, &mut work);
+        self.fill(func, var, &mut work);
+        v
     }
 
     fn zero_value(&self) -> Value {
@@ -124,47 +166,74 @@ impl SsaBuilder {
         self.zero.expect("SsaBuilder::set_zero not called")
     }
 
-    fn read_recursive(&mut self, func: &mut Function, var: Var, block: Block) -> Value {
-        let (sealed, preds) = {
-            let st = self.state(block);
-            (st.sealed, st.preds.clone())
+    /// Finds or creates the value of `var` at the end of `block`; phis created at joins
+    /// are pushed on `work` for their operands to be filled by [`Self::fill`].
+    fn lookup(
+        &mut self,
+        func: &mut Function,
+        var: Var,
+        block: Block,
+        work: &mut Vec<(Block, Value)>,
+    ) -> Value {
+        let mut chain = Vec::new();
+        let mut b = block;
+        let limit = self.blocks.len() + 1;
+        let v = loop {
+            if let Some(&v) = self.defs.get(&(var, b)) {
+                break v;
+            }
+            let (sealed, npreds, first) = {
+                let st = self.state(b);
+                (st.sealed, st.preds.len(), st.preds.first().copied())
+            };
+            if !sealed {
+                let p = func.dfg.append_block_param(b, Type::B32);
+                self.state(b).incomplete.push((var, p));
+                break p;
+            }
+            match (npreds, first) {
+                (1, Some(pred)) if chain.len() <= limit => {
+                    chain.push(b);
+                    b = pred;
+                }
+                (0, _) | (1, _) => break self.zero_value(),
+                _ => {
+                    let p = func.dfg.append_block_param(b, Type::B32);
+                    self.write(var, b, p);
+                    work.push((b, p));
+                    break p;
+                }
+            }
         };
-        let v = if !sealed {
-            let p = func.dfg.append_block_param(block, Type::B32);
-            self.state(block).incomplete.push((var, p));
-            p
-        } else if preds.is_empty() {
-            self.zero_value()
-        } else if preds.len() == 1 {
-            self.read(func, var, preds[0])
-        } else {
-            let p = func.dfg.append_block_param(block, Type::B32);
-            self.write(var, block, p);
-            self.add_phi_operands(func, var, block, p);
-            p
-        };
-        self.write(var, block, v);
+        self.write(var, b, v);
+        for c in chain {
+            self.write(var, c, v);
+        }
         v
     }
 
-    fn add_phi_operands(&mut self, func: &mut Function, var: Var, block: Block, param: Value) {
-        let idx = func
-            .dfg
-            .block_params(block)
-            .iter()
-            .position(|&p| p == param);
-        let preds = self.state(block).preds.clone();
-        for pred in preds {
-            let v = self.read(func, var, pred);
-            let Some(term) = func.layout.last_inst(pred) else {
-                continue;
-            };
-            for call in func.dfg.insts[term].branch_destinations_mut() {
-                if call.block == block {
-                    // Arguments are appended in parameter order, so the new argument lines
-                    // up with `param` (checked in debug builds).
-                    debug_assert_eq!(Some(call.args.len()), idx);
-                    call.args.push(v);
+    /// Appends the operands of the phis on `work` (all for `var`) to the branches of
+    /// their blocks' predecessors, completing any phis that creates.
+    fn fill(&mut self, func: &mut Function, var: Var, work: &mut Vec<(Block, Value)>) {
+        while let Some((block, param)) = work.pop() {
+            let idx = func
+                .dfg
+                .block_params(block)
+                .iter()
+                .position(|&p| p == param);
+            let preds = self.state(block).preds.clone();
+            for pred in preds {
+                let v = self.lookup(func, var, pred, work);
+                let Some(term) = func.layout.last_inst(pred) else {
+                    continue;
+                };
+                for call in func.dfg.insts[term].branch_destinations_mut() {
+                    if call.block == block {
+                        // Operands are appended in parameter order, so the new argument
+                        // lines up with `param` (checked in debug builds).
+                        debug_assert_eq!(Some(call.args.len()), idx);
+                        call.args.push(v);
+                    }
                 }
             }
         }
@@ -201,86 +270,102 @@ fn remove_unreachable(func: &mut Function) {
     }
 }
 
-/// Repeatedly replaces block parameters whose incoming values are all one value (or the
-/// parameter itself) by that value, and removes them with their branch arguments.
+/// Replaces block parameters whose incoming values are all one value (or the parameter
+/// itself) by that value, and removes them with their branch arguments.
+///
+/// A work list revisits only the parameters fed by a removed one, so chains of trivial
+/// phis (nested joins) are removed in time linear in the number of branch arguments.
 fn remove_trivial_params(func: &mut Function) {
-    loop {
-        // Incoming arguments per (block, param index) over all live branches.
-        let mut incoming: HashMap<Block, Vec<Vec<Value>>> = HashMap::new();
-        for b in func.layout.blocks() {
-            let n = func.dfg.block_params(b).len();
-            if n > 0 {
-                incoming.insert(b, vec![Vec::new(); n]);
-            }
+    let entry = func.entry_block();
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    // Incoming arguments of every parameter, and which parameters each value feeds.
+    let mut incoming: FastMap<Value, Vec<Value>> = FastMap::default();
+    let mut param_of: FastMap<Value, (Block, usize)> = FastMap::default();
+    for &b in &blocks {
+        if Some(b) == entry {
+            continue;
         }
-        for b in func.layout.blocks() {
-            let Some(t) = func.terminator(b) else {
-                continue;
-            };
-            for call in func.dfg.insts[t].branch_destinations() {
-                if let Some(slots) = incoming.get_mut(&call.block) {
-                    for (k, &a) in call.args.iter().enumerate() {
-                        if let Some(s) = slots.get_mut(k) {
-                            s.push(a);
-                        }
+        for (k, &p) in func.dfg.block_params(b).iter().enumerate() {
+            incoming.insert(p, Vec::new());
+            param_of.insert(p, (b, k));
+        }
+    }
+    let mut users: FastMap<Value, Vec<Value>> = FastMap::default();
+    for &b in &blocks {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        for call in func.dfg.insts[t].branch_destinations() {
+            let params = func.dfg.block_params(call.block);
+            for (k, &a) in call.args.iter().enumerate() {
+                let Some(&p) = params.get(k) else { continue };
+                if let Some(list) = incoming.get_mut(&p) {
+                    list.push(a);
+                    if incoming_contains_param(&param_of, a) {
+                        users.entry(a).or_default().push(p);
                     }
                 }
             }
         }
-        let mut subst: HashMap<Value, Value> = HashMap::new();
-        let mut remove: HashMap<Block, Vec<usize>> = HashMap::new();
-        let entry = func.entry_block();
-        let mut order: Vec<Block> = incoming.keys().copied().collect();
-        order.sort();
-        for b in order {
-            if Some(b) == entry {
+    }
+    let mut subst: FastMap<Value, Value> = FastMap::default();
+    let mut work: Vec<Value> = incoming.keys().copied().collect();
+    work.sort();
+    while let Some(p) = work.pop() {
+        if subst.contains_key(&p) {
+            continue;
+        }
+        let mut same: Option<Value> = None;
+        let mut trivial = true;
+        for &a in &incoming[&p] {
+            let a = resolve_compress(&mut subst, a);
+            if a == p || Some(a) == same {
                 continue;
             }
-            let params = func.dfg.block_params(b).to_vec();
-            for (k, args) in incoming[&b].iter().enumerate() {
-                let p = params[k];
-                let mut same: Option<Value> = None;
-                let mut trivial = true;
-                for &a in args {
-                    let a = resolve(&subst, a);
-                    if a == p || Some(a) == same {
-                        continue;
-                    }
-                    if same.is_some() {
-                        trivial = false;
-                        break;
-                    }
-                    same = Some(a);
-                }
-                // With no incoming value besides itself the block is only reachable
-                // through itself; unreachable blocks are gone, so such a parameter is kept.
-                if let (true, Some(v)) = (trivial, same) {
-                    subst.insert(p, v);
-                    remove.entry(b).or_default().push(k);
-                }
+            if same.is_some() {
+                trivial = false;
+                break;
+            }
+            same = Some(a);
+        }
+        // With no incoming value besides itself the block is only reachable through
+        // itself; unreachable blocks are gone, so such a parameter is kept.
+        if let (true, Some(v)) = (trivial, same) {
+            subst.insert(p, v);
+            if let Some(us) = users.get(&p) {
+                work.extend(us.iter().copied().filter(|u| !subst.contains_key(u)));
             }
         }
-        if subst.is_empty() {
-            return;
+    }
+    if subst.is_empty() {
+        return;
+    }
+    let keys: Vec<Value> = subst.keys().copied().collect();
+    for k in keys {
+        resolve_compress(&mut subst, k);
+    }
+    func.rewrite_uses(|v| subst.get(&v).copied().unwrap_or(v));
+    let mut remove: FastMap<Block, Vec<usize>> = FastMap::default();
+    for p in subst.keys() {
+        if let Some(&(b, k)) = param_of.get(p) {
+            remove.entry(b).or_default().push(k);
         }
-        func.rewrite_uses(|v| resolve(&subst, v));
-        for (&b, ks) in remove.iter_mut() {
-            ks.sort_unstable_by(|x, y| y.cmp(x));
-            for &k in ks.iter() {
-                func.dfg.remove_block_param(b, k);
-            }
+    }
+    for (&b, ks) in remove.iter_mut() {
+        ks.sort_unstable_by(|x, y| y.cmp(x));
+        for &k in ks.iter() {
+            func.dfg.remove_block_param(b, k);
         }
-        let blocks: Vec<Block> = func.layout.blocks().collect();
-        for pb in blocks {
-            let Some(t) = func.terminator(pb) else {
-                continue;
-            };
-            for call in func.dfg.insts[t].branch_destinations_mut() {
-                if let Some(ks) = remove.get(&call.block) {
-                    for &k in ks {
-                        if k < call.args.len() {
-                            call.args.remove(k);
-                        }
+    }
+    for &pb in &blocks {
+        let Some(t) = func.terminator(pb) else {
+            continue;
+        };
+        for call in func.dfg.insts[t].branch_destinations_mut() {
+            if let Some(ks) = remove.get(&call.block) {
+                for &k in ks {
+                    if k < call.args.len() {
+                        call.args.remove(k);
                     }
                 }
             }
@@ -288,16 +373,141 @@ fn remove_trivial_params(func: &mut Function) {
     }
 }
 
-/// Follows substitution chains (acyclic by construction in `remove_trivial_params`).
-fn resolve(subst: &HashMap<Value, Value>, mut v: Value) -> Value {
-    while let Some(&w) = subst.get(&v) {
-        v = w;
+fn incoming_contains_param(param_of: &FastMap<Value, (Block, usize)>, v: Value) -> bool {
+    param_of.contains_key(&v)
+}
+
+/// Follows substitution chains (acyclic by construction in `remove_trivial_params`) and
+/// points every value on the path straight at the end (path compression).
+fn resolve_compress(subst: &mut FastMap<Value, Value>, v: Value) -> Value {
+    let mut root = v;
+    let mut path = Vec::new();
+    while let Some(&w) = subst.get(&root) {
+        path.push(root);
+        root = w;
     }
-    v
+    if path.len() > 1 {
+        for p in path {
+            subst.insert(p, root);
+        }
+    }
+    root
 }
 
 /// Emits `iconst.b32 0` at the end of `block` (used once, for the entry block).
 pub fn make_zero(func: &mut Function, block: Block) -> Value {
     let mut cur = ilc_passes::ir::FuncCursor::new(func).at_end(block);
     cur.ins().iconst(Type::B32, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use ilc_passes::ir::{FuncCursor, IntCC};
+
+    use super::*;
+
+    fn var(i: u32) -> Var {
+        Var {
+            file: VarFile::Temp,
+            index: i,
+            comp: 0,
+        }
+    }
+
+    /// entry -> (a | b) -> join: a variable written differently on both arms becomes one
+    /// join parameter; one written before the branch only needs no parameter.
+    #[test]
+    fn diamond_gets_one_phi_and_trivial_ones_vanish() {
+        let mut f = Function::new("t");
+        let entry = f.append_new_block();
+        let mut ssa = SsaBuilder::new();
+        let zero = make_zero(&mut f, entry);
+        ssa.set_zero(zero);
+        ssa.seal(&mut f, entry);
+        let (a, b, join) = (
+            f.append_new_block(),
+            f.append_new_block(),
+            f.append_new_block(),
+        );
+        let mut c = FuncCursor::new(&mut f).at_end(entry);
+        let x = c.ins().iconst(Type::B32, 7);
+        let p = c.ins().icmp(IntCC::Eq, x, x);
+        c.ins().brif(p, a, &[], b, &[]);
+        ssa.write(var(0), entry, x);
+        ssa.add_pred(a, entry);
+        ssa.add_pred(b, entry);
+        ssa.seal(&mut f, a);
+        ssa.seal(&mut f, b);
+        let mut c = FuncCursor::new(&mut f).at_end(a);
+        let ya = c.ins().iconst(Type::B32, 1);
+        c.ins().jump(join, &[]);
+        let mut c = FuncCursor::new(&mut f).at_end(b);
+        let yb = c.ins().iconst(Type::B32, 2);
+        c.ins().jump(join, &[]);
+        ssa.write(var(1), a, ya);
+        ssa.write(var(1), b, yb);
+        ssa.add_pred(join, a);
+        ssa.add_pred(join, b);
+        ssa.seal(&mut f, join);
+        let y = ssa.read(&mut f, var(1), join);
+        let x2 = ssa.read(&mut f, var(0), join);
+        let u = ssa.read(&mut f, var(9), join);
+        let mut c = FuncCursor::new(&mut f).at_end(join);
+        let s = c.ins().iadd(y, x2);
+        let sum = c.ins().iadd(s, u);
+        c.ins().return_();
+        ssa.finish(&mut f);
+        assert_eq!(f.dfg.block_params(join), &[y]);
+        let add = f.dfg.value_inst(sum).expect("an instruction result");
+        assert_eq!(
+            f.dfg.inst_args(add)[1],
+            zero,
+            "never-written variables read as zero"
+        );
+        assert!(ilc_passes::verifier::verify_function(&f).is_ok());
+    }
+
+    /// A loop header read before the back edge exists gets an incomplete phi that turns
+    /// out trivial when the loop never writes the variable, and is removed.
+    #[test]
+    fn loop_invariant_phi_is_removed_and_long_chains_do_not_recurse() {
+        let mut f = Function::new("t");
+        let entry = f.append_new_block();
+        let mut ssa = SsaBuilder::new();
+        let zero = make_zero(&mut f, entry);
+        ssa.set_zero(zero);
+        ssa.seal(&mut f, entry);
+        let x = FuncCursor::new(&mut f)
+            .at_end(entry)
+            .ins()
+            .iconst(Type::B32, 3);
+        ssa.write(var(0), entry, x);
+        let header = f.append_new_block();
+        FuncCursor::new(&mut f)
+            .at_end(entry)
+            .ins()
+            .jump(header, &[]);
+        ssa.add_pred(header, entry);
+        let r = ssa.read(&mut f, var(0), header);
+        assert_eq!(f.dfg.block_params(header).len(), 1);
+        // A chain of 100k single-predecessor blocks inside the loop.
+        let mut prev = header;
+        for _ in 0..100_000 {
+            let b = f.append_new_block();
+            FuncCursor::new(&mut f).at_end(prev).ins().jump(b, &[]);
+            ssa.add_pred(b, prev);
+            ssa.seal(&mut f, b);
+            prev = b;
+        }
+        let deep = ssa.read(&mut f, var(0), prev);
+        assert_eq!(deep, r);
+        let mut c = FuncCursor::new(&mut f).at_end(prev);
+        c.ins().iadd(deep, deep);
+        c.ins().jump(header, &[]);
+        ssa.add_pred(header, prev);
+        ssa.seal(&mut f, header);
+        ssa.finish(&mut f);
+        assert!(f.dfg.block_params(header).is_empty());
+        assert!(ilc_passes::verifier::verify_function(&f).is_ok());
+    }
 }
