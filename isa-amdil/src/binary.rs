@@ -172,6 +172,10 @@ enum Layout {
     DclUav,
     /// The declaration's single number is the control field (no extra token).
     CtrlNumber,
+    /// `dcl_typed_uav`: id in the control; one extra dword: format 0..3, type 4..7.
+    TypedUav,
+    /// `dcl_typeless_uav`: id in the control; two extra dwords: stride, then one more.
+    TypelessUav,
     Repeat,
     FirstBit,
     Fine,
@@ -184,6 +188,8 @@ fn layout(op: Opcode) -> Layout {
     match op {
         Fence => Layout::Fence,
         DclResource => Layout::DclResource,
+        DclTypedUav => Layout::TypedUav,
+        DclTypelessUav => Layout::TypelessUav,
         DclUav => Layout::DclUav,
         Ifc | Breakc | Continuec | Set => Layout::Relop,
         Cmp => Layout::Cmp,
@@ -262,6 +268,8 @@ struct Ctl {
     pri: Option<u32>,
     sec: Option<u32>,
     aoff: Option<u32>,
+    /// Extra dwords after the operands (`dcl_typed_uav`, `dcl_typeless_uav`).
+    tail: Vec<u32>,
 }
 
 /// `_aoffimmi(u,v,w)` texel offsets in half-texel steps, one signed byte each.
@@ -315,6 +323,12 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     let mut fmt_word = 0u32;
     let mut typed = false;
     let (mut pri, mut sec, mut aoff) = (None, None, None);
+    let mut tail = match lay {
+        Layout::TypedUav => vec![0u32],
+        Layout::TypelessUav => vec![0u32, 0],
+        _ => Vec::new(),
+    };
+    let mut stride_set = false;
     let may_pri =
         inst.opcode != Opcode::DclResource && !matches!(inst.payload, Payload::ImmConstBuffer(_));
     let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
@@ -371,6 +385,39 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 },
             ) if name == "secmod" && sec.is_none() && hex_word(v).is_some() => {
                 sec = hex_word(v);
+            }
+            (Layout::TypedUav | Layout::TypelessUav, Control::Id(n)) => {
+                bits |= fits(*n, 14, "UAV id")?
+            }
+            (Layout::TypedUav, Control::Fmt(0, f))
+                if *f != ElementFormat::Unknown && tail[0] & 0xF == 0 =>
+            {
+                tail[0] |= *f as u32;
+            }
+            (
+                Layout::TypedUav,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "type"
+                && tail[0] & 0xF0 == 0
+                && pixtex(v).is_some_and(|(t, u)| t != 0 && !u) =>
+            {
+                tail[0] |= pixtex(v).map(|(t, _)| t).unwrap_or(0) << 4;
+            }
+            (Layout::TypelessUav, Control::Stride(n)) if *n != 0 && !stride_set => {
+                stride_set = true;
+                tail[0] = *n;
+            }
+            (
+                Layout::TypelessUav,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "word1" && tail[1] == 0 && hex_word(v).is_some_and(|n| n != 0) => {
+                tail[1] = hex_word(v).unwrap_or(0);
             }
             (Layout::DclResource, Control::Id(n)) => bits |= fits(*n, 8, "resource id")?,
             (Layout::DclUav, Control::Id(n)) => bits |= fits(*n, 4, "UAV id")?,
@@ -488,6 +535,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
         pri,
         sec,
         aoff,
+        tail,
     })
 }
 
@@ -499,7 +547,13 @@ pub(crate) fn missing_required_control(inst: &Instruction) -> Option<&'static st
     };
     match layout(inst.opcode) {
         Layout::Relop | Layout::Cmp if inst.relop().is_none() => Some("_relop(op)"),
-        Layout::Id | Layout::RawLoad | Layout::Arena | Layout::DclResource | Layout::DclUav
+        Layout::Id
+        | Layout::RawLoad
+        | Layout::Arena
+        | Layout::DclResource
+        | Layout::DclUav
+        | Layout::TypedUav
+        | Layout::TypelessUav
             if inst.id().is_none() =>
         {
             Some("_id(n)")
@@ -519,6 +573,8 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
     };
     match layout(op) {
         Layout::None | Layout::Dims | Layout::GlobalFlags | Layout::CtrlNumber => {}
+        // Their extra dwords are decoded with the operands.
+        Layout::TypedUav | Layout::TypelessUav => v.push(Control::Id(bits)),
         Layout::DclResource | Layout::DclUav => {
             let res = layout(op) == Layout::DclResource;
             v.push(Control::Id(if res { bits & 0xFF } else { bits & 0xF }));
@@ -752,6 +808,7 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         pri,
         sec,
         aoff,
+        tail,
     } = control_bits(inst)?;
     // Extension comment: controls without bits, payload without binary form, source count.
     let mut ext = String::new();
@@ -898,6 +955,7 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         }
         _ => {}
     }
+    out.extend_from_slice(&tail);
     Ok(())
 }
 
@@ -1331,6 +1389,38 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             }
             _ => {}
         }
+        match layout(op) {
+            Layout::TypedUav => {
+                let t = r.next("the dcl_typed_uav format token")?;
+                let (f, ty) = ((t & 0xF) as usize, ((t >> 4) & 0xF) as usize);
+                if t >> 8 != 0 || f >= ElementFormat::ALL.len() || ty >= PIXTEX.len() {
+                    return r.err(r.pos - 1, "bad dcl_typed_uav format token");
+                }
+                if f != 0 {
+                    inst.controls.push(Control::Fmt(0, ElementFormat::ALL[f]));
+                }
+                if ty != 0 {
+                    inst.controls.push(Control::Generic {
+                        name: "type".into(),
+                        value: Some(pixtex_text(ty as u32, false)),
+                    });
+                }
+            }
+            Layout::TypelessUav => {
+                let stride = r.next("the dcl_typeless_uav stride")?;
+                let w1 = r.next("the dcl_typeless_uav second token")?;
+                if stride != 0 {
+                    inst.controls.push(Control::Stride(stride));
+                }
+                if w1 != 0 {
+                    inst.controls.push(Control::Generic {
+                        name: "word1".into(),
+                        value: Some(hex_text(w1)),
+                    });
+                }
+            }
+            _ => {}
+        }
         inst.controls.extend(e.controls);
         if let Some(p) = e.payload {
             inst.payload = parse_payload(op, &p).map_err(|m| DecodeError {
@@ -1681,6 +1771,22 @@ mod tests {
         );
         // A spelling that does not round-trip exactly stays in the extension comment.
         rt("il_cs_2_0\nload_resource(0)_aoffimmi(1.0,0,0) r0, r1\nmov_primod(0X4E) r0, r1\n");
+    }
+
+    #[test]
+    fn typed_and_typeless_uav_declarations_carry_extra_tokens() {
+        let w = rt("il_cs_2_0\ndcl_typeless_uav_id(12)_stride(4)_length(4)_access(read_write)\n");
+        // The extension comment keeps _length/_access; the declaration itself is id + 2 words.
+        let n = w.len();
+        assert_eq!(
+            &w[n - 3..],
+            &[Opcode::DclTypelessUav.code() as u32 | 12 << 16, 4, 0]
+        );
+        let w = rt("il_cs_2_0\ndcl_typed_uav_id(3)_type(2d)_fmtx(float)\n");
+        assert_eq!(
+            &w[2..],
+            &[Opcode::DclTypedUav.code() as u32 | 3 << 16, 5 | 2 << 4]
+        );
     }
 
     #[test]

@@ -981,6 +981,7 @@ const KNOWN_GENERIC: &[&str] = &[
     "stride",
     "primod",
     "secmod",
+    "word1",
 ];
 
 fn is_store(op: Opcode) -> bool {
