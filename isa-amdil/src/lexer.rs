@@ -62,7 +62,13 @@ impl<'a> Cursor<'a> {
     pub fn new(src: &'a str) -> Cursor<'a> {
         // A UTF-8 byte-order mark (Windows editors write one) is not part of the program.
         let start = if src.starts_with('\u{feff}') { 3 } else { 0 };
-        Cursor { src, bytes: src.as_bytes(), pos: start, line: 1, line_start: start }
+        Cursor {
+            src,
+            bytes: src.as_bytes(),
+            pos: start,
+            line: 1,
+            line_start: start,
+        }
     }
     /// Source text.
     pub fn source(&self) -> &'a str {
