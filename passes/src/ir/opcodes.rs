@@ -262,7 +262,8 @@ define_opcodes! {
     Ffma = "ffma", Ternary, [I, I, I] -> [I], 0;
     /// Unfused a * b + c: the product is rounded (and flushed), then the sum.
     Fmad = "fmad", Ternary, [I, I, I] -> [I], 0;
-    /// Unfused `fmul_legacy(a, b) + c`.
+    /// DX9 multiply-add, fused like Maxwell `FFMA.FMZ` (AMD IL `mad` without `_ieee`):
+    /// if a or b is 0 (after flushing) the result is `+0 + c`, else `ffma a, b, c`.
     FmadLegacy = "fmad_legacy", Ternary, [I, I, I] -> [I], 0;
     /// Minimum; a NaN operand loses to the other; min(-0, +0) = -0.
     Fmin = "fmin", Binary, [I, I] -> [I], COMM;
@@ -367,7 +368,8 @@ define_opcodes! {
     U2d = "u2d", Unary, [I] -> [L], 0;
     /// The f16 in the low 16 bits of x -> f32 (exact; f16 denormals are kept).
     F16to32 = "f16to32", Unary, [I] -> [I], 0;
-    /// f32 -> f16 in the low 16 bits (high bits 0), round to nearest even; overflow -> Inf.
+    /// f32 -> f16 in the low 16 bits (high bits 0), round to nearest even; overflow -> Inf;
+    /// NaN -> 0x7FFF.
     F32to16 = "f32to16", Unary, [I] -> [I], 0;
     // ---- 64-bit pack/unpack ----
     /// `concat lo, hi`: the b64 `hi << 32 | lo`.
