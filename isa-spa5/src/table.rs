@@ -549,6 +549,7 @@ const CCTT: &[&str] = &[
     "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT", "CSM_TA", "CSM_TR", "CSM_MX",
     "FCSM_TA", "FCSM_TR", "FCSM_MX", "RLE", "RGT",
 ];
+const IVALL: &[&str] = &["", "IVALLD", "IVALLT", "IVALLTD"];
 const FCHKOP: &[&str] = &["DIVIDE", "?", "?", "?"];
 const RROOP: &[&str] = &["SINCOS", "EX2"];
 const IMNMXM: &[&str] = &["", "XLO", "XMED", "XHI"];
@@ -788,7 +789,9 @@ forms! {
     BAR_RED_RI:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x80200000000, 0x180700000000), Sync, SIDE, [RA, opt(u(K::UImm(20, 12), W1)), PC], [m(M::BarRed, 35, 2, BARRED)];
     BAR_RED_IR:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x100200000000, 0x180700000000), Sync, SIDE, [u(K::UImm(8, 8), W1), RB, PC], [m(M::BarRed, 35, 2, BARRED)];
     BAR_RED_RR:  "BAR.RED", fx(op16!(0xf0a8, 0xfff8), 0x200000000, 0x180700000000), Sync, SIDE, [RA, RB, PC], [m(M::BarRed, 35, 2, BARRED)];
-    MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS)];
+    MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS), m(M::Mode, 0, 2, IVALL)];
+    B2R_RESULT: "B2R.RESULT", fx(op16!(0xf0b8, 0xfff8), 0x1_0000_ff00, 0x1_0000_ff00), Sync, VAR_LAT, [RD, opt(d(K::PredDst(45), W1))], [];
+    B2R:        "B2R",      fx(op16!(0xf0b8, 0xfff8), 0xe000_0000_0000, 0xe001_0000_0000), Sync, VAR_LAT, [RD, u(K::UImm(8, 8), W1)], [];
     DEPBAR:     "DEPBAR",   fx(op16!(0xf0f0, 0xfff8), 0, 0x3ff0_0000), Sync, SIDE, [u(K::SbMask, W1)], [];
     DEPBAR_LE:  "DEPBAR.LE", fx(op16!(0xf0f0, 0xfff8), 0x2000_0000, 0x2000_0000), Sync, SIDE, [u(K::Sb, W1), u(K::UImm(20, 6), W1), opt(u(K::SbMask, W1))], [];
     SHFL_RR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, RB, RC], [m(M::ShflOp, 30, 2, SHFLOP)];

@@ -19,8 +19,8 @@ const PER_FORM: usize = 200;
 fn random_control(r: &mut Rng, inst: &Inst) -> Control {
     // Reuse flags only where the form has an operand in that slot.
     let mut reuse_ok = 0u8;
-    for f in inst.form().operands {
-        if let Some(s) = isa_spa5::asm::print::reuse_slot(f.kind) {
+    for k in 0..inst.form().operands.len() {
+        if let Some(s) = isa_spa5::asm::print::reuse_slot(inst.form(), k) {
             reuse_ok |= 1 << s;
         }
     }

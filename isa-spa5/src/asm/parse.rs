@@ -349,7 +349,7 @@ fn parse_operand(
     let k8 = k as u8;
     let mut s = text.trim();
     if let Some(r) = s.strip_suffix(".reuse") {
-        *reuse |= 1 << reuse_slot(f.kind)?;
+        *reuse |= 1 << reuse_slot(form, k)?;
         s = r;
     }
     if is_imm(f.kind) {

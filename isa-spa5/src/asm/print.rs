@@ -30,11 +30,24 @@ fn hex(v: i64) -> String {
     }
 }
 
-/// The reuse slot of an operand field, if it has one (A = Ra, B = Rb, C = Rc).
-pub fn reuse_slot(kind: OpKind) -> Option<u8> {
-    match kind {
+/// The operand reuse slot (control bits 20:17: 0 = A, 1 = B, 2 = C) of operand `k` of
+/// `form`, if nvdisasm shows one. Slots follow source *position*: in the `_RC` forms the
+/// register at bits 39..47 is the second source (slot B). FADD and DADD read their second
+/// register through slot C. Conversions, MUFU, double compares/min-max, atomics, BAR and
+/// SHFL show no reuse at all (learned by probing nvdisasm with each flag).
+pub fn reuse_slot(form: &crate::table::Form, k: usize) -> Option<u8> {
+    const NONE: &[&str] = &[
+        "F2F", "F2I", "I2F", "I2I", "FLO", "POPC", "MUFU", "DMNMX", "DSETP", "DSET", "ATOM", "RED",
+        "BAR", "SHFL",
+    ];
+    if NONE.iter().any(|p| form.mnemonic.starts_with(p)) {
+        return None;
+    }
+    match form.operands.get(k)?.kind {
         OpKind::Gpr(8) => Some(0),
+        OpKind::Gpr(20) if form.name == "FADD_R" || form.name == "DADD_R" => Some(2),
         OpKind::Gpr(20) => Some(1),
+        OpKind::Gpr(39) if form.name.ends_with("_RC") => Some(1),
         OpKind::Gpr(39) => Some(2),
         _ => None,
     }
@@ -229,7 +242,7 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         if absolute && !imm {
             s.push('|');
         }
-        if let Some(slot) = reuse_slot(f.kind) {
+        if let Some(slot) = reuse_slot(form, k as usize) {
             if ctx.reuse & (1 << slot) != 0 {
                 s.push_str(".reuse");
             }
