@@ -673,3 +673,41 @@ fn long_and_deeply_nested_programs_lower_without_recursion() {
     let func = ilc::lower::lower(&prog.expect("parses")).expect("lowers");
     assert!(ilc_passes::verifier::verify_function(&func).is_ok());
 }
+
+#[test]
+fn media_packing() {
+    check(
+        "sadhi r5, r1, r2, r3
+u4lerp r6, r1, r2, r3
+f_2_u4 r7, r1
+mov r8, r7
+",
+    );
+}
+
+#[test]
+fn immediate_constant_buffer_direct_and_indexed() {
+    let src = wrap(
+        "dcl_literal l101, 3, 0, 0, 0",
+        "and r9.x, r1.x, l101.x
+mov r5, icb[r9.x]
+mov r6, icb[1]
+mov r7, icb[r9.x+2].wzyx
+mov r8, icb[9]
+",
+    );
+    let (prog, _) = isa_amdil::parse(&src);
+    let mut prog = prog.expect("parses");
+    // The text form has no icb declaration; the binary form carries the data.
+    let mut dcl = isa_amdil::ast::Instruction::new(isa_amdil::Opcode::DclConstBuffer);
+    dcl.payload =
+        isa_amdil::ast::Payload::ImmConstBuffer((0..16).map(|i| i * 0x0101 + 7).collect());
+    prog.statements.insert(1, dcl);
+    let func = ilc::lower::lower(&prog).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ilc_passes::verifier::verify_function(&func).is_ok());
+    let mut bufs = Buffers::default();
+    bufs.uavs.insert(0, inputs(17, 2 * 16 * 16));
+    bufs.uavs.insert(1, vec![0u8; 2 * 16 * 64]);
+    validate::check_equivalent(&prog, &func, [2, 1, 1], &bufs, &BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -157,6 +157,8 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) sys_cache: HashMap<(RegKind, u8), Value>,
     /// The entry block.
     entry: Block,
+    /// Private copy of `icb[]` for register-indexed reads, once needed.
+    pub(crate) icb_slot: Option<StackSlot>,
     /// When set, [`Lowerer::cursor`] inserts at the end of the entry block (before its
     /// terminator): used for work-item invariants that must dominate every use.
     pub(crate) at_entry: bool,
@@ -189,6 +191,7 @@ impl<'p> Lowerer<'p> {
             sys_cache: HashMap::new(),
             entry,
             at_entry: false,
+            icb_slot: None,
         }
     }
 

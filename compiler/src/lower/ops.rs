@@ -247,6 +247,27 @@ impl Lowerer<'_> {
         self.write_dst(st, wty, [Some(v); 4])
     }
 
+    /// Computes `f` once on all four components of source 0 and broadcasts it.
+    fn broadcast_all(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        wty: Ty,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let mut v = Vec::with_capacity(4);
+        for k in 0..4 {
+            v.push(srcs.get(self, st, 0, k, ty)?);
+        }
+        let r = f(self, &v)?;
+        self.write_dst(st, wty, [Some(r); 4])
+    }
+
     // ---- float helpers ----
 
     pub(crate) fn sgn(&mut self, x: Value) -> Value {
@@ -649,6 +670,45 @@ impl Lowerer<'_> {
                 })
             }
             O::Sad => self.per_comp(st, i, 3, |l, a| Ok(l.sad(a[0], a[1], a[2]))),
+            O::SadHi => self.per_comp(st, i, 3, |l, a| {
+                let zero = l.iconst(0);
+                let s = l.sad(a[0], a[1], zero);
+                let k = l.iconst(16);
+                let s = l.cursor().ins().ishl(s, k);
+                Ok(l.cursor().ins().iadd(s, a[2]))
+            }),
+            O::U4lerp => self.per_comp(st, i, 3, |l, a| {
+                let mut r = l.iconst(0);
+                for k in 0..4 {
+                    let w8 = l.iconst(8);
+                    let w1 = l.iconst(1);
+                    let o = l.iconst(8 * k);
+                    let x = l.cursor().ins().ubfe(w8, o, a[0]);
+                    let y = l.cursor().ins().ubfe(w8, o, a[1]);
+                    let z = l.cursor().ins().ubfe(w1, o, a[2]);
+                    let s = l.cursor().ins().iadd(x, y);
+                    let s = l.cursor().ins().iadd(s, z);
+                    let one = l.iconst(1);
+                    let h = l.cursor().ins().ushr(s, one);
+                    r = l.cursor().ins().bfi(w8, o, h, r);
+                }
+                Ok(r)
+            }),
+            O::F2U4 => self.broadcast_all(st, Ty::Float, Ty::Float, |l, v| {
+                let mut r = l.iconst(0);
+                for (k, &x) in v.iter().enumerate() {
+                    let zero = l.iconst(0);
+                    let top = l.iconst(255.0f32.to_bits());
+                    // fmax(NaN, 0) = 0, so NaN packs as 0 like the interpreter's clamp.
+                    let c = l.cursor().ins().fmax(x, zero);
+                    let c = l.cursor().ins().fmin(c, top);
+                    let b = l.cursor().ins().f2u(c);
+                    let w8 = l.iconst(8);
+                    let o = l.iconst(8 * k as u32);
+                    r = l.cursor().ins().bfi(w8, o, b, r);
+                }
+                Ok(r)
+            }),
             O::Sad4 => self.lower_sad4(st),
             O::Unpack0 | O::Unpack1 | O::Unpack2 | O::Unpack3 => {
                 let n = match st.opcode {

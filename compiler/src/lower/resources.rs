@@ -14,8 +14,8 @@
 //!   out-of-range vector access keeps its in-range dwords.
 //!
 //! Known differences from the interpreter: addresses wrap at 2^32 (the interpreter computes
-//! them in 64 bits); SRVs, append buffers, `lds`/`uav` `mskor` and register-indexed `icb`
-//! are rejected with a diagnostic.
+//! them in 64 bits); SRVs, append buffers and `lds` `mskor` are
+//! rejected with a diagnostic.
 
 use ilc_passes::ir::{
     AtomicOp as IrAtomic, BarrierFlags, MemArg, MemSize, MemSpace, SpecialReg, Value,
@@ -160,8 +160,11 @@ impl Lowerer<'_> {
             }
             RegKind::ImmConstBuffer => {
                 let idx = self.index(reg)?;
-                if idx.rel.is_some() {
-                    return Err("register-indexed icb[] is not supported".into());
+                if let Some(rel) = idx.rel {
+                    let slot = self.icb_slot();
+                    let a = self.elem_addr(rel, idx.base);
+                    let m = mem(MemSpace::Private(slot), 4 * c as i32, MemSize::Words(1));
+                    return Ok(self.cursor().ins().load(m, Some(a))[0]);
                 }
                 let v = self.decls.icb.get(idx.base as usize).map_or(0, |e| e[c]);
                 Ok(self.iconst(v))
@@ -194,6 +197,30 @@ impl Lowerer<'_> {
             k if k.is_thread_id() => Ok(self.sys_value(k, c)),
             k => Err(format!("source register `{}` is not supported", k.name())),
         }
+    }
+
+    /// The private copy of the immediate constant buffer for register-indexed reads,
+    /// filled once in the entry block (reads past its end give 0 like the interpreter's).
+    fn icb_slot(&mut self) -> ilc_passes::ir::StackSlot {
+        if let Some(s) = self.icb_slot {
+            return s;
+        }
+        let icb = self.decls.icb.clone();
+        let slot = self
+            .func
+            .create_stack_slot((icb.len() as u32).saturating_mul(16));
+        self.at_entry = true;
+        for (e, words) in icb.iter().enumerate() {
+            for (c, &w) in words.iter().enumerate() {
+                let v = self.iconst(w);
+                let off = (16 * e + 4 * c) as i32;
+                let m = mem(MemSpace::Private(slot), off, MemSize::Words(1));
+                self.cursor().ins().store(m, None, &[v]);
+            }
+        }
+        self.at_entry = false;
+        self.icb_slot = Some(slot);
+        slot
     }
 
     /// Current value of component `c` of a destination register (for `cmov`).
