@@ -343,12 +343,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         FroundEven => one(rf(f(a).round_ties_even())),
         Ffract => {
             let x = f(a);
-            if !x.is_finite() {
-                one(F32_NAN as u64)
-            } else {
-                let r = (x - x.floor()).min(f32::from_bits(0x3F7F_FFFF));
-                one(rf(r))
-            }
+            one(rf(x - x.floor()))
         }
         Fsat => {
             let x = f(a);
@@ -378,16 +373,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Dceil => one(rd(d(a).ceil())),
         Dtrunc => one(rd(d(a).trunc())),
         DroundEven => one(rd(d(a).round_ties_even())),
-        Dfract => {
-            let x = d(a);
-            if !x.is_finite() {
-                one(F64_NAN)
-            } else {
-                one(rd(
-                    (x - x.floor()).min(f64::from_bits(0x3FEF_FFFF_FFFF_FFFF))
-                ))
-            }
-        }
+        Dfract => one(rd(d(a) - d(a).floor())),
         Dldexp => one(rd(ldexp(d(a), b as u32 as i32))),
         DfrexpMant => one(rd(frexp(d(a)).0)),
         DfrexpExp => one(frexp(d(a)).1 as u32 as u64),
@@ -623,7 +609,8 @@ mod tests {
         assert_eq!(un(Fsat, fb(-0.0)), 0);
         assert_eq!(un(Fsat, fb(-3.0)), 0);
         assert_eq!(un(Fsat, fb(0.25)), fb(0.25));
-        assert_eq!(un(Ffract, fb(-1e-10)), 0x3F7F_FFFF);
+        assert_eq!(un(Ffract, fb(-1e-10)), fb(1.0)); // rounds up, as FRND.FLOOR + FADD does
+        assert_eq!(un(Ffract, fb(f32::INFINITY)), F32_NAN as u64);
         assert_eq!(un(Ffract, fb(2.25)), fb(0.25));
         assert_eq!(un(FroundEven, fb(2.5)), fb(2.0));
         assert_eq!(un(Fneg, 0), 0x8000_0000);

@@ -298,7 +298,8 @@ define_opcodes! {
     Ftrunc = "ftrunc", Unary, [I] -> [I], 0;
     /// Round to nearest, ties to even.
     FroundEven = "fround_even", Unary, [I] -> [I], 0;
-    /// x - floor(x), clamped to at most 0x3F7FFFFF (largest float below 1); NaN/Inf -> NaN.
+    /// x - floor(x) (one rounding: a tiny negative x gives 1.0, as on Maxwell and in the AMD
+    /// IL interpreter, although the guide promises [0, 1)); NaN/Inf -> NaN.
     Ffract = "ffract", Unary, [I] -> [I], 0;
     /// Clamp to [0, 1]; NaN and -0 -> +0.
     Fsat = "fsat", Unary, [I] -> [I], 0;
@@ -333,7 +334,7 @@ define_opcodes! {
     Dtrunc = "dtrunc", Unary, [L] -> [L], 0;
     /// Round to nearest, ties to even.
     DroundEven = "dround_even", Unary, [L] -> [L], 0;
-    /// x - floor(x), clamped below 1.0; NaN/Inf -> NaN (AMD IL `dfrac`).
+    /// x - floor(x) (as `ffract`); NaN/Inf -> NaN (AMD IL `dfrac`).
     Dfract = "dfract", Unary, [L] -> [L], 0;
     /// `dldexp x, e`: x * 2^e (e a signed b32), one IEEE rounding.
     Dldexp = "dldexp", Binary, [L, I] -> [L], 0;
