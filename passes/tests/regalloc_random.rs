@@ -84,6 +84,7 @@ fn random_functions_full_register_file() {
 
 #[test]
 fn random_functions_tiny_register_file_spill() {
+    // 128-bit stores whose data stays live need 4 + 4 + 1 registers at once: more than 8.
     let gen = GenConfig {
         max_store_words: 2,
         max_load_words: 4,

@@ -22,6 +22,21 @@ use crate::ir::{
 };
 use crate::target::{Footprint, PReg, TargetIsa};
 
+/// One step of an operand-group copy: member `j`'s move, or a copy of member `j`'s source
+/// to a scratch register first (cycle breaking).
+#[derive(Clone, Debug)]
+enum BundleStep {
+    Move(usize),
+    Scratch(usize, PReg),
+}
+
+/// Move order (and scratch copies) chosen for one bundle, applied after coloring.
+#[derive(Clone, Debug)]
+struct BundleFix {
+    moves: Vec<Inst>,
+    steps: Vec<BundleStep>,
+}
+
 /// Register file occupancy.
 struct Regs {
     occ: PerRegFile<Vec<Option<Value>>>,
@@ -115,6 +130,10 @@ struct Colorer<'a> {
     src_of_bundle: SecondaryMap<Value, Option<(u32, u32)>>,
     /// Run chosen for each bundle by its first placed source.
     bundle_base: Vec<Option<u32>>,
+    /// Move orders of the bundles, applied after coloring.
+    fixups: Vec<BundleFix>,
+    /// One past the highest GPR assigned so far.
+    high: u32,
 }
 
 /// Assigns registers; fills `alloc.regs`.
@@ -136,6 +155,8 @@ pub fn run(
         want: SecondaryMap::new(),
         src_of_bundle: SecondaryMap::new(),
         bundle_base: vec![None; bundles.list.len()],
+        fixups: Vec::new(),
+        high: 0,
     };
     if group_hints {
         c.find_bundle_sources(func);
@@ -148,6 +169,55 @@ pub fn run(
         let mut kids = dt.children(b).to_vec();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);
+    }
+    let fixups = std::mem::take(&mut c.fixups);
+    for fix in fixups {
+        apply_fix(func, target, &fix, alloc)?;
+    }
+    Ok(())
+}
+
+/// Reorders a bundle's moves as chosen, inserting the scratch copies.
+fn apply_fix(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    fix: &BundleFix,
+    alloc: &mut Allocation,
+) -> Result<(), Failure> {
+    // The moves are consecutive; the consuming instruction follows the last one.
+    let last = *fix
+        .moves
+        .iter()
+        .max_by(|&&a, &&b| func.layout.cmp_in_block(a, b))
+        .expect("bundles are non-empty");
+    let anchor = func
+        .layout
+        .next_inst(last)
+        .expect("operand-group moves precede their instruction");
+    for &m in &fix.moves {
+        func.layout.remove_inst(m);
+    }
+    for step in &fix.steps {
+        match *step {
+            BundleStep::Move(j) => func.layout.insert_inst(fix.moves[j], anchor),
+            BundleStep::Scratch(j, reg) => {
+                let mi = fix.moves[j];
+                let src = func.dfg.inst_args(mi)[0];
+                let ty = func.dfg.value_type(src);
+                let data = target.make_move(ty, src);
+                let t = super::insert_inst(
+                    func,
+                    data,
+                    super::InsertAt::Before(anchor),
+                    EditKind::Move,
+                    alloc,
+                );
+                super::check_made(func, t, &[src], Some(ty), "move")?;
+                let tv = func.dfg.inst_results(t)[0];
+                alloc.regs[tv] = Some(reg);
+                func.dfg.insts[mi].args_mut()[0] = tv;
+            }
+        }
     }
     Ok(())
 }
@@ -238,6 +308,9 @@ impl Colorer<'_> {
                 .find(fp.file, w, a)
                 .ok_or(Failure::Fragmented(v, fp.file))?,
         };
+        if fp.file == RegFile::Gpr {
+            self.high = self.high.max(start + w);
+        }
         self.regs.set(fp.file, start, w, Some(v));
         alloc.regs[v] = Some(PReg {
             file: fp.file,
@@ -267,6 +340,7 @@ impl Colorer<'_> {
                 .find(file, total, align)
                 .ok_or(Failure::Fragmented(members[0], file))?,
         };
+        self.high = self.high.max(start + total);
         let mut r = start;
         for &m in members {
             let w = u32::from(self.fp(func, m).width);
@@ -462,34 +536,32 @@ impl Colorer<'_> {
             .iter()
             .map(|&m| func.dfg.inst_args(func.dfg.value_inst(m).expect("move"))[0])
             .collect();
-        // A run where every member's registers are free or already hold that member's
-        // source, which dies at its move (the move is then an identity and disappears).
         let widths: Vec<u32> = srcs
             .iter()
             .map(|&s| u32::from(self.fp(func, s).width))
             .collect();
-        let in_place_at = |me: &Self, base: u32| -> Option<Vec<Value>> {
-            if !base.is_multiple_of(align.max(1)) {
-                return None;
+        let total: u32 = widths.iter().sum();
+        // Sources whose last use is a move of this bundle: their registers may hold the
+        // group (the moves are then ordered so each source is read before it is
+        // overwritten).
+        let mut dying: Vec<Value> = Vec::new();
+        for &s in &srcs {
+            if pos.iter().any(|&p| kills[p].contains(&s)) && !dying.contains(&s) {
+                dying.push(s);
             }
-            let mut moved_in = Vec::new();
-            let mut off = base;
-            for (j, &s) in srcs.iter().enumerate() {
-                let w = widths[j];
-                let free = me.regs.is_free(RegFile::Gpr, off, w);
-                if !free
-                    && alloc.regs[s] == Some(PReg::gpr(off as u16))
-                    && kills[pos[j]].contains(&s)
-                    && srcs.iter().filter(|&&t| t == s).count() == 1
-                {
-                    moved_in.push(s);
-                } else if !free {
-                    return None;
-                }
-                off += w;
-            }
-            (off <= me.regs.occ[RegFile::Gpr].len() as u32).then_some(moved_in)
-        };
+        }
+        if let Some(b) = self.bundle_base[bi] {
+            self.regs.reserve(b, total, -1);
+        }
+        // Registers not holding any source, if that costs no new registers: the moves then
+        // need no ordering or scratch.
+        let fresh = self
+            .regs
+            .find(RegFile::Gpr, total, align)
+            .filter(|&f| f + total <= self.high);
+        for &s in &dying {
+            self.free_value(func, s, alloc);
+        }
         let mut cands: Vec<u32> = Vec::new();
         if let Some(b) = self.bundle_base[bi] {
             cands.push(b);
@@ -497,24 +569,77 @@ impl Colorer<'_> {
         if let Some(r0) = alloc.regs[srcs[0]].filter(|r| r.file == RegFile::Gpr) {
             cands.push(u32::from(r0.index));
         }
-        let mut in_place = None;
-        for base in cands {
-            if let Some(moved_in) = in_place_at(self, base) {
-                for s in moved_in {
-                    self.free_value(func, s, alloc);
-                }
-                in_place = Some(base);
-                break;
+        let base = cands
+            .into_iter()
+            .find(|&b| b.is_multiple_of(align.max(1)) && self.regs.is_free(RegFile::Gpr, b, total))
+            .or(fresh)
+            .or_else(|| self.regs.find(RegFile::Gpr, total, align))
+            .ok_or(Failure::Fragmented(members[0], RegFile::Gpr))?;
+        self.place_group(func, &members, align, Some(base), alloc)?;
+        // Order the moves as a parallel copy: a move may run once no unread source lies in
+        // its destination; cycles go through a free scratch register.
+        let src_range = |r: PReg, w: u32| (u32::from(r.index), u32::from(r.index) + w);
+        let overlap = |a: (u32, u32), b: (u32, u32)| a.0 < b.1 && b.0 < a.1;
+        let mut pending: Vec<(usize, (u32, u32))> = Vec::new();
+        let mut steps: Vec<BundleStep> = Vec::new();
+        let mut off = base;
+        for (j, &s) in srcs.iter().enumerate() {
+            let w = widths[j];
+            let r = alloc.regs[s].ok_or(Failure::Fragmented(s, RegFile::Gpr))?;
+            if r.file == RegFile::Gpr && u32::from(r.index) == off {
+                steps.push(BundleStep::Move(j));
+            } else {
+                pending.push((j, src_range(r, w)));
             }
+            off += w;
         }
-        if let Some(b) = self.bundle_base[bi] {
-            let total: u32 = members
+        let dst = |j: usize| {
+            let o: u32 = widths[..j].iter().sum();
+            (base + o, base + o + widths[j])
+        };
+        while !pending.is_empty() {
+            let ready = (0..pending.len()).find(|&i| {
+                let d = dst(pending[i].0);
+                pending
+                    .iter()
+                    .enumerate()
+                    .all(|(x, p)| x == i || !overlap(d, p.1))
+            });
+            if let Some(i) = ready {
+                steps.push(BundleStep::Move(pending.remove(i).0));
+                continue;
+            }
+            // A cycle: copy one source to a register free of values and unread sources.
+            let (j, _) = pending[0];
+            let w = widths[j];
+            let a = u32::from(self.fp(func, srcs[j]).align).max(1);
+            let n = self.regs.occ[RegFile::Gpr].len() as u32;
+            let mut scratch = None;
+            let mut i = 0;
+            while i + w <= n {
+                if self.regs.is_free(RegFile::Gpr, i, w)
+                    && pending.iter().all(|p| !overlap((i, i + w), p.1))
+                {
+                    scratch = Some(i);
+                    break;
+                }
+                i += a;
+            }
+            let sr = scratch.ok_or(Failure::Fragmented(members[j], RegFile::Gpr))?;
+            steps.push(BundleStep::Scratch(j, PReg::gpr(sr as u16)));
+            pending[0].1 = (sr, sr + w);
+        }
+        self.fixups.push(BundleFix {
+            moves: members
                 .iter()
-                .map(|&m| u32::from(self.fp(func, m).width))
-                .sum();
-            self.regs.reserve(b, total, -1);
-        }
-        self.place_group(func, &members, align, in_place, alloc)?;
+                .map(|&m| {
+                    func.dfg
+                        .value_inst(m)
+                        .expect("bundle member is a move result")
+                })
+                .collect(),
+            steps,
+        });
         for &v in &kills[k] {
             self.free_value(func, v, alloc);
         }

@@ -385,11 +385,13 @@ impl Spiller<'_> {
                     w.insert(at, v);
                 }
             }
-            // Operands dying here.
+            // Operands dying here (for a bundle: sources not used after its last move; the
+            // colorer reuses their registers for the group).
+            let end = p + bundle.map_or(1, |bd| bd.members.len() as u32);
             let dying: Vec<Value> = uses
                 .iter()
                 .copied()
-                .filter(|&v| self.next_use(func, b, v, p + 1) >= INF)
+                .filter(|&v| self.next_use(func, b, v, end) >= INF)
                 .collect();
             if !early {
                 w.retain(|v| !dying.contains(v));
@@ -401,7 +403,12 @@ impl Spiller<'_> {
                     .filter(|&(f, _)| f == file)
                     .map(|(_, n)| n)
                     .sum();
-                let keep: &[Value] = if early { &uses } else { &[] };
+                // Bundle sources are read by the later moves: never evict them here.
+                let keep: &[Value] = if early || bundle.is_some() {
+                    &uses
+                } else {
+                    &[]
+                };
                 self.make_room(func, b, p, &mut w, keep, file, need, inst)?;
             }
             w.extend(defs.iter().copied());
