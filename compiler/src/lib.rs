@@ -41,6 +41,32 @@ pub struct IrOutput {
     pub text: String,
 }
 
+/// A compiled kernel: the cubin, the raw code, the assembly and the launch description.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    /// The kernel's name in the cubin.
+    pub name: String,
+    /// The cubin ELF, loadable with `cuModuleLoadData`.
+    pub cubin: Vec<u8>,
+    /// The raw code words (a control word before every three instructions).
+    pub code: Vec<u64>,
+    /// Assembly in nvdisasm syntax.
+    pub asm_nvdisasm: String,
+    /// Assembly in the SPA syntax, with the scheduling hints of every instruction.
+    pub asm_spa: String,
+    /// How to launch it: parameter layout, constant buffers, shared memory, block size,
+    /// registers, local memory.
+    pub layout: spa5::abi::LaunchLayout,
+    /// Registers per thread.
+    pub num_regs: u32,
+    /// Local memory per thread in bytes (private arrays and spills).
+    pub local_size: u32,
+    /// Pass timings and requested dumps.
+    pub log: PassLog,
+    /// Frontend warnings.
+    pub warnings: Diagnostics,
+}
+
 /// A compiler configured by [`Options`]. Cheap to clone; `Sync`.
 #[derive(Clone, Debug, Default)]
 pub struct Compiler {
@@ -73,7 +99,8 @@ impl Compiler {
         let front = self.front(source)?;
         log.times.push(("frontend".to_owned(), start.elapsed()));
         let start = Instant::now();
-        let mut function = lower::lower(&front.program).map_err(lower_diagnostics)?;
+        let name = self.options.kernel_name.as_deref().unwrap_or("main");
+        let mut function = lower::lower_named(&front.program, name).map_err(lower_diagnostics)?;
         log.times.push(("lower".to_owned(), start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
@@ -83,6 +110,41 @@ impl Compiler {
             log,
             warnings: front.warnings,
             text: front.text,
+        })
+    }
+}
+
+impl Compiler {
+    /// Compiles a kernel (IL text or binary token stream) all the way to a cubin.
+    pub fn compile(&self, source: &[u8]) -> Result<CompiledKernel, Diagnostics> {
+        let ir = self.compile_ir(source)?;
+        let opts = spa5::Spa5Options {
+            sm: match self.options.arch {
+                Arch::Sm50 => isa_spa5::cubin::Sm::Sm50,
+                Arch::Sm52 => isa_spa5::cubin::Sm::Sm52,
+                Arch::Sm53 => isa_spa5::cubin::Sm::Sm53,
+            },
+            assume_in_bounds: self.options.assume_in_bounds,
+            serial: self.options.serial,
+            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254),
+            schedule: self.options.opt_level > OptLevel::O0,
+        };
+        let mut log = ir.log;
+        let start = Instant::now();
+        let out = spa5::compile(&ir.function, &opts)
+            .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
+        log.times.push(("spa5 backend".to_owned(), start.elapsed()));
+        Ok(CompiledKernel {
+            name: ir.function.name.clone(),
+            cubin: out.cubin,
+            code: out.code,
+            asm_nvdisasm: out.listing,
+            asm_spa: out.listing_sched,
+            layout: out.layout,
+            num_regs: out.num_regs,
+            local_size: out.local_size,
+            log,
+            warnings: ir.warnings,
         })
     }
 }

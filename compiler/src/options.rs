@@ -110,4 +110,14 @@ pub struct Options {
     pub dump_after: Vec<String>,
     /// Record the time spent in every pass.
     pub time_passes: bool,
+    /// Name of the kernel in the cubin (`None`: `main`).
+    pub kernel_name: Option<String>,
+    /// Skip the IL out-of-range checks on UAV accesses: the driver guarantees every access
+    /// is in bounds (as CUDA code assumes).
+    pub assume_in_bounds: bool,
+    /// Debug mode: every instruction waits on every scoreboard with the longest stall.
+    pub serial: bool,
+    /// Most GPRs per thread the register allocator may use (`None`: the hardware's 254);
+    /// small values force spilling.
+    pub max_regs: Option<u32>,
 }

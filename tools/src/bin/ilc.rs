@@ -17,6 +17,21 @@ enum Emit {
     Ast,
     /// The optimized SSA IR, in its parseable text form.
     Ir,
+    /// SPA 5.0 assembly (see --syntax).
+    Asm,
+    /// A cubin ELF (the default; written to KERNEL.cubin unless -o is given).
+    Cubin,
+    /// The raw code words, little-endian (control words included).
+    Bin,
+}
+
+/// Assembly syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Syntax {
+    /// The SPA syntax: nvdisasm's text plus the scheduling hints of every instruction.
+    Spa,
+    /// Exactly what nvdisasm prints (no scheduling hints).
+    Nvdisasm,
 }
 
 /// Compile AMD IL kernels to NVIDIA Maxwell (SPA 5.0) code.
@@ -32,8 +47,23 @@ struct Cli {
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     /// What to produce.
-    #[arg(long, value_enum, default_value = "ast")]
+    #[arg(long, value_enum, default_value = "cubin")]
     emit: Emit,
+    /// Assembly syntax for --emit asm.
+    #[arg(long, value_enum, default_value = "spa")]
+    syntax: Syntax,
+    /// Kernel name in the cubin (default: the input file's stem).
+    #[arg(long)]
+    name: Option<String>,
+    /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
+    #[arg(long = "assume-in-bounds")]
+    assume_in_bounds: bool,
+    /// Debug: every instruction waits on everything (longest stalls, all barriers).
+    #[arg(long)]
+    serial: bool,
+    /// Most registers per thread (small values force spilling).
+    #[arg(long = "max-regs")]
+    max_regs: Option<u32>,
     /// Optimization level 0..3.
     #[arg(short = 'O', default_value = "2")]
     opt: String,
@@ -77,6 +107,10 @@ fn main() -> ExitCode {
         opt_level,
         dump_after: cli.dump_after.clone(),
         time_passes: cli.time_passes,
+        kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
+        assume_in_bounds: cli.assume_in_bounds,
+        serial: cli.serial,
+        max_regs: cli.max_regs,
         ..Options::default()
     });
     let fail = |diags: ilc::Diagnostics| {
@@ -105,8 +139,66 @@ fn main() -> ExitCode {
             }
             Err(diags) => return fail(diags),
         },
+        Emit::Asm | Emit::Cubin | Emit::Bin => match compiler.compile(&source) {
+            Ok(k) => {
+                eprint!(
+                    "{}",
+                    k.warnings
+                        .render(&file_name, &String::from_utf8_lossy(&source))
+                );
+                if let Err(code) = write_dumps(&cli, &k.log) {
+                    return code;
+                }
+                if cli.time_passes {
+                    eprint!("{}", k.log.time_report());
+                }
+                match cli.emit {
+                    Emit::Asm => {
+                        let text = match cli.syntax {
+                            Syntax::Spa => k.asm_spa,
+                            Syntax::Nvdisasm => k.asm_nvdisasm,
+                        };
+                        return write_output(cli.output.as_ref(), text.as_bytes());
+                    }
+                    Emit::Cubin => {
+                        let path = cli
+                            .output
+                            .clone()
+                            .unwrap_or_else(|| cli.input.with_extension("cubin"));
+                        return write_output(Some(&path), &k.cubin);
+                    }
+                    _ => {
+                        let bytes: Vec<u8> = k.code.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        return write_output(cli.output.as_ref(), &bytes);
+                    }
+                }
+            }
+            Err(diags) => return fail(diags),
+        },
     };
     write_output(cli.output.as_ref(), out.as_bytes())
+}
+
+/// A C-identifier kernel name from the input file's stem (`my-kernel.il` -> `my_kernel`).
+fn kernel_name(input: &std::path::Path) -> String {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, 'k');
+    }
+    name
 }
 
 /// Writes the requested IR dumps (and DOT files) to stderr or the dump directory.
