@@ -202,7 +202,7 @@ pub mod flags {
 }
 
 /// Latency/throughput class of a form (see [`crate::latency`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
     /// Integer/logic ALU, fixed latency.
     Alu,
