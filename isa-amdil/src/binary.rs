@@ -667,7 +667,11 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
 
 /// Canonical rank of a control, used to order controls after decoding.
 fn control_rank(c: &Control) -> u32 {
-    match c {
+    // A nameless value (`mcall(1)`) can only be written right after the mnemonic.
+    if matches!(c, Control::Generic { name, .. } if name.is_empty()) {
+        return 0;
+    }
+    1 + match c {
         Control::Id(_) => 0,
         Control::Resource(_) => 1,
         Control::Sampler(_) => 2,
@@ -1786,6 +1790,23 @@ mod tests {
         assert_eq!(
             &w[2..],
             &[Opcode::DclTypedUav.code() as u32 | 3 << 16, 5 | 2 << 4]
+        );
+    }
+
+    #[test]
+    fn immediate_constant_buffer() {
+        let w = rt("il_cs_2_0\ndcl_cb icb[2] = {1, 2, 0x3, 4.0, 5}\nmov r0, icb[1].y\n");
+        assert_eq!(
+            &w[2..9],
+            &[
+                Opcode::DclConstBuffer.code() as u32 | 1 << 31,
+                5,
+                1,
+                2,
+                3,
+                0x4080_0000,
+                5
+            ]
         );
     }
 

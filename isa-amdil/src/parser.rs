@@ -702,6 +702,10 @@ impl<'a> Parser<'a> {
                 self.separator()?;
                 let mark = self.c.mark();
                 let reg = self.reg()?;
+                if info.form == Form::ConstBuffer && reg.kind == RegKind::ImmConstBuffer {
+                    inst.payload = self.imm_const_buffer(&reg, mark)?;
+                    return Ok(());
+                }
                 let want = if info.form == Form::ConstBuffer {
                     RegKind::ConstBuffer
                 } else {
@@ -769,6 +773,65 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `dcl_cb icb[K] = {d0, d1, ...}`: the immediate constant buffer's dwords (the guide
+    /// gives no text form; this is ours, K = number of vec4 elements = ceil(dwords / 4)).
+    fn imm_const_buffer(&mut self, reg: &RegRef, mark: Mark) -> PResult<Payload> {
+        let size = match reg.indices.as_slice() {
+            [Index { reg: None, offset }] if *offset >= 0 => *offset as usize,
+            _ => {
+                let span = self.c.span_from(mark);
+                return Err(self.err(codes::BAD_DECL, span, "expected `icb[size] = {...}`"));
+            }
+        };
+        self.blank()?;
+        if self.c.peek() == Some(b'=') {
+            self.c.bump();
+            self.blank()?;
+        }
+        if self.c.peek() != Some(b'{') {
+            let span = self.c.span_here(1);
+            return Err(self.err(
+                codes::BAD_DECL,
+                span,
+                "immediate constant buffer needs its data `= {...}`",
+            ));
+        }
+        self.c.bump();
+        let mut data = Vec::new();
+        loop {
+            self.blank()?;
+            match self.c.peek() {
+                Some(b'}') => {
+                    self.c.bump();
+                    break;
+                }
+                Some(b',') => self.c.bump(),
+                None | Some(b'\n') | Some(b';') => {
+                    let span = self.c.span_here(1);
+                    return Err(self.err(
+                        codes::UNTERMINATED,
+                        span,
+                        "expected `}` closing the data",
+                    ));
+                }
+                _ => data.push(self.number_value("a constant buffer value")?),
+            }
+        }
+        if data.len().div_ceil(4) != size {
+            let span = self.c.span_from(mark);
+            return Err(self.err(
+                codes::BAD_DECL,
+                span,
+                format!(
+                    "`icb[{size}]` holds {} elements but {} values are given",
+                    size,
+                    data.len()
+                ),
+            ));
+        }
+        Ok(Payload::ImmConstBuffer(data))
     }
 
     fn number_value(&mut self, what: &str) -> PResult<u32> {
@@ -1393,6 +1456,22 @@ mod tests {
         let i = one("ffb_hi r0, r1");
         assert_eq!(i.opcode, Opcode::IFirstbit);
         assert_eq!(i.generic("hi"), Some(None));
+    }
+
+    #[test]
+    fn immediate_constant_buffer_text() {
+        let i = one("dcl_cb icb[1] = { 1.0, 2 }");
+        assert_eq!(i.payload, Payload::ImmConstBuffer(vec![0x3f80_0000, 2]));
+        let (_, d) = parse("dcl_cb icb[3] = {1}\ndcl_cb icb[1]\ndcl_cb icb[1] = {1, 2\n");
+        let codes: Vec<_> = d.iter().map(|d| (d.code, d.span.line)).collect();
+        assert_eq!(
+            codes,
+            vec![
+                (codes::BAD_DECL, 1),
+                (codes::BAD_DECL, 2),
+                (codes::UNTERMINATED, 3)
+            ]
+        );
     }
 
     #[test]

@@ -348,9 +348,12 @@ impl fmt::Display for Instruction {
                 f.write_str(r)?;
             }
             Payload::ImmConstBuffer(words) => {
-                // No text syntax exists in the guide; print as a comment so the line still
-                // parses (the data is lost in text form, which the binary form keeps).
-                write!(f, " ; immediate constant buffer, {} dwords", words.len())?;
+                sep(f)?;
+                write!(f, "icb[{}] = {{", words.len().div_ceil(4))?;
+                for (i, w) in words.iter().enumerate() {
+                    write!(f, "{}0x{w:08x}", if i == 0 { "" } else { ", " })?;
+                }
+                f.write_str("}")?;
             }
             Payload::None
             | Payload::Literal { .. }
