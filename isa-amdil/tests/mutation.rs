@@ -483,6 +483,16 @@ fn table_driven_random_streams_round_trip_through_text() {
     for _ in 0..20_000 {
         let mut w = vec![12u32, 0x0003_0200];
         for _ in 0..1 + rng.below(4) {
+            if rng.below(10) == 0 {
+                // An immediate constant buffer declaration: count, then the dwords.
+                let n = rng.below(9);
+                w.push(isa_amdil::Opcode::DclConstBuffer.code() as u32 | 1 << 31);
+                w.push(n as u32);
+                for _ in 0..n {
+                    w.push(rng.next() as u32);
+                }
+                continue;
+            }
             let info = ops[rng.below(ops.len())];
             let ctrl = if rng.below(2) == 0 {
                 0
