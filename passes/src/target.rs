@@ -266,7 +266,10 @@ pub trait TargetIsa {
     fn make_move(&self, ty: Type, src: Value) -> InstructionData;
 
     /// A store of `src` (of type `ty`) to byte `offset` of the per-thread spill area: one
-    /// operand, no result, marked as having side effects.
+    /// operand, no result, marked as having side effects. Predicates are spilled too (when
+    /// more than `num_regs(Pred)` are live): a target without a direct predicate store can
+    /// expand this instruction with a GPR it keeps out of `num_regs(Gpr)` (SPA5: `P2R` /
+    /// `R2P` or `SEL` through a reserved register, then `STL`/`LDL`).
     fn make_spill(&self, ty: Type, src: Value, offset: u32) -> InstructionData;
 
     /// A load of a value of type `ty` from byte `offset` of the spill area: no operand, one
@@ -292,6 +295,13 @@ pub mod toy_codes {
     pub const SPILL: u16 = 0xF000;
     /// `target.61441 OFFSET () -> T`: reload from the spill area at byte OFFSET.
     pub const RELOAD: u16 = 0xF001;
+    /// A pure ALU operation (fixed latency 6), any operands and results.
+    pub const ALU: u16 = 0x100;
+    /// A wide load: variable latency, all results in one aligned group (like `LDG.E.128`).
+    pub const WIDE_LOAD: u16 = 0x200;
+    /// A wide store with side effects: operands after the first (the address) form one
+    /// aligned group (like `STG.E.128`).
+    pub const WIDE_STORE: u16 = 0x300;
 }
 
 /// A target over the generic IR opcodes, for testing the passes without a backend.
@@ -301,7 +311,8 @@ pub mod toy_codes {
 /// - Multi-word loads put their results in an aligned group (2 words: align 2; 3 or 4:
 ///   align 4); multi-word stores read their data from such a group; `concat lo, hi` reads an
 ///   aligned pair (modelling a 64-bit address made of two `b32` values); atomics are early
-///   clobbers.
+///   clobbers. `Target` instructions with the codes in [`toy_codes`] model selected
+///   backend code (`WIDE_LOAD` result groups, `WIDE_STORE` operand groups, `ALU`).
 /// - Latencies follow SPA5's rough shape: ALU 6 cycles fixed; memory 200 (global) or 30
 ///   (shared/constant) variable; transcendental 20 variable on the SFU; double 40 variable.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -387,6 +398,24 @@ impl TargetIsa for ToyTarget {
                 align: 2,
             }),
             InstructionData::Atomic { .. } => c.results_early = true,
+            InstructionData::Target { code, args, .. } => {
+                let n = func.dfg.inst_results(inst).len();
+                if *code == toy_codes::WIDE_LOAD && n > 1 {
+                    c.result_groups.push(RegGroup {
+                        start: 0,
+                        len: n as u8,
+                        align: group_align(n),
+                    });
+                }
+                if *code == toy_codes::WIDE_STORE && args.len() > 2 {
+                    let n = args.len() - 1;
+                    c.arg_groups.push(RegGroup {
+                        start: 1,
+                        len: n as u8,
+                        align: group_align(n),
+                    });
+                }
+            }
             _ => {}
         }
         c
@@ -447,9 +476,13 @@ impl TargetIsa for ToyTarget {
             },
             Opcode::Target => match data {
                 InstructionData::Target {
-                    code: toy_codes::SPILL | toy_codes::RELOAD,
+                    code: toy_codes::SPILL | toy_codes::RELOAD | toy_codes::WIDE_STORE,
                     ..
                 } => var(30, Resource::Mem, 1),
+                InstructionData::Target {
+                    code: toy_codes::WIDE_LOAD,
+                    ..
+                } => var(200, Resource::Mem, 1),
                 _ => SchedInfo::alu(6),
             },
             _ => SchedInfo::alu(6),

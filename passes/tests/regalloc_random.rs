@@ -108,3 +108,15 @@ fn random_functions_sixteen_registers_wide_stores() {
     let (spilled, _) = run_seeds(0..300, gen, 16, 3);
     assert!(spilled > 0);
 }
+
+#[test]
+fn random_functions_with_target_instructions() {
+    let gen = GenConfig {
+        target_ops: true,
+        max_store_words: 2,
+        ..Default::default()
+    };
+    run_seeds(0..300, gen, 255, 7);
+    let (spilled, _) = run_seeds(300..600, gen, 10, 4);
+    assert!(spilled > 0);
+}

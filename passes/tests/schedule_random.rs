@@ -56,8 +56,13 @@ fn peak_gpr_pressure(f: &Function, t: &dyn TargetIsa) -> u32 {
 fn random_functions_schedule_legally() {
     let target = ToyTarget::default();
     let (mut before, mut after) = (0u64, 0u64);
-    for seed in 0..300 {
-        let mut f = generate(seed, &GenConfig::default());
+    for seed in 0..400 {
+        // Every other function also holds toy `Target` instructions (side effects, groups).
+        let gen = GenConfig {
+            target_ops: seed % 2 == 1,
+            ..Default::default()
+        };
+        let mut f = generate(seed, &gen);
         let sigs: Vec<_> = f
             .layout
             .blocks()

@@ -17,6 +17,7 @@ use crate::ir::{
     AtomicOp, BarrierFlags, Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor,
     Function, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Type, UavKind, Value,
 };
+use crate::target::toy_codes;
 
 /// Size knobs of the generator.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,9 @@ pub struct GenConfig {
     pub max_store_words: u8,
     /// Largest load in words.
     pub max_load_words: u8,
+    /// Also emit `Target` instructions of the [`ToyTarget`](crate::target::ToyTarget)
+    /// (selected ALU ops, wide loads/stores with register groups).
+    pub target_ops: bool,
 }
 
 impl Default for GenConfig {
@@ -38,6 +42,7 @@ impl Default for GenConfig {
             max_insts: 14,
             max_store_words: 4,
             max_load_words: 4,
+            target_ops: false,
         }
     }
 }
@@ -250,7 +255,37 @@ impl Gen<'_, '_> {
         let mut cur = FuncCursor::new(func).at_end(b);
         let count = self.rng.below(self.cfg.max_insts + 1);
         for _ in 0..count {
-            let new: Vec<Value> = match self.rng.below(16) {
+            let new: Vec<Value> = match self.rng.below(if self.cfg.target_ops { 19 } else { 16 }) {
+                16 => {
+                    // A selected ALU op: any operands, one or two results.
+                    let x = self.value(&mut cur, Type::B32);
+                    let y = self.value(&mut cur, Type::B64);
+                    let tys: &[Type] = if self.rng.chance(1, 2) {
+                        &[Type::B32]
+                    } else {
+                        &[Type::B64, Type::Pred]
+                    };
+                    let i = cur.ins().target(toy_codes::ALU, 0, false, &[x, y], tys);
+                    cur.func.dfg.inst_results(i).to_vec()
+                }
+                17 => {
+                    let a = self.value(&mut cur, Type::B64);
+                    let n = 1 + self.rng.below(4);
+                    let tys = vec![Type::B32; n];
+                    let i = cur.ins().target(toy_codes::WIDE_LOAD, 0, false, &[a], &tys);
+                    cur.func.dfg.inst_results(i).to_vec()
+                }
+                18 => {
+                    let a = self.value(&mut cur, Type::B64);
+                    let n = 1 + self.rng.below(usize::from(self.cfg.max_store_words));
+                    let mut args = vec![a];
+                    for _ in 0..n {
+                        let v = self.value(&mut cur, Type::B32);
+                        args.push(v);
+                    }
+                    cur.ins().target(toy_codes::WIDE_STORE, 0, true, &args, &[]);
+                    vec![]
+                }
                 0 => {
                     let (x, y) = (
                         self.value(&mut cur, Type::B32),
