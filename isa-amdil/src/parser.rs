@@ -748,6 +748,11 @@ impl<'a> Parser<'a> {
             Form::Words => {
                 let mut words = Vec::new();
                 while self.separator()? {
+                    // Flags may also be joined with `|` (`refactoringAllowed|enableDouble...`).
+                    if self.c.peek() == Some(b'|') {
+                        self.c.bump();
+                        continue;
+                    }
                     let w = self.c.word();
                     if w.is_empty() {
                         let span = self.c.span_here(1);
@@ -1471,6 +1476,18 @@ mod tests {
                 (codes::BAD_DECL, 2),
                 (codes::UNTERMINATED, 3)
             ]
+        );
+    }
+
+    #[test]
+    fn global_flags_with_bars() {
+        let i = one("dcl_global_flags refactoringAllowed|enableDoublePrecisionFloatOps");
+        assert_eq!(
+            i.payload,
+            Payload::Words(vec![
+                "refactoringAllowed".into(),
+                "enableDoublePrecisionFloatOps".into()
+            ])
         );
     }
 
