@@ -315,3 +315,21 @@ fn sixty_four_bit_integers_7_7_7_8() {
         ),
     ]);
 }
+
+#[test]
+fn three_operand_min_med_max_enum_only() {
+    // Enum-only opcodes (Appendix B): med3 is the middle value.
+    run_all(&[
+        c("B IMIN3/IMED3/IMAX3: signed", &[[T, 5, 2, 0]], "imin3 r0.x, l0.x, l0.y, l0.z\nimed3 r0.y, l0.x, l0.y, l0.z\nimax3 r0.z, l0.x, l0.y, l0.z", [T, 2, 5, 0]),
+        c("B UMIN3/UMED3/UMAX3: unsigned", &[[T, 5, 2, 0]], "umin3 r0.x, l0.x, l0.y, l0.z\numed3 r0.y, l0.x, l0.y, l0.z\numax3 r0.z, l0.x, l0.y, l0.z", [2, 5, T, 0]),
+        c("B MIN3/MED3/MAX3: float", &[[f(3.0), f(-1.0), f(2.0), 0]], "min3 r0.x, l0.x, l0.y, l0.z\nmed3 r0.y, l0.x, l0.y, l0.z\nmax3 r0.z, l0.x, l0.y, l0.z", [f(-1.0), f(2.0), f(3.0), 0]),
+    ]);
+}
+
+#[test]
+fn timer_register_is_monotonic() {
+    // Tmr L2278: 64-bit counter, x = low, y = high; read only through mov.
+    let r = try_regs(&[], "mov r0.xy, Tmr\nmov r1.xy, Tmr").expect("runs");
+    assert_eq!(r[0][1], 0);
+    assert!(r[1][0] > r[0][0], "{:?}", r);
+}

@@ -499,6 +499,7 @@ impl Decoder<'_> {
             RegKind::AbsThreadIdFlat => SrcKind::Sys(SysVal::AbsTidFlat),
             RegKind::ThreadGroupId => SrcKind::Sys(SysVal::ThreadGrpId),
             RegKind::ThreadGroupIdFlat => SrcKind::Sys(SysVal::ThreadGrpIdFlat),
+            RegKind::Timer => SrcKind::Timer,
             k => return Err(err(line, format!("source register {}", k.name()))),
         };
         let mut swz = [0u8; 4];

@@ -22,7 +22,7 @@ use super::iops::{bool32, join64, split64};
 use super::memory::{self, Access, RaceTracker};
 use super::program::{
     Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
-    SrcMods, Ty, WideFn, SEL_ONE, SEL_ZERO,
+    SrcMods, Ty, WideFn,
 };
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
@@ -421,6 +421,10 @@ fn raw_src(it: &Item, sh: &mut Shared, prog: &ExecProgram, kind: &SrcKind) -> [u
             let i = resolve_index(it, idx);
             read_global(sh, i)
         }
+        SrcKind::Timer => {
+            let t = sh.fuel_start - sh.fuel;
+            [t as u32, (t >> 32) as u32, 0, 0]
+        }
     }
 }
 
@@ -479,17 +483,21 @@ fn apply_mods(v: &mut [u32; 4], m: &SrcMods, ty: Ty) {
     }
 }
 
+#[inline]
 fn read(it: &Item, sh: &mut Shared, prog: &ExecProgram, s: &Src, ty: Ty) -> [u32; 4] {
-    let raw = raw_src(it, sh, prog, &s.kind);
-    let mut v = [0u32; 4];
-    for (o, &sel) in v.iter_mut().zip(s.swz.iter()) {
-        *o = match sel {
-            0..=3 => raw[sel as usize],
-            SEL_ZERO => 0,
-            SEL_ONE => ONE,
-            _ => 0,
-        };
-    }
+    let raw = match &s.kind {
+        SrcKind::Temp(r) => it.regs[*r as usize],
+        kind => raw_src(it, sh, prog, kind),
+    };
+    // Selectors 0..=3 pick a component, SEL_ZERO / SEL_ONE the constants; `& 7` keeps the
+    // lookup in bounds whatever the selector.
+    let ext = [raw[0], raw[1], raw[2], raw[3], 0, ONE, 0, 0];
+    let mut v = [
+        ext[(s.swz[0] & 7) as usize],
+        ext[(s.swz[1] & 7) as usize],
+        ext[(s.swz[2] & 7) as usize],
+        ext[(s.swz[3] & 7) as usize],
+    ];
     if !s.mods.is_empty() {
         apply_mods(&mut v, &s.mods, ty);
     }

@@ -77,6 +77,9 @@ pub enum SrcKind {
     Sys(SysVal),
     /// `g[idx]`: the global buffer, 16-byte elements.
     Global(Index),
+    /// `Tmr`: a 64-bit clock (x = low, y = high); here the number of instructions the
+    /// dispatch has executed so far, which is monotonic and deterministic.
+    Timer,
 }
 
 /// Swizzle selector value for constant 0.0.
@@ -456,7 +459,7 @@ impl ExecProgram {
                 SrcKind::ITemp { arr, idx } => {
                     (*arr as usize) < self.itemp_sizes.len() && index_ok(idx)
                 }
-                SrcKind::Imm(_) | SrcKind::Sys(_) => true,
+                SrcKind::Imm(_) | SrcKind::Sys(_) | SrcKind::Timer => true,
             };
             kind_ok && s.swz.iter().all(|&c| c <= SEL_ONE)
         };

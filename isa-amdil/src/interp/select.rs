@@ -99,7 +99,11 @@ pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, Interp
         O::CosVec => (Op::Comp(F1(|a| fops::unary(a, f32::cos))), f),
         O::RcpVec => (Op::Comp(F1(|a| fops::rcp(a, ZeroOp::FltMax))), f),
         O::Cmov => (Op::Cmov, f),
-        O::CmovLogical => (Op::Comp(F3(|a, b, c| if a != 0 { b } else { c })), i),
+        // typeless select: source modifiers act as for mov (float)
+        O::CmovLogical => (
+            Op::Comp(F3(|a, b, c| if a != 0 { b } else { c })),
+            Ty::Untyped,
+        ),
         O::Eq => (Op::FCmp(RelOp::Eq), f),
         O::Ne => (Op::FCmp(RelOp::Ne), f),
         O::Ge => (Op::FCmp(RelOp::Ge), f),
@@ -219,6 +223,27 @@ pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, Interp
         O::UGe => (Op::Comp(F2(|a, b| bool32(a >= b))), i),
         O::ULt => (Op::Comp(F2(|a, b| bool32(a < b))), i),
         O::IMin => (Op::Comp(F2(iops::imin)), i),
+        // three-operand min/med/max (enum-only opcodes, Southern Islands era): the float
+        // forms follow min/max (NaN loses); med3 = max(min(a, b), min(max(a, b), c)).
+        O::Min3 => (Op::Comp(F3(|a, b, c| fops::min(fops::min(a, b), c))), f),
+        O::Max3 => (Op::Comp(F3(|a, b, c| fops::max(fops::max(a, b), c))), f),
+        O::Med3 => (
+            Op::Comp(F3(|a, b, c| {
+                fops::max(fops::min(a, b), fops::min(fops::max(a, b), c))
+            })),
+            f,
+        ),
+        O::IMin3 => (Op::Comp(F3(|a, b, c| iops::imin(iops::imin(a, b), c))), i),
+        O::IMax3 => (Op::Comp(F3(|a, b, c| iops::imax(iops::imax(a, b), c))), i),
+        O::IMed3 => (
+            Op::Comp(F3(|a, b, c| {
+                iops::imax(iops::imin(a, b), iops::imin(iops::imax(a, b), c))
+            })),
+            i,
+        ),
+        O::UMin3 => (Op::Comp(F3(|a, b, c| a.min(b).min(c))), i),
+        O::UMax3 => (Op::Comp(F3(|a, b, c| a.max(b).max(c))), i),
+        O::UMed3 => (Op::Comp(F3(|a, b, c| a.min(b).max(a.max(b).min(c)))), i),
         O::IMax => (Op::Comp(F2(iops::imax)), i),
         O::UMin => (Op::Comp(F2(|a, b| a.min(b))), i),
         O::UMax => (Op::Comp(F2(|a, b| a.max(b))), i),
