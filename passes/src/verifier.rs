@@ -23,6 +23,8 @@
 //! 6. Branches: targets are in the layout, argument counts equal parameter counts and
 //!    argument types equal parameter types.
 //!
+//! 7. Target instructions: a backend may add its own checks ([`verify_function_with`]).
+//!
 //! Errors carry the entity at fault; [`VerifierErrors::display_with`] prints the function
 //! with each error inline after the line it concerns.
 
@@ -102,11 +104,15 @@ impl VerifierErrors {
     }
 }
 
+/// Target-specific checks of `target` instructions: returns the problems found with one
+/// instruction (its operand types, immediates, ...), reported like the built-in errors.
+pub type TargetCheck<'a> = &'a dyn Fn(&Function, Inst) -> Vec<String>;
+
 struct Verifier<'a> {
     func: &'a Function,
-    cfg: ControlFlowGraph,
     domtree: DominatorTree,
     errors: Vec<VerifierError>,
+    target_check: Option<TargetCheck<'a>>,
 }
 
 impl Verifier<'_> {
@@ -342,6 +348,11 @@ impl Verifier<'_> {
                 for &a in args {
                     self.value_ok(inst, a);
                 }
+                if let Some(check) = self.target_check {
+                    for msg in check(func, inst) {
+                        self.report(inst, msg);
+                    }
+                }
             }
             _ => {}
         }
@@ -444,16 +455,23 @@ impl Verifier<'_> {
 
 /// Verifies `func`, returning every error found.
 pub fn verify_function(func: &Function) -> Result<(), VerifierErrors> {
+    verify_function_with(func, None)
+}
+
+/// Verifies `func`, also running `target_check` on every `target` instruction.
+pub fn verify_function_with(
+    func: &Function,
+    target_check: Option<TargetCheck<'_>>,
+) -> Result<(), VerifierErrors> {
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
     let mut v = Verifier {
         func,
-        cfg,
         domtree,
         errors: Vec::new(),
+        target_check,
     };
     v.run();
-    let _ = &v.cfg;
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -616,6 +634,25 @@ mod tests {
         assert!(at(user)[0].contains("use of undefined value"), "{errs}");
         assert!(at(wide)[0].contains("does not fit in b32"), "{errs}");
         assert!(verify_if_debug(&f).is_err());
+    }
+
+    #[test]
+    fn target_checks_run_on_target_instructions() {
+        let f = parse_function_text(
+            "kernel %k {\nblock0:\n v0 = iconst.b32 0x1\n v1 = target.9 0x0 v0 -> b32\n return\n}",
+        )
+        .unwrap();
+        assert!(verify_function(&f).is_ok());
+        let check = |func: &Function, inst: Inst| -> Vec<String> {
+            match func.dfg.insts[inst] {
+                InstructionData::Target { code: 9, .. } => vec!["code 9 is retired".to_string()],
+                _ => Vec::new(),
+            }
+        };
+        let e = verify_function_with(&f, Some(&check)).unwrap_err();
+        assert_eq!(e.0.len(), 1);
+        assert!(e.0[0].message.contains("code 9 is retired"));
+        assert!(e.0[0].context.as_deref().unwrap_or("").contains("target.9"));
     }
 
     #[test]
