@@ -120,3 +120,25 @@ fn random_functions_with_target_instructions() {
     let (spilled, _) = run_seeds(300..600, gen, 10, 4);
     assert!(spilled > 0);
 }
+
+#[test]
+fn allocation_and_scheduling_are_deterministic() {
+    use ilc_passes::regalloc::listing;
+    use ilc_passes::schedule::{self, ScheduleOptions};
+    let target = ToyTarget::new(12, 4);
+    let gen = GenConfig {
+        target_ops: true,
+        max_store_words: 2,
+        ..Default::default()
+    };
+    for seed in 0..60 {
+        let once = || {
+            let mut f = generate(seed, &gen);
+            schedule::run(&mut f, &target, &ScheduleOptions::default());
+            let a = regalloc::run(&mut f, &target, &RegAllocOptions::default())
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            listing(&f, &a)
+        };
+        assert_eq!(once(), once(), "seed {seed}");
+    }
+}
