@@ -228,6 +228,18 @@ impl<'a> Parser<'a> {
             ));
         }
         let mspan = self.c.span_from(mark);
+        if LANGUAGE_LINES.iter().any(|l| l.eq_ignore_ascii_case(text)) && {
+            let _ = self.blank();
+            self.c.at_line_end()
+        } {
+            // Disassemblers print the IL_Lang client type on its own line before the version.
+            self.warn(
+                codes::PRACTICE,
+                mspan,
+                format!("language line `{text}` ignored"),
+            );
+            return self.end_of_statement();
+        }
         if starts_with_ci(text, "il_") {
             let v = self.version(text, mspan)?;
             if self.prog.version.is_some() {
@@ -409,9 +421,19 @@ impl<'a> Parser<'a> {
                     }
                 };
                 let value = rest[1..close].trim().to_ascii_lowercase();
-                inst.controls.push(Control::Generic {
-                    name: String::new(),
-                    value: Some(value),
+                // `ffb(hi)` (the guide's `ffb(option)`) is `ffb_hi`.
+                let ffb = inst.opcode == Opcode::IFirstbit
+                    && matches!(value.as_str(), "lo" | "hi" | "shi");
+                inst.controls.push(if ffb {
+                    Control::Generic {
+                        name: value,
+                        value: None,
+                    }
+                } else {
+                    Control::Generic {
+                        name: String::new(),
+                        value: Some(value),
+                    }
                 });
                 i = close + 1;
                 continue;
@@ -796,12 +818,18 @@ impl<'a> Parser<'a> {
             self.blank()?;
         }
         if self.c.peek() != Some(b'{') {
-            let span = self.c.span_here(1);
-            return Err(self.err(
-                codes::BAD_DECL,
+            // Disassemblers print `dcl_cb icb[N]` without the data: keep the size, zeros.
+            let span = self.c.span_from(mark);
+            self.warn(
+                codes::SUSPICIOUS,
                 span,
-                "immediate constant buffer needs its data `= {...}`",
-            ));
+                "immediate constant buffer without data; assuming zeros",
+            );
+            return Ok(Payload::ImmConstBuffer(vec![
+                0;
+                size.saturating_mul(4)
+                    .min(1 << 16)
+            ]));
         }
         self.c.bump();
         let mut data = Vec::new();
@@ -1157,6 +1185,12 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// `IL_Lang` client type names, which disassemblers print on a line before the version.
+const LANGUAGE_LINES: [&str; 15] = [
+    "generic", "opengl", "dx8_ps", "dx8_vs", "dx9_ps", "dx9_vs", "dx10_ps", "dx10_vs", "dx10_gs",
+    "dx11_ps", "dx11_vs", "dx11_gs", "dx11_cs", "dx11_hs", "dx11_ds",
+];
+
 /// Memory instructions addressed by `_id(n)` (UAV, LDS, GDS, SRV, append buffers).
 pub(crate) fn is_id_family(op: Opcode) -> bool {
     let m = op.mnemonic();
@@ -1473,10 +1507,19 @@ mod tests {
             codes,
             vec![
                 (codes::BAD_DECL, 1),
-                (codes::BAD_DECL, 2),
+                (codes::SUSPICIOUS, 2),
                 (codes::UNTERMINATED, 3)
             ]
         );
+    }
+
+    #[test]
+    fn disassembler_forms() {
+        let (p, d) = parse("dx11_cs\nil_cs_2_0\nffb(hi) r0, r1\ndcl_cb icb[1]\n");
+        let p = p.unwrap();
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(p.statements[0].generic("hi"), Some(None));
+        assert_eq!(p.statements[1].payload, Payload::ImmConstBuffer(vec![0; 4]));
     }
 
     #[test]
