@@ -63,6 +63,14 @@ fn lock_step_reliance_is_exposed() {
     let r = s.lds_races[0];
     assert_eq!(r.lds, 0);
     assert_ne!(r.items.0, r.items.1);
+    // The decoder also warns statically.
+    assert!(
+        s.warnings.iter().any(|w| w.contains("lock step")),
+        "{:?}",
+        s.warnings
+    );
+    let prog = interp::prepare_source(&exchange(true)).expect("decodes");
+    assert!(prog.warnings.is_empty(), "{:?}", prog.warnings);
     let mut differs = false;
     for seed in 1..5 {
         let mut d = Dispatch::new([1, 1, 1]);

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::dispatch::InterpError;
 use super::program::{
-    Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Src, SrcKind, SrcMods, SysVal, Ty,
-    SEL_ONE, SEL_ZERO,
+    Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind, SrcMods,
+    SysVal, Ty, SEL_ONE, SEL_ZERO,
 };
 use super::select;
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
@@ -103,7 +103,45 @@ pub fn decode(prog: &Program) -> Result<ExecProgram, InterpError> {
     };
     d.declarations()?;
     d.instructions()?;
+    lock_step_warnings(&mut d.out);
     Ok(d.out)
+}
+
+/// Static hint for kernels that rely on a 64-wide wavefront running in lock step: an LDS
+/// load that follows, in program order, an LDS store to the same allocation with no
+/// `fence_threads` between them. Maxwell runs 32-wide warps without lock step across the
+/// group, so such a kernel may read stale data there (DESIGN.md section 5). A heuristic:
+/// a work-item re-reading only its own slot also triggers it.
+fn lock_step_warnings(p: &mut ExecProgram) {
+    let mut pending: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut warned = 0;
+    for inst in &p.insts {
+        match &inst.op {
+            Op::Fence { threads: true } => pending.clear(),
+            Op::Store {
+                space: Space::Lds(id),
+                ..
+            } => {
+                pending.entry(*id).or_insert(inst.line);
+            }
+            Op::Load {
+                space: Space::Lds(id),
+                ..
+            } => {
+                if let Some(store_line) = pending.get(id) {
+                    if warned < 8 {
+                        p.warnings.push(format!(
+                            "line {}: LDS {id} load after the store at line {store_line} \
+                             without fence_threads: the kernel may rely on wavefront lock step",
+                            inst.line
+                        ));
+                    }
+                    warned += 1;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Decoder<'_> {
