@@ -3,7 +3,8 @@
 //! Model: the grid is `grid[0] x grid[1] x grid[2]` groups of `group_size` work-items; groups
 //! run one after another; the work-items of a group run between barriers in the order
 //! chosen by [`Schedule`] (instruction-by-instruction round robin, each item to its next
-//! barrier in id order, or in reverse id order), so code that relies on an unspecified
+//! barrier in id order or in reverse id order, or seeded random bursts), so code that
+//! relies on an unspecified
 //! interleaving shows different results under different schedules. A `barrier threads`
 //! releases when every work-item that has not returned waits at a barrier.
 //!
@@ -40,6 +41,12 @@ pub enum Schedule {
     Sequential,
     /// As `Sequential`, in decreasing id order.
     Reverse,
+    /// Each round visits the work-items in a pseudo-random order (seeded, reproducible)
+    /// and runs each for a pseudo-random burst of 1 to 48 instructions.
+    Shuffled {
+        /// Seed of the xorshift generator.
+        seed: u64,
+    },
 }
 
 /// Launch configuration.
@@ -286,20 +293,48 @@ impl Group<'_> {
                 }
             }
         }
-        let order: Vec<usize> = match schedule {
+        let mut order: Vec<usize> = match schedule {
             Schedule::Reverse => (0..items.len()).rev().collect(),
             _ => (0..items.len()).collect(),
         };
+        // xorshift64; the seed is mixed with the group id so groups differ.
+        let mut rng = match schedule {
+            Schedule::Shuffled { seed } => {
+                (seed
+                    ^ ((self.gid[0] as u64) << 32
+                        | (self.gid[1] as u64) << 16
+                        | self.gid[2] as u64))
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    | 1
+            }
+            _ => 1,
+        };
+        let mut next_rand = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
         loop {
             let mut any_running = false;
+            if let Schedule::Shuffled { .. } = schedule {
+                for k in (1..order.len()).rev() {
+                    order.swap(k, (next_rand() % (k as u64 + 1)) as usize);
+                }
+            }
             for &i in &order {
                 if items[i].status != Status::Running {
                     continue;
                 }
                 any_running = true;
-                loop {
+                let burst = match schedule {
+                    Schedule::LockStep => 1,
+                    Schedule::Shuffled { .. } => 1 + next_rand() % 48,
+                    Schedule::Sequential | Schedule::Reverse => u64::MAX,
+                };
+                for _ in 0..burst {
                     self.step(&mut items[i], mem, fuel, stats)?;
-                    if schedule == Schedule::LockStep || items[i].status != Status::Running {
+                    if items[i].status != Status::Running {
                         break;
                     }
                 }
@@ -730,12 +765,35 @@ block0:
 
     #[test]
     fn barrier_orders_lds() {
-        for s in [Schedule::LockStep, Schedule::Sequential, Schedule::Reverse] {
+        for s in [
+            Schedule::LockStep,
+            Schedule::Sequential,
+            Schedule::Reverse,
+            Schedule::Shuffled { seed: 7 },
+            Schedule::Shuffled { seed: 8 },
+        ] {
             assert_eq!(
                 run(BARRIER, [1, 1, 1], vec![1, 2, 3, 4], s).unwrap(),
                 vec![4, 3, 2, 1]
             );
         }
+        // Shuffled schedules are reproducible and differ between seeds.
+        let racy_loop = LOOP.replace("group_size 4, 1, 1", "group_size 64, 1, 1");
+        let a = run(
+            &racy_loop,
+            [1, 1, 1],
+            vec![0; 64],
+            Schedule::Shuffled { seed: 1 },
+        )
+        .unwrap();
+        let b = run(
+            &racy_loop,
+            [1, 1, 1],
+            vec![0; 64],
+            Schedule::Shuffled { seed: 1 },
+        )
+        .unwrap();
+        assert_eq!(a, b);
         // Without the barrier the sequential schedule exposes the race.
         let racy = BARRIER.replace("    barrier threads|lds\n", "");
         assert_ne!(

@@ -553,11 +553,13 @@ fn random_programs_survive_every_pass() {
         let input: Vec<u32> = (0..40).map(|_| rng.word() as u32).collect();
         let want = run(&func, &input, Schedule::LockStep)
             .unwrap_or_else(|e| panic!("case {case}: {e}\n{func}"));
-        assert_eq!(
-            run(&func, &input, Schedule::Reverse).unwrap(),
-            want,
-            "case {case}: schedule dependent\n{func}"
-        );
+        for schedule in [Schedule::Reverse, Schedule::Shuffled { seed: case as u64 }] {
+            assert_eq!(
+                run(&func, &input, schedule).unwrap(),
+                want,
+                "case {case}: {schedule:?} gives other results\n{func}"
+            );
+        }
         // Each pass alone, then all chained twice.
         for (name, pass) in PASSES {
             let mut f = func.clone();

@@ -1,13 +1,14 @@
 //! The `; run:` directive of filetests: bind buffers, dispatch the kernel in the IR
 //! interpreter under every schedule, and compare memory afterwards.
 //!
-//! Syntax: `; run: [grid=X,Y,Z] [group=X,Y,Z] [schedule=all|lockstep|sequential|reverse]
+//! Syntax: `; run: [grid=X,Y,Z] [group=X,Y,Z] [schedule=all|lockstep|sequential|reverse|shuffled:SEED]
 //! [fuel=N] [lds_check=on|off] {uavN|srvN|cbN|g}=[w, ...] ... => {uavN|g}=[w, ...] ... | trap=TEXT` (TEXT: the rest of the line,
 //! a substring of the trap message).
 //! A word is a decimal or `0x` hex integer (negative decimals wrap to 32 bits) or an f32
 //! written with an `f` suffix (`1.5f`, `-0f`); `W*N` repeats a word N times. Expected
 //! buffers compare their first words exactly. With `schedule=all` (the default) the kernel
-//! must give the expected result under all three schedules. LDS races (two work-items
+//! must give the expected result under lock step, sequential, reverse and shuffled (seed 1)
+//! schedules. LDS races (two work-items
 //! touching one LDS word between barriers, one writing) trap unless `lds_check=off`.
 
 use crate::interp::{
@@ -132,7 +133,12 @@ impl RunDirective {
         let mut d = RunDirective {
             grid: [1, 1, 1],
             group: None,
-            schedules: vec![Schedule::LockStep, Schedule::Sequential, Schedule::Reverse],
+            schedules: vec![
+                Schedule::LockStep,
+                Schedule::Sequential,
+                Schedule::Reverse,
+                Schedule::Shuffled { seed: 1 },
+            ],
             fuel: 10_000_000,
             inputs: Vec::new(),
             expect: Vec::new(),
@@ -157,6 +163,12 @@ impl RunDirective {
                         "lockstep" => vec![Schedule::LockStep],
                         "sequential" => vec![Schedule::Sequential],
                         "reverse" => vec![Schedule::Reverse],
+                        _ if v.starts_with("shuffled:") => {
+                            let seed = v["shuffled:".len()..]
+                                .parse()
+                                .map_err(|_| format!("bad seed in '{v}'"))?;
+                            vec![Schedule::Shuffled { seed }]
+                        }
                         _ => return Err(format!("unknown schedule '{v}'")),
                     }
                 }
