@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use ilc_passes::ir::{FuncCursor, Function, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Type, UavKind};
+use ilc_passes::ir::{
+    FuncCursor, Function, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Type, UavKind,
+};
 use ilc_passes::verifier::verify_function;
 
 fn build(n: usize) -> Function {
@@ -37,7 +39,12 @@ fn build(n: usize) -> Function {
         c.goto_end(j);
         acc = p;
     }
-    let mem = MemArg { space: MemSpace::Uav(0), offset: 0, size: MemSize::Words(1), align: 4 };
+    let mem = MemArg {
+        space: MemSpace::Uav(0),
+        offset: 0,
+        size: MemSize::Words(1),
+        align: 4,
+    };
     c.ins().store(mem, Some(tid), &[acc]);
     c.ins().return_();
     func
@@ -74,5 +81,8 @@ fn passes_scale_near_linearly() {
         insts as f64 / t2.as_secs_f64()
     );
     // Linear would be 4x; quadratic 16x. Allow 10x for noise and cache effects.
-    assert!(t2 < t1 * 10 + Duration::from_millis(50), "super-linear: {t1:?} -> {t2:?}");
+    assert!(
+        t2 < t1 * 10 + Duration::from_millis(50),
+        "super-linear: {t1:?} -> {t2:?}"
+    );
 }
