@@ -5,7 +5,8 @@
 //!
 //! Each case runs in lock step and in two shuffled interleavings (the corpus kernels are
 //! barrier-correct, so every interleaving must give the expected result) and with the LDS
-//! race checker on (it must stay silent).
+//! race checker on; races, warnings and out-of-range accesses (outside the `oob_*` kernels)
+//! are failures too.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -291,6 +292,18 @@ fn every_kernel_matches_its_expected_output() {
             match interp::run_decoded(&prog, &mut d) {
                 Ok(stats) => {
                     failures.extend(check_outputs(&case, &d, how));
+                    if stats.oob_count != 0 && !case.name.starts_with("oob") {
+                        failures.push(format!(
+                            "{} [{how}]: {} out-of-range accesses",
+                            case.name, stats.oob_count
+                        ));
+                    }
+                    if !stats.warnings.is_empty() {
+                        failures.push(format!(
+                            "{} [{how}]: warnings {:?}",
+                            case.name, stats.warnings
+                        ));
+                    }
                     if !stats.lds_races.is_empty() {
                         failures.push(format!(
                             "{} [{how}]: unexpected LDS race {:?}",
