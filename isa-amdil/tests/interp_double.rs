@@ -176,3 +176,48 @@ fn double_conversions_7_10() {
         ),
     ]);
 }
+
+#[test]
+fn enum_only_conversions() {
+    // Appendix B conversions without chapter 7 text: truncate and saturate like ftoi/ftou
+    // (conventions table), int -> double exact.
+    run_all(&[
+        c(
+            "B DTOI",
+            &[dd(-2.7, 0.0)],
+            "dtoi r0, l0.xy",
+            [(-2i32) as u32; 4],
+        ),
+        c(
+            "B DTOI: saturates, NaN -> 0",
+            &[dd(1e20, f64::NAN)],
+            "dtoi r0.x, l0.xy\ndtoi r0.y, l0.zw",
+            [0x7FFF_FFFF, 0, 0, 0],
+        ),
+        c(
+            "B DTOU: negative -> 0",
+            &[dd(-1.0, 3.9)],
+            "dtou r0.x, l0.xy\ndtou r0.y, l0.zw",
+            [0, 3, 0, 0],
+        ),
+        c("B ITOD", &[[T, 0, 0, 0]], "itod r0.xy, l0.x", d2(-1.0)),
+        c(
+            "B UTOD",
+            &[[T, 0, 0, 0]],
+            "utod r0.zw, l0.x",
+            [0, 0, dlo(4294967295.0), dhi(4294967295.0)],
+        ),
+        c(
+            "B FTOI_FLR / FTOI_RPI",
+            &[[f(-1.5), 0, 0, 0]],
+            "ftoi_flr r0.x, l0.x\nftoi_rpi r0.y, l0.x",
+            [(-2i32) as u32, T, 0, 0],
+        ),
+        c(
+            "B LDEXP",
+            &[[f(0.75), 3, 0, 0]],
+            "ldexp r0.x, l0.x, l0.y",
+            [f(6.0), 0, 0, 0],
+        ),
+    ]);
+}

@@ -778,6 +778,12 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     it.pc = next;
                     return Ok(Flow::Next);
                 }
+                WideFn::Narrow(g) => {
+                    let v = g(w(0));
+                    write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
+                    it.pc = next;
+                    return Ok(Flow::Next);
+                }
             };
             let (lo, hi) = split64(r);
             write_dst(it, sh, &inst.dst, inst.ty, [lo, hi, lo, hi]);
@@ -790,6 +796,11 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
         Op::F2D => {
             let s = read_srcs(it, sh, prog, inst);
             let (lo, hi) = split64(super::dops::f2d(s[0][0]));
+            write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
+        }
+        Op::Widen(g) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (lo, hi) = split64(g(s[0][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
         }
         Op::DMovc => {

@@ -207,6 +207,8 @@ pub enum WideFn {
     Sh(fn(u64, u32) -> u64),
     /// Compare: one 32-bit boolean broadcast.
     Cmp(fn(u64, u64) -> bool),
+    /// Narrowing: one 32-bit result broadcast (`dtoi`, `dtou`).
+    Narrow(fn(u64) -> u32),
 }
 
 /// Atomic operation kinds (UAV and LDS, guide 7.16).
@@ -323,6 +325,8 @@ pub enum Op {
     D2F,
     /// `f2d`: s0.x to double in .xy or .zw.
     F2D,
+    /// Widening of s0.x to a 64-bit value in .xy or .zw (`itod`, `utod`).
+    Widen(fn(u32) -> u64),
     /// `dmovc`: s0.x != 0 ? s1 : s2 (double).
     DMovc,
     /// `dfrexp`.

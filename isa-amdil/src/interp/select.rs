@@ -312,6 +312,23 @@ pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, Interp
         O::DMovc => (Op::DMovc, w),
         O::DFrexp => (Op::DFrexp, w),
         O::DLdexp => (Op::DLdexp, w),
+        // enum-only conversions (Appendix B): truncating, saturating, NaN -> 0 like ftoi.
+        O::Dtoi => (
+            Op::Wide(WideFn::Narrow(|a| (f64::from_bits(a) as i32) as u32)),
+            w,
+        ),
+        O::Dtou => (Op::Wide(WideFn::Narrow(|a| f64::from_bits(a) as u32)), w),
+        O::Itod => (Op::Widen(|a| (a as i32 as f64).to_bits()), i),
+        O::Utod => (Op::Widen(|a| (a as f64).to_bits()), i),
+        O::FtoiFlr => (Op::Comp(F1(|a| fops::ftoi(fops::floor(a)))), f),
+        O::FtoiRpi => (Op::Comp(F1(|a| fops::ftoi(fops::ceil(a)))), f),
+        O::Ldexp => (
+            Op::Comp(F2(|a, n| {
+                let e = (n as i32).clamp(-300, 300);
+                fops::b(((fops::f(a) as f64) * 2f64.powi(e)) as f32)
+            })),
+            f,
+        ),
         // ---- 64-bit integer (7.7, 7.8) ----
         O::I64Add => (Op::Wide(WideFn::W2(|a, b| a.wrapping_add(b))), i),
         O::I64Sub => (Op::Wide(WideFn::W2(|a, b| a.wrapping_sub(b))), i),
@@ -376,7 +393,7 @@ fn needed_srcs(op: &Op) -> usize {
             CompFn::F4(_) => 4,
         },
         Op::Wide(f) => match f {
-            WideFn::W1(_) => 1,
+            WideFn::W1(_) | WideFn::Narrow(_) => 1,
             WideFn::W2(_) | WideFn::Sh(_) | WideFn::Cmp(_) => 2,
             WideFn::W3(_) => 3,
         },
