@@ -1,0 +1,323 @@
+//! Instruction-selection and emission patterns of the SPA 5.0 backend, checked on the plain
+//! listing of small IR kernels: XMAD multiplies, LEA/LEA.HI.X addressing with folded
+//! offsets, bounds checks against the size parameter, LDC for indexed constant buffers,
+//! the read-only load path, and SSY/SYNC reconvergence (diamonds, loops with breaks, nested
+//! regions) versus plain branches on uniform conditions.
+
+use ilc::spa5::{compile, Spa5Options, Spa5Output};
+use ilc_passes::ir::parse_function_text;
+
+fn build(text: &str, opts: &Spa5Options) -> Spa5Output {
+    let f = parse_function_text(text).unwrap_or_else(|e| panic!("parse: {e:?}"));
+    compile(&f, opts).unwrap_or_else(|e| panic!("compile: {e}"))
+}
+
+fn count(listing: &str, needle: &str) -> usize {
+    listing.lines().filter(|l| l.contains(needle)).count()
+}
+
+fn in_bounds() -> Spa5Options {
+    Spa5Options {
+        assume_in_bounds: true,
+        ..Default::default()
+    }
+}
+
+const MUL: &str = "kernel %mul {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = special tid.y
+    v2 = imul v0, v1
+    v3 = iconst.b32 0x64
+    v4 = imul v0, v3
+    v5 = iadd v2, v4
+    store.b32 uav0[v0], v5
+    return
+}";
+
+#[test]
+fn multiply_is_xmad_sequence_with_short_form_for_16_bit_constants() {
+    let out = build(MUL, &in_bounds());
+    let l = &out.listing;
+    assert_eq!(count(l, "XMAD.MRG"), 1, "{l}");
+    assert_eq!(count(l, "XMAD.PSL.CBCC"), 1, "{l}");
+    // The constant 100 multiply: XMAD + XMAD.PSL, no MRG.
+    assert_eq!(count(l, "XMAD.PSL R") + count(l, "XMAD.PSL.CBCC"), 2, "{l}");
+    assert!(l.contains(", 0x64, "), "{l}");
+    assert_eq!(count(l, "XMAD"), 5, "{l}");
+}
+
+const STORE: &str = "kernel %st {
+    group_size 64, 1, 1
+    uav0 = raw
+    uav1 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x2
+    v2 = ishl v0, v1
+    v3 = load.b32 uav1[v2+8]
+    store.b32 uav0[v2+16], v3
+    return
+}";
+
+#[test]
+fn uav_addressing_is_lea_pair_with_folded_offset() {
+    let out = build(STORE, &in_bounds());
+    let l = &out.listing;
+    assert!(l.contains(".CC") && l.contains("LEA R"), "{l}");
+    assert_eq!(count(l, "LEA.HI.X"), 2, "{l}");
+    assert!(
+        l.contains("c[0x0][0x140]") && l.contains("c[0x0][0x144]"),
+        "{l}"
+    );
+    assert!(
+        l.contains("c[0x0][0x150]") && l.contains("c[0x0][0x154]"),
+        "{l}"
+    );
+    assert!(l.contains("+0x10]"), "store offset folded: {l}");
+    assert!(l.contains("+0x8]"), "load offset folded: {l}");
+    // uav1 is never written: read-only path.
+    assert!(l.contains("LDG.E.CI"), "{l}");
+    assert!(l.contains("STG.E ["), "{l}");
+    assert_eq!(
+        count(l, "ISETP"),
+        0,
+        "no bounds checks when assumed in bounds: {l}"
+    );
+}
+
+#[test]
+fn default_bounds_checks_guard_loads_and_stores() {
+    let out = build(STORE, &Spa5Options::default());
+    let l = &out.listing;
+    // Each access is compared with its UAV's size parameter (uav0 size at 0x148, uav1 at 0x158).
+    assert!(
+        l.contains("ISETP.LT.U32.AND")
+            && l.contains("c[0x0][0x148]")
+            && l.contains("c[0x0][0x158]"),
+        "{l}"
+    );
+    assert!(
+        l.lines().any(|x| x.contains("@P") && x.contains("LDG")),
+        "guarded load: {l}"
+    );
+    assert!(
+        l.lines().any(|x| x.contains("@P") && x.contains("STG")),
+        "guarded store: {l}"
+    );
+    // The guarded load's result is zeroed first.
+    assert!(l.contains("MOV R") && l.contains(", RZ"), "{l}");
+}
+
+#[test]
+fn wide_aligned_loads_use_vector_forms() {
+    let text = "kernel %v {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x4
+    v2 = ishl v0, v1
+    v3, v4, v5, v6 = load.b128 align 16 uav0[v2]
+    v7 = iadd v3, v4
+    v8 = iadd v5, v6
+    store.b64 align 8 uav0[v2], v7, v8
+    return
+}";
+    let l = build(text, &in_bounds()).listing;
+    assert!(l.contains("LDG.E.128"), "{l}");
+    assert!(l.contains("STG.E.64"), "{l}");
+    // Checked accesses go word by word so partly out-of-range vectors follow the IR rule.
+    let l = build(text, &Spa5Options::default()).listing;
+    assert!(!l.contains("LDG.E.128") && count(&l, "LDG.E") == 4, "{l}");
+}
+
+#[test]
+fn constant_buffers_direct_and_indexed() {
+    let text = "kernel %cb {
+    group_size 64, 1, 1
+    uav0 = raw
+    cb0 = 64
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x2
+    v2 = ishl v0, v1
+    v3 = load.b32 cb0[16]
+    v4 = load.b32 cb0[v2+4]
+    v5 = load.b32 cb0[80]
+    v6 = iadd v3, v4
+    v7 = iadd v6, v5
+    store.b32 uav0[v2], v7
+    return
+}";
+    let out = build(text, &in_bounds());
+    let l = &out.listing;
+    // cb0 lives after uav0's pointer and size: parameter offset 16, so c[0x0][0x150].
+    assert!(l.contains("c[0x0][0x160]"), "direct read of cb0[16]: {l}");
+    assert!(
+        l.lines()
+            .any(|x| x.contains("LDC") && x.contains("+0x154]")),
+        "{l}"
+    );
+    // Indexed reads are checked against the buffer size even with assume_in_bounds.
+    assert!(
+        l.lines().any(|x| x.contains("@P") && x.contains("LDC")),
+        "{l}"
+    );
+    // cb0[80] is past the 64-byte buffer: reads 0 (MOV32I 0), no constant operand.
+    assert!(!l.contains("c[0x0][0x1a0]"), "{l}");
+    let p = out.layout.param(ilc::spa5::ParamKind::CbData(0)).unwrap();
+    assert_eq!((p.offset, p.size), (16, 64));
+}
+
+const DIAMOND: &str = "kernel %d {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x10
+    v2 = icmp ult v0, v1
+    brif v2, block1, block2
+block1:
+    v3 = iconst.b32 0x1
+    jump block3(v3)
+block2:
+    v4 = iconst.b32 0x2
+    jump block3(v4)
+block3(v5: b32):
+    v6 = iconst.b32 0x2
+    v7 = ishl v0, v6
+    store.b32 uav0[v7], v5
+    return
+}";
+
+#[test]
+fn divergent_diamond_reconverges_with_ssy_sync() {
+    let out = build(DIAMOND, &in_bounds());
+    let l = &out.listing;
+    assert_eq!(count(l, "SSY"), 1, "{l}");
+    assert_eq!(count(l, "SYNC"), 2, "{l}");
+    assert_eq!(out.ssy_regions, 1);
+    // The SSY target is the merge block: the first instruction after the last SYNC.
+    let lines: Vec<&str> = l.lines().collect();
+    let ssy = lines.iter().find(|x| x.contains("SSY")).unwrap();
+    let target = ssy.rsplit(' ').nth(1).unwrap();
+    let last_sync = lines.iter().rposition(|x| x.contains("SYNC")).unwrap();
+    assert!(
+        lines[last_sync + 1].starts_with(&format!(
+            "/*{:04x}*/",
+            u64::from_str_radix(target.trim_start_matches("0x"), 16).unwrap()
+        )),
+        "{l}"
+    );
+}
+
+#[test]
+fn uniform_branch_is_plain_bra() {
+    let text = DIAMOND.replace("v0 = special tid.x\n    v1", "v0 = special ctaid.x\n    v1");
+    let out = build(&text, &in_bounds());
+    assert_eq!(count(&out.listing, "SSY"), 0, "{}", out.listing);
+    assert_eq!(count(&out.listing, "SYNC"), 0, "{}", out.listing);
+    assert!(out.listing.contains("BRA"), "{}", out.listing);
+}
+
+#[test]
+fn loop_with_divergent_break_puts_ssy_before_the_loop() {
+    let text = "kernel %l {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x0
+    jump block1(v1)
+block1(v2: b32):
+    v3 = icmp ult v2, v0
+    brif v3, block2, block4
+block2:
+    v4 = iconst.b32 0x7
+    v5 = icmp eq v2, v4
+    brif v5, block4, block3
+block3:
+    v6 = iconst.b32 0x1
+    v7 = iadd v2, v6
+    jump block1(v7)
+block4:
+    v8 = iconst.b32 0x2
+    v9 = ishl v0, v8
+    store.b32 uav0[v9], v0
+    return
+}";
+    let out = build(text, &in_bounds());
+    let l = &out.listing;
+    assert_eq!(count(l, "SSY"), 1, "{l}");
+    assert!(count(l, "SYNC") >= 2, "{l}");
+    // The SSY comes before every backward branch (it is outside the loop).
+    let lines: Vec<&str> = l.lines().collect();
+    let ssy = lines.iter().position(|x| x.contains("SSY")).unwrap();
+    let first_bra = lines.iter().position(|x| x.contains("BRA")).unwrap();
+    assert!(ssy < first_bra, "{l}");
+}
+
+#[test]
+fn nested_diamonds_get_nested_regions() {
+    let text = "kernel %n {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x10
+    v2 = icmp ult v0, v1
+    brif v2, block1, block5
+block1:
+    v3 = iconst.b32 0x4
+    v4 = icmp ult v0, v3
+    brif v4, block2, block3
+block2:
+    v5 = iconst.b32 0x1
+    jump block4(v5)
+block3:
+    v6 = iconst.b32 0x2
+    jump block4(v6)
+block4(v7: b32):
+    jump block6(v7)
+block5:
+    v8 = iconst.b32 0x3
+    jump block6(v8)
+block6(v9: b32):
+    v10 = iconst.b32 0x2
+    v11 = ishl v0, v10
+    store.b32 uav0[v11], v9
+    return
+}";
+    let out = build(text, &in_bounds());
+    assert_eq!(out.ssy_regions, 2, "{}", out.listing);
+    assert_eq!(count(&out.listing, "SSY"), 2, "{}", out.listing);
+    assert_eq!(out.unreconverged, 0);
+}
+
+#[test]
+fn barriers_and_lds() {
+    let text = "kernel %b {
+    group_size 64, 1, 1
+    uav0 = raw
+    lds0 = 256
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x2
+    v2 = ishl v0, v1
+    store.b32 lds0[v2], v0
+    barrier threads|lds
+    v3 = load.b32 lds0[v2+4]
+    store.b32 uav0[v2], v3
+    return
+}";
+    let out = build(text, &in_bounds());
+    let l = &out.listing;
+    assert!(
+        l.contains("STS [") && l.contains("LDS R") && l.contains("BAR.SYNC"),
+        "{l}"
+    );
+    assert_eq!(out.layout.shared_size, 256);
+}
