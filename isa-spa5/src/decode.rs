@@ -202,7 +202,7 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
     let mut mods = [0u8; MAX_MODS];
     for (slot, m) in mods.iter_mut().zip(form.mods) {
         let v = (bits(w, m.a.0, m.a.1) | bits(w, m.b.0, m.b.1) << m.a.1) as u8;
-        if m.name(v).is_none() {
+        if !m.is_valid(v) {
             return Err(DecodeError::Modifier {
                 form: form.name,
                 kind: m.kind,

@@ -350,7 +350,7 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
         why,
     })?;
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
-        if m.name(v).is_none() {
+        if !m.is_valid(v) {
             return Err(EncodeError::Modifier {
                 form: form.name,
                 kind: m.kind,

@@ -340,6 +340,10 @@ impl Inst {
 
     /// Recompute operands that are implied by others ([`OpKind::Next`]).
     pub fn fill_derived(&mut self) {
+        // Only the CAS forms have derived operands; skip the scan for everything else.
+        if !matches!(self.op, Op::ATOM_CAS | Op::ATOMS_CAS) {
+            return;
+        }
         let form = self.op.form();
         for (idx, f) in form.operands.iter().enumerate() {
             if let OpKind::Next(k) = f.kind {

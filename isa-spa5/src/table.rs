@@ -162,12 +162,35 @@ pub struct ModField {
     pub names: &'static [&'static str],
     /// Where it prints.
     pub place: Place,
+    /// Bit `v` set when value `v` is valid (precomputed from `names`).
+    pub valid: u64,
+}
+
+/// Precompute a modifier's valid-value mask.
+const fn mf(mut m: ModField) -> ModField {
+    let mut valid = 0u64;
+    let mut i = 0;
+    while i < m.names.len() && i < 64 {
+        let n = m.names[i].as_bytes();
+        if !(n.len() == 1 && n[0] == b'?') {
+            valid |= 1 << i;
+        }
+        i += 1;
+    }
+    m.valid = valid;
+    m
 }
 
 impl ModField {
     /// Total width in bits.
     pub const fn bits(&self) -> u32 {
         (self.a.1 + self.b.1) as u32
+    }
+
+    /// Whether value `v` has a name (is a valid encoding); no string comparison.
+    #[inline]
+    pub fn is_valid(&self, v: u8) -> bool {
+        v < 64 && self.valid & (1 << v) != 0
     }
 
     /// The name of value `v`, or `None` if invalid.
@@ -350,31 +373,34 @@ const MEM32: OpField = u(
 // ---- modifier shorthands -------------------------------------------------------------------
 
 const fn m(kind: ModKind, lo: u8, len: u8, names: &'static [&'static str]) -> ModField {
-    ModField {
+    mf(ModField {
         kind,
         a: (lo, len),
         b: (0, 0),
         names,
         place: Place::Mnem,
-    }
+        valid: 0,
+    })
 }
 const fn m2(kind: ModKind, a: (u8, u8), b: (u8, u8), names: &'static [&'static str]) -> ModField {
-    ModField {
+    mf(ModField {
         kind,
         a,
         b,
         names,
         place: Place::Mnem,
-    }
+        valid: 0,
+    })
 }
 const fn flag(kind: ModKind, bit: u8, name: &'static str) -> ModField {
-    ModField {
+    mf(ModField {
         kind,
         a: (bit, 1),
         b: (0, 0),
         names: flag_names(name),
         place: Place::Mnem,
-    }
+        valid: 0,
+    })
 }
 const fn flag_names(name: &'static str) -> &'static [&'static str] {
     // A flag's names are ["", name]; the common ones are spelled out so they can be static.
@@ -400,85 +426,94 @@ const fn flag_names(name: &'static str) -> &'static [&'static str] {
     }
 }
 const fn cct(lo: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::CcTest,
         a: (lo, 5),
         b: (0, 0),
         names: CCT,
         place: Place::Lead,
-    }
+        valid: 0,
+    })
 }
 const fn bsel(k: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::ByteSel,
         a: (41, 2),
         b: (0, 0),
         names: BSEL,
         place: Place::Suffix(k),
-    }
+        valid: 0,
+    })
 }
 const fn negpo(a: u8, b: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Po,
         a: (48, 2),
         b: (0, 0),
         names: &["", "", "", "PO"],
         place: Place::NegPo(a, b),
-    }
+        valid: 0,
+    })
 }
 const fn neg(k: u8, bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Neg(k),
         a: (bit, 1),
         b: (0, 0),
         names: &["", "-"],
         place: Place::Neg(k),
-    }
+        valid: 0,
+    })
 }
 const fn abs(k: u8, bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Abs(k),
         a: (bit, 1),
         b: (0, 0),
         names: &["", "|"],
         place: Place::Abs(k),
-    }
+        valid: 0,
+    })
 }
 const fn inv(k: u8, bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Inv(k),
         a: (bit, 1),
         b: (0, 0),
         names: &["", "~"],
         place: Place::Inv(k),
-    }
+        valid: 0,
+    })
 }
 const fn cc(bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Cc,
         a: (bit, 1),
         b: (0, 0),
         names: &["", "CC"],
         place: Place::Suffix(0),
-    }
+        valid: 0,
+    })
 }
 const fn cc_on(k: u8, bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::Cc,
         a: (bit, 1),
         b: (0, 0),
         names: &["", "CC"],
         place: Place::Suffix(k),
-    }
+        valid: 0,
+    })
 }
 const fn h1(k: u8, bit: u8) -> ModField {
-    ModField {
+    mf(ModField {
         kind: ModKind::H1(k),
         a: (bit, 1),
         b: (0, 0),
         names: &["", "H1"],
         place: Place::Suffix(k),
-    }
+        valid: 0,
+    })
 }
 
 use ModKind as M;
@@ -834,6 +869,9 @@ pub fn all_ops() -> impl Iterator<Item = Op> {
 /// * F2F: `.H1` needs an F16 source; integer rounding (`.ROUND`/`.FLOOR`/`.CEIL`/`.TRUNC`)
 ///   needs equal source and destination types, and equal types take no other rounding.
 pub fn check_combination(inst: &crate::inst::Inst) -> Result<(), &'static str> {
+    if inst.form().class != Class::Conv {
+        return Ok(());
+    }
     let name = inst.op.name();
     let st = inst.get_name(ModKind::SType).unwrap_or("");
     let dt = inst.get_name(ModKind::DType).unwrap_or("");
