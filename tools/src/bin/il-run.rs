@@ -20,7 +20,7 @@ use isa_amdil::interp::{self, Dispatch, Schedule};
 #[derive(Debug, Parser)]
 #[command(name = "il-run", version)]
 struct Cli {
-    /// The kernel (IL text).
+    /// The kernel: IL text, or a binary IL token stream.
     kernel: PathBuf,
     #[command(flatten)]
     dispatch: DispatchArgs,
@@ -41,10 +41,24 @@ struct Cli {
     strict: bool,
 }
 
-fn run(cli: &Cli) -> Result<bool, String> {
-    let source = std::fs::read_to_string(&cli.kernel)
-        .map_err(|e| format!("{}: {e}", cli.kernel.display()))?;
-    let file = cli.kernel.display().to_string();
+/// A binary IL token stream starts with the IL_Lang token, whose bits 31:8 are zero
+/// (guide 2.2.1); IL text never contains NUL bytes.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && bytes.len() % 4 == 0 && bytes[1..4] == [0, 0, 0]
+}
+
+/// Reads the kernel as IL text or as a binary token stream.
+fn load_program(path: &std::path::Path) -> Result<isa_amdil::Program, String> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
+    if is_binary(&bytes) {
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        return isa_amdil::decode_binary(&words).map_err(|e| format!("{file}: {e}"));
+    }
+    let source = String::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8 IL text"))?;
     let (prog, diags) = isa_amdil::parse(&source);
     let rendered = isa_amdil::diag::render_all(&diags, &file, &source);
     let Some(prog) = prog else {
@@ -53,6 +67,12 @@ fn run(cli: &Cli) -> Result<bool, String> {
     if !rendered.is_empty() {
         eprint!("{rendered}");
     }
+    Ok(prog)
+}
+
+fn run(cli: &Cli) -> Result<bool, String> {
+    let file = cli.kernel.display().to_string();
+    let prog = load_program(&cli.kernel)?;
     let exec = interp::prepare(&prog).map_err(|e| format!("{file}: {e}"))?;
     let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
     let mut d = Dispatch::new(cli.dispatch.grid);
@@ -111,5 +131,31 @@ fn main() -> ExitCode {
             eprintln!("il-run: error: {msg}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_binary_kernels_load_the_same_program() {
+        let src = include_str!("../../../tests/examples/saxpy.il");
+        assert!(!is_binary(src.as_bytes()));
+        let (prog, _) = isa_amdil::parse(src);
+        let prog = prog.expect("saxpy parses");
+        let words = isa_amdil::encode_binary(&prog).expect("saxpy encodes");
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert!(is_binary(&bytes));
+        let dir = std::env::temp_dir().join(format!("il-run-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (t, b) = (dir.join("k.il"), dir.join("k.ilb"));
+        std::fs::write(&t, src).expect("write");
+        std::fs::write(&b, &bytes).expect("write");
+        let from_text = interp::prepare(&load_program(&t).expect("text loads")).expect("decodes");
+        let from_bin = interp::prepare(&load_program(&b).expect("binary loads")).expect("decodes");
+        assert_eq!(from_text.insts.len(), from_bin.insts.len());
+        assert!(load_program(&dir.join("missing.il")).is_err());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }
