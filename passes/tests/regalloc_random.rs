@@ -52,6 +52,7 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
     };
     let (mut spilled, mut max_used) = (0, 0);
     let (mut moves, mut gprs_total, mut pressure_total) = (0u64, 0u64, 0u64);
+    let (mut spill_bytes, mut spills) = (0u64, 0u64);
     for seed in seeds {
         let mut f = generate(seed, &gen);
         let input = f.to_string();
@@ -68,10 +69,13 @@ fn run_seeds(seeds: std::ops::Range<u64>, gen: GenConfig, gprs: u32, preds: u32)
         moves += u64::from(alloc.num_moves);
         gprs_total += u64::from(alloc.num_gprs_used());
         pressure_total += u64::from(max_gpr_pressure(&f, &target));
+        spill_bytes += u64::from(alloc.spill_bytes);
+        spills += u64::from(alloc.num_spills);
     }
     println!(
         "{gprs} GPRs: {spilled} functions spilled, {moves} moves, {gprs_total} GPRs used in \
-         total, {pressure_total} = sum of maximal pressures of the allocated code"
+         total, {pressure_total} = sum of maximal pressures of the allocated code, {spills} \
+         spill stores, {spill_bytes} spill bytes"
     );
     (spilled, max_used)
 }

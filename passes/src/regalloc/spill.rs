@@ -492,14 +492,42 @@ fn insert_spill_code(
         });
         if can_remat {
             remat[v] = true;
-            continue;
         }
+    }
+    // Slot sharing: a value's slot is in use from its store (right after the definition)
+    // to its last reload, all inside the value's live range before spilling; so values
+    // whose live ranges do not interfere (neither live at the other's definition) can
+    // share a slot.
+    let stored: Vec<Value> = spilled.iter().copied().filter(|&v| !remat[v]).collect();
+    let conflicts = slot_conflicts(func, &stored);
+    let mut slots: Vec<(u32, u32, Vec<Value>)> = Vec::new();
+    for &v in &stored {
         let ty = func.dfg.value_type(v);
         let size = target.spill_size(ty).max(1);
-        let align = size.next_power_of_two().min(16);
-        let off = info.area_bytes.div_ceil(align) * align;
-        slot[v] = Some(off);
-        info.area_bytes = off + size;
+        // Bounded search (recent slots, few users each) keeps this linear in practice.
+        let n = slots.len();
+        let shared = slots[n.saturating_sub(32)..]
+            .iter_mut()
+            .find(|(_, sz, users)| {
+                *sz == size
+                    && users.len() < 16
+                    && users
+                        .iter()
+                        .all(|&u| !conflicts.contains(&(u.min(v), u.max(v))))
+            });
+        match shared {
+            Some((off, _, users)) => {
+                users.push(v);
+                slot[v] = Some(*off);
+            }
+            None => {
+                let align = size.next_power_of_two().min(16);
+                let off = info.area_bytes.div_ceil(align) * align;
+                slot[v] = Some(off);
+                info.area_bytes = off + size;
+                slots.push((off, size, vec![v]));
+            }
+        }
     }
     // Versions of each spilled value: (value, defining instruction or block start).
     let mut versions: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
@@ -560,6 +588,65 @@ fn remove_dead_reloads(func: &mut Function, alloc: &mut Allocation) {
             alloc.num_reloads -= 1;
         }
     }
+}
+
+/// Pairs `(a, b)` with `a < b` of values in `vals` that interfere: one is live where the
+/// other is defined (block parameters of one block all interfere with each other and with
+/// the block's live-in values).
+fn slot_conflicts(func: &Function, vals: &[Value]) -> std::collections::HashSet<(Value, Value)> {
+    let mut out = std::collections::HashSet::new();
+    if vals.len() < 2 {
+        return out;
+    }
+    let mut wanted: SecondaryMap<Value, bool> = SecondaryMap::new();
+    for &v in vals {
+        wanted[v] = true;
+    }
+    let cfg = ControlFlowGraph::with_function(func);
+    let lv = Liveness::compute(func, &cfg);
+    let mut add = |a: Value, b: Value| {
+        if a != b {
+            out.insert((a.min(b), a.max(b)));
+        }
+    };
+    for b in func.layout.blocks() {
+        let mut live: std::collections::BTreeSet<Value> = lv.live_out[b]
+            .iter()
+            .copied()
+            .filter(|&v| wanted[v])
+            .collect();
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for &inst in insts.iter().rev() {
+            for &r in func.dfg.inst_results(inst) {
+                if wanted[r] {
+                    for &u in &live {
+                        add(r, u);
+                    }
+                }
+            }
+            for &r in func.dfg.inst_results(inst) {
+                live.remove(&r);
+            }
+            for v in func.dfg.insts[inst].all_values() {
+                if wanted[v] {
+                    live.insert(v);
+                }
+            }
+        }
+        let params: Vec<Value> = func
+            .dfg
+            .block_params(b)
+            .iter()
+            .copied()
+            .filter(|&p| wanted[p])
+            .collect();
+        for &p in &params {
+            for &u in live.iter().chain(&params) {
+                add(p, u);
+            }
+        }
+    }
+    out
 }
 
 /// Renames every use of the spilled values to the nearest reaching version.
