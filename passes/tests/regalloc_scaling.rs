@@ -85,11 +85,12 @@ fn time_once(n: usize, per_block: usize) -> f64 {
     let alloc = regalloc::run(&mut f, &target, &RegAllocOptions::default()).expect("allocates");
     let dt = t.elapsed().as_secs_f64();
     println!(
-        "{n} insts ({per_block} per block): {:.1} ms (schedule {:.1} ms), {} GPRs, {} spills, {} reloads, {} moves",
+        "{n} insts ({per_block} per block): {:.1} ms (schedule {:.1} ms), {} GPRs, {} spills ({} bytes), {} reloads, {} moves",
         dt * 1e3,
         ts * 1e3,
         alloc.num_gprs_used(),
         alloc.num_spills,
+        alloc.spill_bytes,
         alloc.num_reloads,
         alloc.num_moves
     );
