@@ -219,8 +219,8 @@ impl<'p> Lowerer<'p> {
 
     fn run(&mut self) {
         self.declarations();
-        let main_end = self.scan_functions();
-        self.lower_range(0, main_end);
+        self.scan_functions();
+        self.lower_range(0, self.prog.statements.len());
         if !self.block_terminated(self.cur) {
             self.cursor().ins().return_();
         }
@@ -249,6 +249,15 @@ impl<'p> Lowerer<'p> {
         for i in start..end {
             self.stmt = i;
             let st = &prog.statements[i];
+            // A `func` label after an unconditional exit at the outermost level is only
+            // reachable through calls: the body being lowered ends here. Otherwise control
+            // falls through the label into the function's code, as in the interpreter.
+            if st.opcode == Opcode::Func
+                && self.frames.is_empty()
+                && self.block_terminated(self.cur)
+            {
+                break;
+            }
             if let Err(msg) = self.statement(st) {
                 self.error(st, msg);
             }
@@ -379,41 +388,22 @@ impl<'p> Lowerer<'p> {
         }
     }
 
-    /// Finds function bodies; returns where the main program ends (the first `func`).
-    fn scan_functions(&mut self) -> usize {
-        let sts = &self.prog.statements;
-        let mut main_end = sts.len();
-        let mut open: Option<(u32, usize)> = None;
-        for (i, st) in sts.iter().enumerate() {
-            match st.opcode {
-                Opcode::Func => {
-                    main_end = main_end.min(i);
-                    if let Some((label, start)) = open.take() {
-                        self.funcs
-                            .entry(label)
-                            .or_insert(FuncBody { start, end: i });
-                    }
-                    if let Some(label) = label_of(st) {
-                        open = Some((label, i + 1));
-                    }
+    /// Finds the entry of every function: the statement after its first `func N`. A body
+    /// extends to the end of the program; [`Self::lower_range`] stops at the first `func`
+    /// label that control cannot fall through (so a function without a final `ret` runs
+    /// on into the next one, as in the interpreter).
+    fn scan_functions(&mut self) {
+        let n = self.prog.statements.len();
+        for (i, st) in self.prog.statements.iter().enumerate() {
+            if st.opcode == Opcode::Func {
+                if let Some(label) = label_of(st) {
+                    self.funcs.entry(label).or_insert(FuncBody {
+                        start: i + 1,
+                        end: n,
+                    });
                 }
-                Opcode::Endfunc => {
-                    if let Some((label, start)) = open.take() {
-                        self.funcs
-                            .entry(label)
-                            .or_insert(FuncBody { start, end: i });
-                    }
-                }
-                _ => {}
             }
         }
-        if let Some((label, start)) = open {
-            self.funcs.entry(label).or_insert(FuncBody {
-                start,
-                end: sts.len(),
-            });
-        }
-        main_end
     }
 
     /// The literal `l<num>` visible at the current statement: the nearest preceding

@@ -585,6 +585,16 @@ impl Lowerer<'_> {
     pub(crate) fn lower_memory(&mut self, st: &Instruction) -> LResult<()> {
         use Opcode as O;
         let id = st.id().unwrap_or(0);
+        if st.opcode.mnemonic().starts_with("uav_") {
+            // Real kernels use UAVs they never declare (LLVM AMDIL output): such a UAV is
+            // a raw buffer, as the interpreter treats it.
+            if let Ok(id8) = u8::try_from(id) {
+                self.func
+                    .uavs
+                    .entry(id8)
+                    .or_insert(ilc_passes::ir::UavKind::Raw);
+            }
+        }
         let size_width = || match st.generic("size").flatten().map(|s| s.to_ascii_lowercase()) {
             Some(s) if s == "byte" => Width::U8,
             Some(s) if s == "short" => Width::U16,

@@ -128,11 +128,21 @@ pub struct Outputs {
 
 /// Runs `program` on the IL reference interpreter (lock step).
 pub fn run_il(program: &Program, grid: [u32; 3], bufs: &Buffers) -> Result<Outputs, String> {
+    run_il_fuel(program, grid, bufs, 50_000_000)
+}
+
+/// As [`run_il`] with an instruction budget (running out is an error).
+pub fn run_il_fuel(
+    program: &Program,
+    grid: [u32; 3],
+    bufs: &Buffers,
+    fuel: u64,
+) -> Result<Outputs, String> {
     let mut d = IlDispatch::new(grid);
     d.uavs = bufs.uavs.clone();
     d.cbs = bufs.cbs.clone();
     d.global = bufs.global.clone();
-    d.fuel = 50_000_000;
+    d.fuel = fuel;
     ilinterp::run(program, &mut d).map_err(|e| format!("IL interpreter: {e}"))?;
     Ok(Outputs {
         uavs: d.uavs,
