@@ -345,3 +345,23 @@ fn append_counters_and_global_buffer() {
         [8, 7, 6, 0, 0, 6, 7, 8, 1, 8, 0, 0]
     );
 }
+
+#[test]
+fn gds_is_shared_by_all_groups_7_17() {
+    // DCL_GDS L9212: one allocation for the whole dispatch (zeroed at dispatch start);
+    // GDS_LOAD/STORE and atomics address it in bytes like LDS; cmp_store takes
+    // (compare, new) like LDS (L9292). Groups run in id order here.
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 1\ndcl_gds_id(0) 16\ndcl_raw_uav_id(0)\n\
+               dcl_literal l0, 0, 1, 4, 2\n\
+               gds_read_add_id(0) r0.x, l0.x, l0.y\n\
+               gds_cmp_store_id(0) l0.z, l0.x, l0.w\n\
+               gds_load_id(0) r0.y, l0.z\n\
+               gds_store_id(0) l0.z, l0.x\n\
+               mov r1.x, vThreadGrpIdFlat.x\nishl r1.x, r1.x, l0.w\nishl r1.x, r1.x, l0.y\n\
+               uav_raw_store_id(0) mem.xy, r1.x, r0\nend\n";
+    let (d, _) = run_kernel(src, [3, 1, 1], &[(0, vec![0; 48])]).expect("runs");
+    // every group: r0.x = old counter (0, 1, 2); cmp_store sets word 1 from 0 to 2, read
+    // back as 2, then the store resets it to 0 for the next group.
+    // (records are 8 bytes: group g writes words 2g and 2g + 1)
+    assert_eq!(words(&d.uavs[&0]), [0, 2, 1, 2, 2, 2, 0, 0, 0, 0, 0, 0]);
+}

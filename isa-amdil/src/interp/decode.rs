@@ -202,6 +202,20 @@ impl Decoder<'_> {
                     self.out.lds.insert(id, size);
                     self.decls.lds_stride.insert(id, Some(stride));
                 }
+                (Opcode::DclGds, _) => {
+                    let id = st.id().unwrap_or(0);
+                    self.out
+                        .gds
+                        .insert(id, st.number().unwrap_or(0).min(1 << 20));
+                }
+                (Opcode::DclStructGds, Payload::Numbers(n)) => {
+                    let id = st.id().unwrap_or(0);
+                    let stride = n.first().copied().unwrap_or(4);
+                    let count = n.get(1).copied().unwrap_or(0);
+                    let size = (stride as u64 * count as u64).min(1 << 20) as u32;
+                    self.out.gds.insert(id, size);
+                    self.out.gds_stride.insert(id, stride);
+                }
                 (Opcode::DclRawUav | Opcode::DclArenaUav | Opcode::DclTypelessUav, _) => {
                     let id = st.id().unwrap_or(0);
                     self.decls.uavs.insert(id, UavKind::Raw);
@@ -667,6 +681,8 @@ fn is_declaration(op: Opcode) -> bool {
             | DclGlobalFlags
             | DclLds
             | DclStructLds
+            | DclGds
+            | DclStructGds
             | DclRawUav
             | DclStructUav
             | DclUav

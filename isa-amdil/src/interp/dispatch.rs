@@ -84,6 +84,8 @@ pub enum MemSpace {
     Srv(u32),
     /// An LDS allocation.
     Lds(u32),
+    /// A GDS allocation.
+    Gds(u32),
     /// The global buffer.
     Global,
 }

@@ -66,6 +66,7 @@ struct Shared<'d> {
     cbs: Vec<Vec<[u32; 4]>>,
     global: Option<&'d mut Vec<u8>>,
     lds: BTreeMap<u32, Vec<u8>>,
+    gds: BTreeMap<u32, Vec<u8>>,
     tracker: Option<RaceTracker>,
     append: BTreeMap<u32, u32>,
     report_oob: bool,
@@ -120,6 +121,10 @@ impl Shared<'_> {
                 .lds
                 .get_mut(&id)
                 .ok_or_else(|| missing(format!("lds {id} not declared"))),
+            Space::Gds(id) => self
+                .gds
+                .get_mut(&id)
+                .ok_or_else(|| missing(format!("gds {id} not declared"))),
             Space::Srv(id) => Err(missing(format!("srv {id} is read-only"))),
         }
     }
@@ -130,6 +135,7 @@ impl Shared<'_> {
             Space::Uav(id) => self.uavs.get(&id),
             Space::Srv(id) => self.srvs.get(&id),
             Space::Lds(id) => self.lds.get(&id),
+            Space::Gds(id) => self.gds.get(&id),
         };
         r.ok_or_else(|| InterpError::MissingBuffer(format!("{space:?} (line {line})")))
     }
@@ -140,6 +146,7 @@ fn mem_space(s: Space) -> MemSpace {
         Space::Uav(i) => MemSpace::Uav(i),
         Space::Srv(i) => MemSpace::Srv(i),
         Space::Lds(i) => MemSpace::Lds(i),
+        Space::Gds(i) => MemSpace::Gds(i),
     }
 }
 
@@ -203,6 +210,11 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         cbs,
         global: d.global.as_mut(),
         lds: BTreeMap::new(),
+        gds: prog
+            .gds
+            .iter()
+            .map(|(&id, &size)| (id, vec![0u8; size as usize]))
+            .collect(),
         tracker: d.lds_check.then(RaceTracker::default),
         append: BTreeMap::new(),
         report_oob: d.report_oob,

@@ -25,6 +25,9 @@
 //! assert_eq!(&d.uavs[&0][12..16], &9u32.to_le_bytes());
 //! ```
 //!
+//! GDS (`dcl_gds`, `gds_*`) is one dispatch-wide, zero-initialised allocation per id,
+//! shared by all groups (which run in id order) and not written back.
+//!
 //! Reports: with [`Dispatch::lds_check`] every pair of work-items touching one LDS dword
 //! between two barriers, at least one with a plain store (atomics race only with plain
 //! accesses), lands in [`RunStats::lds_races`]; the decoder also warns statically about an
@@ -32,7 +35,7 @@
 //! accesses are counted, and listed with [`Dispatch::report_oob`].
 //!
 //! Not supported (each is an [`InterpError::Unsupported`] naming the opcode or operand
-//! and its line, never a wrong result): GDS, textures and samplers, graphics-only and SM30
+//! and its line, never a wrong result): textures and samplers, graphics-only and SM30
 //! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers), the R7xx owner-computes LDS model,
 //! `_divcomp`, two-dimensional register indices, interface calls, and the enum-only opcodes
 //! without chapter 7 text other than those listed in `select.rs`.

@@ -270,6 +270,9 @@ pub enum Space {
     Srv(u32),
     /// A group's LDS by id.
     Lds(u32),
+    /// The dispatch-wide global data share by id (zeroed at dispatch start, shared by all
+    /// groups, not written back).
+    Gds(u32),
 }
 
 /// How the address operand is formed.
@@ -433,6 +436,10 @@ pub struct ExecProgram {
     pub group: [u32; 3],
     /// LDS declarations: id -> (size in bytes).
     pub lds: BTreeMap<u32, u32>,
+    /// GDS declarations: id -> (size in bytes).
+    pub gds: BTreeMap<u32, u32>,
+    /// GDS structure strides (structured GDS only).
+    pub gds_stride: BTreeMap<u32, u32>,
     /// Declared constant buffers: id -> element count.
     pub cbs: BTreeMap<u32, u32>,
     /// Immediate constant buffer contents.

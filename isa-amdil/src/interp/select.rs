@@ -412,67 +412,148 @@ fn width_of_size(st: &Instruction) -> Width {
     }
 }
 
-fn atomic_of(op: Opcode) -> Option<(AtomicOp, bool, bool)> {
+fn is_gds_atomic(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::GdsAdd
+            | O::GdsSub
+            | O::GdsRsub
+            | O::GdsInc
+            | O::GdsDec
+            | O::GdsMin
+            | O::GdsMax
+            | O::GdsUmin
+            | O::GdsUmax
+            | O::GdsAnd
+            | O::GdsOr
+            | O::GdsXor
+            | O::GdsMskor
+            | O::GdsCmpStore
+            | O::GdsReadAdd
+            | O::GdsReadSub
+            | O::GdsReadRsub
+            | O::GdsReadInc
+            | O::GdsReadDec
+            | O::GdsReadMin
+            | O::GdsReadMax
+            | O::GdsReadUmin
+            | O::GdsReadUmax
+            | O::GdsReadAnd
+            | O::GdsReadOr
+            | O::GdsReadXor
+            | O::GdsReadMskor
+            | O::GdsReadXchg
+            | O::GdsReadCmpXchg
+    )
+}
+
+/// Which memory an atomic opcode addresses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AtomicMem {
+    Uav,
+    Lds,
+    Gds,
+}
+
+fn atomic_of(op: Opcode) -> Option<(AtomicOp, bool, AtomicMem)> {
     use AtomicOp as A;
     use Opcode as O;
+    // GDS atomics mirror the LDS ones (guide 7.17; compare/new order as LDS, L9292).
+    let gds = match op {
+        O::GdsAdd => (A::Add, false),
+        O::GdsSub => (A::Sub, false),
+        O::GdsRsub => (A::Rsub, false),
+        O::GdsInc => (A::Inc, false),
+        O::GdsDec => (A::Dec, false),
+        O::GdsMin => (A::Min, false),
+        O::GdsMax => (A::Max, false),
+        O::GdsUmin => (A::Umin, false),
+        O::GdsUmax => (A::Umax, false),
+        O::GdsAnd => (A::And, false),
+        O::GdsOr => (A::Or, false),
+        O::GdsXor => (A::Xor, false),
+        O::GdsMskor => (A::MskOr, false),
+        O::GdsCmpStore => (A::CmpXchg, false),
+        O::GdsReadAdd => (A::Add, true),
+        O::GdsReadSub => (A::Sub, true),
+        O::GdsReadRsub => (A::Rsub, true),
+        O::GdsReadInc => (A::Inc, true),
+        O::GdsReadDec => (A::Dec, true),
+        O::GdsReadMin => (A::Min, true),
+        O::GdsReadMax => (A::Max, true),
+        O::GdsReadUmin => (A::Umin, true),
+        O::GdsReadUmax => (A::Umax, true),
+        O::GdsReadAnd => (A::And, true),
+        O::GdsReadOr => (A::Or, true),
+        O::GdsReadXor => (A::Xor, true),
+        O::GdsReadMskor => (A::MskOr, true),
+        O::GdsReadXchg => (A::Xchg, true),
+        O::GdsReadCmpXchg => (A::CmpXchg, true),
+        _ => (A::Add, false),
+    };
+    if is_gds_atomic(op) {
+        let (a, r) = gds;
+        return Some((a, r, AtomicMem::Gds));
+    }
     // (operation, returns old value, is LDS)
     Some(match op {
-        O::UavAdd => (A::Add, false, false),
-        O::UavSub => (A::Sub, false, false),
-        O::UavRsub => (A::Rsub, false, false),
-        O::UavMin => (A::Min, false, false),
-        O::UavMax => (A::Max, false, false),
-        O::UavUmin => (A::Umin, false, false),
-        O::UavUmax => (A::Umax, false, false),
-        O::UavAnd => (A::And, false, false),
-        O::UavOr => (A::Or, false, false),
-        O::UavXor => (A::Xor, false, false),
-        O::UavCmp => (A::CmpXchg, false, false),
-        O::UavUinc => (A::Inc, false, false),
-        O::UavUdec => (A::Dec, false, false),
-        O::UavReadAdd => (A::Add, true, false),
-        O::UavReadSub => (A::Sub, true, false),
-        O::UavReadRsub => (A::Rsub, true, false),
-        O::UavReadMin => (A::Min, true, false),
-        O::UavReadMax => (A::Max, true, false),
-        O::UavReadUmin => (A::Umin, true, false),
-        O::UavReadUmax => (A::Umax, true, false),
-        O::UavReadAnd => (A::And, true, false),
-        O::UavReadOr => (A::Or, true, false),
-        O::UavReadXor => (A::Xor, true, false),
-        O::UavReadXchg => (A::Xchg, true, false),
-        O::UavReadCmpXchg => (A::CmpXchg, true, false),
-        O::UavReadUinc => (A::Inc, true, false),
-        O::UavReadUdec => (A::Dec, true, false),
-        O::LdsAdd => (A::Add, false, true),
-        O::LdsSub => (A::Sub, false, true),
-        O::LdsRsub => (A::Rsub, false, true),
-        O::LdsMin => (A::Min, false, true),
-        O::LdsMax => (A::Max, false, true),
-        O::LdsUmin => (A::Umin, false, true),
-        O::LdsUmax => (A::Umax, false, true),
-        O::LdsAnd => (A::And, false, true),
-        O::LdsOr => (A::Or, false, true),
-        O::LdsXor => (A::Xor, false, true),
-        O::LdsCmp => (A::CmpXchg, false, true),
-        O::LdsInc => (A::Inc, false, true),
-        O::LdsDec => (A::Dec, false, true),
-        O::LdsMskor => (A::MskOr, false, true),
-        O::LdsReadAdd => (A::Add, true, true),
-        O::LdsReadSub => (A::Sub, true, true),
-        O::LdsReadRsub => (A::Rsub, true, true),
-        O::LdsReadMin => (A::Min, true, true),
-        O::LdsReadMax => (A::Max, true, true),
-        O::LdsReadUmin => (A::Umin, true, true),
-        O::LdsReadUmax => (A::Umax, true, true),
-        O::LdsReadAnd => (A::And, true, true),
-        O::LdsReadOr => (A::Or, true, true),
-        O::LdsReadXor => (A::Xor, true, true),
-        O::LdsReadXchg => (A::Xchg, true, true),
-        O::LdsReadCmpXchg => (A::CmpXchg, true, true),
-        O::LdsReadInc => (A::Inc, true, true),
-        O::LdsReadDec => (A::Dec, true, true),
-        O::LdsReadMskor => (A::MskOr, true, true),
+        O::UavAdd => (A::Add, false, AtomicMem::Uav),
+        O::UavSub => (A::Sub, false, AtomicMem::Uav),
+        O::UavRsub => (A::Rsub, false, AtomicMem::Uav),
+        O::UavMin => (A::Min, false, AtomicMem::Uav),
+        O::UavMax => (A::Max, false, AtomicMem::Uav),
+        O::UavUmin => (A::Umin, false, AtomicMem::Uav),
+        O::UavUmax => (A::Umax, false, AtomicMem::Uav),
+        O::UavAnd => (A::And, false, AtomicMem::Uav),
+        O::UavOr => (A::Or, false, AtomicMem::Uav),
+        O::UavXor => (A::Xor, false, AtomicMem::Uav),
+        O::UavCmp => (A::CmpXchg, false, AtomicMem::Uav),
+        O::UavUinc => (A::Inc, false, AtomicMem::Uav),
+        O::UavUdec => (A::Dec, false, AtomicMem::Uav),
+        O::UavReadAdd => (A::Add, true, AtomicMem::Uav),
+        O::UavReadSub => (A::Sub, true, AtomicMem::Uav),
+        O::UavReadRsub => (A::Rsub, true, AtomicMem::Uav),
+        O::UavReadMin => (A::Min, true, AtomicMem::Uav),
+        O::UavReadMax => (A::Max, true, AtomicMem::Uav),
+        O::UavReadUmin => (A::Umin, true, AtomicMem::Uav),
+        O::UavReadUmax => (A::Umax, true, AtomicMem::Uav),
+        O::UavReadAnd => (A::And, true, AtomicMem::Uav),
+        O::UavReadOr => (A::Or, true, AtomicMem::Uav),
+        O::UavReadXor => (A::Xor, true, AtomicMem::Uav),
+        O::UavReadXchg => (A::Xchg, true, AtomicMem::Uav),
+        O::UavReadCmpXchg => (A::CmpXchg, true, AtomicMem::Uav),
+        O::UavReadUinc => (A::Inc, true, AtomicMem::Uav),
+        O::UavReadUdec => (A::Dec, true, AtomicMem::Uav),
+        O::LdsAdd => (A::Add, false, AtomicMem::Lds),
+        O::LdsSub => (A::Sub, false, AtomicMem::Lds),
+        O::LdsRsub => (A::Rsub, false, AtomicMem::Lds),
+        O::LdsMin => (A::Min, false, AtomicMem::Lds),
+        O::LdsMax => (A::Max, false, AtomicMem::Lds),
+        O::LdsUmin => (A::Umin, false, AtomicMem::Lds),
+        O::LdsUmax => (A::Umax, false, AtomicMem::Lds),
+        O::LdsAnd => (A::And, false, AtomicMem::Lds),
+        O::LdsOr => (A::Or, false, AtomicMem::Lds),
+        O::LdsXor => (A::Xor, false, AtomicMem::Lds),
+        O::LdsCmp => (A::CmpXchg, false, AtomicMem::Lds),
+        O::LdsInc => (A::Inc, false, AtomicMem::Lds),
+        O::LdsDec => (A::Dec, false, AtomicMem::Lds),
+        O::LdsMskor => (A::MskOr, false, AtomicMem::Lds),
+        O::LdsReadAdd => (A::Add, true, AtomicMem::Lds),
+        O::LdsReadSub => (A::Sub, true, AtomicMem::Lds),
+        O::LdsReadRsub => (A::Rsub, true, AtomicMem::Lds),
+        O::LdsReadMin => (A::Min, true, AtomicMem::Lds),
+        O::LdsReadMax => (A::Max, true, AtomicMem::Lds),
+        O::LdsReadUmin => (A::Umin, true, AtomicMem::Lds),
+        O::LdsReadUmax => (A::Umax, true, AtomicMem::Lds),
+        O::LdsReadAnd => (A::And, true, AtomicMem::Lds),
+        O::LdsReadOr => (A::Or, true, AtomicMem::Lds),
+        O::LdsReadXor => (A::Xor, true, AtomicMem::Lds),
+        O::LdsReadXchg => (A::Xchg, true, AtomicMem::Lds),
+        O::LdsReadCmpXchg => (A::CmpXchg, true, AtomicMem::Lds),
+        O::LdsReadInc => (A::Inc, true, AtomicMem::Lds),
+        O::LdsReadDec => (A::Dec, true, AtomicMem::Lds),
+        O::LdsReadMskor => (A::MskOr, true, AtomicMem::Lds),
         _ => return None,
     })
 }
@@ -490,6 +571,10 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         Some(Some(s)) if vec => Addr::StructVec(*s),
         Some(Some(s)) => Addr::Struct(*s),
         _ => Addr::Raw,
+    };
+    let gds_addr = |dec: &Decoder, id: u32| match dec.out.gds_stride.get(&id) {
+        Some(s) => Addr::Struct(*s),
+        None => Addr::Raw,
     };
     let mut src = Vec::with_capacity(st.srcs.len());
     for k in 0..st.srcs.len() {
@@ -631,25 +716,33 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             need(3)?;
             store(Space::Lds(id), lds_addr(dec, id, true), Width::U32, true)
         }
+        O::GdsLoad => {
+            need(1)?;
+            load(Space::Gds(id), gds_addr(dec, id), Width::U32, false)
+        }
+        O::GdsStore => {
+            need(2)?;
+            store(Space::Gds(id), gds_addr(dec, id), Width::U32, false)
+        }
         O::AppendBufAlloc | O::AppendBufConsume => Op::Append {
             uav: id,
             alloc: st.opcode == O::AppendBufAlloc,
         },
         op => {
-            let Some((aop, ret, lds)) = atomic_of(op) else {
+            let Some((aop, ret, mem)) = atomic_of(op) else {
                 return Err(err(line, format!("opcode {op:?}")));
             };
             let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
             need(if three { 3 } else { 2 })?;
-            if aop == AtomicOp::CmpXchg && !lds {
+            if aop == AtomicOp::CmpXchg && mem == AtomicMem::Uav {
                 // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
                 // (compare, new) as the LDS form has it (L8229, L8419).
                 src.swap(1, 2);
             }
-            let (space, addr) = if lds {
-                (Space::Lds(id), lds_addr(dec, id, false))
-            } else {
-                (Space::Uav(id), uav_addr(dec, id))
+            let (space, addr) = match mem {
+                AtomicMem::Lds => (Space::Lds(id), lds_addr(dec, id, false)),
+                AtomicMem::Gds => (Space::Gds(id), gds_addr(dec, id)),
+                AtomicMem::Uav => (Space::Uav(id), uav_addr(dec, id)),
             };
             Op::Atomic {
                 space,
