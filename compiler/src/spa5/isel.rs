@@ -445,6 +445,19 @@ impl Isel<'_> {
                 Ok(self.emit(Template::many(&seq), &args, &[ty])?)
             }
             (_, Opcode::Imul) if !is64 => one(self.imul(args[0], args[1])?),
+            (_, Opcode::Ishl | Opcode::Ushr | Opcode::Ishr) if is64 => {
+                self.shift64(op == Opcode::Ishl, op == Opcode::Ishr, args[0], args[1])
+            }
+            (_, Opcode::Umulhi) => one(self.umulhi(args[0], args[1])?),
+            (_, Opcode::Imulhi) => one(self.imulhi(args[0], args[1])?),
+            (_, Opcode::Udiv | Opcode::Urem) if !is64 => {
+                let (q, r) = self.udivrem(args[0], args[1])?;
+                one(if op == Opcode::Udiv { q } else { r })
+            }
+            (_, Opcode::Idiv | Opcode::Irem) if !is64 => {
+                let (q, r) = self.idivrem(args[0], args[1])?;
+                one(if op == Opcode::Idiv { q } else { r })
+            }
             (_, Opcode::Imad) if !is64 => {
                 let m = self.imul(args[0], args[1])?;
                 one(self.int_bin(Op::IADD_R, Op::IADD_I, m, args[2], &[])?)
@@ -996,6 +1009,10 @@ impl Isel<'_> {
     }
 
     /// 32-bit multiply as XMADs.
+    pub(crate) fn imul32(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        self.imul(a, b)
+    }
+
     fn imul(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
         let (a, b) = match (self.konst(a), self.konst(b)) {
             (Some(_), None) => (b, a),
