@@ -94,7 +94,7 @@ pub(crate) fn used_bits(f: &Form) -> u64 {
             OpKind::Abs => field_bits(20, 32),
             OpKind::SbMask => field_bits(0, 6),
             OpKind::Sb => field_bits(26, 3),
-            OpKind::Next(_) | OpKind::Pr | OpKind::Cc => 0,
+            OpKind::Next(_) | OpKind::Same(_) | OpKind::Pr | OpKind::Cc => 0,
         };
     }
     for m in f.mods {
@@ -158,7 +158,7 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
     for (slot, f) in operands.iter_mut().zip(form.operands) {
         *slot = match f.kind {
             OpKind::Gpr(lo) => Operand::Reg(Reg(bits(w, lo, 8) as u8)),
-            OpKind::Next(_) => Operand::Reg(Reg::RZ),
+            OpKind::Next(_) | OpKind::Same(_) => Operand::Reg(Reg::RZ),
             OpKind::PredDst(lo) => Operand::Pred(Pred {
                 reg: PredReg(bits(w, lo, 3) as u8),
                 not: false,

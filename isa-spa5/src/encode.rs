@@ -180,7 +180,7 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
         match (f.kind, *o) {
             (OpKind::Gpr(lo), Operand::Reg(r)) => e.gpr(lo, r)?,
             (OpKind::Gpr(_), _) => return Err(bad("a register")),
-            (OpKind::Next(k), Operand::Reg(r)) => {
+            (OpKind::Next(k) | OpKind::Same(k), Operand::Reg(r)) => {
                 let mut want = *inst;
                 want.fill_derived();
                 if let Operand::Reg(expected) = want.operands[idx] {
@@ -194,7 +194,7 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
                 }
                 let _ = k;
             }
-            (OpKind::Next(_), _) => return Err(bad("a register")),
+            (OpKind::Next(_) | OpKind::Same(_), _) => return Err(bad("a register")),
             (OpKind::PredDst(lo), Operand::Pred(p)) if !p.not => {
                 e.put(lo, 3, p.reg.0 as u64, "predicate")?
             }

@@ -279,7 +279,7 @@ pub(crate) fn default_mod(names: &[&str]) -> u8 {
 
 fn default_operand(kind: OpKind) -> Operand {
     match kind {
-        OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(Reg::RZ),
+        OpKind::Gpr(_) | OpKind::Next(_) | OpKind::Same(_) => Operand::Reg(Reg::RZ),
         OpKind::PredDst(_) | OpKind::PredSrc(..) => Operand::Pred(Pred::TRUE),
         OpKind::UImm(..) | OpKind::SImm(..) | OpKind::I20 | OpKind::U20 | OpKind::XImm => {
             Operand::Imm(0)
@@ -340,12 +340,15 @@ impl Inst {
 
     /// Recompute operands that are implied by others ([`OpKind::Next`]).
     pub fn fill_derived(&mut self) {
-        // Only the CAS forms have derived operands; skip the scan for everything else.
-        if !matches!(self.op, Op::ATOM_CAS | Op::ATOMS_CAS) {
+        // Only the CAS forms and FFMA32I have derived operands; skip the scan for everything else.
+        if !matches!(self.op, Op::ATOM_CAS | Op::ATOMS_CAS | Op::FFMA32I) {
             return;
         }
         let form = self.op.form();
         for (idx, f) in form.operands.iter().enumerate() {
+            if let OpKind::Same(k) = f.kind {
+                self.operands[idx] = self.operands[k as usize];
+            }
             if let OpKind::Next(k) = f.kind {
                 if let Operand::Reg(r) = self.operands[k as usize] {
                     let w = self.width(form.operands[k as usize].width);

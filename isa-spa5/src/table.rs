@@ -31,6 +31,9 @@ pub enum OpKind {
     /// A GPR that is not encoded: operand `k`'s register plus its width (CAS's swap value,
     /// `Rb+1`, or `Rb+2` for 64-bit).
     Next(u8),
+    /// A GPR that is not encoded: the same register as operand `k` (FFMA32I's addend is
+    /// its destination).
+    Same(u8),
     /// 3-bit predicate at `lo`, written (no negation).
     PredDst(u8),
     /// 3-bit predicate at `lo` with a negation bit at `not`.
@@ -735,6 +738,7 @@ forms! {
     FFMA_I:     "FFMA",     op16!(0x3280, 0xfe80), Fpu, 0, [RD, RA, F20, RC], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
     FFMA_C:     "FFMA",     op16!(0x4980, 0xff80), Fpu, 0, [RD, RA, CB, RC], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
     FFMA_RC:    "FFMA",     op16!(0x5180, 0xff80), Fpu, 0, [RD, RA, RC, CB], [m2(M::Fmz, (53,1), (54,1), FMZ), m(M::Rnd, 51, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(2, 48), neg(3, 49)];
+    FFMA32I:    "FFMA32I",  op16!(0x0c00, 0xfc00), Fpu, 0, [RD, RA, u(K::F32(20), W1), u(K::Same(0), W1)], [m2(M::Fmz, (53,1), (54,1), FMZ), flag(M::Sat, 55, "SAT"), cc(52), neg(1, 56), neg(3, 57)];
     FMNMX_R:    "FMNMX",    op16!(0x5c60, 0xfff8), Fpu, 0, [RD, RA, RB, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     FMNMX_I:    "FMNMX",    op16!(0x3860, 0xfef8), Fpu, 0, [RD, RA, F20, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     FMNMX_C:    "FMNMX",    op16!(0x4c60, 0xfff8), Fpu, 0, [RD, RA, CB, PC], [flag(M::Ftz, 44, "FTZ"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
@@ -960,7 +964,7 @@ mod tests {
                     OpKind::Abs => bits(20, 32),
                     OpKind::SbMask => bits(0, 6),
                     OpKind::Sb => bits(26, 3),
-                    OpKind::Next(_) | OpKind::Pr | OpKind::Cc => 0,
+                    OpKind::Next(_) | OpKind::Same(_) | OpKind::Pr | OpKind::Cc => 0,
                 };
                 claim(b, "operand");
             }

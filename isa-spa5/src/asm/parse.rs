@@ -125,7 +125,7 @@ fn parse_cbuf_parts(s: &str) -> Option<(u8, &str)> {
 
 fn parse_value(kind: OpKind, s: &str, addr: u64, labels: Option<LabelResolver>) -> Option<Operand> {
     Some(match kind {
-        OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(s.parse().ok()?),
+        OpKind::Gpr(_) | OpKind::Next(_) | OpKind::Same(_) => Operand::Reg(s.parse().ok()?),
         OpKind::PredDst(_) => {
             let p: Pred = s.parse().ok()?;
             if p.not {

@@ -94,7 +94,7 @@ fn random_inst_once(op: Op, r: &mut Rng) -> Inst {
     }
     for (k, f) in form.operands.iter().enumerate() {
         i.operands[k] = match f.kind {
-            OpKind::Gpr(_) | OpKind::Next(_) => Operand::Reg(rand_reg(r)),
+            OpKind::Gpr(_) | OpKind::Next(_) | OpKind::Same(_) => Operand::Reg(rand_reg(r)),
             OpKind::PredDst(_) => Operand::Pred(Pred {
                 reg: PredReg(r.below(8) as u8),
                 not: false,
