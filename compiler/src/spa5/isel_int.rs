@@ -379,11 +379,10 @@ mod tests {
         for ulp in [-1, 0, 1] {
             for &x in &inputs() {
                 for &y in &inputs() {
-                    let want = if y == 0 {
-                        (u32::MAX, u32::MAX)
-                    } else {
-                        (x / y, x % y)
-                    };
+                    let want = x
+                        .checked_div(y)
+                        .zip(x.checked_rem(y))
+                        .unwrap_or((u32::MAX, u32::MAX));
                     assert_eq!(
                         udivrem(x, y, ulp),
                         want,
