@@ -1,6 +1,7 @@
 //! ORACLE test: encode every table row with random fields, disassemble the raw words with
 //! NVIDIA's `nvdisasm -b SM50`, and compare line by line with our nvdisasm-syntax printer.
 //!
+//! Control words carry random `.reuse` flags on the slots our printer shows for the row.
 //! Each row is checked in its own nvdisasm run (nvdisasm rejects a whole file when one word
 //! is invalid, so a bad row cannot hide others). Set `SPA5_ORACLE_VERBOSE=1` to print every
 //! disagreement. The agreement figure and the disagreeing rows are printed; the test requires
@@ -24,10 +25,19 @@ const MIN_AGREEMENT: f64 = 100.0;
 
 /// Disassemble `insts` (laid out in groups with neutral control words) and return nvdisasm's
 /// instruction texts by index, or its error output.
-fn nvdisasm(tool: &std::path::Path, insts: &[Inst], tag: &str) -> Result<Vec<String>, String> {
+fn nvdisasm(
+    tool: &std::path::Path,
+    insts: &[Inst],
+    reuse: &[u8],
+    tag: &str,
+) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
-    for chunk in insts.chunks(3) {
-        words.push(pack_control_word([Control::stall(1); 3]).expect("valid control"));
+    for (g, chunk) in insts.chunks(3).enumerate() {
+        let mut ctrl = [Control::stall(1); 3];
+        for (s, c) in ctrl.iter_mut().enumerate() {
+            c.reuse = reuse.get(g * 3 + s).copied().unwrap_or(0);
+        }
+        words.push(pack_control_word(ctrl).expect("valid control"));
         for k in 0..3 {
             words.push(match chunk.get(k) {
                 Some(i) => encode(i).map_err(|e| e.to_string())?,
@@ -73,7 +83,12 @@ fn every_form_matches_nvdisasm() {
     let mut bad_forms = Vec::new();
     for op in all_ops() {
         let insts: Vec<Inst> = (0..PER_FORM).map(|_| random_inst(op, &mut rng)).collect();
-        let lines = match nvdisasm(&tool, &insts, op.name()) {
+        // Random `.reuse` flags on the operand slots nvdisasm shows for this form.
+        let slots = (0..op.form().operands.len())
+            .filter_map(|k| isa_spa5::asm::print::reuse_slot(op.form(), k))
+            .fold(0u8, |m, s| m | 1 << s);
+        let reuse: Vec<u8> = insts.iter().map(|_| rng.bits(4) as u8 & slots).collect();
+        let lines = match nvdisasm(&tool, &insts, &reuse, op.name()) {
             Ok(l) => l,
             Err(e) => {
                 total += insts.len();
@@ -89,7 +104,7 @@ fn every_form_matches_nvdisasm() {
                 i,
                 &PrintCtx {
                     addr: inst_addr(k),
-                    reuse: 0,
+                    reuse: reuse[k],
                 },
             );
             let theirs = lines.get(k).map(String::as_str).unwrap_or("<missing>");
