@@ -20,9 +20,22 @@
 //! Requires a program that parsed (declarations may appear anywhere). Guarantees: never
 //! panics on user input; every unsupported construct yields a [`LowerError`] naming the
 //! opcode, its guide section and source span; on success the function passes the IR
-//! verifier (checked by the tests) and computes bit-identical results to the IL
-//! interpreter except where `lower` documents a difference (NaN payloads: the IR
-//! canonicalizes f32 NaN to `0x7FFFFFFF`; transcendentals are within the IR's stated error).
+//! verifier and computes bit-identical results to the IL interpreter (checked by
+//! [`validate`] over the corpus, per-opcode tests and corpus mutants), except:
+//! - transcendentals (`exp log rsq sin cos`, and `ln exn pow` composed from `flog2`/`fexp2`)
+//!   are within the IR opcodes' stated error, not bit-exact;
+//! - f64 NaN payloads may differ (both sides canonicalize f32 NaN to `0x7FFFFFFF`);
+//! - byte addresses are 32-bit and wrap, where the interpreter computes them in 64 bits.
+//!
+//! Not supported (diagnosed): `tan asin acos atan mod lit dfrac dfrexp dldexp`, SRV loads,
+//! append buffers, LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
+//! graphics-only opcodes.
+//!
+//! Notes for later stages: `_sat` is `fmax(fsat(x), +0)` because the IR's `fsat` keeps -0
+//! while the interpreter's `sat(-0)` is +0; `f2f16` selects `0x7FFF` for NaN; legacy
+//! `mad` is `select(a == 0 || b == 0, 0 + c, ffma)` (Maxwell `FFMA.FMZ`) and legacy `mul`
+//! is `fmul_legacy` (`FMUL.FMZ`). Work-item invariants (system values, direct `cb` reads)
+//! are computed once in the entry block.
 
 mod cfg;
 mod ops;
