@@ -542,6 +542,21 @@ fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4
             }
         }
     }
+    // Fast path: a plain temp destination with only written / untouched components.
+    if let DstKind::Temp(r) = &dst.kind {
+        let reg = &mut it.regs[*r as usize];
+        let mut simple = true;
+        for i in 0..4 {
+            match dst.mask[i] {
+                DstComp::Write => reg[i] = res[i],
+                DstComp::NoWrite => {}
+                DstComp::Zero | DstComp::One => simple = false,
+            }
+        }
+        if simple {
+            return;
+        }
+    }
     let mut out = [None; 4];
     for i in 0..4 {
         out[i] = match dst.mask[i] {
