@@ -31,6 +31,24 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             ),
         ));
     }
+    if is_binary(source) {
+        let words: Vec<u32> = source
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let program =
+            isa_amdil::decode_binary(&words).map_err(|e| Diagnostics(vec![e.to_diagnostic()]))?;
+        let diags = Diagnostics(isa_amdil::validate(&program));
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        check_size(&program, limits)?;
+        return Ok(Frontend {
+            program,
+            text: String::new(),
+            warnings: diags,
+        });
+    }
     let text = match std::str::from_utf8(source) {
         Ok(t) => t,
         Err(e) => {
@@ -43,20 +61,11 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             ))
         }
     };
-    let (program, diags) = isa_amdil::parse(text);
+    let (program, diags) = isa_amdil::parse_and_validate(text);
     let diags = Diagnostics(diags);
     match program {
         Some(program) if !diags.has_errors() => {
-            if program.statements.len() > limits.max_instructions {
-                return Err(Diagnostics::single(
-                    "L0002",
-                    format!(
-                        "kernel has {} instructions, more than the limit of {}",
-                        program.statements.len(),
-                        limits.max_instructions
-                    ),
-                ));
-            }
+            check_size(&program, limits)?;
             Ok(Frontend {
                 program,
                 text: text.to_owned(),
@@ -64,5 +73,71 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             })
         }
         _ => Err(diags),
+    }
+}
+
+/// A binary IL token stream starts with the IL_Lang token, whose bits 31:8 are zero (guide
+/// 2.2.1); IL text never contains NUL bytes.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes.len() >= 8 && bytes.len() % 4 == 0 && bytes[1..4] == [0, 0, 0]
+}
+
+fn check_size(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
+    if program.statements.len() > limits.max_instructions {
+        return Err(Diagnostics::single(
+            "L0002",
+            format!(
+                "kernel has {} instructions, more than the limit of {}",
+                program.statements.len(),
+                limits.max_instructions
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_and_text_give_the_same_program() {
+        let src = include_str!("../../tests/examples/saxpy.il");
+        let text = run(src.as_bytes(), &Limits::default()).expect("text");
+        let words = isa_amdil::encode_binary(&text.program).expect("encodes");
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert!(is_binary(&bytes) && !is_binary(src.as_bytes()));
+        let bin = run(&bytes, &Limits::default()).expect("binary");
+        assert_eq!(
+            isa_amdil::binary::normalize(&bin.program).to_string(),
+            isa_amdil::binary::normalize(&text.program).to_string()
+        );
+    }
+
+    #[test]
+    fn limits_are_errors() {
+        let src = include_str!("../../tests/examples/saxpy.il");
+        let tiny = Limits {
+            max_source_bytes: 10,
+            ..Limits::default()
+        };
+        let err = run(src.as_bytes(), &tiny).unwrap_err();
+        assert_eq!(err.0[0].code, "L0001");
+        let few = Limits {
+            max_instructions: 3,
+            ..Limits::default()
+        };
+        assert_eq!(run(src.as_bytes(), &few).unwrap_err().0[0].code, "L0002");
+    }
+
+    #[test]
+    fn garbage_is_a_diagnostic() {
+        for input in [
+            &b"\xff\xfe\x00"[..],
+            b"\x01\x00\x00\x00\x02\x00\x00\x00\xff\xff\xff\xff",
+            b"il_cs_2_0\nmov r0, \n",
+        ] {
+            assert!(run(input, &Limits::default()).is_err(), "{input:?}");
+        }
     }
 }
