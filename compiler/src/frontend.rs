@@ -79,7 +79,7 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
 /// A binary IL token stream starts with the IL_Lang token, whose bits 31:8 are zero (guide
 /// 2.2.1); IL text never contains NUL bytes.
 pub fn is_binary(bytes: &[u8]) -> bool {
-    bytes.len() >= 8 && bytes.len() % 4 == 0 && bytes[1..4] == [0, 0, 0]
+    bytes.len() >= 8 && bytes.len().is_multiple_of(4) && bytes[1..4] == [0, 0, 0]
 }
 
 fn check_size(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
