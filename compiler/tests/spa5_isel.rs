@@ -156,6 +156,17 @@ block0:
     let l = &out.listing;
     // cb0 lives after uav0's pointer and size: parameter offset 16, so c[0x0][0x150].
     assert!(l.contains("c[0x0][0x160]"), "direct read of cb0[16]: {l}");
+    // ... folded into the add as a constant operand, not moved into a register first.
+    assert!(
+        l.lines()
+            .any(|x| x.contains("IADD") && x.contains("c[0x0][0x160]")),
+        "{l}"
+    );
+    assert!(
+        !l.lines()
+            .any(|x| x.contains("MOV") && x.contains("c[0x0][0x160]")),
+        "{l}"
+    );
     assert!(
         l.lines()
             .any(|x| x.contains("LDC") && x.contains("+0x154]")),

@@ -175,6 +175,47 @@ impl Isel<'_> {
         self.one(MInst::mov32i(R, v), &[Res(0, 0)], &[])
     }
 
+    /// If `v` is a direct, in-range 32-bit constant-buffer read, the absolute `c[0x0]` byte
+    /// offset it reads.
+    pub(crate) fn cb_operand(&self, v: Value) -> Option<u32> {
+        use ilc_passes::ir::{MemSize, MemSpace};
+        let inst = self.func.dfg.value_inst(v)?;
+        let InstructionData::Load { mem, args, .. } = &self.func.dfg.insts[inst] else {
+            return None;
+        };
+        let MemSpace::Cb(id) = mem.space else {
+            return None;
+        };
+        if !args.is_empty()
+            || mem.size != MemSize::Words(1)
+            || mem.offset < 0
+            || mem.offset % 4 != 0
+        {
+            return None;
+        }
+        let p = self.layout.param(super::abi::ParamKind::CbData(id))?;
+        let off = mem.offset as u32;
+        (off + 4 <= p.size).then_some(isa_spa5::cubin::PARAM_BASE + p.offset + off)
+    }
+
+    /// The constant-operand (`_C`) form of register form `r` and the offset, when `b` is a
+    /// direct constant-buffer read.
+    fn cb_form(&self, r: Op, b: Value) -> Option<(Op, u32)> {
+        let off = self.cb_operand(b)?;
+        let c = Op::from_name(&r.name().replace("_R", "_C"))?;
+        Some((c, off))
+    }
+
+    /// Puts a constant or constant-buffer operand second for commutative ops.
+    fn canon(&self, a: Value, b: Value) -> (Value, Value) {
+        let special = |v| self.konst(v).is_some() || self.cb_operand(v).is_some();
+        if special(a) && !special(b) {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+
     /// `OP d, a, b` choosing the immediate form for small constants `b` (integer ops).
     fn int_bin(
         &mut self,
@@ -197,11 +238,18 @@ impl Isel<'_> {
                 vec![Res(0, 0), Arg(0, 0)],
                 vec![a],
             ),
-            _ => (
-                MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
-                vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
-                vec![a, b],
-            ),
+            _ => match self.cb_form(r, b) {
+                Some((c, off)) => (
+                    MInst::build(c, &[Operand::Reg(R), Operand::Reg(R), cb0(off)]),
+                    vec![Res(0, 0), Arg(0, 0)],
+                    vec![a],
+                ),
+                None => (
+                    MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
+                    vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    vec![a, b],
+                ),
+            },
         };
         let mut inst = inst;
         for &(k, v) in mods {
@@ -229,11 +277,18 @@ impl Isel<'_> {
                 vec![Res(0, 0), Arg(0, 0)],
                 vec![a],
             ),
-            _ => (
-                MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
-                vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
-                vec![a, b],
-            ),
+            _ => match self.cb_form(r, b) {
+                Some((c, off)) => (
+                    MInst::build(c, &[Operand::Reg(R), Operand::Reg(R), cb0(off)]),
+                    vec![Res(0, 0), Arg(0, 0)],
+                    vec![a],
+                ),
+                None => (
+                    MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
+                    vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    vec![a, b],
+                ),
+            },
         };
         inst.set(ModKind::Ftz, 1);
         inst.set_name(ModKind::Fmz, "FTZ");
@@ -281,13 +336,27 @@ impl Isel<'_> {
         bop: &str,
         q: Option<Value>,
     ) -> Result<Value, IselError> {
-        let mut inst = MInst::isetp(cmp, PredReg(0), R, R).m(ModKind::Signed, signed as u8);
+        // A small constant or a direct constant-buffer read becomes the B operand itself.
+        let folded: Option<Operand> = match self.konst(b) {
+            Some(c) if fits_i20(c as u32 as i32 as i64) => {
+                Some(Operand::Imm(c as u32 as i32 as i64))
+            }
+            _ => self.cb_operand(b).map(cb0),
+        };
+        let bop_operand = folded.unwrap_or(Operand::Reg(R));
+        let mut inst =
+            MInst::isetp(cmp, PredReg(0), R, bop_operand).m(ModKind::Signed, signed as u8);
         inst.set_name(ModKind::Bop, bop);
         inst.set(ModKind::X, x as u8);
-        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
-        let mut args = vec![a, b];
+        let (mut slots, mut args) = match folded {
+            Some(_) => (vec![Res(0, 0), Slot::Keep, Arg(0, 0), Slot::Keep], vec![a]),
+            None => (
+                vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+                vec![a, b],
+            ),
+        };
         if let Some(q) = q {
-            slots.push(Arg(2, 0));
+            slots.push(Arg(args.len() as u8, 0));
             args.push(q);
         }
         self.one_ty(inst, &slots, &args, Type::Pred)
@@ -397,7 +466,8 @@ impl Isel<'_> {
                 Ok(self.emit(Template::many(&seq), &args, &[Type::B64])?)
             }
             (_, Opcode::Iadd) => {
-                one(self.int_bin(Op::IADD_R, Op::IADD_I, args[0], args[1], &[])?)
+                let (a, b) = self.canon(args[0], args[1]);
+                one(self.int_bin(Op::IADD_R, Op::IADD_I, a, b, &[])?)
             }
             (_, Opcode::Isub) => {
                 if let Some(c) = self.konst(args[1]) {
@@ -664,14 +734,20 @@ impl Isel<'_> {
             (_, Opcode::Por) => one(self.psetp("OR", args[0], false, Some((args[1], false)))?),
             (_, Opcode::Pxor) => one(self.psetp("XOR", args[0], false, Some((args[1], false)))?),
             (_, Opcode::Pnot) => one(self.psetp("AND", args[0], true, None)?),
-            (_, Opcode::Fadd) => one(self.f_bin(Op::FADD_R, Op::FADD_I, args[0], args[1], &[])?),
+            (_, Opcode::Fadd) => {
+                let (a, b) = self.canon(args[0], args[1]);
+                one(self.f_bin(Op::FADD_R, Op::FADD_I, a, b, &[])?)
+            }
             (_, Opcode::Fsub) => {
                 let i = MInst::fadd(R, R, R)
                     .m(ModKind::Ftz, 1)
                     .m(ModKind::Neg(2), 1);
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
-            (_, Opcode::Fmul) => one(self.f_bin(Op::FMUL_R, Op::FMUL_I, args[0], args[1], &[])?),
+            (_, Opcode::Fmul) => {
+                let (a, b) = self.canon(args[0], args[1]);
+                one(self.f_bin(Op::FMUL_R, Op::FMUL_I, a, b, &[])?)
+            }
             (_, Opcode::FmulLegacy) => {
                 let i = MInst::fmul(R, R, R).mn(ModKind::Fmz, "FMZ");
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
