@@ -724,6 +724,10 @@ forms! {
     S2R:        "S2R",      op16!(0xf0c8, 0xfff8), Sreg, VAR_LAT, [RD, u(K::SReg, W1)], [];
     CS2R:       "CS2R",     op16!(0x50c8, 0xfff8), Mov, 0, [RD, u(K::SReg, W1)], [];
     P2R_I:      "P2R",      op16!(0x38e8, 0xfef8), Alu, 0, [RD, u(K::Pr, W1), RA, I20], [m(M::ByteSel, 41, 2, BSEL)];
+    P2R_R:      "P2R",      op16!(0x5ce8, 0xfff8), Alu, 0, [RD, u(K::Pr, W1), RA, RB], [m(M::ByteSel, 41, 2, BSEL)];
+    P2R_C:      "P2R",      op16!(0x4ce8, 0xfff8), Alu, 0, [RD, u(K::Pr, W1), RA, CB], [m(M::ByteSel, 41, 2, BSEL)];
+    R2P_R:      "R2P",      op16!(0x5cf0, 0xfff8), Alu, 0, [d(K::Pr, W1), RA, RB], [bsel(1)];
+    R2P_C:      "R2P",      op16!(0x4cf0, 0xfff8), Alu, 0, [d(K::Pr, W1), RA, CB], [bsel(1)];
     R2P_I:      "R2P",      op16!(0x38f0, 0xfef8), Alu, 0, [d(K::Pr, W1), RA, U20], [bsel(1)];
     // ---- single precision float ------------------------------------------------------------------
     FADD_R:     "FADD",     op16!(0x5c58, 0xfff8), Fpu, 0, [RD, RA, RB], [flag(M::Ftz, 44, "FTZ"), m(M::Rnd, 39, 2, RND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
