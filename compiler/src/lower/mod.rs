@@ -13,7 +13,8 @@
 //! - `cfg`: structured control flow (if/else, whileloop, break/continue, switch with
 //!   fall-through, call by inlining, ret, end) to a structured CFG: every construct has one
 //!   merge block that post-dominates it, so immediate post-dominators give reconvergence.
-//! - `ops`: source/destination operand handling and per-opcode ALU lowering.
+//! - `ops`: source/destination operand handling and per-opcode ALU lowering; `vector`:
+//!   64-bit pairs, dot products and the other multi-component operations.
 //! - `resources`: UAV/SRV/LDS/constant buffer/`g[]`/indexed-temp memory, atomics,
 //!   barriers and system values.
 //!
@@ -42,6 +43,7 @@ mod ops;
 mod resources;
 pub mod ssa;
 pub mod validate;
+mod vector;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
