@@ -1,7 +1,7 @@
 //! Table-driven encoder: [`encode`] turns an [`Inst`] into its 64-bit word.
 //!
 //! Every field goes through [`set_field`], which rejects values that do not fit, so an
-//! encoded word always decodes back to the same instruction ([`crate::decode`]). Operands of
+//! encoded word always decodes back to the same instruction ([`crate::decode()`]). Operands of
 //! the wrong kind, out-of-range immediates, misaligned constant offsets, invalid modifier
 //! values and unresolved labels are errors, never panics.
 

@@ -9,7 +9,7 @@
 //! Register queries ([`Inst::defs`], [`Inst::uses`]) and properties ([`Inst::is_branch`], ...)
 //! are derived from the table, so schedulers, allocators and the emulator need no per-opcode
 //! knowledge. Builders ([`Inst::iadd`] ...) choose the register/immediate/constant form
-//! from the operand they are given. Nothing here validates ranges: [`crate::encode`] does.
+//! from the operand they are given. Nothing here validates ranges: [`crate::encode()`] does.
 
 use std::fmt;
 
@@ -385,7 +385,7 @@ impl Inst {
         self.get(k).is_some_and(|v| v != 0)
     }
 
-    /// Set modifier `k` to `v` (unchecked; [`crate::encode`] validates). Returns false if the
+    /// Set modifier `k` to `v` (unchecked; [`crate::encode()`] validates). Returns false if the
     /// form has no such modifier.
     pub fn set(&mut self, k: ModKind, v: u8) -> bool {
         match self.form().mod_index(k) {

@@ -5,7 +5,7 @@
 //! control words, and cubin (ELF) reading and writing.
 //!
 //! Layout: [`table`] holds one row per opcode form (fixed bits, operand and modifier fields
-//! with value names); [`encode`], [`decode`], [`asm`] (print/parse) and the register queries
+//! with value names); [`encode`](mod@encode), [`decode`](mod@decode), [`asm`] (print/parse) and the register queries
 //! of [`inst::Inst`] are generic over it. [`control`] packs scheduling control, [`program`]
 //! lays instructions out in 4-word groups and resolves branch targets, [`latency`] gives the
 //! scheduler and the emulator's hazard checker their timing facts.

@@ -4,7 +4,7 @@
 //! Each row gives the mnemonic, the fixed bits (`opcode` under `mask`), the operand fields
 //! (kind + bit positions) in the order nvdisasm prints them, and the modifier fields (bit
 //! ranges + the name of every value, `""` for the unprinted default, `"?"` for an invalid
-//! encoding). The encoder ([`crate::encode`]), decoder ([`crate::decode`]), printer and
+//! encoding). The encoder ([`crate::encode`](mod@crate::encode)), decoder ([`crate::decode`](mod@crate::decode)), printer and
 //! parser ([`crate::asm`]) and the register-use queries on [`crate::Inst`] are all generic
 //! over these rows; no opcode-specific code exists anywhere else.
 //!
