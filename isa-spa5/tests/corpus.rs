@@ -80,10 +80,6 @@ fn corpus_matches_nvdisasm() {
             let parsed = f.parse_all();
             for ((addr, text), (_, p)) in f.insts.iter().zip(parsed) {
                 total += 1;
-                let mnemonic = text.trim_start_matches(|c: char| {
-                    c == '@' || c == '!' || c.is_ascii_alphanumeric() && text.starts_with('@')
-                });
-                let _ = mnemonic;
                 if KNOWN_GAPS.iter().any(|g| {
                     text.split_whitespace()
                         .any(|t| t.split('.').next() == Some(g))
