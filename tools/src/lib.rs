@@ -25,3 +25,4 @@ pub fn ast_dump(program: &Program) -> String {
     }
     out
 }
+pub mod spa5_text;
