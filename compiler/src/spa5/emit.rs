@@ -321,8 +321,11 @@ pub fn emit(
                                     offset: (spill_base as i64 + *imm as i64) as i32,
                                 },
                                 Slot::Scratch => {
+                                    // The first register the allocator left unused (never
+                                    // above the reserved one).
                                     out.uses_scratch = true;
-                                    Operand::Reg(SCRATCH)
+                                    let free = alloc.num_gprs_used().min(u32::from(SCRATCH.0));
+                                    Operand::Reg(Reg(free as u8))
                                 }
                             };
                             mi.operands[k] = new;

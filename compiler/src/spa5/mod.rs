@@ -126,7 +126,11 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
     isel::run(&mut f, &mut tgt, &layout, opts)?;
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
     if opts.schedule {
-        ilc_passes::schedule::run(&mut f, &tgt, &ScheduleOptions::default());
+        // Keep predicate pressure below the 7 predicates: hoisting every compare would make
+        // the allocator spill predicates through memory.
+        let mut so = ScheduleOptions::default();
+        so.reg_budget[ilc_passes::ir::RegFile::Pred] = Some(5);
+        ilc_passes::schedule::run(&mut f, &tgt, &so);
     }
     let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
