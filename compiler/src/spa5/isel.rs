@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use ilc_passes::ir::{
     FloatCC, Function, Inst, InstructionData, IntCC, Opcode, SpecialReg as IrSreg, Type, Value,
 };
-use isa_spa5::inst::{f32imm, Operand};
+use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, SpecialReg};
 use smallvec::SmallVec;
 
@@ -829,23 +829,17 @@ impl Isel<'_> {
                 one(self.mufu("EX2", r)?)
             }
             (_, Opcode::Fsin | Opcode::Fcos) => {
-                let s = self.one(
-                    MInst::fmul(R, R, f32imm(0.159_154_94)),
-                    &[Res(0, 0), Arg(0, 0)],
-                    &args,
-                )?;
-                let s = if f32imm(0.159_154_94) == Operand::F32(0.159_154_94f32.to_bits())
-                    && 0.159_154_94f32.to_bits() & 0xfff != 0
-                {
-                    let c = self.const32(0.159_154_94f32.to_bits())?;
-                    self.one(
-                        MInst::fmul(R, R, R),
-                        &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
-                        &[args[0], c],
-                    )?
-                } else {
-                    s
-                };
+                // Scale by 1/(2 pi) with the full 32-bit immediate form, then RRO + MUFU.
+                let scale = MInst::build(
+                    Op::FMUL32I,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::F32(0.159_154_94f32.to_bits()),
+                    ],
+                )
+                .mn(ModKind::Fmz, "FTZ");
+                let s = self.one(scale, &[Res(0, 0), Arg(0, 0)], &args)?;
                 let r = self.one(
                     MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
                         .mn(ModKind::Mode, "SINCOS"),

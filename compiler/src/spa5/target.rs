@@ -161,8 +161,8 @@ pub mod codes {
 /// The first code given to templates made by instruction selection.
 pub const FIRST_DYNAMIC: u16 = 9;
 
-/// The scratch GPR reserved for the backend (predicate spills): the last allocatable one
-/// is never handed to the allocator.
+/// The highest GPR the allocator is never given. Predicate spills use the first GPR the
+/// allocator left unused as scratch (at most this one).
 pub const SCRATCH: Reg = Reg(254);
 
 /// Latency class of one machine instruction: (fixed?, cycles, unit).
