@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
-use ilc_passes::{const_fold, copy_prop, dce, simplify_cfg};
+use ilc_passes::{const_fold, copy_prop, dce, gvn, simplify_cfg};
 
 use crate::error::Diagnostics;
 use crate::options::{OptLevel, Options};
@@ -39,6 +39,10 @@ pub const PASSES: &[Pass] = &[
         name: "simplify_cfg",
         run: simplify_cfg::run,
     },
+    Pass {
+        name: "gvn",
+        run: gvn::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too.
@@ -53,10 +57,12 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "simplify_cfg",
             "const_fold",
             "copy_prop",
+            "gvn",
             "dce",
             "simplify_cfg",
             "const_fold",
             "copy_prop",
+            "gvn",
             "dce",
         ],
     }

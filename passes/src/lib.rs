@@ -27,4 +27,5 @@ pub mod const_fold;
 pub mod copy_prop;
 pub mod dce;
 pub mod filetest;
+pub mod gvn;
 pub mod simplify_cfg;

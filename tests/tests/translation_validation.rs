@@ -6,7 +6,7 @@
 //!   compare with the expected outputs and with the IL interpreter;
 //! - on seeded random inputs: IR interpreter == IL interpreter (all three IR schedules);
 //! - the same after each optimization pass of `ilc_passes` (dce, copy_prop, const_fold,
-//!   simplify_cfg), re-verifying the IR after every pass.
+//!   simplify_cfg, gvn), re-verifying the IR after every pass.
 //!
 //! Kernels the lowering rejects must be rejected with a diagnostic naming an opcode; the
 //! test reports them and fails if a kernel the IL interpreter runs is rejected for a
@@ -196,6 +196,7 @@ fn passes() -> Vec<Pass> {
         ("copy_prop", ilc_passes::copy_prop::run),
         ("const_fold", ilc_passes::const_fold::run),
         ("simplify_cfg", ilc_passes::simplify_cfg::run),
+        ("gvn", ilc_passes::gvn::run),
         ("dce", ilc_passes::dce::run),
     ]
 }

@@ -162,7 +162,7 @@ impl SubTest for VerifierTest {
 /// The target-independent `Function -> Function` passes, by name. Add a pass with one
 /// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
 /// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 4] = [
+pub static SIMPLE_PASSES: [PassTest; 5] = [
     PassTest {
         name: "dce",
         pass: crate::dce::run,
@@ -178,6 +178,10 @@ pub static SIMPLE_PASSES: [PassTest; 4] = [
     PassTest {
         name: "simplify_cfg",
         pass: crate::simplify_cfg::run,
+    },
+    PassTest {
+        name: "gvn",
+        pass: crate::gvn::run,
     },
 ];
 

@@ -1,0 +1,225 @@
+//! Global value numbering: removes pure instructions that recompute a value already
+//! computed by an instruction that dominates them.
+//!
+//! Requires: verified SSA. Guarantees: afterwards no pure instruction (no side effects, no
+//! memory read, not a terminator, not a `clock` read, not a `Target` instruction) is
+//! identical — same opcode, immediates, result types and operands, with the operands of
+//! commutative opcodes in canonical order — to one in a dominating position; each removed
+//! instruction's results are replaced by the dominating instruction's results. Behaviour is
+//! unchanged: a pure instruction's results depend only on its operands, and the kept
+//! definition dominates every use of the removed one.
+//!
+//! Algorithm: a pre-order walk of the dominator tree with a scoped hash table (entries made
+//! in a block are removed when the walk leaves its subtree), so each instruction is looked at
+//! once: linear in the function size. Memory reads are left alone (stores, atomics and
+//! barriers in between could change them).
+
+use std::collections::HashMap;
+
+use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
+
+use crate::ir::immediates::SpecialReg;
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, Opcode, Type, Value,
+};
+
+/// The identity of a pure computation.
+type Key = (InstructionData, SmallVec<[Type; 2]>);
+
+/// Runs GVN on `func`.
+pub fn run(func: &mut Function) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let Some(entry) = func.entry_block() else {
+        return;
+    };
+    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let mut table: HashMap<Key, Inst> = HashMap::new();
+    let mut removed: Vec<Inst> = Vec::new();
+    // Explicit stack: (block, entering?); on leaving a block its table entries are dropped.
+    let mut stack: Vec<(Block, bool)> = vec![(entry, true)];
+    let mut scopes: Vec<Vec<Key>> = Vec::new();
+    while let Some((block, entering)) = stack.pop() {
+        if !entering {
+            // Invariant: every block pushed its scope when entered, before its exit marker.
+            for key in scopes.pop().expect("scope pushed on entry") {
+                table.remove(&key);
+            }
+            continue;
+        }
+        let mut scope = Vec::new();
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        for inst in insts {
+            func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
+            let data = &func.dfg.insts[inst];
+            if !is_pure(data) {
+                continue;
+            }
+            let mut data = data.clone();
+            canonicalize(&mut data);
+            let types: SmallVec<[Type; 2]> = func
+                .dfg
+                .inst_results(inst)
+                .iter()
+                .map(|&r| func.dfg.value_type(r))
+                .collect();
+            let key = (data, types);
+            match table.get(&key) {
+                Some(&prev) => {
+                    let prev_results: SmallVec<[Value; 4]> =
+                        func.dfg.inst_results(prev).iter().copied().collect();
+                    for (i, &r) in func.dfg.inst_results(inst).iter().enumerate() {
+                        subst[r] = Some(prev_results[i]);
+                    }
+                    removed.push(inst);
+                }
+                None => {
+                    table.insert(key.clone(), inst);
+                    scope.push(key);
+                }
+            }
+        }
+        scopes.push(scope);
+        stack.push((block, false));
+        for &child in domtree.children(block).iter().rev() {
+            stack.push((child, true));
+        }
+    }
+    if removed.is_empty() {
+        return;
+    }
+    for inst in removed {
+        func.layout.remove_inst(inst);
+    }
+    // Uses in blocks the walk did not reach (unreachable code) and in branch arguments of
+    // blocks visited before a substitution was made are rewritten here.
+    func.rewrite_uses(|v| resolve(&subst, v));
+}
+
+fn resolve(subst: &SecondaryMap<Value, Option<Value>>, mut v: Value) -> Value {
+    while let Some(n) = subst[v] {
+        v = n;
+    }
+    v
+}
+
+/// True for instructions whose results depend only on their operands and immediates.
+fn is_pure(data: &InstructionData) -> bool {
+    let op = data.opcode();
+    if data.has_side_effects()
+        || op.reads_memory()
+        || op.writes_memory()
+        || op.is_terminator()
+        || op == Opcode::Target
+    {
+        return false;
+    }
+    !matches!(
+        data,
+        InstructionData::Special {
+            reg: SpecialReg::Clock,
+            ..
+        }
+    )
+}
+
+/// Puts the operands of commutative binary opcodes in a canonical order.
+fn canonicalize(data: &mut InstructionData) {
+    if let InstructionData::Binary { opcode, args } = data {
+        if opcode.is_commutative() && args[1] < args[0] {
+            args.swap(0, 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_function_text;
+
+    #[test]
+    fn merges_dominated_duplicates_and_commuted_operands() {
+        let mut f = parse_function_text(
+            "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x4
+    v2 = iconst.b32 0x4
+    v3 = iadd v0, v1
+    v4 = iadd v2, v0
+    v5 = icmp ult v0, v1
+    brif v5, block1, block2
+
+block1:
+    v6 = iadd v0, v1
+    store.b32 uav0[v6], v4
+    jump block2
+
+block2:
+    v7 = iadd v0, v2
+    store.b32 uav0[v7], v3
+    return
+}",
+        )
+        .expect("parses");
+        run(&mut f);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let text = f.to_string();
+        assert_eq!(text.matches("iconst").count(), 1, "{text}");
+        assert_eq!(text.matches("= iadd").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn sibling_blocks_do_not_share_values() {
+        let mut f = parse_function_text(
+            "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = icmp eq v0, v0
+    brif v1, block1, block2
+
+block1:
+    v2 = imul v0, v0
+    store.b32 uav0[v0], v2
+    return
+
+block2:
+    v3 = imul v0, v0
+    store.b32 uav0[v0], v3
+    return
+}",
+        )
+        .expect("parses");
+        run(&mut f);
+        crate::verifier::verify_function(&f).expect("verifies");
+        assert_eq!(f.to_string().matches("= imul").count(), 2);
+    }
+
+    #[test]
+    fn clock_reads_are_not_merged() {
+        let mut f = parse_function_text(
+            "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = special clock
+    v1 = special clock
+    v2 = iconst.b32 0x0
+    store.b32 uav0[v2], v0
+    store.b32 uav0[v2+4], v1
+    return
+}",
+        )
+        .expect("parses");
+        run(&mut f);
+        assert_eq!(f.to_string().matches("special clock").count(), 2);
+    }
+}
