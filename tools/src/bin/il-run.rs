@@ -41,11 +41,8 @@ struct Cli {
     strict: bool,
 }
 
-/// A binary IL token stream starts with the IL_Lang token, whose bits 31:8 are zero
-/// (guide 2.2.1); IL text never contains NUL bytes.
-fn is_binary(bytes: &[u8]) -> bool {
-    bytes.len() >= 8 && bytes.len().is_multiple_of(4) && bytes[1..4] == [0, 0, 0]
-}
+/// Binary IL is detected exactly as the compiler detects it (by the IL_Lang token).
+use ilc::frontend::is_binary;
 
 /// Reads the kernel as IL text or as a binary token stream.
 fn load_program(path: &std::path::Path) -> Result<isa_amdil::Program, String> {
