@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use isa_amdil::interp::texture::{SamplerState, TexelFormat, Texture};
+
 /// Why loading or writing buffers failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DispatchError {
@@ -168,6 +170,150 @@ impl DispatchArgs {
     }
 }
 
+/// Parses `ID=FILE:WxH[xD]:FORMAT[xN]` (a texture: size in texels, channel storage
+/// `f32|u32|s32|unorm8|u8|unorm16|u16`, N channels, default 1).
+pub fn parse_texture(s: &str) -> Result<(u32, TextureSpec), String> {
+    let (id, rest) = split_id(s)?;
+    let mut parts = rest.rsplitn(3, ':');
+    let (Some(fmt), Some(size), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!("expected ID=FILE:WxH[xD]:FORMAT[xN], got `{s}`"));
+    };
+    let mut dims = [1u32; 3];
+    let size_parts: Vec<&str> = size.split('x').collect();
+    if size_parts.is_empty() || size_parts.len() > 3 {
+        return Err(format!("`{size}` is not WxH[xD]"));
+    }
+    for (d, p) in dims.iter_mut().zip(&size_parts) {
+        *d = p
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| format!("`{p}` is not a texel count"))?;
+    }
+    let (fname, channels) = match fmt.split_once('x') {
+        Some((f, n)) => (
+            f,
+            n.parse::<u8>()
+                .ok()
+                .filter(|n| (1..=4).contains(n))
+                .ok_or_else(|| format!("`{n}` is not a channel count 1..4"))?,
+        ),
+        None => (fmt, 1),
+    };
+    let format = TexelFormat::from_name(fname).ok_or_else(|| {
+        format!("`{fname}` is not a texel format (f32, u32, s32, unorm8, u8, unorm16, u16)")
+    })?;
+    Ok((
+        id,
+        TextureSpec {
+            file: PathBuf::from(file),
+            dims,
+            channels,
+            format,
+        },
+    ))
+}
+
+/// Parses `ID=point|linear[,clamp|wrap|mirror|border]`.
+pub fn parse_sampler(s: &str) -> Result<(u32, SamplerState), String> {
+    let (id, rest) = split_id(s)?;
+    let st = SamplerState::parse(rest)
+        .ok_or_else(|| format!("`{rest}` is not point|linear[,clamp|wrap|mirror|border]"))?;
+    Ok((id, st))
+}
+
+/// Parses `W,H` (a pixel-shader domain).
+pub fn parse_domain(s: &str) -> Result<[u32; 2], String> {
+    let g = parse_grid(s)?;
+    if g[2] != 1 || !s.contains(',') {
+        return Err(format!("expected W,H, got `{s}`"));
+    }
+    Ok([g[0], g[1]])
+}
+
+/// A texture named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureSpec {
+    /// Texel file (raw little-endian, row-major).
+    pub file: PathBuf,
+    /// Width, height, depth in texels.
+    pub dims: [u32; 3],
+    /// Channels per texel.
+    pub channels: u8,
+    /// Channel storage.
+    pub format: TexelFormat,
+}
+
+/// Texture, sampler and pixel-shader arguments (`#[command(flatten)]` them).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TextureArgs {
+    /// Bind a texture: ID=FILE:WxH[xD]:FORMAT[xN] (repeatable).
+    #[arg(long = "tex", value_parser = parse_texture)]
+    pub textures: Vec<(u32, TextureSpec)>,
+    /// Sampler state: ID=point|linear[,clamp|wrap|mirror|border] (default point,clamp).
+    #[arg(long = "sampler", value_parser = parse_sampler)]
+    pub samplers: Vec<(u32, SamplerState)>,
+    /// Pixel-shader compute domain in pixels: W,H (il_ps kernels); outputs o# are written
+    /// as DIR/oN.bin, 16 bytes per pixel, row-major.
+    #[arg(long, value_parser = parse_domain)]
+    pub domain: Option<[u32; 2]>,
+}
+
+impl TextureArgs {
+    /// Reads every texture file; a file shorter than its size is an error.
+    pub fn load(&self) -> Result<BTreeMap<u32, Texture>, DispatchError> {
+        let mut out = BTreeMap::new();
+        for (id, spec) in &self.textures {
+            let data = read(&spec.file)?;
+            let t = Texture {
+                width: spec.dims[0],
+                height: spec.dims[1],
+                depth: spec.dims[2],
+                channels: spec.channels,
+                format: spec.format,
+                data,
+            };
+            if t.data.len() < t.size_bytes() {
+                return Err(DispatchError::Io {
+                    path: spec.file.clone(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "texture needs {} bytes, the file has {}",
+                            t.size_bytes(),
+                            t.data.len()
+                        ),
+                    ),
+                });
+            }
+            if out.insert(*id, t).is_some() {
+                return Err(DispatchError::Duplicate {
+                    kind: "texture",
+                    id: *id,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Writes pixel-shader outputs as `dir/oID.bin`; returns the files written.
+pub fn write_ps_outputs(
+    dir: &Path,
+    outputs: &BTreeMap<u32, Vec<u8>>,
+) -> Result<Vec<PathBuf>, DispatchError> {
+    let mut written = Vec::new();
+    for (id, bytes) in outputs {
+        let p = dir.join(format!("o{id}.bin"));
+        fs::write(&p, bytes).map_err(|source| DispatchError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
 /// Writes every UAV as `dir/uavID.bin` and the global buffer as `dir/g.bin`, creating `dir`;
 /// returns the files written.
 pub fn write_outputs(
@@ -201,6 +347,26 @@ pub fn write_outputs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texture_sampler_domain_parsing() {
+        let (id, t) = parse_texture("2=dir/a:b.bin:64x32:unorm8x4").unwrap();
+        assert_eq!(id, 2);
+        assert_eq!(t.file, PathBuf::from("dir/a:b.bin"));
+        assert_eq!(t.dims, [64, 32, 1]);
+        assert_eq!((t.channels, t.format), (4, TexelFormat::Unorm8));
+        assert_eq!(parse_texture("0=x.bin:8:f32").unwrap().1.dims, [8, 1, 1]);
+        assert!(parse_texture("0=x.bin:8x0:f32").is_err());
+        assert!(parse_texture("0=x.bin:8:f64").is_err());
+        assert!(parse_texture("0=x.bin:8:f32x5").is_err());
+        assert!(parse_texture("0=x.bin").is_err());
+        let (_, s) = parse_sampler("1=linear,wrap").unwrap();
+        assert_eq!(s, SamplerState::parse("linear,wrap").unwrap());
+        assert!(parse_sampler("1=bilinear").is_err());
+        assert_eq!(parse_domain("640,480"), Ok([640, 480]));
+        assert!(parse_domain("640").is_err());
+        assert!(parse_domain("1,2,3").is_err());
+    }
 
     #[test]
     fn grid_parsing() {

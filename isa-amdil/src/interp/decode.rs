@@ -14,6 +14,7 @@ use super::program::{
     SysVal, Ty, SEL_ONE, SEL_ZERO,
 };
 use super::select;
+use super::texture::{ResourceDecl, TexDim};
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
 use crate::opcodes::Opcode;
 
@@ -236,6 +237,20 @@ impl Decoder<'_> {
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), UavKind::Raw);
                 }
+                (Opcode::DclResource, _) => {
+                    let id = st.id().unwrap_or(0);
+                    let decl = resource_decl(st).map_err(|what| err(line, what))?;
+                    self.out.resources.insert(id, decl);
+                }
+                (Opcode::DclOutput, _) => {
+                    for d in &st.dsts {
+                        if d.reg.kind == RegKind::Output
+                            && !self.out.ps_outputs.contains(&d.reg.num)
+                        {
+                            self.out.ps_outputs.push(d.reg.num);
+                        }
+                    }
+                }
                 (Opcode::DclStructSrv, _) => {
                     let stride = stride_of(st).unwrap_or(4);
                     self.decls
@@ -246,6 +261,16 @@ impl Decoder<'_> {
             }
         }
         self.out.uavs = self.decls.uavs.keys().copied().collect();
+        if self
+            .prog
+            .version
+            .as_ref()
+            .is_some_and(|v| v.shader == ast::ShaderType::Pixel)
+        {
+            // Pixel-shader compute: each pixel is a work-item; 8x8 tiles play the groups.
+            self.out.pixel_shader = true;
+            self.out.group = [8, 8, 1];
+        }
         Ok(())
     }
 
@@ -552,6 +577,9 @@ impl Decoder<'_> {
             RegKind::ThreadGroupId => SrcKind::Sys(SysVal::ThreadGrpId),
             RegKind::ThreadGroupIdFlat => SrcKind::Sys(SysVal::ThreadGrpIdFlat),
             RegKind::Timer => SrcKind::Timer,
+            RegKind::WinCoord | RegKind::Input if self.out.pixel_shader => {
+                SrcKind::Sys(SysVal::WinCoord)
+            }
             k => return Err(err(line, format!("source register {}", k.name()))),
         };
         let mut swz = [0u8; 4];
@@ -614,6 +642,12 @@ impl Decoder<'_> {
                 DstKind::Global(self.index(&d.reg)?)
             }
             RegKind::GenericMem => DstKind::None,
+            RegKind::Output if self.out.pixel_shader => {
+                if !self.out.ps_outputs.contains(&d.reg.num) {
+                    self.out.ps_outputs.push(d.reg.num);
+                }
+                DstKind::Output(d.reg.num)
+            }
             k => return Err(err(line, format!("destination register {}", k.name()))),
         };
         let mut mask = [DstComp::NoWrite; 4];
@@ -641,6 +675,36 @@ fn no_dst() -> Dst {
         sat: false,
         scale: 1.0,
     }
+}
+
+/// Reads `dcl_resource_id(n)_type(t[,unnorm])_fmtx(f)..` (L4284).
+fn resource_decl(st: &Instruction) -> Result<ResourceDecl, String> {
+    let mut decl = ResourceDecl {
+        dim: TexDim::D2,
+        unnorm: false,
+        fmt: [ast::ElementFormat::Float; 4],
+    };
+    let mut have_type = false;
+    for c in &st.controls {
+        match c {
+            ast::Control::Generic { name, value } if name == "type" => {
+                let v = value.as_deref().unwrap_or("");
+                let mut parts = v.split(',').map(str::trim);
+                let t = parts.next().unwrap_or("");
+                decl.dim = TexDim::from_name(t).ok_or_else(|| {
+                    format!("resource type {t} (cube maps, MSAA and graphics types)")
+                })?;
+                decl.unnorm = parts.any(|p| p.eq_ignore_ascii_case("unnorm"));
+                have_type = true;
+            }
+            ast::Control::Fmt(i, f) if (*i as usize) < 4 => decl.fmt[*i as usize] = *f,
+            _ => {}
+        }
+    }
+    if !have_type {
+        return Err("dcl_resource without _type(..)".into());
+    }
+    Ok(decl)
 }
 
 fn stride_of(st: &Instruction) -> Option<u32> {
@@ -691,6 +755,9 @@ fn is_declaration(op: Opcode) -> bool {
             | DclArenaUav
             | DclRawSrv
             | DclStructSrv
+            | DclResource
+            | DclInput
+            | DclOutput
             | Nop
             | Comment
             | Prefix

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
+use super::texture::{SamplerState, Texture};
+
 /// How work-items of one group interleave between barriers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Schedule {
@@ -36,6 +38,16 @@ pub struct Dispatch {
     pub cbs: BTreeMap<u32, Vec<u8>>,
     /// The global buffer `g[]` (16 bytes per element).
     pub global: Option<Vec<u8>>,
+    /// Textures bound to resource ids (`dcl_resource_id(n)`).
+    pub textures: BTreeMap<u32, Texture>,
+    /// Sampler states by sampler id (absent: point filtering, clamp to edge).
+    pub samplers: BTreeMap<u32, SamplerState>,
+    /// Pixel-shader compute (`il_ps`): the 2-D domain in pixels; `grid` is then ignored
+    /// (work-items run in 8x8 tiles covering the domain).
+    pub domain: Option<[u32; 2]>,
+    /// Pixel-shader outputs `o#`: `width * height` pixels of 16 bytes (the vec4), row-major;
+    /// created zero-filled for each output the program writes when absent.
+    pub ps_outputs: BTreeMap<u32, Vec<u8>>,
     /// Instruction budget for the whole dispatch (per work-item instruction).
     pub fuel: u64,
     /// Work-item interleaving.
@@ -56,6 +68,10 @@ impl Default for Dispatch {
             srvs: BTreeMap::new(),
             cbs: BTreeMap::new(),
             global: None,
+            textures: BTreeMap::new(),
+            samplers: BTreeMap::new(),
+            domain: None,
+            ps_outputs: BTreeMap::new(),
             fuel: 1 << 32,
             schedule: Schedule::LockStep,
             lds_check: false,
@@ -88,6 +104,8 @@ pub enum MemSpace {
     Gds(u32),
     /// The global buffer.
     Global,
+    /// A pixel-shader output buffer.
+    Output(u32),
 }
 
 /// One recorded out-of-range access (loads gave 0, stores were dropped).

@@ -22,8 +22,9 @@ use super::iops::{bool32, join64, split64};
 use super::memory::{self, Access, RaceTracker};
 use super::program::{
     Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
-    SrcMods, Ty, WideFn,
+    SrcMods, TexOp, Ty, WideFn,
 };
+use super::texture::{self, SamplerState, Texture};
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
 const CALL_DEPTH: usize = 32;
@@ -45,7 +46,7 @@ struct Item {
     itemps: Vec<Vec<[u32; 4]>>,
     stack: Vec<u32>,
     state: State,
-    sys: [[u32; 4]; 6],
+    sys: [[u32; 4]; 7],
     /// Flat id inside the group.
     local: u32,
     /// Flat absolute id.
@@ -65,6 +66,11 @@ struct Shared<'d> {
     srvs: &'d BTreeMap<u32, Vec<u8>>,
     cbs: Vec<Vec<[u32; 4]>>,
     global: Option<&'d mut Vec<u8>>,
+    textures: &'d BTreeMap<u32, Texture>,
+    samplers: &'d BTreeMap<u32, SamplerState>,
+    outputs: &'d mut BTreeMap<u32, Vec<u8>>,
+    /// Pixel-shader domain (width, height).
+    domain: [u32; 2],
     lds: BTreeMap<u32, Vec<u8>>,
     gds: BTreeMap<u32, Vec<u8>>,
     tracker: Option<RaceTracker>,
@@ -150,9 +156,36 @@ fn mem_space(s: Space) -> MemSpace {
     }
 }
 
+/// Pixel-shader compute: checks the domain, sizes the output buffers and returns the tile
+/// grid that covers the domain.
+fn ps_setup(prog: &ExecProgram, d: &mut Dispatch) -> Result<[u32; 3], InterpError> {
+    let [w, h] = d.domain.ok_or_else(|| {
+        InterpError::BadDispatch("a pixel-shader program needs a domain (width, height)".into())
+    })?;
+    if w == 0 || h == 0 {
+        return Err(InterpError::BadDispatch(format!("domain {w}x{h} is empty")));
+    }
+    let bytes = w as u64 * h as u64 * 16;
+    if bytes > 1 << 32 {
+        return Err(InterpError::BadDispatch(format!(
+            "domain {w}x{h} is too large"
+        )));
+    }
+    for &o in &prog.ps_outputs {
+        let buf = d.ps_outputs.entry(o).or_default();
+        buf.resize(bytes as usize, 0);
+    }
+    let [bx, by, _] = prog.group;
+    Ok([w.div_ceil(bx), h.div_ceil(by), 1])
+}
+
 /// Runs `prog` over the dispatch `d`.
 pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpError> {
     prog.check()?;
+    if prog.pixel_shader {
+        d.grid = ps_setup(prog, d)?;
+    }
+    let domain = d.domain.unwrap_or([u32::MAX, u32::MAX]);
     let [gx, gy, gz] = d.grid;
     let [bx, by, bz] = prog.group;
     let group_size = bx as u64 * by as u64 * bz as u64;
@@ -209,6 +242,10 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         srvs: &d.srvs,
         cbs,
         global: d.global.as_mut(),
+        textures: &d.textures,
+        samplers: &d.samplers,
+        outputs: &mut d.ps_outputs,
+        domain,
         lds: BTreeMap::new(),
         gds: prog
             .gds
@@ -242,7 +279,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
                 .collect(),
             stack: Vec::new(),
             state: State::Running,
-            sys: [[0; 4]; 6],
+            sys: [[0; 4]; 7],
             local: 0,
             abs: 0,
         })
@@ -261,7 +298,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
                 if let Some(t) = sh.tracker.as_mut() {
                     t.clear();
                 }
-                init_group(&mut items, prog, [x, y, z], d.grid, gflat);
+                init_group(&mut items, prog, [x, y, z], sh.domain, gflat);
                 run_group(prog, &mut items, &mut sh, schedule, &mut rng)?;
                 sh.stats.groups += 1;
                 sh.stats.work_items += group_size;
@@ -272,10 +309,9 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
     Ok(sh.stats)
 }
 
-fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], grid: [u32; 3], gflat: u32) {
+fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], domain: [u32; 2], gflat: u32) {
     let [bx, by, bz] = prog.group;
     let size = bx * by * bz;
-    let _ = grid;
     for (i, it) in items.iter_mut().enumerate() {
         let i = i as u32;
         let (tx, ty, tz) = (i % bx, (i / bx) % by, i / (bx * by));
@@ -298,9 +334,22 @@ fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], grid: [u32; 3
             [abs_flat; 4],
             [g[0], g[1], g[2], 0],
             [gflat; 4],
+            [0; 4],
         ];
         it.local = i;
         it.abs = abs_flat;
+        if prog.pixel_shader {
+            let (px, py) = (g[0] * bx + tx, g[1] * by + ty);
+            it.sys[6] = [
+                (px as f32 + 0.5).to_bits(),
+                (py as f32 + 0.5).to_bits(),
+                0,
+                ONE,
+            ];
+            if px >= domain[0] || py >= domain[1] {
+                it.state = State::Done;
+            }
+        }
     }
 }
 
@@ -602,6 +651,24 @@ fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4
                 sh.oob(MemSpace::Global, base, true);
             }
         }
+        DstKind::Output(o) => {
+            let [w, _] = sh.domain;
+            let [bx, by, _] = [8u64, 8, 1];
+            let g = sh.group_flat as u64;
+            let tiles_x = (w as u64).div_ceil(bx).max(1);
+            let (px, py) = (
+                (g % tiles_x) * bx + it.local as u64 % bx,
+                (g / tiles_x) * by + it.local as u64 / bx,
+            );
+            let base = (py * w as u64 + px) * 16;
+            if let Some(buf) = sh.outputs.get_mut(o) {
+                for c in 0..4 {
+                    if let Some(v) = out[c] {
+                        memory::store_u32(buf, base + 4 * c as u64, v);
+                    }
+                }
+            }
+        }
         DstKind::None => {}
     }
 }
@@ -851,6 +918,32 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let s = read_srcs(it, sh, prog, inst);
             let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
+        }
+        Op::Tex { op, res, sampler } => {
+            let s = read_srcs(it, sh, prog, inst);
+            let decl = prog
+                .resources
+                .get(res)
+                .ok_or_else(|| InterpError::Malformed {
+                    message: format!("resource {res} is not declared"),
+                    line: inst.line,
+                })?;
+            let tex = sh.textures.get(res);
+            let r = match (op, tex) {
+                (TexOp::ResInfo { uint }, t) => texture::resinfo(t, decl, s[0][0], *uint),
+                (_, None) => {
+                    return Err(InterpError::MissingBuffer(format!(
+                        "texture {res} (line {})",
+                        inst.line
+                    )))
+                }
+                (TexOp::Load(off), Some(t)) => texture::load(t, decl, s[0], *off),
+                (TexOp::Sample | TexOp::SampleL, Some(t)) => {
+                    let st = sh.samplers.get(sampler).copied().unwrap_or_default();
+                    texture::sample(t, decl, &st, s[0])
+                }
+            };
+            write_dst(it, sh, &inst.dst, Ty::Untyped, r);
         }
         Op::Load {
             space,

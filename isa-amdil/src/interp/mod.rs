@@ -34,8 +34,14 @@
 //! LDS load that follows a store with no `fence_threads` between them. Out-of-range
 //! accesses are counted, and listed with [`Dispatch::report_oob`].
 //!
+//! Textures ([`texture`]: `sample`, `sample_l`, `load`, `resinfo` on 1-D/2-D/3-D/array
+//! resources, point and linear filtering, four addressing modes) and pixel-shader compute
+//! (`il_ps`: each pixel of [`Dispatch::domain`] is a work-item, `vWinCoord0` and `v#` read the
+//! pixel centre, `o#` writes [`Dispatch::ps_outputs`]) follow the conventions in [`texture`].
+//!
 //! Not supported (each is an [`InterpError::Unsupported`] naming the opcode or operand
-//! and its line, never a wrong result): textures and samplers, graphics-only and SM30
+//! and its line, never a wrong result): cube maps, MSAA, comparison and gradient
+//! sampling, fetch4, graphics-only and SM30
 //! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers), the R7xx owner-computes LDS model,
 //! `_divcomp`, two-dimensional register indices, interface calls, and the enum-only opcodes
 //! without chapter 7 text other than those listed in `select.rs`.
@@ -96,6 +102,7 @@ pub mod fops;
 pub mod iops;
 pub mod memory;
 pub mod program;
+pub mod texture;
 
 mod exec;
 mod select;

@@ -39,6 +39,9 @@ pub enum SysVal {
     ThreadGrpId = 4,
     /// `vThreadGrpIdFlat` / `vTGroupid`.
     ThreadGrpIdFlat = 5,
+    /// Pixel-shader compute: `vWinCoord0` (and interpolated `v#` inputs) = pixel centre
+    /// `(x + 0.5, y + 0.5, 0.0, 1.0)` as floats.
+    WinCoord = 6,
 }
 
 /// An index: `base` plus optionally one temp component (`cb0[r1.x + 4]`).
@@ -152,6 +155,8 @@ pub enum DstKind {
     },
     /// `g[idx]`.
     Global(Index),
+    /// Pixel-shader output `o#`: written to the pixel's slot of output buffer `#`.
+    Output(u32),
     /// `mem` or no destination: only the mask matters.
     None,
 }
@@ -379,6 +384,15 @@ pub enum Op {
         /// True for alloc.
         alloc: bool,
     },
+    /// Texture access on resource `res` (declared) with sampler `sampler`.
+    Tex {
+        /// Which access.
+        op: TexOp,
+        /// Resource id.
+        res: u32,
+        /// Sampler id.
+        sampler: u32,
+    },
     /// `fence_*`; `threads` = execution barrier.
     Fence {
         /// `_threads` present.
@@ -405,6 +419,22 @@ pub enum Op {
     End,
     /// No operation (labels, declarations kept for line mapping).
     Nop,
+}
+
+/// The texture accesses (see [`super::texture`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexOp {
+    /// `sample_resource(n)_sampler(m) dst, coord` (level 0).
+    Sample,
+    /// `sample_l_resource(n)_sampler(m) dst, coord, lod` (level 0: one mip level).
+    SampleL,
+    /// `load_resource(n)[_aoffimmi(u,v,w)] dst, coord`: texel offsets.
+    Load([i32; 3]),
+    /// `resinfo_resource(n)[_uint] dst, mip`.
+    ResInfo {
+        /// `_uint`: integers instead of floats.
+        uint: bool,
+    },
 }
 
 /// One decoded instruction.
@@ -449,6 +479,13 @@ pub struct ExecProgram {
     pub uavs: Vec<u32>,
     /// Whether `g[]` is used.
     pub uses_global: bool,
+    /// Texture resources declared with `dcl_resource`.
+    pub resources: BTreeMap<u32, super::texture::ResourceDecl>,
+    /// Pixel-shader compute (`il_ps`): work-items are pixels of [`super::Dispatch::domain`]
+    /// in 8x8 tiles.
+    pub pixel_shader: bool,
+    /// Pixel-shader outputs `o#` the program declares or writes.
+    pub ps_outputs: Vec<u32>,
     /// Non-fatal remarks from decoding (undeclared literals, ...).
     pub warnings: Vec<String>,
 }
@@ -494,7 +531,7 @@ impl ExecProgram {
                     (*arr as usize) < self.itemp_sizes.len() && index_ok(idx)
                 }
                 DstKind::Global(idx) => index_ok(idx),
-                DstKind::None => true,
+                DstKind::Output(_) | DstKind::None => true,
             };
             if !dst_ok {
                 return Err(bad(line, "destination operand"));

@@ -11,7 +11,10 @@ use super::dispatch::InterpError;
 use super::dops;
 use super::fops::{self, RelOp, ZeroOp};
 use super::iops::{self, bool32};
-use super::program::{Addr, AtomicOp, CompFn, Dst, DstComp, Inst, Op, Space, Ty, WideFn, Width};
+use super::program::{
+    Addr, AtomicOp, CompFn, Dst, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width,
+};
+use super::texture::{aoffimmi, TexDim};
 use crate::ast::{self, Instruction};
 use crate::opcodes::Opcode;
 
@@ -558,6 +561,59 @@ fn atomic_of(op: Opcode) -> Option<(AtomicOp, bool, AtomicMem)> {
     })
 }
 
+/// `sample`, `sample_l`, `load` and `resinfo` on a declared resource (see `texture.rs`).
+fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
+    use Opcode as O;
+    let line = dec.line;
+    let name = st.opcode.mnemonic();
+    let res = st
+        .resource()
+        .ok_or_else(|| malformed(line, format!("{name} needs _resource(n)")))?;
+    if st.generic("ext").is_some() || st.generic("indexed").is_some() {
+        return Err(err(
+            line,
+            format!("{name} with indexed resource/sampler (_ext)"),
+        ));
+    }
+    let decl = dec
+        .out
+        .resources
+        .get(&res)
+        .ok_or_else(|| malformed(line, format!("resource {res} is not declared")))?;
+    let sampler = st.sampler().unwrap_or(0);
+    let op = match st.opcode {
+        O::Sample | O::SampleL => {
+            if decl.dim == TexDim::Buffer {
+                return Err(malformed(line, format!("{name} on buffer resource {res}")));
+            }
+            if st.sampler().is_none() {
+                return Err(malformed(line, format!("{name} needs _sampler(m)")));
+            }
+            if st.opcode == O::Sample {
+                TexOp::Sample
+            } else {
+                TexOp::SampleL
+            }
+        }
+        O::Load => {
+            let mut off = [0f32; 3];
+            if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
+                let text = v.unwrap_or("");
+                for (o, p) in off.iter_mut().zip(text.split(',')) {
+                    *o = p.trim().parse::<f32>().map_err(|_| {
+                        malformed(line, format!("_aoffimmi value {p:?} is not a number"))
+                    })?;
+                }
+            }
+            TexOp::Load(aoffimmi(off))
+        }
+        _ => TexOp::ResInfo {
+            uint: st.generic("uint").is_some(),
+        },
+    };
+    Ok(Op::Tex { op, res, sampler })
+}
+
 fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
     use Opcode as O;
     let line = dec.line;
@@ -728,6 +784,10 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             uav: id,
             alloc: st.opcode == O::AppendBufAlloc,
         },
+        O::Sample | O::SampleL | O::Load | O::Resinfo => {
+            need(if st.opcode == O::SampleL { 2 } else { 1 })?;
+            tex_op(dec, st)?
+        }
         op => {
             let Some((aop, ret, mem)) = atomic_of(op) else {
                 return Err(err(line, format!("opcode {op:?}")));

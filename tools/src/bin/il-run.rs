@@ -2,7 +2,11 @@
 //!
 //! `il-run KERNEL.il --grid X[,Y[,Z]] [--uav ID=FILE]... [--cb ID=FILE]... [--srv ID=FILE]...
 //! [--g FILE] [--zero ID=BYTES]... [--lds-check] [--shuffle SEED] [--fuel N] [--report-oob]
-//! [--strict] [--out DIR]`
+//! [--strict] [--out DIR] [--tex ID=FILE:WxH[xD]:FMT[xN]]... [--sampler ID=MODE]...
+//! [--domain W,H]`
+//!
+//! Pixel-shader compute kernels (`il_ps`) run over `--domain W,H` pixels instead of
+//! `--grid`; each output `o#` is written to `DIR/oN.bin` (16 bytes per pixel, row-major).
 //!
 //! Buffers are raw little-endian files; after the dispatch every UAV is written to
 //! `DIR/uavID.bin` and `g[]` to `DIR/g.bin`. Statistics and reports go to stderr. Every
@@ -13,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use ilc_tools::dispatch::{write_outputs, DispatchArgs};
+use ilc_tools::dispatch::{write_outputs, write_ps_outputs, DispatchArgs, TextureArgs};
 use isa_amdil::interp::{self, Dispatch, Schedule};
 
 /// Run an AMD IL compute kernel on the reference interpreter.
@@ -24,6 +28,8 @@ struct Cli {
     kernel: PathBuf,
     #[command(flatten)]
     dispatch: DispatchArgs,
+    #[command(flatten)]
+    tex: TextureArgs,
     /// Report pairs of work-items touching one LDS word between barriers (one writing).
     #[arg(long)]
     lds_check: bool,
@@ -77,6 +83,9 @@ fn run(cli: &Cli) -> Result<bool, String> {
     d.cbs = bufs.cbs;
     d.srvs = bufs.srvs;
     d.global = bufs.global;
+    d.textures = cli.tex.load().map_err(|e| e.to_string())?;
+    d.samplers = cli.tex.samplers.iter().copied().collect();
+    d.domain = cli.tex.domain;
     d.fuel = cli.fuel;
     d.lds_check = cli.lds_check;
     d.report_oob = cli.report_oob;
@@ -103,8 +112,9 @@ fn run(cli: &Cli) -> Result<bool, String> {
             r.lds, r.addr, r.group, r.items.0, r.items.1, r.line
         );
     }
-    let written = write_outputs(&cli.dispatch.out, &d.uavs, d.global.as_deref())
+    let mut written = write_outputs(&cli.dispatch.out, &d.uavs, d.global.as_deref())
         .map_err(|e| e.to_string())?;
+    written.extend(write_ps_outputs(&cli.dispatch.out, &d.ps_outputs).map_err(|e| e.to_string())?);
     eprintln!(
         "il-run: {} groups, {} work-items, {} instructions, {} barriers, {} out-of-range, {} lds races; wrote {} files to {}",
         stats.groups,
