@@ -242,6 +242,22 @@ impl Decoder<'_> {
                     let decl = resource_decl(st).map_err(|what| err(line, what))?;
                     self.out.resources.insert(id, decl);
                 }
+                (Opcode::DclLdsSizePerThread, _) => {
+                    let n = st.number().unwrap_or(0);
+                    if n == 0 || n > 64 || n % 4 != 0 {
+                        return Err(malformed(
+                            line,
+                            format!("dcl_lds_size_per_thread {n}: must be 4..=64 dwords, a multiple of 4"),
+                        ));
+                    }
+                    let abs = self.out.owner_lds.is_some_and(|(_, a)| a);
+                    self.out.owner_lds = Some((n, abs));
+                }
+                (Opcode::DclLdsSharingMode, _) => {
+                    let abs = sharing_mode(st).unwrap_or(false);
+                    let n = self.out.owner_lds.map_or(0, |(n, _)| n);
+                    self.out.owner_lds = Some((n, abs));
+                }
                 (Opcode::DclOutput, _) => {
                     for d in &st.dsts {
                         if d.reg.kind == RegKind::Output
@@ -707,6 +723,30 @@ fn resource_decl(st: &Instruction) -> Result<ResourceDecl, String> {
     Ok(decl)
 }
 
+/// The sharing mode an R7xx LDS statement names: `Some(true)` for absolute
+/// (`_wavefrontAbs`, `_sharingMode(abs)`), `Some(false)` for relative, `None` if absent.
+pub(crate) fn sharing_mode(st: &Instruction) -> Option<bool> {
+    let word = |w: &str| match w.trim_start_matches('_').to_ascii_lowercase().as_str() {
+        "wavefrontabs" | "abs" => Some(true),
+        "wavefrontrel" | "rel" => Some(false),
+        _ => None,
+    };
+    for c in &st.controls {
+        if let ast::Control::Generic { name, value } = c {
+            if name == "sharingmode" {
+                return value.as_deref().and_then(word);
+            }
+            if let Some(m) = word(name) {
+                return Some(m);
+            }
+        }
+    }
+    if let Payload::Words(ws) = &st.payload {
+        return ws.iter().find_map(|w| word(w));
+    }
+    None
+}
+
 fn stride_of(st: &Instruction) -> Option<u32> {
     st.controls
         .iter()
@@ -756,6 +796,8 @@ fn is_declaration(op: Opcode) -> bool {
             | DclRawSrv
             | DclStructSrv
             | DclResource
+            | DclLdsSizePerThread
+            | DclLdsSharingMode
             | DclInput
             | DclOutput
             | Nop

@@ -31,6 +31,18 @@ const CALL_DEPTH: usize = 32;
 /// Cap on recorded OOB / race reports.
 const REPORT_CAP: usize = 1000;
 const ONE: u32 = 0x3F80_0000;
+/// The R7xx wavefront width that owner-computes LDS addressing is defined over.
+const WAVE: u64 = 64;
+/// Id under which the owner-computes LDS area is kept among the group's LDS allocations.
+const OWNER_LDS: u32 = u32::MAX;
+
+/// Byte address of dword `dw` in the owner-computes area of work-item `lane` of the
+/// wavefront of `local` (wavefront 0's area when `abs`).
+fn owner_addr(prog: &ExecProgram, local: u32, lane: u32, dw: u32, abs: bool) -> u64 {
+    let size = prog.owner_lds.map_or(0, |(n, _)| n) as u64;
+    let wave = if abs { 0 } else { local as u64 / WAVE };
+    ((wave * WAVE + lane as u64) * size + dw as u64) * 4
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -295,6 +307,15 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
                     .iter()
                     .map(|(&id, &size)| (id, vec![0u8; size as usize]))
                     .collect();
+                if let Some((dw, _)) = prog.owner_lds {
+                    // Relative sharing needs one 64-lane area per wavefront; absolute uses
+                    // the first. Both fit in this allocation.
+                    let waves = group_size.div_ceil(WAVE) as usize;
+                    sh.lds.insert(
+                        OWNER_LDS,
+                        vec![0u8; waves * WAVE as usize * dw as usize * 4],
+                    );
+                }
                 if let Some(t) = sh.tracker.as_mut() {
                     t.clear();
                 }
@@ -918,6 +939,42 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let s = read_srcs(it, sh, prog, inst);
             let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
+        }
+        Op::OwnerRead { abs } => {
+            let s = read_srcs(it, sh, prog, inst);
+            let (owner, off) = (s[0][0], s[0][1]);
+            let mut r = [0u32; 4];
+            for i in 0..4 {
+                if inst.dst.mask[i] != DstComp::Write {
+                    continue;
+                }
+                let dw = off.wrapping_add(i as u32);
+                let a = owner_addr(prog, it.local, owner, dw, *abs);
+                // Another work-item's area, or past the declared size: out of range.
+                let ok = owner < WAVE as u32 && dw < prog.owner_lds.map_or(0, |(n, _)| n);
+                match memory::load_u32(sh.read_only(Space::Lds(OWNER_LDS))?, a) {
+                    Some(v) if ok => r[i] = v,
+                    _ => sh.oob(MemSpace::Lds(OWNER_LDS), a, false),
+                }
+                sh.lds_touch(OWNER_LDS, a, Access::Read);
+            }
+            write_dst(it, sh, &inst.dst, Ty::Untyped, r);
+        }
+        Op::OwnerWrite { abs, offset } => {
+            let s = read_srcs(it, sh, prog, inst);
+            let lane = (it.local as u64 % WAVE) as u32;
+            for i in 0..4 {
+                if inst.dst.mask[i] != DstComp::Write {
+                    continue;
+                }
+                let dw = offset + i as u32;
+                let a = owner_addr(prog, it.local, lane, dw, *abs);
+                let fits = dw < prog.owner_lds.map_or(0, |(n, _)| n);
+                if !fits || !memory::store_u32(sh.buffer(Space::Lds(OWNER_LDS))?, a, s[0][i]) {
+                    sh.oob(MemSpace::Lds(OWNER_LDS), a, true);
+                }
+                sh.lds_touch(OWNER_LDS, a, Access::Write);
+            }
         }
         Op::Tex { op, res, sampler } => {
             let s = read_srcs(it, sh, prog, inst);

@@ -39,10 +39,16 @@
 //! (`il_ps`: each pixel of [`Dispatch::domain`] is a work-item, `vWinCoord0` and `v#` read the
 //! pixel centre, `o#` writes [`Dispatch::ps_outputs`]) follow the conventions in [`texture`].
 //!
+//! R7xx owner-computes LDS (`dcl_lds_size_per_thread`, `dcl_lds_sharing_mode`,
+//! `lds_write_vec_lOffset(n)`, `lds_read_vec`): sizes and offsets in dwords; each work-item
+//! writes its own area (lane = in-group id mod 64); a read names (owner lane, dword offset)
+//! within its 64-wide wavefront's area (relative mode) or wavefront 0's (absolute mode);
+//! an owner lane >= 64 or an offset past the declared size reads 0 / drops the write.
+//!
 //! Not supported (each is an [`InterpError::Unsupported`] naming the opcode or operand
 //! and its line, never a wrong result): cube maps, MSAA, comparison and gradient
-//! sampling, fetch4, graphics-only and SM30
-//! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers), the R7xx owner-computes LDS model,
+//! sampling, fetch4, `lds_read_vec_neighborExch`, graphics-only and SM30
+//! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers),
 //! `_divcomp`, two-dimensional register indices, interface calls, and the enum-only opcodes
 //! without chapter 7 text other than those listed in `select.rs`.
 //!

@@ -393,6 +393,20 @@ pub enum Op {
         /// Sampler id.
         sampler: u32,
     },
+    /// R7xx owner-computes `lds_read_vec`: reads 4 dwords owned by work-item `src0.x` of the
+    /// wavefront at dword offset `src0.y` (by mask).
+    OwnerRead {
+        /// Absolute sharing (all wavefronts share one area) instead of relative.
+        abs: bool,
+    },
+    /// R7xx owner-computes `lds_write_vec`: writes the masked components of `src0` to the
+    /// work-item's own area at dword `offset` (`_lOffset`).
+    OwnerWrite {
+        /// Absolute sharing.
+        abs: bool,
+        /// Dword offset.
+        offset: u32,
+    },
     /// `fence_*`; `threads` = execution barrier.
     Fence {
         /// `_threads` present.
@@ -486,6 +500,9 @@ pub struct ExecProgram {
     pub pixel_shader: bool,
     /// Pixel-shader outputs `o#` the program declares or writes.
     pub ps_outputs: Vec<u32>,
+    /// R7xx owner-computes LDS: dwords per work-item (`dcl_lds_size_per_thread`) and
+    /// whether the default sharing mode is absolute (`dcl_lds_sharing_mode`).
+    pub owner_lds: Option<(u32, bool)>,
     /// Non-fatal remarks from decoding (undeclared literals, ...).
     pub warnings: Vec<String>,
 }

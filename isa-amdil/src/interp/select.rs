@@ -784,6 +784,35 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             uav: id,
             alloc: st.opcode == O::AppendBufAlloc,
         },
+        O::LdsReadVec | O::LdsWriteVec => {
+            let Some((_, abs_default)) = dec.out.owner_lds else {
+                return Err(malformed(
+                    line,
+                    format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
+                ));
+            };
+            let abs = super::decode::sharing_mode(st).unwrap_or(abs_default);
+            need(1)?;
+            if st.opcode == O::LdsReadVec {
+                if st.generic("neighborexch").is_some() {
+                    return Err(err(
+                        line,
+                        "lds_read_vec_neighborExch (cross-work-item exchange)",
+                    ));
+                }
+                Op::OwnerRead { abs }
+            } else {
+                let offset = st
+                    .controls
+                    .iter()
+                    .find_map(|c| match c {
+                        ast::Control::LOffset(n) => Some(*n),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                Op::OwnerWrite { abs, offset }
+            }
+        }
         O::Sample | O::SampleL | O::Load | O::Resinfo => {
             need(if st.opcode == O::SampleL { 2 } else { 1 })?;
             tex_op(dec, st)?
