@@ -8,7 +8,8 @@
 //! with value names); [`encode`](mod@encode), [`decode`](mod@decode), [`asm`] (print/parse) and the register queries
 //! of [`inst::Inst`] are generic over it. [`control`] packs scheduling control, [`program`]
 //! lays instructions out in 4-word groups and resolves branch targets, [`latency`] gives the
-//! scheduler and the emulator's hazard checker their timing facts.
+//! scheduler and the emulator's hazard checker their timing facts. [`emu`] runs cubins on a
+//! functional model of the hardware and checks their control words for hazards.
 //!
 //! Guarantees (tested in `tests/`): every word the decoder accepts re-encodes bit-exactly and
 //! prints as `nvdisasm -b SM50` prints it; every printed instruction parses back to itself;
@@ -19,6 +20,7 @@ pub mod asm;
 pub mod control;
 pub mod cubin;
 pub mod decode;
+pub mod emu;
 pub mod encode;
 pub mod inst;
 pub mod latency;
