@@ -370,7 +370,28 @@ impl Inst {
 
     /// The value of modifier `k`, if the form has it.
     pub fn get(&self, k: ModKind) -> Option<u8> {
-        self.form().mod_index(k).map(|i| self.mods[i])
+        let form = self.form();
+        match form.mod_index(k) {
+            Some(i) => Some(self.mods[i]),
+            None => self.negpo_bit(k).map(|(i, bit)| (self.mods[i] >> bit) & 1),
+        }
+    }
+
+    /// Where `Neg(k)` lives on IADD/ISCADD-style forms, whose two negation bits share one
+    /// field with `.PO` ([`crate::table::Place::NegPo`]): (modifier index, bit).
+    fn negpo_bit(&self, k: ModKind) -> Option<(usize, u8)> {
+        let ModKind::Neg(op) = k else {
+            return None;
+        };
+        self.form()
+            .mods
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| match m.place {
+                crate::table::Place::NegPo(a, _) if a == op => Some((i, 1)),
+                crate::table::Place::NegPo(_, b) if b == op => Some((i, 0)),
+                _ => None,
+            })
     }
 
     /// The printed name of modifier `k`'s value (`""` for the default), if the form has it.
@@ -393,7 +414,14 @@ impl Inst {
                 self.mods[i] = v;
                 true
             }
-            None => false,
+            None => match self.negpo_bit(k) {
+                // `Neg(k)` on a form whose negations share the `.PO` field.
+                Some((i, bit)) => {
+                    self.mods[i] = (self.mods[i] & !(1 << bit)) | ((v & 1) << bit);
+                    true
+                }
+                None => false,
+            },
         }
     }
 
@@ -827,6 +855,20 @@ impl Inst {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn negation_on_po_forms_maps_to_the_po_field() {
+        use super::*;
+        let mut i = Inst::iadd(Reg(1), Reg(2), Reg(3));
+        assert!(i.set(ModKind::Neg(2), 1));
+        assert_eq!(i.get(ModKind::Po), Some(1));
+        assert!(i.set(ModKind::Neg(1), 1));
+        assert_eq!(i.get(ModKind::Po), Some(3));
+        assert_eq!(i.get(ModKind::Neg(1)), Some(1));
+        assert!(i.set(ModKind::Neg(2), 0));
+        assert_eq!(i.get(ModKind::Po), Some(2));
+        assert!(!i.set(ModKind::Neg(3), 1));
+    }
+
     use super::*;
 
     #[test]

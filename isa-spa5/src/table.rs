@@ -752,7 +752,7 @@ forms! {
     FSET_R:     "FSET",     op16!(0x5800, 0xff00), Fpu, 0, [RD, RA, RB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
     FSET_I:     "FSET",     op16!(0x3000, 0xfe00), Fpu, 0, [RD, RA, F20, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
     FSET_C:     "FSET",     op16!(0x4800, 0xff00), Fpu, 0, [RD, RA, CB, PC], [flag(M::Bf, 52, "BF"), m(M::FCmp, 48, 4, FCMP), flag(M::Ftz, 55, "FTZ"), m(M::Bop, 45, 2, BOP), cc(47), neg(1, 43), abs(1, 54), neg(2, 53), abs(2, 44)];
-    FCHK_R:     "FCHK",     op16!(0x5c88, 0xfff8), Fpu, VAR_LAT, [PD, RA, RB], [m(M::Mode, 39, 2, FCHKOP), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
+    FCHK_R:     "FCHK",     op16!(0x5c88, 0xfff8), Fpu, 0, [PD, RA, RB], [m(M::Mode, 39, 2, FCHKOP), neg(1, 48), abs(1, 46), neg(2, 45), abs(2, 49)];
     MUFU:       "MUFU",     op16!(0x5080, 0xfff8), Sfu, VAR_LAT, [RD, RA], [m(M::MufuOp, 20, 4, MUFUOP), flag(M::Sat, 50, "SAT"), neg(1, 48), abs(1, 46)];
     RRO_R:      "RRO",      op16!(0x5c90, 0xfff8), Fpu, 0, [RD, RB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     RRO_I:      "RRO",      op16!(0x3890, 0xfef8), Fpu, 0, [RD, F20], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];

@@ -23,7 +23,9 @@
 use std::collections::HashMap;
 
 use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
-use ilc_passes::target::{InstConstraints, LatencyKind, RegGroup, Resource, SchedInfo, TargetIsa};
+use ilc_passes::target::{
+    InstConstraints, LatencyKind, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
+};
 use isa_spa5::inst::Operand;
 use isa_spa5::table::{flags, Class, MAX_OPERANDS};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
@@ -344,6 +346,36 @@ impl TargetIsa for Spa5Target {
                 resource: Resource::Control,
                 issue_cycles: 1,
             },
+        }
+    }
+
+    /// Memory effects of a selected machine instruction come from its machine instructions:
+    /// a load reads memory, a store or atomic writes it, `BAR`/`MEMBAR` order everything. (The
+    /// generic rule sees only the side-effect flag, which loads do not set, and let the
+    /// scheduler move an `LDS` above the `STS` and `BAR.SYNC` it depends on.)
+    fn mem_effects(&self, func: &Function, inst: Inst) -> MemEffects {
+        let data = &func.dfg.insts[inst];
+        match self.template_of(data) {
+            Some(t) if !t.seq.is_empty() => {
+                let mut fx = MemEffects {
+                    reads: false,
+                    writes: data.has_side_effects(),
+                    barrier: false,
+                };
+                for ti in &t.seq {
+                    let m = &ti.inst;
+                    fx.reads |= m.is_memory_load();
+                    fx.writes |= m.is_memory_store();
+                    let mn = m.form().mnemonic;
+                    if mn.starts_with("BAR") || mn == "MEMBAR" {
+                        fx.barrier = true;
+                        fx.reads = true;
+                        fx.writes = true;
+                    }
+                }
+                fx
+            }
+            _ => ilc_passes::target::generic_mem_effects(data),
         }
     }
 

@@ -894,11 +894,13 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
                         s
                     };
                 }
-                let ab = v[0].wrapping_add(v[1]);
+                // `.RS` shifts the carry-extended sum of A and B (ptxas's 32x32 high-product
+                // sequences depend on that carry), `.LS` the 32-bit sum.
+                let wide = v[0] as u64 + v[1] as u64;
                 let ab = match md(inst, M::Iadd3Mode) {
-                    1 => ab >> 16,
-                    2 => ab << 16,
-                    _ => ab,
+                    1 => (wide >> 16) as u32,
+                    2 => (wide as u32) << 16,
+                    _ => wide as u32,
                 };
                 let (r, c, o) = add_c(ab, v[2], cin);
                 w.set_reg(d, l, r);

@@ -238,6 +238,12 @@ impl Tracker {
         let timing = latency::timing(inst);
         let var = inst.is_variable_latency();
         let class = inst.form().class;
+        // Sources are read before the result is written: the read scoreboard's operation is
+        // the older one, so waiting for the result also covers the reads.
+        let rd_op = ctrl
+            .rd_bar
+            .filter(|&sb| sb < NUM_SCOREBOARDS)
+            .map(|sb| (sb, self.push(sb, class)));
         let wr_op = match (var, ctrl.wr_bar) {
             (true, Some(sb)) if sb < NUM_SCOREBOARDS => Some((sb, self.push(sb, class))),
             _ => None,
@@ -291,8 +297,7 @@ impl Tracker {
             }
         }
         // Late source reads protected by a read scoreboard.
-        if let Some(sb) = ctrl.rd_bar.filter(|&sb| sb < NUM_SCOREBOARDS) {
-            let op = self.push(sb, class);
+        if let Some((sb, op)) = rd_op {
             for loc in uses.iter() {
                 if let Loc::Gpr { .. } = loc {
                     for (s, _) in slots_of(loc) {
