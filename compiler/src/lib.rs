@@ -19,6 +19,7 @@ pub mod lower;
 pub mod options;
 pub mod pipeline;
 pub mod spa5;
+pub mod verify;
 
 pub use error::{Diagnostic, Diagnostics, Severity};
 pub use options::{Arch, Limits, OptLevel, Options};

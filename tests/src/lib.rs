@@ -1,1 +1,4 @@
-//! Shared helpers for the workspace integration tests (see `tests/tests/`).
+//! Shared code of the workspace-level tests (`tests/tests/*.rs`): the IL kernel corpus and
+//! its cases.
+
+pub mod cases;

@@ -82,6 +82,11 @@ struct Cli {
     /// Print the time spent in each pass on stderr.
     #[arg(long = "time-passes")]
     time_passes: bool,
+    /// Self-check: after compiling, run N random dispatches (default 8) on the SPA 5.0
+    /// emulator and the IL interpreter and report any difference or control-word hazard
+    /// (exit status 1 if any).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8")]
+    verify: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -118,6 +123,27 @@ fn main() -> ExitCode {
         eprint!("{}", diags.render(&file_name, &text));
         ExitCode::from(1)
     };
+    if let Some(n) = cli.verify {
+        let opts = ilc::verify::VerifyOptions {
+            dispatches: n,
+            ..ilc::verify::VerifyOptions::default()
+        };
+        return match ilc::verify::verify(&compiler, &source, &opts) {
+            Ok(report) => {
+                eprint!("{report}");
+                if report.passed() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                }
+            }
+            Err(ilc::verify::VerifyError::Compile(d)) => fail(d),
+            Err(e) => {
+                eprintln!("ilc: {file_name}: verify: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let out = match cli.emit {
         Emit::Ast => match compiler.front(&source) {
             Ok(front) => {

@@ -1,0 +1,464 @@
+//! Self-checking compilation: run the compiled kernel on the SPA 5.0 emulator and the IL
+//! reference interpreter on the same random inputs and compare every output.
+//!
+//! [`verify`] compiles the kernel, then for each of `dispatches` seeded dispatches builds random
+//! contents for every UAV, constant buffer and `g[]` the kernel declares, runs
+//! `isa_amdil::interp` (lock step) and `isa_spa5::emu` (with the control-word hazard checker),
+//! and compares the written-back buffers dword by dword.
+//!
+//! Inputs: each dword is, at random, a small integer (0..64, so data-dependent indices and
+//! trip counts stay small), a float in [-100, 100], or a random bit pattern. UAVs are sized
+//! from the dispatch (64 bytes per work-item, at least 1 KiB); accesses beyond them follow the
+//! IL rule (loads read 0, stores are dropped), which both sides implement. A dispatch whose
+//! interpreter run whose outputs differ between lock step and a shuffled interleaving (random
+//! addresses making work-items race) is skipped; one whose interpreter run runs out of fuel (a loop count taken from random bits) is retried with small
+//! integers (0..16) only; one that still fails is skipped and counted.
+//!
+//! Tolerance: outputs must be bit-identical, except when the kernel uses an operation whose
+//! result the IL guide leaves to the implementation's precision (`sqrt`, `rsq`, `rcp`, `div`,
+//! `exp`, `log`, `sin`, `cos`, `pow`, ... and their vector forms): then a dword also matches if
+//! both values are NaN, or they differ by at most [`ULP_BOUND`] units in the last place as f32,
+//! or by a relative error of at most [`REL_BOUND`] (errors of approximate operations grow
+//! through later arithmetic).
+
+use std::fmt;
+
+use isa_amdil::interp::{self, Dispatch};
+use isa_amdil::opcodes::Opcode;
+use isa_spa5::emu::{Device, LaunchConfig, LaunchReport};
+
+use crate::spa5::abi::ParamKind;
+use crate::{CompiledKernel, Compiler, Diagnostics};
+
+/// Largest f32 distance in ulps accepted for kernels with approximate operations.
+pub const ULP_BOUND: u32 = 8;
+/// Largest relative error accepted for kernels with approximate operations.
+pub const REL_BOUND: f32 = 1e-5;
+
+/// How to verify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// Number of random dispatches.
+    pub dispatches: u32,
+    /// Seed of the first dispatch (dispatch `k` uses `seed + k`).
+    pub seed: u64,
+    /// Groups in x, y, z (default: 3 in x).
+    pub grid: [u32; 3],
+    /// Interpreter instruction budget per dispatch (work-item instructions).
+    pub fuel: u64,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            dispatches: 8,
+            seed: 1,
+            grid: [3, 1, 1],
+            fuel: 20_000_000,
+        }
+    }
+}
+
+/// One differing dword.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Dispatch index.
+    pub dispatch: u32,
+    /// `uavN` or `g`.
+    pub buffer: String,
+    /// Byte offset in the buffer.
+    pub offset: usize,
+    /// The interpreter's value.
+    pub expected: u32,
+    /// The emulator's value.
+    pub got: u32,
+}
+
+/// What a verification found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Dispatches compared.
+    pub compared: u32,
+    /// Dispatches skipped, with why (interpreter failure).
+    pub skipped: Vec<String>,
+    /// Differences (at most 20 recorded per dispatch).
+    pub mismatches: Vec<Mismatch>,
+    /// Total differing dwords.
+    pub mismatch_count: u64,
+    /// Control-word hazards reported by the emulator (deduplicated).
+    pub hazards: Vec<String>,
+    /// Whether the tolerant comparison was used.
+    pub approximate: bool,
+}
+
+impl VerifyReport {
+    /// No mismatch and no hazard.
+    pub fn passed(&self) -> bool {
+        self.mismatch_count == 0 && self.hazards.is_empty()
+    }
+}
+
+impl fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "verify: {} dispatches compared ({} skipped), {} mismatches, {} hazards{}",
+            self.compared,
+            self.skipped.len(),
+            self.mismatch_count,
+            self.hazards.len(),
+            if self.approximate {
+                " (approximate operations: f32 tolerance)"
+            } else {
+                ""
+            }
+        )?;
+        for m in &self.mismatches {
+            writeln!(
+                f,
+                "  dispatch {}: {} byte {:#x}: interpreter {:#010x}, emulator {:#010x}",
+                m.dispatch, m.buffer, m.offset, m.expected, m.got
+            )?;
+        }
+        for h in &self.hazards {
+            writeln!(f, "  hazard: {h}")?;
+        }
+        for s in &self.skipped {
+            writeln!(f, "  skipped: {s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why verification could not run.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The kernel does not compile.
+    #[error("{}", .0.to_string().trim_end())]
+    Compile(Diagnostics),
+    /// The interpreter cannot run the kernel at all.
+    #[error("interpreter: {0}")]
+    Interpreter(String),
+    /// The emulator failed on the compiled code (a compiler or emulator bug).
+    #[error("emulator, dispatch {dispatch}: {message}")]
+    Emulator {
+        /// Dispatch index.
+        dispatch: u32,
+        /// The error.
+        message: String,
+    },
+}
+
+/// xorshift64*, deterministic across platforms.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn dword(&mut self, tame: bool) -> u32 {
+        let r = self.next();
+        if tame {
+            // Small integers only: for kernels whose loop counts come from data.
+            return ((r >> 8) % 16) as u32;
+        }
+        match r % 10 {
+            0..=3 => ((r >> 8) % 64) as u32,
+            4..=6 => {
+                let f = ((r >> 8) % 20_001) as f32 / 100.0 - 100.0;
+                f.to_bits()
+            }
+            _ => (r >> 16) as u32,
+        }
+    }
+
+    fn buffer(&mut self, bytes: usize, tame: bool) -> Vec<u8> {
+        (0..bytes.div_ceil(4))
+            .flat_map(|_| self.dword(tame).to_le_bytes())
+            .take(bytes)
+            .collect()
+    }
+}
+
+/// Opcodes whose results the IL leaves to the implementation's precision.
+fn approximate(op: Opcode) -> bool {
+    let name = op.mnemonic();
+    [
+        "sqrt", "rsq", "rcp", "div", "exp", "log", "ln", "sin", "cos", "tan", "pow", "asin",
+        "acos", "atan", "exn", "nrm", "sincos", "lit", "dist",
+    ]
+    .iter()
+    .any(|p| name == *p || name.starts_with(&format!("{p}_")))
+        || matches!(name, "d_div" | "d_sqrt" | "d_rsq" | "d_rcp")
+}
+
+fn words_match(a: u32, b: u32, approx: bool) -> bool {
+    if a == b {
+        return true;
+    }
+    if !approx {
+        return false;
+    }
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    if fa.is_nan() && fb.is_nan() {
+        return true;
+    }
+    if fa.is_nan() || fb.is_nan() || (a ^ b) >> 31 != 0 && fa != fb {
+        return fa == fb;
+    }
+    let ulps = (a as i64 - b as i64).unsigned_abs();
+    ulps <= ULP_BOUND as u64 || ((fa - fb).abs() <= REL_BOUND * fa.abs().max(fb.abs()))
+}
+
+fn le_words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks(4).map(|c| {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(w)
+    })
+}
+
+/// Compiles `source` with `compiler` and compares the emulator with the interpreter.
+pub fn verify(
+    compiler: &Compiler,
+    source: &[u8],
+    opts: &VerifyOptions,
+) -> Result<VerifyReport, VerifyError> {
+    let kernel = compiler.compile(source).map_err(VerifyError::Compile)?;
+    let front = compiler.front(source).map_err(VerifyError::Compile)?;
+    let exec =
+        interp::prepare(&front.program).map_err(|e| VerifyError::Interpreter(e.to_string()))?;
+    let approx = front
+        .program
+        .statements
+        .iter()
+        .any(|s| approximate(s.opcode));
+    let mut report = VerifyReport {
+        approximate: approx,
+        ..VerifyReport::default()
+    };
+    let group = exec.group;
+    let items = opts
+        .grid
+        .iter()
+        .chain(&group)
+        .map(|&v| v as u64)
+        .product::<u64>();
+    let uav_bytes = (items * 64).max(1024) as usize;
+    for k in 0..opts.dispatches {
+        // Mixed inputs first; if the interpreter runs out of fuel (a loop count taken from
+        // random bits), the same dispatch again with small values only.
+        let mut attempt = None;
+        for tame in [false, true] {
+            let mut rng = Rng(opts
+                .seed
+                .wrapping_add(k as u64)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                | 1);
+            let mut d = Dispatch::new(opts.grid);
+            for &id in &exec.uavs {
+                d.uavs.insert(id, rng.buffer(uav_bytes, tame));
+            }
+            for (&id, &elems) in &exec.cbs {
+                d.cbs
+                    .insert(id, rng.buffer(elems.max(1) as usize * 16, tame));
+            }
+            if exec.uses_global {
+                d.global = Some(rng.buffer(uav_bytes, tame));
+            }
+            d.fuel = opts.fuel;
+            let inputs = d.clone();
+            match interp::run_decoded(&exec, &mut d) {
+                Ok(_) => {
+                    // Inputs that make work-items race (a store to where another loads, as
+                    // random addresses can) have no single right answer: compare only when
+                    // a shuffled interleaving agrees with lock step.
+                    let mut shuffled = inputs.clone();
+                    shuffled.schedule = interp::Schedule::Shuffled { seed: 7 };
+                    let agrees = interp::run_decoded(&exec, &mut shuffled).is_ok()
+                        && shuffled.uavs == d.uavs
+                        && shuffled.global == d.global;
+                    if !agrees {
+                        report.skipped.push(format!(
+                            "dispatch {k}: outputs depend on the work-item interleaving for these inputs"
+                        ));
+                        break;
+                    }
+                    attempt = Some((inputs, d));
+                    break;
+                }
+                Err(e) if tame => report.skipped.push(format!("dispatch {k}: {e}")),
+                Err(_) => {}
+            }
+        }
+        let Some((inputs, d)) = attempt else {
+            continue;
+        };
+        let (emulated, launch) = run_emulated(&kernel, &inputs).map_err(|e| match e {
+            VerifyError::Emulator { message, .. } => VerifyError::Emulator {
+                dispatch: k,
+                message,
+            },
+            other => other,
+        })?;
+        for h in launch.hazards {
+            let s = h.to_string();
+            if !report.hazards.contains(&s) {
+                report.hazards.push(s);
+            }
+        }
+        report.compared += 1;
+        let mut recorded = 0;
+        let mut pairs: Vec<(String, &[u8], &[u8])> = Vec::new();
+        for (id, want) in &d.uavs {
+            let got = emulated.uavs.get(id).map_or(&[][..], |v| &v[..]);
+            pairs.push((format!("uav{id}"), want, got));
+        }
+        if let (Some(want), Some(got)) = (&d.global, &emulated.global) {
+            pairs.push(("g".into(), want, got));
+        }
+        for (name, want, got) in pairs {
+            for (i, (w, g)) in le_words(want).zip(le_words(got)).enumerate() {
+                if !words_match(w, g, approx) {
+                    report.mismatch_count += 1;
+                    if recorded < 20 {
+                        recorded += 1;
+                        report.mismatches.push(Mismatch {
+                            dispatch: k,
+                            buffer: name.clone(),
+                            offset: 4 * i,
+                            expected: w,
+                            got: g,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Runs `kernel` on the emulator with the buffers of `d` bound through the launch ABI (UAVs
+/// and `g[]` by address and size, constant buffers copied into the parameters); returns the
+/// dispatch with the written-back UAVs and `g[]`, and the launch report (hazards).
+pub fn run_emulated(
+    kernel: &CompiledKernel,
+    d: &Dispatch,
+) -> Result<(Dispatch, LaunchReport), VerifyError> {
+    let k = 0;
+    let mut dev = Device::new();
+    let mut params = vec![0u8; kernel.layout.param_bytes() as usize];
+    let mut bound: Vec<(Option<u32>, u64, usize)> = Vec::new();
+    let put = |params: &mut Vec<u8>, at: u32, size: u32, v: &[u8]| {
+        let (at, size) = (at as usize, size as usize);
+        let n = v.len().min(size);
+        params[at..at + n].copy_from_slice(&v[..n]);
+    };
+    for p in &kernel.layout.params {
+        match p.kind {
+            ParamKind::UavPtr(id) => {
+                let data = d.uavs.get(&(id as u32)).map_or(&[][..], |v| &v[..]);
+                let a = dev.alloc(data.len() as u64);
+                dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                bound.push((Some(id as u32), a, data.len()));
+                put(&mut params, p.offset, p.size, &a.to_le_bytes());
+            }
+            ParamKind::UavSize(id) => {
+                let n = d.uavs.get(&(id as u32)).map_or(0, Vec::len) as u64;
+                put(&mut params, p.offset, p.size, &n.to_le_bytes());
+            }
+            ParamKind::GlobalPtr => {
+                let data = d.global.as_deref().unwrap_or(&[]);
+                let a = dev.alloc(data.len() as u64);
+                dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                bound.push((None, a, data.len()));
+                put(&mut params, p.offset, p.size, &a.to_le_bytes());
+            }
+            ParamKind::GlobalSize => {
+                let n = d.global.as_ref().map_or(0, Vec::len) as u64;
+                put(&mut params, p.offset, p.size, &n.to_le_bytes());
+            }
+            ParamKind::CbData(id) => {
+                if let Some(cb) = d.cbs.get(&(id as u32)) {
+                    put(&mut params, p.offset, p.size, cb);
+                }
+            }
+            ParamKind::SrvPtr(id) => {
+                let data = d.srvs.get(&(id as u32)).map_or(&[][..], |v| &v[..]);
+                let a = dev.alloc(data.len() as u64);
+                dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                put(&mut params, p.offset, p.size, &a.to_le_bytes());
+            }
+            ParamKind::SrvSize(id) => {
+                let n = d.srvs.get(&(id as u32)).map_or(0, Vec::len) as u64;
+                put(&mut params, p.offset, p.size, &n.to_le_bytes());
+            }
+        }
+    }
+    let group = kernel.layout.block_size.unwrap_or([64, 1, 1]);
+    let cfg = LaunchConfig {
+        grid: d.grid,
+        block: group,
+        params,
+        check_hazards: true,
+        ..LaunchConfig::default()
+    };
+    let launch = dev
+        .launch(&kernel.cubin, &kernel.name, &cfg)
+        .map_err(|e| emu_err(k, e))?;
+    let mut out = d.clone();
+    for (id, a, len) in bound {
+        let bytes = dev.read(a, len as u64).map_err(|e| emu_err(k, e))?;
+        match id {
+            Some(id) => {
+                out.uavs.insert(id, bytes);
+            }
+            None => out.global = Some(bytes),
+        }
+    }
+    Ok((out, launch))
+}
+
+fn emu_err(dispatch: u32, e: impl fmt::Display) -> VerifyError {
+    VerifyError::Emulator {
+        dispatch,
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerance_rules() {
+        assert!(words_match(5, 5, false));
+        assert!(!words_match(5, 6, false));
+        let one = 1.0f32.to_bits();
+        assert!(words_match(one, one + 3, true));
+        assert!(!words_match(one, one + 3, false));
+        assert!(!words_match(one, 2.0f32.to_bits(), true));
+        assert!(words_match(f32::NAN.to_bits(), 0x7fff_ffff, true));
+        assert!(words_match(0.0f32.to_bits(), (-0.0f32).to_bits(), true));
+    }
+
+    #[test]
+    fn saxpy_verifies() {
+        let src = include_bytes!("../../tests/examples/saxpy.il");
+        let r = verify(
+            &Compiler::default(),
+            src,
+            &VerifyOptions {
+                dispatches: 2,
+                ..VerifyOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.compared, 2);
+        assert!(r.passed(), "{r}");
+    }
+}
