@@ -938,14 +938,16 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
                 (a, src(inst, lead + 2, w, ctx, l))
             }
         };
-        // Negation is `~v + 1`, so the carry out matches the hardware's subtract.
+        // Negation is `~v + 1`, so the carry out matches the hardware's subtract; with `.X`
+        // the `+ 1` is the incoming carry (`IADD.X Rd, -Ra, Rb` = `Rb + ~Ra + CC.C`, the high
+        // half of a 64-bit subtraction).
         if neg_a {
             a = !a;
-            extra += 1;
+            extra += u32::from(!x);
         }
         if neg_b {
             b = !b;
-            extra += 1;
+            extra += u32::from(!x);
         }
         let s = a as u64 + b as u64 + extra as u64 + cin as u64;
         let mut r = s as u32;
