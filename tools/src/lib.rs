@@ -25,4 +25,5 @@ pub fn ast_dump(program: &Program) -> String {
     }
     out
 }
+pub mod ilgen;
 pub mod spa5_text;

@@ -437,7 +437,7 @@ impl Lowerer<'_> {
                 Ok(l.if_zero(a[0], FLT_MAX, r))
             }),
             O::Cmov => self.lower_cmov(st),
-            O::CmovLogical => self.per_comp(st, i, 3, |l, a| {
+            O::CmovLogical => self.per_comp(st, Ty::Untyped, 3, |l, a| {
                 let zr = l.iconst(0);
                 let c = l.cursor().ins().icmp(IntCC::Ne, a[0], zr);
                 Ok(l.cursor().ins().select(c, a[1], a[2]))
