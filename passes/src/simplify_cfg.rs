@@ -151,12 +151,15 @@ fn bypass_forwarders(func: &mut Function) -> bool {
     let mut forwarder: SecondaryMap<Block, bool> = SecondaryMap::new();
     for b in func.layout.blocks() {
         forwarder[b] = is_forwarder(func, b) && Some(b) != entry;
+        let own = func.dfg.block_params(b);
         for i in func.layout.block_insts(b) {
-            if forwarder[b] {
-                continue;
-            }
             for v in func.dfg.insts[i].all_values() {
-                uses_elsewhere[v] = true;
+                // A forwarder's jump passing its own parameters on is what bypassing
+                // substitutes; any other value it passes (another forwarder's parameter,
+                // say) is a real use that keeps that block.
+                if !(forwarder[b] && own.contains(&v)) {
+                    uses_elsewhere[v] = true;
+                }
             }
         }
     }
