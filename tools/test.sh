@@ -5,7 +5,8 @@
 #   2. tests/cuda/build.sh --check: the committed corpus cubins are what their .cu files compile to
 #   3. cargo fmt --all -- --check
 #   4. cargo clippy --workspace --all-targets -- -D warnings
-#   5. cargo test --workspace
+#   5. cargo build -p ilc-capi: the C static library the C example test links
+#   6. cargo test --workspace
 # Env: ILC_NVIDIA_TOOLS (install dir, default ~/.cache/nvidia-sm5-tools), CARGO_TARGET_DIR (as usual),
 # ILC_SKIP_INSTALL=1 to use the tools already at ILC_NVIDIA_BIN without running the installer.
 # In CI (CI=true) the tests treat a missing NVIDIA tool as a failure, not a skip.
@@ -32,6 +33,9 @@ cargo fmt --all -- --check
 
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo build -p ilc-capi (libilc_capi.a for the C example test)"
+cargo build -p ilc-capi
 
 step "cargo test --workspace"
 cargo test --workspace

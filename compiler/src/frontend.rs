@@ -93,6 +93,29 @@ fn check_size(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
             ),
         ));
     }
+    // Control-flow nesting, measured before any pass walks the structure (deep nests make
+    // dominator computation quadratic).
+    use isa_amdil::opcodes::Opcode as O;
+    let mut depth = 0usize;
+    for st in &program.statements {
+        match st.opcode {
+            O::IfLogicalz | O::IfLogicalnz | O::Ifc | O::Ifnz | O::While | O::Loop | O::Switch => {
+                depth += 1;
+                if depth > limits.max_nesting {
+                    return Err(Diagnostics(vec![isa_amdil::diag::Diagnostic::error(
+                        "L0003",
+                        st.span,
+                        format!(
+                            "control flow nested more than {} deep (the nesting limit)",
+                            limits.max_nesting
+                        ),
+                    )]));
+                }
+            }
+            O::Endif | O::Endloop | O::Endswitch => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
     Ok(())
 }
 
@@ -128,6 +151,19 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(run(src.as_bytes(), &few).unwrap_err().0[0].code, "L0002");
+        let deep = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}{}end\n",
+            "if_logicalnz r0.x\n".repeat(5),
+            "endif\n".repeat(5)
+        );
+        let shallow = Limits {
+            max_nesting: 4,
+            ..Limits::default()
+        };
+        let err = run(deep.as_bytes(), &shallow).unwrap_err();
+        assert_eq!(err.0[0].code, "L0003");
+        assert_eq!(err.0[0].span.line, 7, "points at the statement too deep");
+        assert!(run(deep.as_bytes(), &Limits::default()).is_ok());
     }
 
     #[test]

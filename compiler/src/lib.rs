@@ -13,6 +13,7 @@
 //! state, so one instance may compile from many threads at once.
 #![warn(missing_docs)]
 
+pub mod cache;
 pub mod error;
 pub mod frontend;
 pub mod lower;

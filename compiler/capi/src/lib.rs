@@ -1,0 +1,507 @@
+//! The C ABI of ilc (`include/ilc.h`): compile AMD IL to a cubin from C, as a driver JIT does.
+//!
+//! Handles are opaque: an `ilc_compiler` (options and an optional compile cache; safe to use
+//! from several threads at once) and an `ilc_kernel` (the result: cubin, code words, assembly
+//! and launch layout; immutable). Every handle the library returns is released with its
+//! `*_free` function; error messages are `char*` strings released with `ilc_string_free`.
+//! Pointers returned by accessors stay valid until the kernel is freed.
+//!
+//! Every entry point checks its pointers (a null handle or output pointer is
+//! `ILC_ERROR_INVALID_ARGUMENT`) and catches panics at the boundary (`ILC_ERROR_INTERNAL`
+//! with a message), so no input can unwind into C.
+
+use std::ffi::{c_char, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use ilc::cache::CompileCache;
+use ilc::spa5::abi::ParamKind;
+use ilc::{Arch, CompiledKernel, Compiler, OptLevel, Options};
+
+/// Status codes (`ilc_status`).
+pub const ILC_OK: i32 = 0;
+/// A null pointer or an out-of-range value was passed.
+pub const ILC_ERROR_INVALID_ARGUMENT: i32 = 1;
+/// The kernel does not compile; the message holds the rendered diagnostics.
+pub const ILC_ERROR_COMPILE: i32 = 2;
+/// An internal error (a caught panic): a bug, reported with a message.
+pub const ILC_ERROR_INTERNAL: i32 = 3;
+
+/// Parameter kinds (`ilc_param_kind`).
+pub const ILC_PARAM_UAV_POINTER: i32 = 0;
+/// Size in bytes of a UAV.
+pub const ILC_PARAM_UAV_SIZE: i32 = 1;
+/// Address of the global buffer `g[]`.
+pub const ILC_PARAM_GLOBAL_POINTER: i32 = 2;
+/// Size of `g[]`.
+pub const ILC_PARAM_GLOBAL_SIZE: i32 = 3;
+/// Address of a read-only resource.
+pub const ILC_PARAM_SRV_POINTER: i32 = 4;
+/// Size of a read-only resource.
+pub const ILC_PARAM_SRV_SIZE: i32 = 5;
+/// The contents of a constant buffer, copied into the parameters.
+pub const ILC_PARAM_CONSTANT_BUFFER: i32 = 6;
+
+/// Compiler options (`ilc_options`); fill with [`ilc_options_default`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct IlcOptions {
+    /// 0..3.
+    pub opt_level: u32,
+    /// 50, 52 or 53.
+    pub sm: u32,
+    /// Most registers per thread (0: no limit beyond the hardware's).
+    pub max_regs: u32,
+    /// Bytes of compiled output to cache (0: no cache).
+    pub cache_bytes: u64,
+}
+
+/// One kernel parameter (`ilc_param`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct IlcParam {
+    /// Byte offset from the start of the parameter area (`c[0x0][0x140]`).
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// One of the `ILC_PARAM_*` kinds.
+    pub kind: i32,
+    /// UAV, SRV or constant buffer id (-1 for `g[]`).
+    pub id: i32,
+}
+
+/// `ilc_compiler`.
+pub struct IlcCompiler {
+    compiler: Compiler,
+    cache: Option<CompileCache>,
+}
+
+/// `ilc_kernel`.
+pub struct IlcKernel {
+    kernel: Arc<CompiledKernel>,
+    asm: CString,
+}
+
+fn message(out: *mut *mut c_char, text: &str) {
+    if !out.is_null() {
+        let c = CString::new(text.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: `out` is non-null and, by the API contract, points to writable storage.
+        unsafe { *out = c.into_raw() };
+    }
+}
+
+fn guard(error: *mut *mut c_char, f: impl FnOnce() -> i32) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(code) => code,
+        Err(p) => {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            message(error, &format!("internal compiler error: {what}"));
+            ILC_ERROR_INTERNAL
+        }
+    }
+}
+
+/// Fills `options` with the defaults (-O2, sm_50, no register limit, no cache).
+///
+/// # Safety
+/// `options` must be null or point to writable `ilc_options`.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_options_default(options: *mut IlcOptions) {
+    if !options.is_null() {
+        // SAFETY: non-null and writable by the contract.
+        unsafe {
+            *options = IlcOptions {
+                opt_level: 2,
+                sm: 50,
+                max_regs: 0,
+                cache_bytes: 0,
+            }
+        };
+    }
+}
+
+/// Creates a compiler; `*out` receives the handle (free with `ilc_compiler_free`).
+///
+/// # Safety
+/// `options` must be null (defaults) or point to `ilc_options`; `out` must point to writable
+/// storage for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_compiler_new(
+    options: *const IlcOptions,
+    out: *mut *mut IlcCompiler,
+) -> i32 {
+    guard(std::ptr::null_mut(), || {
+        if out.is_null() {
+            return ILC_ERROR_INVALID_ARGUMENT;
+        }
+        let o = if options.is_null() {
+            IlcOptions {
+                opt_level: 2,
+                sm: 50,
+                max_regs: 0,
+                cache_bytes: 0,
+            }
+        } else {
+            // SAFETY: non-null, readable by the contract.
+            unsafe { *options }
+        };
+        let opt_level = match o.opt_level {
+            0 => OptLevel::O0,
+            1 => OptLevel::O1,
+            2 => OptLevel::O2,
+            3 => OptLevel::O3,
+            _ => return ILC_ERROR_INVALID_ARGUMENT,
+        };
+        let arch = match o.sm {
+            50 => Arch::Sm50,
+            52 => Arch::Sm52,
+            53 => Arch::Sm53,
+            _ => return ILC_ERROR_INVALID_ARGUMENT,
+        };
+        let compiler = Compiler::new(Options {
+            opt_level,
+            arch,
+            max_regs: (o.max_regs != 0).then_some(o.max_regs),
+            ..Options::default()
+        });
+        let cache = (o.cache_bytes != 0).then(|| CompileCache::new(o.cache_bytes));
+        let h = Box::new(IlcCompiler { compiler, cache });
+        // SAFETY: `out` is non-null and writable.
+        unsafe { *out = Box::into_raw(h) };
+        ILC_OK
+    })
+}
+
+/// Releases a compiler (null is ignored).
+///
+/// # Safety
+/// `compiler` must be null or a handle from `ilc_compiler_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_compiler_free(compiler: *mut IlcCompiler) {
+    if !compiler.is_null() {
+        // SAFETY: a live handle from `Box::into_raw`, freed once.
+        drop(unsafe { Box::from_raw(compiler) });
+    }
+}
+
+/// Compiles `len` bytes of IL (text or binary tokens) into `*kernel`. On failure `*error`
+/// (if `error` is not null) receives a message to free with `ilc_string_free`.
+///
+/// # Safety
+/// `compiler` must be a live handle, `source` must point to `len` readable bytes, `kernel`
+/// to writable storage for a pointer, `error` null or to writable storage for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_compile(
+    compiler: *const IlcCompiler,
+    source: *const u8,
+    len: usize,
+    kernel: *mut *mut IlcKernel,
+    error: *mut *mut c_char,
+) -> i32 {
+    guard(error, || {
+        if compiler.is_null() || kernel.is_null() || (source.is_null() && len != 0) {
+            message(error, "null argument");
+            return ILC_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: non-null live handle.
+        let c = unsafe { &*compiler };
+        let src = if len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: `source` points to `len` readable bytes by the contract.
+            unsafe { std::slice::from_raw_parts(source, len) }
+        };
+        let result = match &c.cache {
+            Some(cache) => cache.compile(&c.compiler, src),
+            None => c.compiler.compile(src).map(Arc::new),
+        };
+        match result {
+            Ok(k) => {
+                let asm = CString::new(k.asm_nvdisasm.replace('\0', " ")).unwrap_or_default();
+                let h = Box::new(IlcKernel { kernel: k, asm });
+                // SAFETY: non-null, writable.
+                unsafe { *kernel = Box::into_raw(h) };
+                ILC_OK
+            }
+            Err(d) => {
+                let text = String::from_utf8_lossy(src);
+                message(error, &d.render("kernel.il", &text));
+                ILC_ERROR_COMPILE
+            }
+        }
+    })
+}
+
+/// Releases a string returned through an `error` argument (null is ignored).
+///
+/// # Safety
+/// `s` must be null or a string from this library not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: created by `CString::into_raw`, freed once.
+        drop(unsafe { CString::from_raw(s) });
+    }
+}
+
+/// Releases a kernel (null is ignored).
+///
+/// # Safety
+/// `kernel` must be null or a handle from `ilc_compile` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_free(kernel: *mut IlcKernel) {
+    if !kernel.is_null() {
+        // SAFETY: a live handle from `Box::into_raw`, freed once.
+        drop(unsafe { Box::from_raw(kernel) });
+    }
+}
+
+/// The cubin bytes; `*len` receives their count. Null for a null kernel.
+///
+/// # Safety
+/// `kernel` must be null or live; `len` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_cubin(kernel: *const IlcKernel, len: *mut usize) -> *const u8 {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return std::ptr::null();
+    };
+    if !len.is_null() {
+        // SAFETY: non-null, writable.
+        unsafe { *len = k.kernel.cubin.len() };
+    }
+    k.kernel.cubin.as_ptr()
+}
+
+/// The raw code words (a control word before every three instructions); `*words` receives
+/// their count.
+///
+/// # Safety
+/// `kernel` must be null or live; `words` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_code(
+    kernel: *const IlcKernel,
+    words: *mut usize,
+) -> *const u64 {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return std::ptr::null();
+    };
+    if !words.is_null() {
+        // SAFETY: non-null, writable.
+        unsafe { *words = k.kernel.code.len() };
+    }
+    k.kernel.code.as_ptr()
+}
+
+/// The assembly in nvdisasm syntax, NUL-terminated.
+///
+/// # Safety
+/// `kernel` must be null or live.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_asm(kernel: *const IlcKernel) -> *const c_char {
+    // SAFETY: null or live by the contract.
+    unsafe { kernel.as_ref() }.map_or(std::ptr::null(), |k| k.asm.as_ptr())
+}
+
+/// Number of kernel parameters.
+///
+/// # Safety
+/// `kernel` must be null or live.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_param_count(kernel: *const IlcKernel) -> u32 {
+    // SAFETY: null or live by the contract.
+    unsafe { kernel.as_ref() }.map_or(0, |k| k.kernel.layout.params.len() as u32)
+}
+
+/// Parameter `index` (in offset order) into `*out`.
+///
+/// # Safety
+/// `kernel` must be null or live; `out` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_param(
+    kernel: *const IlcKernel,
+    index: u32,
+    out: *mut IlcParam,
+) -> i32 {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return ILC_ERROR_INVALID_ARGUMENT;
+    };
+    let Some(p) = k.kernel.layout.params.get(index as usize) else {
+        return ILC_ERROR_INVALID_ARGUMENT;
+    };
+    if out.is_null() {
+        return ILC_ERROR_INVALID_ARGUMENT;
+    }
+    let (kind, id) = match p.kind {
+        ParamKind::UavPtr(i) => (ILC_PARAM_UAV_POINTER, i as i32),
+        ParamKind::UavSize(i) => (ILC_PARAM_UAV_SIZE, i as i32),
+        ParamKind::GlobalPtr => (ILC_PARAM_GLOBAL_POINTER, -1),
+        ParamKind::GlobalSize => (ILC_PARAM_GLOBAL_SIZE, -1),
+        ParamKind::SrvPtr(i) => (ILC_PARAM_SRV_POINTER, i as i32),
+        ParamKind::SrvSize(i) => (ILC_PARAM_SRV_SIZE, i as i32),
+        ParamKind::CbData(i) => (ILC_PARAM_CONSTANT_BUFFER, i as i32),
+    };
+    // SAFETY: non-null, writable.
+    unsafe {
+        *out = IlcParam {
+            offset: p.offset,
+            size: p.size,
+            kind,
+            id,
+        }
+    };
+    ILC_OK
+}
+
+/// Launch facts: static shared memory bytes, registers per thread, local memory bytes per
+/// thread, and the required block size (0s if the kernel has none). Any output may be null.
+///
+/// # Safety
+/// `kernel` must be null or live; each output null or writable (`block` for 3 values).
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_launch_info(
+    kernel: *const IlcKernel,
+    shared_bytes: *mut u32,
+    registers: *mut u32,
+    local_bytes: *mut u32,
+    block: *mut u32,
+) -> i32 {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return ILC_ERROR_INVALID_ARGUMENT;
+    };
+    let l = &k.kernel.layout;
+    // SAFETY: each pointer is null or writable (block: three u32s) by the contract.
+    unsafe {
+        if !shared_bytes.is_null() {
+            *shared_bytes = l.shared_size;
+        }
+        if !registers.is_null() {
+            *registers = k.kernel.num_regs;
+        }
+        if !local_bytes.is_null() {
+            *local_bytes = k.kernel.local_size;
+        }
+        if !block.is_null() {
+            let b = l.block_size.unwrap_or([0, 0, 0]);
+            for (i, v) in b.iter().enumerate() {
+                *block.add(i) = *v;
+            }
+        }
+    }
+    ILC_OK
+}
+
+/// Cache counters (all 0 without a cache). Any output may be null.
+///
+/// # Safety
+/// `compiler` must be null or live; outputs null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_cache_stats(
+    compiler: *const IlcCompiler,
+    hits: *mut u64,
+    misses: *mut u64,
+    evictions: *mut u64,
+) {
+    // SAFETY: null or live by the contract.
+    let s = unsafe { compiler.as_ref() }
+        .and_then(|c| c.cache.as_ref())
+        .map(CompileCache::stats)
+        .unwrap_or_default();
+    // SAFETY: each output null or writable.
+    unsafe {
+        if !hits.is_null() {
+            *hits = s.hits;
+        }
+        if !misses.is_null() {
+            *misses = s.misses;
+        }
+        if !evictions.is_null() {
+            *evictions = s.evictions;
+        }
+    }
+}
+
+/// The library version, a static NUL-terminated string.
+#[no_mangle]
+pub extern "C" fn ilc_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_through_the_c_abi() {
+        let src = include_bytes!("../../../tests/examples/saxpy.il");
+        let mut o = IlcOptions {
+            opt_level: 9,
+            sm: 0,
+            max_regs: 0,
+            cache_bytes: 0,
+        };
+        // SAFETY: valid pointers to locals throughout.
+        unsafe {
+            ilc_options_default(&mut o);
+            o.cache_bytes = 1 << 20;
+            let mut c = std::ptr::null_mut();
+            assert_eq!(ilc_compiler_new(&o, &mut c), ILC_OK);
+            let mut k = std::ptr::null_mut();
+            let mut err = std::ptr::null_mut();
+            assert_eq!(
+                ilc_compile(c, src.as_ptr(), src.len(), &mut k, &mut err),
+                ILC_OK
+            );
+            let mut n = 0;
+            assert!(!ilc_kernel_cubin(k, &mut n).is_null() && n > 0);
+            assert!(ilc_kernel_param_count(k) >= 2);
+            let mut p = IlcParam {
+                offset: 9,
+                size: 9,
+                kind: 9,
+                id: 9,
+            };
+            assert_eq!(ilc_kernel_param(k, 0, &mut p), ILC_OK);
+            assert_eq!((p.offset, p.kind), (0, ILC_PARAM_UAV_POINTER));
+            assert_eq!(ilc_kernel_param(k, 999, &mut p), ILC_ERROR_INVALID_ARGUMENT);
+            ilc_kernel_free(k);
+            let mut k2 = std::ptr::null_mut();
+            assert_eq!(
+                ilc_compile(c, src.as_ptr(), src.len(), &mut k2, &mut err),
+                ILC_OK
+            );
+            ilc_kernel_free(k2);
+            let (mut h, mut m) = (0, 0);
+            ilc_cache_stats(c, &mut h, &mut m, std::ptr::null_mut());
+            assert_eq!((h, m), (1, 1));
+            // Errors are codes with messages.
+            let bad = b"il_cs_2_0\nfoo r0\nend\n";
+            assert_eq!(
+                ilc_compile(c, bad.as_ptr(), bad.len(), &mut k, &mut err),
+                ILC_ERROR_COMPILE
+            );
+            assert!(!err.is_null());
+            let text = std::ffi::CStr::from_ptr(err).to_string_lossy().to_string();
+            assert!(text.contains("kernel.il:2"), "{text}");
+            ilc_string_free(err);
+            assert_eq!(
+                ilc_compile(
+                    std::ptr::null(),
+                    bad.as_ptr(),
+                    1,
+                    &mut k,
+                    std::ptr::null_mut()
+                ),
+                ILC_ERROR_INVALID_ARGUMENT
+            );
+            ilc_compiler_free(c);
+        }
+    }
+}
