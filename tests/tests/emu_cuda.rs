@@ -79,6 +79,9 @@ impl Buf {
             .map(|&v| f32::from_bits(v as u32))
             .collect()
     }
+    fn f64s(&self) -> Vec<f64> {
+        self.data.iter().map(|&v| f64::from_bits(v)).collect()
+    }
     fn i64s(&self) -> Vec<i64> {
         self.data.iter().map(|&v| v as i64).collect()
     }
@@ -311,6 +314,10 @@ fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) -> 
 }
 
 fn f32_bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|f| f.to_bits()).collect()
+}
+
+fn f64_bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|f| f.to_bits()).collect()
 }
 
@@ -716,6 +723,296 @@ const REFERENCES: &[(&str, Reference)] = &[
             ]);
         }
         expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("thread3d", |r| {
+        let (d0, d1, d2) = (r.int("d0") as u32, r.int("d1") as u32, r.int("d2") as u32);
+        let mut w = vec![0u32; r.output("out").data.len()];
+        let [bx, by, bz] = r.block;
+        for gz in 0..r.grid[2] * bz {
+            for gy in 0..r.grid[1] * by {
+                for gx in 0..r.grid[0] * bx {
+                    if gx < d0 && gy < d1 && gz < d2 {
+                        let t = gx % bx + gy % by + gz % bz;
+                        w[((gz * d1 + gy) * d0 + gx) as usize] = gx | gy << 10 | gz << 20 | t << 28;
+                    }
+                }
+            }
+        }
+        expect("out", &r.output("out").u32s(), &w)
+    }),
+    ("ldg", |r| {
+        let (a, b, f) = (
+            r.input("a").i32s(),
+            r.input("b").i32s(),
+            r.input("f").f32s(),
+        );
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        let mut wf = vec![0f32; w.len()];
+        for i in 0..n {
+            w[i] = a[i].wrapping_mul(3).wrapping_add(b[(i * 7) % n]);
+            wf[i] = f[i] * 0.5;
+        }
+        expect("out", &r.output("out").i32s(), &w)?;
+        expect("fout", &f32_bits(&r.output("fout").f32s()), &f32_bits(&wf))
+    }),
+    ("vector_ldst", |r| {
+        let (a, b, f) = (
+            r.input("a4").i32s(),
+            r.input("b2").i32s(),
+            r.input("f4").f32s(),
+        );
+        let n = r.int("n") as usize;
+        let (mut o4, mut o2, mut of) = (vec![0i32; 4 * n], vec![0i32; 2 * n], vec![0f32; 4 * n]);
+        for i in 0..n {
+            let (x, y, z, ww) = (a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]);
+            let (bx, by) = (b[2 * i], b[2 * i + 1]);
+            o4[4 * i..4 * i + 4].copy_from_slice(&[
+                ww,
+                z.wrapping_add(1),
+                y.wrapping_mul(2),
+                x ^ bx,
+            ]);
+            o2[2 * i..2 * i + 2].copy_from_slice(&[bx.wrapping_add(by), bx.wrapping_sub(by)]);
+            let g = &f[4 * i..4 * i + 4];
+            of[4 * i..4 * i + 4].copy_from_slice(&[g[0] + g[1], g[1] * g[2], g[2] - g[3], g[3]]);
+        }
+        expect("o4", &r.output("o4").i32s(), &o4)?;
+        expect("o2", &r.output("o2").i32s(), &o2)?;
+        expect("of", &f32_bits(&r.output("of").f32s()), &f32_bits(&of))
+    }),
+    ("local_array", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            let mut t = [0i32; 32];
+            for (j, e) in t.iter_mut().enumerate() {
+                let j = j as i32;
+                *e = x.wrapping_mul(j).wrapping_add(j * j);
+            }
+            for k in 0..8i32 {
+                t[(x.wrapping_add(k * 5) & 31) as usize] ^= k;
+            }
+            w[i] = t[(x & 31) as usize].wrapping_add(t[((x >> 5) & 31) as usize]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("loop_break", |r| {
+        let a = r.input("a").i32s();
+        let (n, limit) = (r.int("n") as usize, r.int("limit") as i32);
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (mut s, mut last) = (0i32, 0i32);
+            for j in 0..(a[i] & 63) {
+                if j % 3 == 0 {
+                    continue;
+                }
+                s = s.wrapping_add(j.wrapping_mul(i as i32 + 1));
+                last = j;
+                if s > limit {
+                    break;
+                }
+            }
+            w[i] = s.wrapping_mul(1000).wrapping_add(last);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("dyn_shared", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let bs = r.block[0] as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for (i, e) in w.iter_mut().enumerate().take(n) {
+            let (b, t) = (i / bs, i % bs);
+            let src = b * bs + (bs - 1 - t);
+            *e = (if src < n { a[src] } else { 0 }).wrapping_add(b as i32);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("barrier_reduce", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let bs = r.block[0] as usize;
+        let mut w = Vec::new();
+        for b in 0..r.grid[0] as usize {
+            let p: Vec<bool> = (b * bs..(b + 1) * bs).map(|i| i < n && a[i] > 0).collect();
+            w.extend([
+                p.iter().filter(|&&x| x).count() as i32,
+                p.iter().all(|&x| x) as i32,
+                p.iter().any(|&x| x) as i32,
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("atomic_global", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let x = &a[..n];
+        let acc = vec![
+            x.iter().fold(0i32, |s, &v| s.wrapping_add(v)),
+            x.iter().copied().fold(i32::MAX, i32::min),
+            x.iter().copied().fold(i32::MIN, i32::max),
+            x.iter().fold(-1, |s, &v| s & v),
+            x.iter().fold(0, |s, &v| s | v),
+            x.iter().fold(0, |s, &v| s ^ v),
+            x.iter().fold(0i32, |s, &v| s.wrapping_add(v & 0xff)),
+            n as i32,
+        ];
+        expect("acc", &r.output("acc").i32s(), &acc)?;
+        expect("old", &r.output("old").i32s(), &r.input("slot").i32s()[..n])?;
+        expect("slot", &r.output("slot").i32s(), x)
+    }),
+    ("atomic_shared", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let bs = r.block[0] as usize;
+        let mut w = Vec::new();
+        for b in 0..r.grid[0] as usize {
+            let x: Vec<i32> = (b * bs..(b + 1) * bs)
+                .map(|i| if i < n { a[i] } else { 0 })
+                .collect();
+            w.extend([
+                x.iter().fold(0i32, |s, &v| s.wrapping_add(v)),
+                x.iter().copied().fold(i32::MAX, i32::min),
+                x.iter().copied().fold(i32::MIN, i32::max),
+                x.iter().fold(0, |s, &v| s ^ v),
+                x.iter().fold(0, |s, &v| s | v),
+                x.iter().fold(-1, |s, &v| s & v),
+                x.iter().fold(0i32, |s, &v| s.wrapping_add(v & 15)),
+                b as i32,
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("const_table", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let table = |k: i32| k * k * 3 + 1;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            w[i] = table(a[i] & 63) + table(i as i32 & 63) * 2;
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("device_globals", |r| {
+        let a = r.input("a").i32s();
+        let n = (r.int("n") as usize).min(256);
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            let dtab_trunc = (x & 3) + 1; // (int){1.5, 2.5, 3.5, 4.5}[x & 3]
+            let itab = 7 + ((x as u32) % 3) as i32;
+            w[i] = x
+                .wrapping_mul(2)
+                .wrapping_add(dtab_trunc * 10)
+                .wrapping_add(itab);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("darith", |r| {
+        let (a, b, c) = (
+            r.input("a").f64s(),
+            r.input("b").f64s(),
+            r.input("c").f64s(),
+        );
+        let n = r.int("n") as usize;
+        let mut w = vec![0f64; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y, z) = (a[i], b[i], c[i]);
+            w[5 * i..5 * i + 5].copy_from_slice(&[
+                x + y,
+                x * y,
+                x.mul_add(y, z),
+                x / y,
+                x.abs().sqrt(),
+            ]);
+        }
+        expect("out", &f64_bits(&r.output("out").f64s()), &f64_bits(&w))
+    }),
+    ("dcompare", |r| {
+        let (a, b) = (r.input("a").f64s(), r.input("b").f64s());
+        let n = r.int("n") as usize;
+        let mut flags = vec![0i32; r.output("flags").data.len()];
+        let mut mm = vec![0f64; r.output("mm").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            flags[i] = (x < y) as i32
+                | ((x <= y) as i32) << 1
+                | ((x == y) as i32) << 2
+                | ((x > y) as i32) << 3
+                | (x.is_nan() as i32) << 4;
+            mm[2 * i] = x.min(y);
+            mm[2 * i + 1] = x.max(y);
+        }
+        expect("flags", &r.output("flags").i32s(), &flags)?;
+        expect("mm", &f64_bits(&r.output("mm").f64s()), &f64_bits(&mm))
+    }),
+    ("int64_divrem", |r| {
+        let (a, b) = (r.input("a").i64s(), r.input("b").i64s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i64; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let (q, rem) = match y {
+                0 => (0, 0),
+                -1 => (x.wrapping_neg(), 0),
+                _ => (x / y, x % y),
+            };
+            let (ux, uy) = (x as u64, y as u64);
+            // CUDA source: uy == 0 gives all ones and x.
+            let uq = ux.checked_div(uy).unwrap_or(u64::MAX);
+            let ur = ux.checked_rem(uy).unwrap_or(ux);
+            w[4 * i..4 * i + 4].copy_from_slice(&[q, rem, uq as i64, ur as i64]);
+        }
+        expect("out", &r.output("out").i64s(), &w)
+    }),
+    ("brev64_clz64", |r| {
+        let a = r.input("a").data.clone();
+        let n = r.int("n") as usize;
+        let mut w = vec![0u64; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            let ffs = if x == 0 {
+                0
+            } else {
+                x.trailing_zeros() as u64 + 1
+            };
+            w[4 * i..4 * i + 4].copy_from_slice(&[
+                x.reverse_bits(),
+                x.leading_zeros() as u64,
+                x.count_ones() as u64,
+                ffs,
+            ]);
+        }
+        expect("out", &r.output("out").data, &w)
+    }),
+    ("fminmax", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            w[5 * i..5 * i + 5].copy_from_slice(&[x.min(y), x.max(y), x.abs(), -x, x.copysign(y)]);
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
+    ("stencil2d", |r| {
+        let inp = r.input("in").f32s();
+        let (wd, h) = (r.int("w") as usize, r.int("h") as usize);
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for y in 0..h {
+            for x in 0..wd {
+                let k = y * wd + x;
+                w[k] = if x == 0 || y == 0 || x == wd - 1 || y == h - 1 {
+                    inp[k]
+                } else {
+                    0.25 * (((inp[k - wd] + inp[k + wd]) + inp[k - 1]) + inp[k + 1])
+                };
+            }
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
     }),
 ];
 
