@@ -321,6 +321,34 @@ fn f64_bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|f| f.to_bits()).collect()
 }
 
+/// Distance in units in the last place between two finite f32 of the same sign (else u32::MAX
+/// unless both are equal).
+fn ulp_diff(a: f32, b: f32) -> u32 {
+    if a == b {
+        0
+    } else if a.is_sign_negative() != b.is_sign_negative() || !a.is_finite() || !b.is_finite() {
+        u32::MAX
+    } else {
+        a.to_bits().abs_diff(b.to_bits())
+    }
+}
+
+/// Checks `(got, exact)` pairs are within `ulps`; reports the first 5 violations.
+fn within_ulp(what: &str, pairs: &[(f32, f32)], ulps: u32) -> Result<(), String> {
+    let bad: Vec<String> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(_, (g, w))| ulp_diff(*g, *w) > ulps)
+        .take(5)
+        .map(|(i, (g, w))| format!("[{i}] got {g:?}, expected {w:?} within {ulps} ulp"))
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{what}: {}", bad.join("; ")))
+    }
+}
+
 type Reference = fn(&Run) -> Result<(), String>;
 
 /// The kernels with a CPU reference, by area.
@@ -1011,6 +1039,136 @@ const REFERENCES: &[(&str, Reference)] = &[
                     0.25 * (((inp[k - wd] + inp[k + wd]) + inp[k - 1]) + inp[k + 1])
                 };
             }
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
+    ("fdiv", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let mut exact = Vec::new();
+        let mut approx = Vec::new();
+        for i in 0..n {
+            exact.push(a[i] / b[i]);
+            approx.push((got[2 * i + 1], (a[i] as f64 / b[i] as f64) as f32));
+        }
+        let got_exact: Vec<f32> = (0..n).map(|i| got[2 * i]).collect();
+        expect("out[2i] (a/b)", &f32_bits(&got_exact), &f32_bits(&exact))?;
+        within_ulp("out[2i+1] (__fdividef)", &approx, 2)
+    }),
+    ("fsqrt", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let (mut exact, mut got_exact, mut approx) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            exact.extend([a[i].sqrt(), a[i].sqrt() * 2.0]);
+            got_exact.extend([got[3 * i], got[3 * i + 2]]);
+            approx.push((got[3 * i + 1], (1.0 / (a[i] as f64).sqrt()) as f32));
+        }
+        expect(
+            "sqrtf, __fsqrt_rn*2",
+            &f32_bits(&got_exact),
+            &f32_bits(&exact),
+        )?;
+        within_ulp("rsqrtf", &approx, 2)
+    }),
+    ("fcompare", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            w[6 * i..6 * i + 6].copy_from_slice(&[
+                (x < y) as i32,
+                (x <= y) as i32,
+                (x == y) as i32,
+                (x != y) as i32,
+                x.is_nan() as i32,
+                x.is_infinite() as i32,
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("matmul_tiled", |r| {
+        let (a, b) = (r.input("A").f32s(), r.input("B").f32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; n * n];
+        for row in 0..n {
+            for col in 0..n {
+                w[row * n + col] =
+                    (0..n).fold(0f32, |acc, k| a[row * n + k].mul_add(b[k * n + col], acc));
+            }
+        }
+        expect("C", &f32_bits(&r.output("C").f32s()), &f32_bits(&w))
+    }),
+    ("shuffle_width", |r| {
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let x = |i: usize| if i < n { a[i] } else { 0 };
+        let bs = r.block[0] as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let lane = (i % bs) & 31;
+            let base = i - lane;
+            let down = if (lane & 15) + 4 < 16 { lane + 4 } else { lane };
+            w[3 * i..3 * i + 3].copy_from_slice(&[
+                x(base + (lane & !7) + ((lane + 1) & 7)),
+                x(base + down),
+                x(base + (lane ^ 2)),
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("atomic_global64", |r| {
+        let a = r.input("a").data.clone();
+        let n = r.int("n") as usize;
+        let x = &a[..n];
+        let acc = vec![
+            x.iter().fold(0u64, |s, &v| s.wrapping_add(v)),
+            x.iter().copied().fold(u64::MAX, u64::min),
+            x.iter().copied().fold(0, u64::max),
+            x.iter().fold(u64::MAX, |s, &v| s & v),
+            x.iter().fold(0, |s, &v| s | v),
+            x.iter().fold(0u64, |s, &v| s.wrapping_add(v & 0xffff)),
+        ];
+        expect("acc", &r.output("acc").data, &acc)?;
+        expect("old", &r.output("old").data, &r.input("slot").data[..n])?;
+        expect("slot", &r.output("slot").data, x)
+    }),
+    ("atomic_shared64", |r| {
+        let a = r.input("a").data.clone();
+        let n = r.int("n") as usize;
+        let bs = r.block[0] as usize;
+        let x = |i: usize| if i < n { a[i] } else { 0 };
+        let mut w = Vec::new();
+        let mut gx = 0u64;
+        for b in 0..r.grid[0] as usize {
+            let v: Vec<u64> = (b * bs..(b + 1) * bs).map(x).collect();
+            gx ^= v.iter().fold(0, |s, &e| s ^ e);
+            w.extend([
+                v.iter().fold(0u64, |s, &e| s.wrapping_add(e)),
+                v.iter().copied().fold(0, u64::max),
+                v.iter().fold(0, |s, &e| s ^ e),
+                v.iter().fold(0u64, |s, &e| s.wrapping_add(e >> 32)),
+            ]);
+        }
+        expect("out", &r.output("out").data, &w)?;
+        expect("gx", &r.output("gx").data, &[gx])
+    }),
+    ("fround", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            w[5 * i..5 * i + 5].copy_from_slice(&[
+                x.floor(),
+                x.ceil(),
+                x.trunc(),
+                x.round_ties_even(),
+                x.round(),
+            ]);
         }
         expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
     }),
