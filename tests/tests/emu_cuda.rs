@@ -1198,26 +1198,68 @@ const REFERENCES: &[(&str, Reference)] = &[
             &f32_bits(&[sum, sum, max]),
         )
     }),
+    // Rust `as` from float to int truncates, saturates and maps NaN to 0, like F2I on
+    // sm_50 and the CUDA semantics stated in the launch descriptions.
+    ("convert", |r| {
+        let (fa, ia) = (r.input("fa").f32s(), r.input("ia").i32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("o").data.len()];
+        for i in 0..n {
+            let (f, x) = (fa[i], ia[i]);
+            w[8 * i..8 * i + 8].copy_from_slice(&[
+                f as i32,
+                f.abs() as u32 as i32,
+                f.round_ties_even() as i32,
+                f.floor() as i32,
+                (x as f32).to_bits() as i32,
+                (x as u32 as f32).to_bits() as i32,
+                x as i8 as i32,
+                x as u16 as i32,
+            ]);
+        }
+        expect("o", &r.output("o").i32s(), &w)
+    }),
+    ("convert64", |r| {
+        let (a, fa) = (r.input("a").i64s(), r.input("fa").f32s());
+        let n = r.int("n") as usize;
+        let mut o = vec![0i32; r.output("o").data.len()];
+        let mut l = vec![0i64; r.output("l").data.len()];
+        for i in 0..n {
+            let (x, f) = (a[i], fa[i]);
+            o[2 * i] = (x as f32).to_bits() as i32;
+            o[2 * i + 1] = (x as u64 as f32).to_bits() as i32;
+            l[2 * i] = f as i64;
+            l[2 * i + 1] = f.abs() as u64 as i64;
+        }
+        expect("o", &r.output("o").i32s(), &o)?;
+        expect("l", &r.output("l").i64s(), &l)
+    }),
+    ("dconvert", |r| {
+        let a = r.input("a").f64s();
+        let n = r.int("n") as usize;
+        let mut f = vec![0f32; r.output("f").data.len()];
+        let mut l = vec![0i64; r.output("l").data.len()];
+        let mut dd = vec![0f64; r.output("dd").data.len()];
+        for i in 0..n {
+            let d = a[i];
+            f[i] = d as f32;
+            let q = d as i64;
+            l[3 * i..3 * i + 3].copy_from_slice(&[q, d as i32 as i64, (q as f64 * 0.5) as i64]);
+            dd[2 * i] = d as f32 as f64;
+            dd[2 * i + 1] = d as i32 as u32 as f64;
+        }
+        expect("f", &f32_bits(&r.output("f").f32s()), &f32_bits(&f))?;
+        expect("l", &r.output("l").i64s(), &l)?;
+        expect("dd", &f64_bits(&r.output("dd").f64s()), &f64_bits(&dd))
+    }),
 ];
 
 /// Corpus kernels without a CPU reference, each with the reason; they still run hazard-free
 /// in `every_corpus_kernel_runs_hazard_free`.
 const NO_REFERENCE: &[(&str, &str)] = &[
     (
-        "convert",
-        "f32<->int saturating/rounding-mode conversions: reference not written yet",
-    ),
-    (
-        "convert64",
-        "f32/f64<->i64 conversions: reference not written yet",
-    ),
-    (
         "convert_half",
         "f16 conversions need a host half-precision rounding model: not written yet",
-    ),
-    (
-        "dconvert",
-        "f64 conversions with saturation: reference not written yet",
     ),
     (
         "dround",
