@@ -167,6 +167,24 @@ mod tests {
     }
 
     #[test]
+    fn compile_time_limit_is_an_error() {
+        let big = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\ndcl_raw_uav_id(0)\n{}\
+             uav_raw_store_id(0) mem.x, r0.x, r0.y\nend\n",
+            "iadd r0.y, r0.y, vAbsTidFlat.x\nimul r0.y, r0.y, r0.y\n".repeat(20_000)
+        );
+        let c = crate::Compiler::new(crate::Options {
+            limits: Limits {
+                max_compile_ms: 1,
+                ..Limits::default()
+            },
+            ..crate::Options::default()
+        });
+        let err = c.compile(big.as_bytes()).unwrap_err();
+        assert_eq!(err.0[0].code, "L0004", "{err}");
+    }
+
+    #[test]
     fn garbage_is_a_diagnostic() {
         for input in [
             &b"\xff\xfe\x00"[..],

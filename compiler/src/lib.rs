@@ -97,8 +97,10 @@ impl Compiler {
     pub fn compile_ir(&self, source: &[u8]) -> Result<IrOutput, Diagnostics> {
         pipeline::check_dump_names(&self.options)?;
         let mut log = PassLog::default();
-        let start = Instant::now();
+        let started = Instant::now();
+        let start = started;
         let front = self.front(source)?;
+        pipeline::check_deadline(&self.options, started, "lower")?;
         log.times.push(("frontend".to_owned(), start.elapsed()));
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
@@ -106,7 +108,7 @@ impl Compiler {
         log.times.push(("lower".to_owned(), start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
-        pipeline::optimize(&mut function, &self.options, &mut log)?;
+        pipeline::optimize(&mut function, &self.options, &mut log, started)?;
         Ok(IrOutput {
             function,
             log,
@@ -133,6 +135,10 @@ impl Compiler {
         };
         let mut log = ir.log;
         let start = Instant::now();
+        let compile_started = start
+            .checked_sub(log.times.iter().map(|(_, t)| *t).sum())
+            .unwrap_or(start);
+        pipeline::check_deadline(&self.options, compile_started, "spa5 backend")?;
         let out = spa5::compile(&ir.function, &opts)
             .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
         log.times.push(("spa5 backend".to_owned(), start.elapsed()));

@@ -85,6 +85,8 @@ pub struct Limits {
     pub max_instructions: usize,
     /// Deepest accepted control-flow nesting.
     pub max_nesting: usize,
+    /// Longest compile in milliseconds, checked between stages and passes (0: no limit).
+    pub max_compile_ms: u64,
 }
 
 impl Default for Limits {
@@ -93,6 +95,7 @@ impl Default for Limits {
             max_source_bytes: 64 << 20,
             max_instructions: 4_000_000,
             max_nesting: 1024,
+            max_compile_ms: 0,
         }
     }
 }

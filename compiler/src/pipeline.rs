@@ -133,8 +133,10 @@ pub fn optimize(
     func: &mut Function,
     options: &Options,
     log: &mut PassLog,
+    started: Instant,
 ) -> Result<(), Diagnostics> {
     for name in passes_for(options.opt_level) {
+        check_deadline(options, started, name)?;
         // Invariant: passes_for only names passes listed in PASSES (tested below).
         let pass = pass_by_name(name).expect("pipeline names a known pass");
         let start = Instant::now();
@@ -142,6 +144,19 @@ pub fn optimize(
         log.times.push((name.to_owned(), start.elapsed()));
         verify(func, name)?;
         log.record(options, name, func);
+    }
+    Ok(())
+}
+
+/// Fails with `L0004` when the compile has run longer than `Limits::max_compile_ms`; `stage`
+/// names what was about to run.
+pub fn check_deadline(options: &Options, started: Instant, stage: &str) -> Result<(), Diagnostics> {
+    let limit = options.limits.max_compile_ms;
+    if limit != 0 && started.elapsed().as_millis() > u128::from(limit) {
+        return Err(Diagnostics::single(
+            "L0004",
+            format!("compile time limit of {limit} ms exceeded (before `{stage}`)"),
+        ));
     }
     Ok(())
 }

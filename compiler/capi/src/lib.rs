@@ -54,7 +54,26 @@ pub struct IlcOptions {
     pub max_regs: u32,
     /// Bytes of compiled output to cache (0: no cache).
     pub cache_bytes: u64,
+    /// Largest accepted source in bytes (0: the default, 64 MiB).
+    pub max_source_bytes: u64,
+    /// Largest accepted number of IL instructions (0: the default, 4 million).
+    pub max_instructions: u64,
+    /// Deepest accepted control-flow nesting (0: the default, 1024).
+    pub max_nesting: u32,
+    /// Longest compile in milliseconds (0: no limit).
+    pub max_compile_ms: u64,
 }
+
+const DEFAULT_OPTIONS: IlcOptions = IlcOptions {
+    opt_level: 2,
+    sm: 50,
+    max_regs: 0,
+    cache_bytes: 0,
+    max_source_bytes: 0,
+    max_instructions: 0,
+    max_nesting: 0,
+    max_compile_ms: 0,
+};
 
 /// One kernel parameter (`ilc_param`).
 #[repr(C)]
@@ -113,14 +132,7 @@ fn guard(error: *mut *mut c_char, f: impl FnOnce() -> i32) -> i32 {
 pub unsafe extern "C" fn ilc_options_default(options: *mut IlcOptions) {
     if !options.is_null() {
         // SAFETY: non-null and writable by the contract.
-        unsafe {
-            *options = IlcOptions {
-                opt_level: 2,
-                sm: 50,
-                max_regs: 0,
-                cache_bytes: 0,
-            }
-        };
+        unsafe { *options = DEFAULT_OPTIONS };
     }
 }
 
@@ -139,12 +151,7 @@ pub unsafe extern "C" fn ilc_compiler_new(
             return ILC_ERROR_INVALID_ARGUMENT;
         }
         let o = if options.is_null() {
-            IlcOptions {
-                opt_level: 2,
-                sm: 50,
-                max_regs: 0,
-                cache_bytes: 0,
-            }
+            DEFAULT_OPTIONS
         } else {
             // SAFETY: non-null, readable by the contract.
             unsafe { *options }
@@ -162,10 +169,19 @@ pub unsafe extern "C" fn ilc_compiler_new(
             53 => Arch::Sm53,
             _ => return ILC_ERROR_INVALID_ARGUMENT,
         };
+        let d = ilc::Limits::default();
+        let pick = |v: u64, default: usize| if v == 0 { default } else { v as usize };
+        let limits = ilc::Limits {
+            max_source_bytes: pick(o.max_source_bytes, d.max_source_bytes),
+            max_instructions: pick(o.max_instructions, d.max_instructions),
+            max_nesting: pick(u64::from(o.max_nesting), d.max_nesting),
+            max_compile_ms: o.max_compile_ms,
+        };
         let compiler = Compiler::new(Options {
             opt_level,
             arch,
             max_regs: (o.max_regs != 0).then_some(o.max_regs),
+            limits,
             ..Options::default()
         });
         let cache = (o.cache_bytes != 0).then(|| CompileCache::new(o.cache_bytes));
@@ -444,8 +460,7 @@ mod tests {
         let mut o = IlcOptions {
             opt_level: 9,
             sm: 0,
-            max_regs: 0,
-            cache_bytes: 0,
+            ..DEFAULT_OPTIONS
         };
         // SAFETY: valid pointers to locals throughout.
         unsafe {

@@ -1,0 +1,82 @@
+//! Hostile input through the C interface (issue 8): random bytes, truncated kernels,
+//! 100k-deep nesting and a million instructions give status codes with messages, never a
+//! crash, on a thread with a small stack.
+
+use std::ffi::CStr;
+
+use ilc_capi::*;
+
+/// Compiles `src`; returns the status and the message (if any).
+fn compile(c: *const IlcCompiler, src: &[u8]) -> (i32, String) {
+    let mut k = std::ptr::null_mut();
+    let mut err = std::ptr::null_mut();
+    // SAFETY: valid handle and pointers to locals; outputs freed below.
+    unsafe {
+        let st = ilc_compile(c, src.as_ptr(), src.len(), &mut k, &mut err);
+        let msg = if err.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(err).to_string_lossy().to_string()
+        };
+        ilc_string_free(err);
+        ilc_kernel_free(k);
+        (st, msg)
+    }
+}
+
+#[test]
+fn hostile_inputs_are_status_codes_with_messages() {
+    std::thread::Builder::new()
+        .stack_size(512 << 10)
+        .spawn(|| {
+            let mut o = std::mem::MaybeUninit::<IlcOptions>::uninit();
+            // SAFETY: ilc_options_default initialises the whole struct.
+            let mut o = unsafe {
+                ilc_options_default(o.as_mut_ptr());
+                o.assume_init()
+            };
+            o.max_instructions = 100_000;
+            let mut c = std::ptr::null_mut();
+            // SAFETY: valid pointers.
+            assert_eq!(unsafe { ilc_compiler_new(&o, &mut c) }, ILC_OK);
+            let mut s = 0x9e37_79b9_7f4a_7c15u64;
+            for len in 0..300usize {
+                let bytes: Vec<u8> = (0..len * 13 % 3000)
+                    .map(|_| {
+                        s ^= s << 13;
+                        s ^= s >> 7;
+                        s ^= s << 17;
+                        s as u8
+                    })
+                    .collect();
+                let (st, msg) = compile(c, &bytes);
+                assert!(st == ILC_ERROR_COMPILE || st == ILC_OK, "{st}: {msg}");
+                if st != ILC_OK {
+                    assert!(!msg.is_empty());
+                }
+            }
+            let src = include_bytes!("../../../tests/examples/saxpy.il");
+            for cut in 0..src.len() {
+                let (st, msg) = compile(c, &src[..cut]);
+                assert!(st == ILC_ERROR_COMPILE || st == ILC_OK, "{st}: {msg}");
+            }
+            let mut deep = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
+            deep.push_str(&"if_logicalnz r0.x\n".repeat(100_000));
+            deep.push_str(&"endif\n".repeat(100_000));
+            deep.push_str("end\n");
+            let (st, msg) = compile(c, deep.as_bytes());
+            assert_eq!(st, ILC_ERROR_COMPILE);
+            assert!(msg.contains("L0003") || msg.contains("L0002"), "{msg}");
+            let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
+            big.push_str(&"iadd r0.x, r0.x, r0.x\n".repeat(1_000_000));
+            big.push_str("end\n");
+            let (st, msg) = compile(c, big.as_bytes());
+            assert_eq!(st, ILC_ERROR_COMPILE);
+            assert!(msg.contains("L0002"), "{msg}");
+            // SAFETY: live handle, freed once.
+            unsafe { ilc_compiler_free(c) };
+        })
+        .expect("spawn")
+        .join()
+        .expect("no panic, no stack overflow");
+}
