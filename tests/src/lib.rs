@@ -2,3 +2,5 @@
 //! its cases.
 
 pub mod cases;
+pub mod cuda_launch;
+pub mod cuda_ref;

@@ -1,0 +1,239 @@
+//! CPU references: f32 and f64 arithmetic (bit-exact, `mul_add` where ptxas fuses), ULP-bounded approximations, conversions.
+//!
+//! Each function checks one kernel's outputs against the semantics stated in its
+//! `tests/cuda/NAME.toml` `reference` text and its `.cu` source, on the run's own inputs.
+
+use super::Reference;
+#[allow(unused_imports)]
+use crate::cuda_launch::{expect, f32_bits, f64_bits, within_ulp};
+
+/// The kernels of this area with their reference.
+pub const REFS: &[(&str, Reference)] = &[
+    ("farith", |r| {
+        let (a, b, c) = (
+            r.input("a").f32s(),
+            r.input("b").f32s(),
+            r.input("c").f32s(),
+        );
+        let mut w = Vec::new();
+        for i in 0..r.int("n") as usize {
+            let (x, y, z) = (a[i], b[i], c[i]);
+            w.extend([x + y, x * y, x.mul_add(y, z), x - y]);
+        }
+        expect("out", &r.output("out").u32s(), &f32_bits(&w))
+    }),
+    ("saxpy", |r| {
+        let (x, y) = (r.input("x").f32s(), r.input("y").f32s());
+        let alpha = r.scalars["alpha"].as_float().unwrap_or(0.0) as f32;
+        let w: Vec<f32> = (0..r.int("n") as usize)
+            .map(|i| alpha.mul_add(x[i], y[i]))
+            .collect();
+        expect("y", &r.output("y").u32s(), &f32_bits(&w))
+    }),
+    ("dot_product", |r| {
+        let (x, y) = (r.input("x").f32s(), r.input("y").f32s());
+        let n = r.int("n") as usize;
+        let w: Vec<f32> = (0..r.grid[0] as usize)
+            .map(|b| {
+                let mut buf: Vec<f32> = (0..256)
+                    .map(|t| {
+                        let i = b * 256 + t;
+                        if i < n {
+                            x[i] * y[i]
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let mut s = 128;
+                while s > 0 {
+                    for t in 0..s {
+                        buf[t] += buf[t + s];
+                    }
+                    s >>= 1;
+                }
+                buf[0]
+            })
+            .collect();
+        expect("out", &r.output("out").u32s(), &f32_bits(&w))
+    }),
+    ("fdiv", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let mut exact = Vec::new();
+        let mut approx = Vec::new();
+        for i in 0..n {
+            exact.push(a[i] / b[i]);
+            approx.push((got[2 * i + 1], (a[i] as f64 / b[i] as f64) as f32));
+        }
+        let got_exact: Vec<f32> = (0..n).map(|i| got[2 * i]).collect();
+        expect("out[2i] (a/b)", &f32_bits(&got_exact), &f32_bits(&exact))?;
+        within_ulp("out[2i+1] (__fdividef)", &approx, 2)
+    }),
+    ("fsqrt", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let (mut exact, mut got_exact, mut approx) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            exact.extend([a[i].sqrt(), a[i].sqrt() * 2.0]);
+            got_exact.extend([got[3 * i], got[3 * i + 2]]);
+            approx.push((got[3 * i + 1], (1.0 / (a[i] as f64).sqrt()) as f32));
+        }
+        expect(
+            "sqrtf, __fsqrt_rn*2",
+            &f32_bits(&got_exact),
+            &f32_bits(&exact),
+        )?;
+        within_ulp("rsqrtf", &approx, 2)
+    }),
+    ("fcompare", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            w[6 * i..6 * i + 6].copy_from_slice(&[
+                (x < y) as i32,
+                (x <= y) as i32,
+                (x == y) as i32,
+                (x != y) as i32,
+                x.is_nan() as i32,
+                x.is_infinite() as i32,
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
+    ("fminmax", |r| {
+        let (a, b) = (r.input("a").f32s(), r.input("b").f32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            w[5 * i..5 * i + 5].copy_from_slice(&[x.min(y), x.max(y), x.abs(), -x, x.copysign(y)]);
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
+    ("fround", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            w[5 * i..5 * i + 5].copy_from_slice(&[
+                x.floor(),
+                x.ceil(),
+                x.trunc(),
+                x.round_ties_even(),
+                x.round(),
+            ]);
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
+    ("fpoly", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let x = a[i];
+            w[i] = [-1.25f32, 2.0, -0.75, 3.0]
+                .iter()
+                .fold(0.5f32, |p, &c| p.mul_add(x, c));
+            w[n + i] = (i as f32).mul_add(0.125, x);
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
+    ("darith", |r| {
+        let (a, b, c) = (
+            r.input("a").f64s(),
+            r.input("b").f64s(),
+            r.input("c").f64s(),
+        );
+        let n = r.int("n") as usize;
+        let mut w = vec![0f64; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y, z) = (a[i], b[i], c[i]);
+            w[5 * i..5 * i + 5].copy_from_slice(&[
+                x + y,
+                x * y,
+                x.mul_add(y, z),
+                x / y,
+                x.abs().sqrt(),
+            ]);
+        }
+        expect("out", &f64_bits(&r.output("out").f64s()), &f64_bits(&w))
+    }),
+    ("dcompare", |r| {
+        let (a, b) = (r.input("a").f64s(), r.input("b").f64s());
+        let n = r.int("n") as usize;
+        let mut flags = vec![0i32; r.output("flags").data.len()];
+        let mut mm = vec![0f64; r.output("mm").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            flags[i] = (x < y) as i32
+                | ((x <= y) as i32) << 1
+                | ((x == y) as i32) << 2
+                | ((x > y) as i32) << 3
+                | (x.is_nan() as i32) << 4;
+            mm[2 * i] = x.min(y);
+            mm[2 * i + 1] = x.max(y);
+        }
+        expect("flags", &r.output("flags").i32s(), &flags)?;
+        expect("mm", &f64_bits(&r.output("mm").f64s()), &f64_bits(&mm))
+    }),
+    // Rust `as` from float to int truncates, saturates and maps NaN to 0, like F2I on
+    // sm_50 and the CUDA semantics stated in the launch descriptions.
+    ("convert", |r| {
+        let (fa, ia) = (r.input("fa").f32s(), r.input("ia").i32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("o").data.len()];
+        for i in 0..n {
+            let (f, x) = (fa[i], ia[i]);
+            w[8 * i..8 * i + 8].copy_from_slice(&[
+                f as i32,
+                f.abs() as u32 as i32,
+                f.round_ties_even() as i32,
+                f.floor() as i32,
+                (x as f32).to_bits() as i32,
+                (x as u32 as f32).to_bits() as i32,
+                x as i8 as i32,
+                x as u16 as i32,
+            ]);
+        }
+        expect("o", &r.output("o").i32s(), &w)
+    }),
+    ("convert64", |r| {
+        let (a, fa) = (r.input("a").i64s(), r.input("fa").f32s());
+        let n = r.int("n") as usize;
+        let mut o = vec![0i32; r.output("o").data.len()];
+        let mut l = vec![0i64; r.output("l").data.len()];
+        for i in 0..n {
+            let (x, f) = (a[i], fa[i]);
+            o[2 * i] = (x as f32).to_bits() as i32;
+            o[2 * i + 1] = (x as u64 as f32).to_bits() as i32;
+            l[2 * i] = f as i64;
+            l[2 * i + 1] = f.abs() as u64 as i64;
+        }
+        expect("o", &r.output("o").i32s(), &o)?;
+        expect("l", &r.output("l").i64s(), &l)
+    }),
+    ("dconvert", |r| {
+        let a = r.input("a").f64s();
+        let n = r.int("n") as usize;
+        let mut f = vec![0f32; r.output("f").data.len()];
+        let mut l = vec![0i64; r.output("l").data.len()];
+        let mut dd = vec![0f64; r.output("dd").data.len()];
+        for i in 0..n {
+            let d = a[i];
+            f[i] = d as f32;
+            let q = d as i64;
+            l[3 * i..3 * i + 3].copy_from_slice(&[q, d as i32 as i64, (q as f64 * 0.5) as i64]);
+            dd[2 * i] = d as f32 as f64;
+            dd[2 * i + 1] = d as i32 as u32 as f64;
+        }
+        expect("f", &f32_bits(&r.output("f").f32s()), &f32_bits(&f))?;
+        expect("l", &r.output("l").i64s(), &l)?;
+        expect("dd", &f64_bits(&r.output("dd").f64s()), &f64_bits(&dd))
+    }),
+];
