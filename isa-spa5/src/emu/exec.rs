@@ -448,22 +448,7 @@ pub(crate) fn execute(
                 res |= (bop(op, r, cl) as u32) << l;
                 inv |= (bop(op, !r, cl) as u32) << l;
             }
-            if kind == K::Isetp {
-                w.set_pred(dst_pred(inst, 0), g, res);
-                w.set_pred(dst_pred(inst, 1), g, inv);
-            } else {
-                let d = dst_reg(inst, 0);
-                let bf = flag(inst, M::Bf);
-                for l in lanes(g) {
-                    let t = res >> l & 1 != 0;
-                    let v = match (t, bf) {
-                        (true, true) => 1.0f32.to_bits(),
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    w.set_reg(d, l, v);
-                }
-            }
+            set_or_predicate(inst, w, g, kind == K::Isetp, res, inv);
             Ok(())
         }
         K::Icmp | K::Fcmp => {
@@ -772,21 +757,7 @@ pub(crate) fn execute(
                 res |= (bop(op2, ab, cl) as u32) << l;
                 inv |= (bop(op2, !ab, cl) as u32) << l;
             }
-            if kind == K::Psetp {
-                w.set_pred(dst_pred(inst, 0), g, res);
-                w.set_pred(dst_pred(inst, 1), g, inv);
-            } else {
-                let d = dst_reg(inst, 0);
-                let bf = flag(inst, M::Bf);
-                for l in lanes(g) {
-                    let v = match (res >> l & 1 != 0, bf) {
-                        (true, true) => 1.0f32.to_bits(),
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    w.set_reg(d, l, v);
-                }
-            }
+            set_or_predicate(inst, w, g, kind == K::Psetp, res, inv);
             Ok(())
         }
         K::Ld | K::St | K::Ldc => memory(kind, inst, pc, w, g, ctx),
@@ -823,6 +794,26 @@ pub(crate) fn execute(
         }
         K::Nop => Ok(()),
         _ => Err(unsupported(inst, pc, "not implemented by the emulator")),
+    }
+}
+
+/// The result of a compare: the predicate pair of the `..SETP` forms (result, inverse), or
+/// for the `..SET` forms the register value (1.0 with `.BF`, else all ones) where it holds.
+fn set_or_predicate(inst: &Inst, w: &mut Warp, g: u32, predicate: bool, res: u32, inv: u32) {
+    if predicate {
+        w.set_pred(dst_pred(inst, 0), g, res);
+        w.set_pred(dst_pred(inst, 1), g, inv);
+        return;
+    }
+    let d = dst_reg(inst, 0);
+    let bf = flag(inst, M::Bf);
+    for l in lanes(g) {
+        let v = match (res >> l & 1 != 0, bf) {
+            (true, true) => 1.0f32.to_bits(),
+            (true, false) => u32::MAX,
+            _ => 0,
+        };
+        w.set_reg(d, l, v);
     }
 }
 
@@ -1168,21 +1159,7 @@ fn float(
                 res |= (bop(op, r, cl) as u32) << l;
                 inv |= (bop(op, !r, cl) as u32) << l;
             }
-            if kind == K::Fsetp {
-                w.set_pred(dst_pred(inst, 0), g, res);
-                w.set_pred(dst_pred(inst, 1), g, inv);
-            } else {
-                let d = dst_reg(inst, 0);
-                let bf = flag(inst, M::Bf);
-                for l in lanes(g) {
-                    let v = match (res >> l & 1 != 0, bf) {
-                        (true, true) => 1.0f32.to_bits(),
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    w.set_reg(d, l, v);
-                }
-            }
+            set_or_predicate(inst, w, g, kind == K::Fsetp, res, inv);
         }
         K::Fchk => {
             // True when a / b needs the slow path: special or denormal operands, or an
@@ -1438,20 +1415,7 @@ fn double(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) {
                 res |= (bop(op, r, cl) as u32) << l;
                 inv |= (bop(op, !r, cl) as u32) << l;
             }
-            if kind == K::Dsetp {
-                w.set_pred(dst_pred(inst, 0), g, res);
-                w.set_pred(dst_pred(inst, 1), g, inv);
-            } else {
-                let bf = flag(inst, M::Bf);
-                for l in lanes(g) {
-                    let v = match (res >> l & 1 != 0, bf) {
-                        (true, true) => 1.0f32.to_bits(),
-                        (true, false) => u32::MAX,
-                        _ => 0,
-                    };
-                    w.set_reg(d, l, v);
-                }
-            }
+            set_or_predicate(inst, w, g, kind == K::Dsetp, res, inv);
         }
     }
 }
