@@ -5,7 +5,7 @@
 
 use super::Reference;
 #[allow(unused_imports)]
-use crate::cuda_launch::{expect, f32_bits, f64_bits, within_ulp};
+use crate::cuda_launch::{expect, f32_bits, f64_bits, ulp_diff, within_ulp};
 
 /// The kernels of this area with their reference.
 pub const REFS: &[(&str, Reference)] = &[
@@ -236,4 +236,127 @@ pub const REFS: &[(&str, Reference)] = &[
         expect("l", &r.output("l").i64s(), &l)?;
         expect("dd", &f64_bits(&r.output("dd").f64s()), &f64_bits(&dd))
     }),
+    ("ftrans_precise", |r| {
+        // libdevice's sinf/cosf/exp2f/log2f/expf: within 2 ulp of the exact value, taken as
+        // the f64 libm result rounded to f32.
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let mut pairs = Vec::new();
+        for i in 0..n {
+            let x = a[i] as f64;
+            let l = (a[i].abs() + 1.0) as f64;
+            let want = [x.sin(), x.cos(), x.exp2(), l.log2(), x.exp()];
+            pairs.extend((0..5).map(|k| (got[5 * i + k], want[k] as f32)));
+        }
+        within_ulp("out", &pairs, 2)
+    }),
+    ("ftrans_fast", |r| {
+        // MUFU-based intrinsics, with the bounds of the launch description: sin/cos absolute
+        // 2^-21.41 on [-pi, pi], __expf 2 + 1.16|a| ulp, __log2f/__logf 2^-22 absolute or 2 ulp.
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let got = r.output("out").f32s();
+        let mut bad = Vec::new();
+        for i in 0..n {
+            let x = a[i] as f64;
+            let l = (a[i].abs() + 1.0) as f64;
+            let g = &got[5 * i..5 * i + 5];
+            let abs_ok = |g: f32, w: f64, bound: f64| (g as f64 - w).abs() <= bound;
+            let ulp_ok = |g: f32, w: f64, u: u32| ulp_diff(g, w as f32) <= u;
+            let exp_ulps = (2.0 + 1.16 * x.abs()).ceil() as u32;
+            let checks = [
+                ("__sinf", abs_ok(g[0], x.sin(), 2f64.powf(-21.41))),
+                ("__cosf", abs_ok(g[1], x.cos(), 2f64.powf(-21.41))),
+                ("__expf", ulp_ok(g[2], x.exp(), exp_ulps)),
+                (
+                    "__log2f",
+                    abs_ok(g[3], l.log2(), 2f64.powi(-22)) || ulp_ok(g[3], l.log2(), 2),
+                ),
+                (
+                    "__logf",
+                    abs_ok(g[4], l.ln(), 2f64.powi(-22)) || ulp_ok(g[4], l.ln(), 2),
+                ),
+            ];
+            for (k, (what, ok)) in checks.iter().enumerate() {
+                if !ok && bad.len() < 5 {
+                    bad.push(format!("[{}] {what}({}) got {:?}", 5 * i + k, a[i], g[k]));
+                }
+            }
+        }
+        if bad.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("out: {}", bad.join("; ")))
+        }
+    }),
+    ("fround_modes", |r| {
+        let (a, b, c) = (
+            r.input("a").f32s(),
+            r.input("b").f32s(),
+            r.input("c").f32s(),
+        );
+        let n = r.int("n") as usize;
+        let mut w = vec![0f32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y, z) = (a[i] as f64, b[i] as f64, c[i] as f64);
+            // f32 sums and products are exact in f64 for these magnitudes (products always);
+            // the fma's exact value is the f64 sum plus its two-sum error.
+            let (s, p) = (x + y, x * y);
+            let (fs, fe) = two_sum(p, z);
+            let sat = if a[i].is_nan() {
+                0.0
+            } else {
+                a[i].clamp(0.0, 1.0)
+            };
+            w[8 * i..8 * i + 8].copy_from_slice(&[
+                round_dir(s, 0.0, Dir::Zero),
+                round_dir(s, 0.0, Dir::Up),
+                round_dir(s, 0.0, Dir::Down),
+                round_dir(p, 0.0, Dir::Zero),
+                round_dir(p, 0.0, Dir::Up),
+                round_dir(fs, fe, Dir::Zero),
+                round_dir(fs, fe, Dir::Down),
+                sat,
+            ]);
+        }
+        expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
+    }),
 ];
+
+/// A directed rounding mode.
+#[derive(Clone, Copy)]
+enum Dir {
+    Zero,
+    Up,
+    Down,
+}
+
+/// `a + b` as an f64 sum and its exact rounding error (Knuth's two-sum).
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// Rounds the exact value `v + e` to f32 in direction `dir`, where `e` is below half an f64
+/// ulp of `v` (so it only matters when `v` is itself an f32 value).
+fn round_dir(v: f64, e: f64, dir: Dir) -> f32 {
+    let n = v as f32;
+    let nv = n as f64;
+    // Signed position of the exact value relative to the nearest f32 `n`.
+    let above = if nv == v { e > 0.0 } else { v > nv };
+    let below = if nv == v { e < 0.0 } else { v < nv };
+    match dir {
+        Dir::Up if above => n.next_up(),
+        Dir::Down if below => n.next_down(),
+        Dir::Zero if (n > 0.0 && below) || (n < 0.0 && above) => {
+            if n > 0.0 {
+                n.next_down()
+            } else {
+                n.next_up()
+            }
+        }
+        _ => n,
+    }
+}

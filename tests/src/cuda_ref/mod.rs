@@ -38,18 +38,6 @@ pub const NO_REFERENCE: &[(&str, &str)] = &[
         "__dadd_rz/__dmul_ru need directed-rounding f64 arithmetic on the host",
     ),
     (
-        "fround_modes",
-        "__fadd_rz/ru/rd, __fmaf_rz/rd need directed-rounding f32 arithmetic on the host",
-    ),
-    (
-        "ftrans_fast",
-        "MUFU approximations: ULP bounds of the note not yet encoded",
-    ),
-    (
-        "ftrans_precise",
-        "libdevice sinf/expf/logf: ULP bounds of the note not yet encoded",
-    ),
-    (
         "iminmax",
         "VABSDIFF (__sad) is not in the isa-spa5 instruction table, so the cubin does not decode",
     ),
