@@ -322,6 +322,50 @@ pub const REFS: &[(&str, Reference)] = &[
         }
         expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
     }),
+    ("dround", |r| {
+        let (a, b) = (r.input("a").f64s(), r.input("b").f64s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0f64; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            // Exact errors of the rounded sum (two-sum) and product (fma residual).
+            let (s, se) = two_sum(x, y);
+            let p = x * y;
+            let pe = x.mul_add(y, -p);
+            let add_rz = if (s > 0.0 && se < 0.0) || (s < 0.0 && se > 0.0) {
+                if s > 0.0 {
+                    s.next_down()
+                } else {
+                    s.next_up()
+                }
+            } else {
+                s
+            };
+            let mul_ru = if pe > 0.0 { p.next_up() } else { p };
+            w[8 * i..8 * i + 8].copy_from_slice(&[
+                x.floor(),
+                x.ceil(),
+                x.trunc(),
+                x.round_ties_even(),
+                x.min(y),
+                -x.abs(),
+                add_rz,
+                mul_ru,
+            ]);
+        }
+        expect("out", &f64_bits(&r.output("out").f64s()), &f64_bits(&w))
+    }),
+    ("convert_half", |r| {
+        let a = r.input("a").f32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0u32; r.output("out").data.len()];
+        for i in 0..n {
+            let h = f32_to_f16_rn(a[i]);
+            w[2 * i] = h as u32;
+            w[2 * i + 1] = f16_to_f32(h).to_bits();
+        }
+        expect("out", &r.output("out").u32s(), &w)
+    }),
 ];
 
 /// A directed rounding mode.
@@ -358,5 +402,95 @@ fn round_dir(v: f64, e: f64, dir: Dir) -> f32 {
             }
         }
         _ => n,
+    }
+}
+
+/// f32 -> IEEE binary16 bits, round to nearest even, overflow to infinity (NaN: quiet NaN
+/// keeping the top payload bits).
+fn f32_to_f16_rn(x: f32) -> u16 {
+    let sign = ((x.to_bits() >> 16) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7e00 | ((x.to_bits() >> 13) & 0x1ff) as u16;
+    }
+    let v = x.abs() as f64;
+    if v >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if v < 2f64.powi(-14) {
+        // Subnormal half (rounding up to 1024 gives the smallest normal's encoding).
+        return sign | (v * 2f64.powi(24)).round_ties_even() as u16;
+    }
+    let e = v.log2().floor() as i32;
+    // Guard against log2 rounding at exact powers of two.
+    let e = if v < 2f64.powi(e) {
+        e - 1
+    } else if v >= 2f64.powi(e + 1) {
+        e + 1
+    } else {
+        e
+    };
+    let mut m = (v / 2f64.powi(e - 10)).round_ties_even() as u32;
+    let mut e = e;
+    if m == 2048 {
+        m = 1024;
+        e += 1;
+    }
+    sign | (((e + 15) as u16) << 10) | (m - 1024) as u16
+}
+
+/// IEEE binary16 bits -> f32 (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((h >> 10) & 31, (h & 1023) as f64);
+    let v = match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => {
+            return f32::from_bits(
+                ((h as u32 & 0x8000) << 16) | 0x7fc0_0000 | ((h as u32 & 0x1ff) << 13),
+            )
+        }
+        _ => (1024.0 + m) * 2f64.powi(e as i32 - 25),
+    };
+    (sign * v) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions_match_known_encodings() {
+        for (f, h) in [
+            (1.0f32, 0x3c00u16),
+            (-2.0, 0xc000),
+            (0.1, 0x2e66),
+            (65504.0, 0x7bff),
+            (65519.0, 0x7bff),
+            (65520.0, 0x7c00),
+            (-1e6, 0xfc00),
+            (2f32.powi(-24), 0x0001),
+            (2f32.powi(-14), 0x0400),
+            (1.0 + 2f32.powi(-11), 0x3c00), // tie to even
+            (1.0 + 3.0 * 2f32.powi(-11), 0x3c02),
+        ] {
+            assert_eq!(f32_to_f16_rn(f), h, "{f}");
+        }
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(f16_to_f32(0xfc00), f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn directed_rounding_brackets_the_exact_value() {
+        let (x, y) = (1.0f64, 2f64.powi(-30));
+        let (s, e) = two_sum(x, y);
+        assert_eq!((s, e), (1.0 + 2f64.powi(-30), 0.0));
+        assert_eq!(round_dir(s, e, Dir::Zero), 1.0);
+        assert_eq!(round_dir(s, e, Dir::Up), 1.0f32.next_up());
+        assert_eq!(round_dir(-s, -e, Dir::Down), -(1.0f32.next_up()));
+        assert_eq!(round_dir(-s, -e, Dir::Zero), -1.0);
+        assert_eq!(round_dir(1.5, 1e-30, Dir::Up), 1.5f32.next_up());
+        assert_eq!(round_dir(1.5, 1e-30, Dir::Zero), 1.5);
     }
 }

@@ -28,17 +28,7 @@ pub fn references() -> Vec<(&'static str, Reference)> {
 
 /// Corpus kernels without a CPU reference, each with the reason; they still run hazard-free
 /// in the corpus-wide hazard test of tests/tests/emu_cuda.rs.
-pub const NO_REFERENCE: &[(&str, &str)] = &[
-    (
-        "convert_half",
-        "f16 conversions need a host half-precision rounding model: not written yet",
-    ),
-    (
-        "dround",
-        "__dadd_rz/__dmul_ru need directed-rounding f64 arithmetic on the host",
-    ),
-    (
-        "iminmax",
-        "VABSDIFF (__sad) is not in the isa-spa5 instruction table, so the cubin does not decode",
-    ),
-];
+pub const NO_REFERENCE: &[(&str, &str)] = &[(
+    "iminmax",
+    "VABSDIFF (__sad) is not in the isa-spa5 instruction table, so the cubin does not decode",
+)];
