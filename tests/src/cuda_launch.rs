@@ -219,8 +219,50 @@ pub fn gen_buffer(p: &toml::Table, rng: &mut Rng) -> Result<Buf, String> {
     Ok(Buf { elem, data })
 }
 
+/// Replaces every 4th element of `buf` by an edge value of its element type: for integers
+/// 0, 1, -1 and the extremes; for floats +-0, +-inf, NaN, halves (ties) and the f16 overflow
+/// boundary; the choice is drawn from `rng`.
+pub fn with_edges(mut buf: Buf, rng: &mut Rng) -> Buf {
+    let ints: &[i64] = &[0, 1, -1, 2, i32::MIN as i64, i32::MAX as i64];
+    let longs: &[i64] = &[0, 1, -1, 2, i64::MIN, i64::MAX, u32::MAX as i64, 1 << 32];
+    let floats: &[f64] = &[
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        2.5,
+        -2.5,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        65504.0,
+        65520.0,
+        1e-40,
+    ];
+    let wide = buf.elem.ends_with("64");
+    let float = buf.elem.starts_with('f');
+    for k in (0..buf.data.len()).step_by(4) {
+        let r = rng.next_u64() as usize;
+        buf.data[k] = match (float, wide) {
+            (true, true) => floats[r % floats.len()].to_bits(),
+            (true, false) => (floats[r % floats.len()] as f32).to_bits() as u64,
+            (false, true) => longs[r % longs.len()] as u64,
+            (false, false) => ints[r % ints.len()] as u32 as u64,
+        };
+    }
+    buf
+}
+
 /// Runs kernel `name` with inputs from `seed`; returns the run and the hazards found.
 pub fn launch(name: &str, seed: u64) -> Result<(Run, Vec<String>), String> {
+    launch_with(name, seed, false)
+}
+
+/// Like [`launch`]; with `edges`, every 4th element of each random buffer is replaced by an
+/// edge value of its type ([`with_edges`]), the hidden-input style the launch notes ask for.
+pub fn launch_with(name: &str, seed: u64, edges: bool) -> Result<(Run, Vec<String>), String> {
     let dir = cuda_dir();
     let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
         .map_err(|e| format!("{name}.toml: {e}"))?;
@@ -263,7 +305,10 @@ pub fn launch(name: &str, seed: u64) -> Result<(Run, Vec<String>), String> {
                 .copy_from_slice(&bytes[..bytes.len().min(size)]);
             scalars.insert(pname, v.clone());
         } else {
-            let buf = gen_buffer(p, &mut rng).map_err(|e| format!("{name}: {pname}: {e}"))?;
+            let mut buf = gen_buffer(p, &mut rng).map_err(|e| format!("{name}: {pname}: {e}"))?;
+            if edges && p.get("init").and_then(|v| v.as_str()) == Some("random") {
+                buf = with_edges(buf, &mut rng);
+            }
             let bytes = buf.bytes();
             let a = dev.alloc(bytes.len() as u64);
             dev.write(a, &bytes).map_err(|e| e.to_string())?;
@@ -332,14 +377,72 @@ pub fn expect<T: PartialEq + std::fmt::Debug>(
     }
 }
 
-/// Bit patterns of f32 values (NaN-safe comparison).
+/// Bit patterns of f32 values for a NaN-safe comparison; every NaN becomes 0x7fffffff, the
+/// canonical NaN NVIDIA hardware produces (payloads are not compared).
 pub fn f32_bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|f| f.to_bits()).collect()
+    v.iter()
+        .map(|f| if f.is_nan() { 0x7fff_ffff } else { f.to_bits() })
+        .collect()
 }
 
-/// Bit patterns of f64 values (NaN-safe comparison).
+/// Bit patterns of f64 values for a NaN-safe comparison; every NaN becomes the canonical
+/// 0x7fffffffffffffff (payloads are not compared).
 pub fn f64_bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|f| f.to_bits()).collect()
+    v.iter()
+        .map(|f| {
+            if f.is_nan() {
+                0x7fff_ffff_ffff_ffff
+            } else {
+                f.to_bits()
+            }
+        })
+        .collect()
+}
+
+/// GPU `fminf`/`fmin` (FMNMX, DMNMX): a NaN operand yields the other one, and -0 < +0.
+pub fn gpu_min<T: PartialOrd + Copy + Signed0>(x: T, y: T) -> T {
+    if x.nan() {
+        y
+    } else if y.nan() || x < y || (x == y && x.neg0()) {
+        x
+    } else {
+        y
+    }
+}
+
+/// GPU `fmaxf`/`fmax`: a NaN operand yields the other one, and +0 > -0.
+pub fn gpu_max<T: PartialOrd + Copy + Signed0>(x: T, y: T) -> T {
+    if x.nan() {
+        y
+    } else if y.nan() || x > y || (x == y && !x.neg0()) {
+        x
+    } else {
+        y
+    }
+}
+
+/// What [`gpu_min`]/[`gpu_max`] need of a float type.
+pub trait Signed0 {
+    /// Is NaN.
+    fn nan(self) -> bool;
+    /// Has the sign bit set.
+    fn neg0(self) -> bool;
+}
+impl Signed0 for f32 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn neg0(self) -> bool {
+        self.is_sign_negative()
+    }
+}
+impl Signed0 for f64 {
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn neg0(self) -> bool {
+        self.is_sign_negative()
+    }
 }
 
 /// Distance in units in the last place between two finite f32 of the same sign (else u32::MAX

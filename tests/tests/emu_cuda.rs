@@ -8,7 +8,7 @@
 //! references or not; the kernels without a reference are listed, with the reason, in
 //! `cuda_ref::NO_REFERENCE`.
 
-use ilc_tests::cuda_launch::{cuda_dir, launch};
+use ilc_tests::cuda_launch::{cuda_dir, launch, launch_with};
 use ilc_tests::cuda_ref::{references, NO_REFERENCE};
 
 /// Kernels whose outputs are wrong because of a known emulator bug (described in the final
@@ -116,6 +116,53 @@ fn every_corpus_kernel_runs_hazard_free() {
         eprintln!("  {name}: {why}");
     }
     assert!(names.len() >= 60, "only {} corpus kernels", names.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Kernels whose launch notes ask for edge inputs (NaN, infinities, signed zeros, ties,
+/// 0 and -1 divisors, INT_MIN, f16 overflow) and whose references are defined for all inputs.
+const EDGE_KERNELS: &[&str] = &[
+    "fcompare",
+    "fminmax",
+    "fround",
+    "dround",
+    "dcompare",
+    "convert",
+    "convert64",
+    "convert_half",
+    "int64_divrem",
+    "brev64_clz64",
+    "idiv_signed",
+    "idiv_unsigned",
+    "bitcount",
+    "int64",
+];
+
+#[test]
+fn edge_inputs_match_cpu_references() {
+    let references = references();
+    let mut failures = Vec::new();
+    for name in EDGE_KERNELS {
+        let (_, reference) = references
+            .iter()
+            .find(|(n, _)| n == name)
+            .expect("EDGE_KERNELS names kernels with a reference");
+        for seed in [3u64, 4] {
+            match launch_with(name, seed, true) {
+                Ok((run, _)) => {
+                    if let Err(e) = reference(&run) {
+                        failures.push(format!("{name} (edge seed {seed}): {e}"));
+                    }
+                }
+                Err(e) => failures.push(e),
+            }
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

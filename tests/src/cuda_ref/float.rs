@@ -5,7 +5,7 @@
 
 use super::Reference;
 #[allow(unused_imports)]
-use crate::cuda_launch::{expect, f32_bits, f64_bits, ulp_diff, within_ulp};
+use crate::cuda_launch::{expect, f32_bits, f64_bits, gpu_max, gpu_min, ulp_diff, within_ulp};
 
 /// The kernels of this area with their reference.
 pub const REFS: &[(&str, Reference)] = &[
@@ -111,7 +111,13 @@ pub const REFS: &[(&str, Reference)] = &[
         let mut w = vec![0f32; r.output("out").data.len()];
         for i in 0..n {
             let (x, y) = (a[i], b[i]);
-            w[5 * i..5 * i + 5].copy_from_slice(&[x.min(y), x.max(y), x.abs(), -x, x.copysign(y)]);
+            w[5 * i..5 * i + 5].copy_from_slice(&[
+                gpu_min(x, y),
+                gpu_max(x, y),
+                x.abs(),
+                -x,
+                x.copysign(y),
+            ]);
         }
         expect("out", &f32_bits(&r.output("out").f32s()), &f32_bits(&w))
     }),
@@ -176,8 +182,8 @@ pub const REFS: &[(&str, Reference)] = &[
                 | ((x == y) as i32) << 2
                 | ((x > y) as i32) << 3
                 | (x.is_nan() as i32) << 4;
-            mm[2 * i] = x.min(y);
-            mm[2 * i + 1] = x.max(y);
+            mm[2 * i] = gpu_min(x, y);
+            mm[2 * i + 1] = gpu_max(x, y);
         }
         expect("flags", &r.output("flags").i32s(), &flags)?;
         expect("mm", &f64_bits(&r.output("mm").f64s()), &f64_bits(&mm))
@@ -347,7 +353,7 @@ pub const REFS: &[(&str, Reference)] = &[
                 x.ceil(),
                 x.trunc(),
                 x.round_ties_even(),
-                x.min(y),
+                gpu_min(x, y),
                 -x.abs(),
                 add_rz,
                 mul_ru,
@@ -405,12 +411,12 @@ fn round_dir(v: f64, e: f64, dir: Dir) -> f32 {
     }
 }
 
-/// f32 -> IEEE binary16 bits, round to nearest even, overflow to infinity (NaN: quiet NaN
-/// keeping the top payload bits).
+/// f32 -> IEEE binary16 bits, round to nearest even, overflow to infinity; NaN gives 0x7fff,
+/// the canonical half NaN of NVIDIA's F2F.
 fn f32_to_f16_rn(x: f32) -> u16 {
     let sign = ((x.to_bits() >> 16) & 0x8000) as u16;
     if x.is_nan() {
-        return sign | 0x7e00 | ((x.to_bits() >> 13) & 0x1ff) as u16;
+        return 0x7fff;
     }
     let v = x.abs() as f64;
     if v >= 65520.0 {
@@ -438,18 +444,14 @@ fn f32_to_f16_rn(x: f32) -> u16 {
     sign | (((e + 15) as u16) << 10) | (m - 1024) as u16
 }
 
-/// IEEE binary16 bits -> f32 (exact).
+/// IEEE binary16 bits -> f32 (exact; NaN gives NVIDIA's canonical 0x7fffffff).
 fn f16_to_f32(h: u16) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let (e, m) = ((h >> 10) & 31, (h & 1023) as f64);
     let v = match e {
         0 => m * 2f64.powi(-24),
         31 if m == 0.0 => f64::INFINITY,
-        31 => {
-            return f32::from_bits(
-                ((h as u32 & 0x8000) << 16) | 0x7fc0_0000 | ((h as u32 & 0x1ff) << 13),
-            )
-        }
+        31 => return f32::from_bits(0x7fff_ffff), // canonical NaN, as F2F produces
         _ => (1024.0 + m) * 2f64.powi(e as i32 - 25),
     };
     (sign * v) as f32
