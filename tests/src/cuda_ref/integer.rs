@@ -217,4 +217,23 @@ pub const REFS: &[(&str, Reference)] = &[
         }
         expect("out", &r.output("out").data, &w)
     }),
+    ("iminmax", |r| {
+        let (a, b) = (r.input("a").i32s(), r.input("b").i32s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            // __sad: |x - y| of the signed values, plus 7, mod 2^32.
+            let sad = ((x as i64 - y as i64).unsigned_abs() as u32).wrapping_add(7);
+            w[6 * i..6 * i + 6].copy_from_slice(&[
+                x.min(y),
+                x.max(y),
+                (x as u32).min(y as u32) as i32,
+                (x as u32).max(y as u32) as i32,
+                x.wrapping_abs(),
+                sad as i32,
+            ]);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
 ];

@@ -28,7 +28,4 @@ pub fn references() -> Vec<(&'static str, Reference)> {
 
 /// Corpus kernels without a CPU reference, each with the reason; they still run hazard-free
 /// in the corpus-wide hazard test of tests/tests/emu_cuda.rs.
-pub const NO_REFERENCE: &[(&str, &str)] = &[(
-    "iminmax",
-    "VABSDIFF (__sad) is not in the isa-spa5 instruction table, so the cubin does not decode",
-)];
+pub const NO_REFERENCE: &[(&str, &str)] = &[];
