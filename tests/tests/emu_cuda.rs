@@ -14,16 +14,10 @@ use ilc_tests::cuda_ref::{references, NO_REFERENCE};
 /// Kernels whose outputs are wrong because of a known emulator bug (described in the final
 /// report of the validation session and in the prompts' emu_bugs.md); they run in the ignored
 /// test `known_emulator_bugs` until the emulator is fixed.
-const EMU_BUGS: &[(&str, &str)] = &[
-    (
-        "ftrans_fast",
-        "RRO.SINCOS + MUFU.SIN/COS compute sin(2*pi*x): on sm_50 RRO.SINCOS takes radians",
-    ),
-    (
-        "iminmax",
-        "VABSDIFF (__sad) is not in the isa-spa5 instruction table: the cubin does not decode",
-    ),
-];
+const EMU_BUGS: &[(&str, &str)] = &[(
+    "iminmax",
+    "VABSDIFF (__sad) is not in the isa-spa5 instruction table: the cubin does not decode",
+)];
 
 /// Runs `names`' references on two seeds; the failures, one line each.
 fn check(names: &[&str]) -> Vec<String> {
@@ -69,7 +63,7 @@ fn ptxas_kernels_match_cpu_references_hazard_free() {
 }
 
 #[test]
-#[ignore = "emulator bugs: RRO.SINCOS/MUFU.SIN scale (ftrans_fast), VABSDIFF decode (iminmax); see EMU_BUGS"]
+#[ignore = "emulator bug: VABSDIFF decode (iminmax); see EMU_BUGS"]
 fn known_emulator_bugs() {
     let names: Vec<&str> = EMU_BUGS.iter().map(|(n, _)| *n).collect();
     let failures = check(&names);

@@ -829,22 +829,12 @@ impl Isel<'_> {
                 one(self.mufu("EX2", r)?)
             }
             (_, Opcode::Fsin | Opcode::Fcos) => {
-                // Scale by 1/(2 pi) with the full 32-bit immediate form, then RRO + MUFU.
-                let scale = MInst::build(
-                    Op::FMUL32I,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::F32(0.159_154_94f32.to_bits()),
-                    ],
-                )
-                .mn(ModKind::Fmz, "FTZ");
-                let s = self.one(scale, &[Res(0, 0), Arg(0, 0)], &args)?;
+                // RRO.SINCOS takes the angle in radians (as ptxas emits `__sinf`), then MUFU.
                 let r = self.one(
                     MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
                         .mn(ModKind::Mode, "SINCOS"),
                     &[Res(0, 0), Arg(0, 0)],
-                    &[s],
+                    &args,
                 )?;
                 one(self.mufu(if op == Opcode::Fsin { "SIN" } else { "COS" }, r)?)
             }

@@ -1190,11 +1190,20 @@ fn float(
             }
         }
         _ => {
-            // RRO: the range reduction's output format is consumed only by MUFU; here it is
-            // the (modified) value itself, which `fp::mufu` interprets.
+            // RRO: its output format is consumed only by MUFU. `RRO.SINCOS` takes radians
+            // (ptxas feeds `__sinf`'s argument straight in) and is modelled as the angle in
+            // revolutions, which MUFU.SIN/COS turn back with 2 pi; `RRO.EX2` passes the
+            // exponent through.
             let d = dst_reg(inst, 0);
+            let sincos = md(inst, M::Mode) == 0;
             for l in lanes(g) {
                 let v = fmods(inst, 1, src(inst, 1, w, ctx, l));
+                let v = if sincos {
+                    let x = f32::from_bits(fp::ftz(v)) as f64;
+                    fp::out32((x / std::f64::consts::TAU) as f32, true)
+                } else {
+                    v
+                };
                 w.set_reg(d, l, v);
             }
         }

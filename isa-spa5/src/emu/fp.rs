@@ -312,8 +312,8 @@ pub(crate) fn sat32(x: u32) -> u32 {
 }
 
 /// MUFU: correctly rounded values of the exact functions (the hardware is within 1-2 ulp);
-/// inputs and outputs flushed; SIN/COS take revolutions (the argument pre-scaled by 1/2pi, as
-/// RRO leaves it), EX2 an exponent; RCP64H/RSQ64H work on the high word of a double.
+/// inputs and outputs flushed; SIN/COS take revolutions (what the emulator's `RRO.SINCOS` makes
+/// of an angle in radians), EX2 an exponent; RCP64H/RSQ64H work on the high word of a double.
 pub(crate) fn mufu(op: u8, x: u32) -> Option<u32> {
     let v = f(ftz(x)) as f64;
     let r = match op {
