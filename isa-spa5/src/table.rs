@@ -637,6 +637,23 @@ const fn fx(top: (u64, u64), lo: u64, lo_mask: u64) -> (u64, u64) {
     (top.0 | lo, top.1 | lo_mask)
 }
 
+// ---- not yet in the table: VABSDIFF (research notes for the next form) -------------------
+//
+// ptxas emits one video op in the corpus: `VABSDIFF.SD.ACC R8, R6, R4, R9` (word
+// 0x546704e060470608, tests/cuda/cubins/iminmax.cubin). Flipping each bit of that word and
+// disassembling with nvdisasm 11.8 (SM50) gives this layout (top five bits 01010 select the
+// video group; bit 57 turns it into VSHR, bit 58 into VABSDIFF4, bit 59 into FMNMX):
+//   0-7 Rd, 8-15 Ra, 16-19 predicate, 20-27 Rb, 39-46 Rc, 47 `.CC` on Rd;
+//   36-38 Ra byte/half select (nvdisasm prints the select on the operand, `R6.B2`, and the
+//   resulting types `.S8`/`.S16` in the mnemonic; value 7 prints INVALIDSEL7), 48 Ra signed;
+//   28-30 Rb select, 49 Rb signed; 50 = 1 register Rb, 0 a 16-bit immediate in bits 20-35;
+//   51-53 merge mode (4 ACC, 5 MIN, 6 MAX, 0 MRG_16H, ...); 54 `.SD` (signed destination);
+//   55 `.SAT`.
+// nvdisasm prints the source types only when they differ from the 32-bit defaults implied by
+// the signedness bits, so the form needs a printer rule of its own (not a plain ModField), which
+// is why it is still absent: decoding the word returns an error and the corpus
+// test lists VABSDIFF in KNOWN_GAPS.
+
 #[rustfmt::skip]
 forms! {
     // ---- integer arithmetic -------------------------------------------------------------------
