@@ -810,6 +810,10 @@ forms! {
     PSET:       "PSET",     op16!(0x5088, 0xfff8), Pred, 0, [RD, u(K::PredSrc(12, 15), W1), u(K::PredSrc(29, 32), W1), PC], [flag(M::Bf, 44, "BF"), m(M::Bop, 24, 2, BOP), m(M::Bop2, 45, 2, BOP), cc(47)];
     CSETP:      "CSETP",    op16!(0x50a0, 0xfff8), Pred, 0, [PD, PD0, u(K::Cc, W1), PC], [m(M::CcTest, 8, 5, CCTT), m(M::Bop, 45, 2, BOP)];
     // ---- memory ----------------------------------------------------------------------------------
+    // The SPA 5.0 manual lists two sparse-texture LDG variants (`LDG Ps, Rd, [Ra + ImmS20]`).
+    // nvdisasm 11.8 (SM50) prints no such form: LDG words with bits 40-47 set print no predicate,
+    // and a scan of every opcode prefix 0xe800-0xeff8 (predicate PT, with and without bits 44-46)
+    // finds LDG only at 0xeed0, never with a `P` operand. SM50 tools have no encoding for them.
     LDG:        "LDG",      op16!(0xeed0, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, LDGCOP), m(M::Size, 48, 3, MEMSZ)];
     STG:        "STG",      op16!(0xeed8, 0xfff8), Global, STORE, [MEM24, RS], [flag(M::E, 45, "E"), m(M::Cache, 46, 2, STCOP), m(M::Size, 48, 3, MEMSZ6)];
     LDL:        "LDL",      op16!(0xef40, 0xfff8), Global, LOAD | VAR_LAT, [RDS, MEM24N], [m(M::Cache, 44, 2, LDLCOP), m(M::Size, 48, 3, MEMSZ6)];
