@@ -104,7 +104,8 @@ impl Compiler {
         log.times.push(("frontend".to_owned(), start.elapsed()));
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
-        let mut function = lower::lower_named(&front.program, name).map_err(lower_diagnostics)?;
+        let mut function = lower::lower_with(&front.program, name, &self.options.textures)
+            .map_err(lower_diagnostics)?;
         log.times.push(("lower".to_owned(), start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);

@@ -123,4 +123,7 @@ pub struct Options {
     /// Most GPRs per thread the register allocator may use (`None`: the hardware's 254);
     /// small values force spilling.
     pub max_regs: Option<u32>,
+    /// Texture storage formats and sampler states the code assumes (CAL binds them at
+    /// launch; the IL does not say). Reported in the launch layout.
+    pub textures: crate::lower::TexConfig,
 }

@@ -184,6 +184,34 @@ impl Rng {
     }
 }
 
+/// A texture of random small size (1..=9 texels per axis) and contents in the given storage.
+fn random_texture(
+    rng: &mut Rng,
+    (format, channels): (interp::texture::TexelFormat, u8),
+    dim: interp::texture::TexDim,
+    tame: bool,
+) -> interp::texture::Texture {
+    use interp::texture::TexDim;
+    let mut size = |n: u64| 1 + (rng.next() % n) as u32;
+    let (w, h, dp) = match dim {
+        TexDim::Buffer | TexDim::D1 => (size(64), 1, 1),
+        TexDim::D1Array => (size(9), size(4), 1),
+        TexDim::D2 => (size(9), size(9), 1),
+        TexDim::D2Array | TexDim::D3 => (size(9), size(9), size(4)),
+    };
+    let mut t = interp::texture::Texture {
+        width: w,
+        height: h,
+        depth: dp,
+        channels,
+        format,
+        data: Vec::new(),
+    };
+    let bytes = t.size_bytes();
+    t.data = rng.buffer(bytes, tame);
+    t
+}
+
 /// Opcodes whose results the IL leaves to the implementation's precision.
 fn approximate(op: Opcode) -> bool {
     let name = op.mnemonic();
@@ -270,6 +298,16 @@ pub fn verify(
             if exec.uses_global {
                 d.global = Some(rng.buffer(uav_bytes, tame));
             }
+            let tex = &compiler.options().textures;
+            for (&id, decl) in &exec.resources {
+                let t = random_texture(&mut rng, tex.storage(id, decl), decl.dim, tame);
+                d.textures.insert(id, t);
+            }
+            d.samplers = tex.samplers.clone();
+            if exec.pixel_shader {
+                // Not a multiple of the 8x8 tiles: the edge tiles have pixels outside.
+                d.domain = Some([8 * opts.grid[0] + 5, 11]);
+            }
             d.fuel = opts.fuel;
             let inputs = d.clone();
             match interp::run_decoded(&exec, &mut d) {
@@ -281,7 +319,8 @@ pub fn verify(
                     shuffled.schedule = interp::Schedule::Shuffled { seed: 7 };
                     let agrees = interp::run_decoded(&exec, &mut shuffled).is_ok()
                         && shuffled.uavs == d.uavs
-                        && shuffled.global == d.global;
+                        && shuffled.global == d.global
+                        && shuffled.ps_outputs == d.ps_outputs;
                     if !agrees {
                         report.skipped.push(format!(
                             "dispatch {k}: outputs depend on the work-item interleaving for these inputs"
@@ -321,6 +360,10 @@ pub fn verify(
         if let (Some(want), Some(got)) = (&d.global, &emulated.global) {
             pairs.push(("g".into(), want, got));
         }
+        for (id, want) in &d.ps_outputs {
+            let got = emulated.ps_outputs.get(id).map_or(&[][..], |v| &v[..]);
+            pairs.push((format!("o{id}"), want, got));
+        }
         for (name, want, got) in pairs {
             for (i, (w, g)) in le_words(want).zip(le_words(got)).enumerate() {
                 if !words_match(w, g, approx) {
@@ -349,78 +392,156 @@ pub fn run_emulated(
     kernel: &CompiledKernel,
     d: &Dispatch,
 ) -> Result<(Dispatch, LaunchReport), VerifyError> {
-    let k = 0;
-    let mut dev = Device::new();
-    let mut params = vec![0u8; kernel.layout.param_bytes() as usize];
-    let mut bound: Vec<(Option<u32>, u64, usize)> = Vec::new();
-    let put = |params: &mut Vec<u8>, at: u32, size: u32, v: &[u8]| {
-        let (at, size) = (at as usize, size as usize);
-        let n = v.len().min(size);
-        params[at..at + n].copy_from_slice(&v[..n]);
+    let run = EmulatedRun {
+        check_hazards: true,
+        fuel: None,
     };
-    for p in &kernel.layout.params {
-        match p.kind {
-            ParamKind::UavPtr(id) => {
-                let data = d.uavs.get(&(id as u32)).map_or(&[][..], |v| &v[..]);
-                let a = dev.alloc(data.len() as u64);
-                dev.write(a, data).map_err(|e| emu_err(k, e))?;
-                bound.push((Some(id as u32), a, data.len()));
-                put(&mut params, p.offset, p.size, &a.to_le_bytes());
-            }
-            ParamKind::UavSize(id) => {
-                let n = d.uavs.get(&(id as u32)).map_or(0, Vec::len) as u64;
-                put(&mut params, p.offset, p.size, &n.to_le_bytes());
-            }
-            ParamKind::GlobalPtr => {
-                let data = d.global.as_deref().unwrap_or(&[]);
-                let a = dev.alloc(data.len() as u64);
-                dev.write(a, data).map_err(|e| emu_err(k, e))?;
-                bound.push((None, a, data.len()));
-                put(&mut params, p.offset, p.size, &a.to_le_bytes());
-            }
-            ParamKind::GlobalSize => {
-                let n = d.global.as_ref().map_or(0, Vec::len) as u64;
-                put(&mut params, p.offset, p.size, &n.to_le_bytes());
-            }
-            ParamKind::CbData(id) => {
-                if let Some(cb) = d.cbs.get(&(id as u32)) {
-                    put(&mut params, p.offset, p.size, cb);
+    run.run(&kernel.cubin, &kernel.name, &kernel.layout, d)
+}
+
+/// How [`EmulatedRun::run`] launches a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmulatedRun {
+    /// Run the control-word hazard checker.
+    pub check_hazards: bool,
+    /// Emulator instruction budget (`None`: the emulator's default).
+    pub fuel: Option<u64>,
+}
+
+impl EmulatedRun {
+    /// Runs kernel `name` of `cubin`, whose launch layout is `layout` (from the compiler, or
+    /// read back from the cubin's `.ilc.abi` with [`LaunchLayout::from_abi`]), on the
+    /// emulator with the resources of `d` (see [`run_emulated`]).
+    ///
+    /// [`LaunchLayout::from_abi`]: crate::spa5::abi::LaunchLayout::from_abi
+    pub fn run(
+        &self,
+        cubin: &[u8],
+        name: &str,
+        layout: &crate::spa5::abi::LaunchLayout,
+        d: &Dispatch,
+    ) -> Result<(Dispatch, LaunchReport), VerifyError> {
+        let k = 0;
+        let mut dev = Device::new();
+        let mut params = vec![0u8; layout.param_bytes() as usize];
+        let mut bound: Vec<(Option<u32>, u64, usize)> = Vec::new();
+        let mut outputs: Vec<(u32, u64, usize)> = Vec::new();
+        let put = |params: &mut Vec<u8>, at: u32, size: u32, v: &[u8]| {
+            let (at, size) = (at as usize, size as usize);
+            let n = v.len().min(size);
+            params[at..at + n].copy_from_slice(&v[..n]);
+        };
+        for p in &layout.params {
+            match p.kind {
+                ParamKind::UavPtr(id) => {
+                    let data = d.uavs.get(&(id as u32)).map_or(&[][..], |v| &v[..]);
+                    let a = dev.alloc(data.len() as u64);
+                    dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                    bound.push((Some(id as u32), a, data.len()));
+                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
+                }
+                ParamKind::UavSize(id) => {
+                    let n = d.uavs.get(&(id as u32)).map_or(0, Vec::len) as u64;
+                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
+                }
+                ParamKind::GlobalPtr => {
+                    let data = d.global.as_deref().unwrap_or(&[]);
+                    let a = dev.alloc(data.len() as u64);
+                    dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                    bound.push((None, a, data.len()));
+                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
+                }
+                ParamKind::GlobalSize => {
+                    let n = d.global.as_ref().map_or(0, Vec::len) as u64;
+                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
+                }
+                ParamKind::CbData(id) => {
+                    if let Some(cb) = d.cbs.get(&(id as u32)) {
+                        put(&mut params, p.offset, p.size, cb);
+                    }
+                }
+                ParamKind::SrvPtr(id) => {
+                    let data = srv_bytes(d, id);
+                    let a = dev.alloc(data.len() as u64);
+                    dev.write(a, data).map_err(|e| emu_err(k, e))?;
+                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
+                }
+                ParamKind::SrvSize(id) => {
+                    let n = srv_bytes(d, id).len() as u64;
+                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
+                }
+                ParamKind::Domain => {
+                    let [w, h] = d.domain.unwrap_or([0, 0]);
+                    let mut v = w.to_le_bytes().to_vec();
+                    v.extend_from_slice(&h.to_le_bytes());
+                    put(&mut params, p.offset, p.size, &v);
+                }
+                ParamKind::OutPtr(id) => {
+                    let [w, h] = d.domain.unwrap_or([0, 0]);
+                    let len = w as usize * h as usize * 16;
+                    let mut data = d.ps_outputs.get(&(id as u32)).cloned().unwrap_or_default();
+                    data.resize(len, 0);
+                    let a = dev.alloc(len as u64);
+                    dev.write(a, &data).map_err(|e| emu_err(k, e))?;
+                    outputs.push((id as u32, a, len));
+                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
+                }
+                ParamKind::OutSize(_) => {
+                    let [w, h] = d.domain.unwrap_or([0, 0]);
+                    let n = w as u64 * h as u64 * 16;
+                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
+                }
+                ParamKind::ResDims(id) => {
+                    let dims = d
+                        .textures
+                        .get(&(id as u32))
+                        .map_or([0; 3], |t| [t.width, t.height, t.depth]);
+                    let v: Vec<u8> = dims.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    put(&mut params, p.offset, p.size, &v);
                 }
             }
-            ParamKind::SrvPtr(id) => {
-                let data = d.srvs.get(&(id as u32)).map_or(&[][..], |v| &v[..]);
-                let a = dev.alloc(data.len() as u64);
-                dev.write(a, data).map_err(|e| emu_err(k, e))?;
-                put(&mut params, p.offset, p.size, &a.to_le_bytes());
-            }
-            ParamKind::SrvSize(id) => {
-                let n = d.srvs.get(&(id as u32)).map_or(0, Vec::len) as u64;
-                put(&mut params, p.offset, p.size, &n.to_le_bytes());
+        }
+        let group = layout.block_size.unwrap_or([64, 1, 1]);
+        let grid = match (layout.param(ParamKind::Domain), d.domain) {
+            (Some(_), Some([w, h])) => [w.div_ceil(group[0]), h.div_ceil(group[1]), 1],
+            _ => d.grid,
+        };
+        let mut cfg = LaunchConfig {
+            grid,
+            block: group,
+            params,
+            check_hazards: self.check_hazards,
+            ..LaunchConfig::default()
+        };
+        if let Some(f) = self.fuel {
+            cfg.fuel = f;
+        }
+        let launch = dev.launch(cubin, name, &cfg).map_err(|e| emu_err(k, e))?;
+        let mut out = d.clone();
+        for (id, a, len) in bound {
+            let bytes = dev.read(a, len as u64).map_err(|e| emu_err(k, e))?;
+            match id {
+                Some(id) => {
+                    out.uavs.insert(id, bytes);
+                }
+                None => out.global = Some(bytes),
             }
         }
-    }
-    let group = kernel.layout.block_size.unwrap_or([64, 1, 1]);
-    let cfg = LaunchConfig {
-        grid: d.grid,
-        block: group,
-        params,
-        check_hazards: true,
-        ..LaunchConfig::default()
-    };
-    let launch = dev
-        .launch(&kernel.cubin, &kernel.name, &cfg)
-        .map_err(|e| emu_err(k, e))?;
-    let mut out = d.clone();
-    for (id, a, len) in bound {
-        let bytes = dev.read(a, len as u64).map_err(|e| emu_err(k, e))?;
-        match id {
-            Some(id) => {
-                out.uavs.insert(id, bytes);
-            }
-            None => out.global = Some(bytes),
+        for (id, a, len) in outputs {
+            let bytes = dev.read(a, len as u64).map_err(|e| emu_err(k, e))?;
+            out.ps_outputs.insert(id, bytes);
         }
+        Ok((out, launch))
     }
-    Ok((out, launch))
+}
+
+/// The bytes behind read-only resource `id`: a bound texture's texels, else the SRV buffer.
+fn srv_bytes(d: &Dispatch, id: u8) -> &[u8] {
+    let id = u32::from(id);
+    match d.textures.get(&id) {
+        Some(t) => &t.data,
+        None => d.srvs.get(&id).map_or(&[][..], |v| &v[..]),
+    }
 }
 
 fn emu_err(dispatch: u32, e: impl fmt::Display) -> VerifyError {

@@ -69,6 +69,12 @@ pub struct Memory {
     pub srvs: BTreeMap<u8, Vec<u8>>,
     /// The global buffer `g[]`.
     pub global: Vec<u8>,
+    /// Pixel-shader outputs `o#` by number (`width * height * 16` bytes each).
+    pub outputs: BTreeMap<u8, Vec<u8>>,
+    /// Pixel-shader domain (width, height): `special domain.x/.y`.
+    pub domain: [u32; 2],
+    /// Texture sizes by resource id: `special resdimN.x/.y/.z`.
+    pub res_dims: BTreeMap<u8, [u32; 3]>,
 }
 
 /// Interpreter options.
@@ -392,6 +398,10 @@ impl Group<'_> {
                 .get_mut(ss.index())
                 .ok_or_else(|| trap(func, Some(inst), format!("{ss} is not declared")))?,
             MemSpace::Global => &mut mem.global,
+            MemSpace::Output(id) => mem
+                .outputs
+                .get_mut(&id)
+                .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to out{id}")))?,
         })
     }
 
@@ -448,7 +458,7 @@ impl Group<'_> {
         Ok(())
     }
 
-    fn special(&self, item: &Item, reg: SpecialReg) -> u64 {
+    fn special(&self, item: &Item, mem: &Memory, reg: SpecialReg) -> u64 {
         let c = |i: u8| (i as usize).min(2);
         (match reg {
             SpecialReg::Tid(i) => item.tid[c(i)],
@@ -457,6 +467,8 @@ impl Group<'_> {
             SpecialReg::GridSize(i) => self.grid[c(i)],
             SpecialReg::LaneId => item.flat % 32,
             SpecialReg::Clock => item.executed as u32,
+            SpecialReg::Domain(i) => mem.domain[(i as usize).min(1)],
+            SpecialReg::ResDim(id, i) => mem.res_dims.get(&id).map_or(0, |d| d[c(i)]),
         }) as u64
     }
 
@@ -492,7 +504,7 @@ impl Group<'_> {
         };
         match data {
             InstructionData::Special { reg, .. } => {
-                let x = self.special(item, *reg);
+                let x = self.special(item, mem, *reg);
                 set(item, &[x]);
             }
             InstructionData::Load { mem: m, .. } => {

@@ -320,7 +320,7 @@ impl Verifier<'_> {
             }
             InstructionData::Special { reg, .. } => {
                 use crate::ir::SpecialReg::*;
-                if let Tid(c) | GroupId(c) | GroupSize(c) | GridSize(c) = reg {
+                if let Tid(c) | GroupId(c) | GroupSize(c) | GridSize(c) | ResDim(_, c) = reg {
                     if *c > 2 {
                         self.report(inst, "special register component must be x, y or z");
                     }
@@ -433,6 +433,7 @@ impl Verifier<'_> {
             MemSpace::Srv(id) => func.srvs.contains_key(&id),
             MemSpace::Private(ss) => func.stack_slots.is_valid(ss),
             MemSpace::Global => func.uses_global,
+            MemSpace::Output(id) => func.outputs.contains(&id),
         };
         if !declared {
             self.report(inst, format!("memory space {} is not declared", mem.space));

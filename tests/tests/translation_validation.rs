@@ -271,6 +271,7 @@ fn check_all(path: &Path, p: &Program, func: &Function) -> Vec<String> {
                 let exp = Outputs {
                     uavs: c.expect.clone(),
                     global: None,
+                    ps_outputs: Default::default(),
                 };
                 // Only buffers with an expectation are compared.
                 let got = Outputs {
@@ -280,6 +281,7 @@ fn check_all(path: &Path, p: &Program, func: &Function) -> Vec<String> {
                         .filter(|(k, _)| c.expect.contains_key(k))
                         .collect(),
                     global: None,
+                    ps_outputs: Default::default(),
                 };
                 if let Err(e) = validate::compare_outputs(&exp, &got, &c.tol) {
                     // Blame the lowering only when the reference interpreter meets the
@@ -293,6 +295,7 @@ fn check_all(path: &Path, p: &Program, func: &Function) -> Vec<String> {
                                 .filter(|(k, _)| c.expect.contains_key(k))
                                 .collect(),
                             global: None,
+                            ps_outputs: Default::default(),
                         };
                         validate::compare_outputs(&exp, &il, &c.tol).is_ok()
                     });

@@ -42,6 +42,7 @@ mod cfg;
 mod ops;
 mod resources;
 pub mod ssa;
+mod texture;
 pub mod validate;
 mod vector;
 
@@ -53,6 +54,7 @@ use isa_amdil::ast::{self, Instruction, Payload, Program, RegKind, Span};
 use isa_amdil::opcodes::Opcode;
 
 use self::ssa::SsaBuilder;
+pub use self::texture::TexConfig;
 
 /// One lowering diagnostic: where, which opcode, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,7 +109,13 @@ pub fn lower(program: &Program) -> Result<Function, LowerErrors> {
 
 /// As [`lower`], naming the function `name`.
 pub fn lower_named(program: &Program, name: &str) -> Result<Function, LowerErrors> {
+    lower_with(program, name, &TexConfig::default())
+}
+
+/// As [`lower_named`], with the texture storage and sampler state the code may assume.
+pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Function, LowerErrors> {
     let mut l = Lowerer::new(program, name);
+    l.tex_config = tex.clone();
     l.run();
     if l.errors.is_empty() {
         Ok(l.func)
@@ -139,6 +147,10 @@ pub(crate) struct Decls {
     pub itemps: HashMap<u32, u32>,
     /// `(statement index, register, values)` of every `dcl_literal`, in source order.
     pub literals: Vec<(usize, u32, [u32; 4])>,
+    /// Texture resources (`dcl_resource`) by id.
+    pub resources: BTreeMap<u32, isa_amdil::interp::texture::ResourceDecl>,
+    /// A pixel-shader (`il_ps`) program run as compute over a 2-D domain.
+    pub pixel_shader: bool,
 }
 
 /// A function body: statement index range `[start, end)`.
@@ -177,6 +189,12 @@ pub(crate) struct Lowerer<'p> {
     /// When set, [`Lowerer::cursor`] inserts at the end of the entry block (before its
     /// terminator): used for work-item invariants that must dominate every use.
     pub(crate) at_entry: bool,
+    /// Texture storage and sampler state assumed at launch.
+    pub(crate) tex_config: TexConfig,
+    /// Pixel coordinates (x, y) of a pixel-shader work-item, once computed.
+    pub(crate) ps_pixel: [Option<Value>; 2],
+    /// `vWinCoord0.xy` of a pixel-shader work-item, once computed.
+    pub(crate) ps_coord: [Option<Value>; 2],
 }
 
 impl<'p> Lowerer<'p> {
@@ -207,6 +225,9 @@ impl<'p> Lowerer<'p> {
             entry,
             at_entry: false,
             icb_slot: None,
+            tex_config: TexConfig::default(),
+            ps_pixel: [None; 2],
+            ps_coord: [None; 2],
         }
     }
 
@@ -235,6 +256,9 @@ impl<'p> Lowerer<'p> {
     fn run(&mut self) {
         self.declarations();
         self.scan_functions();
+        if self.decls.pixel_shader {
+            self.pixel_guard();
+        }
         self.lower_range(0, self.prog.statements.len());
         if !self.block_terminated(self.cur) {
             self.cursor().ins().return_();
@@ -350,6 +374,12 @@ impl<'p> Lowerer<'p> {
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), BufKind::Raw);
                 }
+                (Opcode::DclResource, _) => {
+                    // Malformed or unsupported declarations are diagnosed at their first use.
+                    if let Ok(d) = isa_amdil::interp::texture::resource_decl(st) {
+                        self.decls.resources.insert(st.id().unwrap_or(0), d);
+                    }
+                }
                 (Opcode::DclStructSrv, _) => {
                     let stride = stride_of(st).unwrap_or(4);
                     self.decls
@@ -358,6 +388,16 @@ impl<'p> Lowerer<'p> {
                 }
                 _ => {}
             }
+        }
+        if self
+            .prog
+            .version
+            .as_ref()
+            .is_some_and(|v| v.shader == ast::ShaderType::Pixel)
+        {
+            // Pixel-shader compute: each pixel is a work-item; 8x8 tiles play the groups.
+            self.decls.pixel_shader = true;
+            self.decls.group = [8, 8, 1];
         }
         for (&id, kind) in &self.decls.uavs {
             if let Ok(id) = u8::try_from(id) {
@@ -466,6 +506,12 @@ impl<'p> Lowerer<'p> {
             O::Func => Ok(()),
             O::Loop => Err("`loop` (SM30 counted loop over i#) is not supported".into()),
             O::Fence => self.lower_fence(st),
+            O::Sample | O::SampleL | O::Load | O::Resinfo => self.lower_tex(st),
+            O::DclResource => {
+                isa_amdil::interp::texture::resource_decl(st)?;
+                Ok(())
+            }
+            O::DclInput | O::DclOutput if self.decls.pixel_shader => Ok(()),
             op if is_declaration(op) => Ok(()),
             _ => self.lower_op(st),
         }

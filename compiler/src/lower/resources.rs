@@ -195,6 +195,7 @@ impl Lowerer<'_> {
                 Ok(self.load_elem(MemSpace::Global, idx, c))
             }
             k if k.is_thread_id() => Ok(self.sys_value(k, c)),
+            RegKind::WinCoord | RegKind::Input if self.decls.pixel_shader => Ok(self.win_coord(c)),
             k => Err(format!("source register `{}` is not supported", k.name())),
         }
     }
@@ -277,6 +278,7 @@ impl Lowerer<'_> {
                 Ok(())
             }
             RegKind::GenericMem => Ok(()),
+            RegKind::Output if self.decls.pixel_shader => self.store_output(d.reg.num, out),
             k => Err(format!(
                 "destination register `{}` is not supported",
                 k.name()

@@ -24,6 +24,10 @@ pub struct Buffers {
     pub cbs: BTreeMap<u32, Vec<u8>>,
     /// The global buffer `g[]`, if bound.
     pub global: Option<Vec<u8>>,
+    /// Textures by resource id.
+    pub textures: BTreeMap<u32, isa_amdil::interp::texture::Texture>,
+    /// Pixel-shader compute domain (`il_ps` programs; `grid` is then derived from it).
+    pub domain: Option<[u32; 2]>,
 }
 
 /// How two buffers' words are compared.
@@ -124,6 +128,8 @@ pub struct Outputs {
     pub uavs: BTreeMap<u32, Vec<u8>>,
     /// The global buffer.
     pub global: Option<Vec<u8>>,
+    /// Pixel-shader outputs by number.
+    pub ps_outputs: BTreeMap<u32, Vec<u8>>,
 }
 
 /// Runs `program` on the IL reference interpreter (lock step).
@@ -142,11 +148,14 @@ pub fn run_il_fuel(
     d.uavs = bufs.uavs.clone();
     d.cbs = bufs.cbs.clone();
     d.global = bufs.global.clone();
+    d.textures = bufs.textures.clone();
+    d.domain = bufs.domain;
     d.fuel = fuel;
     ilinterp::run(program, &mut d).map_err(|e| format!("IL interpreter: {e}"))?;
     Ok(Outputs {
         uavs: d.uavs,
         global: d.global,
+        ps_outputs: d.ps_outputs,
     })
 }
 
@@ -167,6 +176,19 @@ pub fn run_ir(
         mem.cbs.insert(id, b.clone());
     }
     mem.global = bufs.global.clone().unwrap_or_default();
+    for (&id, t) in &bufs.textures {
+        let id = u8::try_from(id).map_err(|_| format!("resource id {id} too large"))?;
+        mem.srvs.insert(id, t.data.clone());
+        mem.res_dims.insert(id, [t.width, t.height, t.depth]);
+    }
+    let mut grid = grid;
+    if let Some([w, h]) = bufs.domain {
+        mem.domain = [w, h];
+        for &o in &func.outputs {
+            mem.outputs.insert(o, vec![0; w as usize * h as usize * 16]);
+        }
+        grid = [w.div_ceil(8), h.div_ceil(8), 1];
+    }
     let opts = InterpOptions {
         fuel: 200_000_000,
         schedule,
@@ -184,6 +206,11 @@ pub fn run_ir(
     Ok(Outputs {
         uavs,
         global: bufs.global.as_ref().map(|_| mem.global),
+        ps_outputs: mem
+            .outputs
+            .into_iter()
+            .map(|(id, b)| (u32::from(id), b))
+            .collect(),
     })
 }
 
@@ -208,6 +235,16 @@ pub fn compare_outputs(
     if let (Some(x), Some(y)) = (&a.global, &b.global) {
         if let Err(e) = compare_buffers("g[]", x, y, Tolerance::Exact) {
             errs.push(e);
+        }
+    }
+    for (id, x) in &a.ps_outputs {
+        match b.ps_outputs.get(id) {
+            Some(y) => {
+                if let Err(e) = compare_buffers(&format!("o{id}"), x, y, Tolerance::Exact) {
+                    errs.push(e);
+                }
+            }
+            None => errs.push(format!("o{id} missing")),
         }
     }
     if errs.is_empty() {

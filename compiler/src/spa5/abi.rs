@@ -6,7 +6,12 @@
 //!    bytes (the size drives the out-of-range rule: loads give 0, stores are dropped);
 //! 2. the same pair for the global buffer `g[]` if the function uses it, then for each
 //!    read-only resource (SRV) id;
-//! 3. the contents of each declared constant buffer (ascending id, 16-byte aligned), copied in
+//! 3. for a pixel-shader (`il_ps`) kernel: the domain (width, height: two 32-bit words), then
+//!    a pointer and size per output `o#` it writes (one 16-byte vec4 per pixel, row-major, so
+//!    the row pitch is `width * 16` bytes); for each texture resource whose size the code
+//!    reads (sampling, `resinfo`): its width, height and depth in texels (three words in a
+//!    16-byte slot), after the SRV pair that points at its texels;
+//! 4. the contents of each declared constant buffer (ascending id, 16-byte aligned), copied in
 //!    by the driver, so a direct read is a `c[0x0][imm]` operand and an indexed one an `LDC`.
 //!
 //! LDS ids get consecutive 16-byte aligned ranges of shared memory; private arrays (stack
@@ -40,6 +45,14 @@ pub enum ParamKind {
     SrvSize(u8),
     /// Contents of constant buffer `id`.
     CbData(u8),
+    /// Pixel-shader domain: width and height in pixels (two 32-bit words).
+    Domain,
+    /// Base address of pixel-shader output `o<id>`.
+    OutPtr(u8),
+    /// Size in bytes of pixel-shader output `o<id>`.
+    OutSize(u8),
+    /// Width, height and depth in texels of texture resource `id` (three 32-bit words).
+    ResDims(u8),
 }
 
 /// One kernel parameter.
@@ -129,6 +142,37 @@ impl LaunchLayout {
             });
             off += 16;
         }
+        let (domain, res_dims) = launch_constants(func);
+        if domain || !func.outputs.is_empty() {
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 8,
+                kind: ParamKind::Domain,
+            });
+            off += 8;
+        }
+        for &id in &func.outputs {
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 8,
+                kind: ParamKind::OutPtr(id),
+            });
+            l.params.push(LaunchParam {
+                offset: off + 8,
+                size: 8,
+                kind: ParamKind::OutSize(id),
+            });
+            off += 16;
+        }
+        for id in res_dims {
+            off = off.next_multiple_of(16);
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 12,
+                kind: ParamKind::ResDims(id),
+            });
+            off += 16;
+        }
         for (&id, &bytes) in &func.cbs {
             off = off.next_multiple_of(16);
             let size = bytes.next_multiple_of(16);
@@ -204,6 +248,10 @@ impl LaunchLayout {
                 ParamKind::SrvPtr(i) => ("srv_ptr", i as i32),
                 ParamKind::SrvSize(i) => ("srv_size", i as i32),
                 ParamKind::CbData(i) => ("cb", i as i32),
+                ParamKind::Domain => ("domain", -1),
+                ParamKind::OutPtr(i) => ("out_ptr", i as i32),
+                ParamKind::OutSize(i) => ("out_size", i as i32),
+                ParamKind::ResDims(i) => ("res_dims", i as i32),
             };
             s.push_str(&format!("param {:#x} {} {} {}\n", p.offset, p.size, k, id));
         }
@@ -219,6 +267,87 @@ impl LaunchLayout {
         ));
         s.into_bytes()
     }
+}
+
+impl LaunchLayout {
+    /// Reads back a layout from the text [`LaunchLayout::abi_bytes`] writes (the cubin's
+    /// `.ilc.abi` section), so runners can bind resources to a cubin without recompiling.
+    /// The older spellings `uav_address`/`global_address`/`srv_address`/`global_size` are
+    /// accepted. Registers, stack slots and the spill area are not recorded and stay empty.
+    pub fn from_abi(bytes: &[u8]) -> Result<LaunchLayout, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "the ABI section is not text")?;
+        let mut l = LaunchLayout::default();
+        let num = |s: &str, line: &str| -> Result<i64, String> {
+            match s.strip_prefix("0x") {
+                Some(h) => i64::from_str_radix(h, 16),
+                None => s.parse(),
+            }
+            .map_err(|_| format!("bad number `{s}` in `{line}`"))
+        };
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let field = |i: usize| -> Result<i64, String> {
+                let s = f.get(i).ok_or_else(|| format!("short line `{line}`"))?;
+                num(s, line)
+            };
+            match f.first().copied() {
+                Some("param") => {
+                    let id = field(4)?;
+                    let id8 = u8::try_from(id).unwrap_or(0);
+                    let kind = match *f.get(3).ok_or_else(|| format!("short line `{line}`"))? {
+                        "uav_ptr" | "uav_address" => ParamKind::UavPtr(id8),
+                        "uav_size" => ParamKind::UavSize(id8),
+                        "g_ptr" | "global_address" => ParamKind::GlobalPtr,
+                        "g_size" | "global_size" => ParamKind::GlobalSize,
+                        "srv_ptr" | "srv_address" => ParamKind::SrvPtr(id8),
+                        "srv_size" => ParamKind::SrvSize(id8),
+                        "cb" => ParamKind::CbData(id8),
+                        "domain" => ParamKind::Domain,
+                        "out_ptr" => ParamKind::OutPtr(id8),
+                        "out_size" => ParamKind::OutSize(id8),
+                        "res_dims" => ParamKind::ResDims(id8),
+                        other => return Err(format!("unknown parameter kind `{other}`")),
+                    };
+                    l.params.push(LaunchParam {
+                        offset: field(1)? as u32,
+                        size: field(2)? as u32,
+                        kind,
+                    });
+                }
+                Some("lds") => {
+                    let id =
+                        u8::try_from(field(1)?).map_err(|_| format!("bad lds id in `{line}`"))?;
+                    l.lds.insert(id, (field(2)? as u32, field(3)? as u32));
+                }
+                Some("block") => {
+                    l.block_size = Some([field(1)? as u32, field(2)? as u32, field(3)? as u32]);
+                }
+                Some("shared") => l.shared_size = field(1)? as u32,
+                Some("local") => l.local_size = field(1)? as u32,
+                _ => {}
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// Whether `func` reads the pixel-shader domain, and the texture ids whose sizes it reads.
+fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
+    use ilc_passes::ir::{InstructionData, SpecialReg};
+    let mut domain = false;
+    let mut dims = std::collections::BTreeSet::new();
+    for inst in func.insts_in_layout() {
+        if let InstructionData::Special { reg, .. } = func.dfg.insts[inst] {
+            match reg {
+                SpecialReg::Domain(_) => domain = true,
+                SpecialReg::ResDim(id, _) => {
+                    dims.insert(id);
+                }
+                _ => {}
+            }
+        }
+    }
+    (domain, dims)
 }
 
 /// The number of a stack slot.
@@ -259,6 +388,24 @@ mod tests {
         assert_eq!(l.lds[&2], (112, 64));
         assert_eq!(l.shared_size, 176);
         assert_eq!(l.cbank_offset(ParamKind::UavSize(3)), Some(0x140 + 24));
+    }
+
+    #[test]
+    fn abi_text_reads_back() {
+        let mut f = Function::new("k");
+        f.uavs.insert(1, UavKind::Raw);
+        f.uses_global = true;
+        f.outputs.insert(0);
+        f.cbs.insert(2, 40);
+        f.lds.insert(0, 100);
+        f.group_size = Some([8, 8, 1]);
+        let l = LaunchLayout::compute(&f).unwrap();
+        let back = LaunchLayout::from_abi(&l.abi_bytes()).unwrap();
+        assert_eq!(back.params, l.params);
+        assert_eq!(back.lds, l.lds);
+        assert_eq!(back.block_size, l.block_size);
+        assert!(back.param(ParamKind::Domain).is_some());
+        assert!(LaunchLayout::from_abi(b"param 0x0 8 bogus 0\n").is_err());
     }
 
     #[test]

@@ -24,7 +24,7 @@ use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, SpecialReg};
 use smallvec::SmallVec;
 
-use super::abi::LaunchLayout;
+use super::abi::{LaunchLayout, ParamKind};
 use super::target::{cb0, fits_i20, SetMod, Slot, Spa5Target, TInst, Template, R};
 use super::Spa5Options;
 
@@ -1159,6 +1159,20 @@ impl Isel<'_> {
             }
             IrSreg::GridSize(i) if i < 3 => {
                 return self.one(MInst::mov(R, cb0(0x14 + 4 * i as u32)), &[Res(0, 0)], &[]);
+            }
+            IrSreg::Domain(i) if i < 2 => {
+                let Some(off) = self.layout.cbank_offset(ParamKind::Domain) else {
+                    return self.const32(0);
+                };
+                let at = off + 4 * u32::from(i);
+                return self.one(MInst::mov(R, cb0(at)), &[Res(0, 0)], &[]);
+            }
+            IrSreg::ResDim(id, i) if i < 3 => {
+                let Some(off) = self.layout.cbank_offset(ParamKind::ResDims(id)) else {
+                    return self.const32(0);
+                };
+                let at = off + 4 * u32::from(i);
+                return self.one(MInst::mov(R, cb0(at)), &[Res(0, 0)], &[]);
             }
             _ => return self.const32(0),
         };

@@ -166,10 +166,11 @@ impl Isel<'_> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
         match m.space {
-            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) => {
+            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_) => {
                 let (pk, sk) = match m.space {
                     MemSpace::Uav(id) => (ParamKind::UavPtr(id), ParamKind::UavSize(id)),
                     MemSpace::Srv(id) => (ParamKind::SrvPtr(id), ParamKind::SrvSize(id)),
+                    MemSpace::Output(id) => (ParamKind::OutPtr(id), ParamKind::OutSize(id)),
                     _ => (ParamKind::GlobalPtr, ParamKind::GlobalSize),
                 };
                 let (Some(p), Some(s)) =
@@ -410,7 +411,7 @@ impl Isel<'_> {
         if args.len() >= 2
             && matches!(
                 m.space,
-                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
+                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
             )
         {
             t.arg_groups.push(Group {

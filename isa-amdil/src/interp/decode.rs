@@ -14,7 +14,6 @@ use super::program::{
     SysVal, Ty, SEL_ONE, SEL_ZERO,
 };
 use super::select;
-use super::texture::{ResourceDecl, TexDim};
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
 use crate::opcodes::Opcode;
 
@@ -239,7 +238,7 @@ impl Decoder<'_> {
                 }
                 (Opcode::DclResource, _) => {
                     let id = st.id().unwrap_or(0);
-                    let decl = resource_decl(st).map_err(|what| err(line, what))?;
+                    let decl = super::texture::resource_decl(st).map_err(|what| err(line, what))?;
                     self.out.resources.insert(id, decl);
                 }
                 (Opcode::DclLdsSizePerThread, _) => {
@@ -694,34 +693,6 @@ fn no_dst() -> Dst {
 }
 
 /// Reads `dcl_resource_id(n)_type(t[,unnorm])_fmtx(f)..` (L4284).
-fn resource_decl(st: &Instruction) -> Result<ResourceDecl, String> {
-    let mut decl = ResourceDecl {
-        dim: TexDim::D2,
-        unnorm: false,
-        fmt: [ast::ElementFormat::Float; 4],
-    };
-    let mut have_type = false;
-    for c in &st.controls {
-        match c {
-            ast::Control::Generic { name, value } if name == "type" => {
-                let v = value.as_deref().unwrap_or("");
-                let mut parts = v.split(',').map(str::trim);
-                let t = parts.next().unwrap_or("");
-                decl.dim = TexDim::from_name(t).ok_or_else(|| {
-                    format!("resource type {t} (cube maps, MSAA and graphics types)")
-                })?;
-                decl.unnorm = parts.any(|p| p.eq_ignore_ascii_case("unnorm"));
-                have_type = true;
-            }
-            ast::Control::Fmt(i, f) if (*i as usize) < 4 => decl.fmt[*i as usize] = *f,
-            _ => {}
-        }
-    }
-    if !have_type {
-        return Err("dcl_resource without _type(..)".into());
-    }
-    Ok(decl)
-}
 
 /// The sharing mode an R7xx LDS statement names: `Some(true)` for absolute
 /// (`_wavefrontAbs`, `_sharingMode(abs)`), `Some(false)` for relative, `None` if absent.

@@ -86,8 +86,39 @@ pub struct ResourceDecl {
     pub fmt: [ElementFormat; 4],
 }
 
+/// The declaration `dcl_resource_id(n)_type(dim[,unnorm])_fmtx(..)..` as a [`ResourceDecl`];
+/// the error names what is not supported (cube maps, MSAA, a missing `_type`).
+pub fn resource_decl(st: &crate::ast::Instruction) -> Result<ResourceDecl, String> {
+    let mut decl = ResourceDecl {
+        dim: TexDim::D2,
+        unnorm: false,
+        fmt: [crate::ast::ElementFormat::Float; 4],
+    };
+    let mut have_type = false;
+    for c in &st.controls {
+        match c {
+            crate::ast::Control::Generic { name, value } if name == "type" => {
+                let v = value.as_deref().unwrap_or("");
+                let mut parts = v.split(',').map(str::trim);
+                let t = parts.next().unwrap_or("");
+                decl.dim = TexDim::from_name(t).ok_or_else(|| {
+                    format!("resource type {t} (cube maps, MSAA and graphics types)")
+                })?;
+                decl.unnorm = parts.any(|p| p.eq_ignore_ascii_case("unnorm"));
+                have_type = true;
+            }
+            crate::ast::Control::Fmt(i, f) if (*i as usize) < 4 => decl.fmt[*i as usize] = *f,
+            _ => {}
+        }
+    }
+    if !have_type {
+        return Err("dcl_resource without _type(..)".into());
+    }
+    Ok(decl)
+}
+
 /// How one texel channel is stored in memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexelFormat {
     /// 32-bit float.
     F32,
@@ -135,7 +166,7 @@ impl TexelFormat {
 }
 
 /// Texture filtering.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub enum Filter {
     /// Nearest texel.
     #[default]
@@ -145,7 +176,7 @@ pub enum Filter {
 }
 
 /// What a coordinate outside the texture reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub enum AddressMode {
     /// Clamp to the edge texel.
     #[default]
@@ -195,7 +226,7 @@ impl AddressMode {
 }
 
 /// Sampler state bound to a sampler id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct SamplerState {
     /// Filtering.
     pub filter: Filter,

@@ -48,6 +48,8 @@ pub struct Function {
     pub cbs: BTreeMap<u8, u32>,
     /// True if the kernel uses the global buffer `g[]`.
     pub uses_global: bool,
+    /// Pixel-shader outputs `o#` the kernel writes (`il_ps` compute), by number.
+    pub outputs: std::collections::BTreeSet<u8>,
     /// Private arrays.
     pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,
     /// Data-flow graph.

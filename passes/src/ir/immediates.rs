@@ -235,6 +235,9 @@ pub enum MemSpace {
     Private(StackSlot),
     /// The legacy global buffer `g[]`.
     Global,
+    /// Pixel-shader output `o#` (`il_ps` compute): one 16-byte vec4 per pixel, row-major
+    /// over the domain (byte address `(y * width + x) * 16 + 4 * component`).
+    Output(u8),
 }
 
 impl MemSpace {
@@ -261,6 +264,7 @@ impl fmt::Display for MemSpace {
             MemSpace::Srv(i) => write!(f, "srv{i}"),
             MemSpace::Private(ss) => write!(f, "{ss}"),
             MemSpace::Global => f.write_str("global"),
+            MemSpace::Output(i) => write!(f, "out{i}"),
         }
     }
 }
@@ -558,6 +562,12 @@ pub enum SpecialReg {
     /// Low 32 bits of a cycle counter (`clock`). The interpreter returns the number of
     /// instructions the work-item has executed so far.
     Clock,
+    /// Pixel-shader domain size in pixels, component 0 (width) or 1 (height): a launch
+    /// constant (`domain.x`).
+    Domain(u8),
+    /// Size in texels of texture resource `id` along axis 0..2 (width, height, depth or
+    /// layers): a launch constant (`resdim3.y`).
+    ResDim(u8, u8),
 }
 
 impl SpecialReg {
@@ -572,11 +582,36 @@ impl SpecialReg {
                 SpecialReg::GridSize(c),
             ]);
         }
-        v.extend([SpecialReg::LaneId, SpecialReg::Clock]);
+        v.extend([
+            SpecialReg::LaneId,
+            SpecialReg::Clock,
+            SpecialReg::Domain(0),
+            SpecialReg::Domain(1),
+        ]);
         v
+    }
+    /// True for launch constants (the same value in every work-item of a dispatch).
+    pub fn is_launch_constant(self) -> bool {
+        matches!(
+            self,
+            SpecialReg::GroupSize(_)
+                | SpecialReg::GridSize(_)
+                | SpecialReg::Domain(_)
+                | SpecialReg::ResDim(..)
+        )
     }
     /// Parses the text form.
     pub fn parse(s: &str) -> Option<SpecialReg> {
+        if let Some(rest) = s.strip_prefix("resdim") {
+            let (id, axis) = rest.split_once('.')?;
+            let axis = match axis {
+                "x" => 0,
+                "y" => 1,
+                "z" => 2,
+                _ => return None,
+            };
+            return Some(SpecialReg::ResDim(id.parse().ok()?, axis));
+        }
         SpecialReg::all().into_iter().find(|r| r.to_string() == s)
     }
 }
@@ -592,6 +627,8 @@ impl fmt::Display for SpecialReg {
             SpecialReg::GridSize(i) => write!(f, "nctaid.{}", c(i)),
             SpecialReg::LaneId => f.write_str("laneid"),
             SpecialReg::Clock => f.write_str("clock"),
+            SpecialReg::Domain(i) => write!(f, "domain.{}", c(i)),
+            SpecialReg::ResDim(id, i) => write!(f, "resdim{id}.{}", c(i)),
         }
     }
 }
@@ -616,6 +653,9 @@ mod tests {
         for r in SpecialReg::all() {
             assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         }
+        let r = SpecialReg::ResDim(7, 2);
+        assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
+        assert_eq!(SpecialReg::parse("resdim7.w"), None);
         for s in ["u8", "s8", "u16", "s16", "b32", "b64", "b96", "b128"] {
             assert_eq!(MemSize::from_name(s).map(|m| m.name()), Some(s));
         }

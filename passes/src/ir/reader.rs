@@ -444,6 +444,17 @@ fn parse_decls(p: &mut Parser, fb: &mut FuncBuilder) -> Result<(), ParseError> {
             fb.func.group_size = Some([x, y, z]);
         } else if w == "global" {
             fb.func.uses_global = true;
+        } else if let Some(id) = numbered(&w, "out") {
+            let id =
+                u8::try_from(id).map_err(|_| perr(loc, "output id out of range".to_string()))?;
+            p.expect_punct('=')?;
+            let (kind, kloc) = p.word("output")?;
+            if kind != "output" {
+                return err!(kloc, "expected 'output', found '{kind}'");
+            }
+            if !fb.func.outputs.insert(id) {
+                return err!(loc, "out{id} declared twice");
+            }
         } else if let Some((id, is_srv)) = numbered(&w, "uav")
             .map(|n| (n, false))
             .or_else(|| numbered(&w, "srv").map(|n| (n, true)))
@@ -612,6 +623,10 @@ fn parse_mem(
         MemSpace::Srv(u8::try_from(n).map_err(|_| perr(loc, "srv id out of range".to_string()))?)
     } else if let Some(n) = numbered(&w, "cb") {
         MemSpace::Cb(u8::try_from(n).map_err(|_| perr(loc, "cb id out of range".to_string()))?)
+    } else if let Some(n) = numbered(&w, "out") {
+        MemSpace::Output(
+            u8::try_from(n).map_err(|_| perr(loc, "output id out of range".to_string()))?,
+        )
     } else if let Some(n) = numbered(&w, "ss") {
         MemSpace::Private(StackSlot::new(n))
     } else {

@@ -77,6 +77,9 @@ pub fn write_function_annotated(
     if func.uses_global {
         writeln!(w, "    global")?;
     }
+    for id in &func.outputs {
+        writeln!(w, "    out{id} = output")?;
+    }
     for (ss, data) in func.stack_slots.iter() {
         writeln!(w, "    {ss} = private {}", data.size)?;
         for a in annot(AnyEntity::StackSlot(ss)) {

@@ -2,10 +2,12 @@
 //!
 //! For cubins ilc wrote (they carry an `.ilc.abi` section), the dispatch interface is
 //! `il-run`'s: `spa5-run KERNEL.cubin --grid X[,Y[,Z]] [--uav ID=FILE]... [--cb ID=FILE]...
-//! [--srv ID=FILE]... [--g FILE] [--zero ID=BYTES]... [--out DIR]`; the IL resources are bound
+//! [--srv ID=FILE]... [--g FILE] [--zero ID=BYTES]... [--tex ID=FILE:WxH[xD]:FORMAT[xN]]...
+//! [--domain W,H] [--out DIR]`; the IL resources are bound
 //! to the kernel parameters the ABI section names (UAV, SRV and `g[]` buffers by address and
 //! size, constant buffers copied in), the block size is the kernel's required one, and the
-//! UAVs and `g[]` are written back as `DIR/uavID.bin` / `DIR/g.bin`, so the same files give the
+//! UAVs, `g[]` and pixel-shader outputs are written back as `DIR/uavID.bin` / `DIR/g.bin` /
+//! `DIR/oN.bin`, so the same files give the
 //! same outputs as `il-run`.
 //!
 //! For other cubins (ptxas's): `--block X,Y,Z`, `--param FILE` (raw parameter bytes),
@@ -19,7 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use ilc_tools::dispatch::{parse_grid, write_outputs, DispatchArgs};
+use ilc::spa5::abi::{LaunchLayout, ParamKind};
+use ilc::verify::EmulatedRun;
+use ilc_tools::dispatch::{parse_grid, write_outputs, write_ps_outputs, DispatchArgs, TextureArgs};
+use isa_amdil::interp::Dispatch;
 use isa_spa5::cubin::read_cubin;
 use isa_spa5::emu::{Device, LaunchConfig};
 
@@ -34,6 +39,8 @@ struct Cli {
     kernel: Option<String>,
     #[command(flatten)]
     dispatch: DispatchArgs,
+    #[command(flatten)]
+    tex: TextureArgs,
     /// Threads per block X[,Y[,Z]] (default: the kernel's required block size).
     #[arg(long, value_parser = parse_grid)]
     block: Option<[u32; 3]>,
@@ -67,43 +74,6 @@ fn parse_buf(s: &str) -> Result<(u32, PathBuf), String> {
 }
 
 /// One parameter of the `.ilc.abi` text: offset, size, role, id.
-struct AbiParam {
-    offset: u32,
-    size: u32,
-    role: String,
-    id: i64,
-}
-
-/// Reads the `.ilc.abi` section (both spellings the project has used: `uav_ptr`/`uav_address`,
-/// `g_ptr`/`global_address`, ...).
-fn parse_abi(bytes: &[u8]) -> Result<Vec<AbiParam>, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "the .ilc.abi section is not text")?;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.first() != Some(&"param") {
-            continue;
-        }
-        let num = |s: &str| -> Result<i64, String> {
-            match s.strip_prefix("0x") {
-                Some(h) => i64::from_str_radix(h, 16),
-                None => s.parse(),
-            }
-            .map_err(|_| format!(".ilc.abi: bad number `{s}` in `{line}`"))
-        };
-        if f.len() < 4 {
-            return Err(format!(".ilc.abi: short line `{line}`"));
-        }
-        out.push(AbiParam {
-            offset: num(f[1])? as u32,
-            size: num(f[2])? as u32,
-            role: f[3].to_string(),
-            id: f.get(4).map(|s| num(s)).transpose()?.unwrap_or(-1),
-        });
-    }
-    Ok(out)
-}
-
 fn read(p: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
 }
@@ -140,66 +110,8 @@ fn run(cli: &Cli) -> Result<bool, String> {
         Some(p) => read(p)?,
         None => Vec::new(),
     };
-    let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
-    // IL resources through the ABI section.
-    let mut uav_addr = Vec::new();
-    let mut global_addr = None;
     if let Some(abi) = &kernel.ilc_abi {
-        let abi = parse_abi(abi).map_err(|e| format!("{file}: {e}"))?;
-        params.resize(kernel.param_size() as usize, 0);
-        for p in &abi {
-            let id = p.id as u32;
-            match p.role.as_str() {
-                "uav_ptr" | "uav_address" => {
-                    let data = bufs
-                        .uavs
-                        .get(&id)
-                        .ok_or_else(|| format!("the kernel uses UAV {id}: give --uav {id}=FILE"))?;
-                    let a = dev.alloc(data.len() as u64);
-                    dev.write(a, data).map_err(|e| e.to_string())?;
-                    uav_addr.push((id, a, data.len()));
-                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
-                }
-                "uav_size" => {
-                    let n = bufs.uavs.get(&id).map_or(0, Vec::len) as u64;
-                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
-                }
-                "srv_ptr" | "srv_address" => {
-                    let data = bufs.srvs.get(&id).ok_or_else(|| {
-                        format!("the kernel reads SRV {id}: give --srv {id}=FILE")
-                    })?;
-                    let a = dev.alloc(data.len() as u64);
-                    dev.write(a, data).map_err(|e| e.to_string())?;
-                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
-                }
-                "srv_size" => {
-                    let n = bufs.srvs.get(&id).map_or(0, Vec::len) as u64;
-                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
-                }
-                "g_ptr" | "global_address" => {
-                    let data = bufs
-                        .global
-                        .as_ref()
-                        .ok_or("the kernel uses g[]: give --g FILE")?;
-                    let a = dev.alloc(data.len() as u64);
-                    dev.write(a, data).map_err(|e| e.to_string())?;
-                    global_addr = Some((a, data.len()));
-                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
-                }
-                "g_size" | "global_size" => {
-                    let n = bufs.global.as_ref().map_or(0, Vec::len) as u64;
-                    put(&mut params, p.offset, p.size, &n.to_le_bytes());
-                }
-                "cb" => {
-                    let data = bufs
-                        .cbs
-                        .get(&id)
-                        .ok_or_else(|| format!("the kernel reads cb{id}: give --cb {id}=FILE"))?;
-                    put(&mut params, p.offset, p.size, data);
-                }
-                other => return Err(format!("{file}: unknown parameter role `{other}`")),
-            }
-        }
+        return run_ilc(cli, &file, &bytes, &kernel.name, abi);
     }
     // Foreign buffers patched into raw parameters.
     let mut foreign = Vec::new();
@@ -224,22 +136,9 @@ fn run(cli: &Cli) -> Result<bool, String> {
     for h in &report.hazards {
         eprintln!("hazard: {h}");
     }
-    // Write back.
-    let mut uavs = bufs.uavs.clone();
-    for (id, a, n) in &uav_addr {
-        uavs.insert(*id, dev.read(*a, *n as u64).map_err(|e| e.to_string())?);
-    }
-    let global = match global_addr {
-        Some((a, n)) => Some(dev.read(a, n as u64).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    let mut written = if kernel.ilc_abi.is_some() {
-        write_outputs(&cli.dispatch.out, &uavs, global.as_deref()).map_err(|e| e.to_string())?
-    } else {
-        std::fs::create_dir_all(&cli.dispatch.out)
-            .map_err(|e| format!("{}: {e}", cli.dispatch.out.display()))?;
-        Vec::new()
-    };
+    std::fs::create_dir_all(&cli.dispatch.out)
+        .map_err(|e| format!("{}: {e}", cli.dispatch.out.display()))?;
+    let mut written = Vec::new();
     for (path, a, n) in &foreign {
         let name = path.file_name().ok_or("--buf FILE has no file name")?;
         let out = cli.dispatch.out.join(name);
@@ -247,6 +146,75 @@ fn run(cli: &Cli) -> Result<bool, String> {
         std::fs::write(&out, data).map_err(|e| format!("{}: {e}", out.display()))?;
         written.push(out);
     }
+    eprintln!(
+        "spa5-run: {report}; wrote {} files to {}",
+        written.len(),
+        cli.dispatch.out.display()
+    );
+    Ok(report.hazards.is_empty())
+}
+
+/// A cubin ilc wrote: bind the IL resources through its `.ilc.abi` launch layout, exactly as
+/// `il-run` binds them to the interpreter, and write the results back the same way.
+fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Result<bool, String> {
+    let mut layout = LaunchLayout::from_abi(abi).map_err(|e| format!("{file}: .ilc.abi: {e}"))?;
+    if let Some(b) = cli.block {
+        layout.block_size = Some(b);
+    }
+    let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
+    let mut d = Dispatch::new(cli.dispatch.grid);
+    d.uavs = bufs.uavs;
+    d.cbs = bufs.cbs;
+    d.srvs = bufs.srvs;
+    d.global = bufs.global;
+    d.textures = cli.tex.load().map_err(|e| e.to_string())?;
+    d.samplers = cli.tex.samplers.iter().copied().collect();
+    d.domain = cli.tex.domain;
+    for p in &layout.params {
+        let id = match p.kind {
+            ParamKind::UavPtr(id) => id as u32,
+            ParamKind::SrvPtr(id) => id as u32,
+            ParamKind::CbData(id) => id as u32,
+            _ => 0,
+        };
+        let missing = match p.kind {
+            ParamKind::UavPtr(_) if !d.uavs.contains_key(&id) => Some(format!(
+                "the kernel uses UAV {id}: give --uav {id}=FILE or --zero {id}=BYTES"
+            )),
+            ParamKind::SrvPtr(_) if !d.srvs.contains_key(&id) && !d.textures.contains_key(&id) => {
+                Some(format!(
+                    "the kernel reads resource {id}: give --srv {id}=FILE or --tex {id}=..."
+                ))
+            }
+            ParamKind::CbData(_) if !d.cbs.contains_key(&id) => {
+                Some(format!("the kernel reads cb{id}: give --cb {id}=FILE"))
+            }
+            ParamKind::GlobalPtr if d.global.is_none() => {
+                Some("the kernel uses g[]: give --g FILE".to_string())
+            }
+            ParamKind::Domain if d.domain.is_none() => {
+                Some("a pixel-shader kernel needs --domain W,H".to_string())
+            }
+            _ => None,
+        };
+        if let Some(m) = missing {
+            return Err(m);
+        }
+    }
+    let run = EmulatedRun {
+        check_hazards: !cli.no_hazards,
+        fuel: Some(cli.fuel),
+    };
+    let (out, report) = run
+        .run(cubin, name, &layout, &d)
+        .map_err(|e| format!("{file}: {e}"))?;
+    for h in &report.hazards {
+        eprintln!("hazard: {h}");
+    }
+    let mut written = write_outputs(&cli.dispatch.out, &out.uavs, out.global.as_deref())
+        .map_err(|e| e.to_string())?;
+    written
+        .extend(write_ps_outputs(&cli.dispatch.out, &out.ps_outputs).map_err(|e| e.to_string())?);
     eprintln!(
         "spa5-run: {report}; wrote {} files to {}",
         written.len(),
