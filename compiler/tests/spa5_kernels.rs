@@ -1,4 +1,4 @@
-//! Every test kernel (tests/kernels/*.il, tests/examples/saxpy.il) lowers and compiles
+//! Every test kernel (tests/kernels/*.il, tests/kernels_cal/*.il, tests/examples/saxpy.il) lowers and compiles
 //! through the SPA 5.0 backend; NVIDIA's nvdisasm and cuobjdump accept the cubins and report
 //! the registers and parameters we intended.
 //!
@@ -15,14 +15,19 @@ fn root() -> PathBuf {
 }
 
 fn kernels() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("tests/kernels"))
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut v: Vec<PathBuf> = Vec::new();
+    for dir in ["tests/kernels", "tests/kernels_cal"] {
+        v.extend(
+            std::fs::read_dir(root().join(dir))
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "il"))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        );
+    }
     v.push(root().join("tests/examples/saxpy.il"));
     v.sort();
     v

@@ -222,6 +222,26 @@ pub fn parse_sampler(s: &str) -> Result<(u32, SamplerState), String> {
     Ok((id, st))
 }
 
+/// Parses `ID=FORMAT[xN]` (the storage a compiled kernel assumes for texture ID: channel
+/// format `f32|u32|s32|unorm8|u8|unorm16|u16`, N channels, default 4).
+pub fn parse_texture_format(s: &str) -> Result<(u32, (TexelFormat, u8)), String> {
+    let (id, rest) = split_id(s)?;
+    let (f, n) = match rest.rsplit_once('x') {
+        Some((f, n)) if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() => (
+            f,
+            n.parse::<u8>()
+                .map_err(|_| format!("bad channel count `{n}`"))?,
+        ),
+        _ => (rest, 4),
+    };
+    if !(1..=4).contains(&n) {
+        return Err(format!("channel count {n} is not 1..=4"));
+    }
+    let format = TexelFormat::from_name(f)
+        .ok_or_else(|| format!("`{f}` is not f32|u32|s32|unorm8|u8|unorm16|u16"))?;
+    Ok((id, (format, n)))
+}
+
 /// Parses `W,H` (a pixel-shader domain).
 pub fn parse_domain(s: &str) -> Result<[u32; 2], String> {
     let g = parse_grid(s)?;

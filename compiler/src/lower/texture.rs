@@ -17,10 +17,9 @@
 //! `(x + 0.5, y + 0.5, 0, 1)`; a write to `o#` stores the written components at byte
 //! `(y * width + x) * 16 + 4 * c` of output buffer `out#`.
 //!
-//! Differences from the interpreter (documented, not diagnosed): texel indices are computed
-//! in 32 bits (the interpreter uses 64: coordinates beyond 2^31 texels wrap and mirror
-//! differently), texel byte addresses wrap at 2^32, f32 arithmetic flushes denormals, and
-//! normalized channels are divided with the backend's `fdiv` (within its stated error).
+//! Differences from the interpreter (documented, not diagnosed): texel byte addresses wrap
+//! at 2^32, f32 arithmetic flushes denormals, and normalized channels are divided with the
+//! backend's `fdiv` (within its stated error). Texel indices are 32-bit on both sides.
 
 use std::collections::BTreeMap;
 

@@ -692,8 +692,6 @@ fn no_dst() -> Dst {
     }
 }
 
-/// Reads `dcl_resource_id(n)_type(t[,unnorm])_fmtx(f)..` (L4284).
-
 /// The sharing mode an R7xx LDS statement names: `Some(true)` for absolute
 /// (`_wavefrontAbs`, `_sharingMode(abs)`), `Some(false)` for relative, `None` if absent.
 pub(crate) fn sharing_mode(st: &Instruction) -> Option<bool> {

@@ -14,6 +14,11 @@
 //!   coordinates are texel space. Point sampling takes `floor`, linear filtering the four
 //!   (eight in 3-D) texels around `coord - 0.5`, with weights quantized to 8 fraction bits
 //!   (9-bit fixed point, as NVIDIA texture units do).
+//! - Filtering is IL float arithmetic: coordinates, texel values and partial sums flush
+//!   denormals to zero (guide 6.3).
+//! - Texel indices are 32-bit signed integers: `floor(coord)` saturates to the i32 range
+//!   (NaN coordinates read as 0) and the linear filter's `i + 1` wraps, as a 32-bit
+//!   implementation computes them (the compiled code does).
 //! - Addressing applies per axis: clamp to edge, wrap (repeat), mirror, or border (texels
 //!   outside read as zero). Array layers are `round(coord)` clamped to the layer range.
 //! - Missing components read as (0, 0, 0, 1): 1.0 for float/unorm/snorm return formats,
@@ -358,11 +363,11 @@ pub fn sample(
     let mut pos = [0f32; 3];
     for a in 0..axes {
         let c = f32::from_bits(coord[a]);
-        let c = if c.is_nan() { 0.0 } else { c };
+        let c = ftz(if c.is_nan() { 0.0 } else { c });
         pos[a] = if decl.unnorm {
             c
         } else {
-            c * dims[a].max(1) as f32
+            ftz(c * dims[a].max(1) as f32)
         };
     }
     let mut base = [0i64; 3];
@@ -375,7 +380,7 @@ pub fn sample(
     if sampler.filter == Filter::Point || ints_only {
         let mut idx = base;
         for a in 0..axes {
-            idx[a] = pos[a].floor() as i64;
+            idx[a] = pos[a].floor() as i32 as i64;
         }
         return texel(tex, decl, sampler, idx);
     }
@@ -385,7 +390,7 @@ pub fn sample(
     for a in 0..axes {
         let p = pos[a] - 0.5;
         let f = p.floor();
-        i0[a] = f as i64;
+        i0[a] = f as i32 as i64;
         w[a] = ((p - f) * 256.0).round() / 256.0;
     }
     let mut acc = [0f32; 4];
@@ -394,15 +399,25 @@ pub fn sample(
         let mut weight = 1.0f32;
         for a in 0..axes {
             let hi = corner >> a & 1 == 1;
-            idx[a] = i0[a] + hi as i64;
+            idx[a] = (i0[a] as i32).wrapping_add(hi as i32) as i64;
             weight *= if hi { w[a] } else { 1.0 - w[a] };
         }
         let t = texel(tex, decl, sampler, idx);
         for c in 0..4 {
-            acc[c] += weight * f32::from_bits(t[c]);
+            acc[c] = ftz(acc[c] + ftz(weight * ftz(f32::from_bits(t[c]))));
         }
     }
-    acc.map(f32::to_bits)
+    // IL float results: NaN is canonical 0x7FFFFFFF, as every interpreter float op gives.
+    acc.map(|v| if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() })
+}
+
+/// Flushes a denormal to a zero of the same sign (IL float arithmetic, guide 6.3).
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
 }
 
 /// `load_resource(n)`: unfiltered read at signed integer coordinates (`.w` = mip), with

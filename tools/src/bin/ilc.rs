@@ -64,6 +64,14 @@ struct Cli {
     /// Most registers per thread (small values force spilling).
     #[arg(long = "max-regs")]
     max_regs: Option<u32>,
+    /// Storage the code assumes for texture resource ID: ID=FORMAT[xN], FORMAT one of
+    /// f32|u32|s32|unorm8|u8|unorm16|u16, N channels (default: 4 x the declared type).
+    #[arg(long = "texture", value_parser = ilc_tools::dispatch::parse_texture_format)]
+    textures: Vec<(u32, (isa_amdil::interp::texture::TexelFormat, u8))>,
+    /// Sampler state the code assumes for sampler ID: ID=point|linear[,clamp|wrap|mirror|border]
+    /// (default point, clamp).
+    #[arg(long = "sampler", value_parser = ilc_tools::dispatch::parse_sampler)]
+    samplers: Vec<(u32, isa_amdil::interp::texture::SamplerState)>,
     /// Optimization level 0..3.
     #[arg(short = 'O', default_value = "2")]
     opt: String,
@@ -116,6 +124,10 @@ fn main() -> ExitCode {
         assume_in_bounds: cli.assume_in_bounds,
         serial: cli.serial,
         max_regs: cli.max_regs,
+        textures: ilc::lower::TexConfig {
+            textures: cli.textures.iter().copied().collect(),
+            samplers: cli.samplers.iter().copied().collect(),
+        },
         ..Options::default()
     });
     let fail = |diags: ilc::Diagnostics| {
