@@ -151,6 +151,8 @@ pub(crate) struct Decls {
     pub resources: BTreeMap<u32, isa_amdil::interp::texture::ResourceDecl>,
     /// A pixel-shader (`il_ps`) program run as compute over a 2-D domain.
     pub pixel_shader: bool,
+    /// R7xx owner-computes LDS: dwords per work-item and whether sharing is absolute.
+    pub owner_lds: Option<(u32, bool)>,
 }
 
 /// A function body: statement index range `[start, end)`.
@@ -195,6 +197,8 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) ps_pixel: [Option<Value>; 2],
     /// `vWinCoord0.xy` of a pixel-shader work-item, once computed.
     pub(crate) ps_coord: [Option<Value>; 2],
+    /// The LDS id holding the R7xx owner-computes area.
+    pub(crate) owner_lds_id: Option<u32>,
 }
 
 impl<'p> Lowerer<'p> {
@@ -228,6 +232,7 @@ impl<'p> Lowerer<'p> {
             tex_config: TexConfig::default(),
             ps_pixel: [None; 2],
             ps_coord: [None; 2],
+            owner_lds_id: None,
         }
     }
 
@@ -374,6 +379,16 @@ impl<'p> Lowerer<'p> {
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), BufKind::Raw);
                 }
+                (Opcode::DclLdsSizePerThread, _) => {
+                    let n = st.number().unwrap_or(0);
+                    let abs = self.decls.owner_lds.is_some_and(|(_, a)| a);
+                    self.decls.owner_lds = Some((n, abs));
+                }
+                (Opcode::DclLdsSharingMode, _) => {
+                    let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(false);
+                    let n = self.decls.owner_lds.map_or(0, |(n, _)| n);
+                    self.decls.owner_lds = Some((n, abs));
+                }
                 (Opcode::DclResource, _) => {
                     // Malformed or unsupported declarations are diagnosed at their first use.
                     if let Ok(d) = isa_amdil::interp::texture::resource_decl(st) {
@@ -407,6 +422,17 @@ impl<'p> Lowerer<'p> {
                     BufKind::Typed(_) => UavKind::Typed,
                 };
                 self.func.uavs.insert(id, k);
+            }
+        }
+        if let Some((n, _)) = self.decls.owner_lds {
+            // The owner-computes area: one 64-lane block per wavefront (relative sharing),
+            // in an LDS id no declaration uses.
+            let [bx, by, bz] = self.decls.group;
+            let items = u64::from(bx) * u64::from(by) * u64::from(bz);
+            let bytes = items.div_ceil(64) * 64 * u64::from(n) * 4;
+            if let Some(id) = (0..=255u32).rev().find(|i| !self.decls.lds.contains_key(i)) {
+                self.decls.lds.insert(id, (bytes.min(1 << 20) as u32, None));
+                self.owner_lds_id = Some(id);
             }
         }
         for (&id, &(size, _)) in &self.decls.lds {
@@ -557,6 +583,8 @@ fn is_declaration(op: Opcode) -> bool {
             | DclArenaUav
             | DclRawSrv
             | DclStructSrv
+            | DclLdsSizePerThread
+            | DclLdsSharingMode
             | Nop
             | Comment
             | Prefix

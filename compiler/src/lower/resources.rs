@@ -18,7 +18,7 @@
 //! rejected with a diagnostic.
 
 use ilc_passes::ir::{
-    AtomicOp as IrAtomic, BarrierFlags, MemArg, MemSize, MemSpace, SpecialReg, Value,
+    AtomicOp as IrAtomic, BarrierFlags, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Value,
 };
 use isa_amdil::ast::{DstComp, DstOperand, FenceFlag, Instruction, RegKind, RegRef};
 use isa_amdil::opcodes::Opcode;
@@ -695,6 +695,7 @@ impl Lowerer<'_> {
                 let mask = Self::mem_mask(st);
                 self.store(st, self.lds_space(id)?, a, Width::U32, true, mask)
             }
+            O::LdsReadVec | O::LdsWriteVec => self.lower_owner_lds(st),
             op => {
                 let Some((aop, ret, lds)) = atomic_of(op) else {
                     let info = op.info();
@@ -726,6 +727,95 @@ impl Lowerer<'_> {
                 }
             }
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// R7xx owner-computes LDS (`dcl_lds_size_per_thread n`): each work-item owns `n` dwords
+    /// of a per-wavefront (relative sharing) or shared (absolute) block of 64 areas.
+    /// `lds_write_vec_lOffset(k)` writes the masked components of `src0` to the work-item's
+    /// own dwords `k..k+3` (those past `n` are dropped); `lds_read_vec` reads dwords
+    /// `src0.y..` of the area of lane `src0.x`, 0 for a lane past 63 or a dword past `n`.
+    fn lower_owner_lds(&mut self, st: &Instruction) -> LResult<()> {
+        use isa_amdil::ast::Control;
+        let (Some((n, abs_default)), Some(lds)) = (self.decls.owner_lds, self.owner_lds_id) else {
+            return Err(format!(
+                "{} needs dcl_lds_size_per_thread",
+                st.opcode.mnemonic()
+            ));
+        };
+        let space = self.lds_space(lds)?;
+        let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(abs_default);
+        // Dword index of lane 0's area of this work-item's wavefront.
+        let local = self.sys_value(RegKind::ThreadIdInGroupFlat, 0);
+        let wave_base = if abs {
+            self.iconst(0)
+        } else {
+            let six = self.iconst(6);
+            let w = self.cursor().ins().ushr(local, six);
+            self.cursor().ins().ishl(w, six)
+        };
+        let size = self.iconst(n);
+        let mut srcs = Srcs::default();
+        if st.opcode == Opcode::LdsWriteVec {
+            let offset = st
+                .controls
+                .iter()
+                .find_map(|c| match c {
+                    Control::LOffset(k) => Some(*k),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            let mask = Self::mem_mask(st);
+            let k63 = self.iconst(63);
+            let lane = self.cursor().ins().band(local, k63);
+            let owner = self.cursor().ins().iadd(wave_base, lane);
+            let area = self.cursor().ins().imul(owner, size);
+            for (i, m) in mask.iter().enumerate() {
+                let dw = offset.wrapping_add(i as u32);
+                if *m != DstComp::Write || dw >= n {
+                    continue;
+                }
+                let v = srcs.get(self, st, 0, i, Ty::Untyped)?;
+                let k = self.iconst(dw);
+                let d = self.cursor().ins().iadd(area, k);
+                let two = self.iconst(2);
+                let a = self.cursor().ins().ishl(d, two);
+                self.cursor()
+                    .ins()
+                    .store(mem(space, 0, MemSize::Words(1)), Some(a), &[v]);
+            }
+            return Ok(());
+        }
+        let w = self.dst_writes(st);
+        let owner = srcs.get(self, st, 0, 0, Ty::Int)?;
+        let off = srcs.get(self, st, 0, 1, Ty::Int)?;
+        let k64 = self.iconst(64);
+        let lane_ok = self.cursor().ins().icmp(IntCC::Ult, owner, k64);
+        let who = self.cursor().ins().iadd(wave_base, owner);
+        let area = self.cursor().ins().imul(who, size);
+        let mut res = [None; 4];
+        for i in 0..4 {
+            if !w[i] {
+                continue;
+            }
+            let k = self.iconst(i as u32);
+            let dw = self.cursor().ins().iadd(off, k);
+            let dw_ok = self.cursor().ins().icmp(IntCC::Ult, dw, size);
+            let ok = self.cursor().ins().pand(lane_ok, dw_ok);
+            let d = self.cursor().ins().iadd(area, dw);
+            let two = self.iconst(2);
+            let a = self.cursor().ins().ishl(d, two);
+            // Out-of-range reads must not reach memory: read dword 0 instead, then drop it.
+            let z = self.iconst(0);
+            let a = self.cursor().ins().select(ok, a, z);
+            let v = self
+                .cursor()
+                .ins()
+                .load(mem(space, 0, MemSize::Words(1)), Some(a))[0];
+            res[i] = Some(self.cursor().ins().select(ok, v, z));
+        }
+        self.write_dst(st, Ty::Untyped, res)
     }
 }
 

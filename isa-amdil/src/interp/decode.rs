@@ -694,7 +694,7 @@ fn no_dst() -> Dst {
 
 /// The sharing mode an R7xx LDS statement names: `Some(true)` for absolute
 /// (`_wavefrontAbs`, `_sharingMode(abs)`), `Some(false)` for relative, `None` if absent.
-pub(crate) fn sharing_mode(st: &Instruction) -> Option<bool> {
+pub fn sharing_mode(st: &Instruction) -> Option<bool> {
     let word = |w: &str| match w.trim_start_matches('_').to_ascii_lowercase().as_str() {
         "wavefrontabs" | "abs" => Some(true),
         "wavefrontrel" | "rel" => Some(false),

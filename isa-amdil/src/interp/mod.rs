@@ -113,6 +113,7 @@ pub mod texture;
 mod exec;
 mod select;
 
+pub use decode::sharing_mode;
 pub use dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
 pub use program::ExecProgram;
 
