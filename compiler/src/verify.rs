@@ -221,7 +221,10 @@ fn approximate(op: Opcode) -> bool {
     ]
     .iter()
     .any(|p| name == *p || name.starts_with(&format!("{p}_")))
-        || matches!(name, "d_div" | "d_sqrt" | "d_rsq" | "d_rcp")
+        || matches!(
+            name,
+            "ddiv" | "dsqrt" | "drsq" | "drcp" | "d_div" | "d_sqrt" | "d_rsq" | "d_rcp"
+        )
 }
 
 fn words_match(a: u32, b: u32, approx: bool) -> bool {

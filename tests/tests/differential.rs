@@ -16,14 +16,10 @@ use ilc::Compiler;
 use ilc_tests::cases::{check_outputs, corpus, load_case};
 
 /// (kernel, text the compile error must contain).
-const UNSUPPORTED: &[(&str, &str)] = &[("atomic_ops", "atomic rsub"), ("double_arith", "ddiv")];
+const UNSUPPORTED: &[(&str, &str)] = &[];
 
 /// (kernel, why its random-input comparison is not yet exact).
-const KNOWN_WRONG: &[(&str, &str)] = &[(
-    "float_div",
-    "div computes a * rcp(b): for |b| > 2^126 the reciprocal flushes to zero (no FCHK-style \
-     slow path yet), so tiny quotients come out as 0",
-)];
+const KNOWN_WRONG: &[(&str, &str)] = &[];
 
 const LEVELS: [OptLevel; 4] = [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3];
 

@@ -573,11 +573,56 @@ impl Lowerer<'_> {
             vec![s1]
         };
         let m = mem(space, 0, MemSize::Words(1));
+        if op == IrAtomic::Rsub {
+            return self.rsub_loop(st, m, a, s1, ret);
+        }
         if ret {
             let old = self.cursor().ins().atomic(op, m, Some(a), &data);
             self.write_dst(st, Ty::Int, [Some(old); 4])
         } else {
             self.cursor().ins().atomic_noret(op, m, Some(a), &data);
+            Ok(())
+        }
+    }
+
+    /// Atomic reverse subtract (`mem = x - mem`), which no SM50 atomic computes: a
+    /// compare-and-swap loop starting from a plain load of the word, retried with the value
+    /// the swap found until it succeeds. The old value is the one the successful swap saw.
+    fn rsub_loop(
+        &mut self,
+        st: &Instruction,
+        m: MemArg,
+        a: Value,
+        x: Value,
+        ret: bool,
+    ) -> LResult<()> {
+        let guess = self.cursor().ins().load(m, Some(a))[0];
+        let lp = self.func.dfg.make_block();
+        let old = self
+            .func
+            .dfg
+            .append_block_param(lp, ilc_passes::ir::Type::B32);
+        let exit = self.func.dfg.make_block();
+        let from = self.cur;
+        self.cursor().ins().jump(lp, &[guess]);
+        self.ssa.add_pred(lp, from);
+        self.switch_to(lp);
+        let new = self.cursor().ins().isub(x, old);
+        let prev = self
+            .cursor()
+            .ins()
+            .atomic(IrAtomic::CmpXchg, m, Some(a), &[old, new]);
+        let done = self.cursor().ins().icmp(IntCC::Eq, prev, old);
+        let from = self.cur;
+        self.cursor().ins().brif(done, exit, &[], lp, &[prev]);
+        self.ssa.add_pred(exit, from);
+        self.ssa.add_pred(lp, from);
+        self.ssa.seal(&mut self.func, lp);
+        self.ssa.seal(&mut self.func, exit);
+        self.switch_to(exit);
+        if ret {
+            self.write_dst(st, Ty::Int, [Some(old); 4])
+        } else {
             Ok(())
         }
     }

@@ -160,7 +160,7 @@ impl Isel<'_> {
         Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[Type::B32])?[0])
     }
 
-    fn one_ty(
+    pub(crate) fn one_ty(
         &mut self,
         inst: MInst,
         slots: &[Slot],
@@ -783,10 +783,39 @@ impl Isel<'_> {
             (_, Opcode::Fneg) => one(self.lop32i("XOR", args[0], 0x8000_0000)?),
             (_, Opcode::Fabs) => one(self.lop32i("AND", args[0], 0x7fff_ffff)?),
             (_, Opcode::Fdiv) => {
+                // For |b| > 2^126 the reciprocal is subnormal and flushes: divide a/4 by b/4
+                // there (exact for such b; a/4 only loses what the quotient flushes anyway).
+                let big = self.one_ty(
+                    MInst::build(
+                        Op::FSETP_I,
+                        &[
+                            Operand::Pred(Pred::p(0)),
+                            Operand::Pred(Pred::TRUE),
+                            Operand::Reg(R),
+                            Operand::F32(0x7e80_0000),
+                            Operand::Pred(Pred::TRUE),
+                        ],
+                    )
+                    .mn(ModKind::FCmp, "GT")
+                    .m(ModKind::Ftz, 1)
+                    .m(ModKind::Abs(2), 1),
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0)],
+                    &args[1..2],
+                    Type::Pred,
+                )?;
+                let quarter = self.const32(0x3e80_0000)?;
+                let unit = self.const32(0x3f80_0000)?;
+                let k = self.one(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[quarter, unit, big],
+                )?;
+                let a = self.f_bin(Op::FMUL_R, Op::FMUL_I, args[0], k, &[])?;
+                let b = self.f_bin(Op::FMUL_R, Op::FMUL_I, args[1], k, &[])?;
                 // q = a * rcp(b), refined by one Newton step on the residual.
-                let r = self.mufu("RCP", args[1])?;
-                let q = self.f_bin(Op::FMUL_R, Op::FMUL_I, args[0], r, &[])?;
-                let e = self.ffma(args[1], q, args[0], true, false)?;
+                let r = self.mufu("RCP", b)?;
+                let q = self.f_bin(Op::FMUL_R, Op::FMUL_I, a, r, &[])?;
+                let e = self.ffma(b, q, a, true, false)?;
                 let q2 = self.ffma(e, r, q, false, false)?;
                 // Keep the plain quotient where the refinement is not finite (b = 0, Inf).
                 let ok = self.one_ty(
@@ -924,6 +953,18 @@ impl Isel<'_> {
                     &args,
                     Type::B64,
                 )?)
+            }
+            (_, Opcode::Ddiv) => one(self.ddiv(args[0], args[1])?),
+            (_, Opcode::Drcp) => {
+                let one_v = self.const64(0x3ff0_0000_0000_0000)?;
+                one(self.ddiv(one_v, args[0])?)
+            }
+            (_, Opcode::Dsqrt) => one(self.dsqrt(args[0])?),
+            (_, Opcode::Drsq) => {
+                // The reference evaluates `1 / sqrt(x)` with two roundings: so does this.
+                let s = self.dsqrt(args[0])?;
+                let one_v = self.const64(0x3ff0_0000_0000_0000)?;
+                one(self.ddiv(one_v, s)?)
             }
             (_, Opcode::Dmin | Opcode::Dmax) => {
                 let p = if op == Opcode::Dmin {

@@ -13,6 +13,7 @@ pub mod abi;
 pub mod deps;
 pub mod emit;
 pub mod isel;
+pub mod isel_f64;
 pub mod isel_int;
 pub mod isel_mem;
 pub mod listing;

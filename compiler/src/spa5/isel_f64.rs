@@ -1,0 +1,223 @@
+//! Double-precision division, reciprocal and square roots: SM50 has no instruction for them,
+//! only `MUFU.RCP64H`/`MUFU.RSQ64H` (an approximation from the high word of a double), so
+//! they are Newton-Raphson sequences on `DFMA`, as ptxas builds them.
+//!
+//! - `a / b`: `r ~ 1/b` from `RCP64H`, refined twice (`t = 1 - b*r`, `t = t + t*t`,
+//!   `r = r + r*t`, then once more), `q = a*r`, and one correction on the exact residual
+//!   `q + r*(a - b*q)`: correctly rounded wherever `1/b` and the quotient are normal.
+//! - `sqrt(x)`: `y ~ 1/sqrt(x)` from `RSQ64H`, refined twice (`y = y + y*(1/2 - x/2*y*y)`),
+//!   `s = x*y`, then `s + (x - s*s)*y/2`.
+//!
+//! Operands far from 1 are first scaled by a power of two (`|b| < 2^-900` or `> 2^900`
+//! for a quotient, `|x| < 2^-900` for a root) so the approximations stay normal.
+//! Special operands (zeros, infinities, NaN, and a zero dividend whose sign the refinement
+//! would lose) make the refined value NaN or are tested directly; the result then comes from
+//! the IEEE rule the unrefined value already obeys (`a * rcp(b)`: `x/0 = inf`, `x/inf = 0`,
+//! `0/0 = inf/inf = NaN`; `sqrt(+-0) = +-0`, `sqrt(inf) = inf`, `sqrt(x<0) = NaN`).
+//! Requires nothing; guarantees IEEE results for normal inputs and results. Known limit
+//! (documented, covered by the ulp tolerance of `ilc --verify`): when `1/b` or the quotient is
+//! subnormal, or `b` is a subnormal whose high word is zero, the result may be off by a few
+//! units in the last place (ptxas branches to a slow path there).
+
+use ilc_passes::ir::{Type, Value};
+use isa_spa5::inst::Operand;
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
+
+use super::isel::{Isel, IselError};
+use super::target::{SetMod, Slot, TInst, Template, R};
+
+use Slot::{Arg, Res};
+
+const ONE: u64 = 0x3ff0_0000_0000_0000;
+const HALF: u64 = 0x3fe0_0000_0000_0000;
+const NAN: u64 = 0x7fff_ffff_ffff_ffff;
+/// 2^900, 2^-900, 2^1000, 2^-500.
+const P_900: u64 = (1023 + 900) << 52;
+const P_M900: u64 = (1023 - 900) << 52;
+const P_1000: u64 = (1023 + 1000) << 52;
+const P_M500: u64 = (1023 - 500) << 52;
+
+impl Isel<'_> {
+    /// A 64-bit constant.
+    pub(crate) fn const64(&mut self, bits: u64) -> Result<Value, IselError> {
+        let t = Template::many(&[
+            TInst::new(MInst::mov32i(R, bits as u32), &[Res(0, 0)]),
+            TInst::new(MInst::mov32i(R, (bits >> 32) as u32), &[Res(0, 1)]),
+        ]);
+        Ok(self.emit(t, &[], &[Type::B64])?[0])
+    }
+
+    /// `(negab ? -(a*b) : a*b) + c`, one rounding.
+    fn dfma(&mut self, a: Value, b: Value, c: Value, negab: bool) -> Result<Value, IselError> {
+        let mut i = MInst::build(
+            Op::DFMA_R,
+            &[
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Reg(R),
+            ],
+        );
+        i.set(ModKind::Neg(2), negab as u8);
+        self.one_ty(
+            i,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, b, c],
+            Type::B64,
+        )
+    }
+
+    fn dmul(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        let i = MInst::build(
+            Op::DMUL_R,
+            &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)],
+        );
+        self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b], Type::B64)
+    }
+
+    /// The double whose high word is `MUFU.op` of `x`'s high word (low word zero).
+    fn mufu64(&mut self, op: &str, x: Value) -> Result<Value, IselError> {
+        let t = Template::many(&[
+            TInst::new(MInst::mov32i(R, 0), &[Res(0, 0)]),
+            TInst::new(MInst::mufu(op, R, R), &[Res(0, 1), Arg(0, 1)]),
+        ]);
+        Ok(self.emit(t, &[x], &[Type::B64])?[0])
+    }
+
+    /// `DSETP.cmp p, PT, a, b, PT`.
+    fn dsetp(&mut self, cmp: &str, a: Value, b: Value) -> Result<Value, IselError> {
+        let i = MInst::build(
+            Op::DSETP_R,
+            &[
+                Operand::Pred(Pred::p(0)),
+                Operand::Pred(Pred::TRUE),
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Pred(Pred::TRUE),
+            ],
+        )
+        .mn(ModKind::FCmp, cmp);
+        self.one_ty(
+            i,
+            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+            Type::Pred,
+        )
+    }
+
+    /// `p ? a : b` on doubles.
+    fn dsel(&mut self, p: Value, a: Value, b: Value) -> Result<Value, IselError> {
+        let seq: Vec<TInst> = (0..2)
+            .map(|k| {
+                TInst::new(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, k), Arg(1, k), Arg(2, k), Arg(0, 0)],
+                )
+            })
+            .collect();
+        Ok(self.emit(Template::many(&seq), &[p, a, b], &[Type::B64])?[0])
+    }
+
+    /// `|x| < limit` (`lt`) or `|x| > limit`.
+    fn dabs_cmp(&mut self, x: Value, limit: Value, lt: bool) -> Result<Value, IselError> {
+        let i = MInst::build(
+            Op::DSETP_R,
+            &[
+                Operand::Pred(Pred::p(0)),
+                Operand::Pred(Pred::TRUE),
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Pred(Pred::TRUE),
+            ],
+        )
+        .mn(ModKind::FCmp, if lt { "LT" } else { "GT" })
+        .m(ModKind::Abs(2), 1);
+        self.one_ty(
+            i,
+            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+            &[x, limit],
+            Type::Pred,
+        )
+    }
+
+    /// IEEE `a / b` (see the module doc).
+    pub(crate) fn ddiv(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        // Scale both operands by a power of two when |b| is far from 1, so that 1/b and its
+        // refinement stay normal (exact, and the quotient is unchanged).
+        let tiny = self.const64(P_M900)?;
+        let huge = self.const64(P_900)?;
+        let small = self.dabs_cmp(b, tiny, true)?;
+        let big = self.dabs_cmp(b, huge, false)?;
+        let one = self.const64(ONE)?;
+        let down = self.dsel(big, tiny, one)?;
+        let k = self.dsel(small, huge, down)?;
+        let a = self.dmul(a, k)?;
+        let b = self.dmul(b, k)?;
+        // A tiny dividend would make the residual a - b*q underflow: scale it up and the
+        // quotient back down (exact unless the quotient is subnormal).
+        let a_small = self.dabs_cmp(a, tiny, true)?;
+        let ka = self.dsel(a_small, huge, one)?;
+        let kq = self.dsel(a_small, tiny, one)?;
+        let a_s = self.dmul(a, ka)?;
+        let r0 = self.mufu64("RCP64H", b)?;
+        let t = self.dfma(b, r0, one, true)?;
+        let t = self.dfma(t, t, t, false)?;
+        let r = self.dfma(r0, t, r0, false)?;
+        let t = self.dfma(b, r, one, true)?;
+        let r = self.dfma(r, t, r, false)?;
+        let q = self.dmul(a_s, r)?;
+        let e = self.dfma(b, q, a_s, true)?;
+        let q = self.dfma(r, e, q, false)?;
+        let q = self.dmul(q, kq)?;
+        let plain = self.dmul(a, r0)?;
+        let num = self.dsetp("NUM", q, q)?;
+        let zero = self.const64(0)?;
+        let nz = self.dsetp("NEU", a, zero)?;
+        let ok = self.psetp_and(num, nz)?;
+        self.dsel(ok, q, plain)
+    }
+
+    /// IEEE `sqrt(x)` (see the module doc).
+    pub(crate) fn dsqrt(&mut self, x0: Value) -> Result<Value, IselError> {
+        // A tiny x is scaled by 2^1000 (its root then by 2^-500, exactly) so that RSQ64H
+        // sees a normal high word.
+        let tiny = self.const64(P_M900)?;
+        let small = self.dabs_cmp(x0, tiny, true)?;
+        let one = self.const64(ONE)?;
+        let up = self.const64(P_1000)?;
+        let k = self.dsel(small, up, one)?;
+        let x = self.dmul(x0, k)?;
+        let back = self.const64(P_M500)?;
+        let kb = self.dsel(small, back, one)?;
+        let half = self.const64(HALF)?;
+        let y = self.mufu64("RSQ64H", x)?;
+        let h = self.dmul(x, half)?;
+        let mut y = y;
+        for _ in 0..2 {
+            let yy = self.dmul(y, y)?;
+            let e = self.dfma(h, yy, half, true)?;
+            y = self.dfma(y, e, y, false)?;
+        }
+        let s = self.dmul(x, y)?;
+        let r = self.dfma(s, s, x, true)?;
+        let hy = self.dmul(y, half)?;
+        let s = self.dfma(r, hy, s, false)?;
+        let zero = self.const64(0)?;
+        let neg = self.dsetp("LT", x, zero)?;
+        let nan = self.const64(NAN)?;
+        let special = self.dsel(neg, nan, x)?;
+        let s = self.dmul(s, kb)?;
+        let num = self.dsetp("NUM", s, s)?;
+        self.dsel(num, s, special)
+    }
+
+    fn psetp_and(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        let inst = MInst::new(Op::PSETP).mn(ModKind::Bop, "AND");
+        self.one_ty(
+            inst,
+            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0), Slot::Keep],
+            &[a, b],
+            Type::Pred,
+        )
+    }
+}
