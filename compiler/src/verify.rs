@@ -301,6 +301,14 @@ pub fn verify(
             if exec.uses_global {
                 d.global = Some(rng.buffer(uav_bytes, tame));
             }
+            for p in &kernel.layout.params {
+                if let ParamKind::SrvPtr(id) = p.kind {
+                    let id = u32::from(id);
+                    if !exec.resources.contains_key(&id) {
+                        d.srvs.insert(id, rng.buffer(uav_bytes, tame));
+                    }
+                }
+            }
             let tex = &compiler.options().textures;
             for (&id, decl) in &exec.resources {
                 let t = random_texture(&mut rng, tex.storage(id, decl), decl.dim, tame);

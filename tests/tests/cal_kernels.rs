@@ -106,7 +106,7 @@ fn cal_kernels_match_the_interpreter_on_the_emulator() {
             }
         }
     }
-    assert!(runs >= 6 * 5 * 2, "only {runs} runs");
+    assert!(runs >= 9 * 5 * 2, "only {runs} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -170,6 +170,13 @@ fn cal_kernels_lower_like_the_interpreter() {
                     data,
                 },
             );
+        }
+        for &id in func.srvs.keys() {
+            let id = u32::from(id);
+            if !exec.resources.contains_key(&id) {
+                b.srvs
+                    .insert(id, (0..1024).flat_map(|_| word().to_le_bytes()).collect());
+            }
         }
         if exec.pixel_shader {
             b.domain = Some([19, 10]);

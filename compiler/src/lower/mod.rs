@@ -28,7 +28,7 @@
 //! - f64 NaN payloads may differ (both sides canonicalize f32 NaN to `0x7FFFFFFF`);
 //! - byte addresses are 32-bit and wrap, where the interpreter computes them in 64 bits.
 //!
-//! Not supported (diagnosed): `tan asin acos atan mod lit dfrac dfrexp dldexp`, SRV loads,
+//! Not supported (diagnosed): `tan asin acos atan mod lit`,
 //! append buffers, LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
 //! graphics-only opcodes.
 //!
@@ -39,6 +39,7 @@
 //! are computed once in the entry block.
 
 mod cfg;
+mod math;
 mod ops;
 mod resources;
 pub mod ssa;

@@ -766,6 +766,22 @@ impl Lowerer<'_> {
                     Ok(l.cursor().ins().select(isz, k, r))
                 })
             }
+            O::DFrac => self.wide(st, Ty::Double, 1, |l, a| {
+                let f = l.cursor().ins().dfloor(a[0]);
+                Ok(l.cursor().ins().dsub(a[0], f))
+            }),
+            O::DLdexp => {
+                if !self.dst_writes(st).iter().any(|&b| b) {
+                    return Ok(());
+                }
+                let x = self.wide_src(st, 0, Ty::Double)?;
+                let s1 = st.srcs.get(1).ok_or("needs source operand 1")?;
+                let n = self.read_src(s1, 0, Ty::Int)?;
+                let r = self.dldexp(x, n);
+                self.write_wide(st, Ty::Double, r)
+            }
+            O::DFrexp => self.lower_dfrexp(st),
+            O::Ldexp => self.per_comp(st, Ty::Float, 2, |l, a| Ok(l.ldexp_f32(a[0], a[1]))),
             O::Deq | O::Dne | O::Dge | O::Dlt => {
                 let cc = match st.opcode {
                     O::Deq => FloatCC::Oeq,

@@ -648,6 +648,19 @@ impl Lowerer<'_> {
             _ => Width::U32,
         };
         match st.opcode {
+            O::SrvRawLoad | O::SrvStructLoad => {
+                let id8 = u8::try_from(id).map_err(|_| format!("SRV id {id} is out of range"))?;
+                let a = match (st.opcode, self.decls.srvs.get(&id)) {
+                    (O::SrvStructLoad, Some(BufKind::Struct(s))) => Addr::Struct(*s),
+                    _ => Addr::Raw,
+                };
+                let kind = match a {
+                    Addr::Struct(s) => ilc_passes::ir::UavKind::Structured(s),
+                    _ => ilc_passes::ir::UavKind::Raw,
+                };
+                self.func.srvs.entry(id8).or_insert(kind);
+                self.load(st, MemSpace::Srv(id8), a, Width::U32, true)
+            }
             O::UavRawLoad => self.load(st, self.uav_space(id)?, Addr::Raw, Width::U32, true),
             O::UavStructLoad => {
                 let a = self.uav_addr(id);

@@ -24,6 +24,8 @@ pub struct Buffers {
     pub cbs: BTreeMap<u32, Vec<u8>>,
     /// The global buffer `g[]`, if bound.
     pub global: Option<Vec<u8>>,
+    /// Read-only raw/structured SRV contents by id.
+    pub srvs: BTreeMap<u32, Vec<u8>>,
     /// Textures by resource id.
     pub textures: BTreeMap<u32, isa_amdil::interp::texture::Texture>,
     /// Pixel-shader compute domain (`il_ps` programs; `grid` is then derived from it).
@@ -148,6 +150,7 @@ pub fn run_il_fuel(
     d.uavs = bufs.uavs.clone();
     d.cbs = bufs.cbs.clone();
     d.global = bufs.global.clone();
+    d.srvs = bufs.srvs.clone();
     d.textures = bufs.textures.clone();
     d.domain = bufs.domain;
     d.fuel = fuel;
@@ -176,6 +179,10 @@ pub fn run_ir(
         mem.cbs.insert(id, b.clone());
     }
     mem.global = bufs.global.clone().unwrap_or_default();
+    for (&id, b) in &bufs.srvs {
+        let id = u8::try_from(id).map_err(|_| format!("srv id {id} too large"))?;
+        mem.srvs.insert(id, b.clone());
+    }
     for (&id, t) in &bufs.textures {
         let id = u8::try_from(id).map_err(|_| format!("resource id {id} too large"))?;
         mem.srvs.insert(id, t.data.clone());

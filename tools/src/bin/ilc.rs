@@ -43,7 +43,7 @@ struct Cli {
     /// Target instruction set.
     #[arg(long, default_value = "spa5", value_parser = ["spa5"])]
     target: String,
-    /// Output file (text outputs go to stdout when absent).
+    /// Output file (`-` or absent: stdout for text outputs).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     /// What to produce.
@@ -286,8 +286,8 @@ fn usage(msg: &str) -> ExitCode {
 fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     use std::io::Write;
     let res = match path {
-        Some(p) => std::fs::write(p, bytes),
-        None => std::io::stdout().write_all(bytes),
+        Some(p) if p.as_os_str() != "-" => std::fs::write(p, bytes),
+        _ => std::io::stdout().write_all(bytes),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
