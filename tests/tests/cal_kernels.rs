@@ -106,13 +106,13 @@ fn cal_kernels_match_the_interpreter_on_the_emulator() {
             }
         }
     }
-    assert!(runs >= 9 * 5 * 2, "only {runs} runs");
+    assert!(runs >= 11 * 5 * 2, "only {runs} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn cal_kernels_lower_like_the_interpreter() {
-    use ilc::lower::validate::{check_equivalent, Buffers};
+    use ilc::lower::validate::{check_equivalent, Buffers, Tolerance};
     use isa_amdil::interp::texture::Texture;
     for k in kernels() {
         let name = k.display().to_string();
@@ -188,7 +188,21 @@ fn cal_kernels_lower_like_the_interpreter() {
                 .collect();
             b.cbs.insert(0, cb0);
         }
-        check_equivalent(&prog, &func, [2, 1, 1], &b, &Default::default())
+        // Approximate operations (the IR's transcendentals are not libm's; pow = exp2(w log2 y)
+        // magnifies their error): 32 ulp on outputs.
+        let approx = prog.statements.iter().any(|s| {
+            let m = s.opcode.mnemonic();
+            ["tan", "asin", "acos", "atan", "lit"].contains(&m)
+        });
+        let tol: std::collections::BTreeMap<u32, Tolerance> = if approx {
+            exec.uavs
+                .iter()
+                .map(|&id| (id, Tolerance::F32Ulp(32)))
+                .collect()
+        } else {
+            Default::default()
+        };
+        check_equivalent(&prog, &func, [2, 1, 1], &b, &tol)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }

@@ -11,17 +11,244 @@
 //!   after clamping `n` to [-3000, 3000], beyond which every finite non-zero `x` has already
 //!   reached infinity or zero), then `x * 2^n` with `|n| <= 1000`.
 //! - `dfrac`: `x - floor(x)` (NaN and infinities give NaN).
+//! - `tan`, `asin`, `acos`, `atan` (f32, approximate like the other transcendentals: within
+//!   a few ulp away from tan's poles): `sin/cos`, and the classic single-precision minimax
+//!   polynomials after range reduction (atan: `|x| > tan(3pi/8)` -> `pi/2 - atan(1/x)`,
+//!   `|x| > tan(pi/8)` -> `pi/4 + atan((x-1)/(x+1))`; asin: `|x| > 1/2` ->
+//!   `pi/2 - 2 asin(sqrt((1-|x|)/2))`; acos from asin), signs restored, `|x| > 1` -> NaN.
+//! - `mod` (f32 `fmod`, exact while `|a/c| < 2^24`) and `lit`.
 //! - `dfrexp`: `(0, e, m)` with `m` in [0.5, 1) carrying the sign of `x`; zero gives
 //!   `(0, 0, x)`, infinities and NaN give exponent -1 and a NaN mantissa; denormals are first
 //!   scaled by 2^64.
 
+// The polynomial coefficients are the published single-precision minimax values, kept digit
+// for digit.
+#![allow(clippy::excessive_precision)]
+
 use ilc_passes::ir::{FloatCC, IntCC, Value};
+
+const PIO2: f32 = std::f32::consts::FRAC_PI_2;
+const PIO4: f32 = std::f32::consts::FRAC_PI_4;
+const PI: f32 = std::f32::consts::PI;
 use isa_amdil::ast::Instruction;
 
 use super::ops::Ty;
 use super::{LResult, Lowerer};
 
 impl Lowerer<'_> {
+    fn fconst(&mut self, v: f32) -> Value {
+        self.iconst(v.to_bits())
+    }
+
+    /// `c[0] + z*(c[1] + z*(...))` with fused multiply-adds, highest coefficient last.
+    fn horner(&mut self, z: Value, coeffs: &[f32]) -> Value {
+        let mut acc = self.fconst(coeffs[coeffs.len() - 1]);
+        for &c in coeffs[..coeffs.len() - 1].iter().rev() {
+            let k = self.fconst(c);
+            acc = self.cursor().ins().ffma(acc, z, k);
+        }
+        acc
+    }
+
+    /// `x` with the sign bit of `s`.
+    fn with_sign_of(&mut self, x: Value, s: Value) -> Value {
+        let m = self.iconst(0x8000_0000);
+        let sb = self.cursor().ins().band(s, m);
+        let ax = self.cursor().ins().fabs(x);
+        self.cursor().ins().bor(ax, sb)
+    }
+
+    /// `tan x` = `sin x / cos x`; `x` itself for |x| < 2^-10 (relative error below x^2/3,
+    /// where the hardware sine of a tiny argument would flush to zero).
+    pub(crate) fn tan_f32(&mut self, x: Value) -> Value {
+        let s = self.cursor().ins().fsin(x);
+        let c = self.cursor().ins().fcos(x);
+        let q = self.cursor().ins().fdiv(s, c);
+        let a = self.cursor().ins().fabs(x);
+        let small = self.fconst(1.0 / 1024.0);
+        let tiny = self.cursor().ins().fcmp(FloatCC::Olt, a, small);
+        self.cursor().ins().select(tiny, x, q)
+    }
+
+    /// `atan x`.
+    pub(crate) fn atan_f32(&mut self, x: Value) -> Value {
+        let a = self.cursor().ins().fabs(x);
+        let t3 = self.fconst(2.414_213_6);
+        let t1 = self.fconst(0.414_213_57);
+        let big = self.cursor().ins().fcmp(FloatCC::Ogt, a, t3);
+        let mid = self.cursor().ins().fcmp(FloatCC::Ogt, a, t1);
+        let one = self.fconst(1.0);
+        let inv = self.cursor().ins().fdiv(one, a);
+        let inv = self.cursor().ins().fneg(inv);
+        let am1 = self.cursor().ins().fsub(a, one);
+        let ap1 = self.cursor().ins().fadd(a, one);
+        let q = self.cursor().ins().fdiv(am1, ap1);
+        let r = self.cursor().ins().select(mid, q, a);
+        let r = self.cursor().ins().select(big, inv, r);
+        let zero = self.fconst(0.0);
+        let pio4 = self.fconst(PIO4);
+        let pio2 = self.fconst(PIO2);
+        let y = self.cursor().ins().select(mid, pio4, zero);
+        let y = self.cursor().ins().select(big, pio2, y);
+        let z = self.cursor().ins().fmul(r, r);
+        let p = self.horner(
+            z,
+            &[
+                -3.333_294_9e-1,
+                1.997_771_1e-1,
+                -1.387_768_6e-1,
+                8.053_744_5e-2,
+            ],
+        );
+        let pz = self.cursor().ins().fmul(p, z);
+        let t = self.cursor().ins().ffma(pz, r, r);
+        let v = self.cursor().ins().fadd(y, t);
+        self.with_sign_of(v, x)
+    }
+
+    /// `asin` of `a` in [0, 1/2]: the polynomial core.
+    fn asin_core(&mut self, a: Value) -> Value {
+        let z = self.cursor().ins().fmul(a, a);
+        let p = self.horner(
+            z,
+            &[
+                1.666_675_2e-1,
+                7.495_300_3e-2,
+                4.547_002_6e-2,
+                2.418_131_1e-2,
+                4.216_32e-2,
+            ],
+        );
+        let pz = self.cursor().ins().fmul(p, z);
+        self.cursor().ins().ffma(pz, a, a)
+    }
+
+    /// `asin x` (NaN for |x| > 1).
+    pub(crate) fn asin_f32(&mut self, x: Value) -> Value {
+        let a = self.cursor().ins().fabs(x);
+        let half = self.fconst(0.5);
+        let one = self.fconst(1.0);
+        let hi = self.cursor().ins().fcmp(FloatCC::Ogt, a, half);
+        let om = self.cursor().ins().fsub(one, a);
+        let z = self.cursor().ins().fmul(om, half);
+        let sq = self.cursor().ins().fsqrt(z);
+        let arg = self.cursor().ins().select(hi, sq, a);
+        let c = self.asin_core(arg);
+        let c2 = self.cursor().ins().fadd(c, c);
+        let pio2 = self.fconst(PIO2);
+        let far = self.cursor().ins().fsub(pio2, c2);
+        let v = self.cursor().ins().select(hi, far, c);
+        let v = self.with_sign_of(v, x);
+        self.nan_above_one(a, v)
+    }
+
+    /// `acos x` (NaN for |x| > 1).
+    pub(crate) fn acos_f32(&mut self, x: Value) -> Value {
+        let a = self.cursor().ins().fabs(x);
+        let half = self.fconst(0.5);
+        let one = self.fconst(1.0);
+        let hi = self.cursor().ins().fcmp(FloatCC::Ogt, a, half);
+        // |x| > 1/2: 2 asin(sqrt((1-|x|)/2)), mirrored to pi - that for x < 0.
+        let om = self.cursor().ins().fsub(one, a);
+        let z = self.cursor().ins().fmul(om, half);
+        let sq = self.cursor().ins().fsqrt(z);
+        let arg = self.cursor().ins().select(hi, sq, x);
+        let c = self.asin_core_signed(arg);
+        let c2 = self.cursor().ins().fadd(c, c);
+        let pi = self.fconst(PI);
+        let zero = self.fconst(0.0);
+        let neg = self.cursor().ins().fcmp(FloatCC::Olt, x, zero);
+        let mirrored = self.cursor().ins().fsub(pi, c2);
+        let far = self.cursor().ins().select(neg, mirrored, c2);
+        let pio2 = self.fconst(PIO2);
+        let near = self.cursor().ins().fsub(pio2, c);
+        let v = self.cursor().ins().select(hi, far, near);
+        self.nan_above_one(a, v)
+    }
+
+    /// `asin_core` of `|x|` with the sign of `x` (|x| <= 1/2).
+    fn asin_core_signed(&mut self, x: Value) -> Value {
+        let a = self.cursor().ins().fabs(x);
+        let c = self.asin_core(a);
+        self.with_sign_of(c, x)
+    }
+
+    /// `v`, or NaN where `a` (an absolute value) exceeds 1 or is NaN.
+    fn nan_above_one(&mut self, a: Value, v: Value) -> Value {
+        let one = self.fconst(1.0);
+        let ok = self.cursor().ins().fcmp(FloatCC::Ole, a, one);
+        let nan = self.iconst(0x7fff_ffff);
+        self.cursor().ins().select(ok, v, nan)
+    }
+
+    /// `mod a, c` (f32 `fmod`: `a - c*trunc(a/c)` with the sign of `a`; `c == 0` gives `a`):
+    /// the quotient from `fdiv`, the remainder by one fused multiply-add, corrected by one
+    /// step of `c` when the quotient was rounded across an integer. Exact while
+    /// `|a/c| < 2^24` (beyond, the truncated quotient itself is not representable).
+    pub(crate) fn fmod_f32(&mut self, a: Value, c: Value) -> Value {
+        let q = self.cursor().ins().fdiv(a, c);
+        let q = self.cursor().ins().ftrunc(q);
+        let nq = self.cursor().ins().fneg(q);
+        let r = self.cursor().ins().ffma(nq, c, a);
+        let cc = self.with_sign_of(c, a);
+        // r on the wrong side of zero: one step towards a's sign.
+        let zero = self.fconst(0.0);
+        let ra = self.cursor().ins().fmul(r, a);
+        let wrong = self.cursor().ins().fcmp(FloatCC::Olt, ra, zero);
+        let up = self.cursor().ins().fadd(r, cc);
+        let r = self.cursor().ins().select(wrong, up, r);
+        // |r| >= |c|: one step back.
+        let ar = self.cursor().ins().fabs(r);
+        let ac = self.cursor().ins().fabs(c);
+        let over = self.cursor().ins().fcmp(FloatCC::Oge, ar, ac);
+        let down = self.cursor().ins().fsub(r, cc);
+        let r = self.cursor().ins().select(over, down, r);
+        let r = self.with_sign_of(r, a);
+        // Special divisors: 0 gives a, an infinite one gives a (for finite a).
+        let inf = self.fconst(f32::INFINITY);
+        let c_inf = self.cursor().ins().fcmp(FloatCC::Oeq, ac, inf);
+        let aa = self.cursor().ins().fabs(a);
+        let a_fin = self.cursor().ins().fcmp(FloatCC::Olt, aa, inf);
+        let keep_a = self.cursor().ins().pand(c_inf, a_fin);
+        let c_zero = self.cursor().ins().fcmp(FloatCC::Oeq, c, zero);
+        let keep_a = self.cursor().ins().por(keep_a, c_zero);
+        let a_f = self.flush(a);
+        let r = self.cursor().ins().select(keep_a, a_f, r);
+        // NaN results are the canonical NaN like every other float op.
+        let nan = self.cursor().ins().fcmp(FloatCC::Uno, r, r);
+        let qn = self.iconst(0x7fff_ffff);
+        self.cursor().ins().select(nan, qn, r)
+    }
+
+    /// `lit`: `(1, max(x, 0), x > 0 && y > 0 ? pow(y, clamp(w, -128, 128)) : 0, 1)`.
+    pub(crate) fn lower_lit(&mut self, st: &Instruction) -> LResult<()> {
+        if !self.dst_writes(st).iter().any(|&b| b) {
+            return Ok(());
+        }
+        let s0 = st.srcs.first().ok_or("needs source operand 0")?;
+        let x = self.read_src(s0, 0, Ty::Float)?;
+        let y = self.read_src(s0, 1, Ty::Float)?;
+        let w = self.read_src(s0, 3, Ty::Float)?;
+        let zero = self.fconst(0.0);
+        let one = self.fconst(1.0);
+        let mx = self.cursor().ins().fmax(x, zero);
+        let lo = self.fconst(-128.0);
+        let hi = self.fconst(128.0);
+        // clamp keeps a NaN exponent (which makes the power NaN).
+        let wc = self.cursor().ins().fmax(w, lo);
+        let wc = self.cursor().ins().fmin(wc, hi);
+        let wnan = self.cursor().ins().fcmp(FloatCC::Uno, w, w);
+        let w = self.cursor().ins().select(wnan, w, wc);
+        let lg = self.cursor().ins().flog2(y);
+        let p = self.cursor().ins().fmul(w, lg);
+        let pw = self.cursor().ins().fexp2(p);
+        let xp = self.cursor().ins().fcmp(FloatCC::Ogt, x, zero);
+        let yp = self.cursor().ins().fcmp(FloatCC::Ogt, y, zero);
+        let both = self.cursor().ins().pand(xp, yp);
+        let z = self.cursor().ins().select(both, pw, zero);
+        self.write_dst(st, Ty::Float, [Some(one), Some(mx), Some(z), Some(one)])
+    }
+
     /// The f32 `2^k` for `k` in [-126, 127] (a runtime value).
     fn pow2_f32(&mut self, k: Value) -> Value {
         let bias = self.iconst(127);

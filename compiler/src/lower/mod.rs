@@ -28,8 +28,7 @@
 //! - f64 NaN payloads may differ (both sides canonicalize f32 NaN to `0x7FFFFFFF`);
 //! - byte addresses are 32-bit and wrap, where the interpreter computes them in 64 bits.
 //!
-//! Not supported (diagnosed): `tan asin acos atan mod lit`,
-//! append buffers, LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
+//! Not supported (diagnosed): append buffers, LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
 //! graphics-only opcodes.
 //!
 //! Notes for later stages: `_sat` is `fmax(fsat(x), +0)` because the IR's `fsat` keeps -0

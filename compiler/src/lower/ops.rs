@@ -523,6 +523,12 @@ impl Lowerer<'_> {
                 let x = l.cursor().ins().fmul(a[0], k);
                 Ok(l.cursor().ins().fexp2(x))
             }),
+            O::Mod => self.per_comp(st, f, 2, |l, a| Ok(l.fmod_f32(a[0], a[1]))),
+            O::Lit => self.lower_lit(st),
+            O::Tan => self.broadcast(st, f, f, 1, 3, |l, a| Ok(l.tan_f32(a[0]))),
+            O::Asin => self.broadcast(st, f, f, 1, 3, |l, a| Ok(l.asin_f32(a[0]))),
+            O::Acos => self.broadcast(st, f, f, 1, 3, |l, a| Ok(l.acos_f32(a[0]))),
+            O::Atan => self.broadcast(st, f, f, 1, 3, |l, a| Ok(l.atan_f32(a[0]))),
             O::Sin => self.broadcast(st, f, f, 1, 3, un(IrOp::Fsin)),
             O::Cos => self.broadcast(st, f, f, 1, 3, un(IrOp::Fcos)),
             O::Pow => self.broadcast(st, f, f, 2, 3, |l, a| {
