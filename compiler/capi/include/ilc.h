@@ -31,6 +31,10 @@ typedef int32_t ilc_status;
 #define ILC_PARAM_SRV_POINTER 4
 #define ILC_PARAM_SRV_SIZE 5
 #define ILC_PARAM_CONSTANT_BUFFER 6
+#define ILC_PARAM_DOMAIN 7
+#define ILC_PARAM_OUTPUT_POINTER 8
+#define ILC_PARAM_OUTPUT_SIZE 9
+#define ILC_PARAM_TEXTURE_DIMS 10
 
 typedef struct ilc_options {
     uint32_t opt_level;   /* 0..3 */

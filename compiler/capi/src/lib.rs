@@ -41,6 +41,14 @@ pub const ILC_PARAM_SRV_POINTER: i32 = 4;
 pub const ILC_PARAM_SRV_SIZE: i32 = 5;
 /// The contents of a constant buffer, copied into the parameters.
 pub const ILC_PARAM_CONSTANT_BUFFER: i32 = 6;
+/// Pixel-shader compute domain: width and height in pixels (two 32-bit words).
+pub const ILC_PARAM_DOMAIN: i32 = 7;
+/// Base address of pixel-shader output `o<id>` (`width * height` 16-byte pixels, row-major).
+pub const ILC_PARAM_OUTPUT_POINTER: i32 = 8;
+/// Size in bytes of pixel-shader output `o<id>`.
+pub const ILC_PARAM_OUTPUT_SIZE: i32 = 9;
+/// Width, height and depth in texels of texture resource `id` (three 32-bit words).
+pub const ILC_PARAM_TEXTURE_DIMS: i32 = 10;
 
 /// Compiler options (`ilc_options`); fill with [`ilc_options_default`].
 #[repr(C)]
@@ -362,6 +370,10 @@ pub unsafe extern "C" fn ilc_kernel_param(
         ParamKind::SrvPtr(i) => (ILC_PARAM_SRV_POINTER, i as i32),
         ParamKind::SrvSize(i) => (ILC_PARAM_SRV_SIZE, i as i32),
         ParamKind::CbData(i) => (ILC_PARAM_CONSTANT_BUFFER, i as i32),
+        ParamKind::Domain => (ILC_PARAM_DOMAIN, -1),
+        ParamKind::OutPtr(i) => (ILC_PARAM_OUTPUT_POINTER, i as i32),
+        ParamKind::OutSize(i) => (ILC_PARAM_OUTPUT_SIZE, i as i32),
+        ParamKind::ResDims(i) => (ILC_PARAM_TEXTURE_DIMS, i as i32),
     };
     // SAFETY: non-null, writable.
     unsafe {

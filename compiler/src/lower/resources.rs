@@ -574,7 +574,7 @@ impl Lowerer<'_> {
         };
         let m = mem(space, 0, MemSize::Words(1));
         if op == IrAtomic::Rsub {
-            return self.rsub_loop(st, m, a, s1, ret);
+            return self.cas_loop(st, m, a, ret, |l, old| l.cursor().ins().isub(s1, old));
         }
         if ret {
             let old = self.cursor().ins().atomic(op, m, Some(a), &data);
@@ -585,16 +585,17 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Atomic reverse subtract (`mem = x - mem`), which no SM50 atomic computes: a
-    /// compare-and-swap loop starting from a plain load of the word, retried with the value
-    /// the swap found until it succeeds. The old value is the one the successful swap saw.
-    fn rsub_loop(
+    /// An atomic read-modify-write no SM50 atomic computes (`rsub`: `mem = x - mem`;
+    /// `mskor`: `mem = (mem & !mask) | bits`): a compare-and-swap loop starting from a
+    /// plain load of the word, retried with the value the swap found until it succeeds.
+    /// The old value is the one the successful swap saw.
+    fn cas_loop(
         &mut self,
         st: &Instruction,
         m: MemArg,
         a: Value,
-        x: Value,
         ret: bool,
+        update: impl Fn(&mut Self, Value) -> Value,
     ) -> LResult<()> {
         let guess = self.cursor().ins().load(m, Some(a))[0];
         let lp = self.func.dfg.make_block();
@@ -607,17 +608,30 @@ impl Lowerer<'_> {
         self.cursor().ins().jump(lp, &[guess]);
         self.ssa.add_pred(lp, from);
         self.switch_to(lp);
-        let new = self.cursor().ins().isub(x, old);
+        let new = update(self, old);
         let prev = self
             .cursor()
             .ins()
             .atomic(IrAtomic::CmpXchg, m, Some(a), &[old, new]);
         let done = self.cursor().ins().icmp(IntCC::Eq, prev, old);
+        // The shape of a lowered `whileloop` with `break`: the exit and the back edge each
+        // leave through a block of their own ending in a jump, so the backend finds the
+        // reconvergence point of this divergent loop (lanes leave it one by one).
+        let brk = self.func.dfg.make_block();
+        let cont = self.func.dfg.make_block();
         let from = self.cur;
-        self.cursor().ins().brif(done, exit, &[], lp, &[prev]);
-        self.ssa.add_pred(exit, from);
-        self.ssa.add_pred(lp, from);
+        self.cursor().ins().brif(done, brk, &[], cont, &[]);
+        self.ssa.add_pred(brk, from);
+        self.ssa.add_pred(cont, from);
+        self.ssa.seal(&mut self.func, brk);
+        self.ssa.seal(&mut self.func, cont);
+        self.switch_to(cont);
+        self.cursor().ins().jump(lp, &[prev]);
+        self.ssa.add_pred(lp, cont);
         self.ssa.seal(&mut self.func, lp);
+        self.switch_to(brk);
+        self.cursor().ins().jump(exit, &[]);
+        self.ssa.add_pred(exit, brk);
         self.ssa.seal(&mut self.func, exit);
         self.switch_to(exit);
         if ret {
@@ -771,10 +785,20 @@ impl Lowerer<'_> {
                     });
                 };
                 let Some(aop) = aop else {
-                    return Err(format!(
-                        "`{}` (masked or) has no IR atomic and is not supported",
-                        op.mnemonic()
-                    ));
+                    // Masked or: (mem & !src1) | src2, by compare-and-swap.
+                    let a = self.lds_addr(id, false);
+                    let space = self.lds_space(id)?;
+                    let mut srcs = Srcs::default();
+                    let base = self.address(st, &mut srcs, a)?;
+                    let addr = self.align_down(base, 4);
+                    let mask = srcs.get(self, st, 1, 0, Ty::Int)?;
+                    let bits = srcs.get(self, st, 2, 0, Ty::Int)?;
+                    let m = mem(space, 0, MemSize::Words(1));
+                    return self.cas_loop(st, m, addr, ret, |l, old| {
+                        let keep = l.cursor().ins().bnot(mask);
+                        let kept = l.cursor().ins().band(old, keep);
+                        l.cursor().ins().bor(kept, bits)
+                    });
                 };
                 if lds {
                     let a = self.lds_addr(id, false);

@@ -6,10 +6,11 @@
 //!   constant-buffer reads, group ids/sizes) is a plain `BRA`: all active threads agree;
 //! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
 //!   before its region (the blocks reachable from it without passing `P`), and every edge from
-//!   the region into `P` becomes `SYNC`. Branches sharing `P` share one SSY (this covers loop
+//!   the region into `P` becomes `SYNC` (a conditional branch into `P` a guarded `@p SYNC`
+//!   followed by the branch to its other target). Branches sharing `P` share one SSY (this covers loop
 //!   exits and breaks: the SSY sits in the loop's preheader, and every thread leaving the loop
 //!   executes `SYNC`, which runs the other pending paths and reconverges once all arrived);
-//! - when a region has no single entry, its edges into `P` are not all `jump`s, or regions
+//! - when a region has no single entry, its edges into `P` are not jumps or branches, or regions
 //!   overlap without nesting, the branch is left without reconvergence: the paths then run one
 //!   after the other until they exit, which is correct but slower (and the only choice for
 //!   branches whose paths never meet, such as an early `return`);
@@ -160,10 +161,11 @@ pub fn emit(
                     outside_preds.push(u);
                 }
             }
-            // Every edge into P from the region must be a plain jump (SYNC replaces it).
+            // Every edge into P from the region must be a jump (SYNC replaces it) or a
+            // conditional branch (a guarded SYNC: the lanes taking that edge arrive).
             if cfg.succs(v).contains(&p) {
                 let t = func.terminator(v);
-                if t.is_none_or(|t| func.dfg.opcode(t) != Opcode::Jump) {
+                if t.is_none_or(|t| !matches!(func.dfg.opcode(t), Opcode::Jump | Opcode::Brif)) {
                     ok = false;
                 }
             }
@@ -239,12 +241,41 @@ pub fn emit(
             None => break,
         }
     }
-    let mut sync_edge: HashSet<Block> = HashSet::new();
+    // An SSY cannot go at the end of a block that SYNCs into another region's reconvergence
+    // point (the SYNC leaves first): such a group (typically a loop whose preheader was an
+    // if's merge block, folded away) stays without reconvergence.
+    loop {
+        let syncing: HashMap<Block, Block> = groups
+            .iter()
+            .flat_map(|g| {
+                g.region
+                    .iter()
+                    .filter(|v| cfg.succs(**v).contains(&g.post))
+                    .map(|&v| (v, g.post))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let bad = groups.iter().position(|g| {
+            g.ssy_at
+                .iter()
+                .any(|b| syncing.get(b).is_some_and(|&p| p != g.post))
+        });
+        match bad {
+            Some(i) => {
+                groups.remove(i);
+                out.unreconverged += 1;
+            }
+            None => break,
+        }
+    }
+    // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
+    // point (a block belongs to at most one innermost region ending there).
+    let mut sync_edge: HashMap<Block, Block> = HashMap::new();
     let mut ssy_before_term: SecondaryMap<Block, Vec<(usize, Block)>> = SecondaryMap::new();
     for g in &groups {
         for &v in &g.region {
             if cfg.succs(v).contains(&g.post) {
-                sync_edge.insert(v);
+                sync_edge.insert(v, g.post);
             }
         }
         for &b in &g.ssy_at {
@@ -352,7 +383,7 @@ pub fn emit(
                         });
                     }
                     let t = dests[0].block;
-                    if sync_edge.contains(&b) {
+                    if sync_edge.contains_key(&b) {
                         out.insts.push(Emitted {
                             inst: MInst::sync(),
                             target: None,
@@ -373,7 +404,34 @@ pub fn emit(
                     }
                     let r = reg_of(arg[0])? as u8;
                     let (t, e) = (dests[0].block, dests[1].block);
-                    if Some(t) == next {
+                    let post = sync_edge.get(&b).copied();
+                    if post.is_some() && (post == Some(t) || post == Some(e)) {
+                        // Lanes taking the edge into the reconvergence point arrive there
+                        // (a guarded SYNC); the others branch on.
+                        let (other, not) = if post == Some(t) {
+                            (e, false)
+                        } else {
+                            (t, true)
+                        };
+                        let sync = if t == e {
+                            MInst::sync()
+                        } else {
+                            MInst::sync().guarded(Pred {
+                                reg: PredReg(r),
+                                not,
+                            })
+                        };
+                        out.insts.push(Emitted {
+                            inst: sync,
+                            target: None,
+                        });
+                        if t != e && Some(other) != next {
+                            out.insts.push(Emitted {
+                                inst: MInst::bra(0),
+                                target: Some(other),
+                            });
+                        }
+                    } else if Some(t) == next {
                         let bra = MInst::bra(0).guarded(Pred {
                             reg: PredReg(r),
                             not: true,
