@@ -9,8 +9,8 @@
 //! which is harmless because compilation is deterministic). Counts hits, misses and
 //! evictions.
 
+use ilc_passes::FastHashMap as HashMap;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 

@@ -14,7 +14,7 @@
 //! once: linear in the function size. Memory reads are left alone (stores, atomics and
 //! barriers in between could change them).
 
-use std::collections::HashMap;
+use crate::FastHashMap as HashMap;
 
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
@@ -35,7 +35,7 @@ pub fn run(func: &mut Function) {
         return;
     };
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
-    let mut table: HashMap<Key, Inst> = HashMap::new();
+    let mut table: HashMap<Key, Inst> = HashMap::default();
     let mut removed: Vec<Inst> = Vec::new();
     // Explicit stack: (block, entering?); on leaving a block its table entries are dropped.
     let mut stack: Vec<(Block, bool)> = vec![(entry, true)];

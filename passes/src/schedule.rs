@@ -23,8 +23,9 @@
 //! each block changes; every dependency above is respected; the result is a pure function
 //! of the input (no hash-order dependence).
 
+use crate::FastHashMap as HashMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap};
 
 use crate::ir::{Block, ControlFlowGraph, Function, Inst, PerRegFile, RegFile, Value};
 use crate::regalloc::liveness::Liveness;
@@ -140,7 +141,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
 /// latencies (one issue per cycle, operands must be ready, units respect `issue_cycles`).
 pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> u64 {
-    let mut ready_at: HashMap<Value, u64> = HashMap::new();
+    let mut ready_at: HashMap<Value, u64> = HashMap::default();
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut t: u64 = 0;
     let mut end: u64 = 0;
@@ -224,7 +225,7 @@ fn schedule_block(
     };
     // Remaining uses in this block (terminator included) per value; live-out values never
     // die here.
-    let mut remaining: HashMap<Value, u32> = HashMap::new();
+    let mut remaining: HashMap<Value, u32> = HashMap::default();
     for &inst in insts.iter().chain(term.iter()) {
         let mut seen: Vec<Value> = Vec::new();
         for v in func.dfg.insts[inst].all_values() {

@@ -46,7 +46,8 @@ mod texture;
 pub mod validate;
 mod vector;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use ilc_passes::ir::{Block, FuncCursor, Function, StackSlot, UavKind, Value};
@@ -221,11 +222,11 @@ impl<'p> Lowerer<'p> {
             errors: Vec::new(),
             frames: Vec::new(),
             inline_stack: Vec::new(),
-            funcs: HashMap::new(),
+            funcs: HashMap::default(),
             stmt: 0,
-            dyn_arrays: HashMap::new(),
-            cb_cache: HashMap::new(),
-            sys_cache: HashMap::new(),
+            dyn_arrays: HashMap::default(),
+            cb_cache: HashMap::default(),
+            sys_cache: HashMap::default(),
             entry,
             at_entry: false,
             icb_slot: None,
@@ -446,7 +447,7 @@ impl<'p> Lowerer<'p> {
             }
         }
         // Arrays indexed by a register anywhere become stack slots (private memory).
-        let mut dynamic = HashSet::new();
+        let mut dynamic = HashSet::default();
         for st in &self.prog.statements {
             let regs = st
                 .dsts

@@ -11,7 +11,7 @@
 //! Each opcode reproduces the reference interpreter's definition
 //! (`isa_amdil::interp::{fops, iops, dops}`) as a composition of IR opcodes.
 
-use std::collections::HashMap;
+use ilc_passes::FastHashMap as HashMap;
 
 use ilc_passes::ir::{FloatCC, IntCC, Opcode as IrOp, Value};
 use isa_amdil::ast::{self, DstComp, Instruction, RegKind, SrcOperand, Swz, ZeroOp};

@@ -17,7 +17,7 @@
 //!
 //! Guarantees: every control field is in range (stall <= 15, barriers < 6).
 
-use std::collections::HashMap;
+use ilc_passes::FastHashMap as HashMap;
 
 use isa_spa5::{Control, Inst as MInst, Loc, Op};
 
@@ -98,7 +98,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         }
         return ctl;
     }
-    let mut ready: HashMap<Key, u64> = HashMap::new();
+    let mut ready: HashMap<Key, u64> = HashMap::default();
     let mut sbs: Vec<Sb> = vec![Sb::default(); 6];
     let mut t: u64 = 0;
     let mut counter = 0u64;

@@ -20,7 +20,8 @@
 //! by the allocator (moves placed before the `jump`s). Guarantees: the list ends with a
 //! control transfer; branch targets are block indices resolved by [`super::encode_code`].
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
+use std::collections::BTreeSet;
 
 use cranelift_entity::SecondaryMap;
 use ilc_passes::ir::{
@@ -74,7 +75,7 @@ pub enum EmitError {
 /// Values known to be equal in every thread of a warp.
 pub fn compute_uniform(func: &Function, tgt: &Spa5Target) -> HashSet<Value> {
     let cfg = ControlFlowGraph::with_function(func);
-    let mut uni = HashSet::new();
+    let mut uni = HashSet::default();
     for b in cfg.reverse_post_order(func) {
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
@@ -119,8 +120,8 @@ pub fn emit(
     let mut out = EmitResult::default();
 
     // ---- reconvergence regions ----
-    let mut by_post: HashMap<Block, BTreeSet<Block>> = HashMap::new();
-    let mut branch_blocks: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut by_post: HashMap<Block, BTreeSet<Block>> = HashMap::default();
+    let mut branch_blocks: HashMap<Block, Vec<Block>> = HashMap::default();
     for b in func.layout.blocks() {
         let Some(t) = func.terminator(b) else {
             continue;
@@ -270,7 +271,7 @@ pub fn emit(
     }
     // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
     // point (a block belongs to at most one innermost region ending there).
-    let mut sync_edge: HashMap<Block, Block> = HashMap::new();
+    let mut sync_edge: HashMap<Block, Block> = HashMap::default();
     let mut ssy_before_term: SecondaryMap<Block, Vec<(usize, Block)>> = SecondaryMap::new();
     for g in &groups {
         for &v in &g.region {

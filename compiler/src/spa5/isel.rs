@@ -15,7 +15,7 @@
 //! Requires: a verified function whose resources fit [`LaunchLayout`]. Guarantees: the result
 //! verifies, and only `Target`, `jump`, `brif` and `return` remain.
 
-use std::collections::{HashMap, HashSet};
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 
 use ilc_passes::ir::{
     FloatCC, Function, Inst, InstructionData, IntCC, Opcode, SpecialReg as IrSreg, Type, Value,
@@ -65,7 +65,7 @@ pub fn run(
     layout: &LaunchLayout,
     opts: &Spa5Options,
 ) -> Result<(), IselError> {
-    let mut written = HashSet::new();
+    let mut written = HashSet::default();
     for inst in func.insts_in_layout() {
         if let Some(m) = func.dfg.insts[inst].mem_arg() {
             if func.dfg.insts[inst].opcode().writes_memory() {
@@ -80,7 +80,7 @@ pub fn run(
         tgt,
         layout,
         opts,
-        alias: HashMap::new(),
+        alias: HashMap::default(),
         at: None,
         written_uavs: written,
     };

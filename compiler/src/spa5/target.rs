@@ -20,7 +20,7 @@
 //! ALU results are ready after 6 cycles, predicate results after 13; everything flagged
 //! `VAR_LAT` in the isa-spa5 table is scoreboarded.
 
-use std::collections::HashMap;
+use ilc_passes::FastHashMap as HashMap;
 
 use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
 use ilc_passes::target::{
@@ -212,7 +212,7 @@ impl Spa5Target {
         use Slot::*;
         let mut t = Spa5Target {
             templates: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             gprs: gprs.min(254),
         };
         let r = Reg::RZ;

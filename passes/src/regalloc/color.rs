@@ -10,7 +10,7 @@
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
-use std::collections::HashSet;
+use crate::FastHashSet as HashSet;
 
 use cranelift_entity::SecondaryMap;
 

@@ -26,7 +26,8 @@
 //! register file need at most `K` registers, counting an instruction's early-clobber results
 //! together with its operands, and an operand-group bundle's members from its first move.
 
-use std::collections::{HashMap, VecDeque};
+use crate::FastHashMap as HashMap;
+use std::collections::VecDeque;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -136,7 +137,7 @@ impl Spiller<'_> {
     fn compute_next_uses(&mut self, func: &Function, dt: &DominatorTree) {
         for &b in dt.rpo() {
             let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-            let mut use_pos: HashMap<Value, Vec<u32>> = HashMap::new();
+            let mut use_pos: HashMap<Value, Vec<u32>> = HashMap::default();
             for (p, &inst) in insts.iter().enumerate() {
                 for v in func.dfg.insts[inst].all_values() {
                     let e = use_pos.entry(v).or_default();
@@ -594,7 +595,7 @@ fn remove_dead_reloads(func: &mut Function, alloc: &mut Allocation) {
 /// other is defined (block parameters of one block all interfere with each other and with
 /// the block's live-in values).
 fn slot_conflicts(func: &Function, vals: &[Value]) -> std::collections::HashSet<(Value, Value)> {
-    let mut out = std::collections::HashSet::new();
+    let mut out = std::collections::HashSet::default();
     if vals.len() < 2 {
         return out;
     }
@@ -662,7 +663,7 @@ fn reconstruct_ssa(
         is_spilled[v] = true;
     }
     // Uses of spilled values, in layout order.
-    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut uses: HashMap<Value, Vec<Inst>> = HashMap::default();
     for b in func.layout.blocks() {
         for inst in func.layout.block_insts(b) {
             let mut seen: Vec<Value> = Vec::new();
@@ -681,8 +682,8 @@ fn reconstruct_ssa(
         };
         let mut r = Rebuild {
             v,
-            defs: HashMap::new(),
-            memo: HashMap::new(),
+            defs: HashMap::default(),
+            memo: HashMap::default(),
             queue: VecDeque::new(),
             entry,
         };

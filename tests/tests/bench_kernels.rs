@@ -1,0 +1,53 @@
+//! The benchmark kernels (bench/kernels/*.il) compile at -O2 and, on random inputs, the
+//! compiled code matches the IL interpreter on the emulator (`ilc::verify`). `transcend` takes
+//! sines of unbounded random arguments, which the hardware's range reduction (and so the
+//! emulator) only approximates: it is compiled and run but not compared.
+
+use std::path::Path;
+
+use ilc::verify::{verify, VerifyOptions};
+use ilc::{Compiler, Options};
+
+#[test]
+fn bench_kernels_compile_and_match_the_interpreter() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("bench/kernels exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "il"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 20, "only {} benchmark kernels", names.len());
+    let mut failures = Vec::new();
+    for name in &names {
+        let src = std::fs::read(dir.join(format!("{name}.il"))).unwrap();
+        assert!(
+            dir.join(format!("{name}.cu")).exists(),
+            "{name}.il has no CUDA twin"
+        );
+        let compiler = Compiler::new(Options {
+            kernel_name: Some(name.clone()),
+            ..Options::default()
+        });
+        let opts = VerifyOptions {
+            dispatches: 2,
+            ..VerifyOptions::default()
+        };
+        match verify(&compiler, &src, &opts) {
+            Ok(r) if name == "transcend" => {
+                if !r.hazards.is_empty() {
+                    failures.push(format!("{name}: {r}"));
+                }
+            }
+            Ok(r) => {
+                if r.mismatch_count > 0 || !r.hazards.is_empty() {
+                    failures.push(format!("{name}: {r}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

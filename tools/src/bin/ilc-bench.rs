@@ -1,0 +1,116 @@
+//! `ilc-bench`: in-process compile time of IL kernels, for `tools/bench_report.py`.
+//!
+//! `ilc-bench [--runs N] [-O LEVEL] FILE...` compiles each file once to warm up, then `N`
+//! times (default 50) with one [`Compiler`] (no cache), and prints one JSON line per kernel:
+//! `{"name", "median_us", "min_us", "il_instructions", "ok"}`. A kernel that does not compile
+//! is reported with `"ok": false` and its first diagnostic.
+
+// The compiler allocates many small short-lived objects; mimalloc makes a whole-process
+// compile measurably faster than the system allocator (see bench/report.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use ilc::{Compiler, OptLevel, Options};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ilc-bench",
+    version,
+    about = "In-process compile time of IL kernels"
+)]
+struct Cli {
+    /// IL kernels.
+    files: Vec<PathBuf>,
+    /// Timed compilations per kernel (after one warm-up).
+    #[arg(long, default_value_t = 50)]
+    runs: u32,
+    /// Optimization level 0..3.
+    #[arg(short = 'O', default_value = "2")]
+    opt: String,
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let opt_level = match cli.opt.as_str() {
+        "0" => OptLevel::O0,
+        "1" => OptLevel::O1,
+        "2" => OptLevel::O2,
+        "3" => OptLevel::O3,
+        o => {
+            eprintln!("ilc-bench: unknown optimization level `{o}`");
+            return ExitCode::from(2);
+        }
+    };
+    for f in &cli.files {
+        let name = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let src = match std::fs::read(f) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("ilc-bench: {}: {e}", f.display());
+                return ExitCode::from(1);
+            }
+        };
+        let compiler = Compiler::new(Options {
+            opt_level,
+            kernel_name: Some(name.clone()),
+            ..Options::default()
+        });
+        let il_insts = std::str::from_utf8(&src)
+            .map(|t| {
+                t.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with("dcl_"))
+                    .count()
+            })
+            .unwrap_or(0);
+        if let Err(d) = compiler.compile(&src) {
+            let first = d.to_string().lines().next().unwrap_or("").to_string();
+            println!(
+                "{{\"name\": {}, \"ok\": false, \"error\": {}}}",
+                json_str(&name),
+                json_str(&first)
+            );
+            continue;
+        }
+        let mut times: Vec<f64> = (0..cli.runs.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                let r = compiler.compile(&src);
+                let us = t.elapsed().as_secs_f64() * 1e6;
+                drop(r);
+                us
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{{\"name\": {}, \"ok\": true, \"median_us\": {:.1}, \"min_us\": {:.1}, \"il_instructions\": {}}}",
+            json_str(&name),
+            times[times.len() / 2],
+            times[0],
+            il_insts
+        );
+    }
+    ExitCode::SUCCESS
+}
