@@ -444,6 +444,20 @@ impl Lowerer<'_> {
     }
 
     fn align_down(&mut self, a: Value, to: u32) -> Value {
+        // `x << k` with 2^k >= to is already aligned (the usual `index << 2` addresses).
+        if let Some(inst) = self.func.dfg.value_inst(a) {
+            if self.func.dfg.opcode(inst) == ilc_passes::ir::Opcode::Ishl {
+                let k = self.func.dfg.inst_args(inst)[1];
+                if self
+                    .func
+                    .dfg
+                    .value_const(k)
+                    .is_some_and(|k| (1u64 << (k & 31)) >= u64::from(to))
+                {
+                    return a;
+                }
+            }
+        }
         let m = self.iconst(!(to - 1));
         self.cursor().ins().band(a, m)
     }

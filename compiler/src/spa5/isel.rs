@@ -18,7 +18,8 @@
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 
 use ilc_passes::ir::{
-    FloatCC, Function, Inst, InstructionData, IntCC, Opcode, SpecialReg as IrSreg, Type, Value,
+    Block, FloatCC, Function, Inst, InstructionData, IntCC, Opcode, SpecialReg as IrSreg, Type,
+    Value,
 };
 use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, SpecialReg};
@@ -56,6 +57,9 @@ pub struct Isel<'a> {
     pub(crate) at: Option<Inst>,
     /// UAV ids that some instruction writes (the others use the read-only path).
     pub(crate) written_uavs: HashSet<u8>,
+    /// 64-bit addresses already formed in a block: (block, index value, base parameter
+    /// offset, shift) -> (lo, hi), so accesses to one element share one LEA pair.
+    pub(crate) lea_memo: HashMap<(Block, Value, u32, u8), (Value, Value)>,
 }
 
 /// Runs instruction selection on `func` in place.
@@ -83,6 +87,7 @@ pub fn run(
         alias: HashMap::default(),
         at: None,
         written_uavs: written,
+        lea_memo: HashMap::default(),
     };
     for inst in s.func.insts_in_layout() {
         let op = s.func.dfg.opcode(inst);
@@ -99,7 +104,17 @@ pub fn run(
         s.func.layout.remove_inst(inst);
     }
     let alias = std::mem::take(&mut s.alias);
-    s.func.rewrite_uses(|v| *alias.get(&v).unwrap_or(&v));
+    // A selection may return another IR value unchanged (`x * 1`), itself replaced later:
+    // follow the chain to the selected value (bounded by the number of aliases).
+    s.func.rewrite_uses(|mut v| {
+        for _ in 0..=alias.len() {
+            match alias.get(&v) {
+                Some(&n) if n != v => v = n,
+                _ => break,
+            }
+        }
+        v
+    });
     ilc_passes::dce::run(s.func);
     Ok(())
 }
@@ -529,6 +544,20 @@ impl Isel<'_> {
                 one(if op == Opcode::Idiv { q } else { r })
             }
             (_, Opcode::Imad) if !is64 => {
+                // a * 2^k + c is one ISCADD.
+                let pow2 = |k: Option<u64>| {
+                    k.map(|k| k as u32)
+                        .filter(|k| k.is_power_of_two() && *k > 1)
+                };
+                let (x, k) = match (pow2(self.konst(args[1])), pow2(self.konst(args[0]))) {
+                    (Some(k), _) => (args[0], Some(k)),
+                    (None, Some(k)) => (args[1], Some(k)),
+                    _ => (args[0], None),
+                };
+                if let Some(k) = k {
+                    let i = MInst::iscadd(R, R, R, k.trailing_zeros() as u8);
+                    return one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, args[2]])?);
+                }
                 let m = self.imul(args[0], args[1])?;
                 one(self.int_bin(Op::IADD_R, Op::IADD_I, m, args[2], &[])?)
             }
@@ -1121,6 +1150,13 @@ impl Isel<'_> {
         };
         if let Some(c) = self.konst(b) {
             let c = c as u32;
+            if c.is_power_of_two() {
+                // a * 2^k = a << k: one instruction instead of two XMADs.
+                if c == 1 {
+                    return Ok(a);
+                }
+                return self.sh_imm(true, false, a, c.trailing_zeros());
+            }
             if c < 0x1_0000 {
                 // a * c = a.lo * c + (a.hi * c << 16).
                 let lo = self.one(

@@ -47,7 +47,7 @@ impl Isel<'_> {
         self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
     }
 
-    fn sh_imm(&mut self, left: bool, signed: bool, a: Value, n: u32) -> R32 {
+    pub(crate) fn sh_imm(&mut self, left: bool, signed: bool, a: Value, n: u32) -> R32 {
         let op = if left { Op::SHL_I } else { Op::SHR_I };
         let i = MInst::build(
             op,

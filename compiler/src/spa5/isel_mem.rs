@@ -155,6 +155,17 @@ impl Isel<'_> {
         Ok(Some(v[0]))
     }
 
+    /// `(x, k)` when `v` is `ishl x, k` with a constant `k` in 1..=31.
+    fn shifted_index(&self, v: Value) -> Option<(Value, u8)> {
+        let inst = self.func.dfg.value_inst(v)?;
+        if self.func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Ishl {
+            return None;
+        }
+        let args = self.func.dfg.inst_args(inst);
+        let k = self.func.dfg.value_const(args[1])? & 31;
+        (k != 0).then_some((args[0], k as u8))
+    }
+
     /// Address computation and bounds predicate for one access of `bytes` at word `k`.
     fn place(
         &mut self,
@@ -187,18 +198,35 @@ impl Isel<'_> {
                     Some(a) => a,
                     None => self.const32(0)?,
                 };
-                let lo = MInst::lea(R, R, cb0(p), 0).m(ModKind::Cc, 1);
-                let hi = MInst::lea_hi(R, R, cb0(p + 4), R, 0).m(ModKind::X, 1);
-                let mut t = Template::many(&[
-                    TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
-                    TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
-                ]);
-                t.result_groups.push(Group {
-                    start: 0,
-                    len: 2,
-                    align: 2,
-                });
-                let r = self.emit(t, &[a], &[Type::B32, Type::B32])?;
+                // With in-bounds accesses promised, `index << k` folds into the LEA's shift
+                // (the 64-bit address is then formed without wrapping, like CUDA's).
+                let (a, shift) = match self.shifted_index(a) {
+                    Some((x, k)) if self.opts.assume_in_bounds => (x, k),
+                    _ => (a, 0),
+                };
+                let block = self
+                    .at
+                    .and_then(|i| self.func.layout.inst_block(i))
+                    .expect("isel runs on instructions in the layout"); // invariant of run()
+                let key = (block, a, p, shift);
+                let r = if let Some(&(lo, hi)) = self.lea_memo.get(&key) {
+                    [lo, hi]
+                } else {
+                    let lo = MInst::lea(R, R, cb0(p), shift).m(ModKind::Cc, 1);
+                    let hi = MInst::lea_hi(R, R, cb0(p + 4), R, shift).m(ModKind::X, 1);
+                    let mut t = Template::many(&[
+                        TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
+                        TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
+                    ]);
+                    t.result_groups.push(Group {
+                        start: 0,
+                        len: 2,
+                        align: 2,
+                    });
+                    let v = self.emit(t, &[a], &[Type::B32, Type::B32])?;
+                    self.lea_memo.insert(key, (v[0], v[1]));
+                    [v[0], v[1]]
+                };
                 let ro = matches!(m.space, MemSpace::Srv(_))
                     || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
                 if !(-(1 << 23)..(1 << 23)).contains(&off) {

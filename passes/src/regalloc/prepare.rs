@@ -112,8 +112,18 @@ fn make_bundles(
     alloc: &mut Allocation,
 ) -> Result<Bundles, RegAllocError> {
     let mut bundles = Bundles::default();
+    // Groups already formed in the current block, by their original members and alignment:
+    // a later instruction using the same values as a group (two loads through one 64-bit
+    // address) reads the same copies instead of making new ones.
+    let mut formed: crate::FastHashMap<(Vec<Value>, u8), Vec<Value>> = Default::default();
+    let mut cur_block = None;
     let insts = func.insts_in_layout();
     for inst in insts {
+        let block = func.layout.inst_block(inst);
+        if block != cur_block {
+            formed.clear();
+            cur_block = block;
+        }
         let c = target.constraints(func, inst);
         let nargs = func.dfg.inst_args(inst).len();
         for g in &c.arg_groups {
@@ -123,6 +133,13 @@ fn make_bundles(
                     inst,
                     reason: format!("operand group {start}..{} of {nargs}", start + len),
                 });
+            }
+            let original: Vec<Value> = func.dfg.inst_args(inst)[start..start + len].to_vec();
+            if let Some(copies) = formed.get(&(original.clone(), g.align)) {
+                for (k, &c) in (start..start + len).zip(copies) {
+                    func.dfg.insts[inst].args_mut()[k] = c;
+                }
+                continue;
             }
             let mut members = Vec::with_capacity(len);
             let mut head = None;
@@ -144,6 +161,7 @@ fn make_bundles(
                 head.get_or_insert(mv);
                 bundles.of_move[mv] = Some(bundles.list.len() as u32);
             }
+            formed.insert((original, g.align), members.clone());
             bundles.list.push(Bundle {
                 // A group has at least one member, checked above.
                 head: head.expect("non-empty group"),
