@@ -444,22 +444,43 @@ impl Lowerer<'_> {
     }
 
     fn align_down(&mut self, a: Value, to: u32) -> Value {
-        // `x << k` with 2^k >= to is already aligned (the usual `index << 2` addresses).
-        if let Some(inst) = self.func.dfg.value_inst(a) {
-            if self.func.dfg.opcode(inst) == ilc_passes::ir::Opcode::Ishl {
-                let k = self.func.dfg.inst_args(inst)[1];
-                if self
-                    .func
-                    .dfg
-                    .value_const(k)
-                    .is_some_and(|k| (1u64 << (k & 31)) >= u64::from(to))
-                {
-                    return a;
-                }
-            }
+        // Already aligned addresses (`index << 2`, plus or minus whole elements) need no mask.
+        if self.known_aligned(a, to, 4) {
+            return a;
         }
         let m = self.iconst(!(to - 1));
         self.cursor().ins().band(a, m)
+    }
+
+    /// True if `v` is provably a multiple of `to` (a power of two): a multiple constant,
+    /// `x << k` with `2^k >= to`, a sum or difference of such, or a product with one.
+    fn known_aligned(&self, v: Value, to: u32, depth: u32) -> bool {
+        use ilc_passes::ir::Opcode as Op;
+        let dfg = &self.func.dfg;
+        if let Some(c) = dfg.value_const(v) {
+            return (c as u32).is_multiple_of(to);
+        }
+        let Some(inst) = dfg.value_inst(v) else {
+            return false;
+        };
+        if depth == 0 || dfg.value_type(v) != ilc_passes::ir::Type::B32 {
+            return false;
+        }
+        let args = dfg.inst_args(inst);
+        match dfg.opcode(inst) {
+            Op::Ishl => dfg
+                .value_const(args[1])
+                .is_some_and(|k| (1u64 << (k & 31)) >= u64::from(to)),
+            Op::Iadd | Op::Isub => {
+                self.known_aligned(args[0], to, depth - 1)
+                    && self.known_aligned(args[1], to, depth - 1)
+            }
+            Op::Imul => {
+                self.known_aligned(args[0], to, depth - 1)
+                    || self.known_aligned(args[1], to, depth - 1)
+            }
+            _ => false,
+        }
     }
 
     /// The destination mask (memory instructions without a destination write `.x`).

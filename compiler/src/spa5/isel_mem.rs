@@ -155,6 +155,27 @@ impl Isel<'_> {
         Ok(Some(v[0]))
     }
 
+    /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
+    fn const_added(&self, v: Value) -> Option<(Value, i64)> {
+        let inst = self.func.dfg.value_inst(v)?;
+        if self.func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Iadd
+            || self.func.dfg.value_type(v) != Type::B32
+        {
+            return None;
+        }
+        let args = self.func.dfg.inst_args(inst);
+        let (x, c) = match (
+            self.func.dfg.value_const(args[0]),
+            self.func.dfg.value_const(args[1]),
+        ) {
+            (None, Some(c)) => (args[0], c),
+            (Some(c), None) => (args[1], c),
+            _ => return None,
+        };
+        let c = i64::from(c as u32 as i32);
+        (c.abs() < 1 << 20).then_some((x, c))
+    }
+
     /// `(x, k)` when `v` is `ishl x, k` with a constant `k` in 1..=31.
     fn shifted_index(&self, v: Value) -> Option<(Value, u8)> {
         let inst = self.func.dfg.value_inst(v)?;
@@ -200,6 +221,12 @@ impl Isel<'_> {
                 };
                 // With in-bounds accesses promised, `index << k` folds into the LEA's shift
                 // (the 64-bit address is then formed without wrapping, like CUDA's).
+                // Likewise `x + c` puts `c` into the instruction's immediate offset, so
+                // neighbouring elements share one address.
+                let (a, off) = match self.const_added(a) {
+                    Some((x, c)) if self.opts.assume_in_bounds && !check => (x, off + c),
+                    _ => (a, off),
+                };
                 let (a, shift) = match self.shifted_index(a) {
                     Some((x, k)) if self.opts.assume_in_bounds => (x, k),
                     _ => (a, 0),
