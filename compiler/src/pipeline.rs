@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
-use ilc_passes::{const_fold, copy_prop, dce, gvn, simplify_cfg};
+use ilc_passes::{const_fold, copy_prop, dce, gvn, licm, simplify_cfg};
 
 use crate::error::Diagnostics;
 use crate::options::{OptLevel, Options};
@@ -43,6 +43,10 @@ pub const PASSES: &[Pass] = &[
         name: "gvn",
         run: gvn::run,
     },
+    Pass {
+        name: "licm",
+        run: licm::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too.
@@ -63,6 +67,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "const_fold",
             "copy_prop",
             "gvn",
+            "licm",
             "dce",
         ],
     }

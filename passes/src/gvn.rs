@@ -105,7 +105,7 @@ fn resolve(subst: &SecondaryMap<Value, Option<Value>>, mut v: Value) -> Value {
 }
 
 /// True for instructions whose results depend only on their operands and immediates.
-fn is_pure(data: &InstructionData) -> bool {
+pub(crate) fn is_pure(data: &InstructionData) -> bool {
     let op = data.opcode();
     if data.has_side_effects()
         || op.reads_memory()

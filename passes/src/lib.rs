@@ -7,7 +7,7 @@
 //!   constant folding.
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
-//!   [`copy_prop`], [`const_fold`], [`simplify_cfg`].
+//!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
@@ -28,6 +28,7 @@ pub mod copy_prop;
 pub mod dce;
 pub mod filetest;
 pub mod gvn;
+pub mod licm;
 pub mod simplify_cfg;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and

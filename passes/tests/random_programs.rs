@@ -527,10 +527,11 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
 
 type Pass = (&'static str, fn(&mut Function));
 
-const PASSES: [Pass; 5] = [
+const PASSES: [Pass; 6] = [
     ("const_fold", ilc_passes::const_fold::run),
     ("copy_prop", ilc_passes::copy_prop::run),
     ("gvn", ilc_passes::gvn::run),
+    ("licm", ilc_passes::licm::run),
     ("dce", ilc_passes::dce::run),
     ("simplify_cfg", ilc_passes::simplify_cfg::run),
 ];

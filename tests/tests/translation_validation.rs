@@ -197,6 +197,7 @@ fn passes() -> Vec<Pass> {
         ("const_fold", ilc_passes::const_fold::run),
         ("simplify_cfg", ilc_passes::simplify_cfg::run),
         ("gvn", ilc_passes::gvn::run),
+        ("licm", ilc_passes::licm::run),
         ("dce", ilc_passes::dce::run),
     ]
 }

@@ -162,7 +162,7 @@ impl SubTest for VerifierTest {
 /// The target-independent `Function -> Function` passes, by name. Add a pass with one
 /// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
 /// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 5] = [
+pub static SIMPLE_PASSES: [PassTest; 6] = [
     PassTest {
         name: "dce",
         pass: crate::dce::run,
@@ -182,6 +182,10 @@ pub static SIMPLE_PASSES: [PassTest; 5] = [
     PassTest {
         name: "gvn",
         pass: crate::gvn::run,
+    },
+    PassTest {
+        name: "licm",
+        pass: crate::licm::run,
     },
 ];
 

@@ -5,11 +5,6 @@
 //! `{"name", "median_us", "min_us", "il_instructions", "ok"}`. A kernel that does not compile
 //! is reported with `"ok": false` and its first diagnostic.
 
-// The compiler allocates many small short-lived objects; mimalloc makes a whole-process
-// compile measurably faster than the system allocator (see bench/report.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

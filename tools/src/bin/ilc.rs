@@ -4,11 +4,6 @@
 //! Exit codes: 0 success, 1 invalid input or compile error (diagnostics on stderr), 2 usage
 //! error. Never panics on any input: every failure is a diagnostic.
 
-// The compiler allocates many small short-lived objects; mimalloc makes a whole-process
-// compile measurably faster than the system allocator (see bench/report.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 
