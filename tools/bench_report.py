@@ -15,7 +15,8 @@ For every pair NAME.il / NAME.cu it
     target/release/ilc-bench (one warm-up, median of 50);
 and a scaling series of generated kernels (time and peak memory of the whole ilc process).
 Writes bench/report.md (tables, ratios ilc/ptxas, geometric means) and bench/plots/*.svg.
-Needs the NVIDIA tools (tools/install-nvidia-tools.sh). Exit status 1 if any step fails.
+Installs the NVIDIA tools with tools/install-nvidia-tools.sh when they are missing. Exit
+status 1 if any step fails.
 """
 import argparse
 import json
@@ -43,7 +44,11 @@ def ptxas_path():
     dest = os.environ.get("ILC_NVIDIA_TOOLS") or os.path.expanduser("~/.cache/nvidia-sm5-tools")
     hits = glob.glob(os.path.join(dest, "venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas"))
     if not hits:
-        sys.exit("bench_report: ptxas 12.9 not found; run tools/install-nvidia-tools.sh")
+        # A fresh clone: install the NVIDIA tools the way the test script does.
+        p = run(["bash", os.path.join(ROOT, "tools/install-nvidia-tools.sh"), dest])
+        hits = glob.glob(os.path.join(dest, "venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas"))
+        if p.returncode or not hits:
+            sys.exit("bench_report: could not install the NVIDIA tools:\n" + p.stderr[-2000:])
     return hits[0]
 
 
