@@ -32,7 +32,23 @@ fn codec(c: &mut Criterion) {
         .iter()
         .map(|w| decode(*w).expect("filtered above"))
         .collect();
+    // The same words grouped by row: what decoding costs once the branch predictor knows the
+    // row, i.e. the gap to `decode` is the price of an unpredictable instruction mix.
+    let mut sorted = words.clone();
+    sorted.sort_by_key(|w| decode(*w).map(|i| i.op.0).unwrap_or(0));
     let mut g = c.benchmark_group("codec");
+    g.throughput(Throughput::Elements(words.len() as u64));
+    g.bench_function("decode_sorted", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for w in &sorted {
+                if let Ok(i) = decode(std::hint::black_box(*w)) {
+                    acc = acc.wrapping_add(i.op.0 as u64);
+                }
+            }
+            acc
+        })
+    });
     g.throughput(Throughput::Elements(words.len() as u64));
     g.bench_function("decode", |b| {
         b.iter(|| {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use crate::inst::{Inst, Op, Operand};
 use crate::regs::{Pred, PredReg, Reg, SpecialReg};
-use crate::table::{flags, Form, OpKind, FORMS, MAX_MODS, MAX_OPERANDS};
+use crate::table::{flags, Form, OpKind, DECODERS, FORMS, FORM_TABLE, MAX_MODS, MAX_OPERANDS};
 
 /// Why a word does not decode.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -52,11 +52,35 @@ pub enum DecodeError {
     },
 }
 
+/// How many top bits of a word index the dispatch table. Bits 48-50 are left out: rows that
+/// differ only there (few) share a key and are told apart by their full masks.
+const KEY_BITS: u32 = 13;
+
 struct Dispatch {
-    /// For each top-16 key, the range of `cands` to try.
-    ranges: Vec<(u32, u16)>,
-    cands: Vec<u16>,
-    used: Vec<u64>,
+    /// One slot per key (the top [`KEY_BITS`] bits of a word).
+    slots: Box<[Slot]>,
+    /// Candidate rows of keys with more than one, most specific first.
+    cands: Vec<Cand>,
+}
+
+/// A key's entry: its candidate range and, inline, its first candidate, so the common case
+/// (one candidate) costs a single dependent load before the row's decoder runs.
+#[derive(Clone, Copy)]
+struct Slot {
+    first: Cand,
+    len: u16,
+    start: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Cand {
+    mask: u64,
+    opcode: u64,
+    /// Bits no field of the row covers.
+    stray: u64,
+    /// The row's decoder (saves a dependent load from [`DECODERS`] on the hot path).
+    dec: DecodeFn,
+    row: u16,
 }
 
 fn field_bits(lo: u8, len: u8) -> u64 {
@@ -106,11 +130,12 @@ pub(crate) fn used_bits(f: &Form) -> u64 {
 fn dispatch() -> &'static Dispatch {
     static D: OnceLock<Dispatch> = OnceLock::new();
     D.get_or_init(|| {
-        let mut per_key: Vec<Vec<u16>> = vec![Vec::new(); 1 << 16];
+        let mut per_key: Vec<Vec<u16>> = vec![Vec::new(); 1 << KEY_BITS];
+        let key_mask = (1u32 << KEY_BITS) - 1;
         for (i, f) in FORMS.iter().enumerate() {
-            let top_val = (f.opcode >> 48) as u32;
-            let top_mask = (f.mask >> 48) as u32;
-            let free = !top_mask & 0xffff;
+            let top_val = (f.opcode >> (64 - KEY_BITS)) as u32;
+            let top_mask = (f.mask >> (64 - KEY_BITS)) as u32;
+            let free = !top_mask & key_mask;
             // Enumerate every key agreeing with the row's fixed top bits (subsets of `free`).
             let mut sub = free;
             loop {
@@ -121,19 +146,32 @@ fn dispatch() -> &'static Dispatch {
                 sub = (sub - 1) & free;
             }
         }
-        let mut ranges = Vec::with_capacity(1 << 16);
+        let mut slots = Vec::with_capacity(1 << KEY_BITS);
         let mut cands = Vec::new();
+        let cand = |i: u16| {
+            let f = &FORMS[i as usize];
+            Cand {
+                mask: f.mask,
+                opcode: f.opcode,
+                stray: !used_bits(f),
+                dec: DECODERS[i as usize],
+                row: i,
+            }
+        };
         for list in per_key.iter_mut() {
             // Most fixed bits first, so specific rows win over general ones.
             list.sort_by_key(|&i| std::cmp::Reverse(FORMS[i as usize].mask.count_ones()));
-            ranges.push((cands.len() as u32, list.len() as u16));
-            cands.extend_from_slice(list);
+            slots.push(Slot {
+                // Row 0 stands in for an empty key; `len == 0` keeps it from being tried.
+                first: cand(list.first().copied().unwrap_or(0)),
+                len: list.len() as u16,
+                start: cands.len() as u32,
+            });
+            cands.extend(list.iter().map(|&i| cand(i)));
         }
-        let used = FORMS.iter().map(used_bits).collect();
         Dispatch {
-            ranges,
+            slots: slots.into_boxed_slice(),
             cands,
-            used,
         }
     })
 }
@@ -153,7 +191,27 @@ fn sext(v: u64, len: u8) -> i64 {
     ((v << s) as i64) >> s
 }
 
-fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError> {
+/// A row's decoder (see [`decode_form`]).
+pub(crate) type DecodeFn = fn(u64) -> Result<Inst, DecodeError>;
+
+/// The decoder of row `I`: [`decode_with`] with the row a compile-time constant, so the
+/// operand and modifier loops unroll into straight-line bit extraction for that row alone.
+/// The caller has checked the row's fixed bits and that no stray bits are set.
+pub(crate) fn decode_form<const I: usize>(w: u64) -> Result<Inst, DecodeError> {
+    let form: &'static Form = const { &FORM_TABLE[I] };
+    let derived = const { FORM_TABLE[I].has_derived() };
+    let rules = const { FORM_TABLE[I].has_combination_rules() };
+    decode_with(Op(I as u16), form, w, derived, rules)
+}
+
+#[inline(always)]
+fn decode_with(
+    op: Op,
+    form: &'static Form,
+    w: u64,
+    derived: bool,
+    rules: bool,
+) -> Result<Inst, DecodeError> {
     let mut operands = [Operand::None; MAX_OPERANDS];
     for (slot, f) in operands.iter_mut().zip(form.operands) {
         *slot = match f.kind {
@@ -226,37 +284,54 @@ fn decode_with(op: Op, form: &'static Form, w: u64) -> Result<Inst, DecodeError>
         operands,
         mods,
     };
-    inst.fill_derived();
-    crate::table::check_combination(&inst).map_err(|why| DecodeError::Combination {
-        form: form.name,
-        why,
-        word: w,
-    })?;
+    if derived {
+        inst.fill_derived();
+    }
+    if rules {
+        crate::table::check_combination(&inst).map_err(|why| DecodeError::Combination {
+            form: form.name,
+            why,
+            word: w,
+        })?;
+    }
     Ok(inst)
 }
 
 /// Decode one instruction word (not a control word).
 pub fn decode(word: u64) -> Result<Inst, DecodeError> {
-    let d = dispatch();
-    let (start, len) = d.ranges[(word >> 48) as usize];
+    let slot = &dispatch().slots[(word >> (64 - KEY_BITS)) as usize];
+    // Fast path: most keys have a single candidate row; its decoder's answer is final, so
+    // call it in tail position (no copy of the result, one hard-to-predict branch).
+    let c = &slot.first;
+    if slot.len == 1 && word & c.mask == c.opcode && word & c.stray == 0 {
+        return (c.dec)(word);
+    }
+    decode_slow(word, slot)
+}
+
+/// Every candidate of the word's key in order; the first that decodes wins, else the most
+/// informative error.
+#[cold]
+#[inline(never)]
+fn decode_slow(word: u64, slot: &Slot) -> Result<Inst, DecodeError> {
+    let (start, len) = (slot.start as usize, slot.len as usize);
     let mut err = DecodeError::Unknown(word);
-    for &i in &d.cands[start as usize..start as usize + len as usize] {
-        let form = &FORMS[i as usize];
-        if word & form.mask != form.opcode {
+    for c in &dispatch().cands[start..start + len] {
+        if word & c.mask != c.opcode {
             continue;
         }
-        let stray = word & !d.used[i as usize];
+        let stray = word & c.stray;
         if stray != 0 {
             if matches!(err, DecodeError::Unknown(_)) {
                 err = DecodeError::StrayBits {
-                    form: form.name,
+                    form: FORMS[c.row as usize].name,
                     bits: stray,
                     word,
                 };
             }
             continue;
         }
-        match decode_with(Op(i), form, word) {
+        match (c.dec)(word) {
             Ok(inst) => return Ok(inst),
             Err(e) => err = e,
         }

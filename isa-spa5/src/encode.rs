@@ -7,7 +7,7 @@
 
 use crate::inst::{Inst, Operand};
 use crate::regs::Reg;
-use crate::table::{flags, ModField, OpKind, FORMS};
+use crate::table::{flags, Form, ModField, OpKind, ENCODERS, FORM_TABLE};
 
 /// Why an instruction cannot be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -157,11 +157,27 @@ fn mod_value(_m: &ModField, v: u8) -> u64 {
     v as u64
 }
 
+/// A row's encoder (see [`encode_form`]).
+pub(crate) type EncodeFn = fn(&Inst) -> Result<u64, EncodeError>;
+
+/// The encoder of row `I`: [`encode_with`] with the row a compile-time constant, so the
+/// operand and modifier loops unroll into straight-line code for that row alone.
+pub(crate) fn encode_form<const I: usize>(inst: &Inst) -> Result<u64, EncodeError> {
+    let form: &'static Form = const { &FORM_TABLE[I] };
+    let rules = const { FORM_TABLE[I].has_combination_rules() };
+    encode_with(inst, form, rules)
+}
+
 /// Encode one instruction (without its control bits).
 pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
-    let form = FORMS
+    let enc = ENCODERS
         .get(inst.op.0 as usize)
         .ok_or(EncodeError::UnknownOp(inst.op.0))?;
+    enc(inst)
+}
+
+#[inline(always)]
+fn encode_with(inst: &Inst, form: &'static Form, rules: bool) -> Result<u64, EncodeError> {
     let mut e = Enc {
         word: form.opcode,
         form: form.name,
@@ -345,10 +361,12 @@ pub fn encode(inst: &Inst) -> Result<u64, EncodeError> {
             (OpKind::Cc, _) => return Err(bad("CC")),
         }
     }
-    crate::table::check_combination(inst).map_err(|why| EncodeError::Combination {
-        form: form.name,
-        why,
-    })?;
+    if rules {
+        crate::table::check_combination(inst).map_err(|why| EncodeError::Combination {
+            form: form.name,
+            why,
+        })?;
+    }
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
         if !m.is_valid(v) {
             return Err(EncodeError::Modifier {

@@ -609,8 +609,9 @@ macro_rules! forms {
         #[repr(u16)]
         pub enum OpName { $($name),* }
 
-        /// All rows, indexed by [`Op`].
-        pub static FORMS: &[Form] = &[ $( Form {
+        /// All rows as a constant, so that per-row code ([`crate::decode`], [`crate::encode`])
+        /// can be specialised at compile time (`const { &FORM_TABLE[I] }`).
+        pub(crate) const FORM_TABLE: &[Form] = &[ $( Form {
             name: stringify!($name),
             mnemonic: $mn,
             opcode: $fixed.0,
@@ -620,6 +621,17 @@ macro_rules! forms {
             class: Class::$class,
             flags: $flags,
         } ),* ];
+
+        /// All rows, indexed by [`Op`].
+        pub static FORMS: &[Form] = FORM_TABLE;
+
+        /// One decoder per row, specialised on the row's fields.
+        pub(crate) static DECODERS: &[crate::decode::DecodeFn] =
+            &[ $( crate::decode::decode_form::<{ OpName::$name as usize }> ),* ];
+
+        /// One encoder per row, specialised on the row's fields.
+        pub(crate) static ENCODERS: &[crate::encode::EncodeFn] =
+            &[ $( crate::encode::encode_form::<{ OpName::$name as usize }> ),* ];
 
         impl Op {
             $(
@@ -877,6 +889,23 @@ impl Form {
     /// Whether the row has `f` among its flags.
     pub const fn has(&self, f: u32) -> bool {
         self.flags & f != 0
+    }
+
+    /// Whether some operand is derived from another (`Same`/`Next`: CAS pairs, FFMA32I).
+    pub const fn has_derived(&self) -> bool {
+        let mut i = 0;
+        while i < self.operands.len() {
+            if matches!(self.operands[i].kind, OpKind::Same(_) | OpKind::Next(_)) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether [`check_combination`] has rules for this row (the conversions).
+    pub const fn has_combination_rules(&self) -> bool {
+        matches!(self.class, Class::Conv)
     }
 
     /// The modifier field of kind `k`, if the row has one, with its index.
