@@ -562,6 +562,12 @@ const MUFUOP: &[&str] = &[
     "?", "?",
 ];
 const FTY: &[&str] = &["?", "F16", "F32", "F64"];
+/// Source types of the immediate conversions: the immediate is an F20 for an F32 source and a
+/// D20 for an F64 one, so each gets its own row (same fixed bits, told apart by this field).
+/// An F16 source takes a raw half in bits 20-35 instead; no row models it (ptxas folds such
+/// conversions), so those words are decode errors.
+const FTY_F32: &[&str] = &["?", "?", "F32", "?"];
+const FTY_F64: &[&str] = &["?", "?", "?", "F64"];
 const ITY: &[&str] = &["U8", "U16", "U32", "U64", "S8", "S16", "S32", "S64"];
 const F2FRND: &[&str] = &["", "RM", "RP", "RZ", "ROUND", "FLOOR", "CEIL", "TRUNC"];
 const F2IRND: &[&str] = &["", "FLOOR", "CEIL", "TRUNC"];
@@ -788,8 +794,12 @@ forms! {
     RRO_C:      "RRO",      op16!(0x4c90, 0xfff8), Fpu, 0, [RD, CB], [m(M::Mode, 39, 1, RROOP), neg(1, 45), abs(1, 49)];
     // ---- conversions -----------------------------------------------------------------------------
     F2F_R:      "F2F",      op16!(0x5ca8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2F_I:      "F2F",      op16!(0x38a8, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY_F32), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2F_ID:     "F2F",      op16!(0x38a8, 0xfef8), Conv, VAR_LAT, [RDT, D20], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY_F64), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2F_C:      "F2F",      op16!(0x4ca8, 0xfff8), Conv, VAR_LAT, [RDT, CB], [flag(M::Ftz, 44, "FTZ"), m(M::DType, 8, 2, FTY), m(M::SType, 10, 2, FTY), m2(M::Rnd, (39,2), (42,1), F2FRND), flag(M::Sat, 50, "SAT"), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2I_R:      "F2I",      op16!(0x5cb0, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_I:      "F2I",      op16!(0x38b0, 0xfef8), Conv, VAR_LAT, [RDT, F20], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY_F32), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
+    F2I_ID:     "F2I",      op16!(0x38b0, 0xfef8), Conv, VAR_LAT, [RDT, D20], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY_F64), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     F2I_C:      "F2I",      op16!(0x4cb0, 0xfff8), Conv, VAR_LAT, [RDT, CBS], [flag(M::Ftz, 44, "FTZ"), m2(M::DType, (8,2), (12,1), F2ITY), m(M::SType, 10, 2, FTY), m(M::Rnd, 39, 2, F2IRND), cc(47), neg(1, 45), abs(1, 49), h1(1, 41)];
     I2F_R:      "I2F",      op16!(0x5cb8, 0xfff8), Conv, VAR_LAT, [RDT, RBT], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
     I2F_I:      "I2F",      op16!(0x38b8, 0xfef8), Conv, VAR_LAT, [RDT, I20], [m(M::DType, 8, 2, FTY), m2(M::SType, (10,2), (13,1), ITY), m(M::Rnd, 39, 2, RND), cc(47), neg(1, 45), abs(1, 49), bsel(1)];
