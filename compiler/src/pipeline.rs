@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
-use ilc_passes::{const_fold, copy_prop, dce, gvn, licm, simplify_cfg};
+use ilc_passes::{addr_fold, const_fold, copy_prop, dce, gvn, licm, simplify_cfg, strength_reduce};
 
 use crate::error::Diagnostics;
 use crate::options::{OptLevel, Options};
@@ -47,6 +47,14 @@ pub const PASSES: &[Pass] = &[
         name: "licm",
         run: licm::run,
     },
+    Pass {
+        name: "strength_reduce",
+        run: strength_reduce::run,
+    },
+    Pass {
+        name: "addr_fold",
+        run: addr_fold::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too.
@@ -56,10 +64,17 @@ pub const STAGES: &[&str] = &["lower"];
 pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
     match level {
         OptLevel::O0 => vec![],
-        OptLevel::O1 => vec!["const_fold", "copy_prop", "dce", "simplify_cfg"],
+        OptLevel::O1 => vec![
+            "const_fold",
+            "strength_reduce",
+            "copy_prop",
+            "dce",
+            "simplify_cfg",
+        ],
         OptLevel::O2 | OptLevel::O3 => vec![
             "simplify_cfg",
             "const_fold",
+            "strength_reduce",
             "copy_prop",
             "gvn",
             "dce",
@@ -67,6 +82,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "const_fold",
             "copy_prop",
             "gvn",
+            "addr_fold",
             "licm",
             "dce",
         ],

@@ -7,7 +7,8 @@
 //!   constant folding.
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
-//!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`].
+//!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
+//!   [`strength_reduce`], [`addr_fold`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
@@ -23,6 +24,7 @@ pub mod schedule;
 pub mod target;
 pub mod verifier;
 
+pub mod addr_fold;
 pub mod const_fold;
 pub mod copy_prop;
 pub mod dce;
@@ -30,6 +32,7 @@ pub mod filetest;
 pub mod gvn;
 pub mod licm;
 pub mod simplify_cfg;
+pub mod strength_reduce;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and
 /// small values hash an order of magnitude faster than with SipHash, and a fixed seed keeps

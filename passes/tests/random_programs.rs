@@ -527,8 +527,10 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
 
 type Pass = (&'static str, fn(&mut Function));
 
-const PASSES: [Pass; 6] = [
+const PASSES: [Pass; 8] = [
+    ("addr_fold", ilc_passes::addr_fold::run),
     ("const_fold", ilc_passes::const_fold::run),
+    ("strength_reduce", ilc_passes::strength_reduce::run),
     ("copy_prop", ilc_passes::copy_prop::run),
     ("gvn", ilc_passes::gvn::run),
     ("licm", ilc_passes::licm::run),

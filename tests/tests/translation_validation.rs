@@ -198,6 +198,8 @@ fn passes() -> Vec<Pass> {
         ("simplify_cfg", ilc_passes::simplify_cfg::run),
         ("gvn", ilc_passes::gvn::run),
         ("licm", ilc_passes::licm::run),
+        ("strength_reduce", ilc_passes::strength_reduce::run),
+        ("addr_fold", ilc_passes::addr_fold::run),
         ("dce", ilc_passes::dce::run),
     ]
 }
