@@ -8,7 +8,7 @@
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
-//!   [`strength_reduce`], [`addr_fold`].
+//!   [`strength_reduce`], [`addr_fold`]; the analysis [`uniformity`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
@@ -33,6 +33,7 @@ pub mod gvn;
 pub mod licm;
 pub mod simplify_cfg;
 pub mod strength_reduce;
+pub mod uniformity;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and
 /// small values hash an order of magnitude faster than with SipHash, and a fixed seed keeps

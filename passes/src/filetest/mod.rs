@@ -214,6 +214,7 @@ pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
         &RunTest,
         &crate::regalloc::RegAllocTest,
         &crate::schedule::ScheduleTest,
+        &crate::uniformity::UniformityTest,
     ];
     v.extend(SIMPLE_PASSES.iter().map(|p| p as &dyn SubTest));
     v

@@ -1,0 +1,250 @@
+//! Uniformity (divergence) analysis: which values are equal in every thread of a warp that
+//! computes them together, and which branches may send those threads different ways.
+//!
+//! Requires: verified SSA. Guarantees (sound, conservative): a value reported uniform has
+//! one value across all active threads at each dynamic instance of its definition; a branch
+//! reported uniform is taken the same way by all of them. It changes nothing; the backend uses
+//! the answer to branch without a reconvergence point, and `test uniformity` filetests print
+//! it.
+//!
+//! Sources of divergence: `special tid.*`, `laneid`, `clock`; every atomic's result; loads
+//! from memory threads can write or own (UAVs, LDS, private arrays, `g[]`, outputs) — only
+//! constant-buffer and read-only SRV loads at a uniform address are uniform. Divergence then
+//! spreads through
+//! - data: an instruction with a divergent operand has divergent results;
+//! - control (sync dependence): below a divergent branch in block `D` with immediate
+//!   post-dominator `P`, a block parameter of a block with several predecessors in `D`'s
+//!   region (blocks reachable from `D` before `P`) or of `P` itself merges values from paths
+//!   different threads took, so it is divergent; without a post-dominator the region is all
+//!   that is reachable from `D`;
+//! - loops (temporal divergence): when a loop has a divergent exit, threads leave it in
+//!   different iterations, so a value defined in the loop and used outside it is divergent.
+//!
+//! The three rules are iterated to a fixed point (divergence only grows).
+
+use cranelift_entity::SecondaryMap;
+
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, LoopInfo, MemSpace,
+    PostDominatorTree, SpecialReg, Value,
+};
+
+/// The result of the analysis.
+pub struct Uniformity {
+    divergent: SecondaryMap<Value, bool>,
+    divergent_branch: SecondaryMap<Block, bool>,
+}
+
+impl Uniformity {
+    /// Analyses `func`.
+    pub fn compute(func: &Function) -> Uniformity {
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let pdt = PostDominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        let mut u = Uniformity {
+            divergent: SecondaryMap::new(),
+            divergent_branch: SecondaryMap::new(),
+        };
+        let blocks: Vec<Block> = dt.rpo().to_vec();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            // Data dependence, in reverse post-order (operands before users, except around
+            // back edges, which the outer loop covers).
+            for &b in &blocks {
+                for inst in func.layout.block_insts(b) {
+                    let data = &func.dfg.insts[inst];
+                    // (`args` excludes branch arguments, handled below.)
+                    let div = is_source(data) || data.args().iter().any(|&a| u.divergent[a]);
+                    if div {
+                        for &r in func.dfg.inst_results(inst) {
+                            changed |= mark(&mut u.divergent, r);
+                        }
+                    }
+                    // Branch arguments flow into the target's parameters.
+                    for call in data.branch_destinations() {
+                        for (&p, &a) in func.dfg.block_params(call.block).iter().zip(&call.args) {
+                            if u.divergent[a] {
+                                changed |= mark(&mut u.divergent, p);
+                            }
+                        }
+                    }
+                }
+                // Divergent branches.
+                if let Some(term) = func.terminator(b) {
+                    let cond_div = match &func.dfg.insts[term] {
+                        InstructionData::Brif { arg, .. } => u.divergent[arg[0]],
+                        InstructionData::BrTable { arg, .. } => u.divergent[arg[0]],
+                        _ => false,
+                    };
+                    if cond_div && !u.divergent_branch[b] {
+                        u.divergent_branch[b] = true;
+                        changed = true;
+                    }
+                }
+            }
+            // Sync dependence.
+            for &d in &blocks {
+                if !u.divergent_branch[d] {
+                    continue;
+                }
+                let post = pdt.ipdom(d);
+                let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+                let mut stack: Vec<Block> = cfg.succs(d).to_vec();
+                while let Some(b) = stack.pop() {
+                    if seen[b] {
+                        continue;
+                    }
+                    seen[b] = true;
+                    if Some(b) == post {
+                        for &p in func.dfg.block_params(b) {
+                            changed |= mark(&mut u.divergent, p);
+                        }
+                        continue;
+                    }
+                    if cfg.preds(b).len() > 1 {
+                        for &p in func.dfg.block_params(b) {
+                            changed |= mark(&mut u.divergent, p);
+                        }
+                    }
+                    stack.extend(cfg.succs(b).iter().copied());
+                }
+            }
+            // Temporal divergence.
+            for &h in &loops.headers {
+                let in_loop = |b: Block| {
+                    let mut cur = loops.innermost_loop(b);
+                    while let Some(x) = cur {
+                        if x == h {
+                            return true;
+                        }
+                        cur = loops.parent_loop(x);
+                    }
+                    false
+                };
+                let body: Vec<Block> = blocks.iter().copied().filter(|&b| in_loop(b)).collect();
+                let divergent_exit = body
+                    .iter()
+                    .any(|&b| u.divergent_branch[b] && cfg.succs(b).iter().any(|&s| !in_loop(s)));
+                if !divergent_exit {
+                    continue;
+                }
+                let mut defined_inside: SecondaryMap<Value, bool> = SecondaryMap::new();
+                for &b in &body {
+                    for &p in func.dfg.block_params(b) {
+                        defined_inside[p] = true;
+                    }
+                    for inst in func.layout.block_insts(b) {
+                        for &r in func.dfg.inst_results(inst) {
+                            defined_inside[r] = true;
+                        }
+                    }
+                }
+                for &b in blocks.iter().filter(|&&b| !in_loop(b)) {
+                    for inst in func.layout.block_insts(b) {
+                        let data = &func.dfg.insts[inst];
+                        let call_args = data.branch_destinations().iter().flat_map(|c| &c.args);
+                        for &a in data.args().iter().chain(call_args) {
+                            if defined_inside[a] {
+                                changed |= mark(&mut u.divergent, a);
+                            }
+                        }
+                    }
+                }
+                // Arguments passed out of the loop on an exit edge are uses outside it too.
+                for &b in &body {
+                    let Some(term) = func.terminator(b) else {
+                        continue;
+                    };
+                    for call in func.dfg.insts[term].branch_destinations() {
+                        if in_loop(call.block) {
+                            continue;
+                        }
+                        for &p in func.dfg.block_params(call.block) {
+                            changed |= mark(&mut u.divergent, p);
+                        }
+                    }
+                }
+            }
+        }
+        u
+    }
+
+    /// Whether `v` is uniform (equal across the active threads of a warp).
+    pub fn is_uniform(&self, v: Value) -> bool {
+        !self.divergent[v]
+    }
+
+    /// Whether the terminator of `b` may send the threads of a warp different ways.
+    pub fn is_divergent_branch(&self, b: Block) -> bool {
+        self.divergent_branch[b]
+    }
+
+    /// The analysis as text: the divergent values and branches, in layout order.
+    pub fn display(&self, func: &Function) -> String {
+        let mut vals = Vec::new();
+        let mut branches = Vec::new();
+        for b in func.layout.blocks() {
+            vals.extend(
+                func.dfg
+                    .block_params(b)
+                    .iter()
+                    .filter(|&&p| self.divergent[p])
+                    .map(|p| p.to_string()),
+            );
+            for inst in func.layout.block_insts(b) {
+                vals.extend(
+                    func.dfg
+                        .inst_results(inst)
+                        .iter()
+                        .filter(|&&r| self.divergent[r])
+                        .map(|r| r.to_string()),
+                );
+            }
+            if self.divergent_branch[b] {
+                branches.push(b.to_string());
+            }
+        }
+        format!(
+            "divergent values: {}\ndivergent branches: {}\n",
+            vals.join(" "),
+            branches.join(" ")
+        )
+    }
+}
+
+fn mark(map: &mut SecondaryMap<Value, bool>, v: Value) -> bool {
+    let was = map[v];
+    map[v] = true;
+    !was
+}
+
+/// Whether the instruction's results differ between threads whatever its operands.
+fn is_source(data: &InstructionData) -> bool {
+    match data {
+        InstructionData::Special { reg, .. } => {
+            matches!(
+                reg,
+                SpecialReg::Tid(_) | SpecialReg::LaneId | SpecialReg::Clock
+            )
+        }
+        InstructionData::Atomic { .. } => true,
+        InstructionData::Load { mem, .. } => {
+            !matches!(mem.space, MemSpace::Cb(_) | MemSpace::Srv(_))
+        }
+        _ => false,
+    }
+}
+
+/// `test uniformity`: prints the analysis after the function.
+pub struct UniformityTest;
+
+impl crate::filetest::SubTest for UniformityTest {
+    fn name(&self) -> &'static str {
+        "uniformity"
+    }
+    fn run(&self, func: &mut Function, _: &crate::filetest::Context<'_>) -> Result<String, String> {
+        Ok(Uniformity::compute(func).display(func))
+    }
+}
