@@ -85,6 +85,8 @@ pub enum ModKind {
     Sh,
     Lanes,
     ByteSel,
+    /// Video source `k` (VABSDIFF): select and signedness, see [`crate::table::Place::Video`].
+    VSrc(u8),
     Ftz,
     Rnd,
     Fmz,

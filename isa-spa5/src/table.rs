@@ -150,6 +150,12 @@ pub enum Place {
     Suffix(u8),
     /// A leading pseudo-operand `CC.NAME` (condition code tests), printed when not empty.
     Lead,
+    /// Video-instruction source `k` (VABSDIFF): a register source's field is `sel | signed
+    /// << 3` (sel 0-3 a byte, 4-5 a half, 6 the word, 7 invalid), an immediate source's just
+    /// the signed bit (a 16-bit immediate). Prints as the source-type pair `.S8.S32` in the
+    /// mnemonic, only when it differs from the default (`S32` and `S32`, or `S16` for an
+    /// immediate second source), and as a `.B1`/`.B2`/`.B3`/`.H1` suffix on the operand.
+    Video(u8),
 }
 
 /// One modifier field: up to two bit pieces, concatenated low piece first.
@@ -425,6 +431,7 @@ const fn flag_names(name: &'static str) -> &'static [&'static str] {
         b"LMT" => &["", "LMT"],
         b"PO" => &["", "PO"],
         b"TRIG" => &["", "TRIG"],
+        b"SD" => &["", "SD"],
         _ => &["", "?"],
     }
 }
@@ -448,6 +455,35 @@ const fn bsel(k: u8) -> ModField {
         valid: 0,
     })
 }
+/// Video source select names: only validity matters (the printer spells them, see
+/// [`Place::Video`]); select 7 is invalid.
+const VSRC: &[&str] = &[
+    "v", "v", "v", "v", "v", "v", "v", "?", "v", "v", "v", "v", "v", "v", "v", "?",
+];
+const fn vsrc(k: u8, sel: u8, sign: u8) -> ModField {
+    mf(ModField {
+        kind: ModKind::VSrc(k),
+        a: (sel, 3),
+        b: (sign, 1),
+        names: VSRC,
+        place: Place::Video(k),
+        valid: 0,
+    })
+}
+const fn vsrc_imm(k: u8, sign: u8) -> ModField {
+    mf(ModField {
+        kind: ModKind::VSrc(k),
+        a: (sign, 1),
+        b: (0, 0),
+        names: &["v", "v"],
+        place: Place::Video(k),
+        valid: 0,
+    })
+}
+/// VABSDIFF's secondary operation with Rc (7: none).
+const VMODE: &[&str] = &[
+    "MRG_16H", "MRG_16L", "MRG_8B0", "MRG_8B2", "ACC", "MIN", "MAX", "",
+];
 const fn negpo(a: u8, b: u8) -> ModField {
     mf(ModField {
         kind: ModKind::Po,
@@ -655,22 +691,12 @@ const fn fx(top: (u64, u64), lo: u64, lo_mask: u64) -> (u64, u64) {
     (top.0 | lo, top.1 | lo_mask)
 }
 
-// ---- not yet in the table: VABSDIFF (research notes for the next form) -------------------
-//
-// ptxas emits one video op in the corpus: `VABSDIFF.SD.ACC R8, R6, R4, R9` (word
-// 0x546704e060470608, tests/cuda/cubins/iminmax.cubin). Flipping each bit of that word and
-// disassembling with nvdisasm 11.8 (SM50) gives this layout (top five bits 01010 select the
-// video group; bit 57 turns it into VSHR, bit 58 into VABSDIFF4, bit 59 into FMNMX):
-//   0-7 Rd, 8-15 Ra, 16-19 predicate, 20-27 Rb, 39-46 Rc, 47 `.CC` on Rd;
-//   36-38 Ra byte/half select (nvdisasm prints the select on the operand, `R6.B2`, and the
-//   resulting types `.S8`/`.S16` in the mnemonic; value 7 prints INVALIDSEL7), 48 Ra signed;
-//   28-30 Rb select, 49 Rb signed; 50 = 1 register Rb, 0 a 16-bit immediate in bits 20-35;
-//   51-53 merge mode (4 ACC, 5 MIN, 6 MAX, 0 MRG_16H, ...); 54 `.SD` (signed destination);
-//   55 `.SAT`.
-// nvdisasm prints the source types only when they differ from the 32-bit defaults implied by
-// the signedness bits, so the form needs a printer rule of its own (not a plain ModField), which
-// is why it is still absent: decoding the word returns an error and the corpus
-// test lists VABSDIFF in KNOWN_GAPS.
+// VABSDIFF (the one video op ptxas emits, for |a - b| patterns) was laid out by flipping each
+// bit of `VABSDIFF.SD.ACC R8, R6, R4, R9` (0x546704e060470608) under nvdisasm 11.8: top byte
+// 0x54, bit 50 register (1) or 16-bit immediate (0, bits 20-35) second source; 36-38/48 and
+// 28-30/49 the sources' select and signedness ([`Place::Video`]); 51-53 the operation with Rc;
+// 54 `.SD`; 55 `.SAT`; 47 `.CC`. Bits 31-35 of the register form are ignored by nvdisasm and
+// rejected here as stray. Bit 57 would make it VSHR, 58 VABSDIFF4, 59 FMNMX.
 
 #[rustfmt::skip]
 forms! {
@@ -698,6 +724,8 @@ forms! {
     LEA_C:      "LEA",      op16!(0x4bd0, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, opt(u(K::UImm(39, 5), W1))], [flag(M::X, 46, "X"), cc_on(1, 47), neg(2, 45)];
     LEA_HI_R:   "LEA.HI",   op16!(0x5bd8, 0xfff8), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, RB, RC, opt(u(K::UImm(28, 5), W1))], [m(M::X, 38, 1, LEAX), cc_on(1, 47), neg(2, 37)];
     LEA_HI_C:   "LEA.HI",   op16!(0x1800, 0xf800), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, RC, opt(u(K::UImm(51, 5), W1))], [m(M::X, 57, 1, LEAX), cc_on(1, 47), neg(2, 56)];
+    VABSDIFF_R: "VABSDIFF", op16!(0x5404, 0xff04), Alu, 0, [RD, RA, RB, RC], [flag(M::Signed, 54, "SD"), vsrc(1, 36, 48), vsrc(2, 28, 49), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
+    VABSDIFF_I: "VABSDIFF", op16!(0x5400, 0xff04), Alu, 0, [RD, RA, u(K::XImm, W1), RC], [flag(M::Signed, 54, "SD"), vsrc(1, 36, 48), vsrc_imm(2, 49), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
     // ---- integer compare / select / logic --------------------------------------------------------
     ISETP_R:    "ISETP",    op16!(0x5b60, 0xfff0), Alu, 0, [PD, PD0, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
     ISETP_I:    "ISETP",    op16!(0x3660, 0xfef0), Alu, 0, [PD, PD0, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];

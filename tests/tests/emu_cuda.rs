@@ -11,13 +11,9 @@
 use ilc_tests::cuda_launch::{cuda_dir, launch, launch_with};
 use ilc_tests::cuda_ref::{references, NO_REFERENCE};
 
-/// Kernels whose outputs are wrong because of a known emulator bug (described in the final
-/// report of the validation session and in the prompts' emu_bugs.md); they run in the ignored
-/// test `known_emulator_bugs` until the emulator is fixed.
-const EMU_BUGS: &[(&str, &str)] = &[(
-    "iminmax",
-    "VABSDIFF (__sad) is not in the isa-spa5 instruction table: the cubin does not decode",
-)];
+/// Kernels whose outputs are wrong because of a known emulator bug, excluded from the
+/// reference check with the reason (none at present: iminmax's VABSDIFF is modelled now).
+const EMU_BUGS: &[(&str, &str)] = &[];
 
 /// Runs `names`' references on two seeds; the failures, one line each.
 fn check(names: &[&str]) -> Vec<String> {
@@ -63,19 +59,6 @@ fn ptxas_kernels_match_cpu_references_hazard_free() {
 }
 
 #[test]
-#[ignore = "emulator bug: VABSDIFF decode (iminmax); see EMU_BUGS"]
-fn known_emulator_bugs() {
-    let names: Vec<&str> = EMU_BUGS.iter().map(|(n, _)| *n).collect();
-    let failures = check(&names);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-#[test]
 fn every_corpus_kernel_runs_hazard_free() {
     let mut names: Vec<String> = std::fs::read_dir(cuda_dir())
         .expect("tests/cuda")
@@ -106,8 +89,6 @@ fn every_corpus_kernel_runs_hazard_free() {
                     failures.push(format!("{name}: {h}"));
                 }
             }
-            // VABSDIFF (iminmax) is not in the instruction table yet (issue 3).
-            Err(e) if name == "iminmax" && e.contains("does not decode") => {}
             Err(e) => failures.push(e),
         }
     }

@@ -246,6 +246,43 @@ fn match_mods(op: Op, toks: &[&str], inst: &mut Inst) -> bool {
     let form = op.form();
     let mut pos = 0;
     for (i, m) in form.mods.iter().enumerate() {
+        if let Place::Video(k) = m.place {
+            // Both sources' types are printed together at the first one (or not at all,
+            // for the defaults); operand suffixes refine the select later.
+            if k == 1 {
+                let (t1, t2) = match (toks.get(pos), toks.get(pos + 1)) {
+                    (Some(a), Some(b))
+                        if video_base(a, 3).is_some() && video_base(b, 3).is_some() =>
+                    {
+                        pos += 2;
+                        (*a, *b)
+                    }
+                    _ => ("S32", ""),
+                };
+                for (j, mj) in form.mods.iter().enumerate() {
+                    match mj.place {
+                        Place::Video(1) => inst.mods[j] = video_base(t1, mj.a.1).unwrap_or(14),
+                        Place::Video(2) => {
+                            let t = if t2.is_empty() {
+                                if mj.a.1 == 3 {
+                                    "S32"
+                                } else {
+                                    "S16"
+                                }
+                            } else {
+                                t2
+                            };
+                            match video_base(t, mj.a.1) {
+                                Some(v) => inst.mods[j] = v,
+                                None => return false,
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            continue;
+        }
         if m.place != Place::Mnem && !matches!(m.place, Place::NegPo(..)) {
             continue;
         }
@@ -277,7 +314,44 @@ fn match_mods(op: Op, toks: &[&str], inst: &mut Inst) -> bool {
     pos == toks.len()
 }
 
+/// The [`Place::Video`] field value of source type `t` (`S8`, `U32`...) with the default
+/// select for its size (byte 0, half 0, word), for a field whose select is `sel_bits` wide
+/// (3; 1 for an immediate source, which is 16-bit only).
+fn video_base(t: &str, sel_bits: u8) -> Option<u8> {
+    let signed = match t.as_bytes().first()? {
+        b'S' => 1,
+        b'U' => 0,
+        _ => return None,
+    };
+    let sel = match &t[1..] {
+        "8" => 0,
+        "16" => 4,
+        "32" => 6,
+        _ => return None,
+    };
+    if sel_bits == 3 {
+        Some(sel | signed << 3)
+    } else {
+        (sel == 4).then_some(signed)
+    }
+}
+
 fn strip_suffix_mods(form: &crate::table::Form, k: u8, s: &mut &str, inst: &mut Inst) {
+    for (i, m) in form.mods.iter().enumerate() {
+        if m.place == Place::Video(k) && m.a.1 == 3 {
+            let sel = inst.mods[i] & 7;
+            for (suffix, want_base, v) in
+                [(".B1", 0, 1), (".B2", 0, 2), (".B3", 0, 3), (".H1", 4, 5)]
+            {
+                if sel == want_base {
+                    if let Some(r) = s.strip_suffix(suffix) {
+                        inst.mods[i] = (inst.mods[i] & 8) | v;
+                        *s = r;
+                    }
+                }
+            }
+        }
+    }
     loop {
         let mut found = false;
         for (i, m) in form.mods.iter().enumerate() {

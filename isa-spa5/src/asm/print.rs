@@ -144,6 +144,12 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
     }
     s.push_str(form.mnemonic);
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
+        if m.place == Place::Video(1) {
+            if let Some(types) = video_types(inst) {
+                s.push_str(&types);
+            }
+            continue;
+        }
         if m.place == Place::Mnem || matches!(m.place, Place::NegPo(..)) {
             let name = m.name(v).unwrap_or("?");
             if !name.is_empty() {
@@ -197,7 +203,13 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         }
         let signed_ximm = inst
             .get(crate::inst::ModKind::XSign)
-            .is_some_and(|x| x & 2 != 0);
+            .is_some_and(|x| x & 2 != 0)
+            // A video op's signed 16-bit immediate source.
+            || form
+                .mods
+                .iter()
+                .zip(&inst.mods)
+                .any(|(m, &v)| m.place == Place::Video(k) && m.a.1 == 1 && v == 1);
         match (f.kind, o) {
             (OpKind::XImm, Operand::Imm(v)) if signed_ximm => {
                 s.push_str(&hex(*v as u16 as i16 as i64))
@@ -219,6 +231,15 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
             }
         }
         for (m, &v) in form.mods.iter().zip(&inst.mods) {
+            if m.place == Place::Video(k) && m.a.1 == 3 {
+                match v & 7 {
+                    sel @ 1..=3 => {
+                        let _ = write!(s, ".B{sel}");
+                    }
+                    5 => s.push_str(".H1"),
+                    _ => {}
+                }
+            }
             if let Place::Suffix(j) = m.place {
                 if j == k {
                     let mut name = m.name(v).unwrap_or("?");
@@ -249,6 +270,37 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         }
     }
     s
+}
+
+/// The type of a video source from its [`Place::Video`] field (`S8`, `U16`, `S32`...).
+pub(crate) fn video_type(m: &crate::table::ModField, v: u8) -> &'static str {
+    const NAMES: [[&str; 3]; 2] = [["U8", "U16", "U32"], ["S8", "S16", "S32"]];
+    if m.a.1 == 3 {
+        let size = match v & 7 {
+            0..=3 => 0,
+            4 | 5 => 1,
+            6 => 2,
+            _ => return "INVALIDSEL7",
+        };
+        NAMES[(v >> 3 & 1) as usize][size]
+    } else {
+        NAMES[(v & 1) as usize][1]
+    }
+}
+
+/// `.TA.TB` for a video instruction whose source types differ from the defaults (`S32`, and
+/// `S32` for a register or `S16` for an immediate second source); `None` when they do not.
+fn video_types(inst: &Inst) -> Option<String> {
+    let form = inst.form();
+    let mut ty = [""; 2];
+    let mut default = [""; 2];
+    for (m, &v) in form.mods.iter().zip(&inst.mods) {
+        if let Place::Video(k @ 1..=2) = m.place {
+            ty[k as usize - 1] = video_type(m, v);
+            default[k as usize - 1] = if m.a.1 == 3 { "S32" } else { "S16" };
+        }
+    }
+    (ty != default).then(|| format!(".{}.{}", ty[0], ty[1]))
 }
 
 /// The SPA syntax: nvdisasm text, then the scheduling hints, then ` ;`.
