@@ -61,7 +61,9 @@ fn key(source: &[u8], options: &Options) -> u64 {
 }
 
 fn size_of(k: &CompiledKernel) -> u64 {
-    (k.cubin.len() + k.code.len() * 8 + k.asm_nvdisasm.len() + k.asm_spa.len()) as u64
+    (k.cubin.len()
+        + k.code.len() * 8
+        + k.insts.len() * std::mem::size_of::<(isa_spa5::Inst, isa_spa5::Control)>()) as u64
 }
 
 impl CompileCache {

@@ -52,10 +52,10 @@ pub struct CompiledKernel {
     pub cubin: Vec<u8>,
     /// The raw code words (a control word before every three instructions).
     pub code: Vec<u64>,
-    /// Assembly in nvdisasm syntax.
-    pub asm_nvdisasm: String,
-    /// Assembly in the SPA syntax, with the scheduling hints of every instruction.
-    pub asm_spa: String,
+    /// The instructions with their control words, in order (padding `NOP`s included); the
+    /// listings ([`CompiledKernel::asm_nvdisasm`], [`CompiledKernel::asm_spa`]) are rendered
+    /// from them on demand, so a compile to a cubin does not pay for text it never shows.
+    pub insts: Vec<(isa_spa5::Inst, isa_spa5::Control)>,
     /// How to launch it: parameter layout, constant buffers, shared memory, block size,
     /// registers, local memory.
     pub layout: spa5::abi::LaunchLayout,
@@ -67,6 +67,18 @@ pub struct CompiledKernel {
     pub log: PassLog,
     /// Frontend warnings.
     pub warnings: Diagnostics,
+}
+
+impl CompiledKernel {
+    /// Assembly in nvdisasm syntax.
+    pub fn asm_nvdisasm(&self) -> String {
+        spa5::listing::listing_nvdisasm(&self.insts)
+    }
+
+    /// Assembly in the SPA syntax, with the scheduling hints of every instruction.
+    pub fn asm_spa(&self) -> String {
+        spa5::listing::listing_spa(&self.insts)
+    }
 }
 
 /// A compiler configured by [`Options`]. Cheap to clone; `Sync`.
@@ -147,8 +159,7 @@ impl Compiler {
             name: ir.function.name.clone(),
             cubin: out.cubin,
             code: out.code,
-            asm_nvdisasm: out.listing,
-            asm_spa: out.listing_sched,
+            insts: out.insts,
             layout: out.layout,
             num_regs: out.num_regs,
             local_size: out.local_size,

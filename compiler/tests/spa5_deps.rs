@@ -170,7 +170,11 @@ fn check_all(opts: &Spa5Options) -> usize {
             continue;
         };
         if let Err(e) = replay(&out.insts) {
-            panic!("{}: {e}\n{}", k.display(), out.listing_sched);
+            panic!(
+                "{}: {e}\n{}",
+                k.display(),
+                ilc::spa5::listing::listing_spa(&out.insts)
+            );
         }
         checked += 1;
     }

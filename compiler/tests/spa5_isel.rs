@@ -40,7 +40,7 @@ block0:
 #[test]
 fn multiply_is_xmad_sequence_with_short_form_for_16_bit_constants() {
     let out = build(MUL, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     assert_eq!(count(l, "XMAD.MRG"), 1, "{l}");
     assert_eq!(count(l, "XMAD.PSL.CBCC"), 1, "{l}");
     // The constant 100 multiply: XMAD + XMAD.PSL, no MRG.
@@ -65,7 +65,7 @@ block0:
 #[test]
 fn uav_addressing_is_lea_pair_with_folded_offset() {
     let out = build(STORE, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     assert!(l.contains(".CC") && l.contains("LEA R"), "{l}");
     assert_eq!(count(l, "LEA.HI.X"), 2, "{l}");
     assert!(
@@ -91,7 +91,7 @@ fn uav_addressing_is_lea_pair_with_folded_offset() {
 #[test]
 fn default_bounds_checks_guard_loads_and_stores() {
     let out = build(STORE, &Spa5Options::default());
-    let l = &out.listing;
+    let l = &out.listing();
     // Each access is compared with its UAV's size parameter (uav0 size at 0x148, uav1 at 0x158).
     assert!(
         l.contains("ISETP.LT.U32.AND")
@@ -126,11 +126,11 @@ block0:
     store.b64 align 8 uav0[v2], v7, v8
     return
 }";
-    let l = build(text, &in_bounds()).listing;
+    let l = build(text, &in_bounds()).listing();
     assert!(l.contains("LDG.E.128"), "{l}");
     assert!(l.contains("STG.E.64"), "{l}");
     // Checked accesses go word by word so partly out-of-range vectors follow the IR rule.
-    let l = build(text, &Spa5Options::default()).listing;
+    let l = build(text, &Spa5Options::default()).listing();
     assert!(!l.contains("LDG.E.128") && count(&l, "LDG.E") == 4, "{l}");
 }
 
@@ -153,7 +153,7 @@ block0:
     return
 }";
     let out = build(text, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     // cb0 lives after uav0's pointer and size: parameter offset 16, so c[0x0][0x150].
     assert!(l.contains("c[0x0][0x160]"), "direct read of cb0[16]: {l}");
     // ... folded into the add as a constant operand, not moved into a register first.
@@ -207,7 +207,7 @@ block3(v5: b32):
 #[test]
 fn divergent_diamond_reconverges_with_ssy_sync() {
     let out = build(DIAMOND, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     assert_eq!(count(l, "SSY"), 1, "{l}");
     assert_eq!(count(l, "SYNC"), 2, "{l}");
     assert_eq!(out.ssy_regions, 1);
@@ -229,9 +229,9 @@ fn divergent_diamond_reconverges_with_ssy_sync() {
 fn uniform_branch_is_plain_bra() {
     let text = DIAMOND.replace("v0 = special tid.x\n    v1", "v0 = special ctaid.x\n    v1");
     let out = build(&text, &in_bounds());
-    assert_eq!(count(&out.listing, "SSY"), 0, "{}", out.listing);
-    assert_eq!(count(&out.listing, "SYNC"), 0, "{}", out.listing);
-    assert!(out.listing.contains("BRA"), "{}", out.listing);
+    assert_eq!(count(&out.listing(), "SSY"), 0, "{}", out.listing());
+    assert_eq!(count(&out.listing(), "SYNC"), 0, "{}", out.listing());
+    assert!(out.listing().contains("BRA"), "{}", out.listing());
 }
 
 #[test]
@@ -261,7 +261,7 @@ block4:
     return
 }";
     let out = build(text, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     assert_eq!(count(l, "SSY"), 1, "{l}");
     assert!(count(l, "SYNC") >= 2, "{l}");
     // The SSY comes before every backward branch (it is outside the loop).
@@ -303,8 +303,8 @@ block6(v9: b32):
     return
 }";
     let out = build(text, &in_bounds());
-    assert_eq!(out.ssy_regions, 2, "{}", out.listing);
-    assert_eq!(count(&out.listing, "SSY"), 2, "{}", out.listing);
+    assert_eq!(out.ssy_regions, 2, "{}", out.listing());
+    assert_eq!(count(&out.listing(), "SSY"), 2, "{}", out.listing());
     assert_eq!(out.unreconverged, 0);
 }
 
@@ -325,7 +325,7 @@ block0:
     return
 }";
     let out = build(text, &in_bounds());
-    let l = &out.listing;
+    let l = &out.listing();
     assert!(
         l.contains("STS [") && l.contains("LDS R") && l.contains("BAR.SYNC"),
         "{l}"

@@ -245,7 +245,7 @@ pub unsafe extern "C" fn ilc_compile(
         };
         match result {
             Ok(k) => {
-                let asm = CString::new(k.asm_nvdisasm.replace('\0', " ")).unwrap_or_default();
+                let asm = CString::new(k.asm_nvdisasm().replace('\0', " ")).unwrap_or_default();
                 let h = Box::new(IlcKernel { kernel: k, asm });
                 // SAFETY: non-null, writable.
                 unsafe { *kernel = Box::into_raw(h) };

@@ -137,14 +137,20 @@ pub fn hints(c: &Control) -> String {
     s
 }
 
-/// Both listings of a placed instruction list.
-pub fn listings(placed: &[(MInst, Control)]) -> (String, String) {
+/// The nvdisasm-syntax listing of a placed instruction list (`/*addr*/ INST ;` lines).
+pub fn listing_nvdisasm(placed: &[(MInst, Control)]) -> String {
     let mut plain = String::new();
+    for (idx, (i, _)) in placed.iter().enumerate() {
+        let _ = writeln!(plain, "/*{:04x}*/ {} ;", inst_addr(idx), inst_text(i, idx));
+    }
+    plain
+}
+
+/// The SPA-syntax listing: every instruction with its scheduling hints.
+pub fn listing_spa(placed: &[(MInst, Control)]) -> String {
     let mut sched = String::new();
     for (idx, (i, c)) in placed.iter().enumerate() {
-        let t = inst_text(i, idx);
-        let _ = writeln!(plain, "/*{:04x}*/ {t} ;", inst_addr(idx));
-        let _ = writeln!(sched, "{t}{} ;", hints(c));
+        let _ = writeln!(sched, "{}{} ;", inst_text(i, idx), hints(c));
     }
-    (plain, sched)
+    sched
 }

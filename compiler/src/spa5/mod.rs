@@ -69,10 +69,6 @@ pub struct Spa5Output {
     pub code: Vec<u64>,
     /// The instructions with their controls, in order (padding included).
     pub insts: Vec<(MInst, Control)>,
-    /// Listing in plain nvdisasm-like syntax.
-    pub listing: String,
-    /// Listing in the SPA syntax with scheduling hints.
-    pub listing_sched: String,
     /// The launch layout.
     pub layout: LaunchLayout,
     /// Registers per thread.
@@ -125,6 +121,18 @@ pub enum Spa5Error {
 /// 0.58x stalls; 16 -> 0.995x registers, 0.595x stalls; 12 -> 0.97x, 0.60x.
 pub const SCHEDULE_GPR_BUDGET: u32 = 16;
 
+impl Spa5Output {
+    /// The nvdisasm-syntax listing.
+    pub fn listing(&self) -> String {
+        listing::listing_nvdisasm(&self.insts)
+    }
+
+    /// The SPA-syntax listing with scheduling hints.
+    pub fn listing_sched(&self) -> String {
+        listing::listing_spa(&self.insts)
+    }
+}
+
 /// Compiles `func` to a cubin.
 pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
     let mut layout = LaunchLayout::compute(func)?;
@@ -175,13 +183,10 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         ..Default::default()
     };
     let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
-    let (listing, listing_sched) = listing::listings(&placed);
     Ok(Spa5Output {
         cubin,
         code,
         insts: placed,
-        listing,
-        listing_sched,
         local_size: layout.local_size,
         layout,
         num_regs,

@@ -193,8 +193,8 @@ fn main() -> ExitCode {
                 match cli.emit {
                     Emit::Asm => {
                         let text = match cli.syntax {
-                            Syntax::Spa => k.asm_spa,
-                            Syntax::Nvdisasm => k.asm_nvdisasm,
+                            Syntax::Spa => k.asm_spa(),
+                            Syntax::Nvdisasm => k.asm_nvdisasm(),
                         };
                         return write_output(cli.output.as_ref(), text.as_bytes());
                     }
