@@ -8,7 +8,9 @@
 use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
-use ilc_passes::{addr_fold, const_fold, copy_prop, dce, gvn, licm, simplify_cfg, strength_reduce};
+use ilc_passes::{
+    addr_fold, const_fold, copy_prop, dce, gvn, licm, mem_combine, simplify_cfg, strength_reduce,
+};
 
 use crate::error::Diagnostics;
 use crate::options::{OptLevel, Options};
@@ -55,6 +57,10 @@ pub const PASSES: &[Pass] = &[
         name: "addr_fold",
         run: addr_fold::run,
     },
+    Pass {
+        name: "mem_combine",
+        run: mem_combine::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too.
@@ -83,6 +89,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "copy_prop",
             "gvn",
             "addr_fold",
+            "mem_combine",
+            "copy_prop",
             "licm",
             "dce",
         ],

@@ -200,6 +200,7 @@ fn passes() -> Vec<Pass> {
         ("licm", ilc_passes::licm::run),
         ("strength_reduce", ilc_passes::strength_reduce::run),
         ("addr_fold", ilc_passes::addr_fold::run),
+        ("mem_combine", ilc_passes::mem_combine::run),
         ("dce", ilc_passes::dce::run),
     ]
 }

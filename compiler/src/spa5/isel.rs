@@ -321,14 +321,38 @@ impl Isel<'_> {
         negb: bool,
         negc: bool,
     ) -> Result<Value, IselError> {
-        let mut inst = MInst::ffma(R, R, R, R).mn(ModKind::Fmz, "FTZ");
+        // A direct constant-buffer read becomes the instruction's c[] operand: as the
+        // multiplier (FFMA_C; the product commutes) or as the addend (FFMA_RC).
+        let (a, b) = if self.cb_operand(b).is_none() && self.cb_operand(a).is_some() {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        let (mut inst, slots, args): (MInst, [Slot; 4], Vec<Value>) =
+            match (self.cb_operand(b), self.cb_operand(c)) {
+                (Some(off), _) => (
+                    MInst::ffma(R, R, cb0(off), R),
+                    [Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                    vec![a, c],
+                ),
+                (None, Some(off)) => (
+                    MInst::build(
+                        Op::FFMA_RC,
+                        &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R), cb0(off)],
+                    ),
+                    [Res(0, 0), Arg(0, 0), Arg(1, 0), Slot::Keep],
+                    vec![a, b],
+                ),
+                (None, None) => (
+                    MInst::ffma(R, R, R, R),
+                    [Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    vec![a, b, c],
+                ),
+            };
+        inst.set_name(ModKind::Fmz, "FTZ");
         inst.set(ModKind::Neg(2), negb as u8);
         inst.set(ModKind::Neg(3), negc as u8);
-        self.one(
-            inst,
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-            &[a, b, c],
-        )
+        self.one(inst, &slots, &args)
     }
 
     fn mufu(&mut self, op: &str, a: Value) -> Result<Value, IselError> {
