@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
 use ilc_passes::{
-    addr_fold, const_fold, copy_prop, dce, gvn, licm, mem_combine, simplify_cfg, strength_reduce,
+    addr_fold, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, simplify_cfg,
+    strength_reduce,
 };
 
 use crate::error::Diagnostics;
@@ -61,6 +62,10 @@ pub const PASSES: &[Pass] = &[
         name: "mem_combine",
         run: mem_combine::run,
     },
+    Pass {
+        name: "if_convert",
+        run: if_convert::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too.
@@ -84,6 +89,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "copy_prop",
             "gvn",
             "dce",
+            "if_convert",
             "simplify_cfg",
             "const_fold",
             "copy_prop",

@@ -8,7 +8,8 @@
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
-//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`]; the analysis [`uniformity`].
+//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`]; the analysis
+//!   [`uniformity`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
@@ -30,6 +31,7 @@ pub mod copy_prop;
 pub mod dce;
 pub mod filetest;
 pub mod gvn;
+pub mod if_convert;
 pub mod licm;
 pub mod mem_combine;
 pub mod simplify_cfg;

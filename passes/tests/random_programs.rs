@@ -527,7 +527,8 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
 
 type Pass = (&'static str, fn(&mut Function));
 
-const PASSES: [Pass; 9] = [
+const PASSES: [Pass; 10] = [
+    ("if_convert", ilc_passes::if_convert::run),
     ("mem_combine", ilc_passes::mem_combine::run),
     ("addr_fold", ilc_passes::addr_fold::run),
     ("const_fold", ilc_passes::const_fold::run),

@@ -201,6 +201,7 @@ fn passes() -> Vec<Pass> {
         ("strength_reduce", ilc_passes::strength_reduce::run),
         ("addr_fold", ilc_passes::addr_fold::run),
         ("mem_combine", ilc_passes::mem_combine::run),
+        ("if_convert", ilc_passes::if_convert::run),
         ("dce", ilc_passes::dce::run),
     ]
 }

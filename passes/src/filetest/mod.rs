@@ -162,7 +162,7 @@ impl SubTest for VerifierTest {
 /// The target-independent `Function -> Function` passes, by name. Add a pass with one
 /// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
 /// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 9] = [
+pub static SIMPLE_PASSES: [PassTest; 10] = [
     PassTest {
         name: "dce",
         pass: crate::dce::run,
@@ -198,6 +198,10 @@ pub static SIMPLE_PASSES: [PassTest; 9] = [
     PassTest {
         name: "mem_combine",
         pass: crate::mem_combine::run,
+    },
+    PassTest {
+        name: "if_convert",
+        pass: crate::if_convert::run,
     },
 ];
 
