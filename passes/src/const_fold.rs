@@ -9,7 +9,8 @@
 //!   `x + 0`, `0 + x`, `x - 0`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x * 1`, `x / 1`
 //!   (signed and unsigned), `x & ~0`, `umin/umax/imin/imax x, x`, `and/or x, x`,
 //!   `select p, x, x`, `select true, x, y`, `select false, x, y`, `copy x`,
-//!   `pnot (pnot p)`, and the AMD IL boolean round trips `icmp ne (bmask p), 0` and
+//!   `pnot (pnot p)`, `x & ~(2^k - 1)` for `x` a provable multiple of `2^k` (k <= 4), and
+//!   the AMD IL boolean round trips `icmp ne (bmask p), 0` and
 //!   `icmp eq (bmask p), ~0` (both `p`); the dead instruction is left for DCE;
 //! - cheaper equivalents replace an instruction in place (same result values):
 //!   `icmp eq (bmask p), 0` -> `pnot p`, `select p, ~0, 0` -> `bmask p`,
@@ -172,6 +173,19 @@ fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
         Band if c(1) == Some(ones) => Some(args[0]),
         Band if c(0) == Some(ones) => Some(args[1]),
         Band | Bor | Imin | Imax | Umin | Umax | Pand | Por if args[0] == args[1] => Some(args[0]),
+        // x & ~(2^k - 1) -> x when x is provably a multiple of 2^k (AMD IL's dword masks on
+        // addresses that are already `index << 2`).
+        Band if ty == crate::ir::Type::B32 && (c(1).is_some() || c(0).is_some()) => {
+            let (x, m) = match (c(0), c(1)) {
+                (_, Some(m)) => (args[0], m as u32),
+                (Some(m), None) => (args[1], m as u32),
+                _ => return None,
+            };
+            let low = !m;
+            let clears_only_low_bits = low != 0 && (low & low.wrapping_add(1)) == 0;
+            (clears_only_low_bits && crate::mem_combine::known_align(func, x, 6) > low && low < 16)
+                .then_some(x)
+        }
         Select if args[1] == args[2] => Some(args[1]),
         Select if c(0) == Some(1) => Some(args[1]),
         Select if c(0) == Some(0) => Some(args[2]),

@@ -60,6 +60,9 @@ pub struct Isel<'a> {
     /// 64-bit addresses already formed in a block: (block, index value, base parameter
     /// offset, shift) -> (lo, hi), so accesses to one element share one LEA pair.
     pub(crate) lea_memo: HashMap<(Block, Value, u32, u8), (Value, Value)>,
+    /// Bounds predicates per block and (address, offset, limit): a load and a store of the
+    /// same element share one `ISETP`.
+    pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64), Value>,
 }
 
 /// Runs instruction selection on `func` in place.
@@ -88,6 +91,7 @@ pub fn run(
         at: None,
         written_uavs: written,
         lea_memo: HashMap::default(),
+        bounds_memo: HashMap::default(),
     };
     for inst in s.func.insts_in_layout() {
         let op = s.func.dfg.opcode(inst);

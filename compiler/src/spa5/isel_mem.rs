@@ -118,6 +118,35 @@ impl Isel<'_> {
         off: i64,
         limit: Operand,
     ) -> Result<Option<Value>, IselError> {
+        // The limit as a key: an immediate size, or a constant-bank offset (tagged).
+        let limit_key = match limit {
+            Operand::Imm(v) => Some(v),
+            Operand::CBuf { bank, offset } => {
+                Some((1i64 << 40) | (i64::from(bank) << 32) | i64::from(offset as u32))
+            }
+            _ => None,
+        };
+        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let key = match (block, limit_key) {
+            (Some(b), Some(l)) => Some((b, addr, off, l)),
+            _ => None,
+        };
+        if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
+            return Ok(Some(p));
+        }
+        let p = self.bounds_uncached(addr, off, limit)?;
+        if let (Some(k), Some(p)) = (key, p) {
+            self.bounds_memo.insert(k, p);
+        }
+        Ok(p)
+    }
+
+    fn bounds_uncached(
+        &mut self,
+        addr: Option<Value>,
+        off: i64,
+        limit: Operand,
+    ) -> Result<Option<Value>, IselError> {
         let a = match addr {
             Some(a) => {
                 if off == 0 {
