@@ -218,7 +218,7 @@ fn offset_align(off: i32) -> u32 {
 }
 
 /// A power of two (at most 16) that provably divides `v`, looking through constants,
-/// shifts and multiplies by constants, sums, differences, `imad` and masks.
+/// shifts and multiplies by constants, sums, differences, negations, `imad` and masks.
 pub fn known_align(func: &Function, v: Value, depth: u32) -> u32 {
     let Some(inst) = func.dfg.value_inst(v) else {
         return 1;
@@ -263,6 +263,10 @@ pub fn known_align(func: &Function, v: Value, depth: u32) -> u32 {
                 _ => 1,
             }
         }
+        InstructionData::Unary {
+            opcode: Opcode::Ineg | Opcode::Copy,
+            args,
+        } => rec(args[0]),
         InstructionData::Ternary {
             opcode: Opcode::Imad,
             args,
