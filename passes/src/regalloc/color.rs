@@ -130,6 +130,8 @@ struct Colorer<'a> {
     src_of_bundle: SecondaryMap<Value, Option<(u32, u32)>>,
     /// Run chosen for each bundle by its first placed source.
     bundle_base: Vec<Option<u32>>,
+    /// Last use of each value in layout order (computed with the bundle hints).
+    last_use: SecondaryMap<Value, Option<Inst>>,
     /// Move orders of the bundles, applied after coloring.
     fixups: Vec<BundleFix>,
     /// One past the highest GPR assigned so far.
@@ -155,6 +157,7 @@ pub fn run(
         want: SecondaryMap::new(),
         src_of_bundle: SecondaryMap::new(),
         bundle_base: vec![None; bundles.list.len()],
+        last_use: SecondaryMap::new(),
         fixups: Vec::new(),
         high: 0,
     };
@@ -259,10 +262,61 @@ impl Colorer<'_> {
                 off += w;
             }
         }
+        self.last_use = last_use;
+    }
+
+    /// For an element-wise operation on a register group (`d_j = op(x_j, ..)` feeding member
+    /// `j` of a bundle, with `x_j` last used there): the run where the `x_j` sit, so each
+    /// result can take its operand's register and the bundle is assembled in place. Every
+    /// register of the run must be free or held by a value whose last use is the definition
+    /// of the member that goes there. Only a hint: placement still checks it is free.
+    fn in_place_base(
+        &self,
+        func: &Function,
+        bi: usize,
+        total: u32,
+        alloc: &Allocation,
+    ) -> Option<u32> {
+        let bd = &self.bundles.list[bi];
+        let align = u32::from(bd.align).max(1);
+        let mut defs: Vec<(Inst, u32, u32)> = Vec::with_capacity(bd.members.len());
+        let mut off = 0;
+        for &m in &bd.members {
+            let src = func.dfg.inst_args(func.dfg.value_inst(m)?)[0];
+            let w = u32::from(self.fp(func, src).width);
+            defs.push((func.dfg.value_inst(src)?, off, w));
+            off += w;
+        }
+        let (d0, off0, _) = defs[0];
+        let occ = &self.regs.occ[RegFile::Gpr];
+        for &u in func.dfg.insts[d0].args() {
+            let Some(r) = alloc.regs[u]
+                .filter(|r| r.file == RegFile::Gpr)
+                .map(|r| u32::from(r.index))
+            else {
+                continue;
+            };
+            let Some(base) = r.checked_sub(off0) else {
+                continue;
+            };
+            if base % align != 0 || (base + total) as usize > occ.len() {
+                continue;
+            }
+            let ok = defs.iter().all(|&(d, o, w)| {
+                (base + o..base + o + w).all(|reg| match occ[reg as usize] {
+                    None => true,
+                    Some(x) => self.last_use[x] == Some(d),
+                })
+            });
+            if ok {
+                return Some(base);
+            }
+        }
+        None
     }
 
     /// A hint placing `v` inside its bundle's run (choosing the run on first use).
-    fn bundle_hint(&mut self, func: &Function, v: Value) -> Option<PReg> {
+    fn bundle_hint(&mut self, func: &Function, v: Value, alloc: &Allocation) -> Option<PReg> {
         let (bi, off) = self.src_of_bundle[v]?;
         let bd = &self.bundles.list[bi as usize];
         let base = match self.bundle_base[bi as usize] {
@@ -273,7 +327,10 @@ impl Colorer<'_> {
                     .iter()
                     .map(|&m| u32::from(self.fp(func, m).width))
                     .sum();
-                let b = self.regs.find(RegFile::Gpr, total, u32::from(bd.align))?;
+                let b = match self.in_place_base(func, bi as usize, total, alloc) {
+                    Some(b) => b,
+                    None => self.regs.find(RegFile::Gpr, total, u32::from(bd.align))?,
+                };
                 self.bundle_base[bi as usize] = Some(b);
                 self.regs.reserve(b, total, 1);
                 b
@@ -289,7 +346,7 @@ impl Colorer<'_> {
         hint: Option<PReg>,
         alloc: &mut Allocation,
     ) -> Result<(), Failure> {
-        let hint = match self.bundle_hint(func, v) {
+        let hint = match self.bundle_hint(func, v, alloc) {
             Some(h) if self.fits(func, v, h) => Some(h),
             _ => hint,
         };
