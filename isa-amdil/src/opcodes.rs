@@ -22,9 +22,6 @@
     )
 )]
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 /// Where an opcode may be used, from the guide's chapter 7 and Appendix C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Usage {
@@ -116,7 +113,10 @@ macro_rules! opcodes {
         }
 
         /// The opcode table, in binary-value order.
-        pub static OPCODES: &[OpcodeInfo] = &[
+        pub static OPCODES: &[OpcodeInfo] = OPCODE_TABLE;
+
+        /// [`OPCODES`] as a constant, for tables built at compile time.
+        const OPCODE_TABLE: &[OpcodeInfo] = &[
             $(OpcodeInfo {
                 opcode: Opcode::$var,
                 code: $val,
@@ -644,41 +644,95 @@ pub fn section_title(section: &str) -> &'static str {
     }
 }
 
-/// FNV-1a: mnemonics are short and trusted-size, so a simple fast hash beats SipHash here.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// FNV-1a over a mnemonic's bytes (usable at compile time).
+const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+        i += 1;
     }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= *b as u64;
-            h = h.wrapping_mul(0x100_0000_01b3);
-        }
-        self.0 = h;
-    }
+    h
 }
 
-type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
-
-fn mnemonic_map() -> &'static FnvMap<&'static str, Opcode> {
-    static MAP: OnceLock<FnvMap<&'static str, Opcode>> = OnceLock::new();
-    MAP.get_or_init(|| {
-        let mut m = FnvMap::with_capacity_and_hasher(OPCODES.len() * 2, Default::default());
-        for info in OPCODES {
-            for mn in info.mnemonics {
-                m.insert(*mn, info.opcode);
-            }
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
         }
-        m
-    })
+        i += 1;
+    }
+    true
+}
+
+/// Slots of the mnemonic index: a power of two, about twice the number of mnemonics.
+const MNEMONIC_SLOTS: usize = 1024;
+
+/// An entry names `OPCODE_TABLE[e >> 3].mnemonics[e & 7]`, plus one (0 is an empty slot).
+const fn mnemonic_entry_name(e: u16) -> &'static str {
+    let e = (e - 1) as usize;
+    OPCODE_TABLE[e >> 3].mnemonics[e & 7]
+}
+
+/// Open-addressing (linear probing) index from mnemonic to opcode, built by the compiler:
+/// looking up a mnemonic touches this 2 KiB table and the names it compares, where a
+/// `HashMap` built on first use cost every short-lived `ilc` process a few dozen
+/// microseconds and page faults. A mnemonic listed twice maps to its last opcode.
+static MNEMONIC_INDEX: [u16; MNEMONIC_SLOTS] = build_mnemonic_index();
+
+const fn build_mnemonic_index() -> [u16; MNEMONIC_SLOTS] {
+    let mut slots = [0u16; MNEMONIC_SLOTS];
+    let mut used = 0;
+    let mut op = 0;
+    while op < OPCODE_TABLE.len() {
+        let names = OPCODE_TABLE[op].mnemonics;
+        assert!(names.len() <= 8, "an opcode has at most 8 mnemonics");
+        let mut j = 0;
+        while j < names.len() {
+            let name = names[j].as_bytes();
+            let entry = ((op << 3) | j) as u16 + 1;
+            let mut slot = fnv1a(name) as usize & (MNEMONIC_SLOTS - 1);
+            loop {
+                if slots[slot] == 0 {
+                    slots[slot] = entry;
+                    used += 1;
+                    break;
+                }
+                if same_bytes(mnemonic_entry_name(slots[slot]).as_bytes(), name) {
+                    slots[slot] = entry;
+                    break;
+                }
+                slot = (slot + 1) & (MNEMONIC_SLOTS - 1);
+            }
+            j += 1;
+        }
+        op += 1;
+    }
+    assert!(
+        used * 2 <= MNEMONIC_SLOTS,
+        "the mnemonic index is over half full"
+    );
+    slots
+}
+
+/// The opcode spelled exactly `name`.
+fn lookup_mnemonic(name: &str) -> Option<Opcode> {
+    let mut slot = fnv1a(name.as_bytes()) as usize & (MNEMONIC_SLOTS - 1);
+    loop {
+        let e = MNEMONIC_INDEX[slot];
+        if e == 0 {
+            return None;
+        }
+        if mnemonic_entry_name(e) == name {
+            return Some(OPCODES[(e as usize - 1) >> 3].opcode);
+        }
+        slot = (slot + 1) & (MNEMONIC_SLOTS - 1);
+    }
 }
 
 impl Opcode {
@@ -701,15 +755,14 @@ impl Opcode {
 
     /// Look up a mnemonic (without control suffixes), ignoring ASCII case.
     pub fn from_mnemonic(name: &str) -> Option<Opcode> {
-        let map = mnemonic_map();
-        if let Some(op) = map.get(name) {
-            return Some(*op);
+        if let Some(op) = lookup_mnemonic(name) {
+            return Some(op);
         }
         if name.len() > 64 || !name.bytes().any(|b| b.is_ascii_uppercase()) {
             return None;
         }
         let lower = name.to_ascii_lowercase();
-        map.get(lower.as_str()).copied()
+        lookup_mnemonic(&lower)
     }
 
     /// Canonical text mnemonic.

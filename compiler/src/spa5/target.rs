@@ -197,7 +197,9 @@ pub fn latency_of(i: &MInst) -> (LatencyKind, u16, Resource) {
 pub struct Spa5Target {
     /// Templates indexed by `code`.
     pub templates: Vec<Template>,
-    index: HashMap<Template, u16>,
+    /// Codes of the templates by hash (templates are large: the table keeps only their
+    /// codes, so building it moves two bytes per entry instead of whole templates).
+    index: HashMap<u64, SmallVec<[u16; 1]>>,
     /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
     pub gprs: u32,
 }
@@ -211,8 +213,8 @@ impl Spa5Target {
     pub fn new(gprs: u32) -> Spa5Target {
         use Slot::*;
         let mut t = Spa5Target {
-            templates: Vec::new(),
-            index: HashMap::default(),
+            templates: Vec::with_capacity(64),
+            index: HashMap::with_capacity_and_hasher(64, Default::default()),
             gprs: gprs.min(254),
         };
         let r = Reg::RZ;
@@ -261,12 +263,15 @@ impl Spa5Target {
 
     /// The code of `tpl`, adding it to the table if new. `None` if the table is full.
     pub fn intern(&mut self, tpl: Template) -> Option<u16> {
-        if let Some(&c) = self.index.get(&tpl) {
+        use std::hash::BuildHasher;
+        let hash = self.index.hasher().hash_one(&tpl);
+        let codes = self.index.entry(hash).or_default();
+        if let Some(&c) = codes.iter().find(|&&c| self.templates[c as usize] == tpl) {
             return Some(c);
         }
         let code = u16::try_from(self.templates.len()).ok()?;
-        self.templates.push(tpl.clone());
-        self.index.insert(tpl, code);
+        codes.push(code);
+        self.templates.push(tpl);
         Some(code)
     }
 

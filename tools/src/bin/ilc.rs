@@ -179,6 +179,9 @@ fn main() -> ExitCode {
         },
         Emit::Asm | Emit::Cubin | Emit::Bin => match compiler.compile(&source) {
             Ok(k) => {
+                // The process ends right after writing the output, and the OS takes the
+                // kernel's memory back faster than its destructors would free it.
+                let k = std::mem::ManuallyDrop::new(k);
                 eprint!(
                     "{}",
                     k.warnings
