@@ -36,9 +36,11 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        let program =
+        let mut program =
             isa_amdil::decode_binary(&words).map_err(|e| Diagnostics(vec![e.to_diagnostic()]))?;
-        let diags = Diagnostics(isa_amdil::validate(&program));
+        let mut diags = isa_amdil::macros::expand(&mut program);
+        diags.extend(isa_amdil::validate(&program));
+        let diags = Diagnostics(diags);
         if diags.has_errors() {
             return Err(diags);
         }

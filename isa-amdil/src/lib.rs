@@ -11,6 +11,7 @@ pub mod binary;
 pub mod diag;
 pub mod interp;
 pub mod lexer;
+pub mod macros;
 pub mod opcodes;
 pub mod parser;
 pub mod print;

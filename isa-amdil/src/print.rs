@@ -286,6 +286,16 @@ impl fmt::Display for Instruction {
                 f.write_str("_sat")?;
             }
         }
+        if self.opcode == Opcode::Macrocall && self.payload == Payload::None {
+            // `mcall(k) (outs), (ins)`.
+            let list = |f: &mut fmt::Formatter<'_>, items: Vec<String>| -> fmt::Result {
+                write!(f, "({})", items.join(", "))
+            };
+            f.write_str(" ")?;
+            list(f, self.dsts.iter().map(|d| d.to_string()).collect())?;
+            f.write_str(", ")?;
+            return list(f, self.srcs.iter().map(|s| s.to_string()).collect());
+        }
         let mut first = true;
         let mut sep = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
             let s = if first { " " } else { ", " };
@@ -398,6 +408,15 @@ mod tests {
             t.contains("dcl_literal l3, 0x3f800000, 0xffffffff, 0x00000007, 0x00000010"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn macro_calls_print_their_argument_lists() {
+        let t = roundtrip(
+            "mdef(5)_out(1)_in(2)\niadd out0, in0, in1\nmend\nil_cs_2_0\nmcall(5), (r1.xy), (r2.x, l1_neg(x))\nmcall(6) (), ()\nend\n",
+        );
+        assert!(t.contains("mcall(5) (r1.xy__), (r2.x, l1_neg(x))\n"), "{t}");
+        assert!(t.contains("mcall(6) (), ()\n"), "{t}");
     }
 
     #[test]

@@ -111,6 +111,11 @@ fn instructions() -> Vec<Instruction> {
                 });
             }
             Form::Words => i.payload = Payload::Words(vec!["refactoringAllowed".into()]),
+            Form::Raw if info.opcode == isa_amdil::Opcode::Macrocall => {
+                // `mcall (r1), (r2)`: the argument lists are operands.
+                i.dsts.push(DstOperand::new(RegRef::new(RegKind::Temp, 1)));
+                i.srcs.push(SrcOperand::new(RegRef::new(RegKind::Temp, 2)));
+            }
             Form::Raw => i.payload = Payload::Raw("(r1), (r2)".into()),
         }
         v.push(i);

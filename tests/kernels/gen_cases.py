@@ -361,6 +361,27 @@ def carry_add64():
 
 
 @case
+def macro_add64():
+    c = Case('macro_add64', (2, 1, 1))
+    r = rnd(11)
+    n = 128
+    vals = []
+    for i in range(n):
+        vals += [r.choice([0xFFFFFFFF, 0, 1, r.randrange(1 << 32)]) for _ in range(4)]
+    c.uav(0, vals)
+    out = []
+    for i in range(n):
+        a = u64_of(vals[4 * i], vals[4 * i + 1])
+        b = u64_of(vals[4 * i + 2], vals[4 * i + 3])
+        s = (a + b) & ((1 << 64) - 1)
+        t = (s + a) & ((1 << 64) - 1)
+        out += [s & M32, s >> 32, t & M32, t >> 32]
+    c.uav(1, [0] * 4 * n)
+    c.expect(1, out)
+    return c
+
+
+@case
 def bitalign():
     c = Case('bitalign', (2, 1, 1))
     r = rnd(11)

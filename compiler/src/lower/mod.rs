@@ -115,6 +115,33 @@ pub fn lower_named(program: &Program, name: &str) -> Result<Function, LowerError
 
 /// As [`lower_named`], with the texture storage and sampler state the code may assume.
 pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Function, LowerErrors> {
+    use isa_amdil::opcodes::Opcode;
+    let expanded;
+    let program = if program
+        .statements
+        .iter()
+        .any(|s| matches!(s.opcode, Opcode::Macrodef | Opcode::Macrocall))
+    {
+        // A program that did not come through the frontend: expand its macros here.
+        let mut p = program.clone();
+        let errors: Vec<LowerError> = isa_amdil::macros::expand(&mut p)
+            .into_iter()
+            .filter(|d| d.is_error())
+            .map(|d| LowerError {
+                span: d.span,
+                opcode: "mcall".to_string(),
+                section: "7.19".to_string(),
+                message: d.message,
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(LowerErrors(errors));
+        }
+        expanded = p;
+        &expanded
+    } else {
+        program
+    };
     let mut l = Lowerer::new(program, name);
     l.tex_config = tex.clone();
     l.run();

@@ -208,15 +208,24 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             Form::Case => inst.payload = Payload::Case(r.next("a case value")? as i32),
             _ => {}
         }
-        let nsrc = match info.form {
+        let mut nsrc = match info.form {
             Form::Operands => e.srcs.unwrap_or(inst.src_count_range().1),
             Form::SrcLabel => 1,
             _ => 0,
         };
-        let ndst = match info.form {
+        let mut ndst = match info.form {
             Form::Operands | Form::DstNumbers => info.dsts as usize,
             _ => 0,
         };
+        if op == Opcode::Macrocall {
+            // Outputs in 15:0, inputs in 31:16 (7.19).
+            let counts = r.next("the macro argument counts")?;
+            ndst = (counts & 0xffff) as usize;
+            nsrc = (counts >> 16) as usize;
+            if ndst + nsrc > 64 {
+                return r.err(at, "`mcall` with more than 64 arguments");
+            }
+        }
         for _ in 0..ndst {
             inst.dsts.push(decode_dst(&mut r)?);
         }

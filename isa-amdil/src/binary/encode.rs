@@ -175,6 +175,13 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
         }
         _ => {}
     }
+    if inst.opcode == Opcode::Macrocall {
+        // MCALL's second token: outputs in 15:0, inputs in 31:16 (7.19).
+        if inst.dsts.len() > 0xffff || inst.srcs.len() > 0xffff {
+            return Err("`mcall` has too many arguments".to_string());
+        }
+        out.push(inst.dsts.len() as u32 | (inst.srcs.len() as u32) << 16);
+    }
     for d in &inst.dsts {
         encode_dst(d, out)?;
     }

@@ -790,6 +790,7 @@ impl<'a> Parser<'a> {
                 }
                 inst.payload = Payload::Words(words);
             }
+            Form::Raw if inst.opcode == Opcode::Macrocall => self.macro_call_operands(inst)?,
             Form::Raw => {
                 self.blank()?;
                 let rest = self.c.rest_of_line();
@@ -803,6 +804,63 @@ impl<'a> Parser<'a> {
                 } else {
                     Payload::Raw(raw.to_string())
                 };
+            }
+        }
+        Ok(())
+    }
+
+    /// `mcall(k) (outs), (ins)`: the actual outputs become the destinations, the actual
+    /// inputs the sources (7.19; the parentheses are required, the lists may be empty, and
+    /// the guide's examples also write a comma after `mcall(k)`).
+    fn macro_call_operands(&mut self, inst: &mut Instruction) -> PResult<()> {
+        for list in 0..2 {
+            self.separator()?;
+            if self.c.peek() != Some(b'(') {
+                let span = self.c.span_here(1);
+                let which = if list == 0 { "outputs" } else { "inputs" };
+                return Err(self.err(
+                    codes::OPERAND_KIND,
+                    span,
+                    format!("expected `(` opening the list of macro {which}"),
+                ));
+            }
+            self.c.bump();
+            self.blank()?;
+            if self.c.peek() == Some(b')') {
+                self.c.bump();
+                continue;
+            }
+            loop {
+                if list == 0 {
+                    let d = self.dst()?;
+                    inst.dsts.push(d);
+                } else {
+                    let s = self.src()?;
+                    inst.srcs.push(s);
+                }
+                if inst.dsts.len() + inst.srcs.len() > 64 {
+                    let span = self.c.span_here(1);
+                    return Err(self.err(codes::OPERAND_COUNT, span, "too many operands"));
+                }
+                self.blank()?;
+                match self.c.peek() {
+                    Some(b',') => {
+                        self.c.bump();
+                        self.blank()?;
+                    }
+                    Some(b')') => {
+                        self.c.bump();
+                        break;
+                    }
+                    _ => {
+                        let span = self.c.span_here(1);
+                        return Err(self.err(
+                            codes::UNEXPECTED,
+                            span,
+                            "expected `,` or `)` in a macro argument list",
+                        ));
+                    }
+                }
             }
         }
         Ok(())

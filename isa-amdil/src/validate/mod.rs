@@ -45,11 +45,13 @@ pub fn validate(p: &Program) -> Vec<Diagnostic> {
     v.diags
 }
 
-/// Parses and validates IL text: the program when neither step found an error, and the
-/// diagnostics of both steps (parse errors first). Validation also runs on the lines that
-/// parsed when some did not, so one run reports as much as possible.
+/// Parses and validates IL text: the program when no step found an error, and the
+/// diagnostics of every step (parse errors first). Macro calls are expanded between the two
+/// ([`crate::macros`]). Validation also runs on the lines that parsed when some did not, so
+/// one run reports as much as possible.
 pub fn parse_and_validate(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
-    let (prog, mut diags) = crate::parser::parse_lossy(source);
+    let (mut prog, mut diags) = crate::parser::parse_lossy(source);
+    diags.extend(crate::macros::expand(&mut prog));
     diags.extend(validate(&prog));
     if diags.iter().any(Diagnostic::is_error) {
         (None, diags)
