@@ -112,6 +112,24 @@ pub enum ModKind {
     ShflOp,
     VoteOp,
     Trig,
+    /// Texture LOD mode (`.LZ`, `.LL`...).
+    TexLod,
+    /// Texture dimension (`1D` ... `ARRAY_CUBE`).
+    TexDim,
+    /// Texel offsets in Rb (`.AOFFI`).
+    Aoffi,
+    /// Depth compare (`.DC`).
+    Dc,
+    /// No derivatives (`.NDV`).
+    Ndv,
+    /// The result is not waited for by later texture ops (`.NODEP`).
+    Nodep,
+    /// Multisample fetch (`.MS`).
+    Ms,
+    /// LOD clamp (`.CL`).
+    Cl,
+    /// TXQ's query.
+    TexQuery,
 }
 
 /// One operand value. Which variants a field accepts depends on its [`OpKind`].
@@ -493,6 +511,40 @@ impl Inst {
             Width::DType => by_name(ModKind::DType),
             Width::SType => by_name(ModKind::SType),
             Width::Atom => by_name(ModKind::AtomType),
+            Width::TexCoords => match self.get(ModKind::TexDim).unwrap_or(0) {
+                0 => 1,
+                1 | 2 => 2,
+                3 | 4 | 6 => 3,
+                _ => 4,
+            },
+            Width::TexExtra => {
+                let lod = matches!(
+                    self.get_name(ModKind::TexLod),
+                    Some("LB" | "LL" | "LBA" | "LLA")
+                );
+                [
+                    lod,
+                    self.has(ModKind::Aoffi),
+                    self.has(ModKind::Dc),
+                    self.has(ModKind::Ms),
+                ]
+                .iter()
+                .filter(|&&b| b)
+                .count() as u8
+            }
+            Width::TexMask => {
+                let form = self.form();
+                let mask = form
+                    .operands
+                    .iter()
+                    .zip(&self.operands)
+                    .find_map(|(f, o)| match (f.kind, o) {
+                        (OpKind::UImm(31, 4), Operand::Imm(m)) => Some(*m as u8 & 0xf),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                mask.count_ones() as u8
+            }
         }
     }
 

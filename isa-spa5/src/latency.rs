@@ -83,6 +83,7 @@ pub fn class_timing(class: Class) -> Timing {
         Class::Conv => var(14, 1.0),
         Class::Shared => var(28, 1.0),
         Class::Global => var(300, 1.0),
+        Class::Tex => var(300, 0.5),
         Class::Const => var(24, 1.0),
         Class::Sreg => var(24, 1.0),
         Class::Sync => var(24, 1.0),
@@ -130,7 +131,7 @@ pub fn timing(inst: &Inst) -> Timing {
 /// fixed-latency ALU consumer 6 cycles after.
 pub fn source_read_delay(consumer: &Inst) -> u8 {
     match consumer.form().class {
-        Class::Global | Class::Const | Class::Conv | Class::Sfu => 4,
+        Class::Global | Class::Tex | Class::Const | Class::Conv | Class::Sfu => 4,
         Class::Shared | Class::Sync => 2,
         _ => 0,
     }

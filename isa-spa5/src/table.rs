@@ -117,6 +117,15 @@ pub enum Width {
     SType,
     /// 2 if [`ModKind::AtomType`] names a 64-bit type, else 1.
     Atom,
+    /// A texture instruction's coordinate registers: 1-4 after [`ModKind::TexDim`] (the
+    /// array index comes first, then x, y, z).
+    TexCoords,
+    /// A texture instruction's second source group: one register each for an explicit LOD
+    /// or bias, packed `.AOFFI` offsets, a `.DC` reference and a `.MS` sample index
+    /// (0 = `RZ`, not read).
+    TexExtra,
+    /// A texture instruction's results: one register per bit of the write-mask operand.
+    TexMask,
 }
 
 /// One operand field of a form.
@@ -150,6 +159,9 @@ pub enum Place {
     Suffix(u8),
     /// A leading pseudo-operand `CC.NAME` (condition code tests), printed when not empty.
     Lead,
+    /// A name printed as an operand of its own right after operand k (a texture's
+    /// dimension `2D`, TXQ's query `TEX_HEADER_DIMENSION`).
+    Arg(u8),
     /// Video-instruction source `k` (VABSDIFF): a register source's field is `sel | signed
     /// << 3` (sel 0-3 a byte, 4-5 a half, 6 the word, 7 invalid), an immediate source's just
     /// the signed bit (a 16-bit immediate). Prints as the source-type pair `.S8.S32` in the
@@ -231,6 +243,9 @@ pub mod flags {
     pub const ATOMIC: u32 = 1 << 7;
     /// Double precision.
     pub const DOUBLE: u32 = 1 << 8;
+    /// Texture unit instruction: the control word's reuse bits are its texture *phase*,
+    /// printed `.T` (1), `.P` (2) or `.INVALIDPHASE3` after the modifiers; no `.reuse`.
+    pub const TEX: u32 = 1 << 9;
 }
 
 /// Latency/throughput class of a form (see [`crate::latency`]).
@@ -260,6 +275,8 @@ pub enum Class {
     Const,
     /// Special register read (S2R), variable.
     Sreg,
+    /// Texture fetches and queries (TEX, TLD, TXQ), variable.
+    Tex,
     /// Branches and control-stack ops.
     Ctrl,
     /// Barriers, membars, votes, shuffles and other warp-level ops.
@@ -432,8 +449,23 @@ const fn flag_names(name: &'static str) -> &'static [&'static str] {
         b"PO" => &["", "PO"],
         b"TRIG" => &["", "TRIG"],
         b"SD" => &["", "SD"],
+        b"AOFFI" => &["", "AOFFI"],
+        b"DC" => &["", "DC"],
+        b"NODEP" => &["", "NODEP"],
+        b"MS" => &["", "MS"],
+        b"CL" => &["", "CL"],
         _ => &["", "?"],
     }
+}
+const fn arg(kind: ModKind, lo: u8, len: u8, names: &'static [&'static str], k: u8) -> ModField {
+    mf(ModField {
+        kind,
+        a: (lo, len),
+        b: (0, 0),
+        names,
+        place: Place::Arg(k),
+        valid: 0,
+    })
 }
 const fn cct(lo: u8) -> ModField {
     mf(ModField {
@@ -634,6 +666,86 @@ const FCHKOP: &[&str] = &["DIVIDE", "?", "?", "?"];
 const RROOP: &[&str] = &["SINCOS", "EX2"];
 const IMNMXM: &[&str] = &["", "XLO", "XMED", "XHI"];
 const LEAX: &[&str] = &["", "X"];
+const TEXLOD: &[&str] = &["", "LZ", "LB", "LL", "?", "?", "LBA", "LLA"];
+const TLDLOD: &[&str] = &["LZ", "LL"];
+const TEXDIM: &[&str] = &[
+    "1D",
+    "ARRAY_1D",
+    "2D",
+    "ARRAY_2D",
+    "3D",
+    "ARRAY_3D",
+    "CUBE",
+    "ARRAY_CUBE",
+];
+/// TXQ queries (bits 22..27, probed with nvdisasm 11.8): odd values other than 1 and 5 are
+/// invalid, unnamed even ones print as half their value.
+const TXQQUERY: &[&str] = &[
+    "?",
+    "TEX_HEADER_DIMENSION",
+    "TEX_HEADER_TEXTURE_TYPE",
+    "?",
+    "?",
+    "TEX_HEADER_SAMPLER_POS",
+    "3",
+    "?",
+    "4",
+    "?",
+    "5",
+    "?",
+    "6",
+    "?",
+    "7",
+    "?",
+    "TEX_SAMPLER_FILTER",
+    "?",
+    "TEX_SAMPLER_LOD",
+    "?",
+    "TEX_SAMPLER_WRAP",
+    "?",
+    "TEX_SAMPLER_BORDER_COLOR",
+    "?",
+    "12",
+    "?",
+    "13",
+    "?",
+    "14",
+    "?",
+    "15",
+    "?",
+    "16",
+    "?",
+    "17",
+    "?",
+    "18",
+    "?",
+    "19",
+    "?",
+    "20",
+    "?",
+    "21",
+    "?",
+    "22",
+    "?",
+    "23",
+    "?",
+    "24",
+    "?",
+    "25",
+    "?",
+    "26",
+    "?",
+    "27",
+    "?",
+    "28",
+    "?",
+    "29",
+    "?",
+    "30",
+    "?",
+    "31",
+    "?",
+];
 
 /// `op!(top16, mask16)`: fixed bits in the top 16 bits of the word.
 macro_rules! op16 {
@@ -873,6 +985,14 @@ forms! {
     LD:         "LD",       op16!(0x8000, 0xe000), Global, LOAD | VAR_LAT, [RDS, MEM32, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, LDGCOP), m(M::Size, 53, 3, MEMSZ)];
     ST:         "ST",       op16!(0xa000, 0xe000), Global, STORE, [MEM32, RS, opt(u(K::PredDst(58), W1))], [flag(M::E, 52, "E"), m(M::Cache, 56, 2, STCOP), m(M::Size, 53, 3, MEMSZ6)];
     LDC:        "LDC",      op16!(0xef90, 0xfff8), Const, LOAD | VAR_LAT, [RDS, u(K::CIdx, W1)], [m(M::Size, 48, 3, LDCSZ), m(M::LdcMode, 44, 2, LDCMODE)];
+    // ---- textures ---------------------------------------------------------------------------------
+    // Bound forms naming the texture's constant-bank-0 word (`TEXMODE_UNIFIED`: the handle of a
+    // texture object parameter), laid out by flipping every bit under nvdisasm 11.8 (see
+    // docs/maxwell-textures.md). Coordinates start at Ra (array index first), LOD/offsets/
+    // reference/sample at Rb, results fill Rd.. one register per write-mask bit.
+    TEX:        "TEX",      op16!(0xc038, 0xfc38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 3, TEXLOD), flag(M::Aoffi, 54, "AOFFI"), flag(M::Dc, 50, "DC"), flag(M::Ndv, 35, "NDV"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
+    TLD:        "TLD",      op16!(0xdc38, 0xfe38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 1, TLDLOD), flag(M::Aoffi, 35, "AOFFI"), flag(M::Ms, 50, "MS"), flag(M::Cl, 54, "CL"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
+    TXQ:        "TXQ",      op16!(0xdf48, 0xfff8), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), RA, u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [flag(M::Nodep, 49, "NODEP"), arg(M::TexQuery, 22, 6, TXQQUERY, 1)];
     ATOM:       "ATOM",     op16!(0xed00, 0xff00), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA], [flag(M::E, 48, "E"), m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 49, 3, ATOMTY)];
     ATOM_CAS:   "ATOM",     fx(op16!(0xeef0, 0xfff0), 0, 0), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA, NEXT], [flag(M::E, 48, "E"), m(M::AtomType, 49, 1, &["CAS", "CAS.64"])];
     ATOMS:      "ATOMS",    op16!(0xec00, 0xff00), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA], [m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 28, 2, ATOMSTY)];

@@ -86,7 +86,9 @@ fn every_form_matches_nvdisasm() {
         // Random `.reuse` flags on the operand slots nvdisasm shows for this form.
         let slots = (0..op.form().operands.len())
             .filter_map(|k| isa_spa5::asm::print::reuse_slot(op.form(), k))
-            .fold(0u8, |m, s| m | 1 << s);
+            .fold(0u8, |m, s| m | 1 << s)
+            // A texture instruction's reuse field is its phase (`.T`, `.P`).
+            | if op.form().has(isa_spa5::table::flags::TEX) { 3 } else { 0 };
         let reuse: Vec<u8> = insts.iter().map(|_| rng.bits(4) as u8 & slots).collect();
         let lines = match nvdisasm(&tool, &insts, &reuse, op.name()) {
             Ok(l) => l,

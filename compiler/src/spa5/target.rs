@@ -173,7 +173,7 @@ pub fn latency_of(i: &MInst) -> (LatencyKind, u16, Resource) {
     let writes_pred = i.defs().iter().any(|l| matches!(l, isa_spa5::Loc::Pred(_)));
     if f.has(flags::VAR_LAT) {
         let (lat, res) = match f.class {
-            Class::Global => (200, Resource::Mem),
+            Class::Global | Class::Tex => (200, Resource::Mem),
             Class::Shared | Class::Const => (30, Resource::Mem),
             Class::Sfu => (20, Resource::Sfu),
             Class::Dbl => (40, Resource::Fp64),

@@ -491,10 +491,57 @@ fn try_form(
     }
     let mut inst0 = Inst::new(op);
     inst0.guard = guard;
-    if !match_mods(op, &mtoks[base.len()..], &mut inst0) {
+    let mut mod_toks = &mtoks[base.len()..];
+    // A texture instruction's phase (`.T`, `.P`) ends its modifiers: it is the control
+    // word's reuse field.
+    let mut phase = 0u8;
+    if form.has(crate::table::flags::TEX) {
+        if let Some((&last, rest)) = mod_toks.split_last() {
+            phase = match last {
+                "T" => 1,
+                "P" => 2,
+                "INVALIDPHASE3" => 3,
+                _ => 0,
+            };
+            if phase != 0 {
+                mod_toks = rest;
+            }
+        }
+    }
+    if !match_mods(op, mod_toks, &mut inst0) {
         return None;
     }
-    let mut opers = opers;
+    // Modifiers printed as operands of their own (`2D`, `TEX_HEADER_DIMENSION`).
+    let mut kept: Vec<&str> = Vec::with_capacity(opers.len());
+    let mut args_seen = 0;
+    for &t in opers {
+        let hit = form.mods.iter().enumerate().find_map(|(i, m)| {
+            if !matches!(m.place, Place::Arg(_)) {
+                return None;
+            }
+            let v = m
+                .names
+                .iter()
+                .position(|n| *n == t.trim() && !n.is_empty() && *n != "?")?;
+            Some((i, v))
+        });
+        match hit {
+            Some((i, v)) => {
+                inst0.mods[i] = v as u8;
+                args_seen += 1;
+            }
+            None => kept.push(t),
+        }
+    }
+    let arg_mods = form
+        .mods
+        .iter()
+        .filter(|m| matches!(m.place, Place::Arg(_)))
+        .count();
+    if args_seen != arg_mods {
+        return None;
+    }
+    let mut opers = &kept[..];
     if let Some(first) = opers.first() {
         if let Some(name) = first.strip_prefix("CC.") {
             let i = form.mods.iter().position(|m| m.place == Place::Lead)?;
@@ -537,7 +584,10 @@ fn try_form(
         if given != inst {
             continue;
         }
-        return Some(Parsed { inst, reuse });
+        return Some(Parsed {
+            inst,
+            reuse: reuse | phase,
+        });
     }
     None
 }

@@ -40,7 +40,7 @@ pub fn reuse_slot(form: &crate::table::Form, k: usize) -> Option<u8> {
         "F2F", "F2I", "I2F", "I2I", "FLO", "POPC", "MUFU", "DMNMX", "DSETP", "DSET", "ATOM", "RED",
         "BAR", "SHFL",
     ];
-    if NONE.iter().any(|p| form.mnemonic.starts_with(p)) {
+    if NONE.iter().any(|p| form.mnemonic.starts_with(p)) || form.has(crate::table::flags::TEX) {
         return None;
     }
     match form.operands.get(k)?.kind {
@@ -158,6 +158,9 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
             }
         }
     }
+    if form.has(crate::table::flags::TEX) {
+        s.push_str(tex_phase(ctx.reuse));
+    }
     let mut first = true;
     for (m, &v) in form.mods.iter().zip(&inst.mods) {
         if m.place == Place::Lead {
@@ -268,8 +271,24 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
                 s.push_str(".reuse");
             }
         }
+        for (m, &v) in form.mods.iter().zip(&inst.mods) {
+            if m.place == Place::Arg(k) {
+                s.push_str(", ");
+                s.push_str(m.name(v).unwrap_or("?"));
+            }
+        }
     }
     s
+}
+
+/// The texture phase suffix a texture instruction's reuse bits print as (`.T`, `.P`).
+pub fn tex_phase(reuse: u8) -> &'static str {
+    match reuse & 3 {
+        1 => ".T",
+        2 => ".P",
+        3 => ".INVALIDPHASE3",
+        _ => "",
+    }
 }
 
 /// The type of a video source from its [`Place::Video`] field (`S8`, `U16`, `S32`...).
