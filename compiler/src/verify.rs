@@ -23,9 +23,12 @@
 
 use std::fmt;
 
+use ilc_passes::ir::{TexKind, TexShape};
+use isa_amdil::ast::ElementFormat;
+use isa_amdil::interp::texture::{self, ResourceDecl, SamplerState, TexDim, Texture};
 use isa_amdil::interp::{self, Dispatch};
 use isa_amdil::opcodes::Opcode;
-use isa_spa5::emu::{Device, LaunchConfig, LaunchReport};
+use isa_spa5::emu::{Device, LaunchConfig, LaunchReport, TexOp, TexRequest, TextureUnit};
 
 use crate::spa5::abi::ParamKind;
 use crate::{CompiledKernel, Compiler, Diagnostics};
@@ -437,6 +440,7 @@ impl EmulatedRun {
         let mut params = vec![0u8; layout.param_bytes() as usize];
         let mut bound: Vec<(Option<u32>, u64, usize)> = Vec::new();
         let mut outputs: Vec<(u32, u64, usize)> = Vec::new();
+        let mut textures = TextureObjects::default();
         let put = |params: &mut Vec<u8>, at: u32, size: u32, v: &[u8]| {
             let (at, size) = (at as usize, size as usize);
             let n = v.len().min(size);
@@ -502,6 +506,22 @@ impl EmulatedRun {
                     let n = w as u64 * h as u64 * 16;
                     put(&mut params, p.offset, p.size, &n.to_le_bytes());
                 }
+                ParamKind::Texture {
+                    resource,
+                    sampler,
+                    unnorm,
+                    shape,
+                    float_mask,
+                } => {
+                    let handle = textures.bind(
+                        d.textures.get(&u32::from(resource)).cloned(),
+                        texture_decl(shape, unnorm, float_mask),
+                        sampler
+                            .and_then(|s| d.samplers.get(&u32::from(s)).copied())
+                            .unwrap_or_default(),
+                    );
+                    put(&mut params, p.offset, p.size, &handle.to_le_bytes());
+                }
                 ParamKind::ResDims(id) => {
                     let dims = d
                         .textures
@@ -511,6 +531,9 @@ impl EmulatedRun {
                     put(&mut params, p.offset, p.size, &v);
                 }
             }
+        }
+        if !textures.objects.is_empty() {
+            dev.set_texture_unit(std::sync::Arc::new(textures));
         }
         let group = layout.block_size.unwrap_or([64, 1, 1]);
         let grid = match (layout.param(ParamKind::Domain), d.domain) {
@@ -543,6 +566,99 @@ impl EmulatedRun {
             out.ps_outputs.insert(id, bytes);
         }
         Ok((out, launch))
+    }
+}
+
+/// The IL declaration a texture handle parameter describes.
+pub fn texture_decl(shape: TexShape, unnorm: bool, float_mask: u8) -> ResourceDecl {
+    let dim = match shape {
+        TexShape::D1 => TexDim::D1,
+        TexShape::D1Array => TexDim::D1Array,
+        TexShape::D2 => TexDim::D2,
+        TexShape::D2Array => TexDim::D2Array,
+        TexShape::D3 => TexDim::D3,
+        TexShape::Buffer => TexDim::Buffer,
+    };
+    let mut fmt = [ElementFormat::Uint; 4];
+    for (c, f) in fmt.iter_mut().enumerate() {
+        if float_mask >> c & 1 != 0 {
+            *f = ElementFormat::Float;
+        }
+    }
+    ResourceDecl { dim, unnorm, fmt }
+}
+
+/// Texture objects for the emulator's texture unit, the way a driver keeps them: handle
+/// `k + 1` is object `k` (texels, the declaration it was created for, the sampler state).
+/// Fetches follow `isa_amdil::interp::texture`, the semantics the interpreter gives IL
+/// `sample`/`load`/`resinfo` (hardware register order: array index first).
+#[derive(Clone, Debug, Default)]
+pub struct TextureObjects {
+    objects: Vec<(Option<Texture>, ResourceDecl, SamplerState)>,
+}
+
+impl TextureObjects {
+    /// Creates a texture object; returns its handle (never 0).
+    pub fn bind(&mut self, tex: Option<Texture>, decl: ResourceDecl, s: SamplerState) -> u64 {
+        self.objects.push((tex, decl, s));
+        self.objects.len() as u64
+    }
+}
+
+impl TextureUnit for TextureObjects {
+    fn fetch(&self, handle: u64, req: &TexRequest) -> Result<[u32; 4], String> {
+        let (tex, decl, s) = handle
+            .checked_sub(1)
+            .and_then(|k| self.objects.get(k as usize))
+            .ok_or("no texture object has this handle")?;
+        let kind = match req.op {
+            TexOp::Sample => TexKind::Sample,
+            TexOp::Fetch => TexKind::Fetch,
+            TexOp::Query => TexKind::Query,
+        };
+        // Hardware order: the array layer first.
+        let axes = decl.dim.axes();
+        let first = decl.dim.layer_comp().is_some() as usize;
+        let mut coords = [0u32; 4];
+        coords[..axes].copy_from_slice(&req.coords[first..first + axes]);
+        let layer = (first == 1).then_some(req.coords[0]);
+        let level = if kind == TexKind::Query {
+            req.coords[0]
+        } else {
+            req.lod.unwrap_or(0)
+        };
+        il_texture_op(kind, tex.as_ref(), decl, s, coords, layer, level)
+    }
+}
+
+/// What IL `sample` (`kind` Sample: float coordinates, the layer an integer already
+/// rounded), `load` (Fetch: integer coordinates, layer and level) or `resinfo` (Query:
+/// integer results for `level`) returns, by the interpreter's texture semantics.
+pub(crate) fn il_texture_op(
+    kind: TexKind,
+    tex: Option<&Texture>,
+    decl: &ResourceDecl,
+    s: &SamplerState,
+    mut coords: [u32; 4],
+    layer: Option<u32>,
+    level: u32,
+) -> Result<[u32; 4], String> {
+    if kind == TexKind::Query {
+        return Ok(texture::resinfo(tex, decl, level, true));
+    }
+    let tex = tex.ok_or("no texels are bound to the texture")?;
+    if let (Some(lc), Some(l)) = (decl.dim.layer_comp(), layer) {
+        coords[lc] = if kind == TexKind::Sample {
+            (l as i32 as f32).to_bits()
+        } else {
+            l
+        };
+    }
+    if kind == TexKind::Sample {
+        Ok(texture::sample(tex, decl, s, coords))
+    } else {
+        coords[3] = level;
+        Ok(texture::load(tex, decl, coords, [0; 3]))
     }
 }
 

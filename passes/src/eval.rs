@@ -402,7 +402,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Lo => one(a & 0xFFFF_FFFF),
         Hi => one(a >> 32),
         Special | Load | Store | Atomic | AtomicNoret | Barrier | Jump | Brif | BrTable
-        | Return | Unreachable | Target => None,
+        | Return | Unreachable | Target | Tex => None,
     }
 }
 

@@ -147,6 +147,14 @@ pub trait TargetEval {
     ) -> Result<SmallVec<[u64; 2]>, String>;
 }
 
+/// The textures a dispatch reads: semantics of `tex` instructions, supplied by whoever binds
+/// the textures (the IR does not say how texels are stored or sampled).
+pub trait TextureEval {
+    /// The four result channels of texture instruction `tex` on operand words `args`, or
+    /// why it cannot be evaluated (no such texture bound...).
+    fn eval(&self, tex: &crate::ir::TexArg, args: &[u32]) -> Result<[u32; 4], String>;
+}
+
 /// Race tracking marks: no work-item yet / several work-items.
 const NOBODY: u32 = u32::MAX;
 const SEVERAL: u32 = u32::MAX - 1;
@@ -154,6 +162,7 @@ const SEVERAL: u32 = u32::MAX - 1;
 struct Group<'a> {
     func: &'a Function,
     target: Option<&'a dyn TargetEval>,
+    textures: Option<&'a dyn TextureEval>,
     /// Per LDS word since the last barrier release: (writer, reader) work-item.
     races: Option<BTreeMap<u8, Vec<(u32, u32)>>>,
     gid: [u32; 3],
@@ -205,6 +214,8 @@ pub fn run_dispatch_with_target(
 pub struct Hooks<'a> {
     /// Semantics of `target` instructions.
     pub target: Option<&'a dyn TargetEval>,
+    /// Semantics of `tex` instructions (the bound textures).
+    pub textures: Option<&'a dyn TextureEval>,
     /// Trap when two work-items of a group touch the same LDS word between two barrier
     /// releases and at least one of them writes it (atomics excepted): such code depends
     /// on the interleaving (AMD's 64-wide wavefront lock step is not Maxwell's 32).
@@ -246,6 +257,7 @@ pub fn run_dispatch_with_hooks(
                 let mut group = Group {
                     func,
                     target,
+                    textures: hooks.textures,
                     races: hooks.check_lds_races.then(|| {
                         func.lds
                             .iter()
@@ -597,6 +609,19 @@ impl Group<'_> {
                     Some(d) => self.branch(item, d),
                     None => return Err(trap(func, Some(inst), "br_table without destinations")),
                 }
+            }
+            InstructionData::Texture { tex, .. } => {
+                let Some(t) = self.textures else {
+                    return Err(trap(
+                        func,
+                        Some(inst),
+                        "no textures are bound to the dispatch",
+                    ));
+                };
+                let words: SmallVec<[u32; 4]> = args.iter().map(|&a| a as u32).collect();
+                let vals = t.eval(tex, &words).map_err(|e| trap(func, Some(inst), e))?;
+                let vals = vals.map(u64::from);
+                set(item, &vals);
             }
             InstructionData::Target { code, imm, .. } => {
                 let Some(t) = self.target else {

@@ -331,6 +331,21 @@ impl Verifier<'_> {
             | InstructionData::Atomic { .. } => {
                 self.check_mem(inst, data);
             }
+            InstructionData::Texture { tex, args, .. } => {
+                if args.len() != tex.arity() {
+                    self.report(
+                        inst,
+                        format!(
+                            "tex.{tex} takes {} operands, has {}",
+                            tex.arity(),
+                            args.len()
+                        ),
+                    );
+                }
+                for (i, &a) in args.iter().enumerate() {
+                    self.expect_type(inst, a, Type::B32, &format!("texture operand {i}"));
+                }
+            }
             _ => {}
         }
         // Branches.

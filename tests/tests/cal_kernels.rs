@@ -2,7 +2,9 @@
 //! `load`, `resinfo`), pixel-shader compute (`il_ps`, `vWinCoord0`, `o#`) and `g[]`.
 //!
 //! Each kernel is compiled at -O0 and -O2 under several texture/sampler assumptions
-//! (the storage format and sampler state CAL binds at launch) and checked with
+//! (the storage format and sampler state CAL binds at launch), with textures read through
+//! the texture unit (`TEX`/`TLD`/`TXQ` on texture objects created with those formats and
+//! sampler states) and by loads with the assumptions compiled in, and checked with
 //! `ilc::verify`: random textures, buffers and an odd-sized pixel domain, the IL reference
 //! interpreter against the compiled code on the SPA 5.0 emulator with the hazard checker.
 //! Every word must match and no hazard may be reported. The IR after lowering is also
@@ -72,6 +74,17 @@ fn configs() -> Vec<(&'static str, TexConfig)> {
         c.textures.insert(1, storage);
         v.push((name, c));
     }
+    // The same assumptions with textures read by loads and filtering arithmetic instead of
+    // the texture unit (the texture objects carry the format and sampler state there).
+    let loads: Vec<_> = v
+        .iter()
+        .map(|(n, c)| {
+            let mut c = c.clone();
+            c.use_loads = true;
+            (*n, c)
+        })
+        .collect();
+    v.extend(loads);
     v
 }
 
@@ -106,7 +119,7 @@ fn cal_kernels_match_the_interpreter_on_the_emulator() {
             }
         }
     }
-    assert!(runs >= 12 * 5 * 2, "only {runs} runs");
+    assert!(runs >= 12 * 10 * 2, "only {runs} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -35,6 +35,9 @@ typedef int32_t ilc_status;
 #define ILC_PARAM_OUTPUT_POINTER 8
 #define ILC_PARAM_OUTPUT_SIZE 9
 #define ILC_PARAM_TEXTURE_DIMS 10
+/* A 64-bit texture object handle; id = resource | sampler << 8 (0xff: none) | unnorm << 16 |
+   float channel mask << 17 | shape << 21 (0 1d, 1 1darray, 2 2d, 3 2darray, 4 3d, 5 buffer). */
+#define ILC_PARAM_TEXTURE_HANDLE 11
 
 typedef struct ilc_options {
     uint32_t opt_level;   /* 0..3 */

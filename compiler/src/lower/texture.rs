@@ -23,7 +23,9 @@
 
 use std::collections::BTreeMap;
 
-use ilc_passes::ir::{FloatCC, IntCC, MemSize, MemSpace, SpecialReg, UavKind, Value};
+use ilc_passes::ir::{
+    FloatCC, IntCC, MemSize, MemSpace, SpecialReg, TexArg, TexKind, TexShape, UavKind, Value,
+};
 use isa_amdil::ast::{ElementFormat, Instruction};
 use isa_amdil::interp::texture::{
     aoffimmi, AddressMode, Filter, ResourceDecl, SamplerState, TexDim, TexelFormat,
@@ -44,6 +46,11 @@ pub struct TexConfig {
     pub textures: BTreeMap<u32, (TexelFormat, u8)>,
     /// Sampler state of sampler `m`. Absent: point filtering, clamp to edge.
     pub samplers: BTreeMap<u32, SamplerState>,
+    /// Read textures with loads and filtering arithmetic (the texels a plain buffer, the
+    /// format and sampler state above compiled in) instead of the texture unit (`TEX`,
+    /// `TLD`, `TXQ` through texture-object parameters, where the format and sampler state
+    /// are the texture object's and the code does not depend on them).
+    pub use_loads: bool,
 }
 
 impl TexConfig {
@@ -108,6 +115,9 @@ impl Lowerer<'_> {
             .get(&res)
             .ok_or_else(|| format!("resource {res} is not declared"))?;
         let id = u8::try_from(res).map_err(|_| format!("resource id {res} is out of range"))?;
+        if !self.tex_config.use_loads {
+            return self.lower_tex_unit(st, id, &decl);
+        }
         self.func.srvs.insert(id, UavKind::Typed);
         let (format, channels) = self.tex_config.storage(res, &decl);
         let t = Tex {
@@ -158,6 +168,105 @@ impl Lowerer<'_> {
                 self.tex_resinfo(&t, mip, st.generic("uint").is_some())
             }
         };
+        self.write_dst(st, Ty::Untyped, r.map(Some))
+    }
+
+    /// `sample`/`sample_l`/`load`/`resinfo` through the texture unit: one `tex` instruction.
+    /// The coordinates go as the interpreter reads them (post-swizzle `src0`): float
+    /// coordinates and a layer rounded half to even and clamped at 0 for samples, integer
+    /// coordinates plus `_aoffimmi` offsets, the layer and the mip (`.w`) for loads.
+    fn lower_tex_unit(&mut self, st: &Instruction, id: u8, decl: &ResourceDecl) -> LResult<()> {
+        let name = st.opcode.mnemonic();
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return self.write_dst(st, Ty::Untyped, [None; 4]);
+        }
+        let shape = match decl.dim {
+            TexDim::D1 => TexShape::D1,
+            TexDim::D1Array => TexShape::D1Array,
+            TexDim::D2 => TexShape::D2,
+            TexDim::D2Array => TexShape::D2Array,
+            TexDim::D3 => TexShape::D3,
+            TexDim::Buffer => TexShape::Buffer,
+        };
+        let axes = decl.dim.axes();
+        let mut srcs = Srcs::default();
+        let mut args: Vec<Value> = Vec::with_capacity(5);
+        let (kind, sampler) = match st.opcode {
+            Opcode::Sample | Opcode::SampleL => {
+                if decl.dim == TexDim::Buffer {
+                    return Err(format!("{name} on buffer resource {id}"));
+                }
+                let sampler = st
+                    .sampler()
+                    .ok_or_else(|| format!("{name} needs _sampler(m)"))?;
+                let sampler = u8::try_from(sampler)
+                    .map_err(|_| format!("sampler id {sampler} is out of range"))?;
+                for c in 0..axes {
+                    args.push(srcs.get(self, st, 0, c, Ty::Untyped)?);
+                }
+                if let Some(lc) = layer_comp(decl.dim) {
+                    let l = srcs.get(self, st, 0, lc, Ty::Untyped)?;
+                    let l = self.nan_to_zero(l);
+                    let l = self.cursor().ins().fround_even(l);
+                    let l = self.cursor().ins().f2i(l);
+                    let z = self.iconst(0);
+                    args.push(self.cursor().ins().imax(l, z));
+                }
+                (TexKind::Sample, sampler)
+            }
+            Opcode::Load => {
+                let mut off = [0f32; 3];
+                if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
+                    for (o, p) in off.iter_mut().zip(v.unwrap_or("").split(',')) {
+                        *o = p
+                            .trim()
+                            .parse::<f32>()
+                            .map_err(|_| format!("_aoffimmi value {p:?} is not a number"))?;
+                    }
+                }
+                let off = aoffimmi(off);
+                for (c, &o) in off.iter().enumerate().take(axes) {
+                    let v = srcs.get(self, st, 0, c, Ty::Int)?;
+                    args.push(if o != 0 && decl.dim != TexDim::Buffer {
+                        let k = self.iconst(o as u32);
+                        self.cursor().ins().iadd(v, k)
+                    } else {
+                        v
+                    });
+                }
+                if let Some(lc) = layer_comp(decl.dim) {
+                    args.push(srcs.get(self, st, 0, lc, Ty::Int)?);
+                }
+                if decl.dim != TexDim::Buffer {
+                    args.push(srcs.get(self, st, 0, 3, Ty::Int)?);
+                }
+                (TexKind::Fetch, 0)
+            }
+            _ => {
+                args.push(srcs.get(self, st, 0, 0, Ty::Int)?);
+                (TexKind::Query, 0)
+            }
+        };
+        let tex = TexArg {
+            kind,
+            resource: id,
+            sampler,
+            shape,
+            unnorm: kind == TexKind::Sample && decl.unnorm,
+            float_mask: if kind == TexKind::Query {
+                0
+            } else {
+                (0..4)
+                    .filter(|&c| float_fmt(decl.fmt[c]))
+                    .fold(0, |m, c| m | 1 << c)
+            },
+        };
+        let r = self.cursor().ins().tex(tex, &args);
+        let mut r = [r[0], r[1], r[2], r[3]];
+        if kind == TexKind::Query && st.generic("uint").is_none() {
+            r = r.map(|x| self.cursor().ins().u2f(x));
+        }
         self.write_dst(st, Ty::Untyped, r.map(Some))
     }
 

@@ -32,6 +32,46 @@ pub struct Buffers {
     pub domain: Option<[u32; 2]>,
 }
 
+/// `tex` semantics for the IR interpreter: the bound textures with default samplers (point,
+/// clamp), as the IL interpreter reads them.
+struct IrTextures<'a> {
+    textures: &'a BTreeMap<u32, isa_amdil::interp::texture::Texture>,
+}
+
+impl irinterp::TextureEval for IrTextures<'_> {
+    fn eval(&self, tex: &ilc_passes::ir::TexArg, args: &[u32]) -> Result<[u32; 4], String> {
+        use ilc_passes::ir::TexKind;
+        let decl = crate::verify::texture_decl(tex.shape, tex.unnorm, tex.float_mask);
+        let t = self.textures.get(&u32::from(tex.resource));
+        let axes = tex.shape.axes();
+        let mut coords = [0u32; 4];
+        if tex.kind != TexKind::Query {
+            coords[..axes].copy_from_slice(args.get(..axes).ok_or("too few texture operands")?);
+        }
+        let layer = match tex.kind {
+            TexKind::Query => None,
+            _ if tex.shape.is_array() => Some(*args.get(axes).ok_or("no layer operand")?),
+            _ => None,
+        };
+        let level = match tex.kind {
+            TexKind::Query => args[0],
+            TexKind::Fetch if tex.shape != ilc_passes::ir::TexShape::Buffer => {
+                *args.last().ok_or("no level operand")?
+            }
+            _ => 0,
+        };
+        crate::verify::il_texture_op(
+            tex.kind,
+            t,
+            &decl,
+            &Default::default(),
+            coords,
+            layer,
+            level,
+        )
+    }
+}
+
 /// How two buffers' words are compared.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tolerance {
@@ -204,7 +244,14 @@ pub fn run_ir(
         grid,
         group_size: None,
     };
-    irinterp::run_dispatch(func, &d, &mut mem, &opts)
+    let textures = IrTextures {
+        textures: &bufs.textures,
+    };
+    let hooks = irinterp::Hooks {
+        textures: Some(&textures),
+        ..irinterp::Hooks::default()
+    };
+    irinterp::run_dispatch_with_hooks(func, &d, &mut mem, &opts, &hooks)
         .map_err(|e| format!("IR interpreter: {e}"))?;
     let mut uavs = BTreeMap::new();
     for (id, b) in mem.uavs {

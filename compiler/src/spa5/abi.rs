@@ -53,6 +53,51 @@ pub enum ParamKind {
     OutSize(u8),
     /// Width, height and depth in texels of texture resource `id` (three 32-bit words).
     ResDims(u8),
+    /// A 64-bit texture object handle (`cudaTextureObject_t`) for texture resource
+    /// `resource` sampled through sampler `sampler` (`None`: only fetched/queried). The
+    /// texture object carries the storage format and the sampler state (filter,
+    /// addressing); `unnorm` says its coordinates are unnormalized (texel space).
+    Texture {
+        /// The IL resource id.
+        resource: u8,
+        /// The IL sampler id, if the handle is used for sampling.
+        sampler: Option<u8>,
+        /// Unnormalized coordinates (`_type(..,unnorm)`).
+        unnorm: bool,
+        /// The resource's dimensionality.
+        shape: ilc_passes::ir::TexShape,
+        /// Bit c: channel c is read as a float (normalized storage converts; the texture
+        /// object's read mode is `cudaReadModeNormalizedFloat` when any bit is set).
+        float_mask: u8,
+    },
+}
+
+impl ParamKind {
+    /// The `.ilc.abi` id of a texture handle: `resource | sampler << 8 | unnorm << 16 |
+    /// float_mask << 17 | shape << 21` (sampler 0xff for none; shapes numbered 1d, 1darray,
+    /// 2d, 2darray, 3d, buffer).
+    pub fn texture_id(
+        resource: u8,
+        sampler: Option<u8>,
+        unnorm: bool,
+        shape: ilc_passes::ir::TexShape,
+        float_mask: u8,
+    ) -> i32 {
+        resource as i32
+            | (sampler.map_or(0xff, i32::from) << 8)
+            | (unnorm as i32) << 16
+            | ((float_mask & 0xf) as i32) << 17
+            | (shape_code(shape) as i32) << 21
+    }
+}
+
+const SHAPES: [ilc_passes::ir::TexShape; 6] = {
+    use ilc_passes::ir::TexShape::*;
+    [D1, D1Array, D2, D2Array, D3, Buffer]
+};
+
+fn shape_code(s: ilc_passes::ir::TexShape) -> u8 {
+    SHAPES.iter().position(|&x| x == s).unwrap_or(0) as u8
 }
 
 /// One kernel parameter.
@@ -173,6 +218,15 @@ impl LaunchLayout {
             });
             off += 16;
         }
+        for kind in texture_handles(func) {
+            off = off.next_multiple_of(8);
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 8,
+                kind,
+            });
+            off += 8;
+        }
         for (&id, &bytes) in &func.cbs {
             off = off.next_multiple_of(16);
             let size = bytes.next_multiple_of(16);
@@ -217,6 +271,22 @@ impl LaunchLayout {
         self.param(kind).map(|p| PARAM_BASE + p.offset)
     }
 
+    /// The `c[0x0]` word index of the texture handle a texture instruction reads: its own
+    /// (resource, sampler) handle for samples; for fetches and queries the resource's first
+    /// handle.
+    pub fn texture_slot(&self, tex: &ilc_passes::ir::TexArg) -> Option<u32> {
+        let sample = tex.kind == ilc_passes::ir::TexKind::Sample;
+        self.params
+            .iter()
+            .find(|p| match p.kind {
+                ParamKind::Texture {
+                    resource, sampler, ..
+                } => resource == tex.resource && (!sample || sampler == Some(tex.sampler)),
+                _ => false,
+            })
+            .map(|p| (PARAM_BASE + p.offset) / 4)
+    }
+
     /// The parameters as the cubin's `KPARAM_INFO` sees them.
     pub fn cubin_params(&self) -> Vec<Param> {
         self.params
@@ -252,6 +322,16 @@ impl LaunchLayout {
                 ParamKind::OutPtr(i) => ("out_ptr", i as i32),
                 ParamKind::OutSize(i) => ("out_size", i as i32),
                 ParamKind::ResDims(i) => ("res_dims", i as i32),
+                ParamKind::Texture {
+                    resource,
+                    sampler,
+                    unnorm,
+                    shape,
+                    float_mask,
+                } => (
+                    "tex_handle",
+                    ParamKind::texture_id(resource, sampler, unnorm, shape, float_mask),
+                ),
             };
             s.push_str(&format!("param {:#x} {} {} {}\n", p.offset, p.size, k, id));
         }
@@ -306,6 +386,19 @@ impl LaunchLayout {
                         "out_ptr" => ParamKind::OutPtr(id8),
                         "out_size" => ParamKind::OutSize(id8),
                         "res_dims" => ParamKind::ResDims(id8),
+                        "tex_handle" => ParamKind::Texture {
+                            resource: id as u8,
+                            sampler: match (id >> 8) as u8 {
+                                0xff => None,
+                                s => Some(s),
+                            },
+                            unnorm: id >> 16 & 1 != 0,
+                            float_mask: (id >> 17 & 0xf) as u8,
+                            shape: SHAPES
+                                .get((id >> 21 & 7) as usize)
+                                .copied()
+                                .ok_or_else(|| format!("bad texture shape in `{line}`"))?,
+                        },
                         other => return Err(format!("unknown parameter kind `{other}`")),
                     };
                     l.params.push(LaunchParam {
@@ -348,6 +441,49 @@ fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
         }
     }
     (domain, dims)
+}
+
+/// The texture handles `func` needs, in (resource, sampler) order: one per sampled
+/// (resource, sampler) pair, plus one per resource that is only fetched or queried.
+fn texture_handles(func: &Function) -> Vec<ParamKind> {
+    use ilc_passes::ir::{InstructionData, TexKind};
+    use std::collections::BTreeMap;
+    // (resource, sampler or 256) -> (unnorm, shape, float mask)
+    let mut keys: BTreeMap<(u8, u16), (bool, ilc_passes::ir::TexShape, u8)> = BTreeMap::new();
+    let mut other = BTreeMap::new();
+    for inst in func.insts_in_layout() {
+        if let InstructionData::Texture { tex, .. } = &func.dfg.insts[inst] {
+            if tex.kind == TexKind::Sample {
+                let e = keys
+                    .entry((tex.resource, u16::from(tex.sampler)))
+                    .or_insert((false, tex.shape, 0));
+                e.0 |= tex.unnorm;
+                e.2 |= tex.float_mask;
+            } else {
+                let e = other.entry(tex.resource).or_insert((false, tex.shape, 0u8));
+                e.2 |= tex.float_mask;
+            }
+        }
+    }
+    for (r, v) in other {
+        match keys.iter_mut().find(|((res, _), _)| *res == r) {
+            Some((_, e)) => e.2 |= v.2,
+            None => {
+                keys.insert((r, 256), v);
+            }
+        }
+    }
+    keys.into_iter()
+        .map(
+            |((resource, s), (unnorm, shape, float_mask))| ParamKind::Texture {
+                resource,
+                sampler: u8::try_from(s).ok(),
+                unnorm,
+                shape,
+                float_mask,
+            },
+        )
+        .collect()
 }
 
 /// The number of a stack slot.

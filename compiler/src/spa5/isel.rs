@@ -1113,6 +1113,9 @@ impl Isel<'_> {
                 one(self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, part)], &args)?)
             }
             (InstructionData::Special { reg, .. }, Opcode::Special) => one(self.special(*reg)?),
+            (InstructionData::Texture { tex, .. }, Opcode::Tex) => {
+                self.select_tex(inst, tex, &args)
+            }
             (
                 _,
                 Opcode::Load

@@ -16,6 +16,7 @@ pub mod isel;
 pub mod isel_f64;
 pub mod isel_int;
 pub mod isel_mem;
+pub mod isel_tex;
 pub mod listing;
 pub mod target;
 

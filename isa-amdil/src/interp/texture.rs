@@ -71,7 +71,7 @@ impl TexDim {
     }
 
     /// Which source component holds the array layer.
-    fn layer_comp(self) -> Option<usize> {
+    pub fn layer_comp(self) -> Option<usize> {
         match self {
             TexDim::D1Array => Some(1),
             TexDim::D2Array => Some(2),

@@ -90,6 +90,8 @@ pub(crate) enum Kind {
     Shfl,
     Vote,
     Vabsdiff,
+    /// TEX, TLD, TXQ: through the device's texture unit.
+    Tex,
     /// MEMBAR, DEPBAR, NOP, BAR.ARV: no architectural effect in this model.
     Nop,
     Unsupported,
@@ -155,6 +157,7 @@ impl Kind {
             "LDG" | "LDL" | "LDS" | "LD" => K::Ld,
             "STG" | "STL" | "STS" | "ST" => K::St,
             "LDC" => K::Ldc,
+            "TEX" | "TLD" | "TXQ" => K::Tex,
             "ATOM" | "ATOMS" if matches!(inst.op, Op::ATOM_CAS | Op::ATOMS_CAS) => K::AtomCas,
             "ATOM" | "ATOMS" => K::Atom,
             "RED" => K::Red,
@@ -182,6 +185,7 @@ impl Kind {
 /// What an instruction reaches besides its warp.
 pub(crate) struct Ctx<'a> {
     pub banks: &'a [Vec<u8>],
+    pub tex: Option<&'a dyn super::TextureUnit>,
     pub shared: &'a mut [u8],
     pub local: &'a mut [u8],
     pub local_size: usize,
@@ -844,6 +848,7 @@ pub(crate) fn execute(
             Ok(())
         }
         K::Ld | K::St | K::Ldc => memory(kind, inst, pc, w, g, ctx),
+        K::Tex => super::texture::execute(inst, pc, w, g, ctx.banks, ctx.tex),
         K::Atom | K::AtomCas | K::Red => atomic(kind, inst, pc, w, g, ctx),
         K::B2rResult => {
             let d = dst_reg(inst, 0);

@@ -31,6 +31,7 @@ mod exec;
 mod fp;
 mod hazard;
 mod memory;
+mod texture;
 mod warp;
 
 use std::fmt;
@@ -41,6 +42,7 @@ use crate::Control;
 
 pub use hazard::{Hazard, HazardKind};
 pub use memory::Space;
+pub use texture::{TexOp, TexRequest, TextureUnit};
 
 /// Why a launch failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -162,9 +164,19 @@ pub const WARP: u32 = 32;
 pub const MAX_BLOCK_THREADS: u32 = 1024;
 
 /// Global memory and the launches that use it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Device {
     mem: memory::Global,
+    tex: Option<std::sync::Arc<dyn TextureUnit>>,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device")
+            .field("mem", &self.mem)
+            .field("texture_unit", &self.tex.is_some())
+            .finish()
+    }
 }
 
 impl Device {
@@ -176,6 +188,12 @@ impl Device {
     /// Allocates `bytes` of zeroed global memory, 256-byte aligned; never returns 0.
     pub fn alloc(&mut self, bytes: u64) -> u64 {
         self.mem.alloc(bytes)
+    }
+
+    /// Binds the texture unit that serves `TEX`/`TLD`/`TXQ` (see [`TextureUnit`]); without
+    /// one, texture instructions are [`EmuError::Unsupported`].
+    pub fn set_texture_unit(&mut self, unit: std::sync::Arc<dyn TextureUnit>) {
+        self.tex = Some(unit);
     }
 
     /// Writes `data` at `addr` (inside one allocation).
@@ -291,6 +309,7 @@ impl Device {
                     block.run(
                         &prog,
                         &banks,
+                        self.tex.as_deref(),
                         &mut self.mem,
                         &mut fuel,
                         cfg.fuel,

@@ -230,6 +230,7 @@ impl Block {
         &mut self,
         prog: &Program,
         banks: &[Vec<u8>],
+        tex: Option<&dyn super::TextureUnit>,
         mem: &mut Global,
         fuel: &mut u64,
         fuel0: u64,
@@ -244,6 +245,7 @@ impl Block {
                 ran = true;
                 let mut ctx = Ctx {
                     banks,
+                    tex,
                     shared: &mut self.shared,
                     local: &mut self.local,
                     local_size: self.local_size,

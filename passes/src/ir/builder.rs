@@ -38,7 +38,7 @@ use smallvec::SmallVec;
 
 use super::entities::{Block, Inst, Value};
 use super::function::Function;
-use super::immediates::{AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, SpecialReg};
+use super::immediates::{AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, SpecialReg, TexArg};
 use super::instructions::{BlockCall, InstructionData, ValueList};
 use super::opcodes::Opcode;
 use super::types::Type;
@@ -251,6 +251,14 @@ impl InstBuilder<'_, '_> {
             opcode: Opcode::Load,
             mem,
             args,
+        })
+    }
+    /// `tex`: four `b32` results (the operands as [`TexArg::arity`] says).
+    pub fn tex(self, tex: TexArg, args: &[Value]) -> SmallVec<[Value; 4]> {
+        self.build_results(InstructionData::Texture {
+            opcode: Opcode::Tex,
+            tex,
+            args: args.iter().copied().collect(),
         })
     }
     /// `store`.

@@ -693,3 +693,157 @@ mod tests {
         assert!(!FloatCC::One.eval(Some(core::cmp::Ordering::Equal)));
     }
 }
+
+/// What a texture instruction does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TexKind {
+    /// Filtered read at float coordinates (the sampler's filter and addressing; level 0).
+    Sample,
+    /// Unfiltered texel at integer coordinates plus a mip level (out of range: zeros).
+    Fetch,
+    /// `(width, height, depth or layers, levels)` of a mip level, as integers.
+    Query,
+}
+
+/// The dimensionality of a texture resource.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TexShape {
+    /// 1-D.
+    D1,
+    /// 1-D array.
+    D1Array,
+    /// 2-D.
+    D2,
+    /// 2-D array.
+    D2Array,
+    /// 3-D.
+    D3,
+    /// A buffer of texels (1-D, no levels, no filtering).
+    Buffer,
+}
+
+impl TexShape {
+    const NAMES: [(TexShape, &'static str); 6] = [
+        (TexShape::D1, "1d"),
+        (TexShape::D1Array, "1darray"),
+        (TexShape::D2, "2d"),
+        (TexShape::D2Array, "2darray"),
+        (TexShape::D3, "3d"),
+        (TexShape::Buffer, "buffer"),
+    ];
+
+    /// Text name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// Parses a name.
+    pub fn from_name(n: &str) -> Option<TexShape> {
+        Self::NAMES.iter().find(|(_, m)| *m == n).map(|(s, _)| *s)
+    }
+
+    /// Spatial coordinates (without the array layer).
+    pub fn axes(self) -> usize {
+        match self {
+            TexShape::D1 | TexShape::D1Array | TexShape::Buffer => 1,
+            TexShape::D2 | TexShape::D2Array => 2,
+            TexShape::D3 => 3,
+        }
+    }
+
+    /// Whether a layer index follows the coordinates.
+    pub fn is_array(self) -> bool {
+        matches!(self, TexShape::D1Array | TexShape::D2Array)
+    }
+}
+
+/// The immediate part of a texture instruction: `tex.sample.2d t0 s1 x, y`,
+/// `tex.fetch.2d t0 x, y, level`, `tex.query t0 level`.
+///
+/// Operands: `Sample`: the float coordinates, then (arrays) the layer as an integer already
+/// rounded; `Fetch`: the integer coordinates, then the layer, then the level (not for
+/// buffers); `Query`: the level. Results: four 32-bit channels. Textures are read-only for a
+/// whole dispatch, so a texture instruction is a pure function of its operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TexArg {
+    /// The operation.
+    pub kind: TexKind,
+    /// The texture resource id.
+    pub resource: u8,
+    /// The sampler id (`Sample` only; 0 otherwise).
+    pub sampler: u8,
+    /// The resource's dimensionality.
+    pub shape: TexShape,
+    /// `Sample`: coordinates are in texel space (`.unnorm`), not normalized to [0, 1).
+    pub unnorm: bool,
+    /// Bit c set: channel c is declared with a float return format (normalized storage
+    /// converts to a float; linear filtering needs all four). Printed `ffff`/`iiii`...
+    pub float_mask: u8,
+}
+
+impl TexArg {
+    fn mask_text(self) -> [u8; 4] {
+        let mut t = [b'i'; 4];
+        for (c, ch) in t.iter_mut().enumerate() {
+            if self.float_mask >> c & 1 != 0 {
+                *ch = b'f';
+            }
+        }
+        t
+    }
+
+    /// Parses a `ffff`-style channel mask.
+    pub fn parse_float_mask(s: &str) -> Option<u8> {
+        if s.len() != 4 {
+            return None;
+        }
+        let mut m = 0;
+        for (c, ch) in s.bytes().enumerate() {
+            match ch {
+                b'f' => m |= 1 << c,
+                b'i' => {}
+                _ => return None,
+            }
+        }
+        Some(m)
+    }
+}
+
+impl TexArg {
+    /// The number of value operands this texture instruction takes.
+    pub fn arity(&self) -> usize {
+        let layer = self.shape.is_array() as usize;
+        match self.kind {
+            TexKind::Sample => self.shape.axes() + layer,
+            TexKind::Fetch => self.shape.axes() + layer + (self.shape != TexShape::Buffer) as usize,
+            TexKind::Query => 1,
+        }
+    }
+}
+
+impl fmt::Display for TexArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            TexKind::Sample => write!(
+                f,
+                "sample.{}.{}{} t{} s{}",
+                self.shape.name(),
+                String::from_utf8_lossy(&self.mask_text()),
+                if self.unnorm { ".unnorm" } else { "" },
+                self.resource,
+                self.sampler
+            ),
+            TexKind::Fetch => write!(
+                f,
+                "fetch.{}.{} t{}",
+                self.shape.name(),
+                String::from_utf8_lossy(&self.mask_text()),
+                self.resource
+            ),
+            TexKind::Query => write!(f, "query.{} t{}", self.shape.name(), self.resource),
+        }
+    }
+}

@@ -9,7 +9,7 @@
 use smallvec::SmallVec;
 
 use super::entities::{Block, Value};
-use super::immediates::{AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, SpecialReg};
+use super::immediates::{AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, SpecialReg, TexArg};
 use super::opcodes::{InstructionFormat, Opcode};
 use super::types::Type;
 
@@ -84,6 +84,12 @@ pub enum InstructionData {
         mem: MemArg,
         args: ValueList,
     },
+    /// Texture instruction: `args` as [`TexArg::arity`] says.
+    Texture {
+        opcode: Opcode,
+        tex: TexArg,
+        args: ValueList,
+    },
     /// Barrier.
     Barrier { opcode: Opcode, flags: BarrierFlags },
     /// Jump: one destination.
@@ -135,7 +141,8 @@ impl InstructionData {
             | Jump { opcode, .. }
             | Brif { opcode, .. }
             | BrTable { opcode, .. }
-            | Target { opcode, .. } => *opcode,
+            | Target { opcode, .. }
+            | Texture { opcode, .. } => *opcode,
         }
     }
 
@@ -160,6 +167,7 @@ impl InstructionData {
             Brif { .. } => InstructionFormat::Brif,
             BrTable { .. } => InstructionFormat::BrTable,
             Target { .. } => InstructionFormat::Target,
+            Texture { .. } => InstructionFormat::Texture,
         }
     }
 
@@ -172,9 +180,11 @@ impl InstructionData {
             Binary { args, .. } | IntCompare { args, .. } | FloatCompare { args, .. } => args,
             Ternary { args, .. } => args,
             Quaternary { args, .. } => args,
-            Load { args, .. } | Store { args, .. } | Atomic { args, .. } | Target { args, .. } => {
-                args
-            }
+            Load { args, .. }
+            | Store { args, .. }
+            | Atomic { args, .. }
+            | Target { args, .. }
+            | Texture { args, .. } => args,
             Brif { arg, .. } | BrTable { arg, .. } => arg,
         }
     }
@@ -190,9 +200,11 @@ impl InstructionData {
             Binary { args, .. } | IntCompare { args, .. } | FloatCompare { args, .. } => args,
             Ternary { args, .. } => args,
             Quaternary { args, .. } => args,
-            Load { args, .. } | Store { args, .. } | Atomic { args, .. } | Target { args, .. } => {
-                args
-            }
+            Load { args, .. }
+            | Store { args, .. }
+            | Atomic { args, .. }
+            | Target { args, .. }
+            | Texture { args, .. } => args,
             Brif { arg, .. } | BrTable { arg, .. } => arg,
         }
     }

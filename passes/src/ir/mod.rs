@@ -25,7 +25,8 @@ pub use dominators::{DominatorTree, LoopInfo, PostDominatorTree};
 pub use entities::{AnyEntity, Block, Inst, StackSlot, Value};
 pub use function::{Function, StackSlotData, UavKind};
 pub use immediates::{
-    AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg,
+    AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg, TexArg, TexKind,
+    TexShape,
 };
 pub use instructions::{BlockCall, InstructionData, ValueList};
 pub use layout::Layout;

@@ -76,6 +76,8 @@ pub enum InstructionFormat {
     Store,
     /// Atomic read-modify-write.
     Atomic,
+    /// Texture fetch or query.
+    Texture,
     /// Barrier / fence.
     Barrier,
     /// Unconditional jump with block arguments.
@@ -413,6 +415,9 @@ define_opcodes! {
     /// CODE and the immediate belongs to the backend (e.g. an index into isa-spa5's table);
     /// generic passes treat it as opaque (side effects as flagged in its data).
     Target = "target", Target, [] -> [], 0;
+    /// `tex.KIND.SHAPE tN [sM] args`: a texture sample, texel fetch or size query (see
+    /// [`TexArg`](super::TexArg)); four `b32` results. Pure: textures are read-only.
+    Tex = "tex", Texture, [] -> [I, I, I, I], 0;
 }
 
 impl Opcode {

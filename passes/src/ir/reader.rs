@@ -16,7 +16,8 @@ use super::dfg::ValueDef;
 use super::entities::{Block, StackSlot, Value};
 use super::function::{Function, StackSlotData, UavKind};
 use super::immediates::{
-    AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg,
+    AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg, TexArg, TexKind,
+    TexShape,
 };
 use super::instructions::{BlockCall, InstructionData, ValueList};
 use super::opcodes::{InstructionFormat, Opcode};
@@ -699,6 +700,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             | Opcode::Atomic
             | Opcode::AtomicNoret
             | Opcode::Target
+            | Opcode::Tex
     );
     if need_suffix != suffix.is_some() {
         return if need_suffix {
@@ -880,6 +882,57 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 opcode,
                 arg: [x],
                 dests,
+            }
+        }
+        InstructionFormat::Texture => {
+            let (kind, shape) = suffix.split_once('.').unwrap_or((&suffix, ""));
+            let kind = match kind {
+                "sample" => TexKind::Sample,
+                "fetch" => TexKind::Fetch,
+                "query" => TexKind::Query,
+                _ => return err!(mloc, "unknown texture operation '{kind}'"),
+            };
+            let (shape, unnorm) = match shape.strip_suffix(".unnorm") {
+                Some(s) if kind == TexKind::Sample => (s, true),
+                _ => (shape, false),
+            };
+            let (shape, float_mask) = match shape.split_once('.') {
+                Some((s, m)) if kind != TexKind::Query => match TexArg::parse_float_mask(m) {
+                    Some(m) => (s, m),
+                    None => return err!(mloc, "bad texture channel formats '{m}' (like ffff)"),
+                },
+                _ => (shape, 0),
+            };
+            let Some(shape) = TexShape::from_name(shape) else {
+                return err!(mloc, "unknown texture shape '{shape}'");
+            };
+            let mut id = |prefix: &str, what: &str| -> Result<u8, ParseError> {
+                let (w, loc) = p.word(what)?;
+                match numbered(&w, prefix).and_then(|n| u8::try_from(n).ok()) {
+                    Some(n) => Ok(n),
+                    None => err!(loc, "expected {what} like {prefix}0, found '{w}'"),
+                }
+            };
+            let resource = id("t", "a texture")?;
+            let sampler = if kind == TexKind::Sample {
+                id("s", "a sampler")?
+            } else {
+                0
+            };
+            let mut args = ValueList::new();
+            args.push(parse_value(p, fb)?);
+            parse_more_values(p, fb, &mut args)?;
+            InstructionData::Texture {
+                opcode,
+                tex: TexArg {
+                    kind,
+                    resource,
+                    sampler,
+                    shape,
+                    unnorm,
+                    float_mask,
+                },
+                args,
             }
         }
         InstructionFormat::Target => {

@@ -240,6 +240,10 @@ pub fn write_inst(w: &mut dyn Write, func: &Function, inst: Inst) -> fmt::Result
             }
             Ok(())
         }
+        InstructionData::Texture { tex, args, .. } => {
+            write!(w, "{op}.{tex} ")?;
+            write_list(w, args)
+        }
         InstructionData::Barrier { flags, .. } => write!(w, "{op} {flags}"),
         InstructionData::Jump { dests, .. } => {
             write!(w, "{op} ")?;

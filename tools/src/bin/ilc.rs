@@ -58,6 +58,10 @@ struct Cli {
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
     #[arg(long = "assume-in-bounds")]
     assume_in_bounds: bool,
+    /// Read textures with loads and filtering arithmetic (texels in a plain buffer,
+    /// --texture/--sampler compiled in) instead of TEX/TLD/TXQ on texture objects.
+    #[arg(long = "texture-loads")]
+    texture_loads: bool,
     /// Debug: every instruction waits on everything (longest stalls, all barriers).
     #[arg(long)]
     serial: bool,
@@ -127,6 +131,7 @@ fn main() -> ExitCode {
         textures: ilc::lower::TexConfig {
             textures: cli.textures.iter().copied().collect(),
             samplers: cli.samplers.iter().copied().collect(),
+            use_loads: cli.texture_loads,
         },
         ..Options::default()
     });

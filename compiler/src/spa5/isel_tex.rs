@@ -1,0 +1,123 @@
+//! Instruction selection for texture instructions: IR `tex` to `TEX`, `TLD` and `TXQ`.
+//!
+//! Each names its texture object handle by the parameter's `c[0x0]` word (the bound forms
+//! of `TEXMODE_UNIFIED` code, as ptxas emits for `cudaTextureObject_t` parameters), so no
+//! register holds the handle. Coordinates go to a consecutive aligned register group in
+//! hardware order (array layer first, then x, y, z); a fetch's mip level is the `Rb` group
+//! of `TLD.LL` (`TLD.LZ` when it is the constant 0); results are a group of four (write
+//! mask `0xf`). Samples use `TEX.LZ`: compute kernels have no derivatives and textures one
+//! level. The results arrive through a scoreboard like any variable-latency load.
+
+use ilc_passes::ir::{Inst, InstructionData, Opcode, TexArg, TexKind, TexShape, Type, Value};
+use isa_spa5::inst::Operand;
+use isa_spa5::{Inst as MInst, ModKind, Op, Reg};
+use smallvec::SmallVec;
+
+use super::isel::{Isel, IselError};
+use super::target::{Group, SetMod, Slot, TInst, Template, R};
+
+type Vals = SmallVec<[Value; 4]>;
+
+impl Isel<'_> {
+    pub(crate) fn select_tex(
+        &mut self,
+        inst: Inst,
+        tex: &TexArg,
+        args: &[Value],
+    ) -> Result<Vals, IselError> {
+        let Some(slot) = self.layout.texture_slot(tex) else {
+            return Err(self.unsupported(inst, "texture without a handle parameter"));
+        };
+        if args.len() != tex.arity() {
+            return Err(self.unsupported(inst, "texture operand count"));
+        }
+        let axes = tex.shape.axes();
+        let dim = match tex.shape {
+            TexShape::D1 | TexShape::Buffer => "1D",
+            TexShape::D1Array => "ARRAY_1D",
+            TexShape::D2 => "2D",
+            TexShape::D2Array => "ARRAY_2D",
+            TexShape::D3 => "3D",
+        };
+        // Operand order of the target instruction: the Ra group, then Rb.
+        let mut ops: Vec<Value> = Vec::with_capacity(5);
+        let mut rb: Option<Value> = None;
+        let mi = match tex.kind {
+            TexKind::Query => {
+                ops.push(args[0]);
+                MInst::build(
+                    Op::TXQ,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Imm(slot as i64),
+                        Operand::Imm(0xf),
+                    ],
+                )
+                .mn(ModKind::TexQuery, "TEX_HEADER_DIMENSION")
+            }
+            TexKind::Sample | TexKind::Fetch => {
+                if tex.shape.is_array() {
+                    ops.push(args[axes]);
+                }
+                ops.extend_from_slice(&args[..axes]);
+                let (op, lod) = if tex.kind == TexKind::Sample {
+                    (Op::TEX, "LZ")
+                } else if tex.shape == TexShape::Buffer || self.is_zero(args[args.len() - 1]) {
+                    (Op::TLD, "LZ")
+                } else {
+                    rb = Some(args[args.len() - 1]);
+                    (Op::TLD, "LL")
+                };
+                MInst::build(
+                    op,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(Reg::RZ),
+                        Operand::Imm(slot as i64),
+                        Operand::Imm(0xf),
+                    ],
+                )
+                .mn(ModKind::TexLod, lod)
+                .mn(ModKind::TexDim, dim)
+            }
+        };
+        let n_a = ops.len() as u8;
+        let mut slots = vec![Slot::Res(0, 0), Slot::Arg(0, 0)];
+        if let Some(b) = rb {
+            slots.push(Slot::Arg(n_a, 0));
+            ops.push(b);
+        }
+        let mut t = Template::one(TInst::new(mi, &slots));
+        t.result_groups.push(Group {
+            start: 0,
+            len: 4,
+            align: 4,
+        });
+        if n_a > 1 {
+            t.arg_groups.push(Group {
+                start: 0,
+                len: n_a,
+                align: n_a.next_power_of_two(),
+            });
+        }
+        self.emit(t, &ops, &[Type::B32; 4])
+    }
+
+    /// Whether `v` is the constant 0.
+    fn is_zero(&self, v: Value) -> bool {
+        let dfg = &self.func.dfg;
+        match dfg.value_def(v) {
+            ilc_passes::ir::dfg::ValueDef::Result(i, _) => matches!(
+                dfg.insts[i],
+                InstructionData::UnaryImm {
+                    opcode: Opcode::Iconst,
+                    imm: 0,
+                    ..
+                }
+            ),
+            _ => false,
+        }
+    }
+}
