@@ -308,8 +308,7 @@ impl Device {
                     );
                     block.run(
                         &prog,
-                        &banks,
-                        self.tex.as_deref(),
+                        (&banks, self.tex.as_deref()),
                         &mut self.mem,
                         &mut fuel,
                         cfg.fuel,

@@ -229,8 +229,7 @@ impl Block {
     pub(crate) fn run(
         &mut self,
         prog: &Program,
-        banks: &[Vec<u8>],
-        tex: Option<&dyn super::TextureUnit>,
+        (banks, tex): (&[Vec<u8>], Option<&dyn super::TextureUnit>),
         mem: &mut Global,
         fuel: &mut u64,
         fuel0: u64,
