@@ -109,11 +109,14 @@ impl Lowerer<'_> {
                 "{name} with an indexed resource or sampler (_ext) is not supported"
             ));
         }
-        let decl = *self
+        let mut decl = *self
             .decls
             .resources
             .get(&res)
             .ok_or_else(|| format!("resource {res} is not declared"))?;
+        if let Some(u) = isa_amdil::interp::texture::coord_mode(st)? {
+            decl.unnorm = u;
+        }
         let id = u8::try_from(res).map_err(|_| format!("resource id {res} is out of range"))?;
         if !self.tex_config.use_loads {
             return self.lower_tex_unit(st, id, &decl);

@@ -280,8 +280,14 @@ impl LaunchLayout {
             .iter()
             .find(|p| match p.kind {
                 ParamKind::Texture {
-                    resource, sampler, ..
-                } => resource == tex.resource && (!sample || sampler == Some(tex.sampler)),
+                    resource,
+                    sampler,
+                    unnorm,
+                    ..
+                } => {
+                    resource == tex.resource
+                        && (!sample || (sampler == Some(tex.sampler) && unnorm == tex.unnorm))
+                }
                 _ => false,
             })
             .map(|p| (PARAM_BASE + p.offset) / 4)
@@ -454,10 +460,13 @@ fn texture_handles(func: &Function) -> Vec<ParamKind> {
     for inst in func.insts_in_layout() {
         if let InstructionData::Texture { tex, .. } = &func.dfg.insts[inst] {
             if tex.kind == TexKind::Sample {
+                // Normalization is the texture object's: one handle per mode used.
                 let e = keys
-                    .entry((tex.resource, u16::from(tex.sampler)))
-                    .or_insert((false, tex.shape, 0));
-                e.0 |= tex.unnorm;
+                    .entry((
+                        tex.resource,
+                        u16::from(tex.sampler) | (tex.unnorm as u16) << 9,
+                    ))
+                    .or_insert((tex.unnorm, tex.shape, 0));
                 e.2 |= tex.float_mask;
             } else {
                 let e = other.entry(tex.resource).or_insert((false, tex.shape, 0u8));
@@ -477,7 +486,7 @@ fn texture_handles(func: &Function) -> Vec<ParamKind> {
         .map(
             |((resource, s), (unnorm, shape, float_mask))| ParamKind::Texture {
                 resource,
-                sampler: u8::try_from(s).ok(),
+                sampler: u8::try_from(s & 0x1ff).ok(),
                 unnorm,
                 shape,
                 float_mask,

@@ -6,10 +6,12 @@
 //!   after issue; a consumer (or an overwrite) issuing earlier makes the previous
 //!   instruction's stall longer (at most 15; fixed latencies are at most 13);
 //! - a variable-latency instruction with register results sets a *write* barrier covering its
-//!   results and its sources (the result arrives after the sources were read); one without
-//!   results (stores, `RED`) that reads registers sets a *read* barrier covering those;
+//!   results and a *read* barrier covering its register sources (released when they are
+//!   read, long before the result); one without results (stores, `RED`) that reads
+//!   registers sets a read barrier covering those;
 //!   a later reader of a result, writer of a result (WAW) or writer of a source (WAR) waits on
-//!   the barrier; when all six barriers are busy the oldest is waited on;
+//!   the barrier (a later *reader* of a source does not: two loads from one address register
+//!   stay in flight together); when all six barriers are busy the oldest is waited on;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
 //!   from a clean state whichever way it is entered;
@@ -69,7 +71,10 @@ pub fn is_transfer(i: &MInst) -> bool {
 struct Sb {
     busy: bool,
     age: u64,
-    regs: Vec<Key>,
+    /// Registers the pending instruction writes (read or written later: wait).
+    defs: Vec<Key>,
+    /// Registers it reads late (written later: wait; read later: no hazard).
+    srcs: Vec<Key>,
 }
 
 /// Computes the control of every instruction.
@@ -114,8 +119,10 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 continue;
             }
             let hit = transfer
-                || uses.iter().any(|k| sb.regs.contains(k))
-                || defs.iter().any(|k| sb.regs.contains(k));
+                || uses.iter().any(|k| sb.defs.contains(k))
+                || defs
+                    .iter()
+                    .any(|k| sb.defs.contains(k) || sb.srcs.contains(k));
             if hit {
                 wait |= 1 << b;
             }
@@ -143,7 +150,8 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         for (b, sb) in sbs.iter_mut().enumerate() {
             if wait & (1 << b) != 0 {
                 sb.busy = false;
-                sb.regs.clear();
+                sb.defs.clear();
+                sb.srcs.clear();
             }
         }
         // Barrier allocation.
@@ -152,36 +160,67 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let wants_wr = var && !defs.is_empty();
         let branchy = inst.is_branch() || transfer || inst.is_terminator();
         let wants_rd = !wants_wr && !branchy && (var || inst.is_memory_store()) && !uses.is_empty();
-        if wants_wr || wants_rd {
+        // The guard predicate is read at issue: no barrier needed for it.
+        let srcs: Vec<Key> = uses
+            .iter()
+            .copied()
+            .filter(|k| !matches!(k, Key::P(_)))
+            .collect();
+        let mut take = |wait: &mut u8, taken: u8| -> usize {
             let free = (0..6)
-                .find(|&b| !sbs[b].busy && wait & (1 << b) == 0)
-                .or_else(|| (0..6).find(|&b| !sbs[b].busy));
-            let b = match free {
+                .find(|&b| !sbs[b].busy && (*wait | taken) & (1 << b) == 0)
+                .or_else(|| (0..6).find(|&b| !sbs[b].busy && taken & (1 << b) == 0));
+            match free {
                 Some(b) => b,
                 None => {
-                    let b = (0..6).min_by_key(|&b| sbs[b].age).unwrap_or(0);
-                    wait |= 1 << b;
+                    let b = (0..6)
+                        .filter(|&b| taken & (1 << b) == 0)
+                        .min_by_key(|&b| sbs[b].age)
+                        .unwrap_or(0);
+                    *wait |= 1 << b;
                     b
                 }
-            };
+            }
+        };
+        if wants_wr {
+            // Results on a write barrier; register sources on a read barrier of their own,
+            // released once they are read, so overwriting a source does not wait for the
+            // result (TEX/LDG address registers are often dead right after).
+            let b = take(&mut wait, 0);
             counter += 1;
-            // The guard predicate is read at issue: no barrier needed for it.
-            let mut regs: Vec<Key> = uses
-                .iter()
-                .copied()
-                .filter(|k| !matches!(k, Key::P(_)))
-                .collect();
-            regs.extend(defs.iter().copied());
+            let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
+            let r = gpr_srcs.then(|| take(&mut wait, 1 << b));
+            counter += 1;
             sbs[b] = Sb {
                 busy: true,
                 age: counter,
-                regs,
+                defs: defs.clone(),
+                srcs: if r.is_some() {
+                    Vec::new()
+                } else {
+                    srcs.clone()
+                },
             };
-            if wants_wr {
-                ctl[idx].wr_bar = Some(b as u8);
-            } else {
-                ctl[idx].rd_bar = Some(b as u8);
+            ctl[idx].wr_bar = Some(b as u8);
+            if let Some(r) = r {
+                sbs[r] = Sb {
+                    busy: true,
+                    age: counter,
+                    defs: Vec::new(),
+                    srcs,
+                };
+                ctl[idx].rd_bar = Some(r as u8);
             }
+        } else if wants_rd {
+            let b = take(&mut wait, 0);
+            counter += 1;
+            sbs[b] = Sb {
+                busy: true,
+                age: counter,
+                defs: defs.clone(),
+                srcs,
+            };
+            ctl[idx].rd_bar = Some(b as u8);
         }
         ctl[idx].wait_mask = wait;
         if !var {

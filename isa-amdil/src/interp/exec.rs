@@ -976,15 +976,24 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                 sh.lds_touch(OWNER_LDS, a, Access::Write);
             }
         }
-        Op::Tex { op, res, sampler } => {
+        Op::Tex {
+            op,
+            res,
+            sampler,
+            unnorm,
+        } => {
             let s = read_srcs(it, sh, prog, inst);
-            let decl = prog
+            let mut decl = *prog
                 .resources
                 .get(res)
                 .ok_or_else(|| InterpError::Malformed {
                     message: format!("resource {res} is not declared"),
                     line: inst.line,
                 })?;
+            if let Some(u) = unnorm {
+                decl.unnorm = *u;
+            }
+            let decl = &decl;
             let tex = sh.textures.get(res);
             let r = match (op, tex) {
                 (TexOp::ResInfo { uint }, t) => texture::resinfo(t, decl, s[0][0], *uint),

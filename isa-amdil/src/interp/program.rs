@@ -392,6 +392,8 @@ pub enum Op {
         res: u32,
         /// Sampler id.
         sampler: u32,
+        /// `_coordtype` override of the declaration's coordinate normalization.
+        unnorm: Option<bool>,
     },
     /// R7xx owner-computes `lds_read_vec`: reads 4 dwords owned by work-item `src0.x` of the
     /// wavefront at dword offset `src0.y` (by mask).

@@ -611,7 +611,13 @@ fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
             uint: st.generic("uint").is_some(),
         },
     };
-    Ok(Op::Tex { op, res, sampler })
+    let unnorm = super::texture::coord_mode(st).map_err(|m| malformed(line, m))?;
+    Ok(Op::Tex {
+        op,
+        res,
+        sampler,
+        unnorm,
+    })
 }
 
 fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {

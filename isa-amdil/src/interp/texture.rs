@@ -91,6 +91,22 @@ pub struct ResourceDecl {
     pub fmt: [ElementFormat; 4],
 }
 
+/// A sample's `_coordtype(..)` (ILTexCoordMode, guide 6.27): `Some(true)` unnormalized,
+/// `Some(false)` normalized, `None` absent or `unknown` (the resource's declaration decides).
+pub fn coord_mode(st: &crate::ast::Instruction) -> Result<Option<bool>, String> {
+    match st.generic("coordtype").or_else(|| st.generic("coordmode")) {
+        None => Ok(None),
+        Some(v) => match v.unwrap_or("").trim() {
+            "normalized" => Ok(Some(false)),
+            "unnormalized" => Ok(Some(true)),
+            "unknown" => Ok(None),
+            other => Err(format!(
+                "_coordtype({other}) is not normalized, unnormalized or unknown"
+            )),
+        },
+    }
+}
+
 /// The declaration `dcl_resource_id(n)_type(dim[,unnorm])_fmtx(..)..` as a [`ResourceDecl`];
 /// the error names what is not supported (cube maps, MSAA, a missing `_type`).
 pub fn resource_decl(st: &crate::ast::Instruction) -> Result<ResourceDecl, String> {
