@@ -166,7 +166,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             .copied()
             .filter(|k| !matches!(k, Key::P(_)))
             .collect();
-        let mut take = |wait: &mut u8, taken: u8| -> usize {
+        let take = |wait: &mut u8, taken: u8| -> usize {
             let free = (0..6)
                 .find(|&b| !sbs[b].busy && (*wait | taken) & (1 << b) == 0)
                 .or_else(|| (0..6).find(|&b| !sbs[b].busy && taken & (1 << b) == 0));
