@@ -522,6 +522,11 @@ impl EmulatedRun {
                     );
                     put(&mut params, p.offset, p.size, &handle.to_le_bytes());
                 }
+                ParamKind::CounterPtr(_) => {
+                    // The interpreter starts every append counter at 0.
+                    let a = dev.alloc(4);
+                    put(&mut params, p.offset, p.size, &a.to_le_bytes());
+                }
                 ParamKind::ResDims(id) => {
                     let dims = d
                         .textures

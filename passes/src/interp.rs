@@ -75,6 +75,8 @@ pub struct Memory {
     pub domain: [u32; 2],
     /// Texture sizes by resource id: `special resdimN.x/.y/.z`.
     pub res_dims: BTreeMap<u8, [u32; 3]>,
+    /// Append counters by UAV id (4 bytes each; created as 0 on first use).
+    pub counters: BTreeMap<u8, Vec<u8>>,
 }
 
 /// Interpreter options.
@@ -414,6 +416,7 @@ impl Group<'_> {
                 .outputs
                 .get_mut(&id)
                 .ok_or_else(|| trap(func, Some(inst), format!("no buffer bound to out{id}")))?,
+            MemSpace::Counter(id) => mem.counters.entry(id).or_insert_with(|| vec![0; 4]),
         })
     }
 

@@ -449,6 +449,7 @@ impl Verifier<'_> {
             MemSpace::Private(ss) => func.stack_slots.is_valid(ss),
             MemSpace::Global => func.uses_global,
             MemSpace::Output(id) => func.outputs.contains(&id),
+            MemSpace::Counter(id) => func.uavs.contains_key(&id),
         };
         if !declared {
             self.report(inst, format!("memory space {} is not declared", mem.space));

@@ -38,6 +38,8 @@ typedef int32_t ilc_status;
 /* A 64-bit texture object handle; id = resource | sampler << 8 (0xff: none) | unnorm << 16 |
    float channel mask << 17 | shape << 21 (0 1d, 1 1darray, 2 2d, 3 2darray, 4 3d, 5 buffer). */
 #define ILC_PARAM_TEXTURE_HANDLE 11
+/* Address of a UAV's append/consume counter (one 32-bit word); id = the UAV id. */
+#define ILC_PARAM_APPEND_COUNTER 12
 
 typedef struct ilc_options {
     uint32_t opt_level;   /* 0..3 */

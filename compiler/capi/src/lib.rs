@@ -52,6 +52,8 @@ pub const ILC_PARAM_TEXTURE_DIMS: i32 = 10;
 /// A 64-bit texture object handle; `id` = resource | sampler << 8 (0xff: none) | unnorm << 16 |
 /// float channel mask << 17 | shape << 21 (0 1d, 1 1darray, 2 2d, 3 2darray, 4 3d, 5 buffer).
 pub const ILC_PARAM_TEXTURE_HANDLE: i32 = 11;
+/// Address of a UAV's append/consume counter (one 32-bit word); `id` = the UAV id.
+pub const ILC_PARAM_APPEND_COUNTER: i32 = 12;
 
 /// Compiler options (`ilc_options`); fill with [`ilc_options_default`].
 #[repr(C)]
@@ -377,6 +379,7 @@ pub unsafe extern "C" fn ilc_kernel_param(
         ParamKind::OutPtr(i) => (ILC_PARAM_OUTPUT_POINTER, i as i32),
         ParamKind::OutSize(i) => (ILC_PARAM_OUTPUT_SIZE, i as i32),
         ParamKind::ResDims(i) => (ILC_PARAM_TEXTURE_DIMS, i as i32),
+        ParamKind::CounterPtr(i) => (ILC_PARAM_APPEND_COUNTER, i as i32),
         ParamKind::Texture {
             resource,
             sampler,

@@ -28,7 +28,7 @@
 //! - f64 NaN payloads may differ (both sides canonicalize f32 NaN to `0x7FFFFFFF`);
 //! - byte addresses are 32-bit and wrap, where the interpreter computes them in 64 bits.
 //!
-//! Not supported (diagnosed): append buffers, LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
+//! Not supported (diagnosed): LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
 //! graphics-only opcodes.
 //!
 //! Notes for later stages: `_sat` is `fmax(fsat(x), +0)` because the IR's `fsat` keeps -0
@@ -561,6 +561,7 @@ impl<'p> Lowerer<'p> {
             O::Loop => Err("`loop` (SM30 counted loop over i#) is not supported".into()),
             O::Fence => self.lower_fence(st),
             O::Sample | O::SampleL | O::Load | O::Resinfo => self.lower_tex(st),
+            O::AppendBufAlloc | O::AppendBufConsume => self.lower_append(st),
             O::DclResource => {
                 isa_amdil::interp::texture::resource_decl(st)?;
                 Ok(())

@@ -620,6 +620,27 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `append_buf_alloc_id(n)` / `append_buf_consume_id(n)`: an atomic add of +1 / -1 on
+    /// UAV n's hidden counter ([`MemSpace::Counter`]); alloc returns the old count, consume
+    /// the new one (the index of the slot it frees), as the interpreter does.
+    pub(crate) fn lower_append(&mut self, st: &Instruction) -> LResult<()> {
+        let id = st.id().unwrap_or(0);
+        let id8 = u8::try_from(id).map_err(|_| format!("UAV id {id} is out of range"))?;
+        if !self.func.uavs.contains_key(&id8) {
+            return Err(format!("append buffer {id} is not a declared UAV"));
+        }
+        let alloc = st.opcode == isa_amdil::opcodes::Opcode::AppendBufAlloc;
+        let k = self.iconst(if alloc { 1 } else { u32::MAX });
+        let m = mem(MemSpace::Counter(id8), 0, MemSize::Words(1));
+        let old = self.cursor().ins().atomic(IrAtomic::Add, m, None, &[k]);
+        let v = if alloc {
+            old
+        } else {
+            self.cursor().ins().iadd(old, k)
+        };
+        self.write_dst(st, Ty::Int, [Some(v); 4])
+    }
+
     /// An atomic read-modify-write no SM50 atomic computes (`rsub`: `mem = x - mem`;
     /// `mskor`: `mem = (mem & !mask) | bits`): a compare-and-swap loop starting from a
     /// plain load of the word, retried with the value the swap found until it succeeds.

@@ -53,6 +53,9 @@ pub enum ParamKind {
     OutSize(u8),
     /// Width, height and depth in texels of texture resource `id` (three 32-bit words).
     ResDims(u8),
+    /// Address of UAV `id`'s append/consume counter: one 32-bit word the embedder sets
+    /// before the launch (the count of items already in the buffer) and reads after it.
+    CounterPtr(u8),
     /// A 64-bit texture object handle (`cudaTextureObject_t`) for texture resource
     /// `resource` sampled through sampler `sampler` (`None`: only fetched/queried). The
     /// texture object carries the storage format and the sampler state (filter,
@@ -160,6 +163,14 @@ impl LaunchLayout {
                 kind: ParamKind::UavSize(id),
             });
             off += 16;
+        }
+        for id in counters(func) {
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 8,
+                kind: ParamKind::CounterPtr(id),
+            });
+            off += 8;
         }
         if func.uses_global {
             l.params.push(LaunchParam {
@@ -328,6 +339,7 @@ impl LaunchLayout {
                 ParamKind::OutPtr(i) => ("out_ptr", i as i32),
                 ParamKind::OutSize(i) => ("out_size", i as i32),
                 ParamKind::ResDims(i) => ("res_dims", i as i32),
+                ParamKind::CounterPtr(i) => ("counter_ptr", i as i32),
                 ParamKind::Texture {
                     resource,
                     sampler,
@@ -392,6 +404,7 @@ impl LaunchLayout {
                         "out_ptr" => ParamKind::OutPtr(id8),
                         "out_size" => ParamKind::OutSize(id8),
                         "res_dims" => ParamKind::ResDims(id8),
+                        "counter_ptr" => ParamKind::CounterPtr(id8),
                         "tex_handle" => ParamKind::Texture {
                             resource: id as u8,
                             sampler: match (id >> 8) as u8 {
@@ -447,6 +460,21 @@ fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
         }
     }
     (domain, dims)
+}
+
+/// The UAV ids whose append counters `func` uses.
+fn counters(func: &Function) -> std::collections::BTreeSet<u8> {
+    use ilc_passes::ir::MemSpace;
+    func.insts_in_layout()
+        .into_iter()
+        .filter_map(|i| match func.dfg.insts[i].mem_arg() {
+            Some(m) => match m.space {
+                MemSpace::Counter(id) => Some(id),
+                _ => None,
+            },
+            None => None,
+        })
+        .collect()
 }
 
 /// The texture handles `func` needs, in (resource, sampler) order: one per sampled

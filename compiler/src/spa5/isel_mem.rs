@@ -227,22 +227,30 @@ impl Isel<'_> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
         match m.space {
-            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_) => {
+            MemSpace::Uav(_)
+            | MemSpace::Global
+            | MemSpace::Srv(_)
+            | MemSpace::Output(_)
+            | MemSpace::Counter(_) => {
                 let (pk, sk) = match m.space {
-                    MemSpace::Uav(id) => (ParamKind::UavPtr(id), ParamKind::UavSize(id)),
-                    MemSpace::Srv(id) => (ParamKind::SrvPtr(id), ParamKind::SrvSize(id)),
-                    MemSpace::Output(id) => (ParamKind::OutPtr(id), ParamKind::OutSize(id)),
-                    _ => (ParamKind::GlobalPtr, ParamKind::GlobalSize),
+                    MemSpace::Uav(id) => (ParamKind::UavPtr(id), Some(ParamKind::UavSize(id))),
+                    MemSpace::Srv(id) => (ParamKind::SrvPtr(id), Some(ParamKind::SrvSize(id))),
+                    MemSpace::Output(id) => (ParamKind::OutPtr(id), Some(ParamKind::OutSize(id))),
+                    // A counter is one word: every access is in bounds.
+                    MemSpace::Counter(id) => (ParamKind::CounterPtr(id), None),
+                    _ => (ParamKind::GlobalPtr, Some(ParamKind::GlobalSize)),
                 };
-                let (Some(p), Some(s)) =
-                    (self.layout.cbank_offset(pk), self.layout.cbank_offset(sk))
-                else {
+                // Some(None): no size parameter (counters); None: an undeclared resource.
+                let size = match sk {
+                    Some(k) => self.layout.cbank_offset(k).map(Some),
+                    None => Some(None),
+                };
+                let (Some(p), Some(s)) = (self.layout.cbank_offset(pk), size) else {
                     return Err(self.unsupported(inst, "access to an undeclared UAV"));
                 };
-                let pred = if check {
-                    self.bounds(addr, off, cb0(s))?
-                } else {
-                    None
+                let pred = match s {
+                    Some(s) if check => self.bounds(addr, off, cb0(s))?,
+                    _ => None,
                 };
                 let a = match addr {
                     Some(a) => a,
@@ -495,7 +503,11 @@ impl Isel<'_> {
         if args.len() >= 2
             && matches!(
                 m.space,
-                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
+                MemSpace::Uav(_)
+                    | MemSpace::Global
+                    | MemSpace::Srv(_)
+                    | MemSpace::Output(_)
+                    | MemSpace::Counter(_)
             )
         {
             t.arg_groups.push(Group {

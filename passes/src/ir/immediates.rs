@@ -238,6 +238,9 @@ pub enum MemSpace {
     /// Pixel-shader output `o#` (`il_ps` compute): one 16-byte vec4 per pixel, row-major
     /// over the domain (byte address `(y * width + x) * 16 + 4 * component`).
     Output(u8),
+    /// The hidden append/consume counter of UAV `id` (one 32-bit word at address 0, set by
+    /// the runtime before the dispatch).
+    Counter(u8),
 }
 
 impl MemSpace {
@@ -265,6 +268,7 @@ impl fmt::Display for MemSpace {
             MemSpace::Private(ss) => write!(f, "{ss}"),
             MemSpace::Global => f.write_str("global"),
             MemSpace::Output(i) => write!(f, "out{i}"),
+            MemSpace::Counter(i) => write!(f, "counter{i}"),
         }
     }
 }

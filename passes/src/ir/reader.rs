@@ -628,6 +628,10 @@ fn parse_mem(
         MemSpace::Output(
             u8::try_from(n).map_err(|_| perr(loc, "output id out of range".to_string()))?,
         )
+    } else if let Some(n) = numbered(&w, "counter") {
+        MemSpace::Counter(
+            u8::try_from(n).map_err(|_| perr(loc, "counter id out of range".to_string()))?,
+        )
     } else if let Some(n) = numbered(&w, "ss") {
         MemSpace::Private(StackSlot::new(n))
     } else {
