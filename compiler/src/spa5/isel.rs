@@ -63,6 +63,9 @@ pub struct Isel<'a> {
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
     pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64), Value>,
+    /// Values some instruction reads (before selection): texture fetches write only the
+    /// channels in it.
+    pub(crate) used: HashSet<Value>,
 }
 
 /// Runs instruction selection on `func` in place.
@@ -73,7 +76,9 @@ pub fn run(
     opts: &Spa5Options,
 ) -> Result<(), IselError> {
     let mut written = HashSet::default();
+    let mut used = HashSet::default();
     for inst in func.insts_in_layout() {
+        used.extend(func.dfg.insts[inst].all_values());
         if let Some(m) = func.dfg.insts[inst].mem_arg() {
             if func.dfg.insts[inst].opcode().writes_memory() {
                 if let ilc_passes::ir::MemSpace::Uav(id) = m.space {
@@ -92,6 +97,7 @@ pub fn run(
         written_uavs: written,
         lea_memo: HashMap::default(),
         bounds_memo: HashMap::default(),
+        used,
     };
     for inst in s.func.insts_in_layout() {
         let op = s.func.dfg.opcode(inst);

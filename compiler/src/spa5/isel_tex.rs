@@ -4,8 +4,8 @@
 //! of `TEXMODE_UNIFIED` code, as ptxas emits for `cudaTextureObject_t` parameters), so no
 //! register holds the handle. Coordinates go to a consecutive aligned register group in
 //! hardware order (array layer first, then x, y, z); a fetch's mip level is the `Rb` group
-//! of `TLD.LL` (`TLD.LZ` when it is the constant 0); results are a group of four (write
-//! mask `0xf`). Samples use `TEX.LZ`: compute kernels have no derivatives and textures one
+//! of `TLD.LL` (`TLD.LZ` when it is the constant 0); the write mask names the channels
+//! something reads, whose results form a consecutive group. Samples use `TEX.LZ`: compute kernels have no derivatives and textures one
 //! level. The results arrive through a scoreboard like any variable-latency load.
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, TexArg, TexKind, TexShape, Type, Value};
@@ -83,6 +83,21 @@ impl Isel<'_> {
                 .mn(ModKind::TexDim, dim)
             }
         };
+        // Write only the channels something reads (the results are packed: mask bit c set
+        // means the next register holds channel c).
+        let results = self.func.dfg.inst_results(inst);
+        let mut mask: u8 = (0..4)
+            .filter(|&c| self.used.contains(&results[c]))
+            .fold(0, |m, c| m | 1 << c);
+        if mask == 0 {
+            mask = 1;
+        }
+        let mi = {
+            let mut mi = mi;
+            let k = if tex.kind == TexKind::Query { 3 } else { 4 };
+            mi.operands[k] = Operand::Imm(i64::from(mask));
+            mi
+        };
         let n_a = ops.len() as u8;
         let mut slots = vec![Slot::Res(0, 0), Slot::Arg(0, 0)];
         if let Some(b) = rb {
@@ -90,11 +105,14 @@ impl Isel<'_> {
             ops.push(b);
         }
         let mut t = Template::one(TInst::new(mi, &slots));
-        t.result_groups.push(Group {
-            start: 0,
-            len: 4,
-            align: 4,
-        });
+        let n_r = mask.count_ones() as u8;
+        if n_r > 1 {
+            t.result_groups.push(Group {
+                start: 0,
+                len: n_r,
+                align: n_r.next_power_of_two(),
+            });
+        }
         if n_a > 1 {
             t.arg_groups.push(Group {
                 start: 0,
@@ -102,7 +120,19 @@ impl Isel<'_> {
                 align: n_a.next_power_of_two(),
             });
         }
-        self.emit(t, &ops, &[Type::B32; 4])
+        let got = self.emit(t, &ops, &vec![Type::B32; n_r as usize])?;
+        // Unread channels stand for the first written one (nothing reads them).
+        let mut out = Vals::new();
+        let mut k = 0;
+        for c in 0..4 {
+            if mask >> c & 1 != 0 {
+                out.push(got[k]);
+                k += 1;
+            } else {
+                out.push(got[0]);
+            }
+        }
+        Ok(out)
     }
 
     /// Whether `v` is the constant 0.
