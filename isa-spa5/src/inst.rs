@@ -130,6 +130,10 @@ pub enum ModKind {
     Cl,
     /// TXQ's query.
     TexQuery,
+    /// TEXS/TLDS's type (LOD mode and dimension, `"LL|2D"`).
+    TexsType,
+    /// TEXS/TLDS's channels (`R`, `RG`, `RGBA`...).
+    TexChannels,
 }
 
 /// One operand value. Which variants a field accepts depends on its [`OpKind`].
@@ -531,6 +535,14 @@ impl Inst {
                 .iter()
                 .filter(|&&b| b)
                 .count() as u8
+            }
+            Width::TexsLo | Width::TexsHi => {
+                let n = self.get_name(ModKind::TexChannels).map_or(1, str::len) as u8;
+                if w == Width::TexsLo {
+                    n.min(2)
+                } else {
+                    n.saturating_sub(2)
+                }
             }
             Width::TexMask => {
                 let form = self.form();

@@ -126,6 +126,10 @@ pub enum Width {
     TexExtra,
     /// A texture instruction's results: one register per bit of the write-mask operand.
     TexMask,
+    /// TEXS/TLDS's first destination: the first two channels of [`ModKind::TexChannels`].
+    TexsLo,
+    /// TEXS/TLDS's second destination: the channels after the first two.
+    TexsHi,
 }
 
 /// One operand field of a form.
@@ -162,6 +166,10 @@ pub enum Place {
     /// A name printed as an operand of its own right after operand k (a texture's
     /// dimension `2D`, TXQ's query `TEX_HEADER_DIMENSION`).
     Arg(u8),
+    /// A field whose names have a mnemonic part and an operand part, `"LL.DC|2D"`: the first
+    /// prints with the mnemonic modifiers (`.LL.DC`), the second as an operand after
+    /// operand k (TEXS/TLDS's type, which names the LOD mode and the dimension at once).
+    MnemArg(u8),
     /// Video-instruction source `k` (VABSDIFF): a register source's field is `sel | signed
     /// << 3` (sel 0-3 a byte, 4-5 a half, 6 the word, 7 invalid), an immediate source's just
     /// the signed bit (a 16-bit immediate). Prints as the source-type pair `.S8.S32` in the
@@ -467,6 +475,16 @@ const fn arg(kind: ModKind, lo: u8, len: u8, names: &'static [&'static str], k: 
         valid: 0,
     })
 }
+const fn marg(kind: ModKind, lo: u8, len: u8, names: &'static [&'static str], k: u8) -> ModField {
+    mf(ModField {
+        kind,
+        a: (lo, len),
+        b: (0, 0),
+        names,
+        place: Place::MnemArg(k),
+        valid: 0,
+    })
+}
 const fn cct(lo: u8) -> ModField {
     mf(ModField {
         kind: ModKind::CcTest,
@@ -668,6 +686,45 @@ const IMNMXM: &[&str] = &["", "XLO", "XMED", "XHI"];
 const LEAX: &[&str] = &["", "X"];
 const TEXLOD: &[&str] = &["", "LZ", "LB", "LL", "?", "?", "LBA", "LLA"];
 const TLDLOD: &[&str] = &["LZ", "LL"];
+const TEXSTYPE: &[&str] = &[
+    "LZ|1D",
+    "|2D",
+    "LZ|2D",
+    "LL|2D",
+    "DC|2D",
+    "LL.DC|2D",
+    "LZ.DC|2D",
+    "|ARRAY_2D",
+    "LZ|ARRAY_2D",
+    "LZ.DC|ARRAY_2D",
+    "|3D",
+    "LZ|3D",
+    "|CUBE",
+    "LL|CUBE",
+    "?",
+    "?",
+];
+const TLDSTYPE: &[&str] = &[
+    "LZ|1D",
+    "LL|1D",
+    "LZ|2D",
+    "?",
+    "LZ.AOFFI|2D",
+    "LL|2D",
+    "LZ.MS|2D",
+    "LZ|3D",
+    "LZ|ARRAY_2D",
+    "?",
+    "?",
+    "?",
+    "LL.AOFFI|2D",
+    "?",
+    "?",
+    "?",
+];
+/// TEXS/TLDS channels with the second destination `RZ` (the `_RZ` forms) and without.
+const TEXSCH1: &[&str] = &["R", "G", "B", "A", "RG", "RA", "GA", "BA"];
+const TEXSCH2: &[&str] = &["RGB", "RGA", "RBA", "GBA", "RGBA", "?", "?", "?"];
 const TEXDIM: &[&str] = &[
     "1D",
     "ARRAY_1D",
@@ -993,6 +1050,14 @@ forms! {
     TEX:        "TEX",      op16!(0xc038, 0xfc38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 3, TEXLOD), flag(M::Aoffi, 54, "AOFFI"), flag(M::Dc, 50, "DC"), flag(M::Ndv, 35, "NDV"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
     TLD:        "TLD",      op16!(0xdc38, 0xfe38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 1, TLDLOD), flag(M::Aoffi, 35, "AOFFI"), flag(M::Ms, 50, "MS"), flag(M::Cl, 54, "CL"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
     TXQ:        "TXQ",      op16!(0xdf48, 0xfff8), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), RA, u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [flag(M::Nodep, 49, "NODEP"), arg(M::TexQuery, 22, 6, TXQQUERY, 1)];
+    // Short forms (what ptxas emits for tex2D/tex1Dfetch): two destinations, Rd (first two
+    // channels) and Rd2 (the rest; RZ in the `_RZ` forms, which name 1-2 channels), one
+    // coordinate register each in Ra and Rb; the type names LOD mode and dimension together.
+    // Only the 1-D/2-D types with Ra = x and Rb = y are modelled register by register.
+    TEXS_RZ:    "TEXS",     op16!(0xd800, 0xfe00), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(28), TexsHi), d(K::Gpr(0), TexsLo), RA, opt(RB), u(K::UImm(36, 13), W1)], [marg(M::TexsType, 53, 4, TEXSTYPE, 4), flag(M::Nodep, 49, "NODEP"), arg(M::TexChannels, 50, 3, TEXSCH1, 4)];
+    TEXS:       "TEXS",     op16!(0xd800, 0xfe00), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(28), TexsHi), d(K::Gpr(0), TexsLo), RA, opt(RB), u(K::UImm(36, 13), W1)], [marg(M::TexsType, 53, 4, TEXSTYPE, 4), flag(M::Nodep, 49, "NODEP"), arg(M::TexChannels, 50, 3, TEXSCH2, 4)];
+    TLDS_RZ:    "TLDS",     op16!(0xda00, 0xfe00), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(28), TexsHi), d(K::Gpr(0), TexsLo), RA, opt(RB), u(K::UImm(36, 13), W1)], [marg(M::TexsType, 53, 4, TLDSTYPE, 4), flag(M::Nodep, 49, "NODEP"), arg(M::TexChannels, 50, 3, TEXSCH1, 4)];
+    TLDS:       "TLDS",     op16!(0xda00, 0xfe00), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(28), TexsHi), d(K::Gpr(0), TexsLo), RA, opt(RB), u(K::UImm(36, 13), W1)], [marg(M::TexsType, 53, 4, TLDSTYPE, 4), flag(M::Nodep, 49, "NODEP"), arg(M::TexChannels, 50, 3, TEXSCH2, 4)];
     ATOM:       "ATOM",     op16!(0xed00, 0xff00), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA], [flag(M::E, 48, "E"), m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 49, 3, ATOMTY)];
     ATOM_CAS:   "ATOM",     fx(op16!(0xeef0, 0xfff0), 0, 0), Global, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM20A, RBA, NEXT], [flag(M::E, 48, "E"), m(M::AtomType, 49, 1, &["CAS", "CAS.64"])];
     ATOMS:      "ATOMS",    op16!(0xec00, 0xff00), Shared, LOAD | STORE | VAR_LAT | ATOMIC, [RDA, MEM22S, RBA], [m(M::AtomOp, 52, 4, ATOMOP), m(M::AtomType, 28, 2, ATOMSTY)];
@@ -1026,7 +1091,7 @@ forms! {
     MEMBAR:     "MEMBAR",   op16!(0xef98, 0xfff8), Sync, SIDE, [], [m(M::Scope, 8, 2, MEMBARS), m(M::Mode, 0, 2, IVALL)];
     B2R_RESULT: "B2R.RESULT", fx(op16!(0xf0b8, 0xfff8), 0x1_0000_ff00, 0x1_0000_ff00), Sync, VAR_LAT, [RD, opt(d(K::PredDst(45), W1))], [];
     B2R:        "B2R",      fx(op16!(0xf0b8, 0xfff8), 0xe000_0000_0000, 0xe001_0000_0000), Sync, VAR_LAT, [RD, u(K::UImm(8, 8), W1)], [];
-    DEPBAR:     "DEPBAR",   fx(op16!(0xf0f0, 0xfff8), 0, 0x3ff0_0000), Sync, SIDE, [u(K::SbMask, W1)], [];
+    DEPBAR:     "DEPBAR",   fx(op16!(0xf0f0, 0xfff8), 0, 0x3ff0_0000), Sync, SIDE, [opt(u(K::SbMask, W1))], [];
     DEPBAR_LE:  "DEPBAR.LE", fx(op16!(0xf0f0, 0xfff8), 0x2000_0000, 0x2000_0000), Sync, SIDE, [u(K::Sb, W1), u(K::UImm(20, 6), W1), opt(u(K::SbMask, W1))], [];
     SHFL_RR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, RB, RC], [m(M::ShflOp, 30, 2, SHFLOP)];
     SHFL_IR:    "SHFL",     fx(op16!(0xef10, 0xfff8), 0x1000_0000, 0x3000_0000), Sync, VAR_LAT, [d(K::PredDst(48), W1), RD, RA, u(K::UImm(20, 5), W1), RC], [m(M::ShflOp, 30, 2, SHFLOP)];
@@ -1061,9 +1126,11 @@ impl Form {
         false
     }
 
-    /// Whether [`check_combination`] has rules for this row (the conversions).
+    /// Whether [`check_combination`] may reject this row (conversions; texture rows, of which
+    /// TEXS/TLDS have `_RZ` twins).
     pub const fn has_combination_rules(&self) -> bool {
-        matches!(self.class, Class::Conv)
+        // Conversions, and TEXS/TLDS (whose `_RZ` rows own the words with Rd2 = RZ).
+        matches!(self.class, Class::Conv) || self.flags & flags::TEX != 0
     }
 
     /// The modifier field of kind `k`, if the row has one, with its index.
@@ -1085,7 +1152,17 @@ pub fn all_ops() -> impl Iterator<Item = Op> {
 /// * F2F: `.H1` needs an F16 source; integer rounding (`.ROUND`/`.FLOOR`/`.CEIL`/`.TRUNC`)
 ///   needs equal source and destination types, and equal types take no other rounding.
 pub fn check_combination(inst: &crate::inst::Inst) -> Result<(), &'static str> {
-    if inst.form().class != Class::Conv {
+    let form = inst.form();
+    if form.has(flags::TEX) && matches!(form.mnemonic, "TEXS" | "TLDS") {
+        // The `_RZ` rows hold exactly the words whose second destination is RZ.
+        let rz = matches!(inst.operands[0], crate::inst::Operand::Reg(r) if r.is_zero());
+        return match (form.name.ends_with("_RZ"), rz) {
+            (true, false) => Err("the one-destination form needs Rd2 = RZ"),
+            (false, true) => Err("Rd2 = RZ is the one-destination form"),
+            _ => Ok(()),
+        };
+    }
+    if form.class != Class::Conv {
         return Ok(());
     }
     let name = inst.op.name();

@@ -508,6 +508,35 @@ fn try_form(
             }
         }
     }
+    // A type naming mnemonic modifiers and an operand together (`TEXS.LL ... 2D`): the
+    // longest mnemonic part that starts the modifiers and whose operand part is given.
+    let mut opers_owned: Vec<&str> = opers.to_vec();
+    for (i, m) in form.mods.iter().enumerate() {
+        if !matches!(m.place, Place::MnemArg(_)) {
+            continue;
+        }
+        let mut best: Option<(usize, usize, usize)> = None; // (value, mnemonic tokens, operand)
+        for (v, name) in m.names.iter().enumerate() {
+            let Some((mn, arg)) = name.split_once('|') else {
+                continue;
+            };
+            let parts: Vec<&str> = mn.split('.').filter(|p| !p.is_empty()).collect();
+            if mod_toks.len() < parts.len() || mod_toks[..parts.len()] != parts[..] {
+                continue;
+            }
+            let Some(pos) = opers_owned.iter().position(|t| t.trim() == arg) else {
+                continue;
+            };
+            if best.is_none_or(|(_, n, _)| parts.len() > n) {
+                best = Some((v, parts.len(), pos));
+            }
+        }
+        let (v, n, pos) = best?;
+        inst0.mods[i] = v as u8;
+        mod_toks = &mod_toks[n..];
+        opers_owned.remove(pos);
+    }
+    let opers = &opers_owned[..];
     if !match_mods(op, mod_toks, &mut inst0) {
         return None;
     }

@@ -150,6 +150,15 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
             }
             continue;
         }
+        if let Place::MnemArg(_) = m.place {
+            let name = m.name(v).unwrap_or("?");
+            let mn = name.split_once('|').map_or(name, |(a, _)| a);
+            if !mn.is_empty() {
+                s.push('.');
+                s.push_str(mn);
+            }
+            continue;
+        }
         if m.place == Place::Mnem || matches!(m.place, Place::NegPo(..)) {
             let name = m.name(v).unwrap_or("?");
             if !name.is_empty() {
@@ -275,6 +284,11 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
             if m.place == Place::Arg(k) {
                 s.push_str(", ");
                 s.push_str(m.name(v).unwrap_or("?"));
+            }
+            if m.place == Place::MnemArg(k) {
+                let name = m.name(v).unwrap_or("?");
+                s.push_str(", ");
+                s.push_str(name.split_once('|').map_or(name, |(_, b)| b));
             }
         }
     }

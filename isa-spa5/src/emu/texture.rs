@@ -1,4 +1,4 @@
-//! The texture unit: `TEX`, `TLD` and `TXQ`.
+//! The texture unit: `TEX`, `TLD`, `TXQ` and the short forms `TEXS`, `TLDS`.
 //!
 //! Texture instructions name a 64-bit texture handle in constant bank 0 (the bound forms of
 //! `TEXMODE_UNIFIED` code: a texture object kernel parameter). What a handle stands for — the
@@ -61,6 +61,100 @@ pub trait TextureUnit: Send + Sync {
     fn fetch(&self, handle: u64, req: &TexRequest) -> Result<[u32; 4], String>;
 }
 
+/// The 64-bit texture handle in constant bank 0 at word `slot`.
+fn handle_at(banks: &[Vec<u8>], slot: u64) -> u64 {
+    let b0 = banks.first().map_or(&[][..], |v| &v[..]);
+    let at = slot as usize * 4;
+    let mut h = [0u8; 8];
+    if let Some(src) = b0.get(at..at + 8) {
+        h.copy_from_slice(src);
+    }
+    u64::from_le_bytes(h)
+}
+
+/// TEXS/TLDS: results split over Rd (first two channels) and Rd2 (the rest); Ra = x and
+/// Rb = y (2-D) or the LOD (`TLDS.LL` 1-D). Other types are reported unsupported.
+fn execute_short(
+    inst: &Inst,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+    banks: &[Vec<u8>],
+    unit: &dyn TextureUnit,
+) -> Result<(), EmuError> {
+    let ops = inst.ops();
+    let reg = |k: usize| match ops.get(k) {
+        Some(Operand::Reg(r)) => r.0,
+        _ => 255,
+    };
+    let slot = match ops.get(4) {
+        Some(Operand::Imm(v)) => *v as u64,
+        _ => 0,
+    };
+    let handle = handle_at(banks, slot);
+    let ty = inst.get_name(M::TexsType).unwrap_or("?");
+    let (lod_mode, dim) = ty.split_once('|').unwrap_or(("", ty));
+    let fetch = inst.form().mnemonic == "TLDS";
+    let (n_coords, has_lod) = match (fetch, lod_mode, dim) {
+        (_, "LZ", "1D") => (1, false),
+        (true, "LL", "1D") => (1, true),
+        (false, "" | "LZ", "2D") | (true, "LZ", "2D") => (2, false),
+        _ => {
+            return Err(unsupported(
+                inst,
+                pc,
+                "this TEXS/TLDS type (only 1D/2D with x, y or LOD registers)",
+            ))
+        }
+    };
+    let channels: Vec<usize> = inst
+        .get_name(M::TexChannels)
+        .unwrap_or("")
+        .bytes()
+        .map(|c| match c {
+            b'R' => 0,
+            b'G' => 1,
+            b'B' => 2,
+            _ => 3,
+        })
+        .collect();
+    let (d2, d, a, b) = (reg(0), reg(1), reg(2), reg(3));
+    for l in (0..32).filter(|l| g >> l & 1 != 0) {
+        let read = |r: u8| if r == 255 { 0 } else { w.reg(r, l) };
+        let mut coords = [0u32; 4];
+        coords[0] = read(a);
+        if n_coords == 2 {
+            coords[1] = read(b);
+        }
+        let req = TexRequest {
+            op: if fetch { TexOp::Fetch } else { TexOp::Sample },
+            dim,
+            lod_mode,
+            coords,
+            n_coords,
+            lod: has_lod.then(|| read(b)),
+            offsets: None,
+            dc: None,
+            sample: None,
+            query: "",
+        };
+        let v = unit
+            .fetch(handle, &req)
+            .map_err(|why| unsupported(inst, pc, &format!("texture handle {handle:#x}: {why}")))?;
+        for (k, &c) in channels.iter().enumerate() {
+            let r = if k < 2 {
+                d.saturating_add(k as u8)
+            } else {
+                d2.saturating_add(k as u8 - 2)
+            };
+            if r != 255 && !(k >= 2 && d2 == 255) {
+                w.set_reg(r, l, v[c]);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Executes a texture instruction for the lanes in `g`.
 pub(crate) fn execute(
     inst: &Inst,
@@ -77,6 +171,9 @@ pub(crate) fn execute(
             "texture instruction, but no texture unit is bound to the device",
         ));
     };
+    if matches!(inst.form().mnemonic, "TEXS" | "TLDS") {
+        return execute_short(inst, pc, w, g, banks, unit);
+    }
     let ops = inst.ops();
     let reg = |k: usize| match ops.get(k) {
         Some(Operand::Reg(r)) => r.0,
@@ -93,15 +190,7 @@ pub(crate) fn execute(
     } else {
         (imm(3), imm(4) as u32 & 0xf)
     };
-    let handle = {
-        let b0 = banks.first().map_or(&[][..], |v| &v[..]);
-        let at = slot as usize * 4;
-        let mut h = [0u8; 8];
-        if let Some(src) = b0.get(at..at + 8) {
-            h.copy_from_slice(src);
-        }
-        u64::from_le_bytes(h)
-    };
+    let handle = handle_at(banks, slot);
     let (d, a, b) = (reg(0), reg(1), if is_txq { 255 } else { reg(2) });
     let n_coords = if is_txq {
         1
