@@ -92,12 +92,21 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
         let var = i.is_variable_latency();
         if var {
             match (c.wr_bar, c.rd_bar) {
-                (Some(b), _) => {
-                    for k in defs
-                        .iter()
-                        .chain(uses.iter().filter(|k| !matches!(k, K::P(_))))
-                    {
+                (Some(b), r) => {
+                    for k in &defs {
                         wr.insert(*k, b);
+                    }
+                    // Sources: on their own read barrier if there is one (released once
+                    // read: only overwriting them must wait), else on the write barrier.
+                    for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
+                        match r {
+                            Some(r) => {
+                                rd.insert(*k, r);
+                            }
+                            None => {
+                                wr.insert(*k, b);
+                            }
+                        }
                     }
                 }
                 (None, Some(b)) => {

@@ -134,6 +134,8 @@ pub enum ModKind {
     TexsType,
     /// TEXS/TLDS's channels (`R`, `RG`, `RGBA`...).
     TexChannels,
+    /// TLD4's gathered component (`R`, `G`, `B`, `A`).
+    TexComp,
 }
 
 /// One operand value. Which variants a field accepts depends on its [`OpKind`].
@@ -526,16 +528,23 @@ impl Inst {
                     self.get_name(ModKind::TexLod),
                     Some("LB" | "LL" | "LBA" | "LLA")
                 );
-                [
-                    lod,
-                    self.has(ModKind::Aoffi),
-                    self.has(ModKind::Dc),
-                    self.has(ModKind::Ms),
-                ]
-                .iter()
-                .filter(|&&b| b)
-                .count() as u8
+                // `.PTP` (TLD4 per-pixel offsets) takes two registers.
+                let offsets = match self.get_name(ModKind::Aoffi) {
+                    Some("PTP") => 2,
+                    Some("AOFFI") => 1,
+                    _ => 0,
+                };
+                [lod, self.has(ModKind::Dc), self.has(ModKind::Ms)]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count() as u8
+                    + offsets
             }
+            Width::TexDeriv => match self.get(ModKind::TexDim).unwrap_or(0) {
+                0 | 1 => 2,
+                2 | 3 => 4,
+                _ => 6,
+            },
             Width::TexsLo | Width::TexsHi => {
                 let n = self.get_name(ModKind::TexChannels).map_or(1, str::len) as u8;
                 if w == Width::TexsLo {

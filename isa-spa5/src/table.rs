@@ -126,6 +126,8 @@ pub enum Width {
     TexExtra,
     /// A texture instruction's results: one register per bit of the write-mask operand.
     TexMask,
+    /// TXD's derivatives: ddx and ddy for each axis of [`ModKind::TexDim`].
+    TexDeriv,
     /// TEXS/TLDS's first destination: the first two channels of [`ModKind::TexChannels`].
     TexsLo,
     /// TEXS/TLDS's second destination: the channels after the first two.
@@ -1050,6 +1052,8 @@ forms! {
     TEX:        "TEX",      op16!(0xc038, 0xfc38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 3, TEXLOD), flag(M::Aoffi, 54, "AOFFI"), flag(M::Dc, 50, "DC"), flag(M::Ndv, 35, "NDV"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
     TLD:        "TLD",      op16!(0xdc38, 0xfe38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexLod, 55, 1, TLDLOD), flag(M::Aoffi, 35, "AOFFI"), flag(M::Ms, 50, "MS"), flag(M::Cl, 54, "CL"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
     TXQ:        "TXQ",      op16!(0xdf48, 0xfff8), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), RA, u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [flag(M::Nodep, 49, "NODEP"), arg(M::TexQuery, 22, 6, TXQQUERY, 1)];
+    TLD4:       "TLD4",     op16!(0xc838, 0xfc38), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), opt(u(K::Gpr(20), TexExtra)), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [m(M::TexComp, 56, 2, &["R", "G", "B", "A"]), m(M::Aoffi, 54, 2, &["", "AOFFI", "PTP", "?"]), flag(M::Dc, 50, "DC"), flag(M::Ndv, 35, "NDV"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
+    TXD:        "TXD",      op16!(0xde38, 0xfffc), Tex, LOAD | VAR_LAT | TEX, [d(K::Gpr(0), TexMask), u(K::Gpr(8), TexCoords), u(K::Gpr(20), TexDeriv), u(K::UImm(36, 13), W1), u(K::UImm(31, 4), W1)], [flag(M::Aoffi, 35, "AOFFI"), flag(M::Nodep, 49, "NODEP"), arg(M::TexDim, 28, 3, TEXDIM, 3)];
     // Short forms (what ptxas emits for tex2D/tex1Dfetch): two destinations, Rd (first two
     // channels) and Rd2 (the rest; RZ in the `_RZ` forms, which name 1-2 channels), one
     // coordinate register each in Ra and Rb; the type names LOD mode and dimension together.
