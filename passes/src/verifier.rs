@@ -461,7 +461,7 @@ impl Verifier<'_> {
         if let InstructionData::Atomic { op, .. } = data {
             if !matches!(
                 mem.space,
-                MemSpace::Uav(_) | MemSpace::Lds(_) | MemSpace::Global
+                MemSpace::Uav(_) | MemSpace::Lds(_) | MemSpace::Global | MemSpace::Counter(_)
             ) {
                 self.report(inst, format!("atomics are not supported on {}", mem.space));
             }
