@@ -1,5 +1,9 @@
 //! Instruction selection for texture instructions: IR `tex` to `TEX`, `TLD` and `TXQ`.
 //!
+//! 1-D and 2-D samples and fetches use the short forms `TEXS`/`TLDS` as ptxas does (x and y
+//! in two independent registers, results split over two destination pairs); the others
+//! use `TEX`/`TLD`/`TXQ`.
+//!
 //! Each names its texture object handle by the parameter's `c[0x0]` word (the bound forms
 //! of `TEXMODE_UNIFIED` code, as ptxas emits for `cudaTextureObject_t` parameters), so no
 //! register holds the handle. Coordinates go to a consecutive aligned register group in
@@ -30,6 +34,9 @@ impl Isel<'_> {
         };
         if args.len() != tex.arity() {
             return Err(self.unsupported(inst, "texture operand count"));
+        }
+        if let Some(r) = self.select_tex_short(inst, tex, args, slot)? {
+            return Ok(r);
         }
         let axes = tex.shape.axes();
         let dim = match tex.shape {
@@ -133,6 +140,115 @@ impl Isel<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The short forms ptxas uses for 1-D/2-D fetches: `TEXS.LZ` (samples) and `TLDS.LZ` /
+    /// `TLDS.LL` 1-D (fetches), with x in Ra and y (or the level) in Rb, so the coordinates
+    /// need no register group. The channels read pick the form: one or two of them (`R`..`BA`)
+    /// fill Rd (second destination RZ), more fill Rd (two) and Rd2 (`RGB`..`RGBA`; the pairs
+    /// R+B and G+B, which have no code, read a third channel too). `None`: use the long form.
+    fn select_tex_short(
+        &mut self,
+        inst: Inst,
+        tex: &TexArg,
+        args: &[Value],
+        slot: u32,
+    ) -> Result<Option<Vals>, IselError> {
+        let two_d = match tex.shape {
+            TexShape::D1 | TexShape::Buffer => false,
+            TexShape::D2 => true,
+            _ => return Ok(None),
+        };
+        let (op_rz, op, ty, rb) = match tex.kind {
+            TexKind::Sample => (
+                Op::TEXS_RZ,
+                Op::TEXS,
+                if two_d { "LZ|2D" } else { "LZ|1D" },
+                two_d.then(|| args[1]),
+            ),
+            TexKind::Fetch => {
+                let level = (tex.shape != TexShape::Buffer).then(|| args[args.len() - 1]);
+                let lz = level.is_none_or(|l| self.is_zero(l));
+                match (two_d, lz) {
+                    (true, true) => (Op::TLDS_RZ, Op::TLDS, "LZ|2D", Some(args[1])),
+                    (false, true) => (Op::TLDS_RZ, Op::TLDS, "LZ|1D", None),
+                    (false, false) => (Op::TLDS_RZ, Op::TLDS, "LL|1D", level),
+                    (true, false) => return Ok(None),
+                }
+            }
+            TexKind::Query => return Ok(None),
+        };
+        let results = self.func.dfg.inst_results(inst);
+        let used: u8 = (0..4)
+            .filter(|&c| self.used.contains(&results[c]))
+            .fold(0, |m, c| m | 1 << c);
+        // (written channels, name, one destination?)
+        let (written, name, single): (u8, &str, bool) = match used {
+            0 | 1 => (1, "R", true),
+            2 => (2, "G", true),
+            4 => (4, "B", true),
+            8 => (8, "A", true),
+            3 => (3, "RG", true),
+            9 => (9, "RA", true),
+            10 => (10, "GA", true),
+            12 => (12, "BA", true),
+            5..=7 => (7, "RGB", false),
+            11 => (11, "RGA", false),
+            13 => (13, "RBA", false),
+            14 => (14, "GBA", false),
+            _ => (15, "RGBA", false),
+        };
+        let n = written.count_ones() as u8;
+        let mi = MInst::build(
+            if single { op_rz } else { op },
+            &[
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Reg(R),
+                Operand::Reg(Reg::RZ),
+                Operand::Imm(slot as i64),
+            ],
+        )
+        .mn(ModKind::TexsType, ty)
+        .mn(ModKind::TexChannels, name);
+        let mut slots = vec![
+            if single { Slot::Keep } else { Slot::Res(2, 0) },
+            Slot::Res(0, 0),
+            Slot::Arg(0, 0),
+        ];
+        let mut ops = vec![args[0]];
+        if let Some(b) = rb {
+            slots.push(Slot::Arg(1, 0));
+            ops.push(b);
+        }
+        let mut t = Template::one(TInst::new(mi, &slots));
+        let lo = n.min(2);
+        if lo > 1 {
+            t.result_groups.push(Group {
+                start: 0,
+                len: 2,
+                align: 2,
+            });
+        }
+        if n > 3 {
+            t.result_groups.push(Group {
+                start: 2,
+                len: 2,
+                align: 2,
+            });
+        }
+        let got = self.emit(t, &ops, &vec![Type::B32; n as usize])?;
+        let mut out = Vals::new();
+        let mut k = 0;
+        for c in 0..4 {
+            if written >> c & 1 != 0 {
+                out.push(got[k]);
+                k += 1;
+            } else {
+                out.push(got[0]);
+            }
+        }
+        Ok(Some(out))
     }
 
     /// Whether `v` is the constant 0.
