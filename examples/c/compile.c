@@ -14,6 +14,12 @@ static const char *kind_name(int32_t k) {
     case ILC_PARAM_SRV_POINTER: return "srv pointer";
     case ILC_PARAM_SRV_SIZE: return "srv size";
     case ILC_PARAM_CONSTANT_BUFFER: return "constant buffer";
+    case ILC_PARAM_DOMAIN: return "pixel domain";
+    case ILC_PARAM_OUTPUT_POINTER: return "output pointer";
+    case ILC_PARAM_OUTPUT_SIZE: return "output size";
+    case ILC_PARAM_TEXTURE_DIMS: return "texture size";
+    case ILC_PARAM_TEXTURE_HANDLE: return "texture object";
+    case ILC_PARAM_APPEND_COUNTER: return "append counter pointer";
     default: return "?";
     }
 }
