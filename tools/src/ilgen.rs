@@ -108,6 +108,8 @@ struct Gen {
     depth: usize,
     group: u32,
     lds: bool,
+    /// Declares a 2-D float texture (resource 0) and a 1-D buffer texture (resource 1).
+    tex: bool,
     lits: Vec<[u32; 4]>,
     budget: u32,
 }
@@ -235,14 +237,42 @@ impl Gen {
                 self.line(&format!("ishl r{a}.{comp}, r{a}.{comp}, l{l}.y"));
                 self.line(&format!("uav_raw_load_id(0) r{d}.x, r{a}.{comp}"));
             }
+            5 | 6 if self.tex => {
+                // Texture reads: a sample at arbitrary float coordinates (texel space: any
+                // bits, the sampler's addressing decides), an integer fetch mostly inside the
+                // texture, or the size.
+                let d = self.reg();
+                let a = self.reg();
+                let sw = self.swizzle();
+                match self.rng.below(4) {
+                    0 | 1 => {
+                        let s = self.rng.below(2);
+                        self.line(&format!("sample_resource(0)_sampler({s}) r{d}, r{a}{sw}"));
+                    }
+                    2 => {
+                        let l = self.lit([15, 15, 0, 0]);
+                        let (res, mask) = if self.rng.chance(2) {
+                            (0, "xy00")
+                        } else {
+                            (1, "x000")
+                        };
+                        self.line(&format!("iand r13, r{a}, l{l}.xyzw"));
+                        self.line(&format!("load_resource({res}) r{d}, r13.{mask}"));
+                    }
+                    _ => {
+                        let l = self.lit([0, 0, 0, 0]);
+                        self.line(&format!("resinfo_resource(0)_uint r{d}, l{l}.x"));
+                    }
+                }
+            }
             4 => {
                 // Order-independent atomic add into one of 16 counters of UAV 2.
                 let a = self.reg();
                 let v = self.reg();
                 let l = self.lit([15, 2, 0, 0]);
-                self.line(&format!("iand r12.x, r{a}.x, l{l}.x"));
-                self.line(&format!("ishl r12.x, r12.x, l{l}.y"));
-                self.line(&format!("uav_add_id(2) r12.x, r{v}.y"));
+                self.line(&format!("iand r13.x, r{a}.x, l{l}.x"));
+                self.line(&format!("ishl r13.x, r13.x, l{l}.y"));
+                self.line(&format!("uav_add_id(2) r13.x, r{v}.y"));
             }
             _ => self.alu(),
         }
@@ -280,11 +310,13 @@ pub fn generate(seed: u64, size: u32) -> String {
         depth: 0,
         group: 0,
         lds: false,
+        tex: false,
         lits: Vec::new(),
         budget: size,
     };
     g.group = *g.rng.pick(&[32, 64, 128]);
     g.lds = g.rng.chance(2);
+    g.tex = g.rng.chance(3);
     // Body first (literals are collected while generating), header after.
     // Inputs: temp k = the 16 bytes at UAV 0 offset tid * 16 + k * 16.
     let l16 = g.lit([4, 16, 0, 0]);
@@ -320,6 +352,12 @@ pub fn generate(seed: u64, size: u32) -> String {
     h.push_str("dcl_raw_uav_id(0)\ndcl_raw_uav_id(1)\ndcl_raw_uav_id(2)\n");
     if g.lds {
         let _ = writeln!(h, "dcl_lds_id(0) {}", 4 * g.group);
+    }
+    if g.tex {
+        h.push_str(
+            "dcl_resource_id(0)_type(2d,unnorm)_fmtx(float)_fmty(float)_fmtz(float)_fmtw(float)\n",
+        );
+        h.push_str("dcl_resource_id(1)_type(buffer)_fmtx(uint)_fmty(uint)_fmtz(uint)_fmtw(uint)\n");
     }
     for (i, l) in g.lits.iter().enumerate() {
         let _ = writeln!(
@@ -417,6 +455,19 @@ mod tests {
             for id in 0..3 {
                 d.uavs.insert(id, vec![7; 1 << 16]);
             }
+            for (id, w, h) in [(0, 8, 8), (1, 16, 1)] {
+                d.textures.insert(
+                    id,
+                    isa_amdil::interp::texture::Texture {
+                        width: w,
+                        height: h,
+                        depth: 1,
+                        channels: 4,
+                        format: isa_amdil::interp::texture::TexelFormat::F32,
+                        data: vec![9; (w * h * 16) as usize],
+                    },
+                );
+            }
             d.fuel = 10_000_000;
             if let Err(e) = isa_amdil::interp::run_source(&src, &mut d) {
                 panic!("seed {seed}: {e}\n{src}");
@@ -428,6 +479,19 @@ mod tests {
     fn generation_is_deterministic_and_varied() {
         assert_eq!(generate(5, 20), generate(5, 20));
         assert_ne!(generate(5, 20), generate(6, 20));
+        // Every statement kind shows up somewhere in a few seeds (texture reads included).
+        let all: String = (0..60).map(|s| generate(s, 30)).collect();
+        for op in [
+            "sample_resource(0)",
+            "load_resource(0)",
+            "load_resource(1)",
+            "resinfo_resource(0)",
+            "uav_add_id(2)",
+            "lds_load_id(0)",
+            "whileloop",
+        ] {
+            assert!(all.contains(op), "no generated kernel uses {op}");
+        }
     }
 
     #[test]
