@@ -635,6 +635,27 @@ ret
 }
 
 #[test]
+fn neighbor_exchange_is_diagnosed_not_ignored() {
+    let src = "il_cs_2_0
+dcl_num_thread_per_group 64
+dcl_lds_size_per_thread 4
+dcl_lds_sharing_mode _wavefrontRel
+dcl_raw_uav_id(0)
+mov r0, vTidInGrpFlat.xxxx
+lds_write_vec mem.xyzw, r0
+fence_threads_lds
+lds_read_vec_neighborExch r1, r0.xy
+uav_raw_store_id(0) mem.x, r0.x, r1.x
+end
+";
+    let (prog, _) = isa_amdil::parse(src);
+    let err = ilc::lower::lower(&prog.expect("parses")).expect_err("must fail");
+    let text = err.to_string();
+    assert!(text.contains("line 9:1"), "{text}");
+    assert!(text.contains("neighborExch"), "{text}");
+}
+
+#[test]
 fn only_read_components_materialize() {
     let src = "il_cs_2_0
 dcl_num_thread_per_group 64

@@ -882,6 +882,13 @@ impl Lowerer<'_> {
                 st.opcode.mnemonic()
             ));
         };
+        if st.generic("neighborexch").is_some() {
+            // Each work-item of a neighbourhood of four would receive one component of each
+            // neighbour's vector: a cross-lane exchange the IR cannot express yet.
+            return Err(
+                "lds_read_vec_neighborExch (cross-work-item exchange) is not supported".into(),
+            );
+        }
         let space = self.lds_space(lds)?;
         let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(abs_default);
         // Dword index of lane 0's area of this work-item's wavefront.
