@@ -618,6 +618,7 @@ impl TextureUnit for TextureObjects {
             .ok_or("no texture object has this handle")?;
         let kind = match req.op {
             TexOp::Sample => TexKind::Sample,
+            TexOp::Gather(c) => TexKind::Gather(c),
             TexOp::Fetch => TexKind::Fetch,
             TexOp::Query => TexKind::Query,
         };
@@ -653,17 +654,19 @@ pub(crate) fn il_texture_op(
     }
     let tex = tex.ok_or("no texels are bound to the texture")?;
     if let (Some(lc), Some(l)) = (decl.dim.layer_comp(), layer) {
-        coords[lc] = if kind == TexKind::Sample {
-            (l as i32 as f32).to_bits()
-        } else {
+        coords[lc] = if kind == TexKind::Fetch {
             l
+        } else {
+            (l as i32 as f32).to_bits()
         };
     }
-    if kind == TexKind::Sample {
-        Ok(texture::sample(tex, decl, s, coords))
-    } else {
-        coords[3] = level;
-        Ok(texture::load(tex, decl, coords, [0; 3]))
+    match kind {
+        TexKind::Sample => Ok(texture::sample(tex, decl, s, coords)),
+        TexKind::Gather(c) => Ok(texture::gather(tex, decl, s, coords, usize::from(c))),
+        _ => {
+            coords[3] = level;
+            Ok(texture::load(tex, decl, coords, [0; 3]))
+        }
     }
 }
 

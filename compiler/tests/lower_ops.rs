@@ -617,7 +617,7 @@ fn unsupported_constructs_are_diagnosed_with_opcode_and_line() {
     let src = "il_cs_2_0
 dcl_num_thread_per_group 1
 mov r0, r1
-fetch4_resource(0)_sampler(0) r1, r0
+sample_c_resource(0)_sampler(0) r1, r0, r0.x
 call 3
 end
 func 3
@@ -628,7 +628,7 @@ ret
     let prog = prog.expect("parses");
     let err = ilc::lower::lower(&prog).expect_err("must fail");
     let text = err.to_string();
-    assert!(text.contains("line 4:1: `fetch4`"), "{text}");
+    assert!(text.contains("line 4:1: `sample_c`"), "{text}");
     assert!(text.contains("guide section 7."), "{text}");
     assert!(text.contains("line 8:1: `call`"), "{text}");
     assert!(text.contains("recursive"), "{text}");

@@ -560,7 +560,7 @@ impl<'p> Lowerer<'p> {
             O::Func => Ok(()),
             O::Loop => Err("`loop` (SM30 counted loop over i#) is not supported".into()),
             O::Fence => self.lower_fence(st),
-            O::Sample | O::SampleL | O::Load | O::Resinfo => self.lower_tex(st),
+            O::Sample | O::SampleL | O::Load | O::Resinfo | O::Fetch4 => self.lower_tex(st),
             O::AppendBufAlloc | O::AppendBufConsume => self.lower_append(st),
             O::DclResource => {
                 isa_amdil::interp::texture::resource_decl(st)?;

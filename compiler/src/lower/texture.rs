@@ -150,6 +150,24 @@ impl Lowerer<'_> {
                 let s = self.tex_config.sampler(sampler);
                 self.tex_sample(&t, &s, coord)
             }
+            Opcode::Fetch4 => {
+                if !matches!(decl.dim, TexDim::D2 | TexDim::D2Array) {
+                    return Err(format!("{name} needs a 2-D resource"));
+                }
+                if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
+                    return Err(format!("{name} with _addroffimmi is not supported"));
+                }
+                let sampler = st
+                    .sampler()
+                    .ok_or_else(|| format!("{name} needs _sampler(m)"))?;
+                let comp = isa_amdil::interp::texture::comp_select(st)?;
+                let mut coord = [self.iconst(0); 4];
+                for (c, v) in coord.iter_mut().enumerate() {
+                    *v = srcs.get(self, st, 0, c, Ty::Untyped)?;
+                }
+                let s = self.tex_config.sampler(sampler);
+                self.tex_gather(&t, &s, coord, comp)
+            }
             Opcode::Load => {
                 let mut off = [0f32; 3];
                 if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
@@ -196,9 +214,13 @@ impl Lowerer<'_> {
         let mut srcs = Srcs::default();
         let mut args: Vec<Value> = Vec::with_capacity(5);
         let (kind, sampler) = match st.opcode {
-            Opcode::Sample | Opcode::SampleL => {
+            Opcode::Sample | Opcode::SampleL | Opcode::Fetch4 => {
                 if decl.dim == TexDim::Buffer {
                     return Err(format!("{name} on buffer resource {id}"));
+                }
+                if st.opcode == Opcode::Fetch4 && !matches!(decl.dim, TexDim::D2 | TexDim::D2Array)
+                {
+                    return Err(format!("{name} needs a 2-D resource"));
                 }
                 let sampler = st
                     .sampler()
@@ -216,7 +238,15 @@ impl Lowerer<'_> {
                     let z = self.iconst(0);
                     args.push(self.cursor().ins().imax(l, z));
                 }
-                (TexKind::Sample, sampler)
+                if st.opcode == Opcode::Fetch4 {
+                    if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
+                        return Err(format!("{name} with _addroffimmi is not supported"));
+                    }
+                    let c = isa_amdil::interp::texture::comp_select(st)?;
+                    (TexKind::Gather(c as u8), sampler)
+                } else {
+                    (TexKind::Sample, sampler)
+                }
             }
             Opcode::Load => {
                 let mut off = [0f32; 3];
@@ -256,7 +286,7 @@ impl Lowerer<'_> {
             resource: id,
             sampler,
             shape,
-            unnorm: kind == TexKind::Sample && decl.unnorm,
+            unnorm: matches!(kind, TexKind::Sample | TexKind::Gather(_)) && decl.unnorm,
             float_mask: if kind == TexKind::Query {
                 0
             } else {
@@ -380,6 +410,56 @@ impl Lowerer<'_> {
             }
         }
         acc
+    }
+
+    /// `fetch4`: component `comp` of the texels at (i0, j1), (i1, j1), (i1, j0), (i0, j0)
+    /// around `coord - 0.5` (as [`isa_amdil::interp::texture::gather`]).
+    fn tex_gather(
+        &mut self,
+        t: &Tex,
+        s: &SamplerState,
+        coord: [Value; 4],
+        comp: usize,
+    ) -> [Value; 4] {
+        let mut i0 = Vec::with_capacity(2);
+        for (a, &c) in coord.iter().enumerate().take(2) {
+            let c = self.nan_to_zero(c);
+            let p = if t.decl.unnorm {
+                c
+            } else {
+                let d = self.tex_dim(t.id, a, true);
+                let df = self.cursor().ins().u2f(d);
+                self.cursor().ins().fmul(c, df)
+            };
+            let half = self.iconst(HALF);
+            let p = self.cursor().ins().fsub(p, half);
+            let f = self.cursor().ins().ffloor(p);
+            i0.push(self.cursor().ins().f2i(f));
+        }
+        let mut layer = None;
+        if let Some(lc) = layer_comp(t.decl.dim) {
+            let l = self.nan_to_zero(coord[lc]);
+            let l = self.cursor().ins().fround_even(l);
+            let l = self.cursor().ins().f2i(l);
+            let z = self.iconst(0);
+            let n = self.tex_dim(t.id, 2, true);
+            let one = self.iconst(1);
+            let max = self.cursor().ins().isub(n, one);
+            let l = self.cursor().ins().imax(l, z);
+            layer = Some(self.cursor().ins().imin(l, max));
+        }
+        let one = self.iconst(1);
+        let i1 = [
+            self.cursor().ins().iadd(i0[0], one),
+            self.cursor().ins().iadd(i0[1], one),
+        ];
+        let corners = [
+            (i0[0], i1[1]),
+            (i1[0], i1[1]),
+            (i1[0], i0[1]),
+            (i0[0], i0[1]),
+        ];
+        corners.map(|(x, y)| self.texel(t, s, [Some(x), Some(y), layer])[comp & 3])
     }
 
     /// Texel at signed indices `idx` after `s`'s addressing, converted; border texels are 0.

@@ -286,7 +286,10 @@ impl LaunchLayout {
     /// (resource, sampler) handle for samples; for fetches and queries the resource's first
     /// handle.
     pub fn texture_slot(&self, tex: &ilc_passes::ir::TexArg) -> Option<u32> {
-        let sample = tex.kind == ilc_passes::ir::TexKind::Sample;
+        let sample = matches!(
+            tex.kind,
+            ilc_passes::ir::TexKind::Sample | ilc_passes::ir::TexKind::Gather(_)
+        );
         self.params
             .iter()
             .find(|p| match p.kind {
@@ -487,7 +490,7 @@ fn texture_handles(func: &Function) -> Vec<ParamKind> {
     let mut other = BTreeMap::new();
     for inst in func.insts_in_layout() {
         if let InstructionData::Texture { tex, .. } = &func.dfg.insts[inst] {
-            if tex.kind == TexKind::Sample {
+            if matches!(tex.kind, TexKind::Sample | TexKind::Gather(_)) {
                 // Normalization is the texture object's: one handle per mode used.
                 let e = keys
                     .entry((

@@ -63,6 +63,24 @@ impl Isel<'_> {
                 )
                 .mn(ModKind::TexQuery, "TEX_HEADER_DIMENSION")
             }
+            TexKind::Gather(c) => {
+                if tex.shape.is_array() {
+                    ops.push(args[axes]);
+                }
+                ops.extend_from_slice(&args[..axes]);
+                MInst::build(
+                    Op::TLD4,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(Reg::RZ),
+                        Operand::Imm(slot as i64),
+                        Operand::Imm(0xf),
+                    ],
+                )
+                .m(ModKind::TexComp, c & 3)
+                .mn(ModKind::TexDim, dim)
+            }
             TexKind::Sample | TexKind::Fetch => {
                 if tex.shape.is_array() {
                     ops.push(args[axes]);
@@ -176,7 +194,7 @@ impl Isel<'_> {
                     (true, false) => return Ok(None),
                 }
             }
-            TexKind::Query => return Ok(None),
+            TexKind::Query | TexKind::Gather(_) => return Ok(None),
         };
         let results = self.func.dfg.inst_results(inst);
         let used: u8 = (0..4)

@@ -1004,6 +1004,10 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     )))
                 }
                 (TexOp::Load(off), Some(t)) => texture::load(t, decl, s[0], *off),
+                (TexOp::Gather(c), Some(t)) => {
+                    let st = sh.samplers.get(sampler).copied().unwrap_or_default();
+                    texture::gather(t, decl, &st, s[0], *c)
+                }
                 (TexOp::Sample | TexOp::SampleL, Some(t)) => {
                     let st = sh.samplers.get(sampler).copied().unwrap_or_default();
                     texture::sample(t, decl, &st, s[0])

@@ -47,7 +47,7 @@
 //!
 //! Not supported (each is an [`InterpError::Unsupported`] naming the opcode or operand
 //! and its line, never a wrong result): cube maps, MSAA, comparison and gradient
-//! sampling, fetch4, `lds_read_vec_neighborExch`, graphics-only and SM30
+//! sampling, fetch4 with offsets, `lds_read_vec_neighborExch`, graphics-only and SM30
 //! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers),
 //! `_divcomp`, two-dimensional register indices, interface calls, and the enum-only opcodes
 //! without chapter 7 text other than those listed in `select.rs`.

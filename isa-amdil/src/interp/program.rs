@@ -444,6 +444,9 @@ pub enum TexOp {
     Sample,
     /// `sample_l_resource(n)_sampler(m) dst, coord, lod` (level 0: one mip level).
     SampleL,
+    /// `fetch4_resource(n)_sampler(m)[_compselect(c)] dst, coord`: component `c` of the four
+    /// bilinear-footprint texels.
+    Gather(usize),
     /// `load_resource(n)[_aoffimmi(u,v,w)] dst, coord`: texel offsets.
     Load([i32; 3]),
     /// `resinfo_resource(n)[_uint] dst, mip`.

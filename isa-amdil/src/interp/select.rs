@@ -582,6 +582,18 @@ fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
         .ok_or_else(|| malformed(line, format!("resource {res} is not declared")))?;
     let sampler = st.sampler().unwrap_or(0);
     let op = match st.opcode {
+        O::Fetch4 => {
+            if !matches!(decl.dim, TexDim::D2 | TexDim::D2Array) {
+                return Err(malformed(line, format!("{name} needs a 2-D resource")));
+            }
+            if st.sampler().is_none() {
+                return Err(malformed(line, format!("{name} needs _sampler(m)")));
+            }
+            if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
+                return Err(err(line, format!("{name} with _addroffimmi")));
+            }
+            TexOp::Gather(super::texture::comp_select(st).map_err(|m| malformed(line, m))?)
+        }
         O::Sample | O::SampleL => {
             if decl.dim == TexDim::Buffer {
                 return Err(malformed(line, format!("{name} on buffer resource {res}")));
@@ -819,7 +831,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
                 Op::OwnerWrite { abs, offset }
             }
         }
-        O::Sample | O::SampleL | O::Load | O::Resinfo => {
+        O::Sample | O::SampleL | O::Load | O::Resinfo | O::Fetch4 => {
             need(if st.opcode == O::SampleL { 2 } else { 1 })?;
             tex_op(dec, st)?
         }

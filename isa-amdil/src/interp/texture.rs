@@ -427,6 +427,59 @@ pub fn sample(
     acc.map(|v| if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() })
 }
 
+/// `fetch4_resource(n)_sampler(m)[_compselect(c)]`: component `comp` of the four texels a
+/// linear filter at `coord` would blend, in the guide's order (L4829): xyzw = the texels at
+/// (-,+), (+,+), (+,-), (-,-) half a texel from the coordinate, i.e. (i0, j1), (i1, j1),
+/// (i1, j0), (i0, j0) around `coord - 0.5`, after the sampler's addressing. 2-D resources
+/// (and 2-D arrays, the layer rounded like `sample`'s).
+pub fn gather(
+    tex: &Texture,
+    decl: &ResourceDecl,
+    sampler: &SamplerState,
+    coord: [u32; 4],
+    comp: usize,
+) -> [u32; 4] {
+    let dims = [tex.width, tex.height, tex.depth];
+    let mut i0 = [0i64; 3];
+    for a in 0..2 {
+        let c = f32::from_bits(coord[a]);
+        let c = ftz(if c.is_nan() { 0.0 } else { c });
+        let p = if decl.unnorm {
+            c
+        } else {
+            ftz(c * dims[a].max(1) as f32)
+        };
+        i0[a] = (p - 0.5).floor() as i32 as i64;
+    }
+    if let Some(lc) = decl.dim.layer_comp() {
+        let l = f32::from_bits(coord[lc]);
+        let l = if l.is_nan() { 0.0 } else { l.round_ties_even() };
+        i0[2] = (l as i64).clamp(0, dims[2].max(1) as i64 - 1);
+    }
+    let at = |dx: i64, dy: i64| {
+        let x = (i0[0] as i32).wrapping_add(dx as i32) as i64;
+        let y = (i0[1] as i32).wrapping_add(dy as i32) as i64;
+        texel(tex, decl, sampler, [x, y, i0[2]])[comp & 3]
+    };
+    [at(0, 1), at(1, 1), at(1, 0), at(0, 0)]
+}
+
+/// `_compselect(c)` of `fetch4`: x/r = 0 .. w/a = 3 (also `IL_COMPSEL_X_R`-style names).
+pub fn comp_select(st: &crate::ast::Instruction) -> Result<usize, String> {
+    let Some(v) = st.generic("compselect") else {
+        return Ok(0);
+    };
+    let v = v.unwrap_or("").trim().to_ascii_lowercase();
+    let v = v.strip_prefix("il_compsel_").unwrap_or(&v);
+    match v.chars().next() {
+        Some('x' | 'r') => Ok(0),
+        Some('y' | 'g') => Ok(1),
+        Some('z' | 'b') => Ok(2),
+        Some('w' | 'a') => Ok(3),
+        _ => Err(format!("_compselect({v}) is not x, y, z or w")),
+    }
+}
+
 /// Flushes a denormal to a zero of the same sign (IL float arithmetic, guide 6.3).
 fn ftz(x: f32) -> f32 {
     if x.is_subnormal() {

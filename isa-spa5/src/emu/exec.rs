@@ -157,7 +157,7 @@ impl Kind {
             "LDG" | "LDL" | "LDS" | "LD" => K::Ld,
             "STG" | "STL" | "STS" | "ST" => K::St,
             "LDC" => K::Ldc,
-            "TEX" | "TLD" | "TXQ" | "TEXS" | "TLDS" => K::Tex,
+            "TEX" | "TLD" | "TLD4" | "TXQ" | "TEXS" | "TLDS" => K::Tex,
             "ATOM" | "ATOMS" if matches!(inst.op, Op::ATOM_CAS | Op::ATOMS_CAS) => K::AtomCas,
             "ATOM" | "ATOMS" => K::Atom,
             "RED" => K::Red,

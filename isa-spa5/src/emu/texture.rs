@@ -1,4 +1,4 @@
-//! The texture unit: `TEX`, `TLD`, `TXQ` and the short forms `TEXS`, `TLDS`.
+//! The texture unit: `TEX`, `TLD`, `TLD4`, `TXQ` and the short forms `TEXS`, `TLDS`.
 //!
 //! Texture instructions name a 64-bit texture handle in constant bank 0 (the bound forms of
 //! `TEXMODE_UNIFIED` code: a texture object kernel parameter). What a handle stands for — the
@@ -26,6 +26,9 @@ pub enum TexOp {
     Fetch,
     /// `TXQ`: a property of the texture (the query is in [`TexRequest::query`]).
     Query,
+    /// `TLD4`: component `c` (0 = R .. 3 = A) of the four texels of the bilinear footprint,
+    /// in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+    Gather(u8),
 }
 
 /// One lane's texture request.
@@ -206,6 +209,12 @@ pub(crate) fn execute(
     let op = match form.mnemonic {
         "TEX" => TexOp::Sample,
         "TLD" => TexOp::Fetch,
+        "TLD4" => {
+            if inst.get(M::Aoffi).unwrap_or(0) != 0 || inst.has(M::Dc) {
+                return Err(unsupported(inst, pc, "TLD4 with offsets or depth compare"));
+            }
+            TexOp::Gather(inst.get(M::TexComp).unwrap_or(0))
+        }
         _ => TexOp::Query,
     };
     for l in (0..32).filter(|l| g >> l & 1 != 0) {

@@ -707,6 +707,9 @@ pub enum TexKind {
     Fetch,
     /// `(width, height, depth or layers, levels)` of a mip level, as integers.
     Query,
+    /// Component `c` (0..=3) of the four texels a linear filter at the float coordinates
+    /// would blend, in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0) (2-D resources).
+    Gather(u8),
 }
 
 /// The dimensionality of a texture resource.
@@ -821,7 +824,7 @@ impl TexArg {
     pub fn arity(&self) -> usize {
         let layer = self.shape.is_array() as usize;
         match self.kind {
-            TexKind::Sample => self.shape.axes() + layer,
+            TexKind::Sample | TexKind::Gather(_) => self.shape.axes() + layer,
             TexKind::Fetch => self.shape.axes() + layer + (self.shape != TexShape::Buffer) as usize,
             TexKind::Query => 1,
         }
@@ -848,6 +851,16 @@ impl fmt::Display for TexArg {
                 self.resource
             ),
             TexKind::Query => write!(f, "query.{} t{}", self.shape.name(), self.resource),
+            TexKind::Gather(c) => write!(
+                f,
+                "gather{}.{}.{}{} t{} s{}",
+                ["r", "g", "b", "a"][c as usize & 3],
+                self.shape.name(),
+                String::from_utf8_lossy(&self.mask_text()),
+                if self.unnorm { ".unnorm" } else { "" },
+                self.resource,
+                self.sampler
+            ),
         }
     }
 }

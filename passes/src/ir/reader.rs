@@ -894,10 +894,14 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 "sample" => TexKind::Sample,
                 "fetch" => TexKind::Fetch,
                 "query" => TexKind::Query,
+                "gatherr" => TexKind::Gather(0),
+                "gatherg" => TexKind::Gather(1),
+                "gatherb" => TexKind::Gather(2),
+                "gathera" => TexKind::Gather(3),
                 _ => return err!(mloc, "unknown texture operation '{kind}'"),
             };
             let (shape, unnorm) = match shape.strip_suffix(".unnorm") {
-                Some(s) if kind == TexKind::Sample => (s, true),
+                Some(s) if matches!(kind, TexKind::Sample | TexKind::Gather(_)) => (s, true),
                 _ => (shape, false),
             };
             let (shape, float_mask) = match shape.split_once('.') {
@@ -918,7 +922,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 }
             };
             let resource = id("t", "a texture")?;
-            let sampler = if kind == TexKind::Sample {
+            let sampler = if matches!(kind, TexKind::Sample | TexKind::Gather(_)) {
                 id("s", "a sampler")?
             } else {
                 0
