@@ -133,10 +133,10 @@ fn fuel_stops_runaway_loops() {
 fn errors_are_values() {
     // Unsupported opcode: named, with its line.
     let src = "il_cs_2_0\ndcl_num_thread_per_group 1\ndcl_literal l0, 0, 0, 0, 0\n\
-               fetch4_resource(0)_sampler(0) r0, l0\nend\n";
+               fetch4c_resource(0)_sampler(0) r0, l0, l0.x\nend\n";
     match interp::run_source(src, &mut Dispatch::new([1, 1, 1])) {
         Err(InterpError::Unsupported { what, line }) => {
-            assert!(what.contains("Fetch4"), "{what}");
+            assert!(what.contains("Fetch4C"), "{what}");
             assert_eq!(line, 4);
         }
         other => panic!("expected Unsupported, got {other:?}"),
