@@ -28,7 +28,7 @@ use ilc_passes::ir::{
 };
 use isa_amdil::ast::{ElementFormat, Instruction};
 use isa_amdil::interp::texture::{
-    aoffimmi, AddressMode, Filter, ResourceDecl, SamplerState, TexDim, TexelFormat,
+    texel_offsets, AddressMode, Filter, ResourceDecl, SamplerState, TexDim, TexelFormat,
 };
 use isa_amdil::opcodes::Opcode;
 
@@ -118,6 +118,14 @@ impl Lowerer<'_> {
             decl.unnorm = u;
         }
         let id = u8::try_from(res).map_err(|_| format!("resource id {res} is out of range"))?;
+        if st.opcode == Opcode::Fetch4 {
+            if !matches!(decl.dim, TexDim::D2 | TexDim::D2Array) {
+                return Err(format!("{name} needs a 2-D resource"));
+            }
+            if texel_offsets(st)?.is_some() {
+                return Err(format!("{name} with _addroffimmi is not supported"));
+            }
+        }
         if !self.tex_config.use_loads {
             return self.lower_tex_unit(st, id, &decl);
         }
@@ -151,12 +159,6 @@ impl Lowerer<'_> {
                 self.tex_sample(&t, &s, coord)
             }
             Opcode::Fetch4 => {
-                if !matches!(decl.dim, TexDim::D2 | TexDim::D2Array) {
-                    return Err(format!("{name} needs a 2-D resource"));
-                }
-                if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
-                    return Err(format!("{name} with _addroffimmi is not supported"));
-                }
                 let sampler = st
                     .sampler()
                     .ok_or_else(|| format!("{name} needs _sampler(m)"))?;
@@ -169,20 +171,12 @@ impl Lowerer<'_> {
                 self.tex_gather(&t, &s, coord, comp)
             }
             Opcode::Load => {
-                let mut off = [0f32; 3];
-                if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
-                    for (o, p) in off.iter_mut().zip(v.unwrap_or("").split(',')) {
-                        *o = p
-                            .trim()
-                            .parse::<f32>()
-                            .map_err(|_| format!("_aoffimmi value {p:?} is not a number"))?;
-                    }
-                }
+                let off = texel_offsets(st)?.unwrap_or_default();
                 let mut coord = [self.iconst(0); 4];
                 for (c, v) in coord.iter_mut().enumerate() {
                     *v = srcs.get(self, st, 0, c, Ty::Int)?;
                 }
-                self.tex_load(&t, coord, aoffimmi(off))
+                self.tex_load(&t, coord, off)
             }
             _ => {
                 let mip = srcs.get(self, st, 0, 0, Ty::Int)?;
@@ -218,10 +212,6 @@ impl Lowerer<'_> {
                 if decl.dim == TexDim::Buffer {
                     return Err(format!("{name} on buffer resource {id}"));
                 }
-                if st.opcode == Opcode::Fetch4 && !matches!(decl.dim, TexDim::D2 | TexDim::D2Array)
-                {
-                    return Err(format!("{name} needs a 2-D resource"));
-                }
                 let sampler = st
                     .sampler()
                     .ok_or_else(|| format!("{name} needs _sampler(m)"))?;
@@ -239,9 +229,6 @@ impl Lowerer<'_> {
                     args.push(self.cursor().ins().imax(l, z));
                 }
                 if st.opcode == Opcode::Fetch4 {
-                    if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
-                        return Err(format!("{name} with _addroffimmi is not supported"));
-                    }
                     let c = isa_amdil::interp::texture::comp_select(st)?;
                     (TexKind::Gather(c as u8), sampler)
                 } else {
@@ -249,16 +236,7 @@ impl Lowerer<'_> {
                 }
             }
             Opcode::Load => {
-                let mut off = [0f32; 3];
-                if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
-                    for (o, p) in off.iter_mut().zip(v.unwrap_or("").split(',')) {
-                        *o = p
-                            .trim()
-                            .parse::<f32>()
-                            .map_err(|_| format!("_aoffimmi value {p:?} is not a number"))?;
-                    }
-                }
-                let off = aoffimmi(off);
+                let off = texel_offsets(st)?.unwrap_or_default();
                 for (c, &o) in off.iter().enumerate().take(axes) {
                     let v = srcs.get(self, st, 0, c, Ty::Int)?;
                     args.push(if o != 0 && decl.dim != TexDim::Buffer {
@@ -341,16 +319,8 @@ impl Lowerer<'_> {
             });
         }
         let mut base: [Option<Value>; 3] = [None; 3];
-        if let Some(lc) = layer_comp(t.decl.dim) {
-            let l = self.nan_to_zero(coord[lc]);
-            let l = self.cursor().ins().fround_even(l);
-            let l = self.cursor().ins().f2i(l);
-            let z = self.iconst(0);
-            let n = self.tex_dim(t.id, axes, true);
-            let one = self.iconst(1);
-            let max = self.cursor().ins().isub(n, one);
-            let l = self.cursor().ins().imax(l, z);
-            base[axes] = Some(self.cursor().ins().imin(l, max));
+        if let Some(l) = self.tex_layer(t, coord) {
+            base[axes] = Some(l);
         }
         let ints_only = t.decl.fmt.iter().any(|f| !float_fmt(*f));
         if s.filter == Filter::Point || ints_only {
@@ -436,18 +406,7 @@ impl Lowerer<'_> {
             let f = self.cursor().ins().ffloor(p);
             i0.push(self.cursor().ins().f2i(f));
         }
-        let mut layer = None;
-        if let Some(lc) = layer_comp(t.decl.dim) {
-            let l = self.nan_to_zero(coord[lc]);
-            let l = self.cursor().ins().fround_even(l);
-            let l = self.cursor().ins().f2i(l);
-            let z = self.iconst(0);
-            let n = self.tex_dim(t.id, 2, true);
-            let one = self.iconst(1);
-            let max = self.cursor().ins().isub(n, one);
-            let l = self.cursor().ins().imax(l, z);
-            layer = Some(self.cursor().ins().imin(l, max));
-        }
+        let layer = self.tex_layer(t, coord);
         let one = self.iconst(1);
         let i1 = [
             self.cursor().ins().iadd(i0[0], one),
@@ -460,6 +419,22 @@ impl Lowerer<'_> {
             (i0[0], i0[1]),
         ];
         corners.map(|(x, y)| self.texel(t, s, [Some(x), Some(y), layer])[comp & 3])
+    }
+
+    /// An array texture's layer: `coord`'s layer component rounded half to even and clamped
+    /// to the layers (NaN reads layer 0); `None` for other textures.
+    fn tex_layer(&mut self, t: &Tex, coord: [Value; 4]) -> Option<Value> {
+        let lc = layer_comp(t.decl.dim)?;
+        let axes = t.decl.dim.axes();
+        let l = self.nan_to_zero(coord[lc]);
+        let l = self.cursor().ins().fround_even(l);
+        let l = self.cursor().ins().f2i(l);
+        let z = self.iconst(0);
+        let n = self.tex_dim(t.id, axes, true);
+        let one = self.iconst(1);
+        let max = self.cursor().ins().isub(n, one);
+        let l = self.cursor().ins().imax(l, z);
+        Some(self.cursor().ins().imin(l, max))
     }
 
     /// Texel at signed indices `idx` after `s`'s addressing, converted; border texels are 0.

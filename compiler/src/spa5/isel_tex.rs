@@ -12,7 +12,7 @@
 //! something reads, whose results form a consecutive group. Samples use `TEX.LZ`: compute kernels have no derivatives and textures one
 //! level. The results arrive through a scoreboard like any variable-latency load.
 
-use ilc_passes::ir::{Inst, InstructionData, Opcode, TexArg, TexKind, TexShape, Type, Value};
+use ilc_passes::ir::{Inst, TexArg, TexKind, TexShape, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Reg};
 use smallvec::SmallVec;
@@ -110,13 +110,7 @@ impl Isel<'_> {
         };
         // Write only the channels something reads (the results are packed: mask bit c set
         // means the next register holds channel c).
-        let results = self.func.dfg.inst_results(inst);
-        let mut mask: u8 = (0..4)
-            .filter(|&c| self.used.contains(&results[c]))
-            .fold(0, |m, c| m | 1 << c);
-        if mask == 0 {
-            mask = 1;
-        }
+        let mask = self.channels_read(inst).max(1);
         let mi = {
             let mut mi = mi;
             let k = if tex.kind == TexKind::Query { 3 } else { 4 };
@@ -146,18 +140,7 @@ impl Isel<'_> {
             });
         }
         let got = self.emit(t, &ops, &vec![Type::B32; n_r as usize])?;
-        // Unread channels stand for the first written one (nothing reads them).
-        let mut out = Vals::new();
-        let mut k = 0;
-        for c in 0..4 {
-            if mask >> c & 1 != 0 {
-                out.push(got[k]);
-                k += 1;
-            } else {
-                out.push(got[0]);
-            }
-        }
-        Ok(out)
+        Ok(spread(&got, mask))
     }
 
     /// The short forms ptxas uses for 1-D/2-D fetches: `TEXS.LZ` (samples) and `TLDS.LZ` /
@@ -196,10 +179,7 @@ impl Isel<'_> {
             }
             TexKind::Query | TexKind::Gather(_) => return Ok(None),
         };
-        let results = self.func.dfg.inst_results(inst);
-        let used: u8 = (0..4)
-            .filter(|&c| self.used.contains(&results[c]))
-            .fold(0, |m, c| m | 1 << c);
+        let used = self.channels_read(inst);
         // (written channels, name, one destination?)
         let (written, name, single): (u8, &str, bool) = match used {
             0 | 1 => (1, "R", true),
@@ -256,32 +236,31 @@ impl Isel<'_> {
             });
         }
         let got = self.emit(t, &ops, &vec![Type::B32; n as usize])?;
-        let mut out = Vals::new();
-        let mut k = 0;
-        for c in 0..4 {
-            if written >> c & 1 != 0 {
-                out.push(got[k]);
-                k += 1;
-            } else {
-                out.push(got[0]);
-            }
-        }
-        Ok(Some(out))
+        Ok(Some(spread(&got, written)))
     }
 
     /// Whether `v` is the constant 0.
     fn is_zero(&self, v: Value) -> bool {
-        let dfg = &self.func.dfg;
-        match dfg.value_def(v) {
-            ilc_passes::ir::dfg::ValueDef::Result(i, _) => matches!(
-                dfg.insts[i],
-                InstructionData::UnaryImm {
-                    opcode: Opcode::Iconst,
-                    imm: 0,
-                    ..
-                }
-            ),
-            _ => false,
-        }
+        self.func.dfg.value_const(v) == Some(0)
     }
+
+    /// The channels of `inst`'s results that something reads (bit c = channel c).
+    fn channels_read(&self, inst: Inst) -> u8 {
+        let results = self.func.dfg.inst_results(inst);
+        (0..4)
+            .filter(|&c| self.used.contains(&results[c]))
+            .fold(0, |m, c| m | 1 << c)
+    }
+}
+
+/// The four channel values of packed results `got` (channel c is the next result when bit c
+/// of `mask` is set); unwritten channels stand for the first result, as nothing reads them.
+fn spread(got: &[Value], mask: u8) -> Vals {
+    let mut next = got.iter();
+    (0..4)
+        .map(|c| match mask >> c & 1 {
+            1 => next.next().copied().unwrap_or(got[0]),
+            _ => got[0],
+        })
+        .collect()
 }

@@ -14,7 +14,7 @@ use super::iops::{self, bool32};
 use super::program::{
     Addr, AtomicOp, CompFn, Dst, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width,
 };
-use super::texture::{aoffimmi, TexDim};
+use super::texture::TexDim;
 use crate::ast::{self, Instruction};
 use crate::opcodes::Opcode;
 
@@ -589,7 +589,10 @@ fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
             if st.sampler().is_none() {
                 return Err(malformed(line, format!("{name} needs _sampler(m)")));
             }
-            if st.generic("aoffimmi").is_some() || st.generic("addroffimmi").is_some() {
+            if super::texture::texel_offsets(st)
+                .map_err(|m| malformed(line, m))?
+                .is_some()
+            {
                 return Err(err(line, format!("{name} with _addroffimmi")));
             }
             TexOp::Gather(super::texture::comp_select(st).map_err(|m| malformed(line, m))?)
@@ -607,18 +610,11 @@ fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
                 TexOp::SampleL
             }
         }
-        O::Load => {
-            let mut off = [0f32; 3];
-            if let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) {
-                let text = v.unwrap_or("");
-                for (o, p) in off.iter_mut().zip(text.split(',')) {
-                    *o = p.trim().parse::<f32>().map_err(|_| {
-                        malformed(line, format!("_aoffimmi value {p:?} is not a number"))
-                    })?;
-                }
-            }
-            TexOp::Load(aoffimmi(off))
-        }
+        O::Load => TexOp::Load(
+            super::texture::texel_offsets(st)
+                .map_err(|m| malformed(line, m))?
+                .unwrap_or_default(),
+        ),
         _ => TexOp::ResInfo {
             uint: st.generic("uint").is_some(),
         },

@@ -366,14 +366,10 @@ fn texel(tex: &Texture, decl: &ResourceDecl, sampler: &SamplerState, idx: [i64; 
     convert(tex, decl, tex.channel_raw(at[0], at[1], at[2]))
 }
 
-/// `sample_resource(n)_sampler(m)` / `sample_l`: filtered read at float coordinates
-/// `coord` (post-swizzle source bits).
-pub fn sample(
-    tex: &Texture,
-    decl: &ResourceDecl,
-    sampler: &SamplerState,
-    coord: [u32; 4],
-) -> [u32; 4] {
+/// Texel-space positions of `coord`'s spatial components (NaN reads 0, normalized
+/// coordinates scaled by the size, denormals flushed), and the index array whose layer slot
+/// holds the clamped, rounded layer of an array texture (other slots 0).
+fn texel_space(tex: &Texture, decl: &ResourceDecl, coord: [u32; 4]) -> ([f32; 3], [i64; 3]) {
     let dims = [tex.width, tex.height, tex.depth];
     let axes = decl.dim.axes();
     let mut pos = [0f32; 3];
@@ -392,6 +388,19 @@ pub fn sample(
         let l = if l.is_nan() { 0.0 } else { l.round_ties_even() };
         base[axes] = (l as i64).clamp(0, dims[axes].max(1) as i64 - 1);
     }
+    (pos, base)
+}
+
+/// `sample_resource(n)_sampler(m)` / `sample_l`: filtered read at float coordinates
+/// `coord` (post-swizzle source bits).
+pub fn sample(
+    tex: &Texture,
+    decl: &ResourceDecl,
+    sampler: &SamplerState,
+    coord: [u32; 4],
+) -> [u32; 4] {
+    let axes = decl.dim.axes();
+    let (pos, base) = texel_space(tex, decl, coord);
     let ints_only = decl.fmt.iter().any(|f| !float_fmt(*f));
     if sampler.filter == Filter::Point || ints_only {
         let mut idx = base;
@@ -439,22 +448,9 @@ pub fn gather(
     coord: [u32; 4],
     comp: usize,
 ) -> [u32; 4] {
-    let dims = [tex.width, tex.height, tex.depth];
-    let mut i0 = [0i64; 3];
+    let (pos, mut i0) = texel_space(tex, decl, coord);
     for a in 0..2 {
-        let c = f32::from_bits(coord[a]);
-        let c = ftz(if c.is_nan() { 0.0 } else { c });
-        let p = if decl.unnorm {
-            c
-        } else {
-            ftz(c * dims[a].max(1) as f32)
-        };
-        i0[a] = (p - 0.5).floor() as i32 as i64;
-    }
-    if let Some(lc) = decl.dim.layer_comp() {
-        let l = f32::from_bits(coord[lc]);
-        let l = if l.is_nan() { 0.0 } else { l.round_ties_even() };
-        i0[2] = (l as i64).clamp(0, dims[2].max(1) as i64 - 1);
+        i0[a] = (pos[a] - 0.5).floor() as i32 as i64;
     }
     let at = |dx: i64, dy: i64| {
         let x = (i0[0] as i32).wrapping_add(dx as i32) as i64;
@@ -544,6 +540,21 @@ pub fn resinfo(tex: Option<&Texture>, decl: &ResourceDecl, mip: u32, uint: bool)
     } else {
         v.map(|x| (x as f32).to_bits())
     }
+}
+
+/// The texel offsets of a `_aoffimmi(u,v,w)` / `_addroffimmi(u,v,w)` control, if present.
+pub fn texel_offsets(st: &crate::ast::Instruction) -> Result<Option<[i32; 3]>, String> {
+    let Some(v) = st.generic("aoffimmi").or_else(|| st.generic("addroffimmi")) else {
+        return Ok(None);
+    };
+    let mut off = [0f32; 3];
+    for (o, p) in off.iter_mut().zip(v.unwrap_or("").split(',')) {
+        *o = p
+            .trim()
+            .parse::<f32>()
+            .map_err(|_| format!("_aoffimmi value {p:?} is not a number"))?;
+    }
+    Ok(Some(aoffimmi(off)))
 }
 
 /// Decodes `_aoffimmi(u,v,w)` values (7.1 signed fixed point) to whole texel offsets.
