@@ -635,9 +635,11 @@ ret
 }
 
 #[test]
-fn neighbor_exchange_is_diagnosed_not_ignored() {
-    let src = "il_cs_2_0
-dcl_num_thread_per_group 64
+fn neighbor_exchange_lowers_to_quad_shuffles() {
+    let src = |group: u32| {
+        format!(
+            "il_cs_2_0
+dcl_num_thread_per_group {group}
 dcl_lds_size_per_thread 4
 dcl_lds_sharing_mode _wavefrontRel
 dcl_raw_uav_id(0)
@@ -647,12 +649,20 @@ fence_threads_lds
 lds_read_vec_neighborExch r1, r0.xy
 uav_raw_store_id(0) mem.x, r0.x, r1.x
 end
-";
-    let (prog, _) = isa_amdil::parse(src);
+"
+        )
+    };
+    // Three butterfly rounds, each one cross-lane exchange.
+    let (prog, _) = isa_amdil::parse(&src(64));
+    let func = ilc::lower::lower(&prog.expect("parses")).expect("lowers");
+    let text = func.to_string();
+    assert_eq!(text.matches("quad_shuffle").count(), 3, "{text}");
+    // A group that is not whole neighbourhoods of four is diagnosed at the instruction.
+    let (prog, _) = isa_amdil::parse(&src(6));
     let err = ilc::lower::lower(&prog.expect("parses")).expect_err("must fail");
     let text = err.to_string();
     assert!(text.contains("line 9:1"), "{text}");
-    assert!(text.contains("neighborExch"), "{text}");
+    assert!(text.contains("multiple of 4"), "{text}");
 }
 
 #[test]

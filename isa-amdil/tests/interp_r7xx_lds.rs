@@ -90,3 +90,47 @@ fn declarations_are_checked() {
     .unwrap_err();
     assert!(e.to_string().contains("neighborExch"), "{e}");
 }
+
+/// `_neighborExch` (L4919): each work-item reads its own 4 dwords, then work-item `4q + j`
+/// receives component `j` of each vector of work-items `4q..4q+3` (a 4x4 transpose, as FFT
+/// kernels use it), under every interleaving; the dst mask applies after the exchange.
+#[test]
+fn neighbor_exchange_transposes_each_neighbourhood() {
+    let body = "dcl_literal l2, 10, 1, 2, 3\nimul r0, vTidInGrpFlat.x, l2.x\n\
+                iadd r0, r0, l2.xyzw_neg(x)\niadd r0.x, r0.x, l2.x\n\
+                lds_write_vec mem, r0\nfence_threads_lds\n\
+                iand r1.x, vTidInGrpFlat.x, l0.z\nmov r1.y, l0.w\n\
+                mov r2, l0.wwww\nlds_read_vec_neighborExch r2.xyw, r1.xyxx";
+    for sched in [
+        interp::Schedule::LockStep,
+        interp::Schedule::Shuffled { seed: 7 },
+    ] {
+        let src = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 128\ndcl_lds_size_per_thread 8\n\
+             dcl_lds_sharing_mode _wavefrontRel\ndcl_raw_uav_id(0)\n\
+             dcl_literal l0, 4, 1, 63, 0\ndcl_literal l1, 16, 0, 0, 0\n{body}\n\
+             imul r4.x, vTidInGrpFlat.x, l1.x\nuav_raw_store_id(0) mem.xyzw, r4.x, r2\nend\n"
+        );
+        let mut d = Dispatch::new([1, 1, 1]);
+        d.uavs.insert(0, vec![0; 128 * 16]);
+        d.schedule = sched;
+        interp::run_source(&src, &mut d).unwrap_or_else(|e| panic!("{e}"));
+        for t in 0..128u32 {
+            let (q, j) = (t / 4 * 4, t % 4);
+            let e = [q * 10 + j, (q + 1) * 10 + j, 0, (q + 3) * 10 + j];
+            let got: Vec<u32> = d.uavs[&0][t as usize * 16..t as usize * 16 + 16]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            assert_eq!(got, e, "work-item {t} under {sched:?}");
+        }
+    }
+    // Only the odd work-items reach it: the exchange has no partners.
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 8\ndcl_lds_size_per_thread 4\n\
+               dcl_literal l0, 1, 0, 0, 0\niand r0.x, vTidInGrpFlat.x, l0.x\nif_logicalnz r0.x\n\
+               lds_read_vec_neighborExch r1, l0.yyyy\nendif\nend\n";
+    let mut d = Dispatch::new([1, 1, 1]);
+    let e = interp::run_source(src, &mut d).unwrap_err();
+    assert!(matches!(e, interp::InterpError::Divergence { .. }), "{e}");
+    assert!(e.to_string().contains("2 of them"), "{e}");
+}

@@ -401,8 +401,8 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Concat => one((a & 0xFFFF_FFFF) | (b << 32)),
         Lo => one(a & 0xFFFF_FFFF),
         Hi => one(a >> 32),
-        Special | Load | Store | Atomic | AtomicNoret | Barrier | Jump | Brif | BrTable
-        | Return | Unreachable | Target | Tex => None,
+        Special | QuadShuffle | Load | Store | Atomic | AtomicNoret | Barrier | Jump | Brif
+        | BrTable | Return | Unreachable | Target | Tex => None,
     }
 }
 

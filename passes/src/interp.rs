@@ -120,6 +120,8 @@ pub struct Stats {
 enum Status {
     Running,
     AtBarrier,
+    /// Waiting at this `quad_shuffle` for the rest of its quad.
+    AtShuffle(Inst),
     Done,
 }
 
@@ -359,7 +361,7 @@ impl Group<'_> {
                     }
                 }
             }
-            if !any_running {
+            if !any_running && !self.resolve_shuffles(&mut items)? {
                 if items.iter().any(|it| it.status == Status::AtBarrier) {
                     stats.barriers += 1;
                     if let Some(r) = &mut self.races {
@@ -375,6 +377,52 @@ impl Group<'_> {
                 }
             }
         }
+    }
+
+    /// Completes every `quad_shuffle` whose quad (work-items `4q..4q+3` by flat id) waits
+    /// at it; called when no work-item can run. Returns whether any work-item was
+    /// released. A quad not all waiting at the same `quad_shuffle`, or cut short by the group
+    /// size, is a trap: the exchange needs all four together.
+    fn resolve_shuffles(&self, items: &mut [Item]) -> Result<bool, Trap> {
+        let func = self.func;
+        let mut released = false;
+        for base in (0..items.len()).step_by(4) {
+            let quad = &items[base..items.len().min(base + 4)];
+            let Some(inst) = quad.iter().find_map(|it| match it.status {
+                Status::AtShuffle(i) => Some(i),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let with = quad
+                .iter()
+                .filter(|it| it.status == Status::AtShuffle(inst))
+                .count();
+            if with != 4 {
+                return Err(trap(
+                    func,
+                    Some(inst),
+                    format!(
+                        "work-items {base}..{} must reach the quad exchange together; \
+                         {with} of them did",
+                        base + 3
+                    ),
+                ));
+            }
+            let args = func.dfg.inst_args(inst);
+            let (x, k) = (args[0], args[1]);
+            let r = func.dfg.inst_results(inst)[0];
+            let vals: SmallVec<[u64; 4]> = quad
+                .iter()
+                .map(|it| quad[it.values[k] as usize & 3].values[x])
+                .collect();
+            for (it, v) in items[base..base + 4].iter_mut().zip(vals) {
+                it.values[r] = v;
+                it.status = Status::Running;
+            }
+            released = true;
+        }
+        Ok(released)
     }
 
     fn mem_buf<'m>(
@@ -522,6 +570,10 @@ impl Group<'_> {
                 let x = self.special(item, mem, *reg);
                 set(item, &[x]);
             }
+            InstructionData::Binary {
+                opcode: Opcode::QuadShuffle,
+                ..
+            } => item.status = Status::AtShuffle(inst),
             InstructionData::Load { mem: m, .. } => {
                 let addr = address(data, &args, m.offset);
                 let n = m.size.bytes() as usize;
@@ -783,6 +835,46 @@ block2:
         for s in [Schedule::Sequential, Schedule::Reverse] {
             assert_eq!(run(LOOP, [2, 1, 1], vec![0; 8], s).unwrap(), expect2);
         }
+    }
+
+    /// Each work-item reads `uav0[tid]` and receives its quad neighbour `3 - (tid & 3)`'s
+    /// value; odd work-items skip the exchange in `SKIP`.
+    const SHUFFLE: &str = "kernel %quad {
+    group_size 8, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 2
+    v2 = ishl v0, v1
+    v3 = load.b32 uav0[v2]
+    v4 = iconst.b32 3
+    v5 = isub v4, v0
+    v6 = quad_shuffle v3, v5
+    store.b32 uav0[v2], v6
+    return
+}";
+
+    #[test]
+    fn quad_shuffle_exchanges_within_quads() {
+        let input: Vec<u32> = (0..8).map(|i| 100 + i).collect();
+        for s in [
+            Schedule::LockStep,
+            Schedule::Sequential,
+            Schedule::Reverse,
+            Schedule::Shuffled { seed: 3 },
+        ] {
+            let out = run(SHUFFLE, [1, 1, 1], input.clone(), s).unwrap();
+            assert_eq!(out, [103, 102, 101, 100, 107, 106, 105, 104], "{s:?}");
+        }
+        let skip = SHUFFLE
+            .replace(
+                "v6 = quad_shuffle v3, v5\n",
+                "v7 = iconst.b32 1\n    v8 = and v0, v7\n    v9 = icmp eq v8, v7\n    \
+                 brif v9, block2, block1\nblock1:\n    v6 = quad_shuffle v3, v5\n",
+            )
+            .replace("    return\n}", "    return\nblock2:\n    return\n}");
+        let e = run(&skip, [1, 1, 1], input, Schedule::LockStep).unwrap_err();
+        assert!(e.message.contains("2 of them"), "{e}");
     }
 
     const BARRIER: &str = "kernel %rev {

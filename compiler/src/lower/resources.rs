@@ -882,12 +882,13 @@ impl Lowerer<'_> {
                 st.opcode.mnemonic()
             ));
         };
-        if st.generic("neighborexch").is_some() {
-            // Each work-item of a neighbourhood of four would receive one component of each
-            // neighbour's vector: a cross-lane exchange the IR cannot express yet.
-            return Err(
-                "lds_read_vec_neighborExch (cross-work-item exchange) is not supported".into(),
-            );
+        let exchange = st.generic("neighborexch").is_some();
+        let [gx, gy, gz] = self.decls.group;
+        if exchange && !(gx as u64 * gy as u64 * gz as u64).is_multiple_of(4) {
+            return Err(format!(
+                "lds_read_vec_neighborExch exchanges within groups of four work-items; the \
+                 group size {gx}x{gy}x{gz} is not a multiple of 4"
+            ));
         }
         let space = self.lds_space(lds)?;
         let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(abs_default);
@@ -932,7 +933,12 @@ impl Lowerer<'_> {
             }
             return Ok(());
         }
-        let w = self.dst_writes(st);
+        // The exchange needs every component of every neighbour's vector.
+        let w = if exchange {
+            [true; 4]
+        } else {
+            self.dst_writes(st)
+        };
         let owner = srcs.get(self, st, 0, 0, Ty::Int)?;
         let off = srcs.get(self, st, 0, 1, Ty::Int)?;
         let k64 = self.iconst(64);
@@ -960,7 +966,47 @@ impl Lowerer<'_> {
                 .load(mem(space, 0, MemSize::Words(1)), Some(a))[0];
             res[i] = Some(self.cursor().ins().select(ok, v, z));
         }
+        if exchange {
+            // Every component was read above (`w` is all true).
+            let v = res.map(|r| r.expect("neighbour exchange reads all four components"));
+            res = self.neighbour_transpose(local, v).map(Some);
+        }
         self.write_dst(st, Ty::Untyped, res)
+    }
+
+    /// `_neighborExch`: work-item `4q + j` gets `(v[0][j], v[1][j], v[2][j], v[3][j])`, `v[i]`
+    /// being the vector of work-item `4q + i`. Three butterfly rounds: in round `k` each
+    /// work-item offers its component `j ^ k` and takes the offer of work-item `j ^ k`,
+    /// which is that neighbour's component `j`; round 0 is the work-item's own component `j`.
+    /// The dynamic component choices are selects on the predicates `j == m`.
+    fn neighbour_transpose(&mut self, local: Value, v: [Value; 4]) -> [Value; 4] {
+        let three = self.iconst(3);
+        let j = self.cursor().ins().band(local, three);
+        let is: [Value; 3] = std::array::from_fn(|m| {
+            let km = self.iconst(m as u32);
+            self.cursor().ins().icmp(IntCC::Eq, j, km)
+        });
+        // pick(f) = f(j): a select chain over the four possible values of j.
+        let pick = |this: &mut Self, f: &dyn Fn(usize) -> Value| {
+            let mut acc = f(3);
+            for m in (0..3).rev() {
+                acc = this.cursor().ins().select(is[m], f(m), acc);
+            }
+            acc
+        };
+        let mut r = [v[0]; 4];
+        for (k, rk) in r.iter_mut().enumerate() {
+            let offer = pick(self, &|m| v[m ^ k]);
+            *rk = if k == 0 {
+                offer
+            } else {
+                let kk = self.iconst(k as u32);
+                let partner = self.cursor().ins().bxor(local, kk);
+                self.cursor().ins().quad_shuffle(offer, partner)
+            };
+        }
+        // Component c came in round c ^ j.
+        std::array::from_fn(|c| pick(self, &|m| r[c ^ m]))
     }
 }
 

@@ -1119,6 +1119,36 @@ impl Isel<'_> {
                 one(self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, part)], &args)?)
             }
             (InstructionData::Special { reg, .. }, Opcode::Special) => one(self.special(*reg)?),
+            (_, Opcode::QuadShuffle) => {
+                // SHFL.IDX with segment mask 0x1c and clamp 3 (c = 0x1c03): lane
+                // `(laneid & !3) | (b & 3)`, i.e. within the aligned quad of the warp. Work-item
+                // flat ids map to lanes in order, so warp quads are the IR's quads.
+                const QUAD: i64 = 0x1c03;
+                let (op, lane, slots) = match self.konst(args[1]) {
+                    Some(k) => (
+                        Op::SHFL_II,
+                        Operand::Imm((k & 3) as i64),
+                        [Slot::Keep, Res(0, 0), Arg(0, 0), Slot::Keep, Slot::Keep],
+                    ),
+                    None => (
+                        Op::SHFL_RI,
+                        Operand::Reg(R),
+                        [Slot::Keep, Res(0, 0), Arg(0, 0), Arg(1, 0), Slot::Keep],
+                    ),
+                };
+                let inst = MInst::build(
+                    op,
+                    &[
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        lane,
+                        Operand::Imm(QUAD),
+                    ],
+                )
+                .mn(ModKind::ShflOp, "IDX");
+                one(self.one(inst, &slots, &args)?)
+            }
             (InstructionData::Texture { tex, .. }, Opcode::Tex) => {
                 self.select_tex(inst, tex, &args)
             }

@@ -178,6 +178,14 @@ pub enum InterpError {
         /// Source line.
         line: u32,
     },
+    /// Work-items that must execute an instruction together (`neighborExch`) did not.
+    #[error("line {line}: {message}")]
+    Divergence {
+        /// Which work-items and what they did instead.
+        message: String,
+        /// Source line.
+        line: u32,
+    },
     /// A declared buffer was not supplied.
     #[error("missing buffer: {0}")]
     MissingBuffer(String),

@@ -48,6 +48,8 @@ fn owner_addr(prog: &ExecProgram, local: u32, lane: u32, dw: u32, abs: bool) -> 
 enum State {
     Running,
     AtBarrier,
+    /// Waiting at the `lds_read_vec_neighborExch` at `pc - 1` with the vector it read.
+    AtExchange([u32; 4]),
     Done,
 }
 
@@ -69,6 +71,8 @@ struct Item {
 enum Flow {
     Next,
     Barrier,
+    /// Wait for the neighbourhood to exchange this vector (`neighborExch`).
+    Exchange([u32; 4]),
     Done,
 }
 
@@ -418,6 +422,10 @@ fn run_group(
                             it.state = State::AtBarrier;
                             break;
                         }
+                        Flow::Exchange(v) => {
+                            it.state = State::AtExchange(v);
+                            break;
+                        }
                         Flow::Done => {
                             it.state = State::Done;
                             break;
@@ -425,7 +433,7 @@ fn run_group(
                     }
                 }
             }
-            if !any {
+            if !any && !exchange_neighbours(prog, items, sh)? {
                 break;
             }
         }
@@ -449,6 +457,64 @@ fn run_group(
             }
         }
     }
+}
+
+/// Completes the `lds_read_vec_neighborExch` every neighbourhood (four consecutive
+/// work-items of the group, the first a multiple of four) is waiting at: work-item `j`
+/// receives `(v0[j], v1[j], v2[j], v3[j])`, `vi` being what neighbour `i` read. Called when no
+/// work-item can run; returns whether any work-item was released. A neighbourhood that is
+/// not all at the same exchange (some ended, wait at a barrier or at another instruction) or
+/// is cut short by the group size is an error: the exchange needs all four in lock step.
+fn exchange_neighbours(
+    prog: &ExecProgram,
+    items: &mut [Item],
+    sh: &mut Shared,
+) -> Result<bool, InterpError> {
+    let mut released = false;
+    for base in (0..items.len()).step_by(4) {
+        let quad = &items[base..items.len().min(base + 4)];
+        let Some(first) = quad
+            .iter()
+            .find(|it| matches!(it.state, State::AtExchange(_)))
+        else {
+            continue;
+        };
+        let pc = first.pc;
+        let line = prog.insts[pc as usize - 1].line;
+        let together = quad.len() == 4
+            && quad
+                .iter()
+                .all(|it| matches!(it.state, State::AtExchange(_)) && it.pc == pc);
+        if !together {
+            return Err(InterpError::Divergence {
+                message: format!(
+                    "group {}: lds_read_vec_neighborExch needs work-items {base}..{} together; \
+                     {} of them reached it",
+                    sh.group_flat,
+                    base + 3,
+                    quad.iter()
+                        .filter(|it| matches!(it.state, State::AtExchange(_)) && it.pc == pc)
+                        .count()
+                ),
+                line,
+            });
+        }
+        let vecs: Vec<[u32; 4]> = quad
+            .iter()
+            .map(|it| match it.state {
+                State::AtExchange(v) => v,
+                _ => [0; 4],
+            })
+            .collect();
+        let dst = &prog.insts[pc as usize - 1].dst;
+        for (j, it) in items[base..base + 4].iter_mut().enumerate() {
+            let r = [vecs[0][j], vecs[1][j], vecs[2][j], vecs[3][j]];
+            write_dst(it, sh, dst, Ty::Untyped, r);
+            it.state = State::Running;
+        }
+        released = true;
+    }
+    Ok(released)
 }
 
 fn resolve_index(it: &Item, idx: &Index) -> u32 {
@@ -940,12 +1006,12 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
         }
-        Op::OwnerRead { abs } => {
+        Op::OwnerRead { abs, exchange } => {
             let s = read_srcs(it, sh, prog, inst);
             let (owner, off) = (s[0][0], s[0][1]);
             let mut r = [0u32; 4];
             for i in 0..4 {
-                if inst.dst.mask[i] != DstComp::Write {
+                if inst.dst.mask[i] != DstComp::Write && !exchange {
                     continue;
                 }
                 let dw = off.wrapping_add(i as u32);
@@ -957,6 +1023,10 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     _ => sh.oob(MemSpace::Lds(OWNER_LDS), a, false),
                 }
                 sh.lds_touch(OWNER_LDS, a, Access::Read);
+            }
+            if *exchange {
+                it.pc = next;
+                return Ok(Flow::Exchange(r));
             }
             write_dst(it, sh, &inst.dst, Ty::Untyped, r);
         }

@@ -44,10 +44,14 @@
 //! writes its own area (lane = in-group id mod 64); a read names (owner lane, dword offset)
 //! within its 64-wide wavefront's area (relative mode) or wavefront 0's (absolute mode);
 //! an owner lane >= 64 or an offset past the declared size reads 0 / drops the write.
+//! `lds_read_vec_neighborExch` reads all four dwords and transposes them across the
+//! neighbourhood of four consecutive work-items: work-item `4q + j` receives component `j`
+//! of the vectors of work-items `4q..4q+3`, in that order (the dst mask applies after the
+//! exchange). The four must reach it together ([`InterpError::Divergence`] otherwise).
 //!
 //! Not supported (each is an [`InterpError::Unsupported`] naming the opcode or operand
 //! and its line, never a wrong result): cube maps, MSAA, comparison and gradient
-//! sampling, fetch4 with offsets, `lds_read_vec_neighborExch`, graphics-only and SM30
+//! sampling, fetch4 with offsets, graphics-only and SM30
 //! opcodes (`loop` over `i#`, `b#`/`c#`/`i#` registers),
 //! `_divcomp`, two-dimensional register indices, interface calls, and the enum-only opcodes
 //! without chapter 7 text other than those listed in `select.rs`.

@@ -400,6 +400,10 @@ pub enum Op {
     OwnerRead {
         /// Absolute sharing (all wavefronts share one area) instead of relative.
         abs: bool,
+        /// `_neighborExch`: all four dwords are read, then transposed across the
+        /// neighbourhood of four consecutive work-items (work-item `j` of it receives
+        /// component `j` of each neighbour's vector, in neighbour order).
+        exchange: bool,
     },
     /// R7xx owner-computes `lds_write_vec`: writes the masked components of `src0` to the
     /// work-item's own area at dword `offset` (`_lOffset`).

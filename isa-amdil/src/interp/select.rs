@@ -808,13 +808,10 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             let abs = super::decode::sharing_mode(st).unwrap_or(abs_default);
             need(1)?;
             if st.opcode == O::LdsReadVec {
-                if st.generic("neighborexch").is_some() {
-                    return Err(err(
-                        line,
-                        "lds_read_vec_neighborExch (cross-work-item exchange)",
-                    ));
+                Op::OwnerRead {
+                    abs,
+                    exchange: st.generic("neighborexch").is_some(),
                 }
-                Op::OwnerRead { abs }
             } else {
                 let offset = st
                     .controls

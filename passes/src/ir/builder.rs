@@ -380,6 +380,7 @@ impl InstBuilder<'_, '_> {
         fsub => Fsub, fmul => Fmul, fmul_legacy => FmulLegacy, fmin => Fmin, fmax => Fmax,
         fdiv => Fdiv, dadd => Dadd, dsub => Dsub, dmul => Dmul, ddiv => Ddiv, dmin => Dmin,
         dmax => Dmax, concat => Concat, dldexp => Dldexp, fldexp => Fldexp,
+        quad_shuffle => QuadShuffle,
     }
     ternary_methods! {
         imad => Imad, ubfe => Ubfe, ibfe => Ibfe, select => Select, ffma => Ffma, fmad => Fmad,

@@ -384,6 +384,15 @@ define_opcodes! {
     // ---- special registers ----
     /// Read a special register (thread/group ids and sizes, lane id, clock).
     Special = "special", Special, [] -> [I], 0;
+    // ---- cross-lane ----
+    /// `quad_shuffle x, k`: the value of `x` in work-item `(id & !3) | (k & 3)` of the group,
+    /// `id` being the flat id of the executing work-item: the four work-items of an aligned
+    /// quad exchange values. Convergent: the whole quad must execute the same
+    /// `quad_shuffle` together (the interpreter traps otherwise; hardware would read stale
+    /// registers), so it may be moved only where all four still reach it together (hoisting
+    /// out of a branch or loop is fine, sinking into one is not). Not foldable unless `x` is
+    /// the same in every work-item.
+    QuadShuffle = "quad_shuffle", Binary, [I, I] -> [I], 0;
     // ---- memory ----
     /// `load.SIZE space[addr + off]`: reads SIZE bytes (little endian); produces one `b32` per
     /// word (sub-word sizes zero/sign-extend into one `b32`). Out of range -> 0.
