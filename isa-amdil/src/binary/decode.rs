@@ -282,6 +282,14 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 }
                 inst.payload = Payload::Numbers(ns);
             }
+            Form::Words if layout(op) == Layout::SharingMode => {
+                let w = match bits {
+                    0 => "_wavefrontRel",
+                    1 => "_wavefrontAbs",
+                    _ => return r.err(at, "reserved dcl_lds_sharing_mode value"),
+                };
+                inst.payload = Payload::Words(vec![w.into()])
+            }
             Form::Words if layout(op) != Layout::GlobalFlags => {
                 inst.payload = Payload::Words(Vec::new())
             }

@@ -189,6 +189,11 @@ enum Layout {
     FirstBit,
     Fine,
     GlobalFlags,
+    /// R7xx `lds_read_vec`/`lds_write_vec`: sharing mode in 0..1 (1 = `_sharingMode(abs)`),
+    /// `_neighborExch` in bit 2 (read), `_lOffset(n)` in 2..7 (write).
+    OwnerLds,
+    /// `dcl_lds_sharing_mode`: 0 `_wavefrontRel`, 1 `_wavefrontAbs`.
+    SharingMode,
 }
 
 fn layout(op: Opcode) -> Layout {
@@ -196,6 +201,7 @@ fn layout(op: Opcode) -> Layout {
     let m = op.mnemonic();
     match op {
         Fence => Layout::Fence,
+        DclLdsSharingMode => Layout::SharingMode,
         DclResource => Layout::DclResource,
         DclTypedUav => Layout::TypedUav,
         DclTypelessUav => Layout::TypelessUav,
@@ -243,13 +249,10 @@ fn layout(op: Opcode) -> Layout {
                     || m == "dcl_interface_ptr"))
             || m == "dcl_struct_lds" =>
         {
-            if matches!(
-                op,
-                LdsReadVec | LdsWriteVec | DclLdsSizePerThread | DclLdsSharingMode
-            ) {
-                Layout::None
-            } else {
-                Layout::Id
+            match op {
+                LdsReadVec | LdsWriteVec => Layout::OwnerLds,
+                DclLdsSizePerThread => Layout::None,
+                _ => Layout::Id,
             }
         }
         _ => Layout::None,
@@ -509,6 +512,27 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             (Layout::Fine, Control::Generic { name, value: None }) if name == "fine" => {
                 bits |= 1 << 7
             }
+            // Relative is 0, which reads back as "no sharing mode" (the declared default):
+            // an explicit `_sharingMode(rel)` keeps its text in the extension comment.
+            (
+                Layout::OwnerLds,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "sharingmode" && v.eq_ignore_ascii_case("abs") && bits & 3 == 0 => {
+                bits |= 1
+            }
+            (Layout::OwnerLds, Control::Generic { name, value: None })
+                if name == "neighborexch" && inst.opcode == Opcode::LdsReadVec =>
+            {
+                bits |= 1 << 2
+            }
+            (Layout::OwnerLds, Control::LOffset(n))
+                if inst.opcode == Opcode::LdsWriteVec && bits & 0xFC == 0 =>
+            {
+                bits |= fits(*n, 6, "lOffset")? << 2
+            }
             (_, Control::Prec(_)) => {}
             _ => ext.push(c.clone()),
         }
@@ -520,6 +544,14 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     Some(i) => bits |= 1 << i,
                     None => return Err(format!("unknown global flag `{w}`")),
                 }
+            }
+        }
+    }
+    if lay == Layout::SharingMode {
+        if let Payload::Words(ws) = &inst.payload {
+            // Other words keep their text in the extension comment (see `encode_inst`).
+            if let [w] = ws.as_slice() {
+                bits = sharing_word(w).unwrap_or(0);
             }
         }
     }
@@ -574,6 +606,15 @@ pub(crate) fn missing_required_control(inst: &Instruction) -> Option<&'static st
 }
 
 /// Controls from the control field (in canonical order).
+/// `dcl_lds_sharing_mode`'s control value for `_wavefrontRel` (0) / `_wavefrontAbs` (1).
+pub(crate) fn sharing_word(w: &str) -> Option<u32> {
+    match w.trim_start_matches('_').to_ascii_lowercase().as_str() {
+        "wavefrontrel" => Some(0),
+        "wavefrontabs" => Some(1),
+        _ => None,
+    }
+}
+
 fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
     let mut v = Vec::new();
     let gen = |n: &str| Control::Generic {
@@ -581,7 +622,25 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
         value: None,
     };
     match layout(op) {
-        Layout::None | Layout::Dims | Layout::GlobalFlags | Layout::CtrlNumber => {}
+        Layout::None
+        | Layout::Dims
+        | Layout::GlobalFlags
+        | Layout::CtrlNumber
+        | Layout::SharingMode => {}
+        Layout::OwnerLds => {
+            if op == Opcode::LdsReadVec && bits & 4 != 0 {
+                v.push(gen("neighborexch"));
+            }
+            if op == Opcode::LdsWriteVec && (bits >> 2) & 0x3F != 0 {
+                v.push(Control::LOffset((bits >> 2) & 0x3F));
+            }
+            if bits & 3 == 1 {
+                v.push(Control::Generic {
+                    name: "sharingmode".into(),
+                    value: Some("abs".into()),
+                });
+            }
+        }
         // Their extra dwords are decoded with the operands.
         Layout::TypedUav | Layout::TypelessUav => v.push(Control::Id(bits)),
         Layout::DclResource | Layout::DclUav => {

@@ -164,3 +164,25 @@ fn decode_garbage_never_panics() {
     assert!(decode(&[]).is_err());
     assert_eq!(decode(&[0, 0x0003_0200, 71]).unwrap_err().offset, 3);
 }
+
+#[test]
+fn r7xx_lds_controls_use_the_guide_bits() {
+    // LDS_READ_VEC: sharing mode in control bits 17:16, neighborExch bit 18 (L4924).
+    let w = rt("il_cs_2_0\nlds_read_vec_neighborExch_sharingMode(abs) r1, r0.xy\n");
+    assert_eq!(w[2], Opcode::LdsReadVec.code() as u32 | (1 | 4) << 16);
+    // LDS_WRITE_VEC: _lOffset in bits 23:18 (L4946).
+    let w = rt("il_cs_2_0\nlds_write_vec_lOffset(8) mem.xy__, r0\n");
+    assert_eq!(w[2], Opcode::LdsWriteVec.code() as u32 | 8 << 18);
+    // DCL_LDS_SHARING_MODE: the mode is the control field (L4066).
+    let w =
+        rt("il_cs_2_0\ndcl_lds_sharing_mode _wavefrontAbs\ndcl_lds_sharing_mode _wavefrontRel\n");
+    assert_eq!(
+        w[2..],
+        [
+            Opcode::DclLdsSharingMode.code() as u32 | 1 << 16,
+            Opcode::DclLdsSharingMode.code() as u32
+        ]
+    );
+    // An explicit relative mode (0, the same bits as none) keeps its text.
+    rt("il_cs_2_0\nlds_read_vec_sharingMode(rel) r1, r0.xy\n");
+}
