@@ -194,6 +194,11 @@ enum Layout {
     OwnerLds,
     /// `dcl_lds_sharing_mode`: 0 `_wavefrontRel`, 1 `_wavefrontAbs`.
     SharingMode,
+    /// `dcl_input`: import usage 0..4, interpolation mode 5..7, `_center`, `_bias`, `_invert`,
+    /// `_centered` in 8..11 (guide L4026-4035).
+    DclInput,
+    /// `dcl_output`: the import usage is the control field (L4250).
+    DclOutput,
 }
 
 fn layout(op: Opcode) -> Layout {
@@ -202,6 +207,8 @@ fn layout(op: Opcode) -> Layout {
     match op {
         Fence => Layout::Fence,
         DclLdsSharingMode => Layout::SharingMode,
+        DclInput => Layout::DclInput,
+        DclOutput => Layout::DclOutput,
         DclResource => Layout::DclResource,
         DclTypedUav => Layout::TypedUav,
         DclTypelessUav => Layout::TypelessUav,
@@ -341,6 +348,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
         _ => Vec::new(),
     };
     let mut stride_set = false;
+    let mut usage_set = false;
     let may_pri =
         inst.opcode != Opcode::DclResource && !matches!(inst.payload, Payload::ImmConstBuffer(_));
     let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
@@ -491,7 +499,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             (Layout::Sample, Control::Generic { name, value: None }) if name == "ext" => {
                 bits |= 1 << 12
             }
-            (Layout::Sample, Control::Sampler(n)) if *n != 0 => {
+            (Layout::Sample, Control::Sampler(n)) if takes_sampler(inst.opcode) || *n != 0 => {
                 bits |= fits(*n, 4, "sampler")? << 8
             }
             (Layout::ResInfo, Control::Generic { name, value: None }) if name == "uint" => {
@@ -511,6 +519,27 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             }
             (Layout::Fine, Control::Generic { name, value: None }) if name == "fine" => {
                 bits |= 1 << 7
+            }
+            (Layout::DclInput | Layout::DclOutput, Control::Generic { name, value })
+                if usage_of(name, value.as_deref()).is_some() && !usage_set =>
+            {
+                usage_set = true;
+                bits |= usage_of(name, value.as_deref()).unwrap_or(0);
+            }
+            (
+                Layout::DclInput,
+                Control::Generic {
+                    name,
+                    value: Some(v),
+                },
+            ) if name == "interp" && interp_mode(v).is_some() && bits & 0xE0 == 0 => {
+                bits |= interp_mode(v).unwrap_or(0) << 5;
+            }
+            (Layout::DclInput, Control::Generic { name, value: None })
+                if INPUT_FLAGS.contains(&name.as_str()) =>
+            {
+                let i = INPUT_FLAGS.iter().position(|f| f == name).unwrap_or(0);
+                bits |= 1 << (8 + i);
             }
             // Relative is 0, which reads back as "no sharing mode" (the declared default):
             // an explicit `_sharingMode(rel)` keeps its text in the extension comment.
@@ -546,6 +575,9 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 }
             }
         }
+    }
+    if matches!(lay, Layout::DclInput | Layout::DclOutput) && !usage_set {
+        bits |= default_usage(inst);
     }
     if lay == Layout::SharingMode {
         if let Payload::Words(ws) = &inst.payload {
@@ -606,6 +638,166 @@ pub(crate) fn missing_required_control(inst: &Instruction) -> Option<&'static st
 }
 
 /// Controls from the control field (in canonical order).
+/// `ILImportUsage` values (the IL headers' enum order) by canonical text name; the guide's
+/// table 6.10 lists the names without values.
+const USAGES: [&str; 25] = [
+    "position",
+    "pointsize",
+    "color",
+    "backcolor",
+    "fog",
+    "pixel_sample_coverage",
+    "generic",
+    "clipdistance",
+    "culldistance",
+    "primitiveid",
+    "vertexid",
+    "instanceid",
+    "isfrontface",
+    "lod",
+    "coloring",
+    "node_coloring",
+    "normal",
+    "rendertarget_array_index",
+    "viewport_array_index",
+    "undefined",
+    "sample_index",
+    "edge_tessfactor",
+    "inside_tessfactor",
+    "detail_tessfactor",
+    "density_tessfactor",
+];
+
+/// `ILInterpMode` values 1.. by canonical name (0 = not used, written as no control).
+const INTERP_MODES: [&str; 7] = [
+    "constant",
+    "linear",
+    "linear_centroid",
+    "linear_noperspective",
+    "linear_noperspective_centroid",
+    "linear_sample",
+    "linear_noperspective_sample",
+];
+
+/// `dcl_input` flags in control bits 8.. (token bits 24..27).
+const INPUT_FLAGS: [&str; 4] = ["center", "bias", "invert", "centered"];
+
+/// The usage a `dcl_input`/`dcl_output` control names: `_generic`-style or `_usage(generic)`,
+/// with the guide's spellings `pos`, `pointsizesize` and `wincoord` for the same values.
+fn usage_of(name: &str, value: Option<&str>) -> Option<u32> {
+    let word = match (name, value) {
+        ("usage", Some(v)) => v,
+        (n, None) => n,
+        _ => return None,
+    };
+    if let Ok(n) = word.parse::<u32>() {
+        // A value without a name (`_usage(25)`), as decoded from a newer producer.
+        return (n < 1 << 14).then_some(n);
+    }
+    let word = word.to_ascii_lowercase();
+    let word = match word.as_str() {
+        "pos" | "wincoord" => "position",
+        "pointsizesize" => "pointsize",
+        w => w,
+    };
+    USAGES.iter().position(|u| *u == word).map(|i| i as u32)
+}
+
+/// The interpolation mode `_interp(mode)` names (table 6.11's short names are accepted too).
+fn interp_mode(v: &str) -> Option<u32> {
+    let v = v.to_ascii_lowercase();
+    let v = match v.as_str() {
+        "centroid" => "linear_centroid",
+        "noperspective" => "linear_noperspective",
+        "noper_centroid" => "linear_noperspective_centroid",
+        "sample" => "linear_sample",
+        "noper_sample" => "linear_noperspective_sample",
+        w => w,
+    };
+    if v == "notused" {
+        return Some(0);
+    }
+    INTERP_MODES
+        .iter()
+        .position(|m| *m == v)
+        .map(|i| i as u32 + 1)
+}
+
+/// The usage of a declaration that names none: the window position for `vWinCoord`, generic
+/// otherwise (the guide: "unless using system value, must be IL_IMPORTUSAGE_GENERIC").
+fn default_usage(inst: &Instruction) -> u32 {
+    match inst.dsts.first().map(|d| d.reg.kind) {
+        Some(RegKind::WinCoord) => 0,
+        _ => 6,
+    }
+}
+
+/// `dcl_input`/`dcl_output` controls in canonical form: the usage by name (the default one
+/// when none is written), the interpolation mode by its long name, flags as written.
+fn canonical_io_controls(inst: &mut Instruction) {
+    let lay = layout(inst.opcode);
+    let mut usage = None;
+    let mut out = Vec::new();
+    for c in std::mem::take(&mut inst.controls) {
+        match &c {
+            Control::Generic { name, value } if usage.is_none() => {
+                if let Some(u) = usage_of(name, value.as_deref()) {
+                    usage = Some(u);
+                    continue;
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    for c in out.iter_mut() {
+        if let Control::Generic {
+            name,
+            value: Some(v),
+        } = c
+        {
+            if lay == Layout::DclInput && name == "interp" {
+                if let Some(m) = interp_mode(v).filter(|m| *m != 0) {
+                    *v = INTERP_MODES[m as usize - 1].to_string();
+                }
+            }
+        }
+    }
+    out.retain(|c| {
+        !matches!(c, Control::Generic { name, value: Some(v) }
+            if lay == Layout::DclInput && name == "interp" && interp_mode(v) == Some(0))
+    });
+    let u = usage.unwrap_or_else(|| default_usage(inst));
+    out.insert(0, usage_control(u));
+    inst.controls = out;
+}
+
+/// How usage `u` is written: `_generic` for a one-word name, `_usage(name)` when the name has
+/// underscores (they would split the mnemonic), `_usage(n)` for a value without a name.
+fn usage_control(u: u32) -> Control {
+    match USAGES.get(u as usize) {
+        Some(n) if !n.contains('_') => Control::Generic {
+            name: n.to_string(),
+            value: None,
+        },
+        Some(n) => Control::Generic {
+            name: "usage".into(),
+            value: Some(n.to_string()),
+        },
+        None => Control::Generic {
+            name: "usage".into(),
+            value: Some(u.to_string()),
+        },
+    }
+}
+
+/// Sampling instructions: their binary form always has a sampler (0 when none is written).
+fn takes_sampler(op: Opcode) -> bool {
+    let m = op.mnemonic();
+    (m.starts_with("sample") && !matches!(m, "sampleinfo" | "samplepos" | "sample_return_code"))
+        || m.starts_with("fetch4")
+}
+
 /// `dcl_lds_sharing_mode`'s control value for `_wavefrontRel` (0) / `_wavefrontAbs` (1).
 pub(crate) fn sharing_word(w: &str) -> Option<u32> {
     match w.trim_start_matches('_').to_ascii_lowercase().as_str() {
@@ -627,6 +819,28 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
         | Layout::GlobalFlags
         | Layout::CtrlNumber
         | Layout::SharingMode => {}
+        Layout::DclInput | Layout::DclOutput => {
+            let mask = if layout(op) == Layout::DclInput {
+                0x1F
+            } else {
+                0x3FFF
+            };
+            v.push(usage_control(bits & mask));
+            if layout(op) == Layout::DclInput {
+                let m = (bits >> 5) & 7;
+                if m != 0 {
+                    v.push(Control::Generic {
+                        name: "interp".into(),
+                        value: Some(INTERP_MODES[m as usize - 1].into()),
+                    });
+                }
+                for (i, f) in INPUT_FLAGS.iter().enumerate() {
+                    if bits & (1 << (8 + i)) != 0 {
+                        v.push(gen(f));
+                    }
+                }
+            }
+        }
         Layout::OwnerLds => {
             if op == Opcode::LdsReadVec && bits & 4 != 0 {
                 v.push(gen("neighborexch"));
@@ -705,7 +919,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
         }
         Layout::Sample => {
             v.push(Control::Resource(bits & 0xFF));
-            if (bits >> 8) & 0xF != 0 {
+            if takes_sampler(op) || (bits >> 8) & 0xF != 0 {
                 v.push(Control::Sampler((bits >> 8) & 0xF));
             }
             if bits & (1 << 12) != 0 {
@@ -761,6 +975,11 @@ fn control_rank(c: &Control) -> u32 {
             "primod" => 37,
             "secmod" => 38,
             "aoffimmi" => 39,
+            n if USAGES.contains(&n) || n == "usage" => 41,
+            "interp" => 42,
+            n if INPUT_FLAGS.contains(&n) => {
+                43 + INPUT_FLAGS.iter().position(|f| *f == n).unwrap_or(0) as u32
+            }
             _ => 40,
         },
     }
@@ -790,6 +1009,12 @@ pub fn normalize(p: &Program) -> Program {
         v.minor = Some(0);
     }
     for s in &mut p.statements {
+        if matches!(layout(s.opcode), Layout::DclInput | Layout::DclOutput) {
+            canonical_io_controls(s);
+        }
+        if takes_sampler(s.opcode) && !s.controls.iter().any(|c| matches!(c, Control::Sampler(_))) {
+            s.controls.push(Control::Sampler(0));
+        }
         sort_controls(&mut s.controls);
         if s.opcode == Opcode::DclGlobalFlags {
             if let Payload::Words(ws) = &mut s.payload {

@@ -186,3 +186,22 @@ fn r7xx_lds_controls_use_the_guide_bits() {
     // An explicit relative mode (0, the same bits as none) keeps its text.
     rt("il_cs_2_0\nlds_read_vec_sharingMode(rel) r1, r0.xy\n");
 }
+
+#[test]
+fn input_and_output_declarations_carry_usage_and_interpolation() {
+    let op = |o: Opcode, ctl: u32| o.code() as u32 | ctl << 16;
+    // vWinCoord: usage pos (0), interp linear_noperspective (4) in control bits 7:5 (L4026).
+    let w = rt("il_ps_2_0\ndcl_input_position_interp(linear_noperspective) vWinCoord0.xy__\n");
+    assert_eq!(w[2], op(Opcode::DclInput, 4 << 5));
+    // A v# without a usage is generic (6); the guide's short mode names are accepted.
+    let w = rt("il_ps_2_0\ndcl_input_interp(noperspective)_center v0.xy__\n");
+    assert_eq!(w[2], op(Opcode::DclInput, 6 | 4 << 5 | 1 << 8));
+    let w = rt("il_ps_2_0\ndcl_output_generic o0\ndcl_output_usage(generic) o1\ndcl_output o2\n");
+    let o = op(Opcode::DclOutput, 6);
+    assert_eq!([w[2], w[4], w[6]], [o, o, o]);
+    // Decoding names the usage and the long interpolation name.
+    let text = decode(&w).unwrap().to_string();
+    assert!(text.contains("dcl_output_generic o1"), "{text}");
+    let w = rt("il_ps_2_0\ndcl_input_usage(vertexid)_interp(constant) v3.x\n");
+    assert_eq!(w[2], op(Opcode::DclInput, 10 | 1 << 5));
+}
