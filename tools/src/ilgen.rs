@@ -3,7 +3,8 @@
 //! [`generate`] builds, from a seed, a valid `il_cs_2_0` kernel: inputs loaded from UAV 0 at
 //! the work-item's own slot, a random body of integer and float ALU operations (random
 //! swizzles, write masks and source modifiers), `if`/`else` nests, counted `whileloop`s with
-//! `break_logicalnz`, LDS exchange between work-items separated by `fence_threads_lds`, UAV
+//! `break_logicalnz`, LDS exchange between work-items separated by `fence_threads_lds`, R7xx
+//! owner-computes LDS with `lds_read_vec_neighborExch` (at the top level, like barriers), UAV
 //! loads at in-bounds computed addresses and order-independent atomic adds, and finally every
 //! temp folded into the work-item's 64-byte slot of UAV 1. Operations whose results the IL leaves to
 //! the implementation (transcendentals, `div`, `sqrt`) are not generated, so outputs must match
@@ -108,6 +109,8 @@ struct Gen {
     depth: usize,
     group: u32,
     lds: bool,
+    /// Declares R7xx owner-computes LDS (4 dwords per work-item) for neighbour exchanges.
+    owner: bool,
     /// Declares a 2-D float texture (resource 0) and a 1-D buffer texture (resource 1).
     tex: bool,
     lits: Vec<[u32; 4]>,
@@ -286,6 +289,24 @@ impl Gen {
         self.lits.len() - 1
     }
 
+    /// R7xx FFT transpose: every work-item writes a vector to its own area, then reads the
+    /// area of itself or of a lane of its quad's neighbourhood with `_neighborExch`.
+    fn owner_exchange(&mut self) {
+        let v = self.reg();
+        let d = self.reg();
+        let mask = self.mask();
+        let l = self.lit([63, 0, 0, 0]);
+        let x = self.rng.below(8) as u32;
+        let k = self.lit([x, 0, 0, 0]);
+        self.line(&format!("lds_write_vec mem, r{v}"));
+        self.line("fence_threads_lds");
+        self.line(&format!("ixor r13.x, r1.x, l{k}.x"));
+        self.line(&format!("iand r13.x, r13.x, l{l}.x"));
+        self.line(&format!("mov r13.y, l{l}.y"));
+        self.line(&format!("lds_read_vec_neighborExch r{d}{mask}, r13.xy"));
+        self.line("fence_threads_lds");
+    }
+
     fn lds_exchange(&mut self) {
         // Each work-item stores a value at its slot, waits, and reads its neighbour's.
         let v = self.reg();
@@ -310,12 +331,14 @@ pub fn generate(seed: u64, size: u32) -> String {
         depth: 0,
         group: 0,
         lds: false,
+        owner: false,
         tex: false,
         lits: Vec::new(),
         budget: size,
     };
     g.group = *g.rng.pick(&[32, 64, 128]);
     g.lds = g.rng.chance(2);
+    g.owner = g.rng.chance(4);
     g.tex = g.rng.chance(3);
     // Body first (literals are collected while generating), header after.
     // Inputs: temp k = the 16 bytes at UAV 0 offset tid * 16 + k * 16.
@@ -330,6 +353,8 @@ pub fn generate(seed: u64, size: u32) -> String {
     while g.budget > 0 {
         if g.lds && top % 8 == 7 {
             g.lds_exchange();
+        } else if g.owner && top % 8 == 3 {
+            g.owner_exchange();
         } else {
             g.statement();
         }
@@ -352,6 +377,9 @@ pub fn generate(seed: u64, size: u32) -> String {
     h.push_str("dcl_raw_uav_id(0)\ndcl_raw_uav_id(1)\ndcl_raw_uav_id(2)\n");
     if g.lds {
         let _ = writeln!(h, "dcl_lds_id(0) {}", 4 * g.group);
+    }
+    if g.owner {
+        h.push_str("dcl_lds_size_per_thread 4\ndcl_lds_sharing_mode _wavefrontRel\n");
     }
     if g.tex {
         h.push_str(
@@ -488,6 +516,7 @@ mod tests {
             "resinfo_resource(0)",
             "uav_add_id(2)",
             "lds_load_id(0)",
+            "lds_read_vec_neighborExch",
             "whileloop",
         ] {
             assert!(all.contains(op), "no generated kernel uses {op}");
