@@ -52,6 +52,10 @@ pub struct CompiledKernel {
     pub cubin: Vec<u8>,
     /// The raw code words (a control word before every three instructions).
     pub code: Vec<u64>,
+    /// Initial contents of constant bank 2, the literal pool the code reads as `c[0x2][..]`
+    /// (empty when nothing needed it or with [`Options::no_literal_pool`]); the cubin carries
+    /// it as `.nv.constant2.K`, a loader of [`CompiledKernel::code`] must bind it itself.
+    pub const_bank2: Vec<u8>,
     /// The instructions with their control words, in order (padding `NOP`s included); the
     /// listings ([`CompiledKernel::asm_nvdisasm`], [`CompiledKernel::asm_spa`]) are rendered
     /// from them on demand, so a compile to a cubin does not pay for text it never shows.
@@ -145,6 +149,7 @@ impl Compiler {
             serial: self.options.serial,
             max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254),
             schedule: self.options.opt_level > OptLevel::O0,
+            literal_pool: !self.options.no_literal_pool,
         };
         let mut log = ir.log;
         let start = Instant::now();
@@ -159,6 +164,7 @@ impl Compiler {
             name: ir.function.name.clone(),
             cubin: out.cubin,
             code: out.code,
+            const_bank2: out.const_bank2,
             insts: out.insts,
             layout: out.layout,
             num_regs: out.num_regs,

@@ -120,6 +120,10 @@ pub struct Options {
     pub assume_in_bounds: bool,
     /// Debug mode: every instruction waits on every scoreboard with the longest stall.
     pub serial: bool,
+    /// Keep every constant in the code (immediates and `MOV32I`) instead of a literal pool in
+    /// constant bank 2 (`.nv.constant2.K` in the cubin, [`crate::CompiledKernel::const_bank2`]):
+    /// for callers that load the raw code words without the cubin.
+    pub no_literal_pool: bool,
     /// Most GPRs per thread the register allocator may use (`None`: the hardware's 254);
     /// small values force spilling.
     pub max_regs: Option<u32>,

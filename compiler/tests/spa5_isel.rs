@@ -332,3 +332,48 @@ block0:
     );
     assert_eq!(out.layout.shared_size, 256);
 }
+
+const LITERALS: &str = "kernel %lit {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x2
+    v2 = ishl v0, v1
+    v3 = load.b32 uav0[v2]
+    v4 = iconst.b32 0x3faa466f
+    v5 = iconst.b32 0x3f000000
+    v6 = ffma v3, v4, v5
+    v7 = ffma v6, v3, v4
+    v8 = fmul v7, v4
+    v9 = iconst.b32 0
+    v10 = fcmp olt v8, v9
+    v11 = select v10, v4, v8
+    store.b32 uav0[v2], v11
+    return
+}";
+
+#[test]
+fn constants_become_immediates_literal_pool_operands_or_rz() {
+    let out = build(LITERALS, &in_bounds());
+    let l = &out.listing();
+    // 0x3faa466f has no short encoding: one pool word, read as c[0x2][0x0] by every use;
+    // the 0.5 addend needs a register (FFMA has one c[] operand, taken by the multiplier);
+    // the comparison with 0 is the immediate form.
+    assert_eq!(out.const_bank2, 0x3faa466fu32.to_le_bytes(), "{l}");
+    assert_eq!(count(l, "c[0x2][0x0]"), 4, "{l}");
+    assert_eq!(count(l, "MOV32I"), 1, "{l}");
+    assert!(l.contains(", 0, PT"), "{l}");
+    // The select keeps the constant as its c[] operand by negating the predicate.
+    assert!(l.contains("SEL") && l.contains("!P"), "{l}");
+    // Without the pool (raw code users) the constant is one MOV32I, shared by its uses.
+    let no_pool = Spa5Options {
+        literal_pool: false,
+        ..in_bounds()
+    };
+    let out = build(LITERALS, &no_pool);
+    let l = &out.listing();
+    assert!(out.const_bank2.is_empty());
+    assert_eq!(count(l, "c[0x2]"), 0, "{l}");
+    assert_eq!(count(l, "MOV32I"), 2, "{l}");
+}

@@ -489,6 +489,9 @@ def float_div():
         out += [d1, d2, rc, 0]
     c.uav(1, [0] * 4 * n)
     c.expect(1, out)
+    # `div` has no stated precision (the guide gives none; AMD hardware multiplies by the
+    # reciprocal): the backend's a * rcp(b) is within 2 ulp.
+    c.tolerance('uav1 f32 ulp 2')
     return c
 
 

@@ -71,6 +71,9 @@ void ilc_string_free(char *s);
 void ilc_kernel_free(ilc_kernel *kernel);
 const uint8_t *ilc_kernel_cubin(const ilc_kernel *kernel, size_t *len);
 const uint64_t *ilc_kernel_code(const ilc_kernel *kernel, size_t *words);
+/* Constant bank 2 (the literal pool the code reads as c[0x2][..]); the cubin already carries
+   it, a loader of the raw code must bind it. *len = 0 when the kernel needs none. */
+const uint8_t *ilc_kernel_const_bank2(const ilc_kernel *kernel, size_t *len);
 const char *ilc_kernel_asm(const ilc_kernel *kernel);
 uint32_t ilc_kernel_param_count(const ilc_kernel *kernel);
 ilc_status ilc_kernel_param(const ilc_kernel *kernel, uint32_t index, ilc_param *out);

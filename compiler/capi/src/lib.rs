@@ -307,7 +307,7 @@ pub unsafe extern "C" fn ilc_kernel_cubin(kernel: *const IlcKernel, len: *mut us
 }
 
 /// The raw code words (a control word before every three instructions); `*words` receives
-/// their count.
+/// their count. They read constant bank 2 ([`ilc_kernel_const_bank2`]) when it is not empty.
 ///
 /// # Safety
 /// `kernel` must be null or live; `words` null or writable.
@@ -325,6 +325,28 @@ pub unsafe extern "C" fn ilc_kernel_code(
         unsafe { *words = k.kernel.code.len() };
     }
     k.kernel.code.as_ptr()
+}
+
+/// Constant bank 2, the literal pool the code reads as `c[0x2][..]` (the cubin carries it as
+/// `.nv.constant2.K`; a loader of the raw code must bind it); `*len` receives its size, 0
+/// when the kernel needs none.
+///
+/// # Safety
+/// `kernel` must be null or live; `len` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_const_bank2(
+    kernel: *const IlcKernel,
+    len: *mut usize,
+) -> *const u8 {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return std::ptr::null();
+    };
+    if !len.is_null() {
+        // SAFETY: non-null, writable.
+        unsafe { *len = k.kernel.const_bank2.len() };
+    }
+    k.kernel.const_bank2.as_ptr()
 }
 
 /// The assembly in nvdisasm syntax, NUL-terminated.

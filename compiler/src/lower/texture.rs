@@ -18,8 +18,7 @@
 //! `(y * width + x) * 16 + 4 * c` of output buffer `out#`.
 //!
 //! Differences from the interpreter (documented, not diagnosed): texel byte addresses wrap
-//! at 2^32, f32 arithmetic flushes denormals, and normalized channels are divided with the
-//! backend's `fdiv` (within its stated error). Texel indices are 32-bit on both sides.
+//! at 2^32 and f32 arithmetic flushes denormals. Texel indices are 32-bit on both sides.
 
 use std::collections::BTreeMap;
 
@@ -528,9 +527,16 @@ impl Lowerer<'_> {
                     } else {
                         65535.0
                     };
+                    // u / max correctly rounded, as the texture unit and the interpreter
+                    // convert: q = u * (1/max) and one residual step (checked exhaustively for
+                    // every u of both widths; `fdiv` is allowed 2 ulp).
                     let f = self.cursor().ins().u2f(raw);
                     let k = self.iconst(max.to_bits());
-                    self.cursor().ins().fdiv(f, k)
+                    let inv = self.iconst((1.0 / max).to_bits());
+                    let q = self.cursor().ins().fmul(f, inv);
+                    let nq = self.cursor().ins().fneg(q);
+                    let e = self.cursor().ins().ffma(nq, k, f);
+                    self.cursor().ins().ffma(e, inv, q)
                 } else {
                     raw
                 }

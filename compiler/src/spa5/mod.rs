@@ -47,6 +47,8 @@ pub struct Spa5Options {
     pub max_regs: u32,
     /// Run the list scheduler before allocation.
     pub schedule: bool,
+    /// Read constants that no immediate holds from a literal pool in constant bank 2.
+    pub literal_pool: bool,
 }
 
 impl Default for Spa5Options {
@@ -57,6 +59,7 @@ impl Default for Spa5Options {
             serial: false,
             max_regs: 254,
             schedule: true,
+            literal_pool: true,
         }
     }
 }
@@ -68,6 +71,8 @@ pub struct Spa5Output {
     pub cubin: Vec<u8>,
     /// The code words (a control word before every three instructions).
     pub code: Vec<u64>,
+    /// Constant bank 2 (the literal pool), little-endian words; empty if unused.
+    pub const_bank2: Vec<u8>,
     /// The instructions with their controls, in order (padding included).
     pub insts: Vec<(MInst, Control)>,
     /// The launch layout.
@@ -139,7 +144,8 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
     let mut layout = LaunchLayout::compute(func)?;
     let mut f = func.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
-    isel::run(&mut f, &mut tgt, &layout, opts)?;
+    let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
+    let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
@@ -181,12 +187,21 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         exit_offsets: exits,
         s2rctaid_offsets: ctaid,
         ilc_abi: Some(layout.abi_bytes()),
+        const_banks: if const_bank2.is_empty() {
+            Vec::new()
+        } else {
+            vec![isa_spa5::cubin::ConstBank {
+                bank: isel::POOL_BANK,
+                data: const_bank2.clone(),
+            }]
+        },
         ..Default::default()
     };
     let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
     Ok(Spa5Output {
         cubin,
         code,
+        const_bank2,
         insts: placed,
         local_size: layout.local_size,
         layout,

@@ -155,6 +155,20 @@ impl FloatCC {
         FloatCC::Ord,
         FloatCC::Uno,
     ];
+    /// The condition with operands swapped (`a cc b == b cc.swap_args() a`).
+    pub fn swap_args(self) -> FloatCC {
+        match self {
+            FloatCC::Olt => FloatCC::Ogt,
+            FloatCC::Ogt => FloatCC::Olt,
+            FloatCC::Ole => FloatCC::Oge,
+            FloatCC::Oge => FloatCC::Ole,
+            FloatCC::Ult => FloatCC::Ugt,
+            FloatCC::Ugt => FloatCC::Ult,
+            FloatCC::Ule => FloatCC::Uge,
+            FloatCC::Uge => FloatCC::Ule,
+            c => c,
+        }
+    }
     /// Text name.
     pub fn name(self) -> &'static str {
         match self {

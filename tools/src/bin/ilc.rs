@@ -58,6 +58,10 @@ struct Cli {
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
     #[arg(long = "assume-in-bounds")]
     assume_in_bounds: bool,
+    /// Keep every constant in the code instead of a literal pool in constant bank 2
+    /// (implied by --emit bin, whose raw words have no place for the pool).
+    #[arg(long = "no-literal-pool")]
+    no_literal_pool: bool,
     /// Read textures with loads and filtering arithmetic (texels in a plain buffer,
     /// --texture/--sampler compiled in) instead of TEX/TLD/TXQ on texture objects.
     #[arg(long = "texture-loads")]
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
         time_passes: cli.time_passes,
         kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
         assume_in_bounds: cli.assume_in_bounds,
+        no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
         serial: cli.serial,
         max_regs: cli.max_regs,
         textures: ilc::lower::TexConfig {
@@ -200,10 +205,11 @@ fn main() -> ExitCode {
                 }
                 match cli.emit {
                     Emit::Asm => {
-                        let text = match cli.syntax {
+                        let mut text = match cli.syntax {
                             Syntax::Spa => k.asm_spa(),
                             Syntax::Nvdisasm => k.asm_nvdisasm(),
                         };
+                        text.push_str(&literal_pool_comment(&k.const_bank2));
                         return write_output(cli.output.as_ref(), text.as_bytes());
                     }
                     Emit::Cubin => {
@@ -304,4 +310,22 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The literal pool as a trailing comment of the listing (the code reads it as `c[0x2][..]`).
+fn literal_pool_comment(bank: &[u8]) -> String {
+    let mut s = String::new();
+    for (k, w) in bank.chunks(4).enumerate() {
+        if k % 4 == 0 {
+            s.push_str(&format!("\n// c[0x2][{:#x}]:", 4 * k));
+        }
+        let mut b = [0u8; 4];
+        b[..w.len()].copy_from_slice(w);
+        s.push_str(&format!(" {:#010x}", u32::from_le_bytes(b)));
+    }
+    if !s.is_empty() {
+        s.insert_str(0, "\n// constant bank 2 (literal pool):");
+        s.push('\n');
+    }
+    s
 }
