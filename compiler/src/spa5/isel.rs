@@ -71,9 +71,15 @@ pub struct Isel<'a> {
     /// occupying a register loaded by `MOV32I`.
     pub(crate) pool: Vec<u32>,
     pool_index: HashMap<u32, u32>,
+    pool_index64: HashMap<u64, u32>,
     /// Values some instruction reads (before selection): texture fetches write only the
     /// channels in it.
     pub(crate) used: HashSet<Value>,
+    /// How many times each value is used (operands and block-call arguments).
+    pub(crate) use_count: HashMap<Value, u32>,
+    /// Two-word loads selected as one `b64` value because their words only feed one
+    /// `concat` (first word -> (second word, the `b64`)): the concat is that value, no copies.
+    pub(crate) fused_pairs: HashMap<Value, (Value, Value)>,
 }
 
 /// Constant bank of the literal pool.
@@ -91,8 +97,12 @@ pub fn run(
 ) -> Result<Vec<u32>, IselError> {
     let mut written = HashSet::default();
     let mut used = HashSet::default();
+    let mut use_count: HashMap<Value, u32> = HashMap::default();
     for inst in func.insts_in_layout() {
         used.extend(func.dfg.insts[inst].all_values());
+        for v in func.dfg.insts[inst].all_values() {
+            *use_count.entry(v).or_default() += 1;
+        }
         if let Some(m) = func.dfg.insts[inst].mem_arg() {
             if func.dfg.insts[inst].opcode().writes_memory() {
                 if let ilc_passes::ir::MemSpace::Uav(id) = m.space {
@@ -113,8 +123,11 @@ pub fn run(
         const_memo: HashMap::default(),
         pool: Vec::new(),
         pool_index: HashMap::default(),
+        pool_index64: HashMap::default(),
         bounds_memo: HashMap::default(),
         used,
+        use_count,
+        fused_pairs: HashMap::default(),
     };
     for inst in s.func.insts_in_layout() {
         let op = s.func.dfg.opcode(inst);
@@ -356,6 +369,58 @@ impl Isel<'_> {
             None => return None,
         };
         Some(isa_spa5::inst::cbuf(POOL_BANK, 4 * k as i32))
+    }
+
+    /// The 8-aligned `c[0x0]` offset of a `b64` value made of two consecutive constant-buffer
+    /// words (`concat` of direct reads at `o` and `o + 4`).
+    fn cb64_offset(&self, v: Value) -> Option<u32> {
+        let inst = self.func.dfg.value_inst(v)?;
+        let InstructionData::Binary {
+            opcode: Opcode::Concat,
+            args,
+        } = &self.func.dfg.insts[inst]
+        else {
+            return None;
+        };
+        let (a, b) = (self.cb_operand(args[0])?, self.cb_operand(args[1])?);
+        (b == a + 4 && a % 8 == 0).then_some(a)
+    }
+
+    /// A 64-bit `c[][]` operand for `b64` value `v`: two consecutive constant-buffer words, or
+    /// a constant (an 8-aligned literal-pool slot; zero is left to `RZ`).
+    pub(crate) fn const_operand64(&mut self, v: Value) -> Option<Operand> {
+        if let Some(off) = self.cb64_offset(v) {
+            return Some(cb0(off));
+        }
+        if !self.opts.literal_pool || self.func.dfg.value_type(v) != Type::B64 {
+            return None;
+        }
+        let c = self.konst(v)?;
+        if c == 0 {
+            return None;
+        }
+        let k = match self.pool_index64.get(&c) {
+            Some(&k) => k,
+            None if self.pool.len() + 3 <= POOL_MAX => {
+                if self.pool.len() % 2 == 1 {
+                    self.pool.push(0);
+                }
+                let k = self.pool.len() as u32;
+                self.pool.extend([c as u32, (c >> 32) as u32]);
+                self.pool_index64.insert(c, k);
+                k
+            }
+            None => return None,
+        };
+        Some(isa_spa5::inst::cbuf(POOL_BANK, 4 * k as i32))
+    }
+
+    /// True if `v` could be a 64-bit `c[]` operand.
+    fn const_like64(&self, v: Value) -> bool {
+        self.cb64_offset(v).is_some()
+            || (self.opts.literal_pool
+                && self.func.dfg.value_type(v) == Type::B64
+                && self.konst(v).is_some_and(|c| c != 0))
     }
 
     /// True if `v` could be a `c[]` operand (a parameter read or a nonzero `b32` constant).
@@ -1203,32 +1268,77 @@ impl Isel<'_> {
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep], &args)?)
             }
             (_, Opcode::Dadd | Opcode::Dsub | Opcode::Dmul) => {
-                let o = match op {
-                    Opcode::Dmul => Op::DMUL_R,
-                    _ => Op::DADD_R,
+                let (rform, cform) = match op {
+                    Opcode::Dmul => (Op::DMUL_R, Op::DMUL_C),
+                    _ => (Op::DADD_R, Op::DADD_C),
                 };
-                let mut i = MInst::build(o, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]);
+                // A constant-buffer pair or a constant as the c[] operand (second; the
+                // commutative ops take it from either side).
+                let (a, b) = if op != Opcode::Dsub
+                    && !self.const_like64(args[1])
+                    && self.const_like64(args[0])
+                {
+                    (args[1], args[0])
+                } else {
+                    (args[0], args[1])
+                };
+                let (mut i, slots, dargs) = match self.const_operand64(b) {
+                    Some(cb) => (
+                        MInst::build(cform, &[Operand::Reg(R), Operand::Reg(R), cb]),
+                        vec![Res(0, 0), Arg(0, 0)],
+                        vec![a],
+                    ),
+                    None => (
+                        MInst::build(rform, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]),
+                        vec![Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                        vec![a, b],
+                    ),
+                };
                 if op == Opcode::Dsub {
                     i.set(ModKind::Neg(2), 1);
                 }
-                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+                one(self.one_ty(i, &slots, &dargs, Type::B64)?)
             }
             (_, Opcode::Dfma) => {
-                let i = MInst::build(
-                    Op::DFMA_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                    ],
-                );
-                one(self.one_ty(
-                    i,
-                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-                    &args,
-                    Type::B64,
-                )?)
+                let (a, b, c) = if !self.const_like64(args[1]) && self.const_like64(args[0]) {
+                    (args[1], args[0], args[2])
+                } else {
+                    (args[0], args[1], args[2])
+                };
+                let (i, slots, dargs) = if let Some(cb) = self.const_operand64(b) {
+                    (
+                        MInst::build(
+                            Op::DFMA_C,
+                            &[Operand::Reg(R), Operand::Reg(R), cb, Operand::Reg(R)],
+                        ),
+                        vec![Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                        vec![a, c],
+                    )
+                } else if let Some(cb) = self.const_operand64(c) {
+                    (
+                        MInst::build(
+                            Op::DFMA_RC,
+                            &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R), cb],
+                        ),
+                        vec![Res(0, 0), Arg(0, 0), Arg(1, 0), Slot::Keep],
+                        vec![a, b],
+                    )
+                } else {
+                    (
+                        MInst::build(
+                            Op::DFMA_R,
+                            &[
+                                Operand::Reg(R),
+                                Operand::Reg(R),
+                                Operand::Reg(R),
+                                Operand::Reg(R),
+                            ],
+                        ),
+                        vec![Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                        vec![a, b, c],
+                    )
+                };
+                one(self.one_ty(i, &slots, &dargs, Type::B64)?)
             }
             (_, Opcode::Ddiv) => one(self.ddiv(args[0], args[1])?),
             (_, Opcode::Drcp) => {
@@ -1321,6 +1431,21 @@ impl Isel<'_> {
             (_, Opcode::F16to32) => one(self.f2f("F32", "F16", "", args[0], Type::B32)?),
             (_, Opcode::F32to16) => one(self.f2f("F16", "F32", "", args[0], Type::B32)?),
             (_, Opcode::Concat) => {
+                if let Some(&(hi, pair)) = self.fused_pairs.get(&args[0]) {
+                    if hi == args[1] {
+                        return one(pair);
+                    }
+                }
+                // Two consecutive constant-buffer words: read them straight into the pair.
+                if let (Some(a), Some(b)) = (self.cb_operand(args[0]), self.cb_operand(args[1])) {
+                    if b == a + 4 {
+                        let t = Template::many(&[
+                            TInst::new(MInst::mov(R, cb0(a)), &[Res(0, 0)]),
+                            TInst::new(MInst::mov(R, cb0(b)), &[Res(0, 1)]),
+                        ]);
+                        return self.emit(t, &[], &[Type::B64]);
+                    }
+                }
                 let t = Template::many(&[
                     TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
                     TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(1, 0)]),

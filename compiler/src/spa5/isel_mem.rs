@@ -387,6 +387,14 @@ impl Isel<'_> {
         } else {
             1
         };
+        if chunk == 2 && words == 2 && self.pair_consumer(inst).is_some() {
+            let r = self.func.dfg.inst_results(inst);
+            let (lo, hi) = (r[0], r[1]);
+            let pair = self.load_one(inst, m, addr, 0, MemSize::Words(2), true)?[0];
+            self.fused_pairs.insert(lo, (hi, pair));
+            // The words' only use is the concat, which becomes `pair` itself.
+            return Ok([pair, pair].into_iter().collect());
+        }
         let mut out = Vals::new();
         let mut k = 0;
         while k < words {
@@ -396,10 +404,48 @@ impl Isel<'_> {
             } else {
                 m.size
             };
-            out.extend(self.load_one(inst, m, addr, (k * 4) as i64, size, n)?);
+            out.extend(self.load_one(inst, m, addr, (k * 4) as i64, size, false)?);
             k += n;
         }
         Ok(out)
+    }
+
+    /// The `concat r0, r1` that is the only use of both results of two-word load `inst`.
+    fn pair_consumer(&self, inst: Inst) -> Option<Inst> {
+        let r = self.func.dfg.inst_results(inst);
+        let (lo, hi) = (*r.first()?, *r.get(1)?);
+        if self.use_count.get(&lo) != Some(&1) || self.use_count.get(&hi) != Some(&1) {
+            return None;
+        }
+        let mut at = self.func.layout.next_inst(inst);
+        // The concat comes later in the same block (the lowering puts it right after the
+        // loads); look a bounded distance ahead.
+        for _ in 0..64 {
+            let i = at?;
+            if let InstructionData::Binary {
+                opcode: ilc_passes::ir::Opcode::Concat,
+                args,
+            } = &self.func.dfg.insts[i]
+            {
+                if *args == [lo, hi] {
+                    return Some(i);
+                }
+            }
+            at = self.func.layout.next_inst(i);
+        }
+        None
+    }
+
+    /// `x` when `a`, `b` are `lo x`, `hi x`: a 64-bit store can read `x`'s register pair.
+    fn split_pair(&self, a: Value, b: Value) -> Option<Value> {
+        let part = |v: Value| match &self.func.dfg.insts[self.func.dfg.value_inst(v)?] {
+            InstructionData::Unary { opcode, args } => Some((*opcode, args[0])),
+            _ => None,
+        };
+        match (part(a)?, part(b)?) {
+            ((ilc_passes::ir::Opcode::Lo, x), (ilc_passes::ir::Opcode::Hi, y)) if x == y => Some(x),
+            _ => None,
+        }
     }
 
     fn load_one(
@@ -409,10 +455,36 @@ impl Isel<'_> {
         addr: Option<Value>,
         extra: i64,
         size: MemSize,
-        n: usize,
+        as_pair: bool,
     ) -> Result<Vals, IselError> {
+        let n = match size {
+            MemSize::Words(k) => k as usize,
+            _ => 1,
+        };
         // A direct constant-buffer read outside the declared buffer reads 0.
         if let (MemSpace::Cb(id), None) = (m.space, addr) {
+            if as_pair {
+                let p = self.layout.param(ParamKind::CbData(id)).copied();
+                let off = i64::from(m.offset) + extra;
+                let t = match p {
+                    Some(p) if off >= 0 && off + 8 <= i64::from(p.size) => {
+                        let at = PARAM_BASE + p.offset + off as u32;
+                        Template::many(&[
+                            TInst::new(MInst::mov(R, cb0(at)), &[Res(0, 0)]),
+                            TInst::new(MInst::mov(R, cb0(at + 4)), &[Res(0, 1)]),
+                        ])
+                    }
+                    _ => {
+                        let words = self.load_one(inst, m, addr, extra, size, false)?;
+                        let t = Template::many(&[
+                            TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+                            TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(1, 0)]),
+                        ]);
+                        return self.emit(t, &words, &[Type::B64]);
+                    }
+                };
+                return self.emit(t, &[], &[Type::B64]);
+            }
             let p = self.layout.param(ParamKind::CbData(id)).copied();
             let off = i64::from(m.offset) + extra;
             let mut out = Vals::new();
@@ -480,20 +552,26 @@ impl Isel<'_> {
             }
         };
         let mut args = args;
-        let results: Vec<Type> = vec![Type::B32; n];
+        // As one b64 value (its register pair) or n b32 values in an aligned group.
+        let results: Vec<Type> = if as_pair {
+            vec![Type::B64]
+        } else {
+            vec![Type::B32; n]
+        };
+        let res_slot = |k: u8| if as_pair { Res(0, k) } else { Res(k, 0) };
         let mut t = match pred {
             Some(p) => {
                 let g = args.len() as u8;
                 args.push(p);
                 let mut seq: Vec<TInst> = (0..n as u8)
-                    .map(|k| TInst::new(MInst::mov(R, R), &[Res(k, 0)]))
+                    .map(|k| TInst::new(MInst::mov(R, R), &[res_slot(k)]))
                     .collect();
                 seq.push(ti.guarded(g, false));
                 Template::many(&seq)
             }
             None => Template::one(ti),
         };
-        if n > 1 {
+        if n > 1 && !as_pair {
             t.result_groups.push(Group {
                 start: 0,
                 len: n as u8,
@@ -587,7 +665,15 @@ impl Isel<'_> {
         };
         let data_start = args.len() as u8;
         let mut ti = ti;
-        args.extend_from_slice(vals);
+        // Two words that are the halves of one b64 value: read its register pair.
+        let pair = match vals {
+            [a, b] => self.split_pair(*a, *b),
+            _ => None,
+        };
+        match pair {
+            Some(x) => args.push(x),
+            None => args.extend_from_slice(vals),
+        }
         let mut t = Template {
             side_effects: true,
             ..Template::default()
@@ -605,7 +691,7 @@ impl Isel<'_> {
                 align: 2,
             });
         }
-        if n > 1 {
+        if n > 1 && pair.is_none() {
             t.arg_groups.push(Group {
                 start: data_start,
                 len: n as u8,
