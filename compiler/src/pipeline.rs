@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
 use ilc_passes::{
-    addr_fold, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, simplify_cfg,
-    strength_reduce,
+    addr_fold, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, pair_fuse,
+    simplify_cfg, strength_reduce,
 };
 
 use crate::error::Diagnostics;
@@ -59,6 +59,10 @@ pub const PASSES: &[Pass] = &[
         run: addr_fold::run,
     },
     Pass {
+        name: "pair_fuse",
+        run: pair_fuse::run,
+    },
+    Pass {
         name: "mem_combine",
         run: mem_combine::run,
     },
@@ -97,6 +101,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "addr_fold",
             "mem_combine",
             "copy_prop",
+            "pair_fuse",
             "licm",
             "dce",
         ],

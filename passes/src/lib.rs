@@ -8,7 +8,8 @@
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
-//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`]; the analysis
+//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`];
+//!   the analysis
 //!   [`uniformity`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
@@ -34,6 +35,7 @@ pub mod gvn;
 pub mod if_convert;
 pub mod licm;
 pub mod mem_combine;
+pub mod pair_fuse;
 pub mod simplify_cfg;
 pub mod strength_reduce;
 pub mod uniformity;

@@ -162,7 +162,7 @@ impl SubTest for VerifierTest {
 /// The target-independent `Function -> Function` passes, by name. Add a pass with one
 /// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
 /// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 10] = [
+pub static SIMPLE_PASSES: [PassTest; 11] = [
     PassTest {
         name: "dce",
         pass: crate::dce::run,
@@ -194,6 +194,10 @@ pub static SIMPLE_PASSES: [PassTest; 10] = [
     PassTest {
         name: "addr_fold",
         pass: crate::addr_fold::run,
+    },
+    PassTest {
+        name: "pair_fuse",
+        pass: crate::pair_fuse::run,
     },
     PassTest {
         name: "mem_combine",
