@@ -207,6 +207,30 @@ impl Isel<'_> {
         Ok(rs)
     }
 
+    /// The `concat lo, hi` after `inst` (in its block, within 64 instructions) that is the
+    /// only use of both `lo` and `hi`: selecting `inst` can then produce that `b64` value
+    /// directly (recorded in `fused_pairs`) instead of two words and two moves.
+    pub(crate) fn sole_join(&self, inst: Inst, lo: Value, hi: Value) -> Option<Inst> {
+        if self.use_count.get(&lo) != Some(&1) || self.use_count.get(&hi) != Some(&1) {
+            return None;
+        }
+        let mut at = self.func.layout.next_inst(inst);
+        for _ in 0..64 {
+            let i = at?;
+            if let InstructionData::Binary {
+                opcode: Opcode::Concat,
+                args,
+            } = &self.func.dfg.insts[i]
+            {
+                if *args == [lo, hi] {
+                    return Some(i);
+                }
+            }
+            at = self.func.layout.next_inst(i);
+        }
+        None
+    }
+
     /// Reads `RZ` instead of a `b32` argument that is the constant 0 wherever the template
     /// reads it as a plain register, and drops the argument when nothing else uses it (so no
     /// register holds the zero). Grouped (multi-register) arguments are left alone.

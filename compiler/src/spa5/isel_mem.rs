@@ -413,27 +413,7 @@ impl Isel<'_> {
     /// The `concat r0, r1` that is the only use of both results of two-word load `inst`.
     fn pair_consumer(&self, inst: Inst) -> Option<Inst> {
         let r = self.func.dfg.inst_results(inst);
-        let (lo, hi) = (*r.first()?, *r.get(1)?);
-        if self.use_count.get(&lo) != Some(&1) || self.use_count.get(&hi) != Some(&1) {
-            return None;
-        }
-        let mut at = self.func.layout.next_inst(inst);
-        // The concat comes later in the same block (the lowering puts it right after the
-        // loads); look a bounded distance ahead.
-        for _ in 0..64 {
-            let i = at?;
-            if let InstructionData::Binary {
-                opcode: ilc_passes::ir::Opcode::Concat,
-                args,
-            } = &self.func.dfg.insts[i]
-            {
-                if *args == [lo, hi] {
-                    return Some(i);
-                }
-            }
-            at = self.func.layout.next_inst(i);
-        }
-        None
+        self.sole_join(inst, *r.first()?, *r.get(1)?)
     }
 
     /// `x` when `a`, `b` are `lo x`, `hi x`: a 64-bit store can read `x`'s register pair.

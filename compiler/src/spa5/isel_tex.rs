@@ -219,6 +219,67 @@ impl Isel<'_> {
             slots.push(Slot::Arg(1, 0));
             ops.push(b);
         }
+        // A destination pair whose two channels only feed one `concat` (a double stored in
+        // a texel, as DGEMM kernels read them) is that b64 value itself.
+        let r: Vec<Value> = self.func.dfg.inst_results(inst).to_vec();
+        let pairs: &[(usize, usize)] = match written {
+            3 => &[(0, 1)],
+            15 => &[(0, 1), (2, 3)],
+            _ => &[],
+        };
+        let whole: Vec<bool> = pairs
+            .iter()
+            .map(|&(a, b)| self.sole_join(inst, r[a], r[b]).is_some())
+            .collect();
+        if whole.iter().any(|&w| w) {
+            // Results: per destination pair one b64 or two b32 (a group).
+            let mut tys = Vec::new();
+            let mut t = Template::one(TInst::new(mi, &[]));
+            let mut dest_slots = Vec::new();
+            for &w in &whole {
+                let first = tys.len() as u8;
+                dest_slots.push(Slot::Res(first, 0));
+                if w {
+                    tys.push(Type::B64);
+                } else {
+                    tys.extend([Type::B32, Type::B32]);
+                    t.result_groups.push(Group {
+                        start: first,
+                        len: 2,
+                        align: 2,
+                    });
+                }
+            }
+            let mut all = vec![
+                if single { Slot::Keep } else { dest_slots[1] },
+                dest_slots[0],
+                Slot::Arg(0, 0),
+            ];
+            all.extend_from_slice(&slots[3..]);
+            t.seq[0] = TInst::new(mi, &all);
+            let got = self.emit(t, &ops, &tys)?;
+            // Channel values: a fused pair's channels stand for its b64 (only the concat
+            // reads them, and it becomes that value). `got` has one value per type in `tys`:
+            // one per fused pair, two per other pair.
+            let mut chan = Vals::new();
+            let mut g = got.iter();
+            for (k, &w) in whole.iter().enumerate() {
+                let (a, b) = pairs[k];
+                if w {
+                    let v = *g.next().expect("one b64 result per fused pair");
+                    self.fused_pairs.insert(r[a], (r[b], v));
+                    chan.extend([v, v]);
+                } else {
+                    let x = *g.next().expect("two b32 results per pair");
+                    let y = *g.next().expect("two b32 results per pair");
+                    chan.extend([x, y]);
+                }
+            }
+            while chan.len() < 4 {
+                chan.push(chan[0]);
+            }
+            return Ok(Some(chan));
+        }
         let mut t = Template::one(TInst::new(mi, &slots));
         let lo = n.min(2);
         if lo > 1 {
