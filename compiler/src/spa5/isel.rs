@@ -188,6 +188,7 @@ impl Isel<'_> {
         results: &[Type],
     ) -> Result<Vals, IselError> {
         let (tpl, args) = self.fold_zero_args(tpl, args);
+        let (tpl, args) = self.fold_half_args(tpl, args);
         let side = tpl.side_effects;
         let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
         let args: SmallVec<[Value; 4]> = args.iter().map(|a| self.v(*a)).collect();
@@ -310,6 +311,60 @@ impl Isel<'_> {
             g.start = re(g.start);
         }
         (tpl, kept)
+    }
+
+    /// Reads the register pair of `x` directly wherever the template reads `lo x` / `hi x`
+    /// (a `b32` argument, not in a register group, read only as a plain register): the split
+    /// would otherwise be a `MOV` into a register of its own.
+    fn fold_half_args(&self, mut tpl: Template, args: Vec<Value>) -> (Template, Vec<Value>) {
+        let mut args = args;
+        for (k, arg) in args.iter_mut().enumerate() {
+            let in_group = tpl
+                .arg_groups
+                .iter()
+                .any(|g| (g.start as usize..(g.start + g.len) as usize).contains(&k));
+            if in_group || self.func.dfg.value_type(*arg) != Type::B32 {
+                continue;
+            }
+            let Some(def) = self.func.dfg.value_inst(*arg) else {
+                continue;
+            };
+            let (part, x) = match &self.func.dfg.insts[def] {
+                InstructionData::Unary {
+                    opcode: Opcode::Lo,
+                    args: [x],
+                } => (0u8, *x),
+                InstructionData::Unary {
+                    opcode: Opcode::Hi,
+                    args: [x],
+                } => (1u8, *x),
+                _ => continue,
+            };
+            // Only plain register reads: memory operands and guards take other slots.
+            let plain = tpl.seq.iter().all(|t| {
+                t.guard.map(|(g, _)| g as usize) != Some(k)
+                    && t.slots.iter().all(|s| match *s {
+                        Slot::Arg(a, _) | Slot::ArgNot(a) | Slot::MemArg(a) | Slot::CIdxArg(a)
+                            if a as usize == k =>
+                        {
+                            matches!(*s, Slot::Arg(_, 0))
+                        }
+                        _ => true,
+                    })
+            });
+            if !plain || self.func.dfg.value_type(x) != Type::B64 {
+                continue;
+            }
+            for t in tpl.seq.iter_mut() {
+                for s in t.slots.iter_mut() {
+                    if *s == Slot::Arg(k as u8, 0) {
+                        *s = Slot::Arg(k as u8, part);
+                    }
+                }
+            }
+            *arg = x;
+        }
+        (tpl, args)
     }
 
     /// One instruction producing one `b32`.
