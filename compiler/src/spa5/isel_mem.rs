@@ -587,9 +587,14 @@ impl Isel<'_> {
         let words = vals.len();
         let wide = matches!(m.size, MemSize::Words(n) if n > 1);
         let aligned = |n: u32| m.align >= n && m.offset.rem_euclid(n as i32) == 0;
+        // Two doubles (the halves of two b64 values) store as two 64-bit accesses reading
+        // their register pairs: a 128-bit one would need the pairs adjacent (copies).
+        let two_doubles = words == 4
+            && self.split_pair(vals[0], vals[1]).is_some()
+            && self.split_pair(vals[2], vals[3]).is_some();
         let chunk = if !wide || !self.opts.assume_in_bounds {
             1
-        } else if words == 4 && aligned(16) {
+        } else if words == 4 && aligned(16) && !two_doubles {
             4
         } else if words.is_multiple_of(2) && aligned(8) {
             2
