@@ -536,6 +536,13 @@ mod tests {
             assert_eq!(ilc_kernel_param(k, 0, &mut p), ILC_OK);
             assert_eq!((p.offset, p.kind), (0, ILC_PARAM_UAV_POINTER));
             assert_eq!(ilc_kernel_param(k, 999, &mut p), ILC_ERROR_INVALID_ARGUMENT);
+            // saxpy has no constant that needs the literal pool; a kernel with one exposes it.
+            let mut words = 0;
+            assert!(!ilc_kernel_code(k, &mut words).is_null() && words > 0);
+            let mut n2 = 9;
+            let _ = ilc_kernel_const_bank2(k, &mut n2);
+            assert_eq!(n2, 0);
+            assert!(ilc_kernel_const_bank2(std::ptr::null(), &mut n2).is_null());
             ilc_kernel_free(k);
             let mut k2 = std::ptr::null_mut();
             assert_eq!(
@@ -546,6 +553,22 @@ mod tests {
             let (mut h, mut m) = (0, 0);
             ilc_cache_stats(c, &mut h, &mut m, std::ptr::null_mut());
             assert_eq!((h, m), (1, 1));
+            let lit = b"il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+                        dcl_literal l0, 2, 0x3faa466f, 0, 0\nishl r0.x, vAbsTidFlat.x, l0.x\n\
+                        uav_raw_load_id(0) r1.x, r0.x\nmul_ieee r1.x, r1.x, l0.y\n\
+                        uav_raw_store_id(0) mem.x, r0.x, r1.x\nend\n";
+            let mut kl = std::ptr::null_mut();
+            assert_eq!(
+                ilc_compile(c, lit.as_ptr(), lit.len(), &mut kl, &mut err),
+                ILC_OK
+            );
+            let b2 = ilc_kernel_const_bank2(kl, &mut n2);
+            assert_eq!(n2, 4);
+            assert_eq!(
+                std::slice::from_raw_parts(b2, n2),
+                0x3faa466fu32.to_le_bytes()
+            );
+            ilc_kernel_free(kl);
             // Errors are codes with messages.
             let bad = b"il_cs_2_0\nfoo r0\nend\n";
             assert_eq!(
