@@ -395,6 +395,20 @@ impl Isel<'_> {
             // The words' only use is the concat, which becomes `pair` itself.
             return Ok([pair, pair].into_iter().collect());
         }
+        if chunk == 1
+            && words == 2
+            && wide
+            && !matches!(m.space, MemSpace::Cb(_))
+            && self.pair_consumer(inst).is_some()
+        {
+            // Bounds-checked words of one double: each word its own guarded load, both into
+            // the double's register pair (no concat copies).
+            let r = self.func.dfg.inst_results(inst);
+            let (lo, hi) = (r[0], r[1]);
+            let pair = self.load_split_pair(inst, m, addr)?;
+            self.fused_pairs.insert(lo, (hi, pair));
+            return Ok([pair, pair].into_iter().collect());
+        }
         let mut out = Vals::new();
         let mut k = 0;
         while k < words {
@@ -408,6 +422,68 @@ impl Isel<'_> {
             k += n;
         }
         Ok(out)
+    }
+
+    /// The two words of `inst` (at `+0` and `+4`) loaded by separate guarded 32-bit loads into
+    /// one `b64` result: `MOV`s zero both registers (AMD IL's out-of-range reads), then each
+    /// load writes its half when its word is in range.
+    fn load_split_pair(
+        &mut self,
+        inst: Inst,
+        m: MemArg,
+        addr: Option<Value>,
+    ) -> Result<Value, IselError> {
+        let mut args: Vec<Value> = Vec::new();
+        let mut seq: Vec<TInst> = vec![
+            TInst::new(MInst::mov(R, R), &[Res(0, 0)]),
+            TInst::new(MInst::mov(R, R), &[Res(0, 1)]),
+        ];
+        let mut groups = Vec::new();
+        let mut any_guarded = false;
+        for (part, extra) in [(0u8, 0i64), (1, 4)] {
+            let (place, pred) = self.place(inst, m, addr, extra)?;
+            let global = matches!(place, Place::Global { .. });
+            let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1));
+            // This word's address arguments start at `base` (shared with the other word's
+            // when they are the same values).
+            let base = match args.windows(a.len().max(1)).position(|w| w == a.as_slice()) {
+                Some(b) if !a.is_empty() => b as u8,
+                _ => {
+                    let b = args.len() as u8;
+                    args.extend_from_slice(&a);
+                    if global {
+                        groups.push(Group {
+                            start: b,
+                            len: 2,
+                            align: 2,
+                        });
+                    }
+                    b
+                }
+            };
+            for sl in ti.slots.iter_mut() {
+                *sl = match *sl {
+                    Res(0, 0) => Res(0, part),
+                    Slot::MemArg(k) => Slot::MemArg(k + base),
+                    Slot::CIdxArg(k) => Slot::CIdxArg(k + base),
+                    other => other,
+                };
+            }
+            if let Some(p) = pred {
+                let g = args.len() as u8;
+                args.push(p);
+                ti = ti.guarded(g, false);
+                any_guarded = true;
+            }
+            seq.push(ti);
+        }
+        if !any_guarded {
+            // Unguarded words need no zeroing.
+            seq.drain(..2);
+        }
+        let mut t = Template::many(&seq);
+        t.arg_groups.extend(groups);
+        Ok(self.emit(t, &args, &[Type::B64])?[0])
     }
 
     /// The `concat r0, r1` that is the only use of both results of two-word load `inst`.
@@ -505,32 +581,7 @@ impl Isel<'_> {
         }
         let (place, pred) = self.place(inst, m, addr, extra)?;
         let sname = size_name(size, n);
-        let (ti, args): (TInst, Vec<Value>) = match place {
-            Place::Global { lo, hi, off, ro } => {
-                let mut i = MInst::ldg(sname, R, R, off);
-                if ro {
-                    i.set_name(ModKind::Cache, "CI");
-                }
-                (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
-            }
-            Place::Flat {
-                op_ld, addr, off, ..
-            } => {
-                let i =
-                    MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).mn(ModKind::Size, sname);
-                match addr {
-                    Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
-                    None => (TInst::new(i, &[Res(0, 0)]), vec![]),
-                }
-            }
-            Place::Const { addr, off } => {
-                let i = MInst::ldc(sname, R, 0, R, off);
-                match addr {
-                    Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
-                    None => (TInst::new(i, &[Res(0, 0)]), vec![]),
-                }
-            }
-        };
+        let (ti, args) = load_tinst(place, sname);
         let mut args = args;
         // As one b64 value (its register pair) or n b32 values in an aligned group.
         let results: Vec<Type> = if as_pair {
@@ -813,5 +864,35 @@ impl Isel<'_> {
         }
         let results: Vec<Type> = if ret { vec![Type::B32] } else { vec![] };
         self.emit(t, &args, &results)
+    }
+}
+
+/// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
+/// address slots read.
+fn load_tinst(place: Place, sname: &'static str) -> (TInst, Vec<Value>) {
+    match place {
+        Place::Global { lo, hi, off, ro } => {
+            let mut i = MInst::ldg(sname, R, R, off);
+            if ro {
+                i.set_name(ModKind::Cache, "CI");
+            }
+            (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
+        }
+        Place::Flat {
+            op_ld, addr, off, ..
+        } => {
+            let i = MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).mn(ModKind::Size, sname);
+            match addr {
+                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
+                None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+            }
+        }
+        Place::Const { addr, off } => {
+            let i = MInst::ldc(sname, R, 0, R, off);
+            match addr {
+                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
+                None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+            }
+        }
     }
 }
