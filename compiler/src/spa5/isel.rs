@@ -70,8 +70,8 @@ pub struct Isel<'a> {
     /// constants no immediate field holds are read as `c[0x2][4k]` operands instead of
     /// occupying a register loaded by `MOV32I`.
     pub(crate) pool: Vec<u32>,
-    pool_index: HashMap<u32, u32>,
-    pool_index64: HashMap<u64, u32>,
+    /// Pool word index of each (constant, is 64-bit) already placed.
+    pool_index: HashMap<(u64, bool), u32>,
     /// Values some instruction reads (before selection): texture fetches write only the
     /// channels in it.
     pub(crate) used: HashSet<Value>,
@@ -123,7 +123,6 @@ pub fn run(
         const_memo: HashMap::default(),
         pool: Vec::new(),
         pool_index: HashMap::default(),
-        pool_index64: HashMap::default(),
         bounds_memo: HashMap::default(),
         used,
         use_count,
@@ -430,19 +429,36 @@ impl Isel<'_> {
         if let Some(off) = self.cb_operand(v) {
             return Some(cb0(off));
         }
-        if !self.opts.literal_pool || self.func.dfg.value_type(v) != Type::B32 {
+        let c = self.pooled_const(v, Type::B32)?;
+        self.pool_slot(c, false)
+    }
+
+    /// The nonzero constant of type `ty` that `v` is, when the literal pool is on (zero is
+    /// read as `RZ`).
+    fn pooled_const(&self, v: Value, ty: Type) -> Option<u64> {
+        if !self.opts.literal_pool || self.func.dfg.value_type(v) != ty {
             return None;
         }
-        let c = self.konst(v)? as u32;
-        if c == 0 {
-            return None;
-        }
-        let k = match self.pool_index.get(&c) {
+        self.konst(v).filter(|&c| c != 0)
+    }
+
+    /// The literal-pool operand for constant `c` (two aligned words for a 64-bit one),
+    /// placing it on first use; `None` when the pool is full.
+    fn pool_slot(&mut self, c: u64, wide: bool) -> Option<Operand> {
+        let words: &[u32] = if wide {
+            &[c as u32, (c >> 32) as u32]
+        } else {
+            &[c as u32]
+        };
+        let k = match self.pool_index.get(&(c, wide)) {
             Some(&k) => k,
-            None if self.pool.len() < POOL_MAX => {
+            None if self.pool.len() + words.len() + usize::from(wide) <= POOL_MAX => {
+                if wide && self.pool.len() % 2 == 1 {
+                    self.pool.push(0);
+                }
                 let k = self.pool.len() as u32;
-                self.pool.push(c);
-                self.pool_index.insert(c, k);
+                self.pool.extend_from_slice(words);
+                self.pool_index.insert((c, wide), k);
                 k
             }
             None => return None,
@@ -471,43 +487,18 @@ impl Isel<'_> {
         if let Some(off) = self.cb64_offset(v) {
             return Some(cb0(off));
         }
-        if !self.opts.literal_pool || self.func.dfg.value_type(v) != Type::B64 {
-            return None;
-        }
-        let c = self.konst(v)?;
-        if c == 0 {
-            return None;
-        }
-        let k = match self.pool_index64.get(&c) {
-            Some(&k) => k,
-            None if self.pool.len() + 3 <= POOL_MAX => {
-                if self.pool.len() % 2 == 1 {
-                    self.pool.push(0);
-                }
-                let k = self.pool.len() as u32;
-                self.pool.extend([c as u32, (c >> 32) as u32]);
-                self.pool_index64.insert(c, k);
-                k
-            }
-            None => return None,
-        };
-        Some(isa_spa5::inst::cbuf(POOL_BANK, 4 * k as i32))
+        let c = self.pooled_const(v, Type::B64)?;
+        self.pool_slot(c, true)
     }
 
     /// True if `v` could be a 64-bit `c[]` operand.
     fn const_like64(&self, v: Value) -> bool {
-        self.cb64_offset(v).is_some()
-            || (self.opts.literal_pool
-                && self.func.dfg.value_type(v) == Type::B64
-                && self.konst(v).is_some_and(|c| c != 0))
+        self.cb64_offset(v).is_some() || self.pooled_const(v, Type::B64).is_some()
     }
 
     /// True if `v` could be a `c[]` operand (a parameter read or a nonzero `b32` constant).
     fn const_like(&self, v: Value) -> bool {
-        self.cb_operand(v).is_some()
-            || (self.opts.literal_pool
-                && self.func.dfg.value_type(v) == Type::B32
-                && self.konst(v).is_some_and(|c| c != 0))
+        self.cb_operand(v).is_some() || self.pooled_const(v, Type::B32).is_some()
     }
 
     /// The `_C` form of register form `r`, if the table has one.
@@ -578,7 +569,7 @@ impl Isel<'_> {
         mods: &[(ModKind, u8)],
     ) -> Result<Value, IselError> {
         let (mut inst, slots, args): (MInst, Vec<Slot>, Vec<Value>) = match self.konst(b) {
-            Some(c) if c as u32 & 0xfff == 0 && !is_denormal(c as u32) => (
+            Some(c) if short_f32(c as u32) => (
                 MInst::build(
                     i,
                     &[Operand::Reg(R), Operand::Reg(R), Operand::F32(c as u32)],
@@ -626,7 +617,7 @@ impl Isel<'_> {
         };
         if let Some(k) = self.konst(b).map(|k| k as u32) {
             let k = if negb { k ^ 0x8000_0000 } else { k };
-            if k & 0xfff == 0 && !is_denormal(k) && self.cb_operand(b).is_none() {
+            if short_f32(k) {
                 let mut inst = MInst::build(
                     Op::FFMA_I,
                     &[
@@ -1056,11 +1047,7 @@ impl Isel<'_> {
                     (*cond, args[0], args[1])
                 };
                 let folded = match self.konst(b).map(|k| k as u32) {
-                    Some(k)
-                        if k & 0xfff == 0 && !is_denormal(k) && self.cb_operand(b).is_none() =>
-                    {
-                        Some((Op::FSETP_I, Operand::F32(k)))
-                    }
+                    Some(k) if short_f32(k) => Some((Op::FSETP_I, Operand::F32(k))),
                     _ => self.const_operand(b).map(|cb| (Op::FSETP_C, cb)),
                 };
                 let (opc, opb, slots, fargs) = match folded {
@@ -1124,9 +1111,7 @@ impl Isel<'_> {
                         let pslot = if not { Slot::ArgNot(1) } else { Arg(1, 0) };
                         let k = self.konst(f).map(|k| k as u32 as i32 as i64);
                         let opb = match k {
-                            Some(k) if fits_i20(k) && self.cb_operand(f).is_none() => {
-                                Some((Op::SEL_I, Operand::Imm(k)))
-                            }
+                            Some(k) if fits_i20(k) => Some((Op::SEL_I, Operand::Imm(k))),
                             _ => self.const_operand(f).map(|cb| (Op::SEL_C, cb)),
                         };
                         let Some((opc, opb)) = opb else {
@@ -1739,6 +1724,11 @@ impl Isel<'_> {
         };
         self.one(MInst::s2r(R, sr), &[Res(0, 0)], &[])
     }
+}
+
+/// Whether f32 `bits` fit the 20-bit float immediate (low 12 bits zero, not a denormal).
+fn short_f32(bits: u32) -> bool {
+    bits & 0xfff == 0 && !is_denormal(bits)
 }
 
 fn is_denormal(bits: u32) -> bool {
