@@ -1,9 +1,10 @@
 //! The benchmark kernels (bench/kernels/*.il) compile at -O2 and, on random inputs, the
 //! compiled code matches the IL interpreter on the emulator (`ilc::verify`). `transcend` takes
 //! sines of unbounded random arguments, which the hardware's range reduction (and so the
-//! emulator) only approximates, as does `parboil_mriq` (cosines and sines of 2 pi k.x), and
-//! `rodinia_srad` subtracts nearly equal results of approximate divisions (`1 + L/4` with `L = -4 Jc / Jc` when the neighbours read 0), which turns the allowed
-//! few ulps into any relative error: both are compiled and run but not compared. Kernels whose
+//! emulator) only approximates, as does `parboil_mriq` (cosines and sines of 2 pi k.x);
+//! `rodinia_srad` subtracts nearly equal results of approximate divisions (`1 + L/4` with
+//! `L = -4 Jc / Jc` when the neighbours read 0), which turns the allowed few ulps into any
+//! relative error. These are compiled and run (hazards checked) but not compared. Kernels whose
 //! addresses stay inside the buffers for any input are also checked with
 //! `--assume-in-bounds` (folded LEA shifts and offsets, no bounds checks).
 
