@@ -1,7 +1,7 @@
 //! The SPA 5.0 (Maxwell) backend: IR -> cubin.
 //!
-//! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`],
-//! [`isel_mem`]) into `Target` instructions described by the per-function template table
+//! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`], one
+//! file per opcode family) into `Target` instructions described by the per-function template table
 //! ([`target`]), the generic list scheduler and SSA register allocator of `ilc_passes`
 //! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), control words
 //! ([`deps`]), encoding and the cubin.
@@ -13,10 +13,6 @@ pub mod abi;
 pub mod deps;
 pub mod emit;
 pub mod isel;
-pub mod isel_f64;
-pub mod isel_int;
-pub mod isel_mem;
-pub mod isel_tex;
 pub mod listing;
 pub mod target;
 

@@ -1,4 +1,7 @@
-//! Double-precision division, reciprocal and square roots: SM50 has no instruction for them,
+//! Instruction selection of the f64 family: `DADD`/`DMUL`/`DFMA` (a constant-buffer pair or
+//! a pooled constant as the `c[]` operand), `DMNMX`, `DSETP`, sign operations on the high
+//! word, rounding through `F2F.F64`, and double-precision division, reciprocal and square
+//! roots. SM50 has no instruction for the last three,
 //! only `MUFU.RCP64H`/`MUFU.RSQ64H` (an approximation from the high word of a double), so
 //! they are Newton-Raphson sequences on `DFMA`, as ptxas builds them.
 //!
@@ -19,12 +22,14 @@
 //! subnormal, or `b` is a subnormal whose high word is zero, the result may be off by a few
 //! units in the last place (ptxas branches to a slow path there).
 
-use ilc_passes::ir::{Type, Value};
+use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
 
-use super::isel::{Isel, IselError};
-use super::target::{SetMod, Slot, TInst, Template, R};
+use super::float::fcc;
+use super::legalize::{Enc, SrcForms};
+use super::{Isel, IselError, Vals};
+use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
 use Slot::{Arg, Res};
 
@@ -38,6 +43,123 @@ const P_1000: u64 = (1023 + 1000) << 52;
 const P_M500: u64 = (1023 - 500) << 52;
 
 impl Isel<'_> {
+    /// Selects an f64-family instruction (see [`super::family`]).
+    pub(super) fn select_f64(
+        &mut self,
+        inst: Inst,
+        data: &InstructionData,
+    ) -> Result<Vals, IselError> {
+        let op = data.opcode();
+        let args: Vals = data.args().into();
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        match op {
+            Opcode::Dcmp => {
+                let InstructionData::FloatCompare { cond, .. } = data else {
+                    return Err(self.unsupported(inst, "dcmp form"));
+                };
+                one(self.dsetp(fcc(*cond), args[0], args[1])?)
+            }
+            Opcode::Dadd | Opcode::Dsub | Opcode::Dmul => {
+                let r = if op == Opcode::Dmul {
+                    Op::DMUL_R
+                } else {
+                    Op::DADD_R
+                };
+                // A constant-buffer pair or a constant as the c[] operand (second; the
+                // commutative ops take it from either side).
+                let (a, b) = if op != Opcode::Dsub
+                    && !self.const_like64(args[1])
+                    && self.const_like64(args[0])
+                {
+                    (args[1], args[0])
+                } else {
+                    (args[0], args[1])
+                };
+                let neg: &[(ModKind, u8)] = if op == Opcode::Dsub {
+                    &[(ModKind::Neg(2), 1)]
+                } else {
+                    &[]
+                };
+                one(self.emit_legal(
+                    &[SrcForms::of(r, 2)],
+                    &[Enc::CBank],
+                    &[Operand::Reg(R); 3],
+                    neg,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &[a, b],
+                    Type::B64,
+                )?)
+            }
+            Opcode::Dfma => {
+                let (a, b, c) = if !self.const_like64(args[1]) && self.const_like64(args[0]) {
+                    (args[1], args[0], args[2])
+                } else {
+                    (args[0], args[1], args[2])
+                };
+                one(self.emit_legal(
+                    &[SrcForms::of(Op::DFMA_R, 2), SrcForms::of(Op::DFMA_R, 3)],
+                    &[Enc::CBank],
+                    &[Operand::Reg(R); 4],
+                    &[],
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[a, b, c],
+                    Type::B64,
+                )?)
+            }
+            Opcode::Ddiv => one(self.ddiv(args[0], args[1])?),
+            Opcode::Drcp => {
+                let one_v = self.const64(ONE)?;
+                one(self.ddiv(one_v, args[0])?)
+            }
+            Opcode::Dsqrt => one(self.dsqrt(args[0])?),
+            Opcode::Drsq => {
+                // The reference evaluates `1 / sqrt(x)` with two roundings: so does this.
+                let s = self.dsqrt(args[0])?;
+                let one_v = self.const64(ONE)?;
+                one(self.ddiv(one_v, s)?)
+            }
+            Opcode::Dmin | Opcode::Dmax => {
+                let p = if op == Opcode::Dmin {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let i = MInst::build(
+                    Op::DMNMX_R,
+                    &[
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Reg(R),
+                        Operand::Pred(p),
+                    ],
+                );
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+            }
+            Opcode::Dneg | Opcode::Dabs => {
+                let (name, k) = if op == Opcode::Dneg {
+                    ("XOR", 0x8000_0000)
+                } else {
+                    ("AND", 0x7fff_ffff)
+                };
+                let t = Template::many(&[
+                    TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+                    TInst::new(MInst::lop32i(name, R, R, k), &[Res(0, 1), Arg(0, 1)]),
+                ]);
+                Ok(self.emit(t, &args, &[Type::B64])?)
+            }
+            Opcode::Dfloor | Opcode::Dceil | Opcode::Dtrunc | Opcode::DroundEven => {
+                let rnd = match op {
+                    Opcode::Dfloor => "FLOOR",
+                    Opcode::Dceil => "CEIL",
+                    Opcode::Dtrunc => "TRUNC",
+                    _ => "ROUND",
+                };
+                one(self.f2f("F64", "F64", rnd, args[0], Type::B64)?)
+            }
+            _ => Err(self.unsupported(inst, op.mnemonic())),
+        }
+    }
+
     /// A 64-bit constant.
     pub(crate) fn const64(&mut self, bits: u64) -> Result<Value, IselError> {
         let t = Template::many(&[

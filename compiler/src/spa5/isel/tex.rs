@@ -17,8 +17,8 @@ use isa_spa5::inst::Operand;
 use isa_spa5::{Inst as MInst, ModKind, Op, Reg};
 use smallvec::SmallVec;
 
-use super::isel::{Isel, IselError};
-use super::target::{Group, SetMod, Slot, TInst, Template, R};
+use super::{Isel, IselError};
+use crate::spa5::target::{Group, SetMod, Slot, TInst, Template, R};
 
 type Vals = SmallVec<[Value; 4]>;
 

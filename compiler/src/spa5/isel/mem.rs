@@ -21,9 +21,9 @@ use isa_spa5::inst::{mem, Operand};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg};
 use smallvec::SmallVec;
 
-use super::abi::{slot_index, ParamKind};
-use super::isel::{Isel, IselError};
-use super::target::{cb0, Group, SetMod, Slot, TInst, Template, R};
+use super::{Isel, IselError};
+use crate::spa5::abi::{slot_index, ParamKind};
+use crate::spa5::target::{cb0, Group, SetMod, Slot, TInst, Template, R};
 use isa_spa5::cubin::PARAM_BASE;
 
 use Slot::{Arg, Res};
