@@ -150,6 +150,7 @@ impl Compiler {
             max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254),
             schedule: self.options.opt_level > OptLevel::O0,
             literal_pool: !self.options.no_literal_pool,
+            dump_after: self.options.dump_after.clone(),
         };
         let mut log = ir.log;
         let start = Instant::now();
@@ -160,6 +161,7 @@ impl Compiler {
         let out = spa5::compile(&ir.function, &opts)
             .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
         log.times.push(("spa5 backend".to_owned(), start.elapsed()));
+        log.dumps.extend(out.dumps);
         Ok(CompiledKernel {
             name: ir.function.name.clone(),
             cubin: out.cubin,
@@ -218,6 +220,26 @@ mod tests {
                     .unwrap_or_else(|e| panic!("dump after {name} does not parse: {e}"));
             }
             assert!(out.log.dumps.iter().any(|(n, _)| n == "lower"));
+        }
+    }
+
+    #[test]
+    fn backend_dumps_show_machine_instructions_and_parse_back() {
+        let src = include_bytes!("../../tests/examples/saxpy.il");
+        let k = compiler(OptLevel::O2).compile(src).expect("saxpy compiles");
+        for stage in ["isel", "schedule", "regalloc"] {
+            let (_, text) = k
+                .log
+                .dumps
+                .iter()
+                .find(|(n, _)| n == stage)
+                .unwrap_or_else(|| panic!("no dump after {stage}"));
+            ilc_passes::ir::parse_function_text(text)
+                .unwrap_or_else(|e| panic!("dump after {stage} does not parse: {e}"));
+            // Machine instructions in SPA syntax, operands named after IR values.
+            assert!(text.contains(" LDG.E.CI v"), "{text}");
+            assert!(text.contains("; FFMA.FTZ v"), "{text}");
+            assert!(!text.contains("; ?"), "{text}");
         }
     }
 

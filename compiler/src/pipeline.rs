@@ -72,8 +72,9 @@ pub const PASSES: &[Pass] = &[
     },
 ];
 
-/// Names of the stages that are not optimization passes but can be dumped too.
-pub const STAGES: &[&str] = &["lower"];
+/// Names of the stages that are not optimization passes but can be dumped too: lowering and
+/// the backend's (see [`crate::spa5::DUMP_STAGES`]).
+pub const STAGES: &[&str] = &["lower", "isel", "schedule", "regalloc"];
 
 /// The passes for an optimization level, in order.
 pub fn passes_for(level: OptLevel) -> Vec<&'static str> {

@@ -45,7 +45,13 @@ pub struct Spa5Options {
     pub schedule: bool,
     /// Read constants that no immediate holds from a literal pool in constant bank 2.
     pub literal_pool: bool,
+    /// Backend stages (`isel`, `schedule`, `regalloc`, or `all`) after which to dump the IR,
+    /// machine instructions shown in SPA syntax (see [`target::Spa5Target::describe`]).
+    pub dump_after: Vec<String>,
 }
+
+/// The backend stages `dump_after` may name.
+pub const DUMP_STAGES: &[&str] = &["isel", "schedule", "regalloc"];
 
 impl Default for Spa5Options {
     fn default() -> Self {
@@ -56,6 +62,7 @@ impl Default for Spa5Options {
             max_regs: 254,
             schedule: true,
             literal_pool: true,
+            dump_after: Vec::new(),
         }
     }
 }
@@ -81,6 +88,8 @@ pub struct Spa5Output {
     pub ssy_regions: usize,
     /// Divergent branches left without reconvergence.
     pub unreconverged: usize,
+    /// `(stage, IR text)` for the stages of [`Spa5Options::dump_after`], in order.
+    pub dumps: Vec<(String, String)>,
 }
 
 /// Backend failures.
@@ -140,7 +149,9 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
     let mut layout = LaunchLayout::compute(func)?;
     let mut f = func.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
+    let mut dumps = Vec::new();
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
+    dump(opts, "isel", &f, &tgt, &mut dumps);
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
     if opts.schedule {
@@ -153,8 +164,10 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         ilc_passes::schedule::run(&mut f, &tgt, &so);
+        dump(opts, "schedule", &f, &tgt, &mut dumps);
     }
     let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    dump(opts, "regalloc", &f, &tgt, &mut dumps);
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
     let controls = deps::compute(&insts, opts.serial);
@@ -204,7 +217,31 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         num_regs,
         ssy_regions: em.ssy_regions,
         unreconverged: em.unreconverged,
+        dumps,
     })
+}
+
+/// Records `f` after `stage` when `opts` asks for it: the IR text with every `Target`
+/// instruction followed by its machine instructions as `;` comments (so the dump still
+/// parses as IR).
+fn dump(
+    opts: &Spa5Options,
+    stage: &str,
+    f: &Function,
+    tgt: &target::Spa5Target,
+    dumps: &mut Vec<(String, String)>,
+) {
+    if !opts.dump_after.iter().any(|d| d == "all" || d == stage) {
+        return;
+    }
+    let mut text = String::new();
+    let annot = |e: ilc_passes::ir::AnyEntity| match e {
+        ilc_passes::ir::AnyEntity::Inst(i) => tgt.describe(f, i),
+        _ => Vec::new(),
+    };
+    // Writing to a String cannot fail.
+    let _ = ilc_passes::ir::write::write_function_annotated(&mut text, f, &annot);
+    dumps.push((stage.to_string(), text));
 }
 
 fn sanitize(name: &str) -> String {

@@ -282,6 +282,68 @@ impl Spa5Target {
             _ => None,
         }
     }
+
+    /// The machine instructions `inst` of `func` stands for, in SPA syntax with operands
+    /// named after the IR values that fill them (`IADD v7, v3, 0x1`; `v3.hi` is the second
+    /// register of a pair, `[spill+0x8]` the spill area). Empty for generic instructions.
+    pub fn describe(&self, func: &Function, inst: Inst) -> Vec<String> {
+        let data = &func.dfg.insts[inst];
+        let (Some(t), InstructionData::Target { args, imm, .. }) = (self.template_of(data), data)
+        else {
+            return Vec::new();
+        };
+        let results = func.dfg.inst_results(inst);
+        let part = |v: Option<&Value>, p: u8| match (v, p) {
+            (Some(v), 0) => v.to_string(),
+            (Some(v), 1) => format!("{v}.hi"),
+            (Some(v), p) => format!("{v}.{p}"),
+            (None, _) => "?".to_string(),
+        };
+        let offset = |o: i64| match o {
+            0 => String::new(),
+            o if o < 0 => format!("-{:#x}", o.unsigned_abs()),
+            o => format!("+{o:#x}"),
+        };
+        t.seq
+            .iter()
+            .map(|ti| {
+                let name = |k: usize| -> Option<String> {
+                    let op = ti.inst.operands[k];
+                    Some(match ti.slots[k] {
+                        Slot::Keep => return None,
+                        Slot::Arg(a, p) => part(args.get(a as usize), p),
+                        Slot::ArgNot(a) => format!("!{}", part(args.get(a as usize), 0)),
+                        Slot::Res(r, p) => part(results.get(r as usize), p),
+                        Slot::MemArg(a) => {
+                            let off = match op {
+                                Operand::Mem { offset, .. } => i64::from(offset),
+                                _ => 0,
+                            };
+                            format!("[{}{}]", part(args.get(a as usize), 0), offset(off))
+                        }
+                        Slot::CIdxArg(a) => {
+                            let (bank, off) = match op {
+                                Operand::CIdx { bank, offset, .. } => (bank, i64::from(offset)),
+                                _ => (0, 0),
+                            };
+                            let base = part(args.get(a as usize), 0);
+                            format!("c[{bank:#x}][{base}{}]", offset(off))
+                        }
+                        Slot::Spill => format!("[spill{}]", offset(*imm as i64)),
+                        Slot::Scratch => "scratch".to_string(),
+                    })
+                };
+                let text = isa_spa5::asm::print_inst_named(&ti.inst, &Default::default(), &name);
+                match ti.guard {
+                    Some((g, not)) => {
+                        let g = part(args.get(g as usize), 0);
+                        format!("@{}{g} {text}", if not { "!" } else { "" })
+                    }
+                    None => text,
+                }
+            })
+            .collect()
+    }
 }
 
 fn target_data(

@@ -177,7 +177,20 @@ fn main() -> ExitCode {
         Emit::Ir => match compiler.compile_ir(&source) {
             Ok(ir) => {
                 eprint!("{}", ir.warnings.render(&file_name, &ir.text));
-                if let Err(code) = write_dumps(&cli, &ir.log) {
+                // Dumps after backend stages need the backend to run.
+                let backend_dump = cli
+                    .dump_after
+                    .iter()
+                    .any(|d| d == "all" || ilc::spa5::DUMP_STAGES.contains(&d.as_str()));
+                let log = if backend_dump {
+                    match compiler.compile(&source) {
+                        Ok(k) => k.log,
+                        Err(diags) => return fail(diags),
+                    }
+                } else {
+                    ir.log.clone()
+                };
+                if let Err(code) = write_dumps(&cli, &log) {
                     return code;
                 }
                 if cli.time_passes {
