@@ -26,8 +26,10 @@ use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
 use ilc_passes::target::{
     InstConstraints, LatencyKind, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
 };
-use isa_spa5::inst::Operand;
+use isa_spa5::inst::{ModError, Operand};
+use isa_spa5::mods::{ICmp, Size};
 use isa_spa5::table::{flags, Class, MAX_OPERANDS};
+use isa_spa5::TypedMod;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
 
@@ -221,15 +223,15 @@ impl Spa5Target {
         let mov32 = TInst::new(MInst::mov(r, r), &[Res(0, 0), Arg(0, 0)]);
         let mov_hi = TInst::new(MInst::mov(r, r), &[Res(0, 1), Arg(0, 1)]);
         let movp = TInst::new(mov(Op::PSETP), &[Res(0, 0), Keep, Arg(0, 0), Keep, Keep]);
-        let stl = |size: &str, data: Slot| TInst::new(MInst::stl(size, r, 0, r), &[Spill, data]);
-        let ldl = |size: &str, d: Slot| TInst::new(MInst::ldl(size, r, r, 0), &[d, Spill]);
+        let stl = |size: Size, data: Slot| TInst::new(MInst::stl(size, r, 0, r), &[Spill, data]);
+        let ldl = |size: Size, d: Slot| TInst::new(MInst::ldl(size, r, r, 0), &[d, Spill]);
         // SEL scratch, RZ, 1, !p: scratch = p ? 1 : 0.
         let selp = TInst::new(
             MInst::sel(r, r, 1, Pred::TRUE),
             &[Scratch, Keep, Keep, ArgNot(0)],
         );
         let setp = TInst::new(
-            MInst::isetp("NE", PredReg(0), r, r),
+            MInst::isetp(ICmp::Ne, PredReg(0), r, r),
             &[Res(0, 0), Keep, Scratch, Keep, Keep],
         );
         let fixed = [
@@ -241,19 +243,19 @@ impl Spa5Target {
             Template::one(movp),
             Template {
                 side_effects: true,
-                ..Template::one(stl("", Arg(0, 0)))
+                ..Template::one(stl(Size::B32, Arg(0, 0)))
             },
             Template {
                 side_effects: true,
-                ..Template::one(stl("64", Arg(0, 0)))
+                ..Template::one(stl(Size::B64, Arg(0, 0)))
             },
             Template {
                 side_effects: true,
-                ..Template::many(&[selp, stl("", Scratch)])
+                ..Template::many(&[selp, stl(Size::B32, Scratch)])
             },
-            Template::one(ldl("", Res(0, 0))),
-            Template::one(ldl("64", Res(0, 0))),
-            Template::many(&[ldl("", Scratch), setp]),
+            Template::one(ldl(Size::B32, Res(0, 0))),
+            Template::one(ldl(Size::B64, Res(0, 0))),
+            Template::many(&[ldl(Size::B32, Scratch), setp]),
         ];
         for tpl in fixed {
             t.intern(tpl);
@@ -505,18 +507,6 @@ impl TargetIsa for Spa5Target {
     }
 }
 
-/// Sets a modifier when the form has it (helper for template building).
-pub fn with_mod(mut i: MInst, k: ModKind, v: u8) -> MInst {
-    i.set(k, v);
-    i
-}
-
-/// Sets a modifier by name when the form has it.
-pub fn with_name(mut i: MInst, k: ModKind, name: &str) -> MInst {
-    i.set_name(k, name);
-    i
-}
-
 /// An operand placeholder for building templates.
 pub const R: Reg = Reg::RZ;
 
@@ -530,13 +520,18 @@ pub fn imm(v: i64) -> Operand {
     Operand::Imm(v)
 }
 
-/// Non-panicking modifier setters for building templates: a modifier the form lacks is
-/// skipped (the SHL forms have no signedness field, for example).
+/// Modifier setters for building templates. Named values are typed
+/// ([`isa_spa5::mods`]): [`SetMod::t`] fails when the form lacks the value, so a template
+/// never silently drops one. Numeric flags: [`SetMod::f`] fails the same way; [`SetMod::m`]
+/// skips a flag the form lacks (shared code for forms with and without it: the SHL forms
+/// have no signedness field, for example).
 pub trait SetMod: Sized {
-    /// Sets modifier `k` to `v` if the form has it.
+    /// Sets flag or numeric modifier `k` to `v` if the form has it.
     fn m(self, k: ModKind, v: u8) -> Self;
-    /// Sets modifier `k` by name if the form has it.
-    fn mn(self, k: ModKind, name: &str) -> Self;
+    /// Sets flag or numeric modifier `k` to `v`; `Err` if the form lacks it.
+    fn f(self, k: ModKind, v: u8) -> Result<Self, ModError>;
+    /// Sets a typed modifier value; `Err` if the form lacks it.
+    fn t<T: TypedMod>(self, v: T) -> Result<Self, ModError>;
 }
 
 impl SetMod for MInst {
@@ -544,9 +539,19 @@ impl SetMod for MInst {
         self.set(k, v);
         self
     }
-    fn mn(mut self, k: ModKind, name: &str) -> Self {
-        self.set_name(k, name);
-        self
+    fn f(mut self, k: ModKind, v: u8) -> Result<Self, ModError> {
+        if self.set(k, v) {
+            Ok(self)
+        } else {
+            Err(ModError {
+                form: self.op.name(),
+                kind: k,
+                name: "(flag)",
+            })
+        }
+    }
+    fn t<T: TypedMod>(self, v: T) -> Result<Self, ModError> {
+        self.try_mod(v)
     }
 }
 

@@ -7,9 +7,10 @@
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
+use isa_spa5::mods::Bop;
+use isa_spa5::{Inst as MInst, Op, Pred};
 
-use super::legalize::{SrcForms, ANY};
+use super::legalize::{no_mods, SrcForms, ANY};
 use super::{Isel, IselError, Vals};
 use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
@@ -56,10 +57,10 @@ impl Isel<'_> {
                     &args,
                 )?)
             }
-            Opcode::Pand => one(self.psetp("AND", args[0], false, Some((args[1], false)))?),
-            Opcode::Por => one(self.psetp("OR", args[0], false, Some((args[1], false)))?),
-            Opcode::Pxor => one(self.psetp("XOR", args[0], false, Some((args[1], false)))?),
-            Opcode::Pnot => one(self.psetp("AND", args[0], true, None)?),
+            Opcode::Pand => one(self.psetp(Bop::And, args[0], false, Some((args[1], false)))?),
+            Opcode::Por => one(self.psetp(Bop::Or, args[0], false, Some((args[1], false)))?),
+            Opcode::Pxor => one(self.psetp(Bop::Xor, args[0], false, Some((args[1], false)))?),
+            Opcode::Pnot => one(self.psetp(Bop::And, args[0], true, None)?),
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
     }
@@ -69,9 +70,9 @@ impl Isel<'_> {
         let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let ty = self.ty(args[1]);
         if ty == Type::Pred {
-            let t = self.psetp("AND", args[0], false, Some((args[1], false)))?;
-            let f = self.psetp("AND", args[0], true, Some((args[2], false)))?;
-            return one(self.psetp("OR", t, false, Some((f, false)))?);
+            let t = self.psetp(Bop::And, args[0], false, Some((args[1], false)))?;
+            let f = self.psetp(Bop::And, args[0], true, Some((args[2], false)))?;
+            return one(self.psetp(Bop::Or, t, false, Some((f, false)))?);
         }
         if ty == Type::B32 && (self.const_like(args[1]) || self.const_like(args[2])) {
             // SEL's second operand may be an immediate or c[]: put the constant there
@@ -83,7 +84,7 @@ impl Isel<'_> {
             };
             let pslot = if not { Slot::ArgNot(1) } else { Arg(1, 0) };
             let forms = SrcForms::of(Op::SEL_R, 2);
-            return match self.legal_src(&forms, f, &ANY[..2], &[]) {
+            return match self.legal_src(&forms, f, &ANY[..2], &no_mods) {
                 Some((op, opb)) => {
                     let inst = MInst::build(
                         op,
@@ -122,12 +123,12 @@ impl Isel<'_> {
     /// `PSETP.bop p, PT, a (negated if anot), b (PT when None)`.
     pub(crate) fn psetp(
         &mut self,
-        bop: &str,
+        bop: Bop,
         a: Value,
         anot: bool,
         b: Option<(Value, bool)>,
     ) -> Result<Value, IselError> {
-        let inst = MInst::new(Op::PSETP).mn(ModKind::Bop, bop);
+        let inst = MInst::new(Op::PSETP).t(bop)?;
         let a_slot = if anot { Slot::ArgNot(0) } else { Arg(0, 0) };
         let (b_slot, args) = match b {
             Some((bv, bnot)) => (if bnot { Slot::ArgNot(1) } else { Arg(1, 0) }, vec![a, bv]),

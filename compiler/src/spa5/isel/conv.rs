@@ -6,6 +6,7 @@
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{DType, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op};
 
 use super::{Isel, IselError, Vals};
@@ -26,44 +27,46 @@ impl Isel<'_> {
         match op {
             Opcode::F2i | Opcode::F2u | Opcode::D2i | Opcode::D2u => {
                 let dty = if matches!(op, Opcode::F2i | Opcode::D2i) {
-                    "S32"
+                    DType::S32
                 } else {
-                    "U32"
+                    DType::U32
                 };
                 let sty = if matches!(op, Opcode::F2i | Opcode::F2u) {
-                    "F32"
+                    SType::F32
                 } else {
-                    "F64"
+                    SType::F64
                 };
-                let mut i = MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
-                    .mn(ModKind::DType, dty)
-                    .mn(ModKind::SType, sty)
-                    .mn(ModKind::Rnd, "TRUNC");
-                if sty == "F32" {
-                    i.set(ModKind::Ftz, 1);
-                }
+                let i = MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
+                    .t(dty)?
+                    .t(sty)?
+                    .t(Rnd::Trunc)?
+                    .f(ModKind::Ftz, u8::from(sty == SType::F32))?;
                 one(self.one(i, &[Res(0, 0), Arg(0, 0)], &args)?)
             }
             Opcode::I2f | Opcode::U2f | Opcode::I2d | Opcode::U2d => {
                 let sty = if matches!(op, Opcode::I2f | Opcode::I2d) {
-                    "S32"
+                    SType::S32
                 } else {
-                    "U32"
+                    SType::U32
                 };
                 let (dty, ty) = if matches!(op, Opcode::I2f | Opcode::U2f) {
-                    ("F32", Type::B32)
+                    (DType::F32, Type::B32)
                 } else {
-                    ("F64", Type::B64)
+                    (DType::F64, Type::B64)
                 };
                 let i = MInst::build(Op::I2F_R, &[Operand::Reg(R), Operand::Reg(R)])
-                    .mn(ModKind::DType, dty)
-                    .mn(ModKind::SType, sty);
+                    .t(dty)?
+                    .t(sty)?;
                 one(self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &args, ty)?)
             }
-            Opcode::F2d => one(self.f2f("F64", "F32", "", args[0], Type::B64)?),
-            Opcode::D2f => one(self.f2f("F32", "F64", "", args[0], Type::B32)?),
-            Opcode::F16to32 => one(self.f2f("F32", "F16", "", args[0], Type::B32)?),
-            Opcode::F32to16 => one(self.f2f("F16", "F32", "", args[0], Type::B32)?),
+            Opcode::F2d => one(self.f2f(DType::F64, SType::F32, Rnd::Rn, args[0], Type::B64)?),
+            Opcode::D2f => one(self.f2f(DType::F32, SType::F64, Rnd::Rn, args[0], Type::B32)?),
+            Opcode::F16to32 => {
+                one(self.f2f(DType::F32, SType::F16, Rnd::Rn, args[0], Type::B32)?)
+            }
+            Opcode::F32to16 => {
+                one(self.f2f(DType::F16, SType::F32, Rnd::Rn, args[0], Type::B32)?)
+            }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
     }
@@ -71,19 +74,18 @@ impl Isel<'_> {
     /// `F2F.dty.sty.rnd` (`.FTZ` when either side is f32) of `a`, result of type `ty`.
     pub(crate) fn f2f(
         &mut self,
-        dty: &str,
-        sty: &str,
-        rnd: &str,
+        dty: DType,
+        sty: SType,
+        rnd: Rnd,
         a: Value,
         ty: Type,
     ) -> Result<Value, IselError> {
-        let mut i = MInst::build(Op::F2F_R, &[Operand::Reg(R), Operand::Reg(R)])
-            .mn(ModKind::DType, dty)
-            .mn(ModKind::SType, sty)
-            .mn(ModKind::Rnd, rnd);
-        if sty == "F32" || dty == "F32" {
-            i.set(ModKind::Ftz, 1);
-        }
+        let f32 = sty == SType::F32 || dty == DType::F32;
+        let i = MInst::build(Op::F2F_R, &[Operand::Reg(R), Operand::Reg(R)])
+            .t(dty)?
+            .t(sty)?
+            .t(rnd)?
+            .f(ModKind::Ftz, u8::from(f32))?;
         self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &[a], ty)
     }
 }

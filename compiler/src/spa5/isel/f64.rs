@@ -24,10 +24,11 @@
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{Bop, DType, FCmp, Lop, Mufu, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
 
 use super::float::fcc;
-use super::legalize::{Enc, SrcForms};
+use super::legalize::{no_mods, Enc, SrcForms};
 use super::{Isel, IselError, Vals};
 use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
@@ -75,16 +76,13 @@ impl Isel<'_> {
                 } else {
                     (args[0], args[1])
                 };
-                let neg: &[(ModKind, u8)] = if op == Opcode::Dsub {
-                    &[(ModKind::Neg(2), 1)]
-                } else {
-                    &[]
-                };
+                let sub = op == Opcode::Dsub;
+                let neg = |i: MInst| if sub { i.f(ModKind::Neg(2), 1) } else { Ok(i) };
                 one(self.emit_legal(
                     &[SrcForms::of(r, 2)],
                     &[Enc::CBank],
                     &[Operand::Reg(R); 3],
-                    neg,
+                    &neg,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
                     &[a, b],
                     Type::B64,
@@ -100,7 +98,7 @@ impl Isel<'_> {
                     &[SrcForms::of(Op::DFMA_R, 2), SrcForms::of(Op::DFMA_R, 3)],
                     &[Enc::CBank],
                     &[Operand::Reg(R); 4],
-                    &[],
+                    &no_mods,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
                     &[a, b, c],
                     Type::B64,
@@ -137,9 +135,9 @@ impl Isel<'_> {
             }
             Opcode::Dneg | Opcode::Dabs => {
                 let (name, k) = if op == Opcode::Dneg {
-                    ("XOR", 0x8000_0000)
+                    (Lop::Xor, 0x8000_0000)
                 } else {
-                    ("AND", 0x7fff_ffff)
+                    (Lop::And, 0x7fff_ffff)
                 };
                 let t = Template::many(&[
                     TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
@@ -149,12 +147,12 @@ impl Isel<'_> {
             }
             Opcode::Dfloor | Opcode::Dceil | Opcode::Dtrunc | Opcode::DroundEven => {
                 let rnd = match op {
-                    Opcode::Dfloor => "FLOOR",
-                    Opcode::Dceil => "CEIL",
-                    Opcode::Dtrunc => "TRUNC",
-                    _ => "ROUND",
+                    Opcode::Dfloor => Rnd::Floor,
+                    Opcode::Dceil => Rnd::Ceil,
+                    Opcode::Dtrunc => Rnd::Trunc,
+                    _ => Rnd::Round,
                 };
-                one(self.f2f("F64", "F64", rnd, args[0], Type::B64)?)
+                one(self.f2f(DType::F64, SType::F64, rnd, args[0], Type::B64)?)
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
@@ -198,7 +196,7 @@ impl Isel<'_> {
     }
 
     /// The double whose high word is `MUFU.op` of `x`'s high word (low word zero).
-    fn mufu64(&mut self, op: &str, x: Value) -> Result<Value, IselError> {
+    fn mufu64(&mut self, op: Mufu, x: Value) -> Result<Value, IselError> {
         let t = Template::many(&[
             TInst::new(MInst::mov32i(R, 0), &[Res(0, 0)]),
             TInst::new(MInst::mufu(op, R, R), &[Res(0, 1), Arg(0, 1)]),
@@ -207,7 +205,7 @@ impl Isel<'_> {
     }
 
     /// `DSETP.cmp p, PT, a, b, PT`.
-    fn dsetp(&mut self, cmp: &str, a: Value, b: Value) -> Result<Value, IselError> {
+    fn dsetp(&mut self, cmp: FCmp, a: Value, b: Value) -> Result<Value, IselError> {
         let i = MInst::build(
             Op::DSETP_R,
             &[
@@ -218,7 +216,7 @@ impl Isel<'_> {
                 Operand::Pred(Pred::TRUE),
             ],
         )
-        .mn(ModKind::FCmp, cmp);
+        .t(cmp)?;
         self.one_ty(
             i,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
@@ -252,7 +250,7 @@ impl Isel<'_> {
                 Operand::Pred(Pred::TRUE),
             ],
         )
-        .mn(ModKind::FCmp, if lt { "LT" } else { "GT" })
+        .t(if lt { FCmp::Lt } else { FCmp::Gt })?
         .m(ModKind::Abs(2), 1);
         self.one_ty(
             i,
@@ -281,7 +279,7 @@ impl Isel<'_> {
         let ka = self.dsel(a_small, huge, one)?;
         let kq = self.dsel(a_small, tiny, one)?;
         let a_s = self.dmul(a, ka)?;
-        let r0 = self.mufu64("RCP64H", b)?;
+        let r0 = self.mufu64(Mufu::Rcp64h, b)?;
         let t = self.dfma(b, r0, one, true)?;
         let t = self.dfma(t, t, t, false)?;
         let r = self.dfma(r0, t, r0, false)?;
@@ -292,9 +290,9 @@ impl Isel<'_> {
         let q = self.dfma(r, e, q, false)?;
         let q = self.dmul(q, kq)?;
         let plain = self.dmul(a, r0)?;
-        let num = self.dsetp("NUM", q, q)?;
+        let num = self.dsetp(FCmp::Num, q, q)?;
         let zero = self.const64(0)?;
-        let nz = self.dsetp("NEU", a, zero)?;
+        let nz = self.dsetp(FCmp::Neu, a, zero)?;
         let ok = self.psetp_and(num, nz)?;
         self.dsel(ok, q, plain)
     }
@@ -312,7 +310,7 @@ impl Isel<'_> {
         let back = self.const64(P_M500)?;
         let kb = self.dsel(small, back, one)?;
         let half = self.const64(HALF)?;
-        let y = self.mufu64("RSQ64H", x)?;
+        let y = self.mufu64(Mufu::Rsq64h, x)?;
         let h = self.dmul(x, half)?;
         let mut y = y;
         for _ in 0..2 {
@@ -325,16 +323,16 @@ impl Isel<'_> {
         let hy = self.dmul(y, half)?;
         let s = self.dfma(r, hy, s, false)?;
         let zero = self.const64(0)?;
-        let neg = self.dsetp("LT", x, zero)?;
+        let neg = self.dsetp(FCmp::Lt, x, zero)?;
         let nan = self.const64(NAN)?;
         let special = self.dsel(neg, nan, x)?;
         let s = self.dmul(s, kb)?;
-        let num = self.dsetp("NUM", s, s)?;
+        let num = self.dsetp(FCmp::Num, s, s)?;
         self.dsel(num, s, special)
     }
 
     fn psetp_and(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
-        let inst = MInst::new(Op::PSETP).mn(ModKind::Bop, "AND");
+        let inst = MInst::new(Op::PSETP).t(Bop::And)?;
         self.one_ty(
             inst,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0), Slot::Keep],

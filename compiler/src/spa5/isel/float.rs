@@ -11,7 +11,9 @@
 //! Requires and guarantees as [`super`].
 
 use ilc_passes::ir::{FloatCC, Inst, InstructionData, Opcode, Type, Value};
+use isa_spa5::inst::ModError;
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{DType, FCmp, Fmz, Lop, Mufu, Rnd, Rro, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
 
 use super::legalize::{short_f32, Enc, SrcForms, ANY};
@@ -23,10 +25,14 @@ use Slot::{Arg, Res};
 type R32 = Result<Value, IselError>;
 
 /// `.FTZ` on forms whose flush mode is the `Ftz` flag (FADD, FSETP, FMNMX...).
-const FTZ: (ModKind, u8) = (ModKind::Ftz, 1);
-/// `.FTZ` on forms whose flush mode is the `Fmz` field (FMUL, FFMA): value 1 of
-/// `["", "FTZ", "FMZ"]`.
-const FMZ_FTZ: (ModKind, u8) = (ModKind::Fmz, 1);
+fn ftz(i: MInst) -> Result<MInst, ModError> {
+    i.f(ModKind::Ftz, 1)
+}
+
+/// `.FTZ` on forms whose flush mode is the `Fmz` field (FMUL, FFMA).
+fn fmz_ftz(i: MInst) -> Result<MInst, ModError> {
+    i.t(Fmz::Ftz)
+}
 
 impl Isel<'_> {
     /// Selects an f32-family instruction (see [`super::family`]).
@@ -47,7 +53,7 @@ impl Isel<'_> {
             }
             Opcode::Fadd => {
                 let (a, b) = self.canon(args[0], args[1]);
-                one(self.bin(Op::FADD_R, a, b, &[FTZ])?)
+                one(self.bin(Op::FADD_R, a, b, &ftz)?)
             }
             Opcode::Fsub => {
                 let i = MInst::fadd(R, R, R)
@@ -57,21 +63,25 @@ impl Isel<'_> {
             }
             Opcode::Fmul => {
                 let (a, b) = self.canon(args[0], args[1]);
-                one(self.bin(Op::FMUL_R, a, b, &[FMZ_FTZ])?)
+                one(self.bin(Op::FMUL_R, a, b, &fmz_ftz)?)
             }
             Opcode::FmulLegacy => {
-                let i = MInst::fmul(R, R, R).mn(ModKind::Fmz, "FMZ");
+                let i = MInst::fmul(R, R, R).t(Fmz::Fmz)?;
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
             Opcode::Ffma => one(self.ffma(args[0], args[1], args[2], false, false)?),
             Opcode::Fmad | Opcode::FmadLegacy => {
-                let fmz = if op == Opcode::Fmad { "FTZ" } else { "FMZ" };
+                let fmz = if op == Opcode::Fmad {
+                    Fmz::Ftz
+                } else {
+                    Fmz::Fmz
+                };
                 let m = self.one(
-                    MInst::fmul(R, R, R).mn(ModKind::Fmz, fmz),
+                    MInst::fmul(R, R, R).t(fmz)?,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
                     &args[..2],
                 )?;
-                one(self.bin(Op::FADD_R, m, args[2], &[FTZ])?)
+                one(self.bin(Op::FADD_R, m, args[2], &ftz)?)
             }
             Opcode::Fmin | Opcode::Fmax => {
                 let p = if op == Opcode::Fmin {
@@ -91,43 +101,46 @@ impl Isel<'_> {
                 .m(ModKind::Ftz, 1);
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
-            Opcode::Fneg => one(self.lop32i("XOR", args[0], 0x8000_0000)?),
-            Opcode::Fabs => one(self.lop32i("AND", args[0], 0x7fff_ffff)?),
+            Opcode::Fneg => one(self.lop32i(Lop::Xor, args[0], 0x8000_0000)?),
+            Opcode::Fabs => one(self.lop32i(Lop::And, args[0], 0x7fff_ffff)?),
             Opcode::Fdiv => one(self.fdiv(args[0], args[1])?),
-            Opcode::Frcp => one(self.mufu("RCP", args[0])?),
-            Opcode::Frsq => one(self.mufu("RSQ", args[0])?),
+            Opcode::Frcp => one(self.mufu(Mufu::Rcp, args[0])?),
+            Opcode::Frsq => one(self.mufu(Mufu::Rsq, args[0])?),
             Opcode::Fsqrt => {
-                let r = self.mufu("RSQ", args[0])?;
-                one(self.mufu("RCP", r)?)
+                let r = self.mufu(Mufu::Rsq, args[0])?;
+                one(self.mufu(Mufu::Rcp, r)?)
             }
-            Opcode::Flog2 => one(self.mufu("LG2", args[0])?),
+            Opcode::Flog2 => one(self.mufu(Mufu::Lg2, args[0])?),
             Opcode::Fexp2 => {
                 let r = self.one(
-                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
-                        .mn(ModKind::Mode, "EX2"),
+                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)]).t(Rro::Ex2)?,
                     &[Res(0, 0), Arg(0, 0)],
                     &args,
                 )?;
-                one(self.mufu("EX2", r)?)
+                one(self.mufu(Mufu::Ex2, r)?)
             }
             Opcode::Fsin | Opcode::Fcos => {
                 // RRO.SINCOS takes the angle in radians (as ptxas emits `__sinf`), then MUFU.
                 let r = self.one(
-                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)])
-                        .mn(ModKind::Mode, "SINCOS"),
+                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)]).t(Rro::SinCos)?,
                     &[Res(0, 0), Arg(0, 0)],
                     &args,
                 )?;
-                one(self.mufu(if op == Opcode::Fsin { "SIN" } else { "COS" }, r)?)
+                let f = if op == Opcode::Fsin {
+                    Mufu::Sin
+                } else {
+                    Mufu::Cos
+                };
+                one(self.mufu(f, r)?)
             }
             Opcode::Ffloor | Opcode::Fceil | Opcode::Ftrunc | Opcode::FroundEven => {
                 let rnd = match op {
-                    Opcode::Ffloor => "FLOOR",
-                    Opcode::Fceil => "CEIL",
-                    Opcode::Ftrunc => "TRUNC",
-                    _ => "ROUND",
+                    Opcode::Ffloor => Rnd::Floor,
+                    Opcode::Fceil => Rnd::Ceil,
+                    Opcode::Ftrunc => Rnd::Trunc,
+                    _ => Rnd::Round,
                 };
-                one(self.f2f("F32", "F32", rnd, args[0], Type::B32)?)
+                one(self.f2f(DType::F32, SType::F32, rnd, args[0], Type::B32)?)
             }
             Opcode::Ffract => one(self.ffract(args[0])?),
             Opcode::Fsat => {
@@ -146,9 +159,8 @@ impl Isel<'_> {
         } else {
             (cond, a, b)
         };
-        let mut probe = MInst::new(Op::FSETP_R);
-        probe.set_name(ModKind::FCmp, fcc(cond));
-        let mods = [(ModKind::FCmp, probe.get(ModKind::FCmp).unwrap_or(0)), FTZ];
+        let cmp = fcc(cond);
+        let mods = |i: MInst| i.t(cmp)?.f(ModKind::Ftz, 1);
         let ops = [
             Operand::Pred(Pred::p(0)),
             Operand::Pred(Pred::TRUE),
@@ -182,7 +194,7 @@ impl Isel<'_> {
                     Operand::Pred(Pred::TRUE),
                 ],
             )
-            .mn(ModKind::FCmp, "GT")
+            .t(FCmp::Gt)?
             .m(ModKind::Ftz, 1)
             .m(ModKind::Abs(2), 1),
             &[Res(0, 0), Slot::Keep, Arg(0, 0)],
@@ -196,18 +208,18 @@ impl Isel<'_> {
             &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
             &[quarter, unit, big],
         )?;
-        let a = self.bin(Op::FMUL_R, a, k, &[FMZ_FTZ])?;
-        let b = self.bin(Op::FMUL_R, b, k, &[FMZ_FTZ])?;
+        let a = self.bin(Op::FMUL_R, a, k, &fmz_ftz)?;
+        let b = self.bin(Op::FMUL_R, b, k, &fmz_ftz)?;
         // q = a * rcp(b): MUFU.RCP is within 1 ulp, the product within 2 (the IR's
         // bound for `fdiv`, PTX's for div.approx; AMD IL states none and its hardware
         // divides the same way). A Newton step would cost four more instructions.
-        let r = self.mufu("RCP", b)?;
-        self.bin(Op::FMUL_R, a, r, &[FMZ_FTZ])
+        let r = self.mufu(Mufu::Rcp, b)?;
+        self.bin(Op::FMUL_R, a, r, &fmz_ftz)
     }
 
     /// `x - floor(x)`, at most the largest f32 below 1, NaN kept.
     fn ffract(&mut self, x: Value) -> R32 {
-        let f = self.f2f("F32", "F32", "FLOOR", x, Type::B32)?;
+        let f = self.f2f(DType::F32, SType::F32, Rnd::Floor, x, Type::B32)?;
         let t = self.one(
             MInst::fadd(R, R, R)
                 .m(ModKind::Ftz, 1)
@@ -241,7 +253,7 @@ impl Isel<'_> {
                     Operand::Pred(Pred::TRUE),
                 ],
             )
-            .mn(ModKind::FCmp, "NAN"),
+            .t(FCmp::Nan)?,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
             &[t, t],
             Type::Pred,
@@ -267,7 +279,7 @@ impl Isel<'_> {
         if let Some(k) = self.konst(b).map(|k| k as u32) {
             let k = if negb { k ^ 0x8000_0000 } else { k };
             if short_f32(k) {
-                let mut inst = MInst::build(
+                let inst = MInst::build(
                     Op::FFMA_I,
                     &[
                         Operand::Reg(R),
@@ -276,8 +288,7 @@ impl Isel<'_> {
                         Operand::Reg(R),
                     ],
                 );
-                inst.set_name(ModKind::Fmz, "FTZ");
-                inst.set(ModKind::Neg(3), negc as u8);
+                let inst = inst.t(Fmz::Ftz)?.f(ModKind::Neg(3), negc as u8)?;
                 return self.one(
                     inst,
                     &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
@@ -285,11 +296,11 @@ impl Isel<'_> {
                 );
             }
         }
-        let mods = [
-            FMZ_FTZ,
-            (ModKind::Neg(2), negb as u8),
-            (ModKind::Neg(3), negc as u8),
-        ];
+        let mods = |i: MInst| {
+            i.t(Fmz::Ftz)?
+                .f(ModKind::Neg(2), negb as u8)?
+                .f(ModKind::Neg(3), negc as u8)
+        };
         self.emit_legal(
             &[SrcForms::of(Op::FFMA_R, 2), SrcForms::of(Op::FFMA_R, 3)],
             &[Enc::CBank],
@@ -301,27 +312,27 @@ impl Isel<'_> {
         )
     }
 
-    pub(crate) fn mufu(&mut self, op: &str, a: Value) -> R32 {
+    pub(crate) fn mufu(&mut self, op: Mufu, a: Value) -> R32 {
         self.one(MInst::mufu(op, R, R), &[Res(0, 0), Arg(0, 0)], &[a])
     }
 }
 
-/// FSETP/DSETP condition name.
-pub fn fcc(cc: FloatCC) -> &'static str {
+/// FSETP/DSETP condition.
+pub fn fcc(cc: FloatCC) -> FCmp {
     match cc {
-        FloatCC::Oeq => "EQ",
-        FloatCC::One => "NE",
-        FloatCC::Olt => "LT",
-        FloatCC::Ole => "LE",
-        FloatCC::Ogt => "GT",
-        FloatCC::Oge => "GE",
-        FloatCC::Ueq => "EQU",
-        FloatCC::Une => "NEU",
-        FloatCC::Ult => "LTU",
-        FloatCC::Ule => "LEU",
-        FloatCC::Ugt => "GTU",
-        FloatCC::Uge => "GEU",
-        FloatCC::Ord => "NUM",
-        FloatCC::Uno => "NAN",
+        FloatCC::Oeq => FCmp::Eq,
+        FloatCC::One => FCmp::Ne,
+        FloatCC::Olt => FCmp::Lt,
+        FloatCC::Ole => FCmp::Le,
+        FloatCC::Ogt => FCmp::Gt,
+        FloatCC::Oge => FCmp::Ge,
+        FloatCC::Ueq => FCmp::Equ,
+        FloatCC::Une => FCmp::Neu,
+        FloatCC::Ult => FCmp::Ltu,
+        FloatCC::Ule => FCmp::Leu,
+        FloatCC::Ugt => FCmp::Gtu,
+        FloatCC::Uge => FCmp::Geu,
+        FloatCC::Ord => FCmp::Num,
+        FloatCC::Uno => FCmp::Nan,
     }
 }

@@ -20,10 +20,11 @@
 
 use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
 use smallvec::SmallVec;
 
-use super::legalize::{SrcForms, ANY};
+use super::legalize::{no_mods, SrcForms, ANY};
 use super::{Isel, IselError, Vals};
 use crate::spa5::target::{fits_i20, SetMod, Slot, TInst, Template, R};
 
@@ -53,7 +54,7 @@ impl Isel<'_> {
             Opcode::Iadd | Opcode::Isub if is64 => self.add64(op == Opcode::Isub, &args),
             Opcode::Iadd => {
                 let (a, b) = self.canon(args[0], args[1]);
-                one(self.bin(Op::IADD_R, a, b, &[])?)
+                one(self.bin(Op::IADD_R, a, b, &no_mods)?)
             }
             Opcode::Isub => {
                 if let Some(c) = self.konst(args[1]) {
@@ -76,10 +77,10 @@ impl Isel<'_> {
             }
             Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => {
                 let name = match op {
-                    Opcode::Band => "AND",
-                    Opcode::Bor => "OR",
-                    Opcode::Bxor => "XOR",
-                    _ => "PASS_B",
+                    Opcode::Band => Lop::And,
+                    Opcode::Bor => Lop::Or,
+                    Opcode::Bxor => Lop::Xor,
+                    _ => Lop::PassB,
                 };
                 let parts = if is64 { 2 } else { 1 };
                 let mut seq = Vec::new();
@@ -231,7 +232,7 @@ impl Isel<'_> {
                     return one(self.icmp64(*cond, args[0], args[1])?);
                 }
                 let (cmp, signed) = icc(*cond);
-                one(self.isetp(cmp, signed, false, args[0], args[1], "AND", None)?)
+                one(self.isetp(cmp, signed, false, args[0], args[1], Bop::And, None)?)
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
@@ -239,25 +240,22 @@ impl Isel<'_> {
 
     /// 64-bit `a + b` or `a - b` as a carry chain in one template.
     fn add64(&mut self, sub: bool, args: &[Value]) -> Result<Vals, IselError> {
-        let mut lo = MInst::iadd(R, R, R).m(ModKind::Cc, 1);
-        let mut hi = MInst::iadd(R, R, R).m(ModKind::X, 1);
+        let lo = MInst::iadd(R, R, R).f(ModKind::Cc, 1)?;
+        let hi = MInst::iadd(R, R, R).f(ModKind::X, 1)?;
         let mut seq = Vec::new();
         if sub {
             // a - b = a + ~b + 1: invert b into the result, then add with carry-in 1.
-            let not = |part| {
-                TInst::new(
-                    MInst::lop("PASS_B", R, R, R).m(ModKind::Inv(3), 1),
+            let inv = MInst::lop(Lop::PassB, R, R, R).f(ModKind::Inv(3), 1)?;
+            for part in 0..2 {
+                seq.push(TInst::new(
+                    inv,
                     &[Slot::Keep, Res(0, part), Slot::Keep, Arg(1, part)],
-                )
-            };
-            seq.push(not(0));
-            seq.push(not(1));
-            lo.set_name(ModKind::Po, "PO");
+                ));
+            }
+            let lo = lo.t(Po::Po)?;
             seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Res(0, 0)]));
             seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Res(0, 1)]));
         } else {
-            lo.set(ModKind::Cc, 1);
-            hi.set(ModKind::X, 1);
             seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Arg(1, 0)]));
             seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Arg(1, 1)]));
         }
@@ -280,7 +278,7 @@ impl Isel<'_> {
             return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, c]);
         }
         let m = self.imul(a, b)?;
-        self.bin(Op::IADD_R, m, c, &[])
+        self.bin(Op::IADD_R, m, c, &no_mods)
     }
 
     /// 32-bit shift; the IR masks the count to 5 bits (a constant count is masked here,
@@ -301,8 +299,8 @@ impl Isel<'_> {
         if let (Some(w), Some(o)) = (self.konst(width), self.konst(offset)) {
             return self.const32(((o & 31) | (w & 31) << 8) as u32);
         }
-        let w = self.lop32i("AND", width, 31)?;
-        let o = self.lop32i("AND", offset, 31)?;
+        let w = self.lop32i(Lop::And, width, 31)?;
+        let o = self.lop32i(Lop::And, offset, 31)?;
         let inst = MInst::build(
             Op::BFI_I,
             &[
@@ -365,7 +363,7 @@ impl Isel<'_> {
         )?;
         let d = MInst::xmad(R, R, R, R)
             .m(ModKind::Psl, 1)
-            .mn(ModKind::XMode, "CBCC")
+            .t(XMode::Cbcc)?
             .m(ModKind::H1(1), 1)
             .m(ModKind::H1(2), 1);
         self.one(
@@ -381,54 +379,51 @@ impl Isel<'_> {
         let (al, bl, ah, bh) = (lo(self, a)?, lo(self, b)?, hi(self, a)?, hi(self, b)?);
         match cc {
             IntCC::Eq => {
-                let p = self.isetp("EQ", false, false, al, bl, "AND", None)?;
-                self.isetp("EQ", false, false, ah, bh, "AND", Some(p))
+                let p = self.isetp(ICmp::Eq, false, false, al, bl, Bop::And, None)?;
+                self.isetp(ICmp::Eq, false, false, ah, bh, Bop::And, Some(p))
             }
             IntCC::Ne => {
-                let p = self.isetp("NE", false, false, al, bl, "AND", None)?;
-                self.isetp("NE", false, false, ah, bh, "OR", Some(p))
+                let p = self.isetp(ICmp::Ne, false, false, al, bl, Bop::And, None)?;
+                self.isetp(ICmp::Ne, false, false, ah, bh, Bop::Or, Some(p))
             }
             _ => {
                 let (cmp, signed) = icc(cc);
                 // Strict part of the order on the high words, the full order on the low words.
                 let strict = match cmp {
-                    "LE" => "LT",
-                    "GE" => "GT",
+                    ICmp::Le => ICmp::Lt,
+                    ICmp::Ge => ICmp::Gt,
                     c => c,
                 };
-                let l = self.isetp(cmp, false, false, al, bl, "AND", None)?;
-                let e = self.isetp("EQ", false, false, ah, bh, "AND", Some(l))?;
-                self.isetp(strict, signed, false, ah, bh, "OR", Some(e))
+                let l = self.isetp(cmp, false, false, al, bl, Bop::And, None)?;
+                let e = self.isetp(ICmp::Eq, false, false, ah, bh, Bop::And, Some(l))?;
+                self.isetp(strict, signed, false, ah, bh, Bop::Or, Some(e))
             }
         }
     }
 
-    pub(crate) fn lop32i(&mut self, op: &str, a: Value, k: u32) -> R32 {
+    pub(crate) fn lop32i(&mut self, op: Lop, a: Value, k: u32) -> R32 {
         self.one(MInst::lop32i(op, R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
     }
 
     /// A predicate from `ISETP.cmp.bop p, PT, a, b, q` (q = PT when `q` is None); `b` is
     /// legalized (a small constant or a constant-bank operand is the B operand itself).
     #[allow(clippy::too_many_arguments)] // mirrors the ISETP operand list
-    fn isetp(
+    pub(crate) fn isetp(
         &mut self,
-        cmp: &str,
+        cmp: ICmp,
         signed: bool,
         x: bool,
         a: Value,
         b: Value,
-        bop: &str,
+        bop: Bop,
         q: Option<Value>,
     ) -> R32 {
-        let mut probe = MInst::new(Op::ISETP_R);
-        probe.set_name(ModKind::ICmp, cmp);
-        probe.set_name(ModKind::Bop, bop);
-        let mods = [
-            (ModKind::ICmp, probe.get(ModKind::ICmp).unwrap_or(0)),
-            (ModKind::Signed, signed as u8),
-            (ModKind::Bop, probe.get(ModKind::Bop).unwrap_or(0)),
-            (ModKind::X, x as u8),
-        ];
+        let mods = |i: MInst| {
+            i.t(cmp)?
+                .f(ModKind::Signed, signed as u8)?
+                .t(bop)?
+                .f(ModKind::X, x as u8)
+        };
         let ops = [
             Operand::Pred(Pred::p(0)),
             Operand::Pred(Pred::TRUE),
@@ -447,19 +442,19 @@ impl Isel<'_> {
     }
 }
 
-/// ISETP condition name and signedness.
-pub fn icc(cc: IntCC) -> (&'static str, bool) {
+/// ISETP condition and signedness.
+pub fn icc(cc: IntCC) -> (ICmp, bool) {
     match cc {
-        IntCC::Eq => ("EQ", true),
-        IntCC::Ne => ("NE", true),
-        IntCC::Slt => ("LT", true),
-        IntCC::Sle => ("LE", true),
-        IntCC::Sgt => ("GT", true),
-        IntCC::Sge => ("GE", true),
-        IntCC::Ult => ("LT", false),
-        IntCC::Ule => ("LE", false),
-        IntCC::Ugt => ("GT", false),
-        IntCC::Uge => ("GE", false),
+        IntCC::Eq => (ICmp::Eq, true),
+        IntCC::Ne => (ICmp::Ne, true),
+        IntCC::Slt => (ICmp::Lt, true),
+        IntCC::Sle => (ICmp::Le, true),
+        IntCC::Sgt => (ICmp::Gt, true),
+        IntCC::Sge => (ICmp::Ge, true),
+        IntCC::Ult => (ICmp::Lt, false),
+        IntCC::Ule => (ICmp::Le, false),
+        IntCC::Ugt => (ICmp::Gt, false),
+        IntCC::Uge => (ICmp::Ge, false),
     }
 }
 
@@ -510,7 +505,7 @@ impl Isel<'_> {
         self.one(i, &[Res(0, 0), Arg(0, 0)], &[a])
     }
 
-    fn lop(&mut self, op: &str, a: Value, b: Value) -> R32 {
+    fn lop(&mut self, op: Lop, a: Value, b: Value) -> R32 {
         self.one(
             MInst::lop(op, R, R, R),
             &[Slot::Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
@@ -519,10 +514,14 @@ impl Isel<'_> {
     }
 
     fn and_imm(&mut self, a: Value, k: u32) -> R32 {
-        self.one(MInst::lop32i("AND", R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
+        self.one(
+            MInst::lop32i(Lop::And, R, R, k),
+            &[Res(0, 0), Arg(0, 0)],
+            &[a],
+        )
     }
 
-    fn setp(&mut self, cmp: &str, signed: bool, a: Value, b: Value) -> R32 {
+    fn setp(&mut self, cmp: ICmp, signed: bool, a: Value, b: Value) -> R32 {
         let i = MInst::isetp(cmp, isa_spa5::PredReg(0), R, R).m(ModKind::Signed, u8::from(signed));
         let t = Template::one(TInst::new(
             i,
@@ -567,16 +566,16 @@ impl Isel<'_> {
             let a1 = self.sh(true, false, hi, n)?;
             let a2 = self.sh(false, false, lo, inv)?;
             let a3 = self.sh(true, false, lo, over)?;
-            let h = self.lop("OR", a1, a2)?;
-            let nhi = self.lop("OR", h, a3)?;
+            let h = self.lop(Lop::Or, a1, a2)?;
+            let nhi = self.lop(Lop::Or, h, a3)?;
             return self.pair(nlo, nhi);
         }
         let nhi = self.sh(false, signed, hi, n)?;
         let b1 = self.sh(false, false, lo, n)?;
         let b2 = self.sh(true, false, hi, inv)?;
-        let small = self.lop("OR", b1, b2)?;
+        let small = self.lop(Lop::Or, b1, b2)?;
         let big = self.sh(false, signed, hi, over)?;
-        let ge = self.setp("GE", false, n, c32)?;
+        let ge = self.setp(ICmp::Ge, false, n, c32)?;
         let nlo = self.sel(ge, big, small)?;
         self.pair(nlo, nhi)
     }
@@ -605,8 +604,8 @@ impl Isel<'_> {
         let h = self.umulhi(a, b)?;
         let sa = self.sh_imm(false, true, a, 31)?;
         let sb = self.sh_imm(false, true, b, 31)?;
-        let ca = self.lop("AND", sa, b)?;
-        let cb = self.lop("AND", sb, a)?;
+        let ca = self.lop(Lop::And, sa, b)?;
+        let cb = self.lop(Lop::And, sb, a)?;
         let h = self.add(h, ca, false, true)?;
         self.add(h, cb, false, true)
     }
@@ -615,12 +614,12 @@ impl Isel<'_> {
     pub(crate) fn udivrem(&mut self, x: Value, y: Value) -> Result<(Value, Value), IselError> {
         let fy = self.one(
             MInst::build(Op::I2F_R, &[Operand::Reg(R), Operand::Reg(R)])
-                .mn(ModKind::DType, "F32")
-                .mn(ModKind::SType, "U32"),
+                .t(DType::F32)?
+                .t(SType::U32)?,
             &[Res(0, 0), Arg(0, 0)],
             &[y],
         )?;
-        let r = self.one(MInst::mufu("RCP", R, R), &[Res(0, 0), Arg(0, 0)], &[fy])?;
+        let r = self.one(MInst::mufu(Mufu::Rcp, R, R), &[Res(0, 0), Arg(0, 0)], &[fy])?;
         let k = self.const32(0x4f7f_fffe)?; // 4294966784.0
         let s = self.one(
             MInst::fmul(R, R, R),
@@ -629,9 +628,9 @@ impl Isel<'_> {
         )?;
         let z = self.one(
             MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
-                .mn(ModKind::DType, "U32")
-                .mn(ModKind::SType, "F32")
-                .mn(ModKind::Rnd, "TRUNC"),
+                .t(DType::U32)?
+                .t(SType::F32)?
+                .t(Rnd::Trunc)?,
             &[Res(0, 0), Arg(0, 0)],
             &[s],
         )?;
@@ -645,14 +644,14 @@ impl Isel<'_> {
         let mut q = q;
         let mut r = self.add(x, qy, false, true)?;
         for _ in 0..2 {
-            let ge = self.setp("GE", false, r, y)?;
+            let ge = self.setp(ICmp::Ge, false, r, y)?;
             let q1 = self.add_imm(q, 1, false)?;
             let r1 = self.add(r, y, false, true)?;
             q = self.sel(ge, q1, q)?;
             r = self.sel(ge, r1, r)?;
         }
         let ones = self.const32(u32::MAX)?;
-        let is0 = self.setp("EQ", false, y, zero)?;
+        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
         let q = self.sel(is0, ones, q)?;
         let r = self.sel(is0, ones, r)?;
         Ok((q, r))
@@ -663,21 +662,21 @@ impl Isel<'_> {
         let zero = self.const32(0)?;
         let nx = self.add(zero, x, false, true)?;
         let ny = self.add(zero, y, false, true)?;
-        let xneg = self.setp("LT", true, x, zero)?;
-        let yneg = self.setp("LT", true, y, zero)?;
+        let xneg = self.setp(ICmp::Lt, true, x, zero)?;
+        let yneg = self.setp(ICmp::Lt, true, y, zero)?;
         let ax = self.sel(xneg, nx, x)?;
         let ay = self.sel(yneg, ny, y)?;
         let (q, r) = self.udivrem(ax, ay)?;
         let sx = self.sh_imm(false, true, x, 31)?;
         let sy = self.sh_imm(false, true, y, 31)?;
-        let diff = self.lop("XOR", sx, sy)?;
-        let dneg = self.setp("NE", false, diff, zero)?;
+        let diff = self.lop(Lop::Xor, sx, sy)?;
+        let dneg = self.setp(ICmp::Ne, false, diff, zero)?;
         let nq = self.add(zero, q, false, true)?;
         let nr = self.add(zero, r, false, true)?;
         let q = self.sel(dneg, nq, q)?;
         let r = self.sel(xneg, nr, r)?;
         let ones = self.const32(u32::MAX)?;
-        let is0 = self.setp("EQ", false, y, zero)?;
+        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
         let q = self.sel(is0, ones, q)?;
         let r = self.sel(is0, ones, r)?;
         Ok((q, r))

@@ -19,9 +19,9 @@
 //! constant it represents bit for bit).
 
 use ilc_passes::ir::{InstructionData, Opcode, Type, Value};
-use isa_spa5::inst::Operand;
+use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::table::{OpKind, FORMS};
-use isa_spa5::{Inst as MInst, ModKind, Op};
+use isa_spa5::{Inst as MInst, Op};
 
 use super::{Isel, IselError};
 use crate::spa5::target::{cb0, fits_i20, Slot, TInst, Template, R};
@@ -152,10 +152,18 @@ pub(crate) fn imm_operand(kind: OpKind, c: u64) -> Option<Operand> {
     }
 }
 
-/// Whether form `op` has every modifier of `mods`.
-fn has_mods(op: Op, mods: &[(ModKind, u8)]) -> bool {
-    let probe = MInst::new(op);
-    mods.iter().all(|&(k, _)| probe.get(k).is_some())
+/// The modifiers of an instruction being legalized: applied to whichever form is chosen;
+/// `Err` when the form lacks one (the form then does not qualify).
+pub(crate) type Mods<'a> = &'a dyn Fn(MInst) -> Result<MInst, ModError>;
+
+/// No modifiers.
+pub(crate) fn no_mods(i: MInst) -> Result<MInst, ModError> {
+    Ok(i)
+}
+
+/// Whether form `op` takes every modifier `mods` sets.
+fn has_mods(op: Op, mods: Mods<'_>) -> bool {
+    mods(MInst::new(op)).is_ok()
 }
 
 impl Isel<'_> {
@@ -279,7 +287,7 @@ impl Isel<'_> {
         forms: &SrcForms,
         v: Value,
         prefer: &[Enc],
-        mods: &[(ModKind, u8)],
+        mods: Mods<'_>,
     ) -> Option<(Op, Operand)> {
         let wide = self.func.dfg.value_type(v) == Type::B64;
         for enc in prefer {
@@ -335,7 +343,7 @@ impl Isel<'_> {
         candidates: &[SrcForms],
         prefer: &[Enc],
         ops: &[Operand],
-        mods: &[(ModKind, u8)],
+        mods: Mods<'_>,
         slots: &[Slot],
         args: &[Value],
         ty: Type,
@@ -382,10 +390,7 @@ impl Isel<'_> {
                 (op, ops, slots, args)
             }
         };
-        let mut inst = MInst::build(op, &ops);
-        for &(k, v) in mods {
-            inst.set(k, v);
-        }
+        let inst = mods(MInst::build(op, &ops))?;
         Ok(self.emit(Template::one(TInst::new(inst, &slots)), &args, &[ty])?[0])
     }
 
@@ -396,7 +401,7 @@ impl Isel<'_> {
         r: Op,
         a: Value,
         b: Value,
-        mods: &[(ModKind, u8)],
+        mods: Mods<'_>,
     ) -> Result<Value, IselError> {
         let forms = SrcForms::of(r, 2);
         let ops = [Operand::Reg(R); 3];
@@ -458,8 +463,11 @@ mod tests {
 
     #[test]
     fn a_form_without_a_requested_modifier_does_not_qualify() {
+        use crate::spa5::target::SetMod;
+        use isa_spa5::ModKind;
         // IADD32I has no negated second source.
-        assert!(!has_mods(Op::IADD32I, &[(ModKind::Neg(2), 1)]));
-        assert!(has_mods(Op::IADD_I, &[(ModKind::Neg(2), 1)]));
+        let neg: Mods<'_> = &|i| i.f(ModKind::Neg(2), 1);
+        assert!(!has_mods(Op::IADD32I, neg));
+        assert!(has_mods(Op::IADD_I, neg));
     }
 }

@@ -18,6 +18,7 @@
 
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
 use isa_spa5::inst::{mem, Operand};
+use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg};
 use smallvec::SmallVec;
 
@@ -30,16 +31,16 @@ use Slot::{Arg, Res};
 
 type Vals = SmallVec<[Value; 4]>;
 
-fn size_name(size: MemSize, words: usize) -> &'static str {
+fn size_name(size: MemSize, words: usize) -> Size {
     match size {
-        MemSize::U8 => "U8",
-        MemSize::S8 => "S8",
-        MemSize::U16 => "U16",
-        MemSize::S16 => "S16",
+        MemSize::U8 => Size::U8,
+        MemSize::S8 => Size::S8,
+        MemSize::U16 => Size::U16,
+        MemSize::S16 => Size::S16,
         MemSize::Words(_) => match words {
-            2 => "64",
-            4 => "128",
-            _ => "",
+            2 => Size::B64,
+            4 => Size::B128,
+            _ => Size::B32,
         },
     }
 }
@@ -74,9 +75,9 @@ impl Isel<'_> {
             InstructionData::Barrier { flags, .. } => {
                 let mut seq = Vec::new();
                 if flags.memory || flags.gds {
-                    seq.push(TInst::new(MInst::membar("GL"), &[]));
+                    seq.push(TInst::new(MInst::membar(Scope::Gl), &[]));
                 } else if flags.lds && !flags.threads {
-                    seq.push(TInst::new(MInst::membar("CTA"), &[]));
+                    seq.push(TInst::new(MInst::membar(Scope::Cta), &[]));
                 }
                 if flags.threads {
                     seq.push(TInst::new(MInst::bar_sync(0), &[]));
@@ -170,7 +171,7 @@ impl Isel<'_> {
                 )
             }
             other => {
-                let i = MInst::isetp("LT", PredReg(0), R, other).m(ModKind::Signed, 0);
+                let i = MInst::isetp(ICmp::Lt, PredReg(0), R, other).m(ModKind::Signed, 0);
                 let v = self.emit(
                     Template::one(TInst::new(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)])),
                     &[a],
@@ -179,7 +180,7 @@ impl Isel<'_> {
                 return Ok(Some(v[0]));
             }
         };
-        let i = MInst::isetp("LT", PredReg(0), R, R).m(ModKind::Signed, 0);
+        let i = MInst::isetp(ICmp::Lt, PredReg(0), R, R).m(ModKind::Signed, 0);
         let v = self.emit(Template::one(TInst::new(i, &slots)), &b, &[Type::Pred])?;
         Ok(Some(v[0]))
     }
@@ -443,7 +444,7 @@ impl Isel<'_> {
         for (part, extra) in [(0u8, 0i64), (1, 4)] {
             let (place, pred) = self.place(inst, m, addr, extra)?;
             let global = matches!(place, Place::Global { .. });
-            let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1));
+            let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1))?;
             // This word's address arguments start at `base` (shared with the other word's
             // when they are the same values).
             let base = match args.windows(a.len().max(1)).position(|w| w == a.as_slice()) {
@@ -581,7 +582,7 @@ impl Isel<'_> {
         }
         let (place, pred) = self.place(inst, m, addr, extra)?;
         let sname = size_name(size, n);
-        let (ti, args) = load_tinst(place, sname);
+        let (ti, args) = load_tinst(place, sname)?;
         let mut args = args;
         // As one b64 value (its register pair) or n b32 values in an aligned group.
         let results: Vec<Type> = if as_pair {
@@ -687,8 +688,7 @@ impl Isel<'_> {
             Place::Flat {
                 op_st, addr, off, ..
             } => {
-                let i =
-                    MInst::build(op_st, &[mem(R, off), Operand::Reg(R)]).mn(ModKind::Size, sname);
+                let i = MInst::build(op_st, &[mem(R, off), Operand::Reg(R)]).t(sname)?;
                 match addr {
                     Some(a) => {
                         args.push(a);
@@ -748,18 +748,19 @@ impl Isel<'_> {
         ret: bool,
     ) -> Result<Vals, IselError> {
         let (name, ty) = match op {
-            AtomicOp::Add | AtomicOp::Sub => ("ADD", ""),
-            AtomicOp::Smin => ("MIN", "S32"),
-            AtomicOp::Smax => ("MAX", "S32"),
-            AtomicOp::Umin => ("MIN", ""),
-            AtomicOp::Umax => ("MAX", ""),
-            AtomicOp::And => ("AND", ""),
-            AtomicOp::Or => ("OR", ""),
-            AtomicOp::Xor => ("XOR", ""),
-            AtomicOp::Xchg => ("EXCH", ""),
-            AtomicOp::Inc => ("INC", ""),
-            AtomicOp::Dec => ("DEC", ""),
-            AtomicOp::CmpXchg => ("CAS", ""),
+            AtomicOp::Add | AtomicOp::Sub => (AOp::Add, AType::U32),
+            AtomicOp::Smin => (AOp::Min, AType::S32),
+            AtomicOp::Smax => (AOp::Max, AType::S32),
+            AtomicOp::Umin => (AOp::Min, AType::U32),
+            AtomicOp::Umax => (AOp::Max, AType::U32),
+            AtomicOp::And => (AOp::And, AType::U32),
+            AtomicOp::Or => (AOp::Or, AType::U32),
+            AtomicOp::Xor => (AOp::Xor, AType::U32),
+            AtomicOp::Xchg => (AOp::Exch, AType::U32),
+            AtomicOp::Inc => (AOp::Inc, AType::U32),
+            AtomicOp::Dec => (AOp::Dec, AType::U32),
+            // The CAS forms have no operation field.
+            AtomicOp::CmpXchg => (AOp::Add, AType::U32),
             AtomicOp::Rsub => return Err(self.unsupported(inst, "atomic rsub")),
         };
         let mut data: Vec<Value> = vals.to_vec();
@@ -784,12 +785,10 @@ impl Isel<'_> {
                     )
                 } else {
                     MInst::build(Op::ATOM, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
-                        .mn(ModKind::AtomOp, name)
+                        .t(name)?
+                        .t(ty)?
                 };
                 i.set(ModKind::E, 1);
-                if !cas {
-                    i.set_name(ModKind::AtomType, ty);
-                }
                 TInst::new(
                     i,
                     &[
@@ -805,18 +804,16 @@ impl Isel<'_> {
                 off,
                 ..
             } => {
-                let mut i = if cas {
+                let i = if cas {
                     MInst::build(
                         Op::ATOMS_CAS,
                         &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
                     )
                 } else {
                     MInst::build(Op::ATOMS, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
-                        .mn(ModKind::AtomOp, name)
+                        .t(name)?
+                        .t(ty)?
                 };
-                if !cas {
-                    i.set_name(ModKind::AtomType, ty);
-                }
                 let (mslot, d) = match addr {
                     Some(a) => {
                         args.push(a);
@@ -869,30 +866,38 @@ impl Isel<'_> {
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
 /// address slots read.
-fn load_tinst(place: Place, sname: &'static str) -> (TInst, Vec<Value>) {
-    match place {
+fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
+    Ok(match place {
         Place::Global { lo, hi, off, ro } => {
-            let mut i = MInst::ldg(sname, R, R, off);
-            if ro {
-                i.set_name(ModKind::Cache, "CI");
-            }
+            let i = MInst::ldg(sname, R, R, off).t(if ro { Cache::Ci } else { Cache::Default })?;
             (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
         }
         Place::Flat {
             op_ld, addr, off, ..
         } => {
-            let i = MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).mn(ModKind::Size, sname);
+            let i = MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).t(sname)?;
             match addr {
                 Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
                 None => (TInst::new(i, &[Res(0, 0)]), vec![]),
             }
         }
         Place::Const { addr, off } => {
-            let i = MInst::ldc(sname, R, 0, R, off);
+            let i = MInst::build(
+                Op::LDC,
+                &[
+                    Operand::Reg(R),
+                    Operand::CIdx {
+                        bank: 0,
+                        base: R,
+                        offset: off,
+                    },
+                ],
+            )
+            .t(sname)?;
             match addr {
                 Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
                 None => (TInst::new(i, &[Res(0, 0)]), vec![]),
             }
         }
-    }
+    })
 }

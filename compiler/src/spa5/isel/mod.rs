@@ -55,6 +55,15 @@ pub enum IselError {
     /// More than 65536 distinct templates.
     #[error("instruction selection: too many distinct machine instruction templates")]
     TableFull,
+    /// A template the table rejects (a backend bug, reported as an error).
+    #[error("instruction selection: bad template: {0}")]
+    Template(String),
+}
+
+impl From<isa_spa5::inst::ModError> for IselError {
+    fn from(e: isa_spa5::inst::ModError) -> Self {
+        IselError::Template(e.to_string())
+    }
 }
 
 use Slot::Res;

@@ -8,7 +8,8 @@
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, SpecialReg as IrSreg, Type, Value};
 use isa_spa5::inst::Operand;
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred, SpecialReg};
+use isa_spa5::mods::Shfl;
+use isa_spa5::{Inst as MInst, Op, Pred, SpecialReg};
 
 use super::{Isel, IselError, Vals};
 use crate::spa5::abi::ParamKind;
@@ -108,7 +109,7 @@ impl Isel<'_> {
                 Operand::Imm(QUAD),
             ],
         )
-        .mn(ModKind::ShflOp, "IDX");
+        .t(Shfl::Idx)?;
         self.one(inst, &slots, &args)
     }
 
