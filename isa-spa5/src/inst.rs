@@ -168,6 +168,10 @@ pub enum Operand {
     /// An unused slot.
     #[default]
     None,
+    /// A register operand still to be filled: a compiler's placeholder in an instruction
+    /// template (distinct from `RZ`, which is a real operand). Prints as `_`; the encoder
+    /// rejects it.
+    Hole,
     /// A general-purpose register.
     Reg(Reg),
     /// A predicate (with negation for sources).
@@ -745,37 +749,52 @@ pub fn f32imm(v: f32) -> Operand {
 
 #[allow(missing_docs)]
 impl Inst {
-    pub fn mov(d: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn mov(d: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(pick(Op::MOV_R, Op::MOV_I, Op::MOV_C, &b), &[d.into(), b])
     }
-    pub fn mov32i(d: Reg, v: u32) -> Inst {
+    pub fn mov32i(d: impl Into<Operand>, v: u32) -> Inst {
         Inst::build(Op::MOV32I, &[d.into(), Operand::Imm(v as i64)])
     }
-    pub fn iadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn iadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::IADD_R, Op::IADD_I, Op::IADD_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn iadd32i(d: Reg, a: Reg, v: i32) -> Inst {
+    pub fn iadd32i(d: impl Into<Operand>, a: impl Into<Operand>, v: i32) -> Inst {
         Inst::build(Op::IADD32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
     }
-    pub fn iadd3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn iadd3(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::IADD3_R, Op::IADD3_I, Op::IADD3_C, &b),
             &[d.into(), a.into(), b, c.into()],
         )
     }
-    pub fn iscadd(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+    pub fn iscadd(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C, &b);
         Inst::build(op, &[d.into(), a.into(), b, Operand::Imm(shift as i64)])
     }
     /// `LOP.op d, a, b`.
-    pub fn lop(op: Lop, d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn lop(
+        op: Lop,
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::LOP_R, Op::LOP_I, Op::LOP_C, &b),
@@ -783,10 +802,16 @@ impl Inst {
         )
         .with_typed(op)
     }
-    pub fn lop32i(op: Lop, d: Reg, a: Reg, v: u32) -> Inst {
+    pub fn lop32i(op: Lop, d: impl Into<Operand>, a: impl Into<Operand>, v: u32) -> Inst {
         Inst::build(Op::LOP32I, &[d.into(), a.into(), Operand::Imm(v as i64)]).with_typed(op)
     }
-    pub fn lop3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, lut: u8) -> Inst {
+    pub fn lop3(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+        lut: u8,
+    ) -> Inst {
         let b = b.into();
         match pick(Op::LOP3_R, Op::LOP3_I, Op::LOP3_C, &b) {
             Op::LOP3_R => Inst::build(
@@ -806,7 +831,7 @@ impl Inst {
             ),
         }
     }
-    pub fn shl(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn shl(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SHL_R, Op::SHL_I, Op::SHL_C, &b),
@@ -814,7 +839,7 @@ impl Inst {
         )
     }
     /// Arithmetic (signed) shift right; use `.with(ModKind::Signed, 0)` for logical.
-    pub fn shr(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn shr(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SHR_R, Op::SHR_I, Op::SHR_C, &b),
@@ -822,7 +847,7 @@ impl Inst {
         )
     }
     /// `ISETP.cmp.AND p, PT, a, b, PT`.
-    pub fn isetp(cmp: ICmp, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn isetp(cmp: ICmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         let op = pick(Op::ISETP_R, Op::ISETP_I, Op::ISETP_C, &b);
         Inst::build(
@@ -837,19 +862,34 @@ impl Inst {
         )
         .with_typed(cmp)
     }
-    pub fn sel(d: Reg, a: Reg, b: impl Into<Operand>, p: Pred) -> Inst {
+    pub fn sel(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        p: Pred,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SEL_R, Op::SEL_I, Op::SEL_C, &b),
             &[d.into(), a.into(), b, p.into()],
         )
     }
-    pub fn xmad(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn xmad(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::XMAD_R, Op::XMAD_I, Op::XMAD_C, &b);
         Inst::build(op, &[d.into(), a.into(), b, c.into()])
     }
-    pub fn lea(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+    pub fn lea(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::LEA_R, Op::LEA_I, Op::LEA_C, &b);
         Inst::build(
@@ -863,7 +903,13 @@ impl Inst {
             ],
         )
     }
-    pub fn lea_hi(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, shift: u8) -> Inst {
+    pub fn lea_hi(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = if matches!(b, Operand::CBuf { .. }) {
             Op::LEA_HI_C
@@ -882,21 +928,26 @@ impl Inst {
             ],
         )
     }
-    pub fn fadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FADD_R, Op::FADD_I, Op::FADD_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn fmul(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fmul(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FMUL_R, Op::FMUL_I, Op::FMUL_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn ffma(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn ffma(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FFMA_R, Op::FFMA_I, Op::FFMA_C, &b),
@@ -904,7 +955,7 @@ impl Inst {
         )
     }
     /// `FSETP.cmp.AND p, PT, a, b, PT`.
-    pub fn fsetp(cmp: FCmp, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fsetp(cmp: FCmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         let op = pick(Op::FSETP_R, Op::FSETP_I, Op::FSETP_C, &b);
         Inst::build(
@@ -920,39 +971,39 @@ impl Inst {
         .with_typed(cmp)
     }
     /// `MUFU.op d, a`.
-    pub fn mufu(op: Mufu, d: Reg, a: Reg) -> Inst {
+    pub fn mufu(op: Mufu, d: impl Into<Operand>, a: impl Into<Operand>) -> Inst {
         Inst::build(Op::MUFU, &[d.into(), a.into()]).with_typed(op)
     }
-    pub fn s2r(d: Reg, sr: SpecialReg) -> Inst {
+    pub fn s2r(d: impl Into<Operand>, sr: SpecialReg) -> Inst {
         Inst::build(Op::S2R, &[d.into(), Operand::SReg(sr)])
     }
     /// `LDG.E.size d, [a + off]` (64-bit address).
-    pub fn ldg(size: Size, d: Reg, a: Reg, off: i32) -> Inst {
+    pub fn ldg(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
         Inst::build(Op::LDG, &[d.into(), mem(a, off)])
             .with(ModKind::E, 1)
             .with_typed(size)
     }
     /// `STG.E.size [a + off], v`.
-    pub fn stg(size: Size, a: Reg, off: i32, v: Reg) -> Inst {
+    pub fn stg(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
         Inst::build(Op::STG, &[mem(a, off), v.into()])
             .with(ModKind::E, 1)
             .with_typed(size)
     }
-    pub fn lds(size: Size, d: Reg, a: Reg, off: i32) -> Inst {
+    pub fn lds(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
         Inst::build(Op::LDS, &[d.into(), mem(a, off)]).with_typed(size)
     }
-    pub fn sts(size: Size, a: Reg, off: i32, v: Reg) -> Inst {
+    pub fn sts(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
         Inst::build(Op::STS, &[mem(a, off), v.into()]).with_typed(size)
     }
-    pub fn ldl(size: Size, d: Reg, a: Reg, off: i32) -> Inst {
+    pub fn ldl(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
         Inst::build(Op::LDL, &[d.into(), mem(a, off)]).with_typed(size)
     }
-    pub fn stl(size: Size, a: Reg, off: i32, v: Reg) -> Inst {
+    pub fn stl(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
         Inst::build(Op::STL, &[mem(a, off), v.into()]).with_typed(size)
     }
     /// `LDC.size d, c[bank][base + offset]`; LDC has no 128-bit or uniform sizes (a
     /// caller bug: panics).
-    pub fn ldc(size: Size, d: Reg, bank: u8, base: Reg, offset: i32) -> Inst {
+    pub fn ldc(size: Size, d: impl Into<Operand>, bank: u8, base: Reg, offset: i32) -> Inst {
         Inst::build(Op::LDC, &[d.into(), Operand::CIdx { bank, base, offset }]).with_typed(size)
     }
     /// `BRA` to an instruction index of the program (resolved by [`crate::program`]).

@@ -28,7 +28,7 @@ use ilc_passes::target::{
 };
 use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::mods::{ICmp, Size};
-use isa_spa5::table::{flags, Class, MAX_OPERANDS};
+use isa_spa5::table::{flags, Class, OpKind, MAX_OPERANDS};
 use isa_spa5::TypedMod;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
@@ -123,6 +123,76 @@ pub struct Template {
 }
 
 impl Template {
+    /// Checks the template against its forms: every slot that fills a register names a
+    /// hole (or a predicate), every hole is filled, memory slots sit on memory operands,
+    /// slots past the form's operands are `Keep`, every modifier value is valid, and the
+    /// arguments referenced exist (`args` of them). `Err` says which instruction and why.
+    pub fn check(&self, args: usize) -> Result<(), String> {
+        for (n, ti) in self.seq.iter().enumerate() {
+            let form = ti.inst.form();
+            let at =
+                |what: String| format!("{} (instruction {n} of the template): {what}", form.name);
+            for (k, slot) in ti.slots.iter().enumerate() {
+                let op = ti.inst.operands[k];
+                let Some(field) = form.operands.get(k) else {
+                    if *slot != Slot::Keep {
+                        return Err(at(format!(
+                            "slot {slot:?} past the {} operands",
+                            form.operands.len()
+                        )));
+                    }
+                    continue;
+                };
+                let reg_field = matches!(
+                    field.kind,
+                    OpKind::Gpr(_) | OpKind::Next(_) | OpKind::Same(_)
+                );
+                let arg = match *slot {
+                    Slot::Arg(a, _) | Slot::ArgNot(a) | Slot::MemArg(a) | Slot::CIdxArg(a) => {
+                        Some(a)
+                    }
+                    _ => None,
+                };
+                if let Some(a) = arg {
+                    if usize::from(a) >= args {
+                        return Err(at(format!("slot {slot:?} reads argument {a} of {args}")));
+                    }
+                }
+                let ok = match *slot {
+                    Slot::Keep => op != Operand::Hole,
+                    Slot::Arg(..) | Slot::Res(..) | Slot::Scratch => {
+                        (reg_field && op == Operand::Hole) || matches!(op, Operand::Pred(_))
+                    }
+                    Slot::ArgNot(_) => matches!(op, Operand::Pred(_)),
+                    Slot::MemArg(_) | Slot::Spill => matches!(op, Operand::Mem { .. }),
+                    Slot::CIdxArg(_) => matches!(op, Operand::CIdx { .. }),
+                };
+                if !ok {
+                    return Err(at(match slot {
+                        Slot::Keep => format!("operand {k} is a hole no slot fills"),
+                        _ => format!("slot {slot:?} does not fit operand {k} ({op:?})"),
+                    }));
+                }
+            }
+            for (m, &v) in form.mods.iter().zip(&ti.inst.mods) {
+                let valid = match m.place {
+                    // Video selects and the IADD negation pair are validated by the encoder.
+                    isa_spa5::table::Place::Video(_) | isa_spa5::table::Place::NegPo(..) => true,
+                    _ => m.name(v).is_some(),
+                };
+                if !valid {
+                    return Err(at(format!("modifier {:?} has no value {v}", m.kind)));
+                }
+            }
+            if let Some((g, _)) = ti.guard {
+                if usize::from(g) >= args {
+                    return Err(at(format!("guard reads argument {g} of {args}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A one-instruction template.
     pub fn one(t: TInst) -> Template {
         Template {
@@ -219,19 +289,19 @@ impl Spa5Target {
             index: HashMap::with_capacity_and_hasher(64, Default::default()),
             gprs: gprs.min(254),
         };
-        let r = Reg::RZ;
-        let mov32 = TInst::new(MInst::mov(r, r), &[Res(0, 0), Arg(0, 0)]);
-        let mov_hi = TInst::new(MInst::mov(r, r), &[Res(0, 1), Arg(0, 1)]);
+        let rz = Reg::RZ;
+        let mov32 = TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]);
+        let mov_hi = TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(0, 1)]);
         let movp = TInst::new(mov(Op::PSETP), &[Res(0, 0), Keep, Arg(0, 0), Keep, Keep]);
-        let stl = |size: Size, data: Slot| TInst::new(MInst::stl(size, r, 0, r), &[Spill, data]);
-        let ldl = |size: Size, d: Slot| TInst::new(MInst::ldl(size, r, r, 0), &[d, Spill]);
+        let stl = |size: Size, data: Slot| TInst::new(MInst::stl(size, RB, 0, R), &[Spill, data]);
+        let ldl = |size: Size, d: Slot| TInst::new(MInst::ldl(size, R, RB, 0), &[d, Spill]);
         // SEL scratch, RZ, 1, !p: scratch = p ? 1 : 0.
         let selp = TInst::new(
-            MInst::sel(r, r, 1, Pred::TRUE),
+            MInst::sel(R, rz, 1, Pred::TRUE),
             &[Scratch, Keep, Keep, ArgNot(0)],
         );
         let setp = TInst::new(
-            MInst::isetp(ICmp::Ne, PredReg(0), r, r),
+            MInst::isetp(ICmp::Ne, PredReg(0), R, rz),
             &[Res(0, 0), Keep, Scratch, Keep, Keep],
         );
         let fixed = [
@@ -507,8 +577,14 @@ impl TargetIsa for Spa5Target {
     }
 }
 
-/// An operand placeholder for building templates.
-pub const R: Reg = Reg::RZ;
+/// A register operand a slot fills (the template check requires one): an explicit hole,
+/// never confused with a real `RZ` (written `Reg::RZ`), and rejected by the encoder if it
+/// were ever left unfilled.
+pub const R: Operand = Operand::Hole;
+
+/// The base register of a memory or indexed-constant operand a `MemArg`/`CIdxArg` slot
+/// fills (the operand's base field holds a register, so it cannot be a hole).
+pub const RB: Reg = Reg::RZ;
 
 /// Operand helper: a `b32` immediate that fits the signed 20-bit field.
 pub fn fits_i20(v: i64) -> bool {
@@ -558,4 +634,51 @@ impl SetMod for MInst {
 /// `c[0x0][off]`.
 pub fn cb0(off: u32) -> Operand {
     isa_spa5::inst::cbuf(0, off as _)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use isa_spa5::mods::Lop;
+    use Slot::{Arg, Keep, Res};
+
+    #[test]
+    fn fixed_templates_pass_the_check() {
+        // Moves and spills read one argument, reloads none.
+        for (code, tpl) in Spa5Target::new(254).templates.iter().enumerate() {
+            assert_eq!(tpl.check(1), Ok(()), "code {code}");
+        }
+    }
+
+    #[test]
+    fn holes_and_slots_must_match() {
+        // A forgotten slot: the hole at operand 2 stays unfilled.
+        let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));
+        let e = forgot.check(1).unwrap_err();
+        assert!(e.contains("operand 2 is a hole"), "{e}");
+        // A real RZ is written as such and needs no slot.
+        let rz = Template::one(TInst::new(
+            MInst::iadd(R, Reg::RZ, R),
+            &[Res(0, 0), Keep, Arg(0, 0)],
+        ));
+        assert_eq!(rz.check(1), Ok(()));
+        // A slot on an immediate, and a slot reading a missing argument.
+        let imm = Template::one(TInst::new(
+            MInst::iadd(R, R, 5),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        assert!(imm.check(2).unwrap_err().contains("does not fit operand 2"));
+        let lop = Template::one(TInst::new(
+            MInst::lop(Lop::And, R, R, R),
+            &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        assert!(lop.check(1).unwrap_err().contains("reads argument 1 of 1"));
+        assert_eq!(lop.check(2), Ok(()));
+    }
+
+    #[test]
+    fn the_encoder_rejects_a_hole() {
+        assert!(isa_spa5::encode(&MInst::iadd(R, Reg::RZ, Reg::RZ)).is_err());
+        assert!(isa_spa5::encode(&MInst::iadd(Reg(1), Reg::RZ, Reg::RZ)).is_ok());
+    }
 }

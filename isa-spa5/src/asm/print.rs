@@ -132,6 +132,7 @@ pub(crate) fn operand_text(kind: OpKind, o: &Operand, addr: u64) -> String {
         (_, Operand::Pr) => "PR".into(),
         (_, Operand::Cc) => "CC".into(),
         (_, Operand::None) => String::new(),
+        (_, Operand::Hole) => "_".into(),
     }
 }
 

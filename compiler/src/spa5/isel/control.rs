@@ -8,7 +8,7 @@
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::Bop;
-use isa_spa5::{Inst as MInst, Op, Pred};
+use isa_spa5::{Inst as MInst, Op, Pred, Reg};
 
 use super::legalize::{no_mods, SrcForms, ANY};
 use super::{Isel, IselError, Vals};
@@ -50,7 +50,7 @@ impl Isel<'_> {
             }
             Opcode::Select => self.select_value(&args),
             Opcode::Bmask => {
-                let inst = MInst::sel(R, R, -1i32, Pred::TRUE);
+                let inst = MInst::sel(R, Reg::RZ, -1i32, Pred::TRUE);
                 one(self.one(
                     inst,
                     &[Res(0, 0), Slot::Keep, Slot::Keep, Slot::ArgNot(0)],
@@ -86,15 +86,7 @@ impl Isel<'_> {
             let forms = SrcForms::of(Op::SEL_R, 2);
             return match self.legal_src(&forms, f, &ANY[..2], &no_mods) {
                 Some((op, opb)) => {
-                    let inst = MInst::build(
-                        op,
-                        &[
-                            Operand::Reg(R),
-                            Operand::Reg(R),
-                            opb,
-                            Operand::Pred(Pred::TRUE),
-                        ],
-                    );
+                    let inst = MInst::build(op, &[R, R, opb, Operand::Pred(Pred::TRUE)]);
                     one(self.one(
                         inst,
                         &[Res(0, 0), Arg(0, 0), Slot::Keep, pslot],

@@ -5,7 +5,6 @@
 //! Requires and guarantees as [`super`].
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
-use isa_spa5::inst::Operand;
 use isa_spa5::mods::{DType, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op};
 
@@ -36,7 +35,7 @@ impl Isel<'_> {
                 } else {
                     SType::F64
                 };
-                let i = MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
+                let i = MInst::build(Op::F2I_R, &[R, R])
                     .t(dty)?
                     .t(sty)?
                     .t(Rnd::Trunc)?
@@ -54,9 +53,7 @@ impl Isel<'_> {
                 } else {
                     (DType::F64, Type::B64)
                 };
-                let i = MInst::build(Op::I2F_R, &[Operand::Reg(R), Operand::Reg(R)])
-                    .t(dty)?
-                    .t(sty)?;
+                let i = MInst::build(Op::I2F_R, &[R, R]).t(dty)?.t(sty)?;
                 one(self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &args, ty)?)
             }
             Opcode::F2d => one(self.f2f(DType::F64, SType::F32, Rnd::Rn, args[0], Type::B64)?),
@@ -81,7 +78,7 @@ impl Isel<'_> {
         ty: Type,
     ) -> Result<Value, IselError> {
         let f32 = sty == SType::F32 || dty == DType::F32;
-        let i = MInst::build(Op::F2F_R, &[Operand::Reg(R), Operand::Reg(R)])
+        let i = MInst::build(Op::F2F_R, &[R, R])
             .t(dty)?
             .t(sty)?
             .t(rnd)?

@@ -81,7 +81,7 @@ impl Isel<'_> {
                 one(self.emit_legal(
                     &[SrcForms::of(r, 2)],
                     &[Enc::CBank],
-                    &[Operand::Reg(R); 3],
+                    &[R; 3],
                     &neg,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
                     &[a, b],
@@ -97,7 +97,7 @@ impl Isel<'_> {
                 one(self.emit_legal(
                     &[SrcForms::of(Op::DFMA_R, 2), SrcForms::of(Op::DFMA_R, 3)],
                     &[Enc::CBank],
-                    &[Operand::Reg(R); 4],
+                    &[R; 4],
                     &no_mods,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
                     &[a, b, c],
@@ -122,15 +122,7 @@ impl Isel<'_> {
                 } else {
                     Pred::FALSE
                 };
-                let i = MInst::build(
-                    Op::DMNMX_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Pred(p),
-                    ],
-                );
+                let i = MInst::build(Op::DMNMX_R, &[R, R, R, Operand::Pred(p)]);
                 one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
             }
             Opcode::Dneg | Opcode::Dabs => {
@@ -169,15 +161,7 @@ impl Isel<'_> {
 
     /// `(negab ? -(a*b) : a*b) + c`, one rounding.
     fn dfma(&mut self, a: Value, b: Value, c: Value, negab: bool) -> Result<Value, IselError> {
-        let mut i = MInst::build(
-            Op::DFMA_R,
-            &[
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-            ],
-        );
+        let mut i = MInst::build(Op::DFMA_R, &[R, R, R, R]);
         i.set(ModKind::Neg(2), negab as u8);
         self.one_ty(
             i,
@@ -188,10 +172,7 @@ impl Isel<'_> {
     }
 
     fn dmul(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
-        let i = MInst::build(
-            Op::DMUL_R,
-            &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)],
-        );
+        let i = MInst::build(Op::DMUL_R, &[R, R, R]);
         self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b], Type::B64)
     }
 
@@ -211,8 +192,8 @@ impl Isel<'_> {
             &[
                 Operand::Pred(Pred::p(0)),
                 Operand::Pred(Pred::TRUE),
-                Operand::Reg(R),
-                Operand::Reg(R),
+                R,
+                R,
                 Operand::Pred(Pred::TRUE),
             ],
         )
@@ -245,8 +226,8 @@ impl Isel<'_> {
             &[
                 Operand::Pred(Pred::p(0)),
                 Operand::Pred(Pred::TRUE),
-                Operand::Reg(R),
-                Operand::Reg(R),
+                R,
+                R,
                 Operand::Pred(Pred::TRUE),
             ],
         )

@@ -14,7 +14,7 @@ use ilc_passes::ir::{FloatCC, Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::ModError;
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{DType, FCmp, Fmz, Lop, Mufu, Rnd, Rro, SType};
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
 
 use super::legalize::{short_f32, Enc, SrcForms, ANY};
 use super::{Isel, IselError, Vals};
@@ -89,16 +89,7 @@ impl Isel<'_> {
                 } else {
                     Pred::FALSE
                 };
-                let i = MInst::build(
-                    Op::FMNMX_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Pred(p),
-                    ],
-                )
-                .m(ModKind::Ftz, 1);
+                let i = MInst::build(Op::FMNMX_R, &[R, R, R, Operand::Pred(p)]).m(ModKind::Ftz, 1);
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
             Opcode::Fneg => one(self.lop32i(Lop::Xor, args[0], 0x8000_0000)?),
@@ -113,7 +104,7 @@ impl Isel<'_> {
             Opcode::Flog2 => one(self.mufu(Mufu::Lg2, args[0])?),
             Opcode::Fexp2 => {
                 let r = self.one(
-                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)]).t(Rro::Ex2)?,
+                    MInst::build(Op::RRO_R, &[R, R]).t(Rro::Ex2)?,
                     &[Res(0, 0), Arg(0, 0)],
                     &args,
                 )?;
@@ -122,7 +113,7 @@ impl Isel<'_> {
             Opcode::Fsin | Opcode::Fcos => {
                 // RRO.SINCOS takes the angle in radians (as ptxas emits `__sinf`), then MUFU.
                 let r = self.one(
-                    MInst::build(Op::RRO_R, &[Operand::Reg(R), Operand::Reg(R)]).t(Rro::SinCos)?,
+                    MInst::build(Op::RRO_R, &[R, R]).t(Rro::SinCos)?,
                     &[Res(0, 0), Arg(0, 0)],
                     &args,
                 )?;
@@ -144,7 +135,9 @@ impl Isel<'_> {
             }
             Opcode::Ffract => one(self.ffract(args[0])?),
             Opcode::Fsat => {
-                let i = MInst::fadd(R, R, R).m(ModKind::Ftz, 1).m(ModKind::Sat, 1);
+                let i = MInst::fadd(R, R, Reg::RZ)
+                    .m(ModKind::Ftz, 1)
+                    .m(ModKind::Sat, 1);
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep], &args)?)
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
@@ -164,8 +157,8 @@ impl Isel<'_> {
         let ops = [
             Operand::Pred(Pred::p(0)),
             Operand::Pred(Pred::TRUE),
-            Operand::Reg(R),
-            Operand::Reg(R),
+            R,
+            R,
             Operand::Pred(Pred::TRUE),
         ];
         self.emit_legal(
@@ -189,7 +182,7 @@ impl Isel<'_> {
                 &[
                     Operand::Pred(Pred::p(0)),
                     Operand::Pred(Pred::TRUE),
-                    Operand::Reg(R),
+                    R,
                     Operand::F32(0x7e80_0000),
                     Operand::Pred(Pred::TRUE),
                 ],
@@ -229,16 +222,7 @@ impl Isel<'_> {
         )?;
         let c = self.const32(0x3f7f_ffff)?;
         let m = self.one(
-            MInst::build(
-                Op::FMNMX_R,
-                &[
-                    Operand::Reg(R),
-                    Operand::Reg(R),
-                    Operand::Reg(R),
-                    Operand::Pred(Pred::TRUE),
-                ],
-            )
-            .m(ModKind::Ftz, 1),
+            MInst::build(Op::FMNMX_R, &[R, R, R, Operand::Pred(Pred::TRUE)]).m(ModKind::Ftz, 1),
             &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
             &[t, c],
         )?;
@@ -248,8 +232,8 @@ impl Isel<'_> {
                 &[
                     Operand::Pred(Pred::p(0)),
                     Operand::Pred(Pred::TRUE),
-                    Operand::Reg(R),
-                    Operand::Reg(R),
+                    R,
+                    R,
                     Operand::Pred(Pred::TRUE),
                 ],
             )
@@ -279,15 +263,7 @@ impl Isel<'_> {
         if let Some(k) = self.konst(b).map(|k| k as u32) {
             let k = if negb { k ^ 0x8000_0000 } else { k };
             if short_f32(k) {
-                let inst = MInst::build(
-                    Op::FFMA_I,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::F32(k),
-                        Operand::Reg(R),
-                    ],
-                );
+                let inst = MInst::build(Op::FFMA_I, &[R, R, Operand::F32(k), R]);
                 let inst = inst.t(Fmz::Ftz)?.f(ModKind::Neg(3), negc as u8)?;
                 return self.one(
                     inst,
@@ -304,7 +280,7 @@ impl Isel<'_> {
         self.emit_legal(
             &[SrcForms::of(Op::FFMA_R, 2), SrcForms::of(Op::FFMA_R, 3)],
             &[Enc::CBank],
-            &[Operand::Reg(R); 4],
+            &[R; 4],
             &mods,
             &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
             &[a, b, c],

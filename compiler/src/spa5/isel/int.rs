@@ -21,7 +21,7 @@
 use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
 use smallvec::SmallVec;
 
 use super::legalize::{no_mods, SrcForms, ANY};
@@ -72,7 +72,7 @@ impl Isel<'_> {
             }
             Opcode::Ineg if is64 => unsupported64(self),
             Opcode::Ineg => {
-                let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
+                let i = MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1);
                 one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
             }
             Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => {
@@ -85,16 +85,15 @@ impl Isel<'_> {
                 let parts = if is64 { 2 } else { 1 };
                 let mut seq = Vec::new();
                 for p in 0..parts {
-                    let mut i = MInst::lop(name, R, R, R);
                     if op == Opcode::Bnot {
-                        i.set(ModKind::Inv(3), 1);
+                        let i = MInst::lop(name, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
                         seq.push(TInst::new(
                             i,
                             &[Slot::Keep, Res(0, p), Slot::Keep, Arg(0, p)],
                         ));
                     } else {
                         seq.push(TInst::new(
-                            i,
+                            MInst::lop(name, R, R, R),
                             &[Slot::Keep, Res(0, p), Arg(0, p), Arg(1, p)],
                         ));
                     }
@@ -132,45 +131,28 @@ impl Isel<'_> {
                 let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
                 let min = matches!(op, Opcode::Imin | Opcode::Umin);
                 let p = if min { Pred::TRUE } else { Pred::FALSE };
-                let inst = MInst::build(
-                    Op::IMNMX_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Pred(p),
-                    ],
-                )
-                .m(ModKind::Signed, signed);
+                let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(p)])
+                    .m(ModKind::Signed, signed);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
             Opcode::Iabs if is64 => unsupported64(self),
             Opcode::Iabs => {
                 let n = self.one(
-                    MInst::iadd(R, R, R).m(ModKind::Neg(2), 1),
+                    MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
                     &[Res(0, 0), Slot::Keep, Arg(0, 0)],
                     &args,
                 )?;
-                let inst = MInst::build(
-                    Op::IMNMX_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Pred(Pred::FALSE),
-                    ],
-                );
+                let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(Pred::FALSE)]);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[0], n])?)
             }
             Opcode::Popcnt => one(self.one(
-                MInst::build(Op::POPC_R, &[Operand::Reg(R), Operand::Reg(R)]),
+                MInst::build(Op::POPC_R, &[R, R]),
                 &[Res(0, 0), Arg(0, 0)],
                 &args,
             )?),
             Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz => {
                 let signed = (op == Opcode::FirstbitShi) as u8;
-                let mut inst = MInst::build(Op::FLO_R, &[Operand::Reg(R), Operand::Reg(R)])
-                    .m(ModKind::Signed, signed);
+                let mut inst = MInst::build(Op::FLO_R, &[R, R]).m(ModKind::Signed, signed);
                 if op != Opcode::Clz {
                     inst.set(ModKind::Sh, 1);
                     return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?);
@@ -182,17 +164,14 @@ impl Isel<'_> {
             }
             Opcode::Bitrev | Opcode::FirstbitLo => {
                 // BFE.BREV over all 32 bits reverses them.
-                let rev = MInst::build(
-                    Op::BFE_I,
-                    &[Operand::Reg(R), Operand::Reg(R), Operand::Imm(0x2000)],
-                )
-                .m(ModKind::Signed, 0)
-                .m(ModKind::Brev, 1);
+                let rev = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(0x2000)])
+                    .m(ModKind::Signed, 0)
+                    .m(ModKind::Brev, 1);
                 let r = self.one(rev, &[Res(0, 0), Arg(0, 0)], &args)?;
                 if op == Opcode::Bitrev {
                     return one(r);
                 }
-                let inst = MInst::build(Op::FLO_R, &[Operand::Reg(R), Operand::Reg(R)])
+                let inst = MInst::build(Op::FLO_R, &[R, R])
                     .m(ModKind::Signed, 0)
                     .m(ModKind::Sh, 1);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])?)
@@ -200,24 +179,12 @@ impl Isel<'_> {
             Opcode::Ubfe | Opcode::Ibfe => {
                 let ctl = self.bf_control(args[0], args[1])?;
                 let signed = (op == Opcode::Ibfe) as u8;
-                let inst = MInst::build(
-                    Op::BFE_R,
-                    &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)],
-                )
-                .m(ModKind::Signed, signed);
+                let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
             }
             Opcode::Bfi => {
                 let ctl = self.bf_control(args[0], args[1])?;
-                let inst = MInst::build(
-                    Op::BFI_R,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                    ],
-                );
+                let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
                 one(self.one(
                     inst,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
@@ -245,7 +212,7 @@ impl Isel<'_> {
         let mut seq = Vec::new();
         if sub {
             // a - b = a + ~b + 1: invert b into the result, then add with carry-in 1.
-            let inv = MInst::lop(Lop::PassB, R, R, R).f(ModKind::Inv(3), 1)?;
+            let inv = MInst::lop(Lop::PassB, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
             for part in 0..2 {
                 seq.push(TInst::new(
                     inv,
@@ -288,8 +255,7 @@ impl Isel<'_> {
             return self.sh_imm(left, signed && !left, a, (c & 31) as u32);
         }
         let r = if left { Op::SHL_R } else { Op::SHR_R };
-        let mut inst =
-            MInst::build(r, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)]).m(ModKind::W, 1);
+        let mut inst = MInst::build(r, &[R, R, R]).m(ModKind::W, 1);
         inst.set(ModKind::Signed, u8::from(signed));
         self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
     }
@@ -301,15 +267,7 @@ impl Isel<'_> {
         }
         let w = self.lop32i(Lop::And, width, 31)?;
         let o = self.lop32i(Lop::And, offset, 31)?;
-        let inst = MInst::build(
-            Op::BFI_I,
-            &[
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Imm(0x808),
-                Operand::Reg(R),
-            ],
-        );
+        let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(0x808), R]);
         self.one(
             inst,
             &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
@@ -339,7 +297,7 @@ impl Isel<'_> {
             if c < 0x1_0000 {
                 // a * c = a.lo * c + (a.hi * c << 16).
                 let lo = self.one(
-                    MInst::xmad(R, R, Operand::Imm(c as i64), R),
+                    MInst::xmad(R, R, Operand::Imm(c as i64), Reg::RZ),
                     &[Res(0, 0), Arg(0, 0)],
                     &[a],
                 )?;
@@ -350,12 +308,12 @@ impl Isel<'_> {
             }
         }
         let t0 = self.one(
-            MInst::xmad(R, R, R, R),
+            MInst::xmad(R, R, R, Reg::RZ),
             &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
             &[a, b],
         )?;
         let t1 = self.one(
-            MInst::xmad(R, R, R, R)
+            MInst::xmad(R, R, R, Reg::RZ)
                 .m(ModKind::Mrg, 1)
                 .m(ModKind::H1(2), 1),
             &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
@@ -427,8 +385,8 @@ impl Isel<'_> {
         let ops = [
             Operand::Pred(Pred::p(0)),
             Operand::Pred(Pred::TRUE),
-            Operand::Reg(R),
-            Operand::Reg(R),
+            R,
+            R,
             Operand::Pred(Pred::TRUE),
         ];
         let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
@@ -474,18 +432,14 @@ impl Isel<'_> {
     /// Clamping shift (`count >= 32` gives 0, or the sign for arithmetic right shifts).
     fn sh(&mut self, left: bool, signed: bool, a: Value, n: Value) -> R32 {
         let op = if left { Op::SHL_R } else { Op::SHR_R };
-        let i = MInst::build(op, &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)])
-            .m(ModKind::Signed, u8::from(signed));
+        let i = MInst::build(op, &[R, R, R]).m(ModKind::Signed, u8::from(signed));
         self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
     }
 
     pub(crate) fn sh_imm(&mut self, left: bool, signed: bool, a: Value, n: u32) -> R32 {
         let op = if left { Op::SHL_I } else { Op::SHR_I };
-        let i = MInst::build(
-            op,
-            &[Operand::Reg(R), Operand::Reg(R), Operand::Imm(i64::from(n))],
-        )
-        .m(ModKind::Signed, u8::from(signed));
+        let i = MInst::build(op, &[R, R, Operand::Imm(i64::from(n))])
+            .m(ModKind::Signed, u8::from(signed));
         self.one(i, &[Res(0, 0), Arg(0, 0)], &[a])
     }
 
@@ -541,7 +495,7 @@ impl Isel<'_> {
 
     /// `XMAD d, a(.H1), b(.H1), RZ`: a 16x16 unsigned product.
     fn mul16(&mut self, a: Value, ah: bool, b: Value, bh: bool) -> R32 {
-        let i = MInst::xmad(R, R, R, R)
+        let i = MInst::xmad(R, R, R, Reg::RZ)
             .m(ModKind::H1(1), u8::from(ah))
             .m(ModKind::H1(2), u8::from(bh));
         self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
@@ -613,7 +567,7 @@ impl Isel<'_> {
     /// Unsigned quotient and remainder (both all ones when `y == 0`).
     pub(crate) fn udivrem(&mut self, x: Value, y: Value) -> Result<(Value, Value), IselError> {
         let fy = self.one(
-            MInst::build(Op::I2F_R, &[Operand::Reg(R), Operand::Reg(R)])
+            MInst::build(Op::I2F_R, &[R, R])
                 .t(DType::F32)?
                 .t(SType::U32)?,
             &[Res(0, 0), Arg(0, 0)],
@@ -627,7 +581,7 @@ impl Isel<'_> {
             &[r, k],
         )?;
         let z = self.one(
-            MInst::build(Op::F2I_R, &[Operand::Reg(R), Operand::Reg(R)])
+            MInst::build(Op::F2I_R, &[R, R])
                 .t(DType::U32)?
                 .t(SType::F32)?
                 .t(Rnd::Trunc)?,

@@ -404,7 +404,7 @@ impl Isel<'_> {
         mods: Mods<'_>,
     ) -> Result<Value, IselError> {
         let forms = SrcForms::of(r, 2);
-        let ops = [Operand::Reg(R); 3];
+        let ops = [R; 3];
         let slots = [Slot::Res(0, 0), Slot::Arg(0, 0), Slot::Arg(1, 0)];
         self.emit_legal(&[forms], ANY, &ops, mods, &slots, &[a, b], Type::B32)
     }

@@ -19,12 +19,12 @@
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
 use isa_spa5::inst::{mem, Operand};
 use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
-use isa_spa5::{Inst as MInst, ModKind, Op, PredReg};
+use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
 use smallvec::SmallVec;
 
 use super::{Isel, IselError};
 use crate::spa5::abi::{slot_index, ParamKind};
-use crate::spa5::target::{cb0, Group, SetMod, Slot, TInst, Template, R};
+use crate::spa5::target::{cb0, Group, SetMod, Slot, TInst, Template, R, RB};
 use isa_spa5::cubin::PARAM_BASE;
 
 use Slot::{Arg, Res};
@@ -278,7 +278,7 @@ impl Isel<'_> {
                     [lo, hi]
                 } else {
                     let lo = MInst::lea(R, R, cb0(p), shift).m(ModKind::Cc, 1);
-                    let hi = MInst::lea_hi(R, R, cb0(p + 4), R, shift).m(ModKind::X, 1);
+                    let hi = MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1);
                     let mut t = Template::many(&[
                         TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
                         TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
@@ -436,8 +436,8 @@ impl Isel<'_> {
     ) -> Result<Value, IselError> {
         let mut args: Vec<Value> = Vec::new();
         let mut seq: Vec<TInst> = vec![
-            TInst::new(MInst::mov(R, R), &[Res(0, 0)]),
-            TInst::new(MInst::mov(R, R), &[Res(0, 1)]),
+            TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]),
+            TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 1)]),
         ];
         let mut groups = Vec::new();
         let mut any_guarded = false;
@@ -563,15 +563,8 @@ impl Isel<'_> {
                         let bits = size.bytes() * 8;
                         let ctl = ((o as u32 & 3) * 8) | (bits << 8);
                         let signed = size.is_signed() as u8;
-                        let i = MInst::build(
-                            Op::BFE_I,
-                            &[
-                                Operand::Reg(R),
-                                Operand::Reg(R),
-                                Operand::Imm(i64::from(ctl)),
-                            ],
-                        )
-                        .m(ModKind::Signed, signed);
+                        let i = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(i64::from(ctl))])
+                            .m(ModKind::Signed, signed);
                         self.one(i, &[Res(0, 0), Arg(0, 0)], &[wv])?
                     }
                     _ => self.const32(0)?,
@@ -596,7 +589,7 @@ impl Isel<'_> {
                 let g = args.len() as u8;
                 args.push(p);
                 let mut seq: Vec<TInst> = (0..n as u8)
-                    .map(|k| TInst::new(MInst::mov(R, R), &[res_slot(k)]))
+                    .map(|k| TInst::new(MInst::mov(R, Reg::RZ), &[res_slot(k)]))
                     .collect();
                 seq.push(ti.guarded(g, false));
                 Template::many(&seq)
@@ -683,12 +676,12 @@ impl Isel<'_> {
         let ti = match place {
             Place::Global { lo, hi, off, .. } => {
                 args.extend([lo, hi]);
-                TInst::new(MInst::stg(sname, R, off, R), &[Slot::MemArg(0), Arg(2, 0)])
+                TInst::new(MInst::stg(sname, RB, off, R), &[Slot::MemArg(0), Arg(2, 0)])
             }
             Place::Flat {
                 op_st, addr, off, ..
             } => {
-                let i = MInst::build(op_st, &[mem(R, off), Operand::Reg(R)]).t(sname)?;
+                let i = MInst::build(op_st, &[mem(RB, off), R]).t(sname)?;
                 match addr {
                     Some(a) => {
                         args.push(a);
@@ -766,7 +759,7 @@ impl Isel<'_> {
         let mut data: Vec<Value> = vals.to_vec();
         if op == AtomicOp::Sub {
             let n = self.one(
-                MInst::iadd(R, R, R).m(ModKind::Neg(2), 1),
+                MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
                 &[Res(0, 0), Slot::Keep, Arg(0, 0)],
                 &[vals[0]],
             )?;
@@ -774,17 +767,16 @@ impl Isel<'_> {
         }
         let (place, pred) = self.place(inst, m, addr, 0)?;
         let cas = op == AtomicOp::CmpXchg;
+        // Without a use of the old value the destination is RZ.
+        let dst = if ret { R } else { Operand::Reg(Reg::RZ) };
         let mut args: Vec<Value> = Vec::new();
         let ti = match place {
             Place::Global { lo, hi, off, .. } => {
                 args.extend([lo, hi]);
                 let mut i = if cas {
-                    MInst::build(
-                        Op::ATOM_CAS,
-                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
-                    )
+                    MInst::build(Op::ATOM_CAS, &[dst, mem(RB, off), R])
                 } else {
-                    MInst::build(Op::ATOM, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
+                    MInst::build(Op::ATOM, &[dst, mem(RB, off), R])
                         .t(name)?
                         .t(ty)?
                 };
@@ -805,12 +797,9 @@ impl Isel<'_> {
                 ..
             } => {
                 let i = if cas {
-                    MInst::build(
-                        Op::ATOMS_CAS,
-                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
-                    )
+                    MInst::build(Op::ATOMS_CAS, &[dst, mem(RB, off), R])
                 } else {
-                    MInst::build(Op::ATOMS, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
+                    MInst::build(Op::ATOMS, &[dst, mem(RB, off), R])
                         .t(name)?
                         .t(ty)?
                 };
@@ -837,7 +826,7 @@ impl Isel<'_> {
             ..Template::default()
         };
         if ret {
-            t.seq.push(TInst::new(MInst::mov(R, R), &[Res(0, 0)]));
+            t.seq.push(TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]));
         }
         if let Some(p) = pred {
             let g = args.len() as u8;
@@ -869,13 +858,13 @@ impl Isel<'_> {
 fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
     Ok(match place {
         Place::Global { lo, hi, off, ro } => {
-            let i = MInst::ldg(sname, R, R, off).t(if ro { Cache::Ci } else { Cache::Default })?;
+            let i = MInst::ldg(sname, R, RB, off).t(if ro { Cache::Ci } else { Cache::Default })?;
             (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
         }
         Place::Flat {
             op_ld, addr, off, ..
         } => {
-            let i = MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).t(sname)?;
+            let i = MInst::build(op_ld, &[R, mem(RB, off)]).t(sname)?;
             match addr {
                 Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
                 None => (TInst::new(i, &[Res(0, 0)]), vec![]),
@@ -885,10 +874,10 @@ fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselErro
             let i = MInst::build(
                 Op::LDC,
                 &[
-                    Operand::Reg(R),
+                    R,
                     Operand::CIdx {
                         bank: 0,
-                        base: R,
+                        base: RB,
                         offset: off,
                     },
                 ],

@@ -204,6 +204,7 @@ impl Isel<'_> {
     ) -> Result<Vals, IselError> {
         let (tpl, args) = self.fold_zero_args(tpl, args);
         let (tpl, args) = self.fold_half_args(tpl, args);
+        tpl.check(args.len()).map_err(IselError::Template)?;
         let side = tpl.side_effects;
         let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
         let args: SmallVec<[Value; 4]> = args.iter().map(|a| self.v(*a)).collect();
@@ -269,7 +270,7 @@ impl Isel<'_> {
         for t in tpl.seq.iter_mut() {
             for (i, slot) in t.slots.iter_mut().enumerate() {
                 if let Slot::Arg(k, 0) = *slot {
-                    if zero[k as usize] && matches!(t.inst.operands[i], Operand::Reg(_)) {
+                    if zero[k as usize] && t.inst.operands[i] == Operand::Hole {
                         t.inst.operands[i] = Operand::Reg(isa_spa5::Reg::RZ);
                         *slot = Slot::Keep;
                     }

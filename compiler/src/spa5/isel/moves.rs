@@ -94,20 +94,14 @@ impl Isel<'_> {
             ),
             None => (
                 Op::SHFL_RI,
-                Operand::Reg(R),
+                R,
                 [Slot::Keep, Res(0, 0), Arg(0, 0), Arg(1, 0), Slot::Keep],
                 vec![a, b],
             ),
         };
         let inst = MInst::build(
             op,
-            &[
-                Operand::Pred(Pred::TRUE),
-                Operand::Reg(R),
-                Operand::Reg(R),
-                lane,
-                Operand::Imm(QUAD),
-            ],
+            &[Operand::Pred(Pred::TRUE), R, R, lane, Operand::Imm(QUAD)],
         )
         .t(Shfl::Idx)?;
         self.one(inst, &slots, &args)

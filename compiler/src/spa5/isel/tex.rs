@@ -55,12 +55,7 @@ impl Isel<'_> {
                 ops.push(args[0]);
                 MInst::build(
                     Op::TXQ,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Imm(slot as i64),
-                        Operand::Imm(0xf),
-                    ],
+                    &[R, R, Operand::Imm(slot as i64), Operand::Imm(0xf)],
                 )
                 .t(TexQuery::Dimension)?
             }
@@ -72,8 +67,8 @@ impl Isel<'_> {
                 MInst::build(
                     Op::TLD4,
                     &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
+                        R,
+                        R,
                         Operand::Reg(Reg::RZ),
                         Operand::Imm(slot as i64),
                         Operand::Imm(0xf),
@@ -98,8 +93,8 @@ impl Isel<'_> {
                 MInst::build(
                     op,
                     &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
+                        R,
+                        R,
                         Operand::Reg(Reg::RZ),
                         Operand::Imm(slot as i64),
                         Operand::Imm(0xf),
@@ -116,6 +111,9 @@ impl Isel<'_> {
             let mut mi = mi;
             let k = if tex.kind == TexKind::Query { 3 } else { 4 };
             mi.operands[k] = Operand::Imm(i64::from(mask));
+            if rb.is_some() {
+                mi.operands[2] = R;
+            }
             mi
         };
         let n_a = ops.len() as u8;
@@ -205,10 +203,14 @@ impl Isel<'_> {
         let mi = MInst::build(
             if single { op_rz } else { op },
             &[
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(Reg::RZ),
+                if single { Operand::Reg(Reg::RZ) } else { R },
+                R,
+                R,
+                if rb.is_some() {
+                    R
+                } else {
+                    Operand::Reg(Reg::RZ)
+                },
                 Operand::Imm(slot as i64),
             ],
         )
