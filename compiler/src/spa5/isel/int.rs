@@ -21,7 +21,7 @@
 use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
 
 use super::legalize::{no_mods, SrcForms, ANY};
@@ -31,6 +31,13 @@ use crate::spa5::target::{fits_i20, SetMod, Slot, TInst, Template, R};
 use Slot::{Arg, Res};
 
 type R32 = Result<Value, IselError>;
+
+/// One 32-bit half of a 64-bit operand: register `part` of a pair, or a constant.
+#[derive(Clone, Copy)]
+enum Half {
+    Reg(Value, u8),
+    Const(u32),
+}
 
 impl Isel<'_> {
     /// Selects an integer-family instruction (see [`super::family`]).
@@ -331,18 +338,27 @@ impl Isel<'_> {
         )
     }
 
+    /// 64-bit compare on the halves, read straight from the register pairs (a constant's
+    /// halves are immediates where they fit).
     fn icmp64(&mut self, cc: IntCC, a: Value, b: Value) -> R32 {
-        let lo = |s: &mut Self, v| s.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)], &[v]);
-        let hi = |s: &mut Self, v| s.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, 1)], &[v]);
-        let (al, bl, ah, bh) = (lo(self, a)?, lo(self, b)?, hi(self, a)?, hi(self, b)?);
+        let half = |s: &Self, v: Value, hi: bool| match s.konst(v) {
+            Some(c) => Half::Const((c >> if hi { 32 } else { 0 }) as u32),
+            None => Half::Reg(v, u8::from(hi)),
+        };
+        let (al, bl, ah, bh) = (
+            half(self, a, false),
+            half(self, b, false),
+            half(self, a, true),
+            half(self, b, true),
+        );
         match cc {
             IntCC::Eq => {
-                let p = self.isetp(ICmp::Eq, false, false, al, bl, Bop::And, None)?;
-                self.isetp(ICmp::Eq, false, false, ah, bh, Bop::And, Some(p))
+                let p = self.isetp_half(ICmp::Eq, false, al, bl, Bop::And, None)?;
+                self.isetp_half(ICmp::Eq, false, ah, bh, Bop::And, Some(p))
             }
             IntCC::Ne => {
-                let p = self.isetp(ICmp::Ne, false, false, al, bl, Bop::And, None)?;
-                self.isetp(ICmp::Ne, false, false, ah, bh, Bop::Or, Some(p))
+                let p = self.isetp_half(ICmp::Ne, false, al, bl, Bop::And, None)?;
+                self.isetp_half(ICmp::Ne, false, ah, bh, Bop::Or, Some(p))
             }
             _ => {
                 let (cmp, signed) = icc(cc);
@@ -352,11 +368,43 @@ impl Isel<'_> {
                     ICmp::Ge => ICmp::Gt,
                     c => c,
                 };
-                let l = self.isetp(cmp, false, false, al, bl, Bop::And, None)?;
-                let e = self.isetp(ICmp::Eq, false, false, ah, bh, Bop::And, Some(l))?;
-                self.isetp(strict, signed, false, ah, bh, Bop::Or, Some(e))
+                let l = self.isetp_half(cmp, false, al, bl, Bop::And, None)?;
+                let e = self.isetp_half(ICmp::Eq, false, ah, bh, Bop::And, Some(l))?;
+                self.isetp_half(strict, signed, ah, bh, Bop::Or, Some(e))
             }
         }
+    }
+
+    /// `ISETP.cmp.bop p, PT, a, b, q` on halves of 64-bit values.
+    fn isetp_half(
+        &mut self,
+        cmp: ICmp,
+        signed: bool,
+        a: Half,
+        b: Half,
+        bop: Bop,
+        q: Option<Value>,
+    ) -> R32 {
+        let a = match a {
+            Half::Reg(v, p) => (v, p),
+            Half::Const(c) => (self.const32(c)?, 0),
+        };
+        let (b_op, b_slot, mut args) = match b {
+            Half::Const(c) if fits_i20(i64::from(c as i32)) => {
+                (Operand::Imm(i64::from(c as i32)), Slot::Keep, vec![a.0])
+            }
+            Half::Const(c) => (R, Arg(1, 0), vec![a.0, self.const32(c)?]),
+            Half::Reg(v, p) => (R, Arg(1, p), vec![a.0, v]),
+        };
+        let inst = MInst::isetp(cmp, PredReg(0), R, b_op)
+            .f(ModKind::Signed, signed as u8)?
+            .t(bop)?;
+        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, a.1), b_slot];
+        if let Some(q) = q {
+            slots.push(Arg(args.len() as u8, 0));
+            args.push(q);
+        }
+        self.one_ty(inst, &slots, &args, Type::Pred)
     }
 
     pub(crate) fn lop32i(&mut self, op: Lop, a: Value, k: u32) -> R32 {

@@ -90,7 +90,7 @@ impl Isel<'_> {
                 Op::SHFL_II,
                 Operand::Imm((k & 3) as i64),
                 [Slot::Keep, Res(0, 0), Arg(0, 0), Slot::Keep, Slot::Keep],
-                vec![a, b],
+                vec![a],
             ),
             None => (
                 Op::SHFL_RI,
