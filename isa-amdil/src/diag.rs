@@ -156,9 +156,13 @@ fn source_line(source: &str, span: Span) -> Option<(&str, usize)> {
     if start > source.len() || !source.is_char_boundary(start) {
         return None;
     }
-    let line_start = source[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    // A lone `\r` ends a line too (see `lexer::normalize_line_ends`).
+    let line_start = source[..start]
+        .rfind(['\n', '\r'])
+        .map(|i| i + 1)
+        .unwrap_or(0);
     let line_end = source[start..]
-        .find('\n')
+        .find(['\n', '\r'])
         .map(|i| start + i)
         .unwrap_or(source.len());
     let text = source[line_start..line_end].trim_end_matches('\r');

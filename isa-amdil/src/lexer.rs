@@ -6,6 +6,10 @@
 //! `dcl_literal`), so the parser drives the scanner with context-specific calls instead of
 //! consuming a context-free token stream.
 //!
+//! Line ends: `\n`, `\r\n` and a lone `\r` (classic Mac OS editors) all end a line, in any
+//! mix; [`normalize_line_ends`] maps a lone `\r` to `\n` (same length, so spans stay valid
+//! for the original text) before the parser sees it.
+//!
 //! Accepted trivia: spaces, tabs, `\r`, form feeds; `;` and `//` comments to end of line;
 //! `/* */` block comments (possibly spanning lines); `;DEBUGSTART` .. `;DEBUGEND` blocks of raw
 //! assembler directives (skipped entirely); `;ARGSTART` .. `;ARGEND` metadata (returned to the
@@ -26,6 +30,21 @@
 )]
 
 use crate::ast::Span;
+
+/// `src` with every lone `\r` (one not followed by `\n`) replaced by `\n`; borrowed when
+/// there is none. Byte offsets (and so spans) are the same in both texts.
+pub fn normalize_line_ends(src: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // Replacing one ASCII byte by another keeps the text valid UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_owned()))
+}
 
 /// A cursor over IL source text.
 pub struct Cursor<'a> {

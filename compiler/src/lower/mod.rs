@@ -321,6 +321,13 @@ impl<'p> Lowerer<'p> {
         for i in start..end {
             self.stmt = i;
             let st = &prog.statements[i];
+            // A budget stop (deadline, IR size) points at the statement being lowered.
+            ilc_passes::budget::set_position(Some(ilc_passes::budget::Position {
+                start: st.span.start,
+                end: st.span.end,
+                line: st.span.line,
+                col: st.span.col,
+            }));
             // A `func` label after an unconditional exit at the outermost level is only
             // reachable through calls: the body being lowered ends here. Otherwise control
             // falls through the label into the function's code, as in the interpreter.

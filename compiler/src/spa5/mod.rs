@@ -144,6 +144,7 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
     let mut layout = LaunchLayout::compute(func)?;
     let mut f = func.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
+    ilc_passes::budget::set_stage("isel");
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
@@ -156,9 +157,12 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
+        ilc_passes::budget::set_stage("schedule");
         ilc_passes::schedule::run(&mut f, &tgt, &so);
     }
+    ilc_passes::budget::set_stage("regalloc");
     let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
     let controls = deps::compute(&insts, opts.serial);

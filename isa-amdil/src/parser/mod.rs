@@ -54,6 +54,8 @@ pub fn parse(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
 
 /// Parses IL text, dropping lines that have errors; always returns a program.
 pub fn parse_lossy(source: &str) -> (Program, Vec<Diagnostic>) {
+    let normalized = crate::lexer::normalize_line_ends(source);
+    let source: &str = &normalized;
     let mut p = Parser {
         c: Cursor::new(source),
         diags: Vec::new(),

@@ -15,6 +15,7 @@
 //!   `switch`/`case`/`default`/`endswitch` (duplicate case values, two defaults), `break` and
 //!   `continue` placement, `func`/`endfunc`/`ret`, `endmain`, exactly one final `end`, call
 //!   targets that exist (E0040, E0041, E0042);
+//! - an empty program (no version line, no statement) is an error (E0017);
 //! - practice-vs-guide warnings (W0001): missing version line, barriers inside control flow,
 //!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
 //!   `.w` of the 3-D id registers, functions without `endmain`.
@@ -121,6 +122,27 @@ impl Validator {
             .as_ref()
             .map(|v| v.shader == ShaderType::Compute)
             .unwrap_or(true);
+        if p.statements.iter().all(|s| s.opcode == Opcode::Comment) {
+            // Nothing but whitespace, comments or NULs (or a version token alone): not a
+            // kernel; an embedder passing the wrong buffer must not get an empty kernel back.
+            let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
+            let at = if at.line == 0 {
+                Span {
+                    line: 1,
+                    col: 1,
+                    ..Span::NONE
+                }
+            } else {
+                at
+            };
+            let what = if p.version.is_none() {
+                "empty program: no version line (`il_cs_2_0`) and no instructions"
+            } else {
+                "empty program: no instructions after the version line"
+            };
+            self.error(codes::BAD_VERSION, at, what);
+            return;
+        }
         if p.version.is_none() {
             let span = p.statements.first().map(|s| s.span).unwrap_or(Span::NONE);
             self.warn(
