@@ -187,11 +187,12 @@ impl Compiler {
         let mut log = ir.log;
         let start = Instant::now();
         pipeline::check_deadline(&self.options, started, "spa5 backend")?;
-        let out = spa5::compile(&ir.function, &opts)
+        let name = ir.function.name.clone();
+        let out = spa5::compile_owned(ir.function, &opts)
             .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
         log.times.push(("spa5 backend".to_owned(), start.elapsed()));
         Ok(CompiledKernel {
-            name: ir.function.name.clone(),
+            name,
             cubin: out.cubin,
             code: out.code,
             const_bank2: out.const_bank2,

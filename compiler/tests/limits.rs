@@ -87,6 +87,8 @@ fn survives(src: Vec<u8>) {
         let c = Compiler::new(Options {
             limits: Limits {
                 max_nesting: 1 << 20,
+                max_instructions: 2_000_000,
+                max_ir_instructions: usize::MAX,
                 max_compile_ms: 20_000,
                 ..Limits::default()
             },

@@ -141,8 +141,14 @@ impl Spa5Output {
 
 /// Compiles `func` to a cubin.
 pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
-    let mut layout = LaunchLayout::compute(func)?;
-    let mut f = func.clone();
+    compile_owned(func.clone(), opts)
+}
+
+/// Compiles `f` to a cubin, consuming it (no copy of the function: the IR is the largest
+/// data structure of a compile).
+pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
+    let mut layout = LaunchLayout::compute(&f)?;
+    let func_name = f.name.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
     ilc_passes::budget::set_stage("isel");
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
@@ -179,7 +185,7 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         .iter()
         .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
     let kernel = Kernel {
-        name: sanitize(&func.name),
+        name: sanitize(&func_name),
         code: code.clone(),
         num_regs,
         num_barriers: u32::from(uses_bar),
