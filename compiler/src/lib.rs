@@ -188,8 +188,13 @@ impl Compiler {
         let start = Instant::now();
         pipeline::check_deadline(&self.options, started, "spa5 backend")?;
         let name = ir.function.name.clone();
-        let out = spa5::compile_owned(ir.function, &opts)
-            .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
+        let out = spa5::compile_owned(ir.function, &opts).map_err(|e| {
+            Diagnostics(vec![Diagnostic::error(
+                "B0001",
+                error::span_of(e.position()),
+                format!("SPA 5.0 backend: {e}"),
+            )])
+        })?;
         log.times.push(("spa5 backend".to_owned(), start.elapsed()));
         Ok(CompiledKernel {
             name,

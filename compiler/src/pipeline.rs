@@ -14,7 +14,6 @@ use ilc_passes::{
 };
 
 use ilc_passes::budget;
-use isa_amdil::ast::Span;
 
 use crate::error::{Diagnostic, Diagnostics};
 use crate::options::{Limits, OptLevel, Options};
@@ -208,14 +207,7 @@ pub fn check_deadline(options: &Options, started: Instant, stage: &str) -> Resul
 /// The diagnostic for a compile the budget stopped: `L0004` for the deadline, `L0005` for
 /// the IR size bound, at the source position the stage was working on when it knew one.
 pub fn exceeded_diagnostic(e: budget::Exceeded, limits: &Limits) -> Diagnostics {
-    let span = |p: Option<budget::Position>| {
-        p.map_or(Span::NONE, |p| Span {
-            start: p.start,
-            end: p.end,
-            line: p.line,
-            col: p.col,
-        })
-    };
+    let span = crate::error::span_of;
     let d = match e {
         budget::Exceeded::Time { stage, position } => Diagnostic::error(
             "L0004",

@@ -234,3 +234,50 @@ fn random_bytes_are_errors() {
         assert!(e.has_errors());
     }
 }
+
+#[test]
+fn backend_errors_point_at_the_statement() {
+    // Two registers cannot hold an address and a 128-bit load: register allocation fails
+    // for the load, and says where it is.
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+               uav_raw_load_id(0) r1, vAbsTidFlat.x\n\
+               uav_raw_store_id(0) mem, vAbsTidFlat.x, r1\nend\n";
+    let c = Compiler::new(Options {
+        max_regs: Some(2),
+        ..Options::default()
+    });
+    let e = c
+        .compile(src.as_bytes())
+        .expect_err("two registers are too few");
+    assert_eq!((e.0[0].code, e.0[0].span.line), ("B0001", 4), "{e}");
+}
+
+#[test]
+fn large_constant_offsets_are_materialized() {
+    // g[] elements are 16 bytes: 524288 is byte offset 2^23, past the 24-bit immediate. The
+    // register part of the index subtracts the offset again, so the accesses are in bounds
+    // and the compared results show the address arithmetic.
+    for offset in [524_287u32, 524_288, 1_000_000] {
+        let src = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_literal l0, 1, 2, 3, 4\n\
+             dcl_literal l1, {neg}, {neg}, {neg}, {neg}\n\
+             iadd r1, vAbsTidFlat.x, l1\nmov r0, g[r1.x + {offset}]\n\
+             iadd r0, r0, l0\nmov g[r1.x + {offset}], r0\nmov g[{offset}], r0\nend\n",
+            neg = offset.wrapping_neg()
+        );
+        let c = compiler(Limits::default());
+        let report = ilc::verify::verify(
+            &c,
+            src.as_bytes(),
+            &ilc::verify::VerifyOptions {
+                dispatches: 2,
+                ..ilc::verify::VerifyOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("g[{offset}]: {e}"));
+        assert!(
+            report.passed() && report.compared > 0,
+            "g[{offset}]: {report}"
+        );
+    }
+}

@@ -69,20 +69,9 @@ pub enum Exceeded {
     },
 }
 
-/// A source position a stage reports as the one it is working on (`line`, `col` 1-based;
-/// `start`, `end` byte offsets), carried into [`Exceeded`] so that a diagnostic can point at
-/// the input that caused the growth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    /// Byte offset of the start.
-    pub start: u32,
-    /// Byte offset of the end.
-    pub end: u32,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column.
-    pub col: u32,
-}
+/// A source position a stage reports as the one it is working on, carried into
+/// [`Exceeded`] so that a diagnostic can point at the input that caused the growth.
+pub type Position = crate::ir::SourcePos;
 
 thread_local! {
     static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };

@@ -96,9 +96,10 @@ pub enum Spa5Error {
     /// Instruction selection.
     #[error(transparent)]
     Isel(#[from] IselError),
-    /// Register allocation.
+    /// Register allocation, with the source statement of the instruction or value it is
+    /// about when known.
     #[error("register allocation: {0}")]
-    RegAlloc(#[from] RegAllocError),
+    RegAlloc(RegAllocError, Option<ilc_passes::ir::SourcePos>),
     /// Emission.
     #[error(transparent)]
     Emit(#[from] EmitError),
@@ -139,6 +140,17 @@ impl Spa5Output {
     }
 }
 
+impl Spa5Error {
+    /// The source statement the error is about, when the backend knows it.
+    pub fn position(&self) -> Option<ilc_passes::ir::SourcePos> {
+        match self {
+            Spa5Error::Isel(IselError::Unsupported { pos, .. }) => *pos,
+            Spa5Error::RegAlloc(_, pos) => *pos,
+            _ => None,
+        }
+    }
+}
+
 /// Compiles `func` to a cubin.
 pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
     compile_owned(func.clone(), opts)
@@ -167,7 +179,19 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ilc_passes::schedule::run(&mut f, &tgt, &so);
     }
     ilc_passes::budget::set_stage("regalloc");
-    let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    let alloc =
+        ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
+            use ilc_passes::regalloc::RegAllocError as E;
+            let inst = match &e {
+                E::TooManyOperands { inst, .. }
+                | E::BadConstraint { inst, .. }
+                | E::UndefinedValue { inst, .. } => Some(*inst),
+                E::NoRegister { value, .. } => f.dfg.value_inst(*value),
+                _ => None,
+            };
+            let pos = inst.and_then(|i| f.srcloc(i));
+            Spa5Error::RegAlloc(e, pos)
+        })?;
     ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
