@@ -148,6 +148,11 @@ impl Compiler {
         ilc_passes::budget::set_stage("lower");
         let mut function = lower::lower_with(&front.program, name, &self.options.textures)
             .map_err(lower_diagnostics)?;
+        // The AST is not needed after lowering: free it before the passes allocate.
+        let front = frontend::Frontend {
+            program: Default::default(),
+            ..front
+        };
         log.times.push(("lower".to_owned(), start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);

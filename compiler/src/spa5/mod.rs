@@ -166,6 +166,9 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
+    // Selection leaves the replaced IR instructions in the arena: compact it before the
+    // scheduler and the register allocator (which copies the function) walk and clone it.
+    f = ilc_passes::ir::renumber(&f);
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.

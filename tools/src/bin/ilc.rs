@@ -77,6 +77,9 @@ struct Cli {
     /// Most registers per thread (small values force spilling).
     #[arg(long = "max-regs")]
     max_regs: Option<u32>,
+    /// Stop a compile that runs longer than this many milliseconds (error L0004).
+    #[arg(long = "max-compile-ms", value_name = "MS")]
+    max_compile_ms: Option<u64>,
     /// Storage the code assumes for texture resource ID: ID=FORMAT[xN], FORMAT one of
     /// f32|u32|s32|unorm8|u8|unorm16|u16, N channels (default: 4 x the declared type).
     #[arg(long = "texture", value_parser = ilc_tools::dispatch::parse_texture_format)]
@@ -143,6 +146,10 @@ fn main() -> ExitCode {
             textures: cli.textures.iter().copied().collect(),
             samplers: cli.samplers.iter().copied().collect(),
             use_loads: cli.texture_loads,
+        },
+        limits: ilc::Limits {
+            max_compile_ms: cli.max_compile_ms.unwrap_or(0),
+            ..ilc::Limits::default()
         },
         ..Options::default()
     });
