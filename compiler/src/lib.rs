@@ -185,7 +185,14 @@ impl Compiler {
             },
             assume_in_bounds: self.options.assume_in_bounds,
             serial: self.options.serial,
-            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254),
+            // One group must fit the register file (a launch would fail otherwise).
+            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254).min(
+                limits::max_regs_for_group(
+                    ir.function
+                        .group_size
+                        .map_or(64, |g| g.iter().map(|&n| u64::from(n)).product()),
+                ),
+            ),
             schedule: self.options.opt_level > OptLevel::O0,
             literal_pool: !self.options.no_literal_pool,
         };

@@ -11,7 +11,11 @@
 //! - the thread-group size is at most [`MAX_THREADS`] threads and [`MAX_GROUP_DIMS`] per
 //!   dimension; LDS declarations total at most [`MAX_SHARED_BYTES`]; indexed temporary arrays
 //!   total at most [`MAX_LOCAL_BYTES`] per thread; every `dcl_cb` has a non-zero size and the
-//!   constant buffers fit the [`MAX_PARAM_BYTES`] parameter space they are copied into.
+//!   constant buffers fit the [`MAX_PARAM_BYTES`] parameter space they are copied into, with
+//!   the 16 bytes (pointer and size) every declared UAV and SRV needs there at least.
+//!
+//! The register limit depends on the group size and is applied by the backend through
+//! [`max_regs_for_group`].
 //!
 //! So the launch layout the backend computes never needs to clamp a size: what it states is
 //! what the code assumes. Every error carries the line of the declaration or statement.
@@ -36,6 +40,18 @@ pub const MAX_SHARED_BYTES: u64 = 48 << 10;
 /// technical specifications per compute capability).
 pub const MAX_LOCAL_BYTES: u64 = 512 << 10;
 
+/// Registers of one SM a thread group may use on sm_50..53.
+pub const MAX_REGS_PER_GROUP: u32 = 65536;
+
+/// Most registers per thread a kernel of `threads` threads per group may use so that one
+/// group fits the register file: registers are given out per warp of 32 threads, per thread
+/// in multiples of 8. At most 254 (the allocatable GPRs).
+pub fn max_regs_for_group(threads: u64) -> u32 {
+    let warps = threads.div_ceil(32).max(1);
+    let per_thread = u64::from(MAX_REGS_PER_GROUP) / (warps * 32);
+    (per_thread / 8 * 8).clamp(8, 254) as u32
+}
+
 /// Checks every limit; returns every violation found (declarations) or the first size error.
 pub fn check(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
     let mut diags = Vec::new();
@@ -55,6 +71,7 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
     let mut shared = 0u64;
     let mut local = 0u64;
     let mut cb_bytes = 0u64;
+    let mut buffer_params = 0u64;
     let group = program
         .statements
         .iter()
@@ -161,6 +178,32 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
                     local = 0;
                 }
             }
+            (
+                O::DclRawUav
+                | O::DclStructUav
+                | O::DclUav
+                | O::DclArenaUav
+                | O::DclTypelessUav
+                | O::DclTypedUav
+                | O::DclRawSrv
+                | O::DclStructSrv,
+                _,
+            ) => {
+                // A pointer and a size in the parameter space (DESIGN.md section 2).
+                buffer_params += 16;
+                if cb_bytes + buffer_params > u64::from(MAX_PARAM_BYTES) {
+                    diags.push(Diagnostic::error(
+                        "L0014",
+                        st.span,
+                        format!(
+                            "buffer declarations need {buffer_params} bytes of pointers (with \
+                             {cb_bytes} bytes of constant buffers), more than the \
+                             {MAX_PARAM_BYTES}-byte kernel parameter space"
+                        ),
+                    ));
+                    buffer_params = 0;
+                }
+            }
             (O::DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
                 if *size == 0 {
                     diags.push(Diagnostic::error(
@@ -171,13 +214,14 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
                     continue;
                 }
                 cb_bytes = cb_bytes.next_multiple_of(16) + 16 * u64::from(*size);
-                if cb_bytes > u64::from(MAX_PARAM_BYTES) {
+                if cb_bytes + buffer_params > u64::from(MAX_PARAM_BYTES) {
                     diags.push(Diagnostic::error(
                         "L0013",
                         st.span,
                         format!(
-                            "constant buffers need {cb_bytes} bytes, more than the \
-                             {MAX_PARAM_BYTES}-byte kernel parameter space they are passed in"
+                            "constant buffers need {cb_bytes} bytes, with {buffer_params} \
+                             bytes of buffer pointers more than the {MAX_PARAM_BYTES}-byte \
+                             kernel parameter space they are passed in"
                         ),
                     ));
                     cb_bytes = 0;
@@ -414,6 +458,20 @@ mod tests {
     }
 
     #[test]
+    fn registers_per_thread_shrink_with_the_group() {
+        assert_eq!(max_regs_for_group(1024), 64);
+        assert_eq!(max_regs_for_group(768), 80);
+        assert_eq!(max_regs_for_group(512), 128);
+        assert_eq!(max_regs_for_group(256), 254);
+        assert_eq!(max_regs_for_group(1), 254);
+        // Every group size fits the register file at its limit.
+        for t in 1..=1024u64 {
+            let r = u64::from(max_regs_for_group(t).next_multiple_of(8));
+            assert!(t.div_ceil(32) * 32 * r.min(256) <= 65536 || r >= 254, "{t}");
+        }
+    }
+
+    #[test]
     fn hardware_limits_point_at_the_declaration() {
         let l = Limits::default();
         let k = |decl: &str| format!("il_cs_2_0\n{decl}\nend\n");
@@ -429,6 +487,14 @@ mod tests {
             ("dcl_indexed_temp_array x0[32769]", "L0012"),
             ("dcl_cb cb0[0]", "L0013"),
             ("dcl_cb cb0[4096]\ndcl_cb cb1[1]", "L0013"),
+            (
+                &(0..257)
+                    .map(|i| format!("dcl_raw_uav_id({i})"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .as_str(),
+                "L0014",
+            ),
         ] {
             let errs = errors(&k(decl), &l);
             assert!(

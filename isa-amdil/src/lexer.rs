@@ -418,6 +418,24 @@ mod tests {
     }
 
     #[test]
+    fn lone_carriage_returns_end_lines() {
+        assert!(matches!(
+            normalize_line_ends("a\r\nb\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(normalize_line_ends("a\rb\r\nc\r"), "a\nb\r\nc\n");
+        let (p, d) = crate::parse("il_cs_2_0\rmov r0, r1\r\nmov r2, r3\rend\r");
+        assert!(d.is_empty(), "{d:?}");
+        let lines: Vec<u32> = p
+            .expect("parses")
+            .statements
+            .iter()
+            .map(|s| s.span.line)
+            .collect();
+        assert_eq!(lines, [2, 3, 4]);
+    }
+
+    #[test]
     fn numbers() {
         assert_eq!(
             num("0x3f800000").unwrap().unwrap().bits(),

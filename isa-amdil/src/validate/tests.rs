@@ -113,3 +113,17 @@ fn practice_warnings_are_not_errors() {
     assert!(d.iter().all(|d| d.0.is_none()), "{d:?}");
     assert!(d.contains(&(None, codes::PRACTICE, 5)));
 }
+
+#[test]
+fn empty_programs_are_errors_at_line_one() {
+    for src in [
+        "",
+        "  \n\n",
+        "; comment\n",
+        "il_cs_2_0\n",
+        "il_cs_2_0 ; nothing else\n",
+    ] {
+        assert_eq!(errors(src), vec![(codes::BAD_VERSION, 1)], "{src:?}");
+    }
+    assert!(errors("il_cs_2_0\nend\n").is_empty());
+}
