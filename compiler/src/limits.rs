@@ -488,7 +488,7 @@ mod tests {
             ("dcl_cb cb0[0]", "L0013"),
             ("dcl_cb cb0[4096]\ndcl_cb cb1[1]", "L0013"),
             (
-                &(0..257)
+                (0..257)
                     .map(|i| format!("dcl_raw_uav_id({i})"))
                     .collect::<Vec<_>>()
                     .join("\n")

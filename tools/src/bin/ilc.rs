@@ -151,7 +151,6 @@ fn main() -> ExitCode {
             max_compile_ms: cli.max_compile_ms.unwrap_or(0),
             ..ilc::Limits::default()
         },
-        ..Options::default()
     });
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
