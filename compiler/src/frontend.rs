@@ -63,7 +63,9 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             ))
         }
     };
-    let (program, diags) = isa_amdil::parse_and_validate(text);
+    // The parser stops at the instruction limit: rejecting a huge input costs no more than
+    // the limit.
+    let (program, diags) = isa_amdil::parse_and_validate_limited(text, limits.max_instructions);
     let diags = Diagnostics(diags);
     match program {
         Some(program) if !diags.has_errors() => {

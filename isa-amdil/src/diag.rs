@@ -233,6 +233,8 @@ pub mod codes {
     pub const BINARY: &str = "E0050";
     /// Guide-vs-practice warning.
     pub const PRACTICE: &str = "W0001";
+    /// More statements than the caller's limit (the compiler's instruction-count limit code).
+    pub const TOO_MANY_STATEMENTS: &str = "L0002";
     /// Suspicious but accepted.
     pub const SUSPICIOUS: &str = "W0002";
 }

@@ -51,7 +51,20 @@ pub fn validate(p: &Program) -> Vec<Diagnostic> {
 /// ([`crate::macros`]). Validation also runs on the lines that parsed when some did not, so
 /// one run reports as much as possible.
 pub fn parse_and_validate(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
-    let (mut prog, mut diags) = crate::parser::parse_lossy(source);
+    parse_and_validate_limited(source, usize::MAX)
+}
+
+/// As [`parse_and_validate`], stopping with an error after `max_statements` statements
+/// (before macro expansion, which has its own bound).
+pub fn parse_and_validate_limited(
+    source: &str,
+    max_statements: usize,
+) -> (Option<Program>, Vec<Diagnostic>) {
+    let (mut prog, mut diags) = crate::parser::parse_lossy_limited(source, max_statements);
+    if diags.iter().any(|d| d.code == codes::TOO_MANY_STATEMENTS) {
+        // A truncated program: its other diagnostics would be noise.
+        return (None, diags);
+    }
     diags.extend(crate::macros::expand(&mut prog));
     diags.extend(validate(&prog));
     if diags.iter().any(Diagnostic::is_error) {

@@ -127,3 +127,15 @@ fn empty_programs_are_errors_at_line_one() {
     }
     assert!(errors("il_cs_2_0\nend\n").is_empty());
 }
+
+#[test]
+fn the_statement_limit_stops_the_parser_at_the_statement() {
+    let src = "il_cs_2_0\nmov r0, r1\nmov r0, r1\nmov r0, r1\nend\n";
+    let (p, d) = crate::parse_and_validate_limited(src, 2);
+    assert!(p.is_none());
+    assert_eq!(
+        d.iter().map(|d| (d.code, d.span.line)).collect::<Vec<_>>(),
+        [(codes::TOO_MANY_STATEMENTS, 4)]
+    );
+    assert!(crate::parse_and_validate_limited(src, 4).0.is_some());
+}
