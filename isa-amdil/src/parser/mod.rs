@@ -119,7 +119,7 @@ impl<'a> Parser<'a> {
                     codes::TOO_MANY_STATEMENTS,
                     span,
                     format!(
-                        "more than {} statements (the instruction limit)",
+                        "kernel has more than {} instructions, the limit",
                         self.max_statements
                     ),
                 );
