@@ -12,7 +12,8 @@
 //!   dimension; LDS declarations total at most [`MAX_SHARED_BYTES`]; indexed temporary arrays
 //!   total at most [`MAX_LOCAL_BYTES`] per thread; every `dcl_cb` has a non-zero size and the
 //!   constant buffers fit the [`MAX_PARAM_BYTES`] parameter space they are copied into, with
-//!   the 16 bytes (pointer and size) every declared UAV and SRV needs there at least.
+//!   the 16 bytes (pointer and size) every declared UAV and SRV needs there, and the 8 bytes
+//!   (texture object handle) of every texture resource, at least.
 //!
 //! The register limit depends on the group size and is applied by the backend through
 //! [`max_regs_for_group`].
@@ -186,11 +187,13 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
                 | O::DclTypelessUav
                 | O::DclTypedUav
                 | O::DclRawSrv
-                | O::DclStructSrv,
+                | O::DclStructSrv
+                | O::DclResource,
                 _,
             ) => {
-                // A pointer and a size in the parameter space (DESIGN.md section 2).
-                buffer_params += 16;
+                // A pointer and a size in the parameter space (DESIGN.md section 2); a
+                // texture resource at least a 64-bit texture object handle.
+                buffer_params += if st.opcode == O::DclResource { 8 } else { 16 };
                 if cb_bytes + buffer_params > u64::from(MAX_PARAM_BYTES) {
                     diags.push(Diagnostic::error(
                         "L0014",
