@@ -7,7 +7,8 @@
 //!   `call` (estimated from the call graph, so an exponential call tree is rejected before
 //!   lowering spends memory on it; the error points at the call in the main program whose
 //!   inlining crosses the limit);
-//! - control flow nests at most `Limits::max_nesting` deep;
+//! - control flow nests at most `Limits::max_nesting` deep, also after inlining (a call
+//!   nested `d` deep adds `d` to the callee's nesting);
 //! - the thread-group size is at most [`MAX_THREADS`] threads and [`MAX_GROUP_DIMS`] per
 //!   dimension; LDS declarations total at most [`MAX_SHARED_BYTES`]; indexed temporary arrays
 //!   total at most [`MAX_LOCAL_BYTES`] per thread; every `dcl_cb` has a non-zero size and the
@@ -287,52 +288,88 @@ fn size(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) {
     if !sts.iter().any(|s| is_call(s.opcode)) {
         return;
     }
-    let sizes = inlined_sizes(sts);
-    // Walk the main program (up to the first `func`), adding each call's inlined size.
+    let inlined = inlined_sizes(sts);
+    // Walk the main program (up to the first `func`), adding each call's inlined size and
+    // nesting.
     let main_end = sts
         .iter()
         .position(|s| s.opcode == O::Func)
         .unwrap_or(sts.len());
     let mut total = 0u64;
+    let mut depth = 0u64;
     let limit = limits.max_instructions as u64;
     for st in &sts[..main_end] {
         total += 1;
-        if is_call(st.opcode) {
-            let callee = label(st).and_then(|l| sizes.get(&l)).copied().unwrap_or(0);
-            total = total.saturating_add(callee);
-            if total > limit {
-                diags.push(Diagnostic::error(
-                    "L0002",
-                    st.span,
-                    format!(
-                        "inlining this call makes the kernel more than {limit} instructions \
-                         (the limit): the function expands to {} instructions{}",
-                        if callee == u64::MAX {
-                            "more than 2^64".to_string()
-                        } else {
-                            callee.to_string()
-                        },
-                        ", counting the calls inside it"
-                    ),
-                ));
-                return;
-            }
+        depth = nest(depth, st.opcode);
+        if !is_call(st.opcode) {
+            continue;
+        }
+        let callee = label(st)
+            .and_then(|l| inlined.get(&l))
+            .copied()
+            .unwrap_or_default();
+        total = total.saturating_add(callee.size);
+        if total > limit {
+            diags.push(Diagnostic::error(
+                "L0002",
+                st.span,
+                format!(
+                    "inlining this call makes the kernel more than {limit} instructions (the \
+                     limit): the function expands to {} instructions, counting the calls \
+                     inside it",
+                    callee.size
+                ),
+            ));
+            return;
+        }
+        if depth.saturating_add(callee.depth) > limits.max_nesting as u64 {
+            diags.push(Diagnostic::error(
+                "L0003",
+                st.span,
+                format!(
+                    "inlining this call nests control flow {} deep, more than the limit of {}",
+                    depth.saturating_add(callee.depth),
+                    limits.max_nesting
+                ),
+            ));
+            return;
         }
     }
 }
 
-/// Inlined size of every function: its statements (to the next `func`, plus the function it
-/// falls into when its last statement is not `ret`/`endfunc`/`end`, as lowering does) with
-/// each call replaced by the callee's inlined size. Saturating; a recursive call counts 0
-/// (lowering rejects recursion with its own diagnostic).
-fn inlined_sizes(sts: &[Instruction]) -> HashMap<u32, u64> {
+/// Nesting depth after statement `op` (openers count on their own line).
+fn nest(depth: u64, op: O) -> u64 {
+    match op {
+        O::IfLogicalz | O::IfLogicalnz | O::Ifc | O::Ifnz | O::While | O::Loop | O::Switch => {
+            depth + 1
+        }
+        O::Endif | O::Endloop | O::Endswitch => depth.saturating_sub(1),
+        _ => depth,
+    }
+}
+
+/// A function after inlining: its instruction count and its deepest control-flow nesting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Inlined {
+    size: u64,
+    depth: u64,
+}
+
+/// Inlined size and nesting of every function: its statements (to the next `func`, plus the
+/// function it falls into when its last statement is not `ret`/`endfunc`/`end`, as lowering
+/// does) with each call replaced by the callee's inlined body, nested at the call's depth.
+/// Saturating; a recursive call counts 0 (lowering rejects recursion with its own
+/// diagnostic).
+fn inlined_sizes(sts: &[Instruction]) -> HashMap<u32, Inlined> {
     // Function segments in source order: (label, statements after `func` to the next one).
     let starts: Vec<usize> = (0..sts.len())
         .filter(|&i| sts[i].opcode == O::Func)
         .collect();
     struct Seg {
         own: u64,
-        calls: Vec<u32>,
+        own_depth: u64,
+        /// Callee and the nesting depth at the call.
+        calls: Vec<(u32, u64)>,
         falls_into: Option<u32>,
     }
     let mut segs: HashMap<u32, Seg> = HashMap::new();
@@ -352,57 +389,71 @@ fn inlined_sizes(sts: &[Instruction]) -> HashMap<u32, u64> {
         } else {
             None
         };
+        let (mut depth, mut own_depth, mut calls) = (0u64, 0u64, Vec::new());
+        for st in body {
+            depth = nest(depth, st.opcode);
+            own_depth = own_depth.max(depth);
+            if is_call(st.opcode) {
+                if let Some(c) = label(st) {
+                    calls.push((c, depth));
+                }
+            }
+        }
         segs.entry(l).or_insert(Seg {
             own: body.len() as u64,
-            calls: body
-                .iter()
-                .filter(|st| is_call(st.opcode))
-                .filter_map(label)
-                .collect(),
+            own_depth,
+            calls,
             falls_into,
         });
     }
     // Post-order over the call graph with an explicit stack (no recursion on hostile input).
-    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    let mut done: HashMap<u32, Inlined> = HashMap::new();
     let mut on_stack: HashMap<u32, bool> = HashMap::new();
     let labels: Vec<u32> = segs.keys().copied().collect();
     for root in labels {
-        if sizes.contains_key(&root) {
+        if done.contains_key(&root) {
             continue;
         }
         let mut stack = vec![(root, false)];
         while let Some((l, expanded)) = stack.pop() {
             let Some(seg) = segs.get(&l) else {
-                sizes.insert(l, 0);
+                done.insert(l, Inlined::default());
                 continue;
             };
-            let succs = seg.calls.iter().chain(seg.falls_into.iter());
+            let succs = seg.calls.iter().map(|c| c.0).chain(seg.falls_into);
             if !expanded {
-                if sizes.contains_key(&l) || on_stack.get(&l) == Some(&true) {
+                if done.contains_key(&l) || on_stack.get(&l) == Some(&true) {
                     continue;
                 }
                 on_stack.insert(l, true);
                 stack.push((l, true));
-                for &c in succs {
-                    if !sizes.contains_key(&c) && on_stack.get(&c) != Some(&true) {
+                for c in succs {
+                    if !done.contains_key(&c) && on_stack.get(&c) != Some(&true) {
                         stack.push((c, false));
                     }
                 }
             } else {
-                let get = |c: &u32| sizes.get(c).copied().unwrap_or(0);
-                let mut n = seg.own;
-                for c in &seg.calls {
-                    n = n.saturating_add(get(c));
+                let get = |c: &u32| done.get(c).copied().unwrap_or_default();
+                let mut n = Inlined {
+                    size: seg.own,
+                    depth: seg.own_depth,
+                };
+                for (c, d) in &seg.calls {
+                    let callee = get(c);
+                    n.size = n.size.saturating_add(callee.size);
+                    n.depth = n.depth.max(d.saturating_add(callee.depth));
                 }
                 if let Some(f) = seg.falls_into {
-                    n = n.saturating_add(get(&f));
+                    let next = get(&f);
+                    n.size = n.size.saturating_add(next.size);
+                    n.depth = n.depth.max(next.depth);
                 }
                 on_stack.insert(l, false);
-                sizes.insert(l, n);
+                done.insert(l, n);
             }
         }
     }
-    sizes
+    done
 }
 
 #[cfg(test)]
@@ -451,6 +502,26 @@ mod tests {
             ..Limits::default()
         };
         assert!(errors(&src, &roomy).is_empty());
+    }
+
+    #[test]
+    fn nesting_counts_through_calls() {
+        // main nests 3 deep around the call, the function 3 deep inside: 6 after inlining.
+        let ifs = |n| "if_logicalnz r0.x\n".repeat(n);
+        let ends = |n| "endif\n".repeat(n);
+        let src = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}call 1\n{}endmain\nfunc 1\n{}mov r0, r0\n{}ret\nend\n",
+            ifs(3),
+            ends(3),
+            ifs(3),
+            ends(3)
+        );
+        let limits = |n| Limits {
+            max_nesting: n,
+            ..Limits::default()
+        };
+        assert_eq!(errors(&src, &limits(5)), vec![("L0003".into(), 6)]);
+        assert!(errors(&src, &limits(6)).is_empty());
     }
 
     #[test]
