@@ -14,6 +14,8 @@
 //! `std::panic::resume_unwind`, which runs no panic hook and prints nothing) and [`run`]
 //! returns it as an error. The function being compiled is abandoned half-transformed; the
 //! driver discards it. Panics that are not budget exhaustion pass through [`run`] unchanged.
+//! Stopping needs unwinding (`panic = "unwind"`, Rust's default, which the C API's panic
+//! boundary needs as well); under `panic = "abort"` an exceeded budget aborts the process.
 //! Without an installed budget every check is a no-op (tools and tests that run a pass on
 //! its own are unaffected).
 //!
