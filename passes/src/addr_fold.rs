@@ -2,9 +2,9 @@
 //! negative, `b32` constant) addresses `x` instead, with `-c` moved into the access's immediate
 //! byte offset.
 //!
-//! Requires: verified SSA. Guarantees: behaviour unchanged: the IR's effective address is
-//! `(addr + offset) mod 2^32` (see `doc/ir.md`), and `((x - c) + o) mod 2^32 = (x + (o - c))
-//! mod 2^32`; chains (`(x - 4) - 8`) fold completely. The new offset stays within
+//! Requires: verified SSA. Guarantees: behaviour unchanged except at the wrap: the IR's
+//! effective address is `addr + offset` computed exactly ([`MemArg`](crate::ir::MemArg)), and
+//! `(x - c) + o = x + (o - c)` whenever `x >= c`; chains (`(x - 4) - 8`) fold completely. The new offset stays within
 //! +-[`MAX_OFFSET`], inside every SM50 immediate offset field (LDG/STG/LDS/LDL take 24 signed
 //! bits). The `isub`/`iadd` itself is left for its other users (DCE removes it otherwise).
 //!

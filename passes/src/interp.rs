@@ -472,7 +472,7 @@ impl Group<'_> {
     fn track(
         &mut self,
         space: MemSpace,
-        addr: u32,
+        addr: i64,
         n: usize,
         who: u32,
         write: bool,
@@ -484,8 +484,12 @@ impl Group<'_> {
         let Some(words) = races.get_mut(&id) else {
             return Ok(());
         };
+        // Bytes below the buffer are out of range (not tracked).
+        let Ok(addr) = u64::try_from(addr) else {
+            return Ok(());
+        };
         let first = (addr / 4) as usize;
-        let last = ((addr as u64 + n as u64).saturating_sub(1) / 4) as usize;
+        let last = ((addr + n as u64).saturating_sub(1) / 4) as usize;
         for w in first..=last.min(words.len().saturating_sub(1)) {
             if w >= words.len() {
                 break;
@@ -583,7 +587,7 @@ impl Group<'_> {
                 // Bounds are checked per 4-byte word (sub-word accesses as a whole).
                 for k in (0..n).step_by(4) {
                     let w = (n - k).min(4);
-                    if let Some(src) = range(buf.len(), addr.wrapping_add(k as u32), w) {
+                    if let Some(src) = range(buf.len(), addr + k as i64, w) {
                         bytes[k..k + w].copy_from_slice(&buf[src]);
                     }
                 }
@@ -618,7 +622,7 @@ impl Group<'_> {
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
                 for k in (0..n).step_by(4) {
                     let w = (n - k).min(4);
-                    if let Some(dst) = range(buf.len(), addr.wrapping_add(k as u32), w) {
+                    if let Some(dst) = range(buf.len(), addr + k as i64, w) {
                         buf[dst].copy_from_slice(&bytes[k..k + w]);
                     }
                 }
@@ -740,19 +744,20 @@ impl Group<'_> {
     }
 }
 
-/// Effective byte address of a memory instruction (wrapping 32-bit).
-fn address(data: &InstructionData, args: &[u64], offset: i32) -> u32 {
+/// Effective byte address of a memory instruction: the unsigned 32-bit address argument plus
+/// the signed offset, exactly (no wrap-around; it may be negative or above 2^32).
+fn address(data: &InstructionData, args: &[u64], offset: i32) -> i64 {
     let base = if data.mem_addr().is_some() {
-        args[0] as u32
+        i64::from(args[0] as u32)
     } else {
         0
     };
-    base.wrapping_add(offset as u32)
+    base + i64::from(offset)
 }
 
-/// The byte range `[addr, addr + n)` if it lies inside a buffer of `len` bytes.
-fn range(len: usize, addr: u32, n: usize) -> Option<core::ops::Range<usize>> {
-    let start = addr as usize;
+/// The byte range `[addr, addr + n)` if it lies wholly inside a buffer of `len` bytes.
+fn range(len: usize, addr: i64, n: usize) -> Option<core::ops::Range<usize>> {
+    let start = usize::try_from(addr).ok()?;
     let end = start.checked_add(n)?;
     (end <= len).then_some(start..end)
 }

@@ -3,8 +3,8 @@
 //! aligned for it.
 //!
 //! Requires: verified SSA. Guarantees: behaviour unchanged. The IR checks a wide access word
-//! by word (each word's address is `(addr + offset + 4k) mod 2^32`, out-of-range words read 0
-//! and are not written; `doc/ir.md`), exactly as the separate accesses did, so only ordering
+//! by word (each word's address is `addr + offset + 4k` computed exactly, out-of-range words
+//! read 0 and are not written; [`MemArg`]), exactly as the separate accesses did, so only ordering
 //! matters:
 //! - loads `load.b32 S[a+o]`, `load.b32 S[a+o+4]`, ... in one block combine at the first one
 //!   (the later ones move up) when nothing between them may write `S` (a store or atomic to

@@ -1245,6 +1245,54 @@ def raw_vec_access():
 
 
 @case
+def oob_edges():
+    """Per-dword bounds without wrap-around on odd-sized buffers (see oob_edges.il)."""
+    c = Case('oob_edges', (1, 1, 1))
+    loads = [0, 4, 8, 12, 16, 0xFFFFFFFC, 0xFFFFFFF8, 0xFFFFFFF0,
+             0x7FFFFFFC, 0x80000000, 0xFFFFFFF4, 20, 24, 0xFFFFFFE0, 4, 0]
+    stores = [0, 16, 0xFFFFFFFC, 0xFFFFFFF0, 20, 0xFFFFFFF8, 0x80000000, 0xFFFFFFF4,
+              24, 28, 0x40000000, 0xFFFFFFE8, 32, 36, 40, 44]
+    index = [0, 1, 2, 3, 0x20000000, 0x20000001, 0x1FFFFFFF, 0xFFFFFFFF,
+             0x40000000, 0x80000000, 5, 6, 0xE0000000, 0x10000000, 7, 8]
+    c.uav(0, [w for i in range(16) for w in (loads[i], stores[i], index[i], 0)])
+    src = bytes(range(0x41, 0x41 + 13))
+    c.files['uav1.bin'] = src
+
+    def dword(buf, a):
+        # in range iff a + 4 <= len(buf), exactly
+        if a + 4 <= len(buf):
+            return struct.unpack('<I', buf[a:a + 4])[0]
+        return 0
+    out = [0xEEEEEEEE] * (16 * 16)
+    for i in range(16):
+        out[16 * i:16 * i + 4] = [dword(src, loads[i] + 4 * k) for k in range(4)]
+    st = bytearray(range(0xA0, 0xA0 + 21))
+    c.files['uav3.bin'] = bytes(st)
+    s4 = bytes(range(0x61, 0x61 + 24))
+    c.files['uav4.bin'] = s4
+    s5 = bytearray([0x55] * 24)
+    c.files['uav5.bin'] = bytes(s5)
+    for i in range(16):
+        data = [(stores[i] + 4 * k) & M32 for k in range(4)]
+        for k in range(4):
+            a = stores[i] + 4 * k
+            if a + 4 <= len(st):
+                st[a:a + 4] = struct.pack('<I', data[k])
+        # struct load of .xy at (index, 4): bytes index*8 + 4 + 4k
+        base = index[i] * 8 + 4
+        out[16 * i + 4:16 * i + 6] = [dword(s4, base + 4 * k) for k in range(2)]
+        for k in range(2):
+            a = base + 4 * k
+            if a + 4 <= len(s5):
+                s5[a:a + 4] = struct.pack('<I', (index[i] * 8 + 4 + 4 * k) & M32)
+    c.uav(2, [0xEEEEEEEE] * (16 * 16))
+    c.expect(2, out)
+    c.files['expect_uav3.bin'] = bytes(st)
+    c.files['expect_uav5.bin'] = bytes(s5)
+    return c
+
+
+@case
 def struct_uav():
     c = Case('struct_uav', (2, 1, 1))
     r = rnd(62)

@@ -422,6 +422,46 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `index * scale + off` as a byte address, or `0xffffffff` / `0xfffffffc` (out of range
+    /// of every buffer under the IR's exact bounds rule once aligned for the access) when the
+    /// exact value does not fit in 32 bits: a structured or typed index must not wrap back into the buffer.
+    fn exact_address(&mut self, index: Value, scale: u32, off: Option<Value>) -> Value {
+        let k = self.iconst(scale);
+        let mut bad = None;
+        if scale > 1 {
+            let max = self.iconst(u32::MAX / scale);
+            bad = Some(self.cursor().ins().icmp(IntCC::Ugt, index, max));
+        }
+        let prod = self.cursor().ins().imul(index, k);
+        let a = match off {
+            Some(off) => {
+                let a = self.cursor().ins().iadd(prod, off);
+                // The sum wrapped iff it is below an addend.
+                let carry = self.cursor().ins().icmp(IntCC::Ult, a, off);
+                bad = Some(match bad {
+                    Some(b) => self.cursor().ins().por(b, carry),
+                    None => carry,
+                });
+                a
+            }
+            None => prod,
+        };
+        match bad {
+            Some(b) => {
+                // Aligned like `index * scale` when there is no offset, so no mask follows;
+                // `2^32 - 4 + 4` still ends past every buffer.
+                let sentinel = if off.is_none() && scale.is_multiple_of(4) {
+                    u32::MAX - 3
+                } else {
+                    u32::MAX
+                };
+                let all = self.iconst(sentinel);
+                self.cursor().ins().select(b, all, a)
+            }
+            None => a,
+        }
+    }
+
     /// The byte address of a memory instruction (before dword alignment).
     fn address(&mut self, st: &Instruction, srcs: &mut Srcs, addr: Addr) -> LResult<Value> {
         let x = srcs.get(self, st, 0, 0, Ty::Int)?;
@@ -433,13 +473,9 @@ impl Lowerer<'_> {
                 } else {
                     srcs.get(self, st, 1, 0, Ty::Int)?
                 };
-                let k = self.iconst(stride);
-                self.cursor().ins().imad(x, k, off)
+                self.exact_address(x, stride, Some(off))
             }
-            Addr::Typed(_) => {
-                let two = self.iconst(2);
-                self.cursor().ins().ishl(x, two)
-            }
+            Addr::Typed(_) => self.exact_address(x, 4, None),
         })
     }
 
@@ -478,6 +514,10 @@ impl Lowerer<'_> {
             Op::Imul => {
                 self.known_aligned(args[0], to, depth - 1)
                     || self.known_aligned(args[1], to, depth - 1)
+            }
+            Op::Select => {
+                self.known_aligned(args[1], to, depth - 1)
+                    && self.known_aligned(args[2], to, depth - 1)
             }
             _ => false,
         }

@@ -361,8 +361,13 @@ impl MemSize {
 
 /// The memory operand of a load, store or atomic: space, constant byte offset, size,
 /// and known alignment of the final address. The dynamic address operand (if any) is the
-/// instruction's first argument; the effective address is `arg0 + offset` (wrapping 32-bit)
-/// or just `offset` when the instruction has no address argument.
+/// instruction's first argument; the effective address `E` is `arg0 + offset` (`arg0` an
+/// unsigned 32-bit value, `offset` signed) computed exactly, without wrap-around, or just
+/// `offset` when the instruction has no address argument. The access covers bytes
+/// `[E, E + size)`, checked word by word: a 4-byte word (or a smaller access as a whole) is in
+/// range iff it lies wholly inside `[0, len)` of its buffer; words out of range read 0 and are
+/// not written. So `E + 4k` never wraps back into a buffer, and a word that straddles the end
+/// of an odd-sized buffer is out of range.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemArg {
     /// Memory space.

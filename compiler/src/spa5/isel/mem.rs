@@ -112,11 +112,17 @@ impl Isel<'_> {
         }
     }
 
-    /// The in-range predicate `addr + off <u limit` (limit a constant or a c[0x0] word).
+    /// The in-range predicate of a `bytes`-byte access at `addr + off`, with `addr` a 32-bit
+    /// unsigned value and `off` a signed constant: `0 <= addr + off` and `addr + off + bytes <=
+    /// limit` in exact (unbounded) arithmetic, so no wrap-around admits an access (the rule of
+    /// the IR, `doc/ir.md`). `limit` is a constant or a c[0x0] word (a buffer size); `align` is
+    /// a known alignment of `addr` itself (1 when unknown).
     fn bounds(
         &mut self,
         addr: Option<Value>,
         off: i64,
+        bytes: u32,
+        align: u32,
         limit: Operand,
     ) -> Result<Option<Value>, IselError> {
         // The limit as a key: an immediate size, or a constant-bank offset (tagged).
@@ -128,61 +134,96 @@ impl Isel<'_> {
             _ => None,
         };
         let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let shape = (i64::from(bytes) << 32) | i64::from(align);
         let key = match (block, limit_key) {
-            (Some(b), Some(l)) => Some((b, addr, off, l)),
+            (Some(b), Some(l)) => Some((b, addr, off, l, shape)),
             _ => None,
         };
         if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
             return Ok(Some(p));
         }
-        let p = self.bounds_uncached(addr, off, limit)?;
-        if let (Some(k), Some(p)) = (key, p) {
+        let p = self.bounds_uncached(addr, off, bytes, align, limit)?;
+        if let Some(k) = key {
             self.bounds_memo.insert(k, p);
         }
-        Ok(p)
+        Ok(Some(p))
+    }
+
+    /// `ISETP.cmp.U32.AND p, PT, a, b, and` (b an immediate that fits, else a register).
+    fn isetp_u32(
+        &mut self,
+        cmp: ICmp,
+        a: Value,
+        b: Operand,
+        and: Option<Value>,
+    ) -> Result<Value, IselError> {
+        let mut args = vec![a];
+        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0)];
+        let b = match b {
+            Operand::Imm(v) if (0..1 << 19).contains(&v) => {
+                slots.push(Slot::Keep);
+                b
+            }
+            Operand::Imm(v) => {
+                args.push(self.const32(v as u32)?);
+                slots.push(Arg(1, 0));
+                R
+            }
+            other => {
+                slots.push(Slot::Keep);
+                other
+            }
+        };
+        if let Some(p) = and {
+            slots.push(Arg(args.len() as u8, 0));
+            args.push(p);
+        }
+        let i = MInst::isetp(cmp, PredReg(0), R, b).m(ModKind::Signed, 0);
+        Ok(self.emit(Template::one(TInst::new(i, &slots)), &args, &[Type::Pred])?[0])
     }
 
     fn bounds_uncached(
         &mut self,
         addr: Option<Value>,
         off: i64,
+        bytes: u32,
+        align: u32,
         limit: Operand,
-    ) -> Result<Option<Value>, IselError> {
+    ) -> Result<Value, IselError> {
+        // A constant address is `0 + off`.
         let a = match addr {
-            Some(a) => {
-                if off == 0 {
-                    a
-                } else {
-                    self.one(
-                        MInst::iadd32i(R, R, off as i32),
-                        &[Res(0, 0), Arg(0, 0)],
-                        &[a],
-                    )?
-                }
-            }
-            None => self.const32(off as u32)?,
+            Some(a) => a,
+            None => self.const32(0)?,
         };
-        let (b, slots): (Vec<Value>, Vec<Slot>) = match limit {
-            Operand::Imm(v) => {
-                let c = self.const32(v as u32)?;
-                (
-                    vec![a, c],
-                    vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
-                )
-            }
-            other => {
-                let i = MInst::isetp(ICmp::Lt, PredReg(0), R, other).m(ModKind::Signed, 0);
-                let v = self.emit(
-                    Template::one(TInst::new(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)])),
-                    &[a],
-                    &[Type::Pred],
-                )?;
-                return Ok(Some(v[0]));
-            }
+        // The last byte is at `a + last`.
+        let last = off + i64::from(bytes.max(1)) - 1;
+        let a_align = i64::from(align.max(1));
+        // Negative offsets: the first byte must not lie below the buffer (`a >= -off`).
+        let mut p = if off < 0 {
+            Some(self.isetp_u32(ICmp::Ge, a, Operand::Imm(-off), None)?)
+        } else {
+            None
         };
-        let i = MInst::isetp(ICmp::Lt, PredReg(0), R, R).m(ModKind::Signed, 0);
-        let v = self.emit(Template::one(TInst::new(i, &slots)), &b, &[Type::Pred])?;
-        Ok(Some(v[0]))
+        if let Operand::Imm(l) = limit {
+            // A constant limit: `a + last < l` is `a < l - last` (no addition that could wrap).
+            let bound = (l - last).max(0);
+            return self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), p);
+        }
+        // A run-time limit: `u = a + last` (32-bit); it wrapped iff `u < last`, impossible
+        // when `last < a_align` (an aligned `a` is at most 2^32 - a_align).
+        let u = if last == 0 {
+            a
+        } else {
+            self.one(
+                MInst::iadd32i(R, R, last as i32),
+                &[Res(0, 0), Arg(0, 0)],
+                &[a],
+            )?
+        };
+        if last >= a_align {
+            p = Some(self.isetp_u32(ICmp::Ge, u, Operand::Imm(last), p)?);
+        }
+        self.isetp_u32(ICmp::Lt, u, limit, p)
     }
 
     /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
@@ -224,9 +265,15 @@ impl Isel<'_> {
         m: MemArg,
         addr: Option<Value>,
         extra: i64,
+        bytes: u32,
     ) -> Result<(Place, Option<Value>), IselError> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
+        // `addr` is aligned as the effective address is, up to the offset's own alignment.
+        let a_align = match m.offset {
+            0 => m.align,
+            o => m.align.min(1 << o.trailing_zeros()),
+        };
         match m.space {
             MemSpace::Uav(_)
             | MemSpace::Global
@@ -250,7 +297,7 @@ impl Isel<'_> {
                     return Err(self.unsupported(inst, "access to an undeclared UAV"));
                 };
                 let pred = match s {
-                    Some(s) if check => self.bounds(addr, off, cb0(s))?,
+                    Some(s) if check => self.bounds(addr, off, bytes, a_align, cb0(s))?,
                     _ => None,
                 };
                 let a = match addr {
@@ -327,7 +374,7 @@ impl Isel<'_> {
                     return Err(self.unsupported(inst, "access to an undeclared LDS"));
                 };
                 let pred = if check {
-                    self.bounds(addr, off, Operand::Imm(i64::from(size)))?
+                    self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(size)))?
                 } else {
                     None
                 };
@@ -350,7 +397,7 @@ impl Isel<'_> {
                     .unwrap_or(0);
                 let size = self.func.stack_slots[ss].size;
                 let pred = if check {
-                    self.bounds(addr, off, Operand::Imm(i64::from(size)))?
+                    self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(size)))?
                 } else {
                     None
                 };
@@ -370,7 +417,9 @@ impl Isel<'_> {
                 };
                 let start = i64::from(PARAM_BASE + p.offset);
                 let pred = match addr {
-                    Some(_) => self.bounds(addr, off, Operand::Imm(i64::from(p.size)))?,
+                    Some(_) => {
+                        self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(p.size)))?
+                    }
                     None => None,
                 };
                 Ok((
@@ -457,7 +506,7 @@ impl Isel<'_> {
         let mut groups = Vec::new();
         let mut any_guarded = false;
         for (part, extra) in [(0u8, 0i64), (1, 4)] {
-            let (place, pred) = self.place(inst, m, addr, extra)?;
+            let (place, pred) = self.place(inst, m, addr, extra, 4)?;
             let global = matches!(place, Place::Global { .. });
             let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1))?;
             // This word's address arguments start at `base` (shared with the other word's
@@ -588,7 +637,7 @@ impl Isel<'_> {
             }
             return Ok(out);
         }
-        let (place, pred) = self.place(inst, m, addr, extra)?;
+        let (place, pred) = self.place(inst, m, addr, extra, size.bytes())?;
         let sname = size_name(size, n);
         let (ti, args) = load_tinst(place, sname)?;
         let mut args = args;
@@ -684,7 +733,7 @@ impl Isel<'_> {
         size: MemSize,
         vals: &[Value],
     ) -> Result<(), IselError> {
-        let (place, pred) = self.place(inst, m, addr, extra)?;
+        let (place, pred) = self.place(inst, m, addr, extra, size.bytes())?;
         let n = vals.len();
         let sname = size_name(size, n);
         let mut args: Vec<Value> = Vec::new();
@@ -780,7 +829,7 @@ impl Isel<'_> {
             )?;
             data[0] = n;
         }
-        let (place, pred) = self.place(inst, m, addr, 0)?;
+        let (place, pred) = self.place(inst, m, addr, 0, m.size.bytes())?;
         let cas = op == AtomicOp::CmpXchg;
         // Without a use of the old value the destination is RZ.
         let dst = if ret { R } else { Operand::Reg(Reg::RZ) };

@@ -85,7 +85,7 @@ pub struct Isel<'a> {
     pub(crate) lea_memo: HashMap<(Block, Value, u32, u8), (Value, Value)>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
-    pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64), Value>,
+    pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64, i64), Value>,
     /// `MOV32I` constants per block: one register per distinct value (the scheduler would
     /// otherwise hoist every copy to the top of the block, each in its own register).
     pub(crate) const_memo: HashMap<(Block, u32), Value>,
