@@ -86,7 +86,11 @@ const INT_OPS: &[(&str, usize)] = &[
 const FLOAT_OPS: &[(&str, usize)] = &[
     ("add", 2),
     ("mul_ieee", 2),
+    ("mul", 2),
     ("mad", 3),
+    ("dp2", 2),
+    ("dp3", 2),
+    ("dp4", 2),
     ("min", 2),
     ("max", 2),
     ("frc", 1),
