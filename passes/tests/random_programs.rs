@@ -127,6 +127,7 @@ impl Gen<'_> {
             Opcode::Imad,
             Opcode::Ubfe,
             Opcode::Ibfe,
+            Opcode::Fshr,
             Opcode::Ffma,
             Opcode::Fmad,
             Opcode::FmadLegacy,

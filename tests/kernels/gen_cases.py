@@ -428,6 +428,46 @@ def int64_ops():
     return c
 
 
+@case
+def int64_shifts():
+    c = Case('int64_shifts', (2, 1, 1))
+    r = rnd(56)
+    n = 64
+    vals = []
+    for i in range(n):
+        hi = r.choice([0, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, r.randrange(1 << 32)])
+        vals += [r.randrange(1 << 32), hi, r.choice([i, r.randrange(1 << 32)]), 0]
+    c.uav(0, vals)
+    M64 = (1 << 64) - 1
+
+    def sar(a, k):
+        x = a - (1 << 64) if a >> 63 else a
+        return (x >> (k & 63)) & M64
+
+    def shl(a, k):
+        return (a << (k & 63)) & M64
+
+    def shr(a, k):
+        return a >> (k & 63)
+
+    def align(hi, lo, k):
+        return (((hi << 32) | lo) >> (k & 31)) & M32
+
+    out = []
+    for i in range(n):
+        lo, hi, s = vals[4 * i], vals[4 * i + 1], vals[4 * i + 2]
+        a = u64_of(lo, hi)
+        res = [sar(a, s), shl(a, 13), shr(a, 45), sar(a, 7), sar(a, 40), shl(a, 32),
+               shr(a, 32), sar(a, 63), shl(a, 67), shr(a, 1)]
+        for v in res:
+            out += [v & M32, v >> 32]
+        out += [align(hi, lo, 13), align(hi, lo, 8 * (2 & 3)), align(lo, lo, 27),
+                align(hi, lo, s)]
+    c.uav(1, [0] * 24 * n)
+    c.expect(1, out)
+    return c
+
+
 # ---------------------------------------------------------------- float kernels
 
 def fvals(r, n, special=True):

@@ -78,6 +78,8 @@ const INT_OPS: &[(&str, usize)] = &[
     ("cmov_logical", 3),
     ("ubit_extract", 3),
     ("ibit_extract", 3),
+    ("bitalign", 3),
+    ("bytealign", 3),
     ("umul_high", 2),
     ("imul_high", 2),
 ];

@@ -649,19 +649,16 @@ impl Lowerer<'_> {
             O::UBitReverse => self.per_comp(st, i, 1, un(IrOp::Bitrev)),
             O::BitAlign | O::ByteAlign => {
                 let bytes = st.opcode == O::ByteAlign;
+                // A funnel shift (`fshr` takes the amount mod 32, so `8 * (s & 3)` is
+                // `(s << 3) mod 32`).
                 self.per_comp(st, i, 3, move |l, a| {
-                    let wide = l.cursor().ins().concat(a[1], a[0]);
                     let s = if bytes {
-                        let m = l.iconst(3);
-                        let s = l.cursor().ins().band(a[2], m);
                         let three = l.iconst(3);
-                        l.cursor().ins().ishl(s, three)
+                        l.cursor().ins().ishl(a[2], three)
                     } else {
-                        let m = l.iconst(31);
-                        l.cursor().ins().band(a[2], m)
+                        a[2]
                     };
-                    let r = l.cursor().ins().ushr(wide, s);
-                    Ok(l.cursor().ins().lo(r))
+                    Ok(l.cursor().ins().fshr(a[1], a[0], s))
                 })
             }
             O::Sad => self.per_comp(st, i, 3, |l, a| Ok(l.sad(a[0], a[1], a[2]))),
