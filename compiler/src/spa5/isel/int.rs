@@ -2,13 +2,15 @@
 //! logic, multiplies, shifts, bit fields, min/max, bit counts and compares.
 //!
 //! - 32-bit multiply is an XMAD sequence (two XMADs when one factor is a 16-bit constant,
-//!   three otherwise; a power of two is a shift); `a * 2^k + c` is one `ISCADD`.
+//!   three otherwise; a power of two is a shift, `2^k + 1` one `ISCADD`); `a * 2^k + c` is
+//!   one `ISCADD`.
 //! - 64-bit add/sub/logic are CC-chained pairs inside one template; 64-bit compares combine
 //!   `ISETP`s on the halves.
-//! - 64-bit shifts by a variable count `n` (masked to 6 bits) combine 32-bit shifts whose
-//!   counts may leave 0..31: Maxwell's `SHL`/`SHR` without `.W` clamp such counts (a logical
-//!   shift then gives 0), so e.g. `hi' = hi << n | lo >> (32 - n) | lo << (n - 32)` is right
-//!   for every `n` without a branch; the arithmetic right shift selects its low word.
+//! - 64-bit shifts go through the funnel shifter as ptxas does: by a run-time count `n`,
+//!   `SHF.L.U64` (high word) plus `SHL` (low word, `n & 63`: `SHL`/`SHR` without `.W` clamp
+//!   counts of 32 and more to 0, or to the sign), or `SHF.R.U64`/`.S64` (low word) plus
+//!   `SHR`; by a constant, one 32-bit `SHF` or a word move plus one shift per word. `fshr`
+//!   (`bitalign`) is one `SHF.R.W`.
 //! - `umulhi` is built from the four 16x16 XMAD partial products with explicit carries;
 //!   `imulhi` corrects it by the operands' signs.
 //! - `udiv`/`urem`: an f32 reciprocal estimate scaled to 2^32, one integer Newton step,
@@ -301,6 +303,12 @@ impl Isel<'_> {
                     return Ok(a);
                 }
                 return self.sh_imm(true, false, a, c.trailing_zeros());
+            }
+            if c > 2 && (c - 1).is_power_of_two() {
+                // a * (2^k + 1) = (a << k) + a: one ISCADD.
+                let k = (c - 1).trailing_zeros() as u8;
+                let i = MInst::iscadd(R, R, R, k);
+                return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, a]);
             }
             if c < 0x1_0000 {
                 // a * c = a.lo * c + (a.hi * c << 16).
