@@ -101,9 +101,10 @@ pub enum Spa5Error {
     /// Instruction selection.
     #[error(transparent)]
     Isel(#[from] IselError),
-    /// Register allocation.
+    /// Register allocation, with the source statement of the instruction or value it is
+    /// about when known.
     #[error("register allocation: {0}")]
-    RegAlloc(#[from] RegAllocError),
+    RegAlloc(RegAllocError, Option<ilc_passes::ir::SourcePos>),
     /// Emission.
     #[error(transparent)]
     Emit(#[from] EmitError),
@@ -144,16 +145,37 @@ impl Spa5Output {
     }
 }
 
+impl Spa5Error {
+    /// The source statement the error is about, when the backend knows it.
+    pub fn position(&self) -> Option<ilc_passes::ir::SourcePos> {
+        match self {
+            Spa5Error::Isel(IselError::Unsupported { pos, .. }) => *pos,
+            Spa5Error::RegAlloc(_, pos) => *pos,
+            _ => None,
+        }
+    }
+}
+
 /// Compiles `func` to a cubin.
 pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
-    let mut layout = LaunchLayout::compute(func)?;
-    let mut f = func.clone();
+    compile_owned(func.clone(), opts)
+}
+
+/// Compiles `f` to a cubin, consuming it (no copy of the function: the IR is the largest
+/// data structure of a compile).
+pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
+    let mut layout = LaunchLayout::compute(&f)?;
+    let func_name = f.name.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
     let mut dumps = Vec::new();
+    ilc_passes::budget::set_stage("isel");
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
     dump(opts, "isel", &f, &tgt, &mut dumps);
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
+    // Selection leaves the replaced IR instructions in the arena: compact it before the
+    // scheduler and the register allocator (which copies the function) walk and clone it.
+    f = ilc_passes::ir::renumber(&f);
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.
@@ -163,11 +185,26 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
+        ilc_passes::budget::set_stage("schedule");
         ilc_passes::schedule::run(&mut f, &tgt, &so);
         dump(opts, "schedule", &f, &tgt, &mut dumps);
     }
-    let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    ilc_passes::budget::set_stage("regalloc");
+    let alloc =
+        ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
+            use ilc_passes::regalloc::RegAllocError as E;
+            let inst = match &e {
+                E::TooManyOperands { inst, .. }
+                | E::BadConstraint { inst, .. }
+                | E::UndefinedValue { inst, .. } => Some(*inst),
+                E::NoRegister { value, .. } => f.dfg.value_inst(*value),
+                _ => None,
+            };
+            let pos = inst.and_then(|i| f.srcloc(i));
+            Spa5Error::RegAlloc(e, pos)
+        })?;
     dump(opts, "regalloc", &f, &tgt, &mut dumps);
+    ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
     let controls = deps::compute(&insts, opts.serial);
@@ -184,7 +221,7 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         .iter()
         .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
     let kernel = Kernel {
-        name: sanitize(&func.name),
+        name: sanitize(&func_name),
         code: code.clone(),
         num_regs,
         num_barriers: u32::from(uses_bar),

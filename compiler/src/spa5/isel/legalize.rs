@@ -352,6 +352,7 @@ impl Isel<'_> {
             return Err(IselError::Unsupported {
                 inst: "legalize".into(),
                 what: "an instruction without source forms".into(),
+                pos: None,
             });
         };
         let mut chosen = None;
@@ -360,6 +361,7 @@ impl Isel<'_> {
                 return Err(IselError::Unsupported {
                     inst: forms.reg.name().into(),
                     what: format!("legalized source {} is not a whole argument", forms.k),
+                    pos: None,
                 });
             };
             if let Some(f) = self.legal_src(forms, args[j as usize], prefer, mods) {

@@ -257,12 +257,26 @@ impl Isel<'_> {
                     Some(a) => a,
                     None => self.const32(0)?,
                 };
+                // An offset beyond the instruction's signed 24-bit immediate goes into the
+                // 32-bit byte address instead (the bounds predicate above already saw it).
+                let (a, off) = if (-(1 << 23)..(1 << 23)).contains(&off) {
+                    (a, off)
+                } else {
+                    let k = self.const32(off as u32)?;
+                    (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
+                };
                 // With in-bounds accesses promised, `index << k` folds into the LEA's shift
                 // (the 64-bit address is then formed without wrapping, like CUDA's).
                 // Likewise `x + c` puts `c` into the instruction's immediate offset, so
                 // neighbouring elements share one address.
                 let (a, off) = match self.const_added(a) {
-                    Some((x, c)) if self.opts.assume_in_bounds && !check => (x, off + c),
+                    Some((x, c))
+                        if self.opts.assume_in_bounds
+                            && !check
+                            && (-(1 << 23)..(1 << 23)).contains(&(off + c)) =>
+                    {
+                        (x, off + c)
+                    }
                     _ => (a, off),
                 };
                 let (a, shift) = match self.shifted_index(a) {
@@ -295,6 +309,7 @@ impl Isel<'_> {
                 let ro = matches!(m.space, MemSpace::Srv(_))
                     || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
                 if !(-(1 << 23)..(1 << 23)).contains(&off) {
+                    // Invariant: both adjustments above keep the offset encodable.
                     return Err(self.unsupported(inst, "memory offset beyond 24 bits"));
                 }
                 Ok((

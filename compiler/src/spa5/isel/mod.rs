@@ -51,6 +51,8 @@ pub enum IselError {
         inst: String,
         /// What is missing.
         what: String,
+        /// The source statement of the instruction, if known.
+        pos: Option<ilc_passes::ir::SourcePos>,
     },
     /// More than 65536 distinct templates.
     #[error("instruction selection: too many distinct machine instruction templates")]
@@ -151,7 +153,13 @@ pub fn run(
             _ => {}
         }
         s.at = Some(inst);
+        let first = s.func.dfg.num_insts();
+        let pos = s.func.srcloc(inst);
+        ilc_passes::budget::set_position(pos);
         let new = s.select(inst)?;
+        if let Some(pos) = pos {
+            s.func.set_srclocs_since(first, pos);
+        }
         let old: SmallVec<[Value; 4]> = s.func.dfg.inst_results(inst).into();
         for (o, n) in old.iter().zip(new.iter()) {
             s.alias.insert(*o, *n);
@@ -182,6 +190,7 @@ impl Isel<'_> {
         IselError::Unsupported {
             inst: ilc_passes::ir::write::inst_to_string(self.func, inst),
             what: what.to_string(),
+            pos: self.func.srcloc(inst),
         }
     }
 
