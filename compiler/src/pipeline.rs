@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
 use ilc_passes::{
-    addr_fold, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, pair_fuse,
+    addr_fold, combine, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, pair_fuse,
     simplify_cfg, strength_reduce,
 };
 
@@ -35,6 +35,10 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "copy_prop",
         run: copy_prop::run,
+    },
+    Pass {
+        name: "combine",
+        run: combine::run,
     },
     Pass {
         name: "dce",
@@ -85,6 +89,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
         OptLevel::O1 => vec![
             "const_fold",
             "strength_reduce",
+            "combine",
             "copy_prop",
             "dce",
             "simplify_cfg",
@@ -99,6 +104,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "if_convert",
             "simplify_cfg",
             "const_fold",
+            "combine",
             "copy_prop",
             "gvn",
             "addr_fold",

@@ -266,6 +266,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         }
         Ubfe => one(bfe(a, b, c, false)),
         Ibfe => one(bfe(a, b, c, true)),
+        Fshr => one(((b << 32 | a) >> (c & 31)) & 0xFFFF_FFFF),
         Bitrev => one((a as u32).reverse_bits() as u64),
         Popcnt => one((a as u32).count_ones() as u64),
         Clz => one((a as u32).leading_zeros() as u64),
@@ -559,6 +560,9 @@ mod tests {
     fn bitfields() {
         use Opcode::*;
         assert_eq!(tern(Ubfe, 8, 4, 0x1234_5678), 0x67);
+        assert_eq!(tern(Fshr, 0x1234_5678, 0x9abc_def0, 8), 0xf012_3456);
+        assert_eq!(tern(Fshr, 0x1234_5678, 0x9abc_def0, 0), 0x1234_5678);
+        assert_eq!(tern(Fshr, 0x1234_5678, 0x9abc_def0, 36), 0x0123_4567); // s & 31
         assert_eq!(tern(Ibfe, 4, 4, 0x0000_00F0), 0xFFFF_FFFF);
         assert_eq!(tern(Ubfe, 0, 4, 0xFFFF), 0);
         assert_eq!(tern(Ubfe, 8, 28, 0xF000_0000), 0xF);

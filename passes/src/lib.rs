@@ -28,6 +28,7 @@ pub mod target;
 pub mod verifier;
 
 pub mod addr_fold;
+pub mod combine;
 pub mod const_fold;
 pub mod copy_prop;
 pub mod dce;

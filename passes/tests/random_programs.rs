@@ -127,6 +127,7 @@ impl Gen<'_> {
             Opcode::Imad,
             Opcode::Ubfe,
             Opcode::Ibfe,
+            Opcode::Fshr,
             Opcode::Ffma,
             Opcode::Fmad,
             Opcode::FmadLegacy,
@@ -527,8 +528,9 @@ fn run(func: &Function, input: &[u32], schedule: Schedule) -> Result<Vec<u32>, S
 
 type Pass = (&'static str, fn(&mut Function));
 
-const PASSES: [Pass; 10] = [
+const PASSES: [Pass; 11] = [
     ("if_convert", ilc_passes::if_convert::run),
+    ("combine", ilc_passes::combine::run),
     ("mem_combine", ilc_passes::mem_combine::run),
     ("addr_fold", ilc_passes::addr_fold::run),
     ("const_fold", ilc_passes::const_fold::run),

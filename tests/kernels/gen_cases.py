@@ -428,6 +428,46 @@ def int64_ops():
     return c
 
 
+@case
+def int64_shifts():
+    c = Case('int64_shifts', (2, 1, 1))
+    r = rnd(56)
+    n = 64
+    vals = []
+    for i in range(n):
+        hi = r.choice([0, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, r.randrange(1 << 32)])
+        vals += [r.randrange(1 << 32), hi, r.choice([i, r.randrange(1 << 32)]), 0]
+    c.uav(0, vals)
+    M64 = (1 << 64) - 1
+
+    def sar(a, k):
+        x = a - (1 << 64) if a >> 63 else a
+        return (x >> (k & 63)) & M64
+
+    def shl(a, k):
+        return (a << (k & 63)) & M64
+
+    def shr(a, k):
+        return a >> (k & 63)
+
+    def align(hi, lo, k):
+        return (((hi << 32) | lo) >> (k & 31)) & M32
+
+    out = []
+    for i in range(n):
+        lo, hi, s = vals[4 * i], vals[4 * i + 1], vals[4 * i + 2]
+        a = u64_of(lo, hi)
+        res = [sar(a, s), shl(a, 13), shr(a, 45), sar(a, 7), sar(a, 40), shl(a, 32),
+               shr(a, 32), sar(a, 63), shl(a, 67), shr(a, 1)]
+        for v in res:
+            out += [v & M32, v >> 32]
+        out += [align(hi, lo, 13), align(hi, lo, 8 * (2 & 3)), align(lo, lo, 27),
+                align(hi, lo, s)]
+    c.uav(1, [0] * 24 * n)
+    c.expect(1, out)
+    return c
+
+
 # ---------------------------------------------------------------- float kernels
 
 def fvals(r, n, special=True):
@@ -663,6 +703,89 @@ def legacy_mul():
         ieee = a * b
         out += [fres(legacy), fres(ieee), fres(legacy + 1.0), fres(ieee + 1.0)]
     c.uav(1, [0] * 4 * 16)
+    c.expect(1, out)
+    return c
+
+
+def round_f32_exact(q):
+    """exact rational -> float32 bits: round to nearest even once, flush, overflow -> inf."""
+    from fractions import Fraction
+    if q == 0:
+        return 0
+    sign = 0x80000000 if q < 0 else 0
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while a >= Fraction(2) ** (e + 1):
+        e += 1
+    while a < Fraction(2) ** e:
+        e -= 1
+    if e < -126:
+        return sign  # below the normal range: flushed (rounding cannot reach 2^-126 here)
+    scale = Fraction(2) ** (e - 23)
+    m = a / scale
+    n = m.numerator // m.denominator
+    rem = m - n
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1):
+        n += 1
+    v = n * scale
+    if v >= Fraction(2) ** 128:
+        return sign | 0x7F800000
+    return sign | bits(float(v))
+
+
+def legacy_mad(a, b, c):
+    """IL legacy mad on flushed values: a zero factor gives +0 + c, else fused a*b + c."""
+    from fractions import Fraction
+    if a == 0.0 or b == 0.0:
+        return fres(0.0 + c)
+    if not all(math.isfinite(x) for x in (a, b, c)):
+        return fres(a * b + c)
+    return ftz_bits(round_f32_exact(Fraction(a) * Fraction(b) + Fraction(c)))
+
+
+@case
+def legacy_edge():
+    c = Case('legacy_edge', (1, 1, 1))
+    r = rnd(55)
+    inf, nan = math.inf, math.nan
+    den, nden = 0x00011BD9, 0x80011BD9
+    e = 1.0 + 2.0 ** -20
+    rows = [
+        [0.0, inf, 1.0, 2.0, inf, 0.0, -0.0, 3.0],
+        [-0.0, nan, -1.0, -0.0, 5.0, -0.0, 0.0, nan],
+        [0.0, -0.0, -0.0, -inf, 3.0, -0.0, 2.0, 0.0],
+        [den, 2.0, nden, nan, inf, -inf, 7.0, 0.0],
+        [1e-30, -0.0, -1e-30, 1e-30, -1e-30, 1e-30, 1e-30, -1e-30],
+        [1e30, -1e30, 1e30, 1e-30, 1e30, 1e30, 1e30, 0.0],
+        [e, -1.0, e, e, e, e, e, -1.0],
+        [-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0],
+        [-0.0, -0.0, -0.0, -0.0, 1.0, 1.0, 1.0, 1.0],
+    ]
+    pool = [0.0, -0.0, inf, -inf, nan, 1.0, -2.5, 3.0, 1e30, -1e30, 1e-30, 0.75, 2.0 ** -100,
+            den, nden]
+    while len(rows) < 16:
+        rows.append([r.choice(pool) for _ in range(8)])
+    vals = []
+    for row in rows:
+        vals += [x if isinstance(x, int) else bits(x) for x in row]
+    c.uav(0, vals)
+    out = []
+    for t in range(16):
+        x = [fv(w) for w in vals[8 * t:8 * t + 4]]
+        y = [fv(w) for w in vals[8 * t + 4:8 * t + 8]]
+
+        def mul(a, b):
+            return 0 if (a == 0.0 or b == 0.0) else fres(a * b)
+
+        def dot(n):
+            acc = mul(x[0], y[0])
+            for k in range(1, n):
+                acc = legacy_mad(x[k], y[k], fv(acc))
+            return acc
+
+        out += [legacy_mad(x[0], y[0], x[1]), mul(x[0], y[0]), dot(2), dot(3),
+                dot(4), fres(fv(dot(2)) + x[2]), legacy_mad(x[2], y[2], y[3]), mul(x[3], y[3])]
+    c.uav(1, [0] * 8 * 16)
     c.expect(1, out)
     return c
 

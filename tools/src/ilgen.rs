@@ -78,6 +78,8 @@ const INT_OPS: &[(&str, usize)] = &[
     ("cmov_logical", 3),
     ("ubit_extract", 3),
     ("ibit_extract", 3),
+    ("bitalign", 3),
+    ("bytealign", 3),
     ("umul_high", 2),
     ("imul_high", 2),
 ];
@@ -86,7 +88,11 @@ const INT_OPS: &[(&str, usize)] = &[
 const FLOAT_OPS: &[(&str, usize)] = &[
     ("add", 2),
     ("mul_ieee", 2),
+    ("mul", 2),
     ("mad", 3),
+    ("dp2", 2),
+    ("dp3", 2),
+    ("dp4", 2),
     ("min", 2),
     ("max", 2),
     ("frc", 1),

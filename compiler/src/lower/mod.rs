@@ -33,8 +33,8 @@
 //!
 //! Notes for later stages: `_sat` is `fmax(fsat(x), +0)` because the IR's `fsat` keeps -0
 //! while the interpreter's `sat(-0)` is +0; `f2f16` selects `0x7FFF` for NaN; legacy
-//! `mad` is `select(a == 0 || b == 0, 0 + c, ffma)` (Maxwell `FFMA.FMZ`) and legacy `mul`
-//! is `fmul_legacy` (`FMUL.FMZ`). Work-item invariants (system values, direct `cb` reads)
+//! `mad` and the legacy `dp*` accumulation steps are `fmad_legacy` (Maxwell `FFMA.FMZ`) and
+//! legacy `mul` is `fmul_legacy` (`FMUL.FMZ`). Work-item invariants (system values, direct `cb` reads)
 //! are computed once in the entry block.
 
 mod cfg;

@@ -299,18 +299,13 @@ impl Lowerer<'_> {
         self.cursor().ins().fcmp(FloatCC::Oeq, x, z)
     }
 
-    /// Legacy fused `mad`: `0 * x + c = +0 + c`, else `fma`.
+    /// Legacy fused `mad`: `0 * x + c = +0 + c` (Inf and NaN included), else `fma`.
     pub(crate) fn mad_legacy(&mut self, a: Value, b: Value, c: Value) -> Value {
-        let za = self.is_fzero(a);
-        let zb = self.is_fzero(b);
-        let z = self.cursor().ins().por(za, zb);
-        let zero = self.iconst(0);
-        let sum = self.cursor().ins().fadd(zero, c);
-        let fma = self.cursor().ins().ffma(a, b, c);
-        self.cursor().ins().select(z, sum, fma)
+        self.cursor().ins().fmad_legacy(a, b, c)
     }
 
-    /// `dp2/dp3/dp4`: products accumulated in order with fused multiply-adds.
+    /// `dp2/dp3/dp4`: products accumulated in order with fused multiply-adds (legacy zero
+    /// rule without `_ieee`: a zero factor adds `+0`).
     pub(crate) fn dot(&mut self, a: &[Value], b: &[Value], ieee: bool) -> Value {
         let mut acc = if ieee {
             self.cursor().ins().fmul(a[0], b[0])
@@ -318,16 +313,10 @@ impl Lowerer<'_> {
             self.cursor().ins().fmul_legacy(a[0], b[0])
         };
         for i in 1..a.len() {
-            let fma = self.cursor().ins().ffma(a[i], b[i], acc);
             acc = if ieee {
-                fma
+                self.cursor().ins().ffma(a[i], b[i], acc)
             } else {
-                let za = self.is_fzero(a[i]);
-                let zb = self.is_fzero(b[i]);
-                let z = self.cursor().ins().por(za, zb);
-                let zero = self.iconst(0);
-                let keep = self.cursor().ins().fadd(acc, zero);
-                self.cursor().ins().select(z, keep, fma)
+                self.mad_legacy(a[i], b[i], acc)
             };
         }
         acc
@@ -660,19 +649,16 @@ impl Lowerer<'_> {
             O::UBitReverse => self.per_comp(st, i, 1, un(IrOp::Bitrev)),
             O::BitAlign | O::ByteAlign => {
                 let bytes = st.opcode == O::ByteAlign;
+                // A funnel shift (`fshr` takes the amount mod 32, so `8 * (s & 3)` is
+                // `(s << 3) mod 32`).
                 self.per_comp(st, i, 3, move |l, a| {
-                    let wide = l.cursor().ins().concat(a[1], a[0]);
                     let s = if bytes {
-                        let m = l.iconst(3);
-                        let s = l.cursor().ins().band(a[2], m);
                         let three = l.iconst(3);
-                        l.cursor().ins().ishl(s, three)
+                        l.cursor().ins().ishl(a[2], three)
                     } else {
-                        let m = l.iconst(31);
-                        l.cursor().ins().band(a[2], m)
+                        a[2]
                     };
-                    let r = l.cursor().ins().ushr(wide, s);
-                    Ok(l.cursor().ins().lo(r))
+                    Ok(l.cursor().ins().fshr(a[1], a[0], s))
                 })
             }
             O::Sad => self.per_comp(st, i, 3, |l, a| Ok(l.sad(a[0], a[1], a[2]))),

@@ -174,7 +174,7 @@ impl SubTest for VerifierTest {
 /// The target-independent `Function -> Function` passes, by name. Add a pass with one
 /// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
 /// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 11] = [
+pub static SIMPLE_PASSES: [PassTest; 12] = [
     PassTest {
         name: "dce",
         pass: crate::dce::run,
@@ -206,6 +206,10 @@ pub static SIMPLE_PASSES: [PassTest; 11] = [
     PassTest {
         name: "addr_fold",
         pass: crate::addr_fold::run,
+    },
+    PassTest {
+        name: "combine",
+        pass: crate::combine::run,
     },
     PassTest {
         name: "pair_fuse",

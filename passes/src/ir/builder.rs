@@ -384,6 +384,6 @@ impl InstBuilder<'_, '_> {
     }
     ternary_methods! {
         imad => Imad, ubfe => Ubfe, ibfe => Ibfe, select => Select, ffma => Ffma, fmad => Fmad,
-        fmad_legacy => FmadLegacy, dfma => Dfma,
+        fmad_legacy => FmadLegacy, dfma => Dfma, fshr => Fshr,
     }
 }

@@ -208,6 +208,9 @@ define_opcodes! {
     Ubfe = "ubfe", Ternary, [I, I, I] -> [I], 0;
     /// `ibfe width, offset, x`: as `ubfe` but sign-extended (and `x >> o` arithmetic).
     Ibfe = "ibfe", Ternary, [I, I, I] -> [I], 0;
+    /// `fshr lo, hi, s`: funnel shift right, the low 32 bits of `(hi:lo) >> (s & 31)` (AMD IL
+    /// `bitalign hi, lo, s`; a rotate right when `lo == hi`).
+    Fshr = "fshr", Ternary, [I, I, I] -> [I], 0;
     /// Reverse the 32 bits.
     Bitrev = "bitrev", Unary, [I] -> [I], 0;
     /// Number of set bits.

@@ -34,6 +34,11 @@ fn fmz_ftz(i: MInst) -> Result<MInst, ModError> {
     i.t(Fmz::Ftz)
 }
 
+/// `.FMZ`: the legacy multiply (flushes like `.FTZ`, and `0 * anything = +0`).
+fn fmz_legacy(i: MInst) -> Result<MInst, ModError> {
+    i.t(Fmz::Fmz)
+}
+
 impl Isel<'_> {
     /// Selects an f32-family instruction (see [`super::family`]).
     pub(super) fn select_float(
@@ -66,18 +71,18 @@ impl Isel<'_> {
                 one(self.bin(Op::FMUL_R, a, b, &fmz_ftz)?)
             }
             Opcode::FmulLegacy => {
-                let i = MInst::fmul(R, R, R).t(Fmz::Fmz)?;
-                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+                let (a, b) = self.canon(args[0], args[1]);
+                one(self.bin(Op::FMUL_R, a, b, &fmz_legacy)?)
             }
-            Opcode::Ffma => one(self.ffma(args[0], args[1], args[2], false, false)?),
-            Opcode::Fmad | Opcode::FmadLegacy => {
-                let fmz = if op == Opcode::Fmad {
-                    Fmz::Ftz
-                } else {
-                    Fmz::Fmz
-                };
+            Opcode::Ffma => one(self.ffma(args[0], args[1], args[2], false, false, Fmz::Ftz)?),
+            // The legacy rule is exactly FFMA.FMZ: operands flushed, a zero factor makes the
+            // product +0 whatever the other factor (Inf, NaN), one rounding otherwise.
+            Opcode::FmadLegacy => {
+                one(self.ffma(args[0], args[1], args[2], false, false, Fmz::Fmz)?)
+            }
+            Opcode::Fmad => {
                 let m = self.one(
-                    MInst::fmul(R, R, R).t(fmz)?,
+                    MInst::fmul(R, R, R).t(Fmz::Ftz)?,
                     &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
                     &args[..2],
                 )?;
@@ -249,8 +254,9 @@ impl Isel<'_> {
         )
     }
 
-    /// `(negb ? -b : b) * a + (negc ? -c : c)`, one rounding.
-    fn ffma(&mut self, a: Value, b: Value, c: Value, negb: bool, negc: bool) -> R32 {
+    /// `(negb ? -b : b) * a + (negc ? -c : c)`, one rounding; `fmz` is `Ftz` (IEEE
+    /// products) or `Fmz` (the legacy rule).
+    fn ffma(&mut self, a: Value, b: Value, c: Value, negb: bool, negc: bool, fmz: Fmz) -> R32 {
         // A constant multiplier with a short f32 encoding is the immediate (FFMA_I, the sign
         // of a negated one folded in); a constant-buffer read or another constant becomes the
         // instruction's c[] operand: as the multiplier (FFMA_C; the product commutes) or as
@@ -264,7 +270,7 @@ impl Isel<'_> {
             let k = if negb { k ^ 0x8000_0000 } else { k };
             if short_f32(k) {
                 let inst = MInst::build(Op::FFMA_I, &[R, R, Operand::F32(k), R]);
-                let inst = inst.t(Fmz::Ftz)?.f(ModKind::Neg(3), negc as u8)?;
+                let inst = inst.t(fmz)?.f(ModKind::Neg(3), negc as u8)?;
                 return self.one(
                     inst,
                     &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
@@ -273,7 +279,7 @@ impl Isel<'_> {
             }
         }
         let mods = |i: MInst| {
-            i.t(Fmz::Ftz)?
+            i.t(fmz)?
                 .f(ModKind::Neg(2), negb as u8)?
                 .f(ModKind::Neg(3), negc as u8)
         };

@@ -2,13 +2,15 @@
 //! logic, multiplies, shifts, bit fields, min/max, bit counts and compares.
 //!
 //! - 32-bit multiply is an XMAD sequence (two XMADs when one factor is a 16-bit constant,
-//!   three otherwise; a power of two is a shift); `a * 2^k + c` is one `ISCADD`.
+//!   three otherwise; a power of two is a shift, `2^k + 1` one `ISCADD`); `a * 2^k + c` is
+//!   one `ISCADD`.
 //! - 64-bit add/sub/logic are CC-chained pairs inside one template; 64-bit compares combine
 //!   `ISETP`s on the halves.
-//! - 64-bit shifts by a variable count `n` (masked to 6 bits) combine 32-bit shifts whose
-//!   counts may leave 0..31: Maxwell's `SHL`/`SHR` without `.W` clamp such counts (a logical
-//!   shift then gives 0), so e.g. `hi' = hi << n | lo >> (32 - n) | lo << (n - 32)` is right
-//!   for every `n` without a branch; the arithmetic right shift selects its low word.
+//! - 64-bit shifts go through the funnel shifter as ptxas does: by a run-time count `n`,
+//!   `SHF.L.U64` (high word) plus `SHL` (low word, `n & 63`: `SHL`/`SHR` without `.W` clamp
+//!   counts of 32 and more to 0, or to the sign), or `SHF.R.U64`/`.S64` (low word) plus
+//!   `SHR`; by a constant, one 32-bit `SHF` or a word move plus one shift per word. `fshr`
+//!   (`bitalign`) is one `SHF.R.W`.
 //! - `umulhi` is built from the four 16x16 XMAD partial products with explicit carries;
 //!   `imulhi` corrects it by the operands' signs.
 //! - `udiv`/`urem`: an f32 reciprocal estimate scaled to 2^32, one integer Newton step,
@@ -189,6 +191,7 @@ impl Isel<'_> {
                 let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
             }
+            Opcode::Fshr => one(self.funnel_r(args[0], args[1], args[2])?),
             Opcode::Bfi => {
                 let ctl = self.bf_control(args[0], args[1])?;
                 let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
@@ -300,6 +303,12 @@ impl Isel<'_> {
                     return Ok(a);
                 }
                 return self.sh_imm(true, false, a, c.trailing_zeros());
+            }
+            if c > 2 && (c - 1).is_power_of_two() {
+                // a * (2^k + 1) = (a << k) + a: one ISCADD.
+                let k = (c - 1).trailing_zeros() as u8;
+                let i = MInst::iscadd(R, R, R, k);
+                return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, a]);
             }
             if c < 0x1_0000 {
                 // a * c = a.lo * c + (a.hi * c << 16).
@@ -550,6 +559,45 @@ impl Isel<'_> {
     }
 
     /// 64-bit shift of `a` by `n` (masked to 6 bits).
+    /// `SHF.R.W d, lo, s, hi`: the low word of `(hi:lo) >> (s & 31)`; a constant amount is
+    /// the immediate form.
+    fn funnel_r(&mut self, lo: Value, hi: Value, s: Value) -> R32 {
+        match self.konst(s) {
+            Some(k) => self.shf_imm(false, lo, hi, k as u32, 0),
+            None => self.shf(false, lo, hi, s, 0),
+        }
+    }
+
+    /// One funnel shift `SHF.L`/`SHF.R` of `(hi:lo)` by `s`: `ty` 0 is the 32-bit form with
+    /// `.W` (amount mod 32; `.L` yields the high word of the shifted pair, `.R` the low), 2
+    /// (`.U64`) and 3 (`.S64`) the 64-bit forms with `.W` (amount mod 64; `.R` yields the
+    /// low word).
+    fn shf(&mut self, left: bool, lo: Value, hi: Value, s: Value, ty: u8) -> R32 {
+        let op = if left { Op::SHF_L_R } else { Op::SHF_R_R };
+        let i = MInst::build(op, &[R, R, R, R])
+            .m(ModKind::W, 1)
+            .m(ModKind::ShfType, ty);
+        self.one(
+            i,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[lo, s, hi],
+        )
+    }
+
+    /// [`Self::shf`] by a constant amount (the 6-bit immediate, wrapped like `.W`).
+    fn shf_imm(&mut self, left: bool, lo: Value, hi: Value, k: u32, ty: u8) -> R32 {
+        let op = if left { Op::SHF_L_I } else { Op::SHF_R_I };
+        let k = k & if ty == 0 { 31 } else { 63 };
+        let i = MInst::build(op, &[R, R, Operand::Imm(i64::from(k)), R])
+            .m(ModKind::W, 1)
+            .m(ModKind::ShfType, ty);
+        self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)], &[lo, hi])
+    }
+
+    /// A 64-bit shift through the funnel shifter, as ptxas does: left, the high word is
+    /// `SHF.L.U64` and the low word `SHL` (0 once the amount reaches 32); right, the low word
+    /// is `SHF.R.U64`/`SHF.R.S64` and the high word `SHR` (which clamps the amount). A
+    /// constant amount takes word moves and one shift or funnel shift per word.
     pub(crate) fn shift64(
         &mut self,
         left: bool,
@@ -557,29 +605,74 @@ impl Isel<'_> {
         a: Value,
         n: Value,
     ) -> Result<SmallVec<[Value; 4]>, IselError> {
-        let n = self.and_imm(n, 63)?;
         let lo = self.part(a, false)?;
         let hi = self.part(a, true)?;
-        let c32 = self.const32(32)?;
-        let inv = self.add(n, c32, true, false)?; // 32 - n
-        let over = self.add_imm(n, -32, false)?; // n - 32
+        if let Some(k) = self.konst(n) {
+            return self.shift64_const(left, signed, lo, hi, (k & 63) as u32);
+        }
+        // SHL and SHR clamp the amount (>= 32 gives 0, or the sign for SHR.S32), so they see
+        // the IR's amount mod 64; the 64-bit funnel shifts wrap it themselves (.W).
+        let m = self.and_imm(n, 63)?;
         if left {
-            let nlo = self.sh(true, false, lo, n)?;
-            let a1 = self.sh(true, false, hi, n)?;
-            let a2 = self.sh(false, false, lo, inv)?;
-            let a3 = self.sh(true, false, lo, over)?;
-            let h = self.lop(Lop::Or, a1, a2)?;
-            let nhi = self.lop(Lop::Or, h, a3)?;
+            let nhi = self.shf(true, lo, hi, n, 2)?;
+            let nlo = self.sh(true, false, lo, m)?;
             return self.pair(nlo, nhi);
         }
-        let nhi = self.sh(false, signed, hi, n)?;
-        let b1 = self.sh(false, false, lo, n)?;
-        let b2 = self.sh(true, false, hi, inv)?;
-        let small = self.lop(Lop::Or, b1, b2)?;
-        let big = self.sh(false, signed, hi, over)?;
-        let ge = self.setp(ICmp::Ge, false, n, c32)?;
-        let nlo = self.sel(ge, big, small)?;
+        let nlo = self.shf(false, lo, hi, n, if signed { 3 } else { 2 })?;
+        let nhi = self.sh(false, signed, hi, m)?;
         self.pair(nlo, nhi)
+    }
+
+    /// A 64-bit shift by `k` in 0..64.
+    fn shift64_const(
+        &mut self,
+        left: bool,
+        signed: bool,
+        lo: Value,
+        hi: Value,
+        k: u32,
+    ) -> Result<SmallVec<[Value; 4]>, IselError> {
+        if k == 0 {
+            return self.pair(lo, hi);
+        }
+        match (left, k < 32) {
+            (true, true) => {
+                let nhi = self.shf_imm(true, lo, hi, k, 0)?;
+                let nlo = self.sh_imm(true, false, lo, k)?;
+                self.pair(nlo, nhi)
+            }
+            (true, false) => {
+                let nhi = self.sh_imm_or_same(true, false, lo, k - 32)?;
+                let z = self.const32(0)?;
+                self.pair(z, nhi)
+            }
+            (false, true) => {
+                let nlo = self.shf_imm(false, lo, hi, k, 0)?;
+                let nhi = self.sh_imm(false, signed, hi, k)?;
+                self.pair(nlo, nhi)
+            }
+            (false, false) => {
+                let nhi = if signed {
+                    self.sh_imm(false, true, hi, 31)?
+                } else {
+                    self.const32(0)?
+                };
+                let nlo = if signed && k == 63 {
+                    nhi
+                } else {
+                    self.sh_imm_or_same(false, signed, hi, k - 32)?
+                };
+                self.pair(nlo, nhi)
+            }
+        }
+    }
+
+    /// `a` shifted by the constant `k` (`a` itself for 0).
+    fn sh_imm_or_same(&mut self, left: bool, signed: bool, a: Value, k: u32) -> R32 {
+        if k == 0 {
+            return Ok(a);
+        }
+        self.sh_imm(left, signed, a, k)
     }
 
     /// High 32 bits of the unsigned 64-bit product.
@@ -758,19 +851,46 @@ mod tests {
             (q, r)
         }
     }
-    fn shift64(left: bool, signed: bool, a: u64, n: u32) -> u64 {
-        let n = n & 63;
-        let (lo, hi) = (a as u32, (a >> 32) as u32);
-        let inv = 32u32.wrapping_sub(n);
-        let over = n.wrapping_sub(32);
-        if left {
-            let nhi = shl(hi, n) | shr(lo, inv) | shl(lo, over);
-            return u64::from(shl(lo, n)) | u64::from(nhi) << 32;
+    /// `SHF.L.W` (`bits` 32 or 64, `.U64`): the high word of `(hi:lo) << (s mod bits)`.
+    fn shf_l(lo: u32, hi: u32, s: u32, bits: u32) -> u32 {
+        let x = u64::from(hi) << 32 | u64::from(lo);
+        ((x << (s & (bits - 1))) >> 32) as u32
+    }
+    /// `SHF.R.W` (`bits` 32 or 64, `.U64`/`.S64`): the low word of `(hi:lo) >> (s mod bits)`.
+    fn shf_r(lo: u32, hi: u32, s: u32, bits: u32, signed: bool) -> u32 {
+        let x = u64::from(hi) << 32 | u64::from(lo);
+        let s = s & (bits - 1);
+        if signed {
+            ((x as i64) >> s) as u32
+        } else {
+            (x >> s) as u32
         }
-        let nhi = if signed { sar(hi, n) } else { shr(hi, n) };
-        let small = shr(lo, n) | shl(hi, inv);
-        let big = if signed { sar(hi, over) } else { shr(hi, over) };
-        let nlo = if n >= 32 { big } else { small };
+    }
+    fn shift64(left: bool, signed: bool, a: u64, n: u32) -> u64 {
+        let (lo, hi) = (a as u32, (a >> 32) as u32);
+        let m = n & 63;
+        let (nlo, nhi) = if left {
+            (shl(lo, m), shf_l(lo, hi, n, 64))
+        } else if signed {
+            (shf_r(lo, hi, n, 64, true), sar(hi, m))
+        } else {
+            (shf_r(lo, hi, n, 64, false), shr(hi, m))
+        };
+        u64::from(nlo) | u64::from(nhi) << 32
+    }
+    fn shift64_const(left: bool, signed: bool, a: u64, k: u32) -> u64 {
+        let (lo, hi) = (a as u32, (a >> 32) as u32);
+        let (nlo, nhi) = match (left, k) {
+            (_, 0) => (lo, hi),
+            (true, 1..=31) => (shl(lo, k), shf_l(lo, hi, k, 32)),
+            (true, _) => (0, shl(lo, k - 32)),
+            (false, 1..=31) => (
+                shf_r(lo, hi, k, 32, false),
+                if signed { sar(hi, k) } else { shr(hi, k) },
+            ),
+            (false, _) if signed => (sar(hi, k - 32), sar(hi, 31)),
+            (false, _) => (shr(hi, k - 32), 0),
+        };
         u64::from(nlo) | u64::from(nhi) << 32
     }
 
@@ -844,13 +964,17 @@ mod tests {
         for &a in &vals {
             for n in 0..70u32 {
                 let m = n & 63;
+                let sar = ((a as i64) >> m) as u64;
                 assert_eq!(shift64(true, false, a, n), a << m, "shl {a:#x} {n}");
                 assert_eq!(shift64(false, false, a, n), a >> m, "ushr {a:#x} {n}");
+                assert_eq!(shift64(false, true, a, n), sar, "ishr {a:#x} {n}");
+                assert_eq!(shift64_const(true, false, a, m), a << m, "shl {a:#x} #{m}");
                 assert_eq!(
-                    shift64(false, true, a, n),
-                    ((a as i64) >> m) as u64,
-                    "ishr {a:#x} {n}"
+                    shift64_const(false, false, a, m),
+                    a >> m,
+                    "ushr {a:#x} #{m}"
                 );
+                assert_eq!(shift64_const(false, true, a, m), sar, "ishr {a:#x} #{m}");
             }
         }
     }

@@ -503,6 +503,7 @@ pub fn family(op: Opcode) -> Family {
         | O::Bfi
         | O::Ubfe
         | O::Ibfe
+        | O::Fshr
         | O::Bitrev
         | O::Popcnt
         | O::Clz

@@ -1,0 +1,282 @@
+//! Instruction combining on known low zero bits and shift idioms.
+//!
+//! Requires: verified SSA. Guarantees: behaviour unchanged; every rewrite replaces one
+//! instruction in place by an equivalent one with the same result value:
+//!
+//! - `and x, c` becomes `copy x` when every bit `c` clears is a known-zero low bit of `x`
+//!   (an address already aligned: `and (i << 2), ~3`; copy propagation removes the copy).
+//! - `or (ishl x, a), (ushr x, b)` (either order) with `a + b = 0 mod 32` for constants, or
+//!   `b = isub 32, a` / `b = ineg a` for run-time amounts, is a rotate: `fshr x, x, b`. Every
+//!   amount is exact: the IR masks shift counts to 5 bits, and for `a = 0 mod 32` both
+//!   shifts return `x` as `fshr x, x, 0` does.
+//! - `or (ushr lo, k), (ishl hi, j)` with constants `k + j = 0 mod 32` and `k != 0 mod 32` is
+//!   the funnel shift `fshr lo, hi, k`.
+//!
+//! Known low zero bits ("trailing zeros", 0..=32 for `b32` values) come from one optimistic
+//! fixed point over the function, so loop-carried values (`p = phi(base, p + 16)`) count:
+//! constants, `ishl` by a constant, `imul`, `iadd`/`isub`, `and`, `or`/`xor`, `select`,
+//! `copy` and block parameters (the minimum over the incoming arguments); everything else
+//! has none. Facts start at "all zero" and only decrease, so the fixed point is the
+//! greatest consistent one, and each fact holds on every execution by induction over the
+//! dynamic order of definitions. Each round visits every instruction once (a budget tick)
+//! and lowers at least one fact, so the rounds are bounded; loops settle in two or three.
+
+use cranelift_entity::SecondaryMap;
+
+use crate::ir::{Function, Inst, InstructionData, Opcode, Type, Value, ValueDef};
+
+/// Runs instruction combining on `func`.
+pub fn run(func: &mut Function) {
+    combine(func);
+}
+
+/// As [`run`], returning how many instructions changed.
+pub fn combine(func: &mut Function) -> usize {
+    let tz = trailing_zeros(func);
+    let mut changed = 0;
+    for inst in func.insts_in_layout() {
+        let Some(r) = func.dfg.first_result(inst) else {
+            continue;
+        };
+        if func.dfg.value_type(r) != Type::B32 {
+            continue;
+        }
+        let new = match func.dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode: Opcode::Band,
+                args,
+            } => redundant_mask(func, &tz, args).map(|x| InstructionData::Unary {
+                opcode: Opcode::Copy,
+                args: [x],
+            }),
+            InstructionData::Binary {
+                opcode: Opcode::Bor,
+                args,
+            } => funnel(func, args).map(|args| InstructionData::Ternary {
+                opcode: Opcode::Fshr,
+                args,
+            }),
+            _ => None,
+        };
+        if let Some(data) = new {
+            func.dfg.insts[inst] = data;
+            changed += 1;
+        }
+    }
+    changed
+}
+
+/// For `and a, b`: the operand that the mask leaves unchanged, if any.
+fn redundant_mask(
+    func: &Function,
+    tz: &SecondaryMap<Value, u32>,
+    [a, b]: [Value; 2],
+) -> Option<Value> {
+    let low = |v: Value| -> u32 {
+        match tz[v] {
+            32.. => u32::MAX,
+            n => (1u32 << n) - 1,
+        }
+    };
+    for (x, m) in [(a, b), (b, a)] {
+        if let Some(c) = func.dfg.value_const(m) {
+            if (c as u32) | low(x) == u32::MAX {
+                return Some(x);
+            }
+        }
+    }
+    None
+}
+
+/// The operands of `fshr` equal to `or a, b`, if it is a rotate or funnel shift.
+fn funnel(func: &Function, [a, b]: [Value; 2]) -> Option<[Value; 3]> {
+    for (l, r) in [(a, b), (b, a)] {
+        let (Some((Opcode::Ishl, hi, sl)), Some((Opcode::Ushr, lo, sr))) =
+            (shift(func, l), shift(func, r))
+        else {
+            continue;
+        };
+        let k = |v: Value| func.dfg.value_const(v).map(|c| c as u32 & 31);
+        match (k(sl), k(sr)) {
+            (Some(x), Some(y)) if (x + y) & 31 == 0 && (lo == hi || y != 0) => {
+                return Some([lo, hi, sr]);
+            }
+            (None, None) if lo == hi && negated(func, sr, sl) => return Some([lo, hi, sr]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `(opcode, x, amount)` for a `b32` `ishl`/`ushr`.
+fn shift(func: &Function, v: Value) -> Option<(Opcode, Value, Value)> {
+    let inst = func.dfg.value_inst(v)?;
+    match func.dfg.insts[inst] {
+        InstructionData::Binary { opcode, args }
+            if matches!(opcode, Opcode::Ishl | Opcode::Ushr)
+                && func.dfg.value_type(args[0]) == Type::B32 =>
+        {
+            Some((opcode, args[0], args[1]))
+        }
+        _ => None,
+    }
+}
+
+/// True if `b` is `32 - a` or `-a` (equal to `-a` mod 32).
+fn negated(func: &Function, b: Value, a: Value) -> bool {
+    let Some(inst) = func.dfg.value_inst(b) else {
+        return false;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::Unary {
+            opcode: Opcode::Ineg,
+            args: [x],
+        } => x == a,
+        InstructionData::Binary {
+            opcode: Opcode::Isub,
+            args: [k, x],
+        } => x == a && func.dfg.value_const(k).is_some_and(|c| c as u32 & 31 == 0),
+        _ => false,
+    }
+}
+
+/// Known trailing zero bits of every `b32` value (0 for unknown values).
+fn trailing_zeros(func: &Function) -> SecondaryMap<Value, u32> {
+    // Every value starts optimistic (32) and only decreases; values of other types are
+    // read only by rules that ignore them.
+    let mut tz: SecondaryMap<Value, u32> = SecondaryMap::with_default(32);
+    let insts: Vec<Inst> = func.insts_in_layout();
+    let blocks: Vec<_> = func.layout.blocks().collect();
+    // Incoming arguments of each block parameter.
+    let mut incoming: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    for &pred in &blocks {
+        if let Some(t) = func.terminator(pred) {
+            for d in func.dfg.insts[t].branch_destinations() {
+                for (&p, &a) in func.dfg.block_params(d.block).iter().zip(d.args.iter()) {
+                    incoming[p].push(a);
+                }
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &blocks {
+            for &p in func.dfg.block_params(b) {
+                if func.dfg.value_type(p) != Type::B32 {
+                    continue;
+                }
+                let n = incoming[p]
+                    .iter()
+                    .map(|&a| tz[a])
+                    .min()
+                    .unwrap_or(0)
+                    .min(tz[p]);
+                if n != tz[p] {
+                    tz[p] = n;
+                    changed = true;
+                }
+            }
+        }
+        for &inst in &insts {
+            crate::budget::tick();
+            let results = func.dfg.inst_results(inst);
+            for &r in results {
+                // Rules describe single-result instructions; other results are unknown.
+                let n = if results.len() == 1 && func.dfg.value_type(r) == Type::B32 {
+                    inst_tz(func, &tz, inst, r)
+                } else {
+                    0
+                };
+                if n != tz[r] {
+                    tz[r] = n;
+                    changed = true;
+                }
+            }
+        }
+    }
+    tz
+}
+
+/// Known trailing zeros of `inst`'s result `r` from its operands' current facts.
+fn inst_tz(func: &Function, tz: &SecondaryMap<Value, u32>, inst: Inst, r: Value) -> u32 {
+    if let Some(c) = func.dfg.value_const(r) {
+        return (c as u32).trailing_zeros();
+    }
+    debug_assert!(matches!(func.dfg.value_def(r), ValueDef::Result(..)));
+    let args = func.dfg.inst_args(inst);
+    let t = |i: usize| tz[args[i]];
+    match func.dfg.opcode(inst) {
+        Opcode::Copy => t(0),
+        Opcode::Ishl => match func.dfg.value_const(args[1]) {
+            Some(k) => (t(0) + (k as u32 & 31)).min(32),
+            None => 0,
+        },
+        Opcode::Imul => (t(0) + t(1)).min(32),
+        Opcode::Iadd | Opcode::Isub | Opcode::Bor | Opcode::Bxor => t(0).min(t(1)),
+        Opcode::Band => t(0).max(t(1)),
+        Opcode::Select => t(1).min(t(2)),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_function_text;
+
+    fn combined(text: &str) -> (usize, String) {
+        let mut f = parse_function_text(text).expect("parses");
+        let n = combine(&mut f);
+        (n, f.to_string())
+    }
+
+    #[test]
+    fn loop_carried_alignment_removes_the_mask() {
+        let (n, out) = combined(
+            "kernel %k {
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x4
+    v2 = ishl v0, v1
+    jump block1(v2)
+
+block1(v3: b32):
+    v4 = iconst.b32 0xfffffffc
+    v5 = and v3, v4
+    v6 = load.b32 uav0[v5]
+    store.b32 uav0[v5], v6
+    v7 = iconst.b32 0x10
+    v8 = iadd v3, v7
+    v9 = icmp ult v8, v7
+    brif v9, block1(v8), block2
+
+block2:
+    return
+}",
+        );
+        assert_eq!(n, 1, "{out}");
+        assert!(out.contains("v5 = copy v3"), "{out}");
+    }
+
+    #[test]
+    fn unaligned_values_keep_their_mask() {
+        let (n, out) = combined(
+            "kernel %k {
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x1
+    v2 = ishl v0, v1
+    v4 = iconst.b32 0xfffffffc
+    v5 = and v2, v4
+    store.b32 uav0[v5], v5
+    return
+}",
+        );
+        assert_eq!(n, 0, "{out}");
+    }
+}
