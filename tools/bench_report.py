@@ -3,8 +3,16 @@
 scaling. One command, from a fresh clone:
 
     python3 tools/bench_report.py [--quick] [--runs N] [--scaling 1000,10000,100000,1000000]
+                                  [--profile release|dev-opt] [--no-build] [--only NAME,...]
 
 For every pair NAME.il / NAME.cu it
+  * runs the kernel (headline figures): with the launch spec bench/kernels/NAME.toml (format in
+    bench/README.md) it generates the inputs deterministically, runs ptxas's cubin and both of
+    ilc's cubins on the same data with `spa5-run --stats=json`, and the IL on the reference
+    interpreter (il-run); the outputs must agree (floats within a tolerance; a disagreement is
+    reported loudly and listed under Failures); it reports executed warp instructions and
+    modeled issue cycles (sum over warps, see isa_spa5::emu::stats), per kernel and as geomeans
+    over the original pairs, the ported ones (`set = "ported"`) and all;
   * compiles NAME.il with ilc (release build, -O2) twice: with the IL's out-of-range rules (the
     default) and with --assume-in-bounds (what the CUDA code assumes: no bounds checks);
   * compiles NAME.cu with NVRTC + ptxas 12.9 for sm_50 at -O3 (tools/cuda2cubin.py);
@@ -22,12 +30,16 @@ import argparse
 import json
 import math
 import os
+import random
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.environ.get("ILC_NVIDIA_BIN") or os.path.expanduser("~/.cache/nvidia-sm5-tools/usr/bin")
@@ -84,6 +96,243 @@ def median_time(cmd, runs):
     finally:
         os.close(devnull)
     return statistics.median(ts)
+
+
+PACK = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i16": "h", "u16": "H", "i8": "b", "u8": "B",
+        "i64": "q", "u64": "Q"}
+DYN_METRICS = ("warp_instructions", "cycles_sum")
+TEX_REASON = ("static only: spa5-run binds textures for ilc's cubins (--tex) but cannot create the "
+              "texture objects a ptxas cubin takes as parameters")
+
+
+def gen_buffer(kernel, b):
+    """The initial bytes of a spec buffer: deterministic in the kernel and buffer names."""
+    elem, n, init = b["elem"], int(b["len"]), b.get("init", "zero")
+    fmt = "<" + PACK[elem]
+    if init == "zero":
+        vals = [0] * n
+    elif init == "iota":
+        vals = list(range(n))
+    elif init == "values":
+        vals = list(b["values"])[:n]
+        vals += [0] * (n - len(vals))
+    elif init == "random":
+        rng = random.Random(zlib.crc32(f"{kernel}/{b['name']}".encode()))
+        lo, hi = b.get("range", [0, 1])
+        if elem.startswith("f"):
+            vals = [rng.uniform(lo, hi) for _ in range(n)]
+        else:
+            vals = [rng.randrange(int(lo), int(hi)) for _ in range(n)]
+    else:
+        raise RuntimeError(f"buffer {b['name']}: unknown init `{init}`")
+    if elem.startswith("f"):
+        vals = [float(v) for v in vals]
+    return b"".join(struct.pack(fmt, v) for v in vals)
+
+
+def scalar_bytes(sc):
+    vals = sc["value"] if isinstance(sc["value"], list) else [sc["value"]]
+    f = PACK[sc["type"]]
+    return b"".join(struct.pack("<" + f, float(v) if f in "fd" else int(v)) for v in vals)
+
+
+def place(blob, at, data):
+    if len(blob) < at + len(data):
+        blob.extend(bytes(at + len(data) - len(blob)))
+    blob[at:at + len(data)] = data
+
+
+def cb_offset(binding):
+    """`cbN[E].C` -> (N, byte offset E*16 + 4*C)."""
+    m = re.fullmatch(r"cb(\d+)\[(\d+)\]\.([xyzw])", binding)
+    if not m:
+        raise RuntimeError(f"IL binding `{binding}` is not cbN[E].x|y|z|w")
+    return int(m.group(1)), int(m.group(2)) * 16 + "xyzw".index(m.group(3)) * 4
+
+
+def agree(elem, a, b):
+    """Whether two output buffers agree: integers exactly, floats within a relative 2e-4 (f32;
+    the MUFU-based sequences differ by a few ulp between compilers) or 1e-9 (f64). Returns
+    (ok, first differing index or None, worst difference)."""
+    if len(a) != len(b):
+        return False, 0, float("inf")
+    if not elem.startswith("f"):
+        if a == b:
+            return True, None, 0.0
+        size = struct.calcsize(PACK[elem])
+        first = next(i for i in range(0, len(a), size) if a[i:i + size] != b[i:i + size])
+        return False, first // size, float("nan")
+    fmt = "<%d%s" % (len(a) // struct.calcsize(PACK[elem]), PACK[elem])
+    x, y = struct.unpack(fmt, a), struct.unpack(fmt, b)
+    tol = 2e-4 if elem == "f32" else 1e-9
+    worst, first = 0.0, None
+    for i, (u, v) in enumerate(zip(x, y)):
+        if u != u and v != v:
+            continue
+        d = abs(u - v) / max(1.0, abs(u), abs(v)) if u == u and v == v else float("inf")
+        if d > tol and first is None:
+            first = i
+        worst = max(worst, d)
+    return first is None, first, worst
+
+
+def run_dynamic(name, spec, kdir, work, cubins, bins):
+    """Runs one pair on its spec's data; returns {tag: stats} and the output check messages."""
+    d = os.path.join(work, name + ".dyn")
+    os.makedirs(d, exist_ok=True)
+    grid = ",".join(str(v) for v in spec["grid"])
+    block = ",".join(str(v) for v in spec["block"])
+    data = {b["name"]: gen_buffer(name, b) for b in spec.get("buffer", [])}
+    il_args, cu_args, cbs, params = [], [], {}, bytearray()
+    for b in spec.get("buffer", []):
+        path = os.path.join(d, b["name"] + ".bin")
+        open(path, "wb").write(data[b["name"]])
+        il = b["il"]
+        if il.startswith("uav"):
+            il_args += ["--uav", f"{il[3:]}={path}"]
+        elif il == "g":
+            il_args += ["--g", path]
+        elif re.fullmatch(r"cb\d+", il):
+            place(cbs.setdefault(int(il[2:]), bytearray()), 0, data[b["name"]])
+        else:
+            raise RuntimeError(f"buffer {b['name']}: IL binding `{il}` is not uavN, g or cbN")
+        kind, _, where = b["cuda"].partition(":")
+        if kind == "param":
+            cu_args += ["--buf", f"{int(where, 0)}={path}"]
+        elif kind == "symbol":
+            cu_args += ["--symbol", f"{where}={path}"]
+        else:
+            raise RuntimeError(f"buffer {b['name']}: CUDA binding `{b['cuda']}`")
+    for sc in spec.get("scalar", []):
+        raw = scalar_bytes(sc)
+        cb, off = cb_offset(sc["il"])
+        place(cbs.setdefault(cb, bytearray()), off, raw)
+        kind, _, where = sc["cuda"].partition(":")
+        if kind == "param":
+            place(params, int(where, 0), raw)
+        elif kind == "symbol":
+            path = os.path.join(d, sc["name"] + ".scalar.bin")
+            open(path, "wb").write(raw)
+            cu_args += ["--symbol", f"{where}={path}"]
+        else:
+            raise RuntimeError(f"scalar {sc['name']}: CUDA binding `{sc['cuda']}`")
+    for cb, blob in cbs.items():
+        path = os.path.join(d, f"cb{cb}.bin")
+        blob.extend(bytes(-len(blob) % 16))
+        open(path, "wb").write(bytes(blob))
+        il_args += ["--cb", f"{cb}={path}"]
+    ppath = os.path.join(d, "params.bin")
+    open(ppath, "wb").write(bytes(params))
+    if "domain" in spec:
+        il_args += ["--domain", ",".join(str(v) for v in spec["domain"])]
+    runs = {}
+    outs = {}
+    for tag, cubin in cubins.items():
+        out = os.path.join(d, "out." + tag)
+        if tag == "ptxas":
+            cmd = [bins["spa5-run"], cubin, "--kernel", spec.get("kernel", name), "--block", block,
+                   "--grid", grid, "--param", ppath, *cu_args]
+        else:
+            cmd = [bins["spa5-run"], cubin, "--grid", grid, *il_args]
+        p = run(cmd + ["--stats=json", "--out", out])
+        if p.returncode not in (0, 3):
+            if tag == "ptxas":
+                raise RuntimeError(f"spa5-run (ptxas): " + p.stderr.strip()[-400:])
+            # One of ilc's cubins failing is reported; the others' figures still count.
+            runs[tag] = {"error": p.stderr.strip()[-400:]}
+            continue
+        runs[tag] = json.loads(p.stdout.strip().splitlines()[-1])
+        outs[tag] = out
+    out = os.path.join(d, "out.il")
+    p = run([bins["il-run"], os.path.join(kdir, name + ".il"), "--grid", grid, *il_args, "--out", out])
+    if p.returncode:
+        raise RuntimeError("il-run: " + p.stderr.strip()[-400:])
+    outs["il-run"] = out
+    problems = [f"{tag} fails to run: {r['error']}" for tag, r in runs.items() if "error" in r]
+    for b in spec.get("buffer", []):
+        if not b.get("output"):
+            continue
+        got = {}
+        for tag, o in outs.items():
+            fname = b["name"] + ".bin" if tag == "ptxas" else b["il"] + ".bin"
+            got[tag] = open(os.path.join(o, fname), "rb").read()
+        for tag in got:
+            if tag == "ptxas":
+                continue
+            ok, first, worst = agree(b["elem"], got["ptxas"], got[tag])
+            if not ok:
+                problems.append(f"{b['name']}: {tag} disagrees with ptxas from element {first} "
+                                f"(worst relative difference {worst:.3g})")
+    return runs, problems
+
+
+def dynamic_table(rows):
+    """The headline: executed warp instructions and modeled cycles of each kernel run."""
+    dyn = [r for r in rows if "dyn" in r]
+    dr = lambda r, tag, m: (r["dyn"][tag][m] / r["dyn"]["ptxas"][m]) if m in r["dyn"][tag] and r["dyn"]["ptxas"][m] else float("nan")
+    md = ["## Executed code (headline)", "",
+          "Each kernel runs on the SPA 5.0 emulator (`spa5-run --stats=json`) with the launch of "
+          "`bench/kernels/NAME.toml`, ptxas's cubin and ilc's on the same generated data; outputs are checked "
+          "against each other and the IL interpreter. *warp insts*: executed warp instructions; *cycles*: "
+          "modeled issue cycles summed over warps (stall counts plus scoreboard waits at the latency model's "
+          "typical latencies; no contention between warps). Ratios are ilc / ptxas (lower is better), "
+          "`--assume-in-bounds` in parentheses.", "",
+          "| kernel | set | ptxas warp insts / cycles | ilc warp insts / cycles | ilc aib warp insts / cycles | "
+          "ratio warp insts (aib) | ratio cycles (aib) | outputs |",
+          "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "dyn" not in r:
+            why = r.get("error", r.get("dynamic_skip", ""))
+            md.append(f"| {r['name']} | {r.get('set', '')} | {why[:140]} | | | | | |")
+            continue
+        f = lambda t: (f"{r['dyn'][t]['warp_instructions']} / {r['dyn'][t]['cycles_sum']}"
+                       if "error" not in r["dyn"][t] else "fails")
+        md.append(f"| {r['name']} | {r['set']} | {f('ptxas')} | {f('ilc')} | {f('ilc_aib')} | "
+                  + " | ".join(f"{dr(r, 'ilc', m):.2f} ({dr(r, 'ilc_aib', m):.2f})" for m in DYN_METRICS)
+                  + f" | {'**MISMATCH**' if 'mismatch' in r else 'agree'} |")
+    for label, sel in (("original", lambda r: r["set"] != "ported"), ("ported", lambda r: r["set"] == "ported"),
+                       ("all", lambda r: True)):
+        sub = [r for r in dyn if sel(r)]
+        if not sub:
+            continue
+        g = {(t, m): geomean([dr(r, t, m) for r in sub]) for t in ("ilc", "ilc_aib") for m in DYN_METRICS}
+        md.append(f"| **geomean {label}** ({len(sub)}) | | | | | "
+                  + " | ".join(f"**{g[('ilc', m)]:.2f} ({g[('ilc_aib', m)]:.2f})**" for m in DYN_METRICS) + " | |")
+    return md + [""]
+
+
+def update_readme(rows, ok, gm, speed):
+    """Rewrites the headline table of README.md (between its bench-headline markers) from this
+    run, so the README and bench/report.md always show the same figures."""
+    path = os.path.join(ROOT, "README.md")
+    text = open(path).read()
+    start, end = "<!-- bench-headline:start -->", "<!-- bench-headline:end -->"
+    if start not in text or end not in text:
+        return
+    dyn = [r for r in rows if "dyn" in r]
+    sets = lambda sel: [r for r in dyn if sel(r)]
+    cell = lambda sub, m: (f"{geomean([r['dyn']['ilc'][m] / r['dyn']['ptxas'][m] for r in sub if m in r['dyn']['ilc']]):.2f} "
+                           f"({geomean([r['dyn']['ilc_aib'][m] / r['dyn']['ptxas'][m] for r in sub if m in r['dyn']['ilc_aib']]):.2f})")
+    orig, port = sets(lambda r: r["set"] != "ported"), sets(lambda r: r["set"] == "ported")
+    lines = [start, "", "| metric | all | original | ported |", "|---|---|---|---|",
+             f"| kernels run on the emulator (outputs checked) | {len(dyn)} | {len(orig)} | {len(port)} |"]
+    for m, label in (("warp_instructions", "executed warp instructions"), ("cycles_sum", "modeled issue cycles")):
+        lines.append(f"| {label} | {cell(dyn, m)} | {cell(orig, m)} | {cell(port, m)} |")
+    lines += ["", "Static code (all pairs that compile, second table of the report):", "",
+              "| metric | ilc / ptxas |", "|---|---|",
+              f"| SASS instructions | {gm[('ilc', 'instructions')]:.2f} ({gm[('ilc_aib', 'instructions')]:.2f}) |",
+              f"| registers | {gm[('ilc', 'registers')]:.2f} ({gm[('ilc_aib', 'registers')]:.2f}) |",
+              f"| stall cycles (control words) | {gm[('ilc', 'stall_cycles')]:.2f} ({gm[('ilc_aib', 'stall_cycles')]:.2f}) |",
+              f"| whole-process compile time | {geomean(speed):.1f}x faster than ptxas on the same kernel's PTX |",
+              "", end]
+    a, b = text.index(start), text.index(end) + len(end)
+    open(path, "w").write(text[:a] + "\n".join(lines) + text[b:])
+
+
+def dyn_geomean(rows, tag, m):
+    dyn = [r for r in rows if "dyn" in r]
+    return geomean([r["dyn"][tag][m] / r["dyn"]["ptxas"][m] for r in dyn
+                    if m in r["dyn"][tag] and r["dyn"]["ptxas"][m]])
 
 
 def geomean(xs):
@@ -183,20 +432,27 @@ def main():
     ap.add_argument("--runs", type=int, default=5, help="whole-process timing runs per compiler")
     ap.add_argument("--scaling", default="1000,10000,100000,1000000")
     ap.add_argument("--quick", action="store_true", help="3 timing runs, scaling up to 100k")
-    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    ap.add_argument("--profile", default="release",
+                    help="cargo profile of the tools (dev-opt builds much faster during development)")
+    ap.add_argument("--only", default="", help="comma-separated pair names (default: all)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench"))
     args = ap.parse_args()
     if args.quick:
         args.runs, args.scaling = 3, "1000,10000,100000"
     if not args.no_build:
-        p = run(["cargo", "build", "--release", "-p", "ilc-tools"], cwd=ROOT)
+        p = run(["cargo", "build", "--profile", args.profile, "-p", "ilc-tools"], cwd=ROOT)
         if p.returncode:
             sys.exit(p.stderr)
-    ilc = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release/ilc")
+    bindir = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), args.profile)
+    ilc = os.path.join(bindir, "ilc")
+    bins = {t: os.path.join(bindir, t) for t in ("spa5-run", "il-run")}
     ilc_bench = ilc + "-bench"
     ptxas = ptxas_path()
     kdir = os.path.join(ROOT, "bench/kernels")
     names = sorted(f[:-3] for f in os.listdir(kdir) if f.endswith(".il") and os.path.exists(os.path.join(kdir, f[:-3] + ".cu")))
+    if args.only:
+        names = [n for n in names if n in args.only.split(",")]
     work = tempfile.mkdtemp(prefix="ilc-bench-")
     plots = os.path.join(args.out, "plots")
     os.makedirs(plots, exist_ok=True)
@@ -216,12 +472,41 @@ def main():
                 if p.returncode:
                     raise RuntimeError("ilc: " + p.stderr.strip()[:300])
                 row[tag] = stats(out)
+            spec_path = os.path.join(kdir, n + ".toml")
+            if os.path.exists(spec_path):
+                spec = tomllib.load(open(spec_path, "rb"))
+                row["set"] = spec.get("set", "original")
+                if any(b["il"].startswith("tex") for b in spec.get("buffer", [])):
+                    row["dynamic_skip"] = TEX_REASON
+                else:
+                    cubins = {"ptxas": ref, "ilc": os.path.join(work, f"{n}.ilc.cubin"),
+                              "ilc_aib": os.path.join(work, f"{n}.ilc_aib.cubin")}
+                    row["dyn"], problems = run_dynamic(n, spec, kdir, work, cubins, bins)
+                    for pr in problems:
+                        print(f"bench_report: OUTPUT MISMATCH {n}: {pr}", file=sys.stderr)
+                        failures.append(f"{n}: output mismatch: {pr}")
+                    if problems:
+                        row["mismatch"] = problems
+            else:
+                row["set"] = "original"
+                row["dynamic_skip"] = "no launch spec bench/kernels/" + n + ".toml"
             row["t_ilc"] = median_time([ilc, il, "--target", "spa5", "--emit", "cubin", "-o", os.devnull], args.runs)
             row["t_ptxas"] = median_time([ptxas, "-arch=sm_50", "-O3", ref + ".ptx", "-o", os.path.join(work, "t.cubin")], args.runs)
         except Exception as e:  # a failing pair is reported, the others still run
             failures.append(f"{n}: {e}")
             row["error"] = str(e)
         rows.append(row)
+        if "error" in row:
+            print(f"bench_report: {n}: FAILS: {row['error'][:200]}", file=sys.stderr)
+        elif "dyn" in row:
+            dy = row["dyn"]
+            fig = lambda t, m: dy[t].get(m, "fails")
+            print(f"bench_report: {n}: warp insts ptxas {fig('ptxas', 'warp_instructions')} ilc "
+                  f"{fig('ilc', 'warp_instructions')} aib {fig('ilc_aib', 'warp_instructions')}; cycles ptxas "
+                  f"{fig('ptxas', 'cycles_sum')} ilc {fig('ilc', 'cycles_sum')} aib {fig('ilc_aib', 'cycles_sum')}"
+                  + (" MISMATCH" if "mismatch" in row else ""), file=sys.stderr)
+        else:
+            print(f"bench_report: {n}: static only ({row.get('dynamic_skip')})", file=sys.stderr)
     inproc = {}
     p = run([ilc_bench, "--runs", "50", *[os.path.join(kdir, n + ".il") for n in names]])
     for line in p.stdout.splitlines():
@@ -243,11 +528,14 @@ def main():
     ratio = lambda r, tag, m: (r[tag][m] / r["ptxas"][m]) if r["ptxas"][m] else float("nan")
     md = ["# ilc vs ptxas: benchmark report", "",
           f"Generated by `python3 tools/bench_report.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-          "ptxas = NVRTC + ptxas 12.9, `-arch=sm_50 -O3`, on the CUDA twin of each IL kernel; ilc = release "
-          "build, -O2. Static figures from nvdisasm/cuobjdump (`tools/sm5stat.py`): instructions (no NOPs), "
+          "ptxas = NVRTC + ptxas 12.9, `-arch=sm_50 -O3`, on the CUDA twin of each IL kernel; ilc = "
+          f"`{args.profile}` build, -O2 (code is the same in every profile; compile times are the "
+          "release build's only when the profile is release). Static figures from nvdisasm/cuobjdump (`tools/sm5stat.py`): instructions (no NOPs), "
           "registers, stall cycles (sum of the control-word stall counts: a static proxy, not a run time). "
           "*ilc* keeps AMD IL's out-of-range rules (every UAV access bounds-checked: loads read 0, stores are "
-          "dropped); *ilc aib* is `--assume-in-bounds`, the contract the CUDA code has.", "",
+          "dropped); *ilc aib* is `--assume-in-bounds`, the contract the CUDA code has.", ""]
+    md += dynamic_table(rows)
+    md += ["## Static code", "",
           "| kernel | ptxas insts / regs / stalls | ilc insts / regs / stalls | ilc aib insts / regs / stalls | "
           "ratio insts (aib) | ratio regs (aib) | ratio stalls (aib) | local bytes ilc/ptxas |",
           "|---|---|---|---|---|---|---|---|"]
@@ -303,8 +591,12 @@ def main():
               ("registers", "#ff7f0e", [ratio(r, "ilc_aib", "registers") for r in ok]),
               ("stall cycles", "#2ca02c", [ratio(r, "ilc_aib", "stall_cycles") for r in ok])], "ratio, 1.0 = ptxas")
     svg_scaling(os.path.join(plots, "scaling.svg"), scaling)
+    update_readme(rows, ok, gm, speed)
     json.dump({"rows": rows, "scaling": scaling, "inprocess": inproc}, open(os.path.join(args.out, "results.json"), "w"), indent=1)
-    print(f"bench_report: {len(ok)}/{len(rows)} pairs; geomean ilc/ptxas instructions {gm[('ilc', 'instructions')]:.2f} "
+    print(f"bench_report: dynamic geomean ilc/ptxas warp instructions {dyn_geomean(rows, 'ilc', 'warp_instructions'):.2f} "
+          f"(aib {dyn_geomean(rows, 'ilc_aib', 'warp_instructions'):.2f}), cycles {dyn_geomean(rows, 'ilc', 'cycles_sum'):.2f} "
+          f"(aib {dyn_geomean(rows, 'ilc_aib', 'cycles_sum'):.2f})")
+    print(f"bench_report: {len(ok)}/{len(rows)} pairs; static geomean ilc/ptxas instructions {gm[('ilc', 'instructions')]:.2f} "
           f"(aib {gm[('ilc_aib', 'instructions')]:.2f}), registers {gm[('ilc', 'registers')]:.2f} "
           f"(aib {gm[('ilc_aib', 'registers')]:.2f}), stalls {gm[('ilc', 'stall_cycles')]:.2f} "
           f"(aib {gm[('ilc_aib', 'stall_cycles')]:.2f}); compile speedup {geomean(speed):.1f}x; wrote {args.out}/report.md")

@@ -357,3 +357,24 @@ fn random_kernels_write_and_read_back() {
         "{written} written, {refused} refused"
     );
 }
+
+#[test]
+fn truncation_inside_the_program_header_table_is_an_error() {
+    let mut checked = 0;
+    for (name, bytes) in corpus() {
+        let phoff = u64::from_le_bytes(bytes[0x20..0x28].try_into().unwrap()) as usize;
+        let phnum = u16::from_le_bytes([bytes[0x38], bytes[0x39]]) as usize;
+        if phnum == 0 || phoff >= bytes.len() {
+            continue;
+        }
+        let end = (phoff + phnum * 56).min(bytes.len());
+        for len in [phoff + 1, (phoff + end) / 2, end - 1] {
+            assert!(
+                read_cubin(&bytes[..len]).is_err(),
+                "{name}: truncated to {len} (program headers at {phoff}..{end}) still reads"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no corpus cubin has program headers");
+}

@@ -24,6 +24,10 @@ pub enum DispatchError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The dispatch is larger than the runners accept (see [`MAX_WORK_ITEMS`],
+    /// [`MEMORY_BUDGET`]).
+    #[error("{0}")]
+    Limit(String),
     /// The same buffer id was given twice.
     #[error("{kind} {id} given more than once")]
     Duplicate {
@@ -32,6 +36,79 @@ pub enum DispatchError {
         /// Buffer id.
         id: u32,
     },
+}
+
+/// Most work-items (threads) one dispatch may have, in both runners: 2^24, far beyond what an
+/// interpreter or emulator finishes in minutes, far below what exhausts memory.
+pub const MAX_WORK_ITEMS: u64 = 1 << 24;
+/// Most bytes of buffers (files, zero-filled UAVs, textures) one dispatch may bind: 1 GiB.
+pub const MEMORY_BUDGET: u64 = 1 << 30;
+/// Default instruction budget of both runners (`--fuel` raises it): an infinite loop stops
+/// within seconds, every benchmark and test kernel runs far below it.
+pub const DEFAULT_FUEL: u64 = 1 << 28;
+
+/// Checks the work-item count of a dispatch (`domain` pixels for pixel-shader kernels,
+/// otherwise `grid` groups of `group` work-items) against [`MAX_WORK_ITEMS`].
+pub fn check_work_items(
+    grid: [u32; 3],
+    group: [u32; 3],
+    domain: Option<[u32; 2]>,
+) -> Result<u64, DispatchError> {
+    let (n, what) = match domain {
+        Some([w, h]) => (w as u64 * h as u64, format!("domain {w}x{h}")),
+        None => {
+            let groups = grid.iter().map(|&g| g as u128).product::<u128>();
+            let size = group.iter().map(|&g| g as u128).product::<u128>();
+            let n = groups.saturating_mul(size);
+            (
+                u64::try_from(n).unwrap_or(u64::MAX),
+                format!(
+                    "grid {}x{}x{} of {}x{}x{} work-items",
+                    grid[0], grid[1], grid[2], group[0], group[1], group[2]
+                ),
+            )
+        }
+    };
+    if n > MAX_WORK_ITEMS {
+        return Err(DispatchError::Limit(format!(
+            "{what} is {n} work-items, more than the limit of {MAX_WORK_ITEMS}"
+        )));
+    }
+    Ok(n)
+}
+
+/// Bytes bound so far, checked against [`MEMORY_BUDGET`] before anything is allocated.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Budget {
+    used: u64,
+}
+
+impl Budget {
+    /// Takes `bytes` for `what`, or fails naming it when the budget would be exceeded.
+    pub fn take(&mut self, bytes: u64, what: &str) -> Result<(), DispatchError> {
+        match self.used.checked_add(bytes) {
+            Some(n) if n <= MEMORY_BUDGET => {
+                self.used = n;
+                Ok(())
+            }
+            _ => Err(DispatchError::Limit(format!(
+                "{what}: {bytes} bytes exceed the memory budget of {MEMORY_BUDGET} bytes \
+                 ({} already bound)",
+                self.used
+            ))),
+        }
+    }
+
+    /// Reads `path` after taking its size from the budget.
+    pub fn read(&mut self, path: &Path) -> Result<Vec<u8>, DispatchError> {
+        let io = |source| DispatchError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let len = fs::metadata(path).map_err(io)?.len();
+        self.take(len, &path.display().to_string())?;
+        fs::read(path).map_err(io)
+    }
 }
 
 /// Parses `X[,Y[,Z]]` into three group counts (missing = 1); each must be at least 1.
@@ -76,8 +153,14 @@ pub fn parse_id_file(s: &str) -> Result<(u32, PathBuf), String> {
 pub fn parse_id_size(s: &str) -> Result<(u32, usize), String> {
     let (id, n) = split_id(s)?;
     let n = n
-        .parse::<usize>()
+        .parse::<u64>()
         .map_err(|_| format!("`{n}` is not a byte count"))?;
+    if n > MEMORY_BUDGET {
+        return Err(format!(
+            "{n} bytes exceed the memory budget of {MEMORY_BUDGET} bytes"
+        ));
+    }
+    let n = usize::try_from(n).map_err(|_| format!("{n} bytes do not fit in memory"))?;
     Ok((id, n))
 }
 
@@ -120,19 +203,16 @@ pub struct Buffers {
     pub global: Option<Vec<u8>>,
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, DispatchError> {
-    fs::read(path).map_err(|source| DispatchError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 impl DispatchArgs {
-    /// Reads every buffer file named by the arguments.
-    pub fn load(&self) -> Result<Buffers, DispatchError> {
+    /// Reads every buffer file named by the arguments, taking their sizes from `budget`
+    /// before reading or allocating anything.
+    pub fn load(&self, budget: &mut Budget) -> Result<Buffers, DispatchError> {
         let mut b = Buffers::default();
+        for (id, n) in &self.zero {
+            budget.take(*n as u64, &format!("--zero {id}"))?;
+        }
         for (id, path) in &self.uavs {
-            if b.uavs.insert(*id, read(path)?).is_some() {
+            if b.uavs.insert(*id, budget.read(path)?).is_some() {
                 return Err(DispatchError::Duplicate {
                     kind: "uav",
                     id: *id,
@@ -148,7 +228,7 @@ impl DispatchArgs {
             }
         }
         for (id, path) in &self.cbs {
-            if b.cbs.insert(*id, read(path)?).is_some() {
+            if b.cbs.insert(*id, budget.read(path)?).is_some() {
                 return Err(DispatchError::Duplicate {
                     kind: "cb",
                     id: *id,
@@ -156,7 +236,7 @@ impl DispatchArgs {
             }
         }
         for (id, path) in &self.srvs {
-            if b.srvs.insert(*id, read(path)?).is_some() {
+            if b.srvs.insert(*id, budget.read(path)?).is_some() {
                 return Err(DispatchError::Duplicate {
                     kind: "srv",
                     id: *id,
@@ -164,7 +244,7 @@ impl DispatchArgs {
             }
         }
         if let Some(g) = &self.global {
-            b.global = Some(read(g)?);
+            b.global = Some(budget.read(g)?);
         }
         Ok(b)
     }
@@ -280,11 +360,12 @@ pub struct TextureArgs {
 }
 
 impl TextureArgs {
-    /// Reads every texture file; a file shorter than its size is an error.
-    pub fn load(&self) -> Result<BTreeMap<u32, Texture>, DispatchError> {
+    /// Reads every texture file (taking its size from `budget`); a file shorter than its
+    /// size is an error.
+    pub fn load(&self, budget: &mut Budget) -> Result<BTreeMap<u32, Texture>, DispatchError> {
         let mut out = BTreeMap::new();
         for (id, spec) in &self.textures {
-            let data = read(&spec.file)?;
+            let data = budget.read(&spec.file)?;
             let t = Texture {
                 width: spec.dims[0],
                 height: spec.dims[1],
@@ -428,7 +509,7 @@ mod tests {
             zero: vec![(5, 8)],
             out: dir.join("out"),
         };
-        let b = args.load().unwrap();
+        let b = args.load(&mut Budget::default()).unwrap();
         assert_eq!(b.uavs[&0], [1, 2, 3, 4]);
         assert_eq!(b.uavs[&5], [0; 8]);
         assert_eq!(b.cbs[&1], [1, 2, 3, 4]);
@@ -441,12 +522,18 @@ mod tests {
             uavs: vec![(0, dir.join("nope.bin"))],
             ..args.clone()
         };
-        assert!(matches!(missing.load(), Err(DispatchError::Io { .. })));
+        assert!(matches!(
+            missing.load(&mut Budget::default()),
+            Err(DispatchError::Io { .. })
+        ));
         let dup = DispatchArgs {
             uavs: vec![(0, f.clone()), (0, f)],
             ..args
         };
-        assert!(matches!(dup.load(), Err(DispatchError::Duplicate { .. })));
+        assert!(matches!(
+            dup.load(&mut Budget::default()),
+            Err(DispatchError::Duplicate { .. })
+        ));
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -342,6 +342,85 @@ impl Cubin {
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }
+
+    /// Writes `data` into the module-level data symbol `name` (a `__constant__` or
+    /// `__device__` variable), as `cudaMemcpyToSymbol` does before a launch: constant-bank
+    /// symbols (`.nv.constantN`) are written into their bank; `.nv.global.init` symbols into
+    /// the initialised data; a `.nv.global` (zero-initialised) symbol moves to the end of the
+    /// initialised data with its contents, and the relocations that take its address follow
+    /// it. `data` may be shorter than the symbol (the rest keeps its value), never longer.
+    pub fn write_symbol(&mut self, name: &str, data: &[u8]) -> Result<(), String> {
+        let g = &mut self.globals;
+        let Some(sym) = g.symbols.iter_mut().find(|s| s.name == name) else {
+            let known: Vec<&str> = g.symbols.iter().map(|s| s.name.as_str()).collect();
+            return Err(format!(
+                "no data symbol `{name}` in the cubin (it has: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        };
+        if data.len() as u64 > sym.size {
+            return Err(format!(
+                "{} bytes do not fit symbol `{name}` of {} bytes",
+                data.len(),
+                sym.size
+            ));
+        }
+        let too_far = || format!("symbol `{name}` lies outside its section");
+        let start = usize::try_from(sym.offset).map_err(|_| too_far())?;
+        let end = start.checked_add(data.len()).ok_or_else(too_far)?;
+        let write = |bytes: &mut Vec<u8>| {
+            if bytes.len() < end {
+                bytes.resize(end, 0);
+            }
+            bytes[start..end].copy_from_slice(data);
+        };
+        if let Some(bank) = sym
+            .section
+            .strip_prefix(".nv.constant")
+            .and_then(|n| n.parse::<u8>().ok())
+        {
+            if end > crate::emu::BANK_SIZE {
+                return Err(too_far());
+            }
+            match g.const_banks.iter_mut().find(|b| b.bank == bank) {
+                Some(b) => write(&mut b.data),
+                None => {
+                    let mut b = ConstBank {
+                        bank,
+                        data: Vec::new(),
+                    };
+                    write(&mut b.data);
+                    g.const_banks.push(b);
+                }
+            }
+            return Ok(());
+        }
+        match sym.section.as_str() {
+            ".nv.global.init" => {
+                if end > g.global_init.len() {
+                    return Err(too_far());
+                }
+                write(&mut g.global_init);
+                Ok(())
+            }
+            ".nv.global" => {
+                let size = usize::try_from(sym.size).map_err(|_| too_far())?;
+                let at = g.global_init.len().next_multiple_of(16);
+                g.global_init.resize(at + size, 0);
+                g.global_init[at..at + data.len()].copy_from_slice(data);
+                sym.section = ".nv.global.init".to_string();
+                sym.offset = at as u64;
+                Ok(())
+            }
+            other => Err(format!(
+                "symbol `{name}` is in section {other}, which cannot be written before a launch"
+            )),
+        }
+    }
 }
 
 /// Errors from reading or writing a cubin.

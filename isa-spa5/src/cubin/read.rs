@@ -74,6 +74,8 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
     let arch_number = flags & 0xff;
     let arch = Sm::from_number(arch_number).ok_or(CubinError::UnsupportedArch(arch_number))?;
 
+    // The program-header table must lie inside the file too (the loader maps its segments).
+    header.program_headers(endian, data).map_err(elf_err)?;
     let table = header.sections(endian, data).map_err(elf_err)?;
     let mut sections = Vec::with_capacity(table.len());
     for (index, sh) in table.enumerate() {

@@ -31,6 +31,7 @@ mod exec;
 mod fp;
 mod hazard;
 mod memory;
+pub mod stats;
 mod texture;
 mod warp;
 
@@ -149,6 +150,12 @@ pub struct LaunchReport {
     pub warp_instructions: u64,
     /// Thread instructions executed (active lanes summed).
     pub thread_instructions: u64,
+    /// Warp instructions executed per instruction class, indexed like [`stats::CLASSES`].
+    pub by_class: [u64; stats::CLASSES.len()],
+    /// Modeled issue cycles of the slowest warp (see [`stats`]).
+    pub cycles_critical_warp: u64,
+    /// Modeled issue cycles summed over every warp of the launch.
+    pub cycles_sum: u64,
 }
 
 /// At most this many hazards are recorded per launch.

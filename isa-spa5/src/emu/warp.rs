@@ -102,6 +102,8 @@ pub(crate) struct Warp {
     /// Thread index (x, y, z) of each lane.
     pub tid: [[u32; 3]; 32],
     pub clock: u64,
+    /// Modeled issue cycles (`stats.rs`).
+    pub issue: super::stats::IssueClock,
 }
 
 impl Warp {
@@ -212,6 +214,7 @@ impl Block {
                     tracker: cfg.check_hazards.then(Tracker::default),
                     tid,
                     clock: 0,
+                    issue: Default::default(),
                 }
             })
             .collect();
@@ -264,6 +267,11 @@ impl Block {
                     let state = step(prog, w, &mut ctx, report)?;
                     if state != State::Running {
                         w.state = state;
+                        if state == State::Done {
+                            let cycles = w.issue.drain();
+                            report.cycles_sum += cycles;
+                            report.cycles_critical_warp = report.cycles_critical_warp.max(cycles);
+                        }
                         break;
                     }
                 }
@@ -289,6 +297,14 @@ impl Block {
             any |= w.bar.set & w.bar.lanes != 0;
             mode = mode.or(w.bar.mode);
         }
+        // Every warp leaves the barrier when the last one arrives.
+        let release = self
+            .warps
+            .iter()
+            .filter(|w| w.state == State::Barrier)
+            .map(|w| w.issue.now)
+            .max()
+            .unwrap_or(0);
         let pred = match mode {
             Some(1) => all,
             Some(2) => any,
@@ -296,6 +312,7 @@ impl Block {
         };
         for w in self.warps.iter_mut().filter(|w| w.state == State::Barrier) {
             w.state = State::Running;
+            w.issue.now = release;
             if mode.is_some() {
                 w.bar_result = (count, pred);
             }
@@ -352,6 +369,8 @@ fn step(
         }
     }
     w.clock += ctrl.stall.max(1) as u64;
+    w.issue.issue(inst, ctrl);
+    report.by_class[super::stats::class_index(inst.form().class)] += 1;
     let guard = if inst.form().has(crate::table::flags::NO_GUARD) {
         u32::MAX
     } else {

@@ -17,7 +17,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use ilc_tools::dispatch::{write_outputs, write_ps_outputs, DispatchArgs, TextureArgs};
+use ilc_tools::dispatch::{
+    check_work_items, write_outputs, write_ps_outputs, Budget, DispatchArgs, TextureArgs,
+    DEFAULT_FUEL,
+};
 use isa_amdil::interp::{self, Dispatch, Schedule};
 
 /// Run an AMD IL compute kernel on the reference interpreter.
@@ -36,8 +39,8 @@ struct Cli {
     /// Interleave work-items in random bursts (seeded) instead of lock step.
     #[arg(long, value_name = "SEED")]
     shuffle: Option<u64>,
-    /// Instruction budget over all work-items.
-    #[arg(long, default_value_t = 1 << 32)]
+    /// Instruction budget over all work-items (the default stops an endless loop in seconds).
+    #[arg(long, default_value_t = DEFAULT_FUEL)]
     fuel: u64,
     /// List out-of-range memory accesses.
     #[arg(long)]
@@ -77,13 +80,15 @@ fn run(cli: &Cli) -> Result<bool, String> {
     let file = cli.kernel.display().to_string();
     let prog = load_program(&cli.kernel)?;
     let exec = interp::prepare(&prog).map_err(|e| format!("{file}: {e}"))?;
-    let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
+    check_work_items(cli.dispatch.grid, exec.group, cli.tex.domain).map_err(|e| e.to_string())?;
+    let mut budget = Budget::default();
+    let bufs = cli.dispatch.load(&mut budget).map_err(|e| e.to_string())?;
     let mut d = Dispatch::new(cli.dispatch.grid);
     d.uavs = bufs.uavs;
     d.cbs = bufs.cbs;
     d.srvs = bufs.srvs;
     d.global = bufs.global;
-    d.textures = cli.tex.load().map_err(|e| e.to_string())?;
+    d.textures = cli.tex.load(&mut budget).map_err(|e| e.to_string())?;
     d.samplers = cli.tex.samplers.iter().copied().collect();
     d.domain = cli.tex.domain;
     d.fuel = cli.fuel;

@@ -12,7 +12,16 @@
 //!
 //! For other cubins (ptxas's): `--block X,Y,Z`, `--param FILE` (raw parameter bytes),
 //! `--buf OFFSET=FILE` (bind FILE as a buffer, patch its address into the parameters at byte
-//! OFFSET, write it back as `DIR/` + FILE's own name), `--dynamic-shared BYTES`.
+//! OFFSET, write it back as `DIR/` + FILE's own name), `--dynamic-shared BYTES`,
+//! `--symbol NAME=FILE` (write FILE into the `__constant__`/`__device__` variable NAME before
+//! the launch, as `cudaMemcpyToSymbol` does). Flags of the other kind of cubin are rejected.
+//!
+//! `--stats` prints executed warp instructions, thread instructions, warp instructions by
+//! class and modeled issue cycles (the slowest warp and the sum over warps; see
+//! `isa_spa5::emu::stats`) on stdout after the run; `--stats=json` prints them as one JSON
+//! object. Both runners share their limits (`ilc_tools::dispatch`): at most
+//! `MAX_WORK_ITEMS` threads and `MEMORY_BUDGET` bytes of buffers, checked before anything is
+//! allocated, and a default fuel that stops an endless loop within seconds.
 //!
 //! Exit status: 0 on success, 1 on any error (message naming the pc for execution errors),
 //! 2 for bad usage, 3 when the hazard checker reports something (listed on stderr).
@@ -23,10 +32,13 @@ use std::process::ExitCode;
 use clap::Parser;
 use ilc::spa5::abi::{LaunchLayout, ParamKind};
 use ilc::verify::EmulatedRun;
-use ilc_tools::dispatch::{parse_grid, write_outputs, write_ps_outputs, DispatchArgs, TextureArgs};
+use ilc_tools::dispatch::{
+    check_work_items, parse_grid, write_outputs, write_ps_outputs, Budget, DispatchArgs,
+    TextureArgs, DEFAULT_FUEL,
+};
 use isa_amdil::interp::Dispatch;
 use isa_spa5::cubin::read_cubin;
-use isa_spa5::emu::{Device, LaunchConfig};
+use isa_spa5::emu::{stats, Device, LaunchConfig, LaunchReport, BANK_SIZE, DRIVER_AREA};
 
 /// Run a cubin kernel on the SPA 5.0 emulator.
 #[derive(Debug, Parser)]
@@ -56,9 +68,103 @@ struct Cli {
     /// Do not run the hazard checker.
     #[arg(long)]
     no_hazards: bool,
-    /// Warp-instruction budget.
-    #[arg(long, default_value_t = 1 << 32)]
+    /// Warp-instruction budget (the default stops an endless loop in seconds).
+    #[arg(long, default_value_t = DEFAULT_FUEL)]
     fuel: u64,
+    /// Write FILE into the data symbol NAME before the launch: NAME=FILE (repeatable).
+    #[arg(long = "symbol", value_parser = parse_symbol)]
+    symbols: Vec<(String, PathBuf)>,
+    /// Print execution statistics after the run (`--stats=json`: one JSON object).
+    #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true,
+          value_parser = ["text", "json"])]
+    stats: Option<String>,
+}
+
+fn parse_symbol(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((name, file)) if !name.is_empty() && !file.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(file)))
+        }
+        _ => Err(format!("expected NAME=FILE, got `{s}`")),
+    }
+}
+
+/// Bytes of the parameter block a foreign launch may use (constant bank 0 after the driver
+/// area).
+const PARAM_SPACE: u64 = (BANK_SIZE - DRIVER_AREA) as u64;
+
+/// The statistics of a run, as text or one JSON object.
+fn render_stats(r: &LaunchReport, json: bool) -> String {
+    let classes = stats::CLASSES
+        .iter()
+        .zip(r.by_class)
+        .filter(|(_, n)| *n > 0)
+        .map(|(c, n)| (stats::class_name(*c), n));
+    if json {
+        let by: Vec<String> = classes.map(|(c, n)| format!("\"{c}\": {n}")).collect();
+        format!(
+            "{{\"warp_instructions\": {}, \"thread_instructions\": {}, \
+             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"hazards\": {}, \
+             \"by_class\": {{{}}}}}",
+            r.warp_instructions,
+            r.thread_instructions,
+            r.cycles_critical_warp,
+            r.cycles_sum,
+            r.hazards.len(),
+            by.join(", ")
+        )
+    } else {
+        let mut s = format!(
+            "warp instructions:    {}\nthread instructions:  {}\n\
+             cycles (critical warp): {}\ncycles (sum of warps): {}\n",
+            r.warp_instructions, r.thread_instructions, r.cycles_critical_warp, r.cycles_sum
+        );
+        for (c, n) in classes {
+            s.push_str(&format!("  {c:<8} {n}\n"));
+        }
+        s.trim_end().to_string()
+    }
+}
+
+fn print_stats(cli: &Cli, r: &LaunchReport) {
+    if let Some(mode) = &cli.stats {
+        println!("{}", render_stats(r, mode == "json"));
+    }
+}
+
+/// Rejects the flags that do not apply to the kind of cubin (ilc's or a foreign one).
+fn check_flags(cli: &Cli, ilc: bool) -> Result<(), String> {
+    let d = &cli.dispatch;
+    let given: &[(&str, bool)] = if ilc {
+        &[
+            ("--buf", !cli.bufs.is_empty()),
+            ("--param", cli.param.is_some()),
+            ("--dynamic-shared", cli.dynamic_shared != 0),
+            ("--symbol", !cli.symbols.is_empty()),
+        ]
+    } else {
+        &[
+            ("--uav", !d.uavs.is_empty()),
+            ("--cb", !d.cbs.is_empty()),
+            ("--srv", !d.srvs.is_empty()),
+            ("--g", d.global.is_some()),
+            ("--zero", !d.zero.is_empty()),
+            ("--tex", !cli.tex.textures.is_empty()),
+            ("--sampler", !cli.tex.samplers.is_empty()),
+            ("--domain", cli.tex.domain.is_some()),
+        ]
+    };
+    match given.iter().find(|(_, g)| *g) {
+        Some((flag, _)) if ilc => Err(format!(
+            "{flag} applies to cubins without an ilc ABI section; this one is ilc's (bind IL \
+             resources with --uav/--cb/--srv/--g)"
+        )),
+        Some((flag, _)) => Err(format!(
+            "{flag} applies to cubins ilc wrote; this one has no ilc ABI section (use --param, \
+             --buf, --symbol)"
+        )),
+        None => Ok(()),
+    }
 }
 
 fn parse_buf(s: &str) -> Result<(u32, PathBuf), String> {
@@ -78,14 +184,23 @@ fn read(p: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-fn put(params: &mut Vec<u8>, at: u32, size: u32, value: &[u8]) {
-    let end = (at + size) as usize;
+/// Writes `value` (zero-extended to `size` bytes) at byte `at` of the parameter block,
+/// growing it; fails when the field lies beyond the parameter space.
+fn put(params: &mut Vec<u8>, at: u32, size: u32, value: &[u8]) -> Result<(), String> {
+    let end = at as u64 + size as u64;
+    if end > PARAM_SPACE {
+        return Err(format!(
+            "parameter bytes {at}..{end} lie beyond the {PARAM_SPACE}-byte parameter space"
+        ));
+    }
+    let (at, end) = (at as usize, end as usize);
     if params.len() < end {
         params.resize(end, 0);
     }
-    let n = value.len().min(size as usize);
-    params[at as usize..at as usize + n].copy_from_slice(&value[..n]);
-    params[at as usize + n..end].fill(0);
+    let n = value.len().min(end - at);
+    params[at..at + n].copy_from_slice(&value[..n]);
+    params[at + n..end].fill(0);
+    Ok(())
 }
 
 fn run(cli: &Cli) -> Result<bool, String> {
@@ -101,27 +216,47 @@ fn run(cli: &Cli) -> Result<bool, String> {
             .first()
             .ok_or_else(|| format!("{file}: no kernels"))?,
     };
+    check_flags(cli, kernel.ilc_abi.is_some())?;
     let block = cli
         .block
         .or(kernel.block_size)
         .ok_or("the kernel has no required block size: give --block X,Y,Z")?;
-    let mut dev = Device::new();
-    let mut params = match &cli.param {
-        Some(p) => read(p)?,
-        None => Vec::new(),
-    };
     if let Some(abi) = &kernel.ilc_abi {
         return run_ilc(cli, &file, &bytes, &kernel.name, abi);
+    }
+    check_work_items(cli.dispatch.grid, block, None).map_err(|e| e.to_string())?;
+    let mut budget = Budget::default();
+    let mut dev = Device::new();
+    let mut params = match &cli.param {
+        Some(p) => budget.read(p).map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    if params.len() as u64 > PARAM_SPACE {
+        return Err(format!(
+            "--param: {} bytes exceed the {PARAM_SPACE}-byte parameter space",
+            params.len()
+        ));
     }
     // Foreign buffers patched into raw parameters.
     let mut foreign = Vec::new();
     for (off, path) in &cli.bufs {
-        let data = read(path)?;
+        put(&mut params, *off, 8, &[])?;
+        let data = budget.read(path).map_err(|e| e.to_string())?;
         let a = dev.alloc(data.len() as u64);
         dev.write(a, &data).map_err(|e| e.to_string())?;
-        put(&mut params, *off, 8, &a.to_le_bytes());
+        put(&mut params, *off, 8, &a.to_le_bytes())?;
         foreign.push((path.clone(), a, data.len()));
     }
+    let mut module = module.clone();
+    for (name, path) in &cli.symbols {
+        let data = budget.read(path).map_err(|e| e.to_string())?;
+        module
+            .write_symbol(name, &data)
+            .map_err(|e| format!("--symbol {name}: {e}"))?;
+    }
+    let kernel = kernel.clone();
+    let code = isa_spa5::program::decode_program(&kernel.code)
+        .map_err(|e| format!("{file}: code does not decode: {e}"))?;
     let cfg = LaunchConfig {
         grid: cli.dispatch.grid,
         block,
@@ -131,7 +266,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
         fuel: cli.fuel,
     };
     let report = dev
-        .launch(&bytes, &kernel.name, &cfg)
+        .launch_decoded(&module, &kernel, &code, &cfg)
         .map_err(|e| format!("{file}: {e}"))?;
     for h in &report.hazards {
         eprintln!("hazard: {h}");
@@ -151,6 +286,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
         written.len(),
         cli.dispatch.out.display()
     );
+    print_stats(cli, &report);
     Ok(report.hazards.is_empty())
 }
 
@@ -161,13 +297,16 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
     if let Some(b) = cli.block {
         layout.block_size = Some(b);
     }
-    let bufs = cli.dispatch.load().map_err(|e| e.to_string())?;
+    let group = layout.block_size.unwrap_or([1, 1, 1]);
+    check_work_items(cli.dispatch.grid, group, cli.tex.domain).map_err(|e| e.to_string())?;
+    let mut budget = Budget::default();
+    let bufs = cli.dispatch.load(&mut budget).map_err(|e| e.to_string())?;
     let mut d = Dispatch::new(cli.dispatch.grid);
     d.uavs = bufs.uavs;
     d.cbs = bufs.cbs;
     d.srvs = bufs.srvs;
     d.global = bufs.global;
-    d.textures = cli.tex.load().map_err(|e| e.to_string())?;
+    d.textures = cli.tex.load(&mut budget).map_err(|e| e.to_string())?;
     d.samplers = cli.tex.samplers.iter().copied().collect();
     d.domain = cli.tex.domain;
     for p in &layout.params {
@@ -220,6 +359,7 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
         written.len(),
         cli.dispatch.out.display()
     );
+    print_stats(cli, &report);
     Ok(report.hazards.is_empty())
 }
 

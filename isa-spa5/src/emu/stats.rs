@@ -1,0 +1,180 @@
+//! Execution statistics of a launch: instructions by class and modeled issue cycles.
+//!
+//! Counting happens in the warp's issue step (`warp.rs`), at the cost of a few additions per
+//! warp instruction. The cycle model is the control words' own: a warp issues its next
+//! instruction `max(1, stall)` cycles after the previous one, and an instruction that waits on
+//! scoreboards (its control word's wait mask, or `DEPBAR`) issues no earlier than the
+//! operations on those scoreboards complete. A variable-latency operation completes its
+//! write scoreboard the typical latency of its class after issue ([`crate::latency`]), and its
+//! read scoreboard [`READ_RELEASE`] cycles after issue. `BAR.SYNC` releases every warp of the
+//! block at the latest arrival. The model ignores contention between warps (dual issue, pipe
+//! throughput, memory bandwidth): it measures the latency a kernel's schedule exposes per
+//! warp, which is what two compilers' code for the same kernel can be compared on.
+
+use std::collections::VecDeque;
+
+use crate::control::Control;
+use crate::inst::{Inst, Op, Operand};
+use crate::latency::{self, Latency, NUM_SCOREBOARDS};
+use crate::table::Class;
+
+/// Every instruction class, in the order of [`crate::emu::LaunchReport::by_class`].
+pub const CLASSES: [Class; 15] = [
+    Class::Alu,
+    Class::Fpu,
+    Class::Mad,
+    Class::Mov,
+    Class::Pred,
+    Class::Dbl,
+    Class::Sfu,
+    Class::Conv,
+    Class::Shared,
+    Class::Global,
+    Class::Const,
+    Class::Sreg,
+    Class::Tex,
+    Class::Ctrl,
+    Class::Sync,
+];
+
+/// Lower-case name of a class, as `spa5-run --stats` prints it.
+pub fn class_name(c: Class) -> &'static str {
+    match c {
+        Class::Alu => "alu",
+        Class::Fpu => "fpu",
+        Class::Mad => "mad",
+        Class::Mov => "mov",
+        Class::Pred => "pred",
+        Class::Dbl => "dbl",
+        Class::Sfu => "sfu",
+        Class::Conv => "conv",
+        Class::Shared => "shared",
+        Class::Global => "global",
+        Class::Const => "const",
+        Class::Sreg => "sreg",
+        Class::Tex => "tex",
+        Class::Ctrl => "ctrl",
+        Class::Sync => "sync",
+    }
+}
+
+/// Index of `c` in [`CLASSES`].
+pub fn class_index(c: Class) -> usize {
+    c as usize
+}
+
+/// Cycles after issue at which a read scoreboard is released (sources read).
+pub const READ_RELEASE: u64 = 20;
+/// Operations one scoreboard queue remembers; older ones count as complete.
+const QUEUE_CAP: usize = 64;
+
+/// One warp's modeled issue clock.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IssueClock {
+    /// Cycle at which the next instruction may issue.
+    pub now: u64,
+    /// Per scoreboard, completion cycles of outstanding operations in issue order.
+    queues: [VecDeque<u64>; NUM_SCOREBOARDS as usize],
+}
+
+impl IssueClock {
+    fn wait(&mut self, sb: usize, keep: usize) {
+        let q = &mut self.queues[sb];
+        while q.len() > keep {
+            if let Some(t) = q.pop_front() {
+                self.now = self.now.max(t);
+            }
+        }
+    }
+
+    fn push(&mut self, sb: u8, done: u64) {
+        if let Some(q) = self.queues.get_mut(sb as usize) {
+            if q.len() == QUEUE_CAP {
+                q.pop_front();
+            }
+            q.push_back(done);
+        }
+    }
+
+    /// Issues `inst` with control `ctrl`: waits, then advances by its stall count.
+    pub(crate) fn issue(&mut self, inst: &Inst, ctrl: &Control) {
+        for sb in 0..NUM_SCOREBOARDS as usize {
+            if ctrl.wait_mask & (1 << sb) != 0 {
+                self.wait(sb, 0);
+            }
+        }
+        if matches!(inst.op, Op::DEPBAR | Op::DEPBAR_LE) {
+            for o in inst.ops() {
+                if let Operand::SbMask(m) = o {
+                    for sb in 0..NUM_SCOREBOARDS as usize {
+                        if m & (1 << sb) != 0 {
+                            self.wait(sb, 0);
+                        }
+                    }
+                }
+            }
+            if let (Op::DEPBAR_LE, Some(Operand::Sb(sb)), Some(Operand::Imm(k))) =
+                (inst.op, inst.ops().first(), inst.ops().get(1))
+            {
+                if (*sb as usize) < NUM_SCOREBOARDS as usize {
+                    self.wait(*sb as usize, (*k).max(0) as usize);
+                }
+            }
+        }
+        let issue = self.now;
+        if let Some(sb) = ctrl.wr_bar {
+            let lat = match latency::timing(inst).gpr {
+                Latency::Variable { typical } => typical as u64,
+                Latency::Fixed(l) => l as u64,
+            };
+            self.push(sb, issue + lat);
+        }
+        if let Some(sb) = ctrl.rd_bar {
+            self.push(sb, issue + READ_RELEASE);
+        }
+        self.now = issue + ctrl.stall.max(1) as u64;
+    }
+
+    /// Completes every outstanding operation (the warp exits).
+    pub(crate) fn drain(&mut self) -> u64 {
+        for sb in 0..NUM_SCOREBOARDS as usize {
+            self.wait(sb, 0);
+        }
+        self.now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_are_listed_in_declaration_order() {
+        for (i, c) in CLASSES.iter().enumerate() {
+            assert_eq!(class_index(*c), i, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn stalls_and_scoreboard_waits_add_up() {
+        let mut c = IssueClock::default();
+        let nop = Inst::build(Op::NOP, &[]);
+        let mut set = Control::stall(1);
+        set.wr_bar = Some(2);
+        let ldg = Inst::build(Op::DEPBAR, &[]);
+        // A stall-1 instruction setting SB2 with a fixed latency of 0 (DEPBAR has none).
+        c.issue(&ldg, &set);
+        assert_eq!(c.now, 1);
+        c.issue(&nop, &Control::stall(4));
+        assert_eq!(c.now, 5);
+        let mut wait = Control::stall(2);
+        wait.wait_mask = 1 << 2;
+        c.issue(&nop, &wait);
+        assert_eq!(c.now, 7);
+        // Zero stall counts as one cycle.
+        c.issue(&nop, &Control::stall(0));
+        assert_eq!(c.now, 8);
+        c.push(3, 100);
+        assert_eq!(c.drain(), 100);
+    }
+}
