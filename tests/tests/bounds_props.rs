@@ -56,7 +56,15 @@ enum Kind {
     SubStore(u32),
     /// `uav_add` (false) or `uav_read_add` (true).
     Atomic(bool),
+    /// A loop of `b` (0..=8) two-dword loads at `a + 8i` (wrapping, as the program adds),
+    /// summed per component.
+    LoopLoad,
+    /// A loop of `b` two-dword stores of `data.x + i, data.y` at `a + 8i`.
+    LoopStore,
 }
+
+/// Two-dword accesses per iteration of the loop kinds.
+const LOOP_STEP: u32 = 8;
 
 impl Kind {
     fn is_load(self) -> bool {
@@ -70,6 +78,7 @@ impl Kind {
                 | Kind::GLoad
                 | Kind::SubLoad(..)
                 | Kind::Atomic(true)
+                | Kind::LoopLoad
         )
     }
 
@@ -160,6 +169,20 @@ impl Access {
             s += "mov r0, cb0[0]\n";
         }
         let m = MASKS[self.words - 1];
+        if matches!(k, Kind::LoopLoad | Kind::LoopStore) {
+            let access = if k == Kind::LoopLoad {
+                format!("    uav_raw_load_id({TARGET}) r6.xy, r3.x\n    iadd r1.xy, r1.xy, r6.xy\n")
+            } else {
+                format!("    iadd r6.x, r5.x, r2.x\n    mov r6.y, r5.y\n    uav_raw_store_id({TARGET}) mem.xy, r3.x, r6\n")
+            };
+            s += &format!(
+                "dcl_literal l7, {LOOP_STEP}, 1, 0, 0\nmov r2.x, l9.x\nmov r3.x, r0.x\n\
+                 whileloop\n    uge r4.x, r2.x, r0.y\n    break_logicalnz r4.x\n{access}\
+                 \x20   iadd r3.x, r3.x, l7.x\n    iadd r2.x, r2.x, l7.y\nendloop\n"
+            );
+            s += "uav_raw_store_id(1) mem, l9.x, r1\nend\n";
+            return s;
+        }
         let body = match k {
             Kind::RawLoad => format!("uav_raw_load_id({TARGET}) r1.{m}, {addr}.x"),
             Kind::RawStore => format!("uav_raw_store_id({TARGET}) mem.{m}, {addr}.x, r5"),
@@ -189,6 +212,7 @@ impl Access {
             }
             Kind::Atomic(false) => format!("uav_add_id({TARGET}) {addr}.x, r5.x"),
             Kind::Atomic(true) => format!("uav_read_add_id({TARGET}) r1.x, {addr}.x, r5.x"),
+            Kind::LoopLoad | Kind::LoopStore => unreachable!("loops are written above"),
         };
         s += &body;
         s += "\nuav_raw_store_id(1) mem, l9.x, r1\nend\n";
@@ -247,7 +271,23 @@ fn model(acc: &Access, target: &[u8], data: [u32; 4]) -> Option<Outputs> {
         let at = at as usize;
         u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
     };
-    if k.vector() {
+    if matches!(k, Kind::LoopLoad | Kind::LoopStore) {
+        for i in 0..acc.b {
+            let at = u64::from(acc.a.wrapping_add(LOOP_STEP.wrapping_mul(i)));
+            for j in 0..2 {
+                let at = at + 4 * j as u64;
+                if !fits(at, 4) {
+                    continue;
+                }
+                if k == Kind::LoopLoad {
+                    out[j] = out[j].wrapping_add(word(&buf, at));
+                } else {
+                    let v = [data[0].wrapping_add(i), data[1]][j];
+                    buf[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    } else if k.vector() {
         for i in 0..acc.words {
             let at = a + 4 * i as u64;
             if !fits(at, 4) {
@@ -438,6 +478,8 @@ fn kind() -> impl Strategy<Value = Kind> {
         (prop::sample::select(vec![1u32, 2]), any::<bool>()).prop_map(|(w, s)| Kind::SubLoad(w, s)),
         prop::sample::select(vec![1u32, 2]).prop_map(Kind::SubStore),
         any::<bool>().prop_map(Kind::Atomic),
+        Just(Kind::LoopLoad),
+        Just(Kind::LoopStore),
     ]
 }
 
@@ -476,6 +518,8 @@ fn access() -> impl Strategy<Value = Access> {
             };
             let b = if kind.structured() {
                 near_edges().boxed()
+            } else if matches!(kind, Kind::LoopLoad | Kind::LoopStore) {
+                (0u32..=8).boxed()
             } else {
                 Just(0u32).boxed()
             };
@@ -486,6 +530,9 @@ fn access() -> impl Strategy<Value = Access> {
             // it; the address's low bits are not what this test is about).
             let align = |x: u32| x & !(kind.width().min(4) - 1);
             let (a, b) = match kind.stride() {
+                None if matches!(kind, Kind::LoopLoad | Kind::LoopStore) => {
+                    (a.wrapping_sub(b.wrapping_mul(LOOP_STEP) / 2) & !3, b)
+                }
                 None => (align(a), b),
                 Some(_) => (a, align(b)),
             };
@@ -571,6 +618,24 @@ fn audit_cases() {
         ));
         cases.push((raw(Kind::TypedStore, 1, 0x4000_0000, literal), t64.clone()));
         cases.push((raw(Kind::GStore, 4, 0x1000_0000, literal), t64.clone()));
+        // Loops whose program-computed addresses wrap through 2^32 back into the buffer
+        // (those iterations are in range) or walk off the end of an odd-sized one.
+        for kind in [Kind::LoopStore, Kind::LoopLoad] {
+            let lp = |a, b, t: &Vec<u8>| {
+                let acc = Access {
+                    kind,
+                    words: 1,
+                    a,
+                    b,
+                    literal,
+                };
+                (acc, t.clone())
+            };
+            cases.push(lp(0xffff_fff0, 4, &t64));
+            cases.push(lp(0xffff_fffc, 2, &t64));
+            cases.push(lp(0, 8, &t5));
+            cases.push(lp(48, 4, &t64));
+        }
     }
     let failures: Vec<String> = cases
         .iter()
