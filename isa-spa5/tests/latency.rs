@@ -45,7 +45,10 @@ fn ptxas_stalls_cover_fixed_latency() {
                     .defs()
                     .iter()
                     .any(|d| c.uses().iter().any(|u| overlaps(&d, &u)));
-                if !dep {
+                // Complementary guards touch disjoint lanes (`@P0 LEA.HI R3` / `@!P0 IADD .., R3`).
+                let disjoint =
+                    p.guard.reg == c.guard.reg && p.guard.not != c.guard.not && p.guard.reg.0 < 7;
+                if !dep || disjoint {
                     continue;
                 }
                 match timing(&p).gpr {
