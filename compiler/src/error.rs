@@ -48,3 +48,23 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// The diagnostic span of an IR source position (unknown: [`Span::NONE`]).
+pub fn span_of(pos: Option<ilc_passes::ir::SourcePos>) -> isa_amdil::ast::Span {
+    pos.map_or(isa_amdil::ast::Span::NONE, |p| isa_amdil::ast::Span {
+        start: p.start,
+        end: p.end,
+        line: p.line,
+        col: p.col,
+    })
+}
+
+/// The IR source position of a statement's span.
+pub fn pos_of(span: isa_amdil::ast::Span) -> ilc_passes::ir::SourcePos {
+    ilc_passes::ir::SourcePos {
+        start: span.start,
+        end: span.end,
+        line: span.line,
+        col: span.col,
+    }
+}

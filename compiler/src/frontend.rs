@@ -63,7 +63,9 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             ))
         }
     };
-    let (program, diags) = isa_amdil::parse_and_validate(text);
+    // The parser stops at the instruction limit: rejecting a huge input costs no more than
+    // the limit.
+    let (program, diags) = isa_amdil::parse_and_validate_limited(text, limits.max_instructions);
     let diags = Diagnostics(diags);
     match program {
         Some(program) if !diags.has_errors() => {
@@ -85,40 +87,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 fn check_size(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
-    if program.statements.len() > limits.max_instructions {
-        return Err(Diagnostics::single(
-            "L0002",
-            format!(
-                "kernel has {} instructions, more than the limit of {}",
-                program.statements.len(),
-                limits.max_instructions
-            ),
-        ));
-    }
-    // Control-flow nesting, measured before any pass walks the structure (deep nests make
-    // dominator computation quadratic).
-    use isa_amdil::opcodes::Opcode as O;
-    let mut depth = 0usize;
-    for st in &program.statements {
-        match st.opcode {
-            O::IfLogicalz | O::IfLogicalnz | O::Ifc | O::Ifnz | O::While | O::Loop | O::Switch => {
-                depth += 1;
-                if depth > limits.max_nesting {
-                    return Err(Diagnostics(vec![isa_amdil::diag::Diagnostic::error(
-                        "L0003",
-                        st.span,
-                        format!(
-                            "control flow nested more than {} deep (the nesting limit)",
-                            limits.max_nesting
-                        ),
-                    )]));
-                }
-            }
-            O::Endif | O::Endloop | O::Endswitch => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
+    crate::limits::check(program, limits)
 }
 
 #[cfg(test)]

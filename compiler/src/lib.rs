@@ -16,6 +16,7 @@
 pub mod cache;
 pub mod error;
 pub mod frontend;
+pub mod limits;
 pub mod lower;
 pub mod options;
 pub mod pipeline;
@@ -109,19 +110,49 @@ impl Compiler {
     }
 
     /// Frontend, lowering to SSA IR and the machine-independent passes of the optimization
-    /// level. Every failure (invalid input, unsupported construct) is a diagnostic.
+    /// level. Every failure (invalid input, unsupported construct, an exceeded limit) is a
+    /// diagnostic.
     pub fn compile_ir(&self, source: &[u8]) -> Result<IrOutput, Diagnostics> {
+        let started = Instant::now();
+        self.within_budget(started, || self.ir_stages(source, started))
+    }
+
+    /// Runs `stages` under the compile budget of the options' [`Limits`]: the deadline and
+    /// the IR size bound are checked inside every pass (see [`ilc_passes::budget`]).
+    fn within_budget<R>(
+        &self,
+        started: Instant,
+        stages: impl FnOnce() -> Result<R, Diagnostics>,
+    ) -> Result<R, Diagnostics> {
+        let limits = &self.options.limits;
+        let budget = ilc_passes::budget::Budget {
+            deadline: (limits.max_compile_ms != 0)
+                .then(|| started + std::time::Duration::from_millis(limits.max_compile_ms)),
+            max_insts: limits.max_ir_instructions,
+        };
+        match ilc_passes::budget::run(budget, stages) {
+            Ok(r) => r,
+            Err(e) => Err(pipeline::exceeded_diagnostic(e, limits)),
+        }
+    }
+
+    fn ir_stages(&self, source: &[u8], started: Instant) -> Result<IrOutput, Diagnostics> {
         pipeline::check_dump_names(&self.options)?;
         let mut log = PassLog::default();
-        let started = Instant::now();
-        let start = started;
+        ilc_passes::budget::set_stage("frontend");
         let front = self.front(source)?;
         pipeline::check_deadline(&self.options, started, "lower")?;
-        log.times.push(("frontend".to_owned(), start.elapsed()));
+        log.times.push(("frontend".to_owned(), started.elapsed()));
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
+        ilc_passes::budget::set_stage("lower");
         let mut function = lower::lower_with(&front.program, name, &self.options.textures)
             .map_err(lower_diagnostics)?;
+        // The AST is not needed after lowering: free it before the passes allocate.
+        let front = frontend::Frontend {
+            program: Default::default(),
+            ..front
+        };
         log.times.push(("lower".to_owned(), start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
@@ -138,7 +169,14 @@ impl Compiler {
 impl Compiler {
     /// Compiles a kernel (IL text or binary token stream) all the way to a cubin.
     pub fn compile(&self, source: &[u8]) -> Result<CompiledKernel, Diagnostics> {
-        let ir = self.compile_ir(source)?;
+        let started = Instant::now();
+        self.within_budget(started, || {
+            let ir = self.ir_stages(source, started)?;
+            self.backend(ir, started)
+        })
+    }
+
+    fn backend(&self, ir: IrOutput, started: Instant) -> Result<CompiledKernel, Diagnostics> {
         let opts = spa5::Spa5Options {
             sm: match self.options.arch {
                 Arch::Sm50 => isa_spa5::cubin::Sm::Sm50,
@@ -147,21 +185,33 @@ impl Compiler {
             },
             assume_in_bounds: self.options.assume_in_bounds,
             serial: self.options.serial,
-            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254),
+            // One group must fit the register file (a launch would fail otherwise).
+            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254).min(
+                limits::max_regs_for_group(
+                    ir.function
+                        .group_size
+                        .map_or(64, |g| g.iter().map(|&n| u64::from(n)).product()),
+                ),
+            ),
             schedule: self.options.opt_level > OptLevel::O0,
             literal_pool: !self.options.no_literal_pool,
+            dump_after: self.options.dump_after.clone(),
         };
         let mut log = ir.log;
         let start = Instant::now();
-        let compile_started = start
-            .checked_sub(log.times.iter().map(|(_, t)| *t).sum())
-            .unwrap_or(start);
-        pipeline::check_deadline(&self.options, compile_started, "spa5 backend")?;
-        let out = spa5::compile(&ir.function, &opts)
-            .map_err(|e| Diagnostics::single("B0001", format!("SPA 5.0 backend: {e}")))?;
+        pipeline::check_deadline(&self.options, started, "spa5 backend")?;
+        let name = ir.function.name.clone();
+        let out = spa5::compile_owned(ir.function, &opts).map_err(|e| {
+            Diagnostics(vec![Diagnostic::error(
+                "B0001",
+                error::span_of(e.position()),
+                format!("SPA 5.0 backend: {e}"),
+            )])
+        })?;
         log.times.push(("spa5 backend".to_owned(), start.elapsed()));
+        log.dumps.extend(out.dumps);
         Ok(CompiledKernel {
-            name: ir.function.name.clone(),
+            name,
             cubin: out.cubin,
             code: out.code,
             const_bank2: out.const_bank2,
@@ -218,6 +268,26 @@ mod tests {
                     .unwrap_or_else(|e| panic!("dump after {name} does not parse: {e}"));
             }
             assert!(out.log.dumps.iter().any(|(n, _)| n == "lower"));
+        }
+    }
+
+    #[test]
+    fn backend_dumps_show_machine_instructions_and_parse_back() {
+        let src = include_bytes!("../../tests/examples/saxpy.il");
+        let k = compiler(OptLevel::O2).compile(src).expect("saxpy compiles");
+        for stage in ["isel", "schedule", "regalloc"] {
+            let (_, text) = k
+                .log
+                .dumps
+                .iter()
+                .find(|(n, _)| n == stage)
+                .unwrap_or_else(|| panic!("no dump after {stage}"));
+            ilc_passes::ir::parse_function_text(text)
+                .unwrap_or_else(|e| panic!("dump after {stage} does not parse: {e}"));
+            // Machine instructions in SPA syntax, operands named after IR values.
+            assert!(text.contains(" LDG.E.CI v"), "{text}");
+            assert!(text.contains("; FFMA.FTZ v"), "{text}");
+            assert!(!text.contains("; ?"), "{text}");
         }
     }
 

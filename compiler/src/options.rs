@@ -81,11 +81,16 @@ impl FromStr for OptLevel {
 pub struct Limits {
     /// Largest accepted source, in bytes.
     pub max_source_bytes: usize,
-    /// Largest accepted number of IL instructions.
+    /// Largest accepted number of IL instructions, counted after macro expansion and after
+    /// inlining every `call` (estimated from the call graph before any code is generated).
     pub max_instructions: usize,
+    /// Most IR instructions the kernel may grow to at any stage (lowering, the passes,
+    /// instruction selection and legalization): the bound on the compile's memory.
+    pub max_ir_instructions: usize,
     /// Deepest accepted control-flow nesting.
     pub max_nesting: usize,
-    /// Longest compile in milliseconds, checked between stages and passes (0: no limit).
+    /// Longest compile in milliseconds (0: no limit), checked inside every pass (every 1024
+    /// instructions visited or created), so a compile stops soon after the limit.
     pub max_compile_ms: u64,
 }
 
@@ -93,7 +98,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_source_bytes: 64 << 20,
-            max_instructions: 4_000_000,
+            max_instructions: 1_000_000,
+            max_ir_instructions: 4_000_000,
             max_nesting: 1024,
             max_compile_ms: 0,
         }

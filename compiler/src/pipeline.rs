@@ -13,8 +13,10 @@ use ilc_passes::{
     simplify_cfg, strength_reduce,
 };
 
-use crate::error::Diagnostics;
-use crate::options::{OptLevel, Options};
+use ilc_passes::budget;
+
+use crate::error::{Diagnostic, Diagnostics};
+use crate::options::{Limits, OptLevel, Options};
 
 /// One pass of the pipeline: its name (as used by `--dump-after`) and entry point.
 pub struct Pass {
@@ -72,8 +74,9 @@ pub const PASSES: &[Pass] = &[
     },
 ];
 
-/// Names of the stages that are not optimization passes but can be dumped too.
-pub const STAGES: &[&str] = &["lower"];
+/// Names of the stages that are not optimization passes but can be dumped too: lowering and
+/// the backend's (see [`crate::spa5::DUMP_STAGES`]).
+pub const STAGES: &[&str] = &["lower", "isel", "schedule", "regalloc"];
 
 /// The passes for an optimization level, in order.
 pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
@@ -180,6 +183,7 @@ pub fn optimize(
         // Invariant: passes_for only names passes listed in PASSES (tested below).
         let pass = pass_by_name(name).expect("pipeline names a known pass");
         let start = Instant::now();
+        ilc_passes::budget::set_stage(name);
         (pass.run)(func);
         log.times.push((name.to_owned(), start.elapsed()));
         verify(func, name)?;
@@ -199,6 +203,36 @@ pub fn check_deadline(options: &Options, started: Instant, stage: &str) -> Resul
         ));
     }
     Ok(())
+}
+
+/// The diagnostic for a compile the budget stopped: `L0004` for the deadline, `L0005` for
+/// the IR size bound, at the source position the stage was working on when it knew one.
+pub fn exceeded_diagnostic(e: budget::Exceeded, limits: &Limits) -> Diagnostics {
+    let span = crate::error::span_of;
+    let d = match e {
+        budget::Exceeded::Time { stage, position } => Diagnostic::error(
+            "L0004",
+            span(position),
+            format!(
+                "compile time limit of {} ms exceeded (in `{stage}`)",
+                limits.max_compile_ms
+            ),
+        ),
+        budget::Exceeded::Size {
+            stage,
+            insts,
+            limit,
+            position,
+        } => Diagnostic::error(
+            "L0005",
+            span(position),
+            format!(
+                "the kernel grew to {insts} IR instructions in `{stage}`, more than the limit of \
+                 {limit} (Limits::max_ir_instructions)"
+            ),
+        ),
+    };
+    Diagnostics(vec![d])
 }
 
 /// Runs the IR verifier in debug and test builds; release builds trust the passes.

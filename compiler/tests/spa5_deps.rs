@@ -213,7 +213,12 @@ fn serial_mode_waits_on_everything() {
 #[test]
 fn replay_catches_a_missing_wait() {
     // LDG R0 then a use of R0 without waiting: must be flagged.
-    let ld = Inst::ldg("", isa_spa5::Reg(0), isa_spa5::Reg(2), 0);
+    let ld = Inst::ldg(
+        isa_spa5::mods::Size::B32,
+        isa_spa5::Reg(0),
+        isa_spa5::Reg(2),
+        0,
+    );
     let add = Inst::iadd(isa_spa5::Reg(1), isa_spa5::Reg(0), isa_spa5::Reg(0));
     let c = Control {
         stall: 1,

@@ -92,13 +92,25 @@ fn hostile_inputs_are_errors() {
                     s as u8
                 })
                 .collect();
-            let _ = c.compile(&bytes);
+            let e = c
+                .compile(&bytes)
+                .expect_err("random bytes are not a kernel");
+            assert!(e.has_errors(), "{e}");
         }
-        // Truncated kernels: every prefix of two corpus kernels.
+        // Truncated kernels: every prefix of two corpus kernels. A prefix that ends between
+        // statements may be a valid kernel (a missing `end` is a warning); any other is an
+        // error with a source position (all of these are text).
         for (_, src) in corpus().iter().take(2) {
             for cut in (0..src.len()).step_by(7) {
-                let _ = c.compile(&src[..cut]);
+                if let Err(e) = c.compile(&src[..cut]) {
+                    let d = e.0.iter().find(|d| d.is_error()).expect("an error");
+                    assert!(d.span.line > 0, "cut at {cut}: {e}");
+                }
             }
+            assert!(
+                c.compile(&src[..0]).is_err(),
+                "the empty prefix is an error"
+            );
         }
         // 100k-deep nesting: rejected by the nesting limit.
         let mut deep = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
@@ -112,7 +124,7 @@ fn hostile_inputs_are_errors() {
         let e = c.compile(deep.as_bytes()).expect_err("too deep");
         assert!(e.to_string().to_lowercase().contains("nest"), "{e}");
         // A million instructions: an error under an embedder's instruction limit (the
-        // default limit accepts it; the frontend counts before any pass runs).
+        // frontend counts before any pass runs).
         let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
         for _ in 0..1_000_000 {
             big.push_str("iadd r0.x, r0.x, r0.x\n");

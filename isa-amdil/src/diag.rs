@@ -156,9 +156,13 @@ fn source_line(source: &str, span: Span) -> Option<(&str, usize)> {
     if start > source.len() || !source.is_char_boundary(start) {
         return None;
     }
-    let line_start = source[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    // A lone `\r` ends a line too (see `lexer::normalize_line_ends`).
+    let line_start = source[..start]
+        .rfind(['\n', '\r'])
+        .map(|i| i + 1)
+        .unwrap_or(0);
     let line_end = source[start..]
-        .find('\n')
+        .find(['\n', '\r'])
         .map(|i| start + i)
         .unwrap_or(source.len());
     let text = source[line_start..line_end].trim_end_matches('\r');
@@ -229,6 +233,8 @@ pub mod codes {
     pub const BINARY: &str = "E0050";
     /// Guide-vs-practice warning.
     pub const PRACTICE: &str = "W0001";
+    /// More statements than the caller's limit (the compiler's instruction-count limit code).
+    pub const TOO_MANY_STATEMENTS: &str = "L0002";
     /// Suspicious but accepted.
     pub const SUSPICIOUS: &str = "W0002";
 }

@@ -6,6 +6,10 @@
 //! `dcl_literal`), so the parser drives the scanner with context-specific calls instead of
 //! consuming a context-free token stream.
 //!
+//! Line ends: `\n`, `\r\n` and a lone `\r` (classic Mac OS editors) all end a line, in any
+//! mix; [`normalize_line_ends`] maps a lone `\r` to `\n` (same length, so spans stay valid
+//! for the original text) before the parser sees it.
+//!
 //! Accepted trivia: spaces, tabs, `\r`, form feeds; `;` and `//` comments to end of line;
 //! `/* */` block comments (possibly spanning lines); `;DEBUGSTART` .. `;DEBUGEND` blocks of raw
 //! assembler directives (skipped entirely); `;ARGSTART` .. `;ARGEND` metadata (returned to the
@@ -26,6 +30,21 @@
 )]
 
 use crate::ast::Span;
+
+/// `src` with every lone `\r` (one not followed by `\n`) replaced by `\n`; borrowed when
+/// there is none. Byte offsets (and so spans) are the same in both texts.
+pub fn normalize_line_ends(src: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = src.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(src);
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // Replacing one ASCII byte by another keeps the text valid UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| src.to_owned()))
+}
 
 /// A cursor over IL source text.
 pub struct Cursor<'a> {
@@ -396,6 +415,24 @@ mod tests {
 
     fn num(s: &str) -> Option<Result<Number, Span>> {
         Cursor::new(s).number()
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines() {
+        assert!(matches!(
+            normalize_line_ends("a\r\nb\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(normalize_line_ends("a\rb\r\nc\r"), "a\nb\r\nc\n");
+        let (p, d) = crate::parse("il_cs_2_0\rmov r0, r1\r\nmov r2, r3\rend\r");
+        assert!(d.is_empty(), "{d:?}");
+        let lines: Vec<u32> = p
+            .expect("parses")
+            .statements
+            .iter()
+            .map(|s| s.span.line)
+            .collect();
+        assert_eq!(lines, [2, 3, 4]);
     }
 
     #[test]

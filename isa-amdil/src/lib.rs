@@ -21,5 +21,5 @@ pub use ast::Program;
 pub use binary::{decode as decode_binary, encode as encode_binary};
 pub use diag::{Diagnostic, Severity};
 pub use opcodes::Opcode;
-pub use parser::{parse, parse_lossy};
-pub use validate::{parse_and_validate, validate};
+pub use parser::{parse, parse_lossy, parse_lossy_limited};
+pub use validate::{parse_and_validate, parse_and_validate_limited, validate};

@@ -24,7 +24,7 @@ use crate::opcodes::Opcode;
 /// The deepest macro-call nesting expanded.
 pub const MAX_DEPTH: usize = 32;
 /// The most statements an expansion may produce (a guard against exponential call trees).
-pub const MAX_EXPANDED: usize = 1 << 20;
+pub const MAX_EXPANDED: usize = 1 << 19;
 
 struct Macro {
     outs: usize,

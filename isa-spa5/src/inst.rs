@@ -13,8 +13,32 @@
 
 use std::fmt;
 
+use crate::mods::{FCmp, ICmp, Lop, Mufu, Scope, Size};
 use crate::regs::{Pred, PredReg, Reg, SpecialReg};
 use crate::table::{Form, OpKind, Role, Width, FORMS, MAX_MODS, MAX_OPERANDS};
+
+/// A typed modifier value the instruction's form does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModError {
+    /// The form (row name).
+    pub form: &'static str,
+    /// The modifier field.
+    pub kind: ModKind,
+    /// The value's name.
+    pub name: &'static str,
+}
+
+impl fmt::Display for ModError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} has no {:?} value `{}`",
+            self.form, self.kind, self.name
+        )
+    }
+}
+
+impl std::error::Error for ModError {}
 
 /// An opcode form: an index into [`FORMS`]. Named constants (`Op::IADD_R`, `Op::LDG`, ...) exist
 /// for every row.
@@ -144,6 +168,10 @@ pub enum Operand {
     /// An unused slot.
     #[default]
     None,
+    /// A register operand still to be filled: a compiler's placeholder in an instruction
+    /// template (distinct from `RZ`, which is a real operand). Prints as `_`; the encoder
+    /// rejects it.
+    Hole,
     /// A general-purpose register.
     Reg(Reg),
     /// A predicate (with negation for sources).
@@ -471,6 +499,35 @@ impl Inst {
         }
     }
 
+    /// Sets a typed modifier value (see [`crate::mods`]): the value of this form's field
+    /// named `v.name()`. False (and unchanged) if the form has no such field or value.
+    pub fn set_mod<T: crate::mods::TypedMod>(&mut self, v: T) -> bool {
+        self.set_name(T::KIND, v.name())
+    }
+
+    /// Builder style [`Inst::set_mod`]; `Err` names the form and the value it lacks.
+    pub fn try_mod<T: crate::mods::TypedMod>(mut self, v: T) -> Result<Inst, ModError> {
+        if self.set_mod(v) {
+            Ok(self)
+        } else {
+            Err(ModError {
+                form: self.op.name(),
+                kind: T::KIND,
+                name: v.name(),
+            })
+        }
+    }
+
+    /// Builder style [`Inst::set_mod`] for the builders below, whose forms have every value
+    /// of the enum they take (checked by `tests::builders_take_every_typed_value`); panics
+    /// otherwise (a bug in the builder).
+    fn with_typed<T: crate::mods::TypedMod>(self, v: T) -> Inst {
+        match self.try_mod(v) {
+            Ok(i) => i,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     /// Builder style [`Inst::set`]: panics if the form lacks `k` (a bug in the caller).
     pub fn with(mut self, k: ModKind, v: u8) -> Inst {
         assert!(self.set(k, v), "{} has no modifier {k:?}", self.op.name());
@@ -692,49 +749,69 @@ pub fn f32imm(v: f32) -> Operand {
 
 #[allow(missing_docs)]
 impl Inst {
-    pub fn mov(d: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn mov(d: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(pick(Op::MOV_R, Op::MOV_I, Op::MOV_C, &b), &[d.into(), b])
     }
-    pub fn mov32i(d: Reg, v: u32) -> Inst {
+    pub fn mov32i(d: impl Into<Operand>, v: u32) -> Inst {
         Inst::build(Op::MOV32I, &[d.into(), Operand::Imm(v as i64)])
     }
-    pub fn iadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn iadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::IADD_R, Op::IADD_I, Op::IADD_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn iadd32i(d: Reg, a: Reg, v: i32) -> Inst {
+    pub fn iadd32i(d: impl Into<Operand>, a: impl Into<Operand>, v: i32) -> Inst {
         Inst::build(Op::IADD32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
     }
-    pub fn iadd3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn iadd3(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::IADD3_R, Op::IADD3_I, Op::IADD3_C, &b),
             &[d.into(), a.into(), b, c.into()],
         )
     }
-    pub fn iscadd(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+    pub fn iscadd(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C, &b);
         Inst::build(op, &[d.into(), a.into(), b, Operand::Imm(shift as i64)])
     }
-    /// `LOP.op d, a, b` with `op` one of "AND", "OR", "XOR", "PASS_B".
-    pub fn lop(op: &str, d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    /// `LOP.op d, a, b`.
+    pub fn lop(
+        op: Lop,
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::LOP_R, Op::LOP_I, Op::LOP_C, &b),
             &[Pred::TRUE.into(), d.into(), a.into(), b],
         )
-        .with_name(ModKind::LogicOp, op)
+        .with_typed(op)
     }
-    pub fn lop32i(op: &str, d: Reg, a: Reg, v: u32) -> Inst {
-        Inst::build(Op::LOP32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
-            .with_name(ModKind::LogicOp, op)
+    pub fn lop32i(op: Lop, d: impl Into<Operand>, a: impl Into<Operand>, v: u32) -> Inst {
+        Inst::build(Op::LOP32I, &[d.into(), a.into(), Operand::Imm(v as i64)]).with_typed(op)
     }
-    pub fn lop3(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, lut: u8) -> Inst {
+    pub fn lop3(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+        lut: u8,
+    ) -> Inst {
         let b = b.into();
         match pick(Op::LOP3_R, Op::LOP3_I, Op::LOP3_C, &b) {
             Op::LOP3_R => Inst::build(
@@ -754,7 +831,7 @@ impl Inst {
             ),
         }
     }
-    pub fn shl(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn shl(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SHL_R, Op::SHL_I, Op::SHL_C, &b),
@@ -762,15 +839,15 @@ impl Inst {
         )
     }
     /// Arithmetic (signed) shift right; use `.with(ModKind::Signed, 0)` for logical.
-    pub fn shr(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn shr(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SHR_R, Op::SHR_I, Op::SHR_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    /// `ISETP.cmp.AND p, PT, a, b, PT` with `cmp` one of "LT", "EQ", "LE", "GT", "NE", "GE".
-    pub fn isetp(cmp: &str, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+    /// `ISETP.cmp.AND p, PT, a, b, PT`.
+    pub fn isetp(cmp: ICmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         let op = pick(Op::ISETP_R, Op::ISETP_I, Op::ISETP_C, &b);
         Inst::build(
@@ -783,21 +860,36 @@ impl Inst {
                 Pred::TRUE.into(),
             ],
         )
-        .with_name(ModKind::ICmp, cmp)
+        .with_typed(cmp)
     }
-    pub fn sel(d: Reg, a: Reg, b: impl Into<Operand>, p: Pred) -> Inst {
+    pub fn sel(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        p: Pred,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::SEL_R, Op::SEL_I, Op::SEL_C, &b),
             &[d.into(), a.into(), b, p.into()],
         )
     }
-    pub fn xmad(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn xmad(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::XMAD_R, Op::XMAD_I, Op::XMAD_C, &b);
         Inst::build(op, &[d.into(), a.into(), b, c.into()])
     }
-    pub fn lea(d: Reg, a: Reg, b: impl Into<Operand>, shift: u8) -> Inst {
+    pub fn lea(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = pick(Op::LEA_R, Op::LEA_I, Op::LEA_C, &b);
         Inst::build(
@@ -811,7 +903,13 @@ impl Inst {
             ],
         )
     }
-    pub fn lea_hi(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg, shift: u8) -> Inst {
+    pub fn lea_hi(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+        shift: u8,
+    ) -> Inst {
         let b = b.into();
         let op = if matches!(b, Operand::CBuf { .. }) {
             Op::LEA_HI_C
@@ -830,21 +928,26 @@ impl Inst {
             ],
         )
     }
-    pub fn fadd(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FADD_R, Op::FADD_I, Op::FADD_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn fmul(d: Reg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fmul(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FMUL_R, Op::FMUL_I, Op::FMUL_C, &b),
             &[d.into(), a.into(), b],
         )
     }
-    pub fn ffma(d: Reg, a: Reg, b: impl Into<Operand>, c: Reg) -> Inst {
+    pub fn ffma(
+        d: impl Into<Operand>,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Inst {
         let b = b.into();
         Inst::build(
             pick(Op::FFMA_R, Op::FFMA_I, Op::FFMA_C, &b),
@@ -852,7 +955,7 @@ impl Inst {
         )
     }
     /// `FSETP.cmp.AND p, PT, a, b, PT`.
-    pub fn fsetp(cmp: &str, p: PredReg, a: Reg, b: impl Into<Operand>) -> Inst {
+    pub fn fsetp(cmp: FCmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         let op = pick(Op::FSETP_R, Op::FSETP_I, Op::FSETP_C, &b);
         Inst::build(
@@ -865,42 +968,43 @@ impl Inst {
                 Pred::TRUE.into(),
             ],
         )
-        .with_name(ModKind::FCmp, cmp)
+        .with_typed(cmp)
     }
-    /// `MUFU.op d, a` with `op` one of "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H".
-    pub fn mufu(op: &str, d: Reg, a: Reg) -> Inst {
-        Inst::build(Op::MUFU, &[d.into(), a.into()]).with_name(ModKind::MufuOp, op)
+    /// `MUFU.op d, a`.
+    pub fn mufu(op: Mufu, d: impl Into<Operand>, a: impl Into<Operand>) -> Inst {
+        Inst::build(Op::MUFU, &[d.into(), a.into()]).with_typed(op)
     }
-    pub fn s2r(d: Reg, sr: SpecialReg) -> Inst {
+    pub fn s2r(d: impl Into<Operand>, sr: SpecialReg) -> Inst {
         Inst::build(Op::S2R, &[d.into(), Operand::SReg(sr)])
     }
-    /// `LDG.E.size d, [a + off]` (64-bit address), size "" (32), "64", "128", "U8", ...
-    pub fn ldg(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
+    /// `LDG.E.size d, [a + off]` (64-bit address).
+    pub fn ldg(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
         Inst::build(Op::LDG, &[d.into(), mem(a, off)])
             .with(ModKind::E, 1)
-            .with_name(ModKind::Size, size)
+            .with_typed(size)
     }
     /// `STG.E.size [a + off], v`.
-    pub fn stg(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
+    pub fn stg(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
         Inst::build(Op::STG, &[mem(a, off), v.into()])
             .with(ModKind::E, 1)
-            .with_name(ModKind::Size, size)
+            .with_typed(size)
     }
-    pub fn lds(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
-        Inst::build(Op::LDS, &[d.into(), mem(a, off)]).with_name(ModKind::Size, size)
+    pub fn lds(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
+        Inst::build(Op::LDS, &[d.into(), mem(a, off)]).with_typed(size)
     }
-    pub fn sts(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
-        Inst::build(Op::STS, &[mem(a, off), v.into()]).with_name(ModKind::Size, size)
+    pub fn sts(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
+        Inst::build(Op::STS, &[mem(a, off), v.into()]).with_typed(size)
     }
-    pub fn ldl(size: &str, d: Reg, a: Reg, off: i32) -> Inst {
-        Inst::build(Op::LDL, &[d.into(), mem(a, off)]).with_name(ModKind::Size, size)
+    pub fn ldl(size: Size, d: impl Into<Operand>, a: Reg, off: i32) -> Inst {
+        Inst::build(Op::LDL, &[d.into(), mem(a, off)]).with_typed(size)
     }
-    pub fn stl(size: &str, a: Reg, off: i32, v: Reg) -> Inst {
-        Inst::build(Op::STL, &[mem(a, off), v.into()]).with_name(ModKind::Size, size)
+    pub fn stl(size: Size, a: Reg, off: i32, v: impl Into<Operand>) -> Inst {
+        Inst::build(Op::STL, &[mem(a, off), v.into()]).with_typed(size)
     }
-    pub fn ldc(size: &str, d: Reg, bank: u8, base: Reg, offset: i32) -> Inst {
-        Inst::build(Op::LDC, &[d.into(), Operand::CIdx { bank, base, offset }])
-            .with_name(ModKind::Size, size)
+    /// `LDC.size d, c[bank][base + offset]`; LDC has no 128-bit or uniform sizes (a
+    /// caller bug: panics).
+    pub fn ldc(size: Size, d: impl Into<Operand>, bank: u8, base: Reg, offset: i32) -> Inst {
+        Inst::build(Op::LDC, &[d.into(), Operand::CIdx { bank, base, offset }]).with_typed(size)
     }
     /// `BRA` to an instruction index of the program (resolved by [`crate::program`]).
     pub fn bra(target: u32) -> Inst {
@@ -923,13 +1027,46 @@ impl Inst {
         Inst::build(Op::BAR_SYNC_II, &[Operand::Imm(id as i64), Operand::Imm(0)])
     }
     /// `MEMBAR.scope` with scope "CTA", "GL" or "SYS".
-    pub fn membar(scope: &str) -> Inst {
-        Inst::new(Op::MEMBAR).with_name(ModKind::Scope, scope)
+    pub fn membar(scope: Scope) -> Inst {
+        Inst::new(Op::MEMBAR).with_typed(scope)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn builders_take_every_typed_value() {
+        use crate::mods::TypedMod;
+        let r = Reg(0);
+        for &op in Lop::ALL {
+            Inst::lop(op, r, r, r);
+            Inst::lop32i(op, r, r, 1);
+        }
+        for &c in ICmp::ALL {
+            Inst::isetp(c, PredReg(0), r, r);
+        }
+        for &c in FCmp::ALL {
+            Inst::fsetp(c, PredReg(0), r, r);
+        }
+        for &m in Mufu::ALL {
+            Inst::mufu(m, r, r);
+        }
+        for &s in Scope::ALL {
+            Inst::membar(s);
+        }
+        for &s in &Size::ALL[..7] {
+            Inst::ldg(s, r, r, 0);
+            Inst::stg(s, r, 0, r);
+            Inst::lds(s, r, r, 0);
+            Inst::sts(s, r, 0, r);
+            Inst::ldl(s, r, r, 0);
+            Inst::stl(s, r, 0, r);
+        }
+        for &s in &Size::ALL[..6] {
+            Inst::ldc(s, r, 0, r, 0);
+        }
+    }
+
     #[test]
     fn negation_on_po_forms_maps_to_the_po_field() {
         use super::*;
@@ -952,7 +1089,7 @@ mod tests {
         assert_eq!(i.op, Op::IADD_C);
         let i = Inst::iadd(Reg(1), Reg(2), 5);
         assert_eq!(i.op, Op::IADD_I);
-        let i = Inst::ldg("64", Reg(4), Reg(2), 8);
+        let i = Inst::ldg(Size::B64, Reg(4), Reg(2), 8);
         let d: Vec<_> = i.defs().iter().collect();
         assert_eq!(
             d,
@@ -988,7 +1125,7 @@ mod tests {
                 Loc::Cc
             ]
         );
-        assert!(Inst::ldg("", Reg(0), Reg(2), 0).is_variable_latency());
+        assert!(Inst::ldg(Size::B32, Reg(0), Reg(2), 0).is_variable_latency());
         assert!(Inst::bra(0).is_branch());
     }
 }

@@ -191,10 +191,24 @@ mod tests {
             timing(&Inst::iadd(Reg(0), Reg(1), Reg(2))).gpr,
             Latency::Fixed(6)
         );
-        assert!(needs_write_barrier(&Inst::ldg("", Reg(0), Reg(2), 0)));
-        assert!(needs_write_barrier(&Inst::mufu("RCP", Reg(0), Reg(1))));
+        assert!(needs_write_barrier(&Inst::ldg(
+            crate::mods::Size::B32,
+            Reg(0),
+            Reg(2),
+            0
+        )));
+        assert!(needs_write_barrier(&Inst::mufu(
+            crate::mods::Mufu::Rcp,
+            Reg(0),
+            Reg(1)
+        )));
         assert!(!needs_write_barrier(&Inst::mov(Reg(0), cbuf(0, 0x140))));
-        assert!(needs_read_barrier(&Inst::stg("", Reg(2), 0, Reg(4))));
+        assert!(needs_read_barrier(&Inst::stg(
+            crate::mods::Size::B32,
+            Reg(2),
+            0,
+            Reg(4)
+        )));
         assert!(!needs_read_barrier(&Inst::fadd(Reg(0), Reg(1), Reg(2))));
         assert!(!needs_write_barrier(&Inst::bar_sync(0)));
     }

@@ -40,7 +40,7 @@ fn triples() -> Vec<(Inst, u64, &'static str)> {
             "XMAD.PSL.CBCC R4, R4.H1, R3.H1, R2",
         ),
         (
-            Inst::isetp("GE", PredReg(0), r(4), cbuf(0, 0x160)),
+            Inst::isetp(isa_spa5::mods::ICmp::Ge, PredReg(0), r(4), cbuf(0, 0x160)),
             0x4b6d038005870407,
             "ISETP.GE.AND P0, PT, R4, c[0x0][0x160], PT",
         ),
@@ -65,12 +65,12 @@ fn triples() -> Vec<(Inst, u64, &'static str)> {
             "IADD.X R7, R2, c[0x0][0x15c]",
         ),
         (
-            Inst::ldg("", r(5), r(6), 0),
+            Inst::ldg(isa_spa5::mods::Size::B32, r(5), r(6), 0),
             0xeed4200000070605,
             "LDG.E R5, [R6]",
         ),
         (
-            Inst::stg("", r(10), 0x10, r(3)),
+            Inst::stg(isa_spa5::mods::Size::B32, r(10), 0x10, r(3)),
             0xeedc200001070a03,
             "STG.E [R10+0x10], R3",
         ),
@@ -112,19 +112,23 @@ fn triples() -> Vec<(Inst, u64, &'static str)> {
             "LOP3.LUT R0, R0, R6, R9, 0xf4",
         ),
         (
-            Inst::mufu("RCP", r(0), r(0)),
+            Inst::mufu(isa_spa5::mods::Mufu::Rcp, r(0), r(0)),
             0x5080000000470000,
             "MUFU.RCP R0, R0",
         ),
         (Inst::bar_sync(0), 0xf0a81b8000070000, "BAR.SYNC 0x0"),
-        (Inst::membar("CTA"), 0xef98000000070000, "MEMBAR.CTA"),
+        (
+            Inst::membar(isa_spa5::mods::Scope::Cta),
+            0xef98000000070000,
+            "MEMBAR.CTA",
+        ),
         (
             Inst::sel(r(0), r(6), r(9), Pred::p(0)),
             0x5ca0000000970600,
             "SEL R0, R6, R9, P0",
         ),
         (
-            Inst::lds("U.32", r(4), r(3), 0).guarded(Pred::not_p(0)),
+            Inst::lds(isa_spa5::mods::Size::U32, r(4), r(3), 0).guarded(Pred::not_p(0)),
             0xef4c100000080304,
             "@!P0 LDS.U.32 R4, [R3]",
         ),
@@ -146,7 +150,13 @@ fn triples() -> Vec<(Inst, u64, &'static str)> {
             "DFMA R12, R10, -R4, c[0x2][0x0]",
         ),
         (
-            Inst::fsetp("NEU", PredReg(0), r(12), f32imm(f32::INFINITY)).with(M::Abs(2), 1),
+            Inst::fsetp(
+                isa_spa5::mods::FCmp::Neu,
+                PredReg(0),
+                r(12),
+                f32imm(f32::INFINITY),
+            )
+            .with(M::Abs(2), 1),
             0x36bd03ff80070c87,
             "FSETP.NEU.AND P0, PT, |R12|, +INF, PT",
         ),

@@ -51,6 +51,7 @@ pub fn run(func: &mut Function) {
         let mut scope = Vec::new();
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
+            crate::budget::tick();
             func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
             let data = &func.dfg.insts[inst];
             if !is_pure(data) {

@@ -18,6 +18,7 @@
 //! `doc/ir.md` summarizes the IR design and its semantic conventions.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod eval;
 pub mod interp;
 pub mod ir;

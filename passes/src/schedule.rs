@@ -90,6 +90,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
     let mut last_write: Option<usize> = None;
     let mut reads_since: Vec<usize> = Vec::new();
     for (i, &inst) in insts.iter().enumerate() {
+        crate::budget::tick();
         for v in func.dfg.insts[inst].all_values() {
             if let Some(d) = func.dfg.value_inst(v) {
                 let p = pos.get(&d).copied().unwrap_or(u32::MAX);
@@ -285,6 +286,7 @@ fn schedule_block(
     let mut order = Vec::with_capacity(n);
     let mut cycle: u64 = 0;
     while order.len() < n {
+        crate::budget::tick();
         while let Some(&Reverse((e, i))) = pending.peek() {
             if e > cycle {
                 break;

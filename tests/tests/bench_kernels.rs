@@ -1,7 +1,10 @@
 //! The benchmark kernels (bench/kernels/*.il) compile at -O2 and, on random inputs, the
 //! compiled code matches the IL interpreter on the emulator (`ilc::verify`). `transcend` takes
 //! sines of unbounded random arguments, which the hardware's range reduction (and so the
-//! emulator) only approximates: it is compiled and run but not compared. Kernels whose
+//! emulator) only approximates, as does `parboil_mriq` (cosines and sines of 2 pi k.x);
+//! `rodinia_srad` subtracts nearly equal results of approximate divisions (`1 + L/4` with
+//! `L = -4 Jc / Jc` when the neighbours read 0), which turns the allowed few ulps into any
+//! relative error. These are compiled and run (hazards checked) but not compared. Kernels whose
 //! addresses stay inside the buffers for any input are also checked with
 //! `--assume-in-bounds` (folded LEA shifts and offsets, no bounds checks).
 
@@ -40,6 +43,8 @@ fn bench_kernels_compile_and_match_the_interpreter() {
         "bits",
         "blackscholes",
     ];
+    // Outputs amplify the tolerated error of approximate operations (see the module doc).
+    const APPROXIMATE_ONLY: &[&str] = &["transcend", "parboil_mriq", "rodinia_srad"];
     for name in &names {
         let src = std::fs::read(dir.join(format!("{name}.il"))).unwrap();
         if IN_BOUNDS.contains(&name.as_str()) {
@@ -71,7 +76,7 @@ fn bench_kernels_compile_and_match_the_interpreter() {
             ..VerifyOptions::default()
         };
         match verify(&compiler, &src, &opts) {
-            Ok(r) if name == "transcend" => {
+            Ok(r) if APPROXIMATE_ONLY.contains(&name.as_str()) => {
                 if !r.hazards.is_empty() {
                     failures.push(format!("{name}: {r}"));
                 }

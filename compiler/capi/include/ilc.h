@@ -47,7 +47,7 @@ typedef struct ilc_options {
     uint32_t max_regs;    /* 0: no limit beyond the hardware's */
     uint64_t cache_bytes; /* 0: no compile cache */
     uint64_t max_source_bytes; /* 0: default (64 MiB) */
-    uint64_t max_instructions; /* 0: default (4 million IL instructions) */
+    uint64_t max_instructions; /* 0: default (1 million IL instructions, after inlining) */
     uint32_t max_nesting;      /* 0: default (1024) */
     uint64_t max_compile_ms;   /* 0: no compile time limit */
 } ilc_options;

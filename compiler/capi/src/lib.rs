@@ -69,7 +69,9 @@ pub struct IlcOptions {
     pub cache_bytes: u64,
     /// Largest accepted source in bytes (0: the default, 64 MiB).
     pub max_source_bytes: u64,
-    /// Largest accepted number of IL instructions (0: the default, 4 million).
+    /// Largest accepted number of IL instructions after macro expansion and inlining (0: the
+    /// default, 1 million); the IR may grow to 4 times as many instructions (at least the
+    /// default `Limits::max_ir_instructions`).
     pub max_instructions: u64,
     /// Deepest accepted control-flow nesting (0: the default, 1024).
     pub max_nesting: u32,
@@ -189,6 +191,10 @@ pub unsafe extern "C" fn ilc_compiler_new(
             max_instructions: pick(o.max_instructions, d.max_instructions),
             max_nesting: pick(u64::from(o.max_nesting), d.max_nesting),
             max_compile_ms: o.max_compile_ms,
+            // Not in the C struct (its layout is the ABI): scales with the instruction limit.
+            max_ir_instructions: d
+                .max_ir_instructions
+                .max(pick(o.max_instructions, d.max_instructions).saturating_mul(4)),
         };
         let compiler = Compiler::new(Options {
             opt_level,

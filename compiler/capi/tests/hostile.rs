@@ -80,3 +80,54 @@ fn hostile_inputs_are_status_codes_with_messages() {
         .join()
         .expect("no panic, no stack overflow");
 }
+
+fn compiler_with(f: impl FnOnce(&mut IlcOptions)) -> *mut IlcCompiler {
+    let mut o = std::mem::MaybeUninit::<IlcOptions>::uninit();
+    // SAFETY: ilc_options_default initialises the whole struct.
+    let mut o = unsafe {
+        ilc_options_default(o.as_mut_ptr());
+        o.assume_init()
+    };
+    f(&mut o);
+    let mut c = std::ptr::null_mut();
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { ilc_compiler_new(&o, &mut c) }, ILC_OK);
+    c
+}
+
+/// Issue 20: `max_compile_ms` stops a compile inside the passes (within about twice the
+/// limit), an exponential call tree is rejected before any code is generated, and an empty
+/// input is an error.
+#[test]
+fn limits_bound_the_cost_of_small_inputs() {
+    let c = compiler_with(|o| o.max_compile_ms = 200);
+    // 200k instructions after inlining, from a 40 KiB source.
+    let body = "iadd r0.x, r0.x, r1.x\nixor r1.x, r1.x, r0.y\nimul r0.y, r0.y, r1.x\n".repeat(500);
+    let heavy = format!(
+        "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+         uav_raw_load_id(0) r0, vAbsTidFlat.x\n{}\
+         uav_raw_store_id(0) mem, vAbsTidFlat.x, r0\nendmain\nfunc 1\n{body}ret\nend\n",
+        "call 1\n".repeat(130)
+    );
+    let t = std::time::Instant::now();
+    let (st, msg) = compile(c, heavy.as_bytes());
+    let took = t.elapsed();
+    assert_eq!(st, ILC_ERROR_COMPILE, "{msg}");
+    assert!(msg.contains("L0004"), "{msg}");
+    assert!(took < std::time::Duration::from_millis(900), "{took:?}");
+    let mut tree = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\ncall 0\nendmain\n");
+    for k in 0..40 {
+        tree += &format!("func {k}\ncall {}\ncall {}\nret\n", k + 1, k + 1);
+    }
+    tree += "func 40\nmov r0, r0\nret\nend\n";
+    let (st, msg) = compile(c, tree.as_bytes());
+    assert_eq!(st, ILC_ERROR_COMPILE);
+    assert!(msg.contains("L0002") && msg.contains(":3:"), "{msg}");
+    for empty in [&b""[..], b"\n\n", &[0u8; 8]] {
+        let (st, msg) = compile(c, empty);
+        assert_eq!(st, ILC_ERROR_COMPILE, "{empty:?}");
+        assert!(msg.contains("E0017"), "{msg}");
+    }
+    // SAFETY: live handle, freed once.
+    unsafe { ilc_compiler_free(c) };
+}

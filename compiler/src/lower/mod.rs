@@ -321,6 +321,11 @@ impl<'p> Lowerer<'p> {
         for i in start..end {
             self.stmt = i;
             let st = &prog.statements[i];
+            // A budget stop (deadline, IR size) points at the statement being lowered, and
+            // so does every instruction lowered from it.
+            let pos = crate::error::pos_of(st.span);
+            ilc_passes::budget::set_position(Some(pos));
+            let first = self.func.dfg.num_insts();
             // A `func` label after an unconditional exit at the outermost level is only
             // reachable through calls: the body being lowered ends here. Otherwise control
             // falls through the label into the function's code, as in the interpreter.
@@ -333,6 +338,7 @@ impl<'p> Lowerer<'p> {
             if let Err(msg) = self.statement(st) {
                 self.error(st, msg);
             }
+            self.func.set_srclocs_since(first, pos);
         }
     }
 

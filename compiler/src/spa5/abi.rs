@@ -18,7 +18,8 @@
 //! slots) and the register allocator's spill area share the per-thread local memory.
 //!
 //! Guarantees: offsets are 8-byte aligned for pointers, 16-byte aligned for constant buffers;
-//! the parameter area never exceeds [`MAX_PARAM_BYTES`] (else [`LayoutError`]).
+//! the parameter area never exceeds [`MAX_PARAM_BYTES`], shared memory and the private arrays
+//! stay within the SM 5.x limits of [`crate::limits`] (else [`LayoutError`]).
 
 use std::collections::BTreeMap;
 
@@ -141,6 +142,12 @@ pub enum LayoutError {
     /// Parameters (pointers plus constant buffers) exceed the parameter space.
     #[error("kernel parameters need {0} bytes, more than the {MAX_PARAM_BYTES}-byte parameter space (constant buffers too large; the pointer fallback is not implemented)")]
     ParamsTooLarge(u32),
+    /// LDS allocations exceed the shared memory of one thread group.
+    #[error("LDS allocations need {0} bytes, more than the {max} bytes of shared memory per thread group", max = crate::limits::MAX_SHARED_BYTES)]
+    SharedTooLarge(u32),
+    /// Private arrays exceed the local memory of one thread.
+    #[error("private arrays need {0} bytes, more than the {max} bytes of local memory per thread", max = crate::limits::MAX_LOCAL_BYTES)]
+    LocalTooLarge(u32),
 }
 
 impl LaunchLayout {
@@ -260,12 +267,20 @@ impl LaunchLayout {
             l.lds.insert(id, (shared, size));
             shared = shared.saturating_add(size);
         }
+        // The frontend rejects such declarations with a position (`crate::limits`); this
+        // guards IR from elsewhere, so the layout never states a clamped size.
+        if u64::from(shared) > crate::limits::MAX_SHARED_BYTES {
+            return Err(LayoutError::SharedTooLarge(shared));
+        }
         l.shared_size = shared;
         let mut local = 0u32;
         for (ss, data) in func.stack_slots.iter() {
             local = local.next_multiple_of(16);
             l.stack_slots.insert(slot_index(ss), local);
             local = local.saturating_add(data.size);
+        }
+        if u64::from(local) > crate::limits::MAX_LOCAL_BYTES {
+            return Err(LayoutError::LocalTooLarge(local));
         }
         l.spill_base = local.next_multiple_of(16);
         l.local_size = local;

@@ -110,6 +110,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     let mut t: u64 = 0;
     let mut counter = 0u64;
     for idx in 0..insts.len() {
+        ilc_passes::budget::tick();
         let inst = &insts[idx];
         let uses = keys(inst.uses().iter());
         let defs = keys(inst.defs().iter());

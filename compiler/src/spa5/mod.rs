@@ -1,7 +1,7 @@
 //! The SPA 5.0 (Maxwell) backend: IR -> cubin.
 //!
-//! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`],
-//! [`isel_mem`]) into `Target` instructions described by the per-function template table
+//! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`], one
+//! file per opcode family) into `Target` instructions described by the per-function template table
 //! ([`target`]), the generic list scheduler and SSA register allocator of `ilc_passes`
 //! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), control words
 //! ([`deps`]), encoding and the cubin.
@@ -13,10 +13,6 @@ pub mod abi;
 pub mod deps;
 pub mod emit;
 pub mod isel;
-pub mod isel_f64;
-pub mod isel_int;
-pub mod isel_mem;
-pub mod isel_tex;
 pub mod listing;
 pub mod target;
 
@@ -49,7 +45,13 @@ pub struct Spa5Options {
     pub schedule: bool,
     /// Read constants that no immediate holds from a literal pool in constant bank 2.
     pub literal_pool: bool,
+    /// Backend stages (`isel`, `schedule`, `regalloc`, or `all`) after which to dump the IR,
+    /// machine instructions shown in SPA syntax (see [`target::Spa5Target::describe`]).
+    pub dump_after: Vec<String>,
 }
+
+/// The backend stages `dump_after` may name.
+pub const DUMP_STAGES: &[&str] = &["isel", "schedule", "regalloc"];
 
 impl Default for Spa5Options {
     fn default() -> Self {
@@ -60,6 +62,7 @@ impl Default for Spa5Options {
             max_regs: 254,
             schedule: true,
             literal_pool: true,
+            dump_after: Vec::new(),
         }
     }
 }
@@ -85,6 +88,8 @@ pub struct Spa5Output {
     pub ssy_regions: usize,
     /// Divergent branches left without reconvergence.
     pub unreconverged: usize,
+    /// `(stage, IR text)` for the stages of [`Spa5Options::dump_after`], in order.
+    pub dumps: Vec<(String, String)>,
 }
 
 /// Backend failures.
@@ -96,9 +101,10 @@ pub enum Spa5Error {
     /// Instruction selection.
     #[error(transparent)]
     Isel(#[from] IselError),
-    /// Register allocation.
+    /// Register allocation, with the source statement of the instruction or value it is
+    /// about when known.
     #[error("register allocation: {0}")]
-    RegAlloc(#[from] RegAllocError),
+    RegAlloc(RegAllocError, Option<ilc_passes::ir::SourcePos>),
     /// Emission.
     #[error(transparent)]
     Emit(#[from] EmitError),
@@ -139,14 +145,37 @@ impl Spa5Output {
     }
 }
 
+impl Spa5Error {
+    /// The source statement the error is about, when the backend knows it.
+    pub fn position(&self) -> Option<ilc_passes::ir::SourcePos> {
+        match self {
+            Spa5Error::Isel(IselError::Unsupported { pos, .. }) => *pos,
+            Spa5Error::RegAlloc(_, pos) => *pos,
+            _ => None,
+        }
+    }
+}
+
 /// Compiles `func` to a cubin.
 pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
-    let mut layout = LaunchLayout::compute(func)?;
-    let mut f = func.clone();
+    compile_owned(func.clone(), opts)
+}
+
+/// Compiles `f` to a cubin, consuming it (no copy of the function: the IR is the largest
+/// data structure of a compile).
+pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
+    let mut layout = LaunchLayout::compute(&f)?;
+    let func_name = f.name.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
+    let mut dumps = Vec::new();
+    ilc_passes::budget::set_stage("isel");
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
+    dump(opts, "isel", &f, &tgt, &mut dumps);
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
+    // Selection leaves the replaced IR instructions in the arena: compact it before the
+    // scheduler and the register allocator (which copies the function) walk and clone it.
+    f = ilc_passes::ir::renumber(&f);
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.
@@ -156,9 +185,26 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
+        ilc_passes::budget::set_stage("schedule");
         ilc_passes::schedule::run(&mut f, &tgt, &so);
+        dump(opts, "schedule", &f, &tgt, &mut dumps);
     }
-    let alloc = ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default())?;
+    ilc_passes::budget::set_stage("regalloc");
+    let alloc =
+        ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
+            use ilc_passes::regalloc::RegAllocError as E;
+            let inst = match &e {
+                E::TooManyOperands { inst, .. }
+                | E::BadConstraint { inst, .. }
+                | E::UndefinedValue { inst, .. } => Some(*inst),
+                E::NoRegister { value, .. } => f.dfg.value_inst(*value),
+                _ => None,
+            };
+            let pos = inst.and_then(|i| f.srcloc(i));
+            Spa5Error::RegAlloc(e, pos)
+        })?;
+    dump(opts, "regalloc", &f, &tgt, &mut dumps);
+    ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
     let controls = deps::compute(&insts, opts.serial);
@@ -175,7 +221,7 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         .iter()
         .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
     let kernel = Kernel {
-        name: sanitize(&func.name),
+        name: sanitize(&func_name),
         code: code.clone(),
         num_regs,
         num_barriers: u32::from(uses_bar),
@@ -208,7 +254,31 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
         num_regs,
         ssy_regions: em.ssy_regions,
         unreconverged: em.unreconverged,
+        dumps,
     })
+}
+
+/// Records `f` after `stage` when `opts` asks for it: the IR text with every `Target`
+/// instruction followed by its machine instructions as `;` comments (so the dump still
+/// parses as IR).
+fn dump(
+    opts: &Spa5Options,
+    stage: &str,
+    f: &Function,
+    tgt: &target::Spa5Target,
+    dumps: &mut Vec<(String, String)>,
+) {
+    if !opts.dump_after.iter().any(|d| d == "all" || d == stage) {
+        return;
+    }
+    let mut text = String::new();
+    let annot = |e: ilc_passes::ir::AnyEntity| match e {
+        ilc_passes::ir::AnyEntity::Inst(i) => tgt.describe(f, i),
+        _ => Vec::new(),
+    };
+    // Writing to a String cannot fail.
+    let _ = ilc_passes::ir::write::write_function_annotated(&mut text, f, &annot);
+    dumps.push((stage.to_string(), text));
 }
 
 fn sanitize(name: &str) -> String {

@@ -26,9 +26,11 @@ use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
 use ilc_passes::target::{
     InstConstraints, LatencyKind, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
 };
-use isa_spa5::inst::Operand;
+use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::latency;
-use isa_spa5::table::{flags, Class, MAX_OPERANDS};
+use isa_spa5::mods::{ICmp, Size};
+use isa_spa5::table::{flags, Class, OpKind, MAX_OPERANDS};
+use isa_spa5::TypedMod;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
 
@@ -122,6 +124,76 @@ pub struct Template {
 }
 
 impl Template {
+    /// Checks the template against its forms: every slot that fills a register names a
+    /// hole (or a predicate), every hole is filled, memory slots sit on memory operands,
+    /// slots past the form's operands are `Keep`, every modifier value is valid, and the
+    /// arguments referenced exist (`args` of them). `Err` says which instruction and why.
+    pub fn check(&self, args: usize) -> Result<(), String> {
+        for (n, ti) in self.seq.iter().enumerate() {
+            let form = ti.inst.form();
+            let at =
+                |what: String| format!("{} (instruction {n} of the template): {what}", form.name);
+            for (k, slot) in ti.slots.iter().enumerate() {
+                let op = ti.inst.operands[k];
+                let Some(field) = form.operands.get(k) else {
+                    if *slot != Slot::Keep {
+                        return Err(at(format!(
+                            "slot {slot:?} past the {} operands",
+                            form.operands.len()
+                        )));
+                    }
+                    continue;
+                };
+                let reg_field = matches!(
+                    field.kind,
+                    OpKind::Gpr(_) | OpKind::Next(_) | OpKind::Same(_)
+                );
+                let arg = match *slot {
+                    Slot::Arg(a, _) | Slot::ArgNot(a) | Slot::MemArg(a) | Slot::CIdxArg(a) => {
+                        Some(a)
+                    }
+                    _ => None,
+                };
+                if let Some(a) = arg {
+                    if usize::from(a) >= args {
+                        return Err(at(format!("slot {slot:?} reads argument {a} of {args}")));
+                    }
+                }
+                let ok = match *slot {
+                    Slot::Keep => op != Operand::Hole,
+                    Slot::Arg(..) | Slot::Res(..) | Slot::Scratch => {
+                        (reg_field && op == Operand::Hole) || matches!(op, Operand::Pred(_))
+                    }
+                    Slot::ArgNot(_) => matches!(op, Operand::Pred(_)),
+                    Slot::MemArg(_) | Slot::Spill => matches!(op, Operand::Mem { .. }),
+                    Slot::CIdxArg(_) => matches!(op, Operand::CIdx { .. }),
+                };
+                if !ok {
+                    return Err(at(match slot {
+                        Slot::Keep => format!("operand {k} is a hole no slot fills"),
+                        _ => format!("slot {slot:?} does not fit operand {k} ({op:?})"),
+                    }));
+                }
+            }
+            for (m, &v) in form.mods.iter().zip(&ti.inst.mods) {
+                let valid = match m.place {
+                    // Video selects and the IADD negation pair are validated by the encoder.
+                    isa_spa5::table::Place::Video(_) | isa_spa5::table::Place::NegPo(..) => true,
+                    _ => m.name(v).is_some(),
+                };
+                if !valid {
+                    return Err(at(format!("modifier {:?} has no value {v}", m.kind)));
+                }
+            }
+            if let Some((g, _)) = ti.guard {
+                if usize::from(g) >= args {
+                    return Err(at(format!("guard reads argument {g} of {args}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A one-instruction template.
     pub fn one(t: TInst) -> Template {
         Template {
@@ -223,19 +295,19 @@ impl Spa5Target {
             index: HashMap::with_capacity_and_hasher(64, Default::default()),
             gprs: gprs.min(254),
         };
-        let r = Reg::RZ;
-        let mov32 = TInst::new(MInst::mov(r, r), &[Res(0, 0), Arg(0, 0)]);
-        let mov_hi = TInst::new(MInst::mov(r, r), &[Res(0, 1), Arg(0, 1)]);
+        let rz = Reg::RZ;
+        let mov32 = TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]);
+        let mov_hi = TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(0, 1)]);
         let movp = TInst::new(mov(Op::PSETP), &[Res(0, 0), Keep, Arg(0, 0), Keep, Keep]);
-        let stl = |size: &str, data: Slot| TInst::new(MInst::stl(size, r, 0, r), &[Spill, data]);
-        let ldl = |size: &str, d: Slot| TInst::new(MInst::ldl(size, r, r, 0), &[d, Spill]);
+        let stl = |size: Size, data: Slot| TInst::new(MInst::stl(size, RB, 0, R), &[Spill, data]);
+        let ldl = |size: Size, d: Slot| TInst::new(MInst::ldl(size, R, RB, 0), &[d, Spill]);
         // SEL scratch, RZ, 1, !p: scratch = p ? 1 : 0.
         let selp = TInst::new(
-            MInst::sel(r, r, 1, Pred::TRUE),
+            MInst::sel(R, rz, 1, Pred::TRUE),
             &[Scratch, Keep, Keep, ArgNot(0)],
         );
         let setp = TInst::new(
-            MInst::isetp("NE", PredReg(0), r, r),
+            MInst::isetp(ICmp::Ne, PredReg(0), R, rz),
             &[Res(0, 0), Keep, Scratch, Keep, Keep],
         );
         let fixed = [
@@ -247,19 +319,19 @@ impl Spa5Target {
             Template::one(movp),
             Template {
                 side_effects: true,
-                ..Template::one(stl("", Arg(0, 0)))
+                ..Template::one(stl(Size::B32, Arg(0, 0)))
             },
             Template {
                 side_effects: true,
-                ..Template::one(stl("64", Arg(0, 0)))
+                ..Template::one(stl(Size::B64, Arg(0, 0)))
             },
             Template {
                 side_effects: true,
-                ..Template::many(&[selp, stl("", Scratch)])
+                ..Template::many(&[selp, stl(Size::B32, Scratch)])
             },
-            Template::one(ldl("", Res(0, 0))),
-            Template::one(ldl("64", Res(0, 0))),
-            Template::many(&[ldl("", Scratch), setp]),
+            Template::one(ldl(Size::B32, Res(0, 0))),
+            Template::one(ldl(Size::B64, Res(0, 0))),
+            Template::many(&[ldl(Size::B32, Scratch), setp]),
         ];
         for tpl in fixed {
             t.intern(tpl);
@@ -287,6 +359,68 @@ impl Spa5Target {
             InstructionData::Target { code, .. } => self.templates.get(*code as usize),
             _ => None,
         }
+    }
+
+    /// The machine instructions `inst` of `func` stands for, in SPA syntax with operands
+    /// named after the IR values that fill them (`IADD v7, v3, 0x1`; `v3.hi` is the second
+    /// register of a pair, `[spill+0x8]` the spill area). Empty for generic instructions.
+    pub fn describe(&self, func: &Function, inst: Inst) -> Vec<String> {
+        let data = &func.dfg.insts[inst];
+        let (Some(t), InstructionData::Target { args, imm, .. }) = (self.template_of(data), data)
+        else {
+            return Vec::new();
+        };
+        let results = func.dfg.inst_results(inst);
+        let part = |v: Option<&Value>, p: u8| match (v, p) {
+            (Some(v), 0) => v.to_string(),
+            (Some(v), 1) => format!("{v}.hi"),
+            (Some(v), p) => format!("{v}.{p}"),
+            (None, _) => "?".to_string(),
+        };
+        let offset = |o: i64| match o {
+            0 => String::new(),
+            o if o < 0 => format!("-{:#x}", o.unsigned_abs()),
+            o => format!("+{o:#x}"),
+        };
+        t.seq
+            .iter()
+            .map(|ti| {
+                let name = |k: usize| -> Option<String> {
+                    let op = ti.inst.operands[k];
+                    Some(match ti.slots[k] {
+                        Slot::Keep => return None,
+                        Slot::Arg(a, p) => part(args.get(a as usize), p),
+                        Slot::ArgNot(a) => format!("!{}", part(args.get(a as usize), 0)),
+                        Slot::Res(r, p) => part(results.get(r as usize), p),
+                        Slot::MemArg(a) => {
+                            let off = match op {
+                                Operand::Mem { offset, .. } => i64::from(offset),
+                                _ => 0,
+                            };
+                            format!("[{}{}]", part(args.get(a as usize), 0), offset(off))
+                        }
+                        Slot::CIdxArg(a) => {
+                            let (bank, off) = match op {
+                                Operand::CIdx { bank, offset, .. } => (bank, i64::from(offset)),
+                                _ => (0, 0),
+                            };
+                            let base = part(args.get(a as usize), 0);
+                            format!("c[{bank:#x}][{base}{}]", offset(off))
+                        }
+                        Slot::Spill => format!("[spill{}]", offset(*imm as i64)),
+                        Slot::Scratch => "scratch".to_string(),
+                    })
+                };
+                let text = isa_spa5::asm::print_inst_named(&ti.inst, &Default::default(), &name);
+                match ti.guard {
+                    Some((g, not)) => {
+                        let g = part(args.get(g as usize), 0);
+                        format!("@{}{g} {text}", if not { "!" } else { "" })
+                    }
+                    None => text,
+                }
+            })
+            .collect()
     }
 }
 
@@ -449,20 +583,14 @@ impl TargetIsa for Spa5Target {
     }
 }
 
-/// Sets a modifier when the form has it (helper for template building).
-pub fn with_mod(mut i: MInst, k: ModKind, v: u8) -> MInst {
-    i.set(k, v);
-    i
-}
+/// A register operand a slot fills (the template check requires one): an explicit hole,
+/// never confused with a real `RZ` (written `Reg::RZ`), and rejected by the encoder if it
+/// were ever left unfilled.
+pub const R: Operand = Operand::Hole;
 
-/// Sets a modifier by name when the form has it.
-pub fn with_name(mut i: MInst, k: ModKind, name: &str) -> MInst {
-    i.set_name(k, name);
-    i
-}
-
-/// An operand placeholder for building templates.
-pub const R: Reg = Reg::RZ;
+/// The base register of a memory or indexed-constant operand a `MemArg`/`CIdxArg` slot
+/// fills (the operand's base field holds a register, so it cannot be a hole).
+pub const RB: Reg = Reg::RZ;
 
 /// Operand helper: a `b32` immediate that fits the signed 20-bit field.
 pub fn fits_i20(v: i64) -> bool {
@@ -474,13 +602,18 @@ pub fn imm(v: i64) -> Operand {
     Operand::Imm(v)
 }
 
-/// Non-panicking modifier setters for building templates: a modifier the form lacks is
-/// skipped (the SHL forms have no signedness field, for example).
+/// Modifier setters for building templates. Named values are typed
+/// ([`isa_spa5::mods`]): [`SetMod::t`] fails when the form lacks the value, so a template
+/// never silently drops one. Numeric flags: [`SetMod::f`] fails the same way; [`SetMod::m`]
+/// skips a flag the form lacks (shared code for forms with and without it: the SHL forms
+/// have no signedness field, for example).
 pub trait SetMod: Sized {
-    /// Sets modifier `k` to `v` if the form has it.
+    /// Sets flag or numeric modifier `k` to `v` if the form has it.
     fn m(self, k: ModKind, v: u8) -> Self;
-    /// Sets modifier `k` by name if the form has it.
-    fn mn(self, k: ModKind, name: &str) -> Self;
+    /// Sets flag or numeric modifier `k` to `v`; `Err` if the form lacks it.
+    fn f(self, k: ModKind, v: u8) -> Result<Self, ModError>;
+    /// Sets a typed modifier value; `Err` if the form lacks it.
+    fn t<T: TypedMod>(self, v: T) -> Result<Self, ModError>;
 }
 
 impl SetMod for MInst {
@@ -488,13 +621,70 @@ impl SetMod for MInst {
         self.set(k, v);
         self
     }
-    fn mn(mut self, k: ModKind, name: &str) -> Self {
-        self.set_name(k, name);
-        self
+    fn f(mut self, k: ModKind, v: u8) -> Result<Self, ModError> {
+        if self.set(k, v) {
+            Ok(self)
+        } else {
+            Err(ModError {
+                form: self.op.name(),
+                kind: k,
+                name: "(flag)",
+            })
+        }
+    }
+    fn t<T: TypedMod>(self, v: T) -> Result<Self, ModError> {
+        self.try_mod(v)
     }
 }
 
 /// `c[0x0][off]`.
 pub fn cb0(off: u32) -> Operand {
     isa_spa5::inst::cbuf(0, off as _)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use isa_spa5::mods::Lop;
+    use Slot::{Arg, Keep, Res};
+
+    #[test]
+    fn fixed_templates_pass_the_check() {
+        // Moves and spills read one argument, reloads none.
+        for (code, tpl) in Spa5Target::new(254).templates.iter().enumerate() {
+            assert_eq!(tpl.check(1), Ok(()), "code {code}");
+        }
+    }
+
+    #[test]
+    fn holes_and_slots_must_match() {
+        // A forgotten slot: the hole at operand 2 stays unfilled.
+        let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));
+        let e = forgot.check(1).unwrap_err();
+        assert!(e.contains("operand 2 is a hole"), "{e}");
+        // A real RZ is written as such and needs no slot.
+        let rz = Template::one(TInst::new(
+            MInst::iadd(R, Reg::RZ, R),
+            &[Res(0, 0), Keep, Arg(0, 0)],
+        ));
+        assert_eq!(rz.check(1), Ok(()));
+        // A slot on an immediate, and a slot reading a missing argument.
+        let imm = Template::one(TInst::new(
+            MInst::iadd(R, R, 5),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        assert!(imm.check(2).unwrap_err().contains("does not fit operand 2"));
+        let lop = Template::one(TInst::new(
+            MInst::lop(Lop::And, R, R, R),
+            &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        assert!(lop.check(1).unwrap_err().contains("reads argument 1 of 1"));
+        assert_eq!(lop.check(2), Ok(()));
+    }
+
+    #[test]
+    fn the_encoder_rejects_a_hole() {
+        assert!(isa_spa5::encode(&MInst::iadd(R, Reg::RZ, Reg::RZ)).is_err());
+        assert!(isa_spa5::encode(&MInst::iadd(Reg(1), Reg::RZ, Reg::RZ)).is_ok());
+    }
 }

@@ -54,16 +54,28 @@ pub fn parse(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
 
 /// Parses IL text, dropping lines that have errors; always returns a program.
 pub fn parse_lossy(source: &str) -> (Program, Vec<Diagnostic>) {
+    parse_lossy_limited(source, usize::MAX)
+}
+
+/// As [`parse_lossy`], but stops with an error (`L0002`, at the statement) after
+/// `max_statements` statements, so that rejecting an oversized input costs no more memory
+/// than the limit allows.
+pub fn parse_lossy_limited(source: &str, max_statements: usize) -> (Program, Vec<Diagnostic>) {
+    let normalized = crate::lexer::normalize_line_ends(source);
+    let source: &str = &normalized;
     let mut p = Parser {
         c: Cursor::new(source),
         diags: Vec::new(),
         prog: Program {
             // One statement per line at most: reserve once instead of growing (the growth
             // copies dominated large inputs).
-            statements: Vec::with_capacity(source.bytes().filter(|b| *b == b'\n').count() + 1),
+            statements: Vec::with_capacity(
+                (source.bytes().filter(|b| *b == b'\n').count() + 1).min(max_statements),
+            ),
             ..Program::default()
         },
         lower: String::new(),
+        max_statements,
     };
     p.run();
     (p.prog, p.diags)
@@ -76,6 +88,8 @@ struct Parser<'a> {
     diags: Vec<Diagnostic>,
     prog: Program,
     lower: String,
+    /// Stop after this many statements (see [`parse_lossy_limited`]).
+    max_statements: usize,
 }
 
 /// Why a line failed; the diagnostic is already recorded.
@@ -99,6 +113,18 @@ impl<'a> Parser<'a> {
                 break;
             }
             let line = self.c.line();
+            if self.prog.statements.len() >= self.max_statements {
+                let span = self.c.span_here(0);
+                self.err(
+                    codes::TOO_MANY_STATEMENTS,
+                    span,
+                    format!(
+                        "kernel has more than {} instructions, the limit",
+                        self.max_statements
+                    ),
+                );
+                break;
+            }
             if self.statement().is_err() {
                 // Resume on the next line (the failing part may be mid-line).
                 if self.c.line() == line {

@@ -15,6 +15,7 @@
 //!   `switch`/`case`/`default`/`endswitch` (duplicate case values, two defaults), `break` and
 //!   `continue` placement, `func`/`endfunc`/`ret`, `endmain`, exactly one final `end`, call
 //!   targets that exist (E0040, E0041, E0042);
+//! - an empty program (no version line, no statement) is an error (E0017);
 //! - practice-vs-guide warnings (W0001): missing version line, barriers inside control flow,
 //!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
 //!   `.w` of the 3-D id registers, functions without `endmain`.
@@ -50,7 +51,20 @@ pub fn validate(p: &Program) -> Vec<Diagnostic> {
 /// ([`crate::macros`]). Validation also runs on the lines that parsed when some did not, so
 /// one run reports as much as possible.
 pub fn parse_and_validate(source: &str) -> (Option<Program>, Vec<Diagnostic>) {
-    let (mut prog, mut diags) = crate::parser::parse_lossy(source);
+    parse_and_validate_limited(source, usize::MAX)
+}
+
+/// As [`parse_and_validate`], stopping with an error after `max_statements` statements
+/// (before macro expansion, which has its own bound).
+pub fn parse_and_validate_limited(
+    source: &str,
+    max_statements: usize,
+) -> (Option<Program>, Vec<Diagnostic>) {
+    let (mut prog, mut diags) = crate::parser::parse_lossy_limited(source, max_statements);
+    if diags.iter().any(|d| d.code == codes::TOO_MANY_STATEMENTS) {
+        // A truncated program: its other diagnostics would be noise.
+        return (None, diags);
+    }
     diags.extend(crate::macros::expand(&mut prog));
     diags.extend(validate(&prog));
     if diags.iter().any(Diagnostic::is_error) {
@@ -121,6 +135,27 @@ impl Validator {
             .as_ref()
             .map(|v| v.shader == ShaderType::Compute)
             .unwrap_or(true);
+        if p.statements.iter().all(|s| s.opcode == Opcode::Comment) {
+            // Nothing but whitespace, comments or NULs (or a version token alone): not a
+            // kernel; an embedder passing the wrong buffer must not get an empty kernel back.
+            let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
+            let at = if at.line == 0 {
+                Span {
+                    line: 1,
+                    col: 1,
+                    ..Span::NONE
+                }
+            } else {
+                at
+            };
+            let what = if p.version.is_none() {
+                "empty program: no version line (`il_cs_2_0`) and no instructions"
+            } else {
+                "empty program: no instructions after the version line"
+            };
+            self.error(codes::BAD_VERSION, at, what);
+            return;
+        }
         if p.version.is_none() {
             let span = p.statements.first().map(|s| s.span).unwrap_or(Span::NONE);
             self.warn(

@@ -113,3 +113,29 @@ fn practice_warnings_are_not_errors() {
     assert!(d.iter().all(|d| d.0.is_none()), "{d:?}");
     assert!(d.contains(&(None, codes::PRACTICE, 5)));
 }
+
+#[test]
+fn empty_programs_are_errors_at_line_one() {
+    for src in [
+        "",
+        "  \n\n",
+        "; comment\n",
+        "il_cs_2_0\n",
+        "il_cs_2_0 ; nothing else\n",
+    ] {
+        assert_eq!(errors(src), vec![(codes::BAD_VERSION, 1)], "{src:?}");
+    }
+    assert!(errors("il_cs_2_0\nend\n").is_empty());
+}
+
+#[test]
+fn the_statement_limit_stops_the_parser_at_the_statement() {
+    let src = "il_cs_2_0\nmov r0, r1\nmov r0, r1\nmov r0, r1\nend\n";
+    let (p, d) = crate::parse_and_validate_limited(src, 2);
+    assert!(p.is_none());
+    assert_eq!(
+        d.iter().map(|d| (d.code, d.span.line)).collect::<Vec<_>>(),
+        [(codes::TOO_MANY_STATEMENTS, 4)]
+    );
+    assert!(crate::parse_and_validate_limited(src, 4).0.is_some());
+}

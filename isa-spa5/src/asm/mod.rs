@@ -16,4 +16,4 @@ pub mod print;
 
 pub use listing::{parse_listing, Listing, ListingFunction};
 pub use parse::{parse_inst, parse_inst_with, parse_spa, ParseError, Parsed};
-pub use print::{print_inst, print_spa, PrintCtx};
+pub use print::{print_inst, print_inst_named, print_spa, PrintCtx};

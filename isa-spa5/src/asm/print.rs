@@ -132,11 +132,23 @@ pub(crate) fn operand_text(kind: OpKind, o: &Operand, addr: u64) -> String {
         (_, Operand::Pr) => "PR".into(),
         (_, Operand::Cc) => "CC".into(),
         (_, Operand::None) => String::new(),
+        (_, Operand::Hole) => "_".into(),
     }
 }
 
 /// nvdisasm's text for one instruction, without the trailing ` ;`.
 pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
+    print_inst_named(inst, ctx, &|_| None)
+}
+
+/// [`print_inst`] with some operands spelt by the caller: `name(k)` replaces the text of
+/// operand `k` (its modifiers still print around it). Compilers use it to show instructions
+/// whose registers are not allocated yet, operands named after the values that fill them.
+pub fn print_inst_named(
+    inst: &Inst,
+    ctx: &PrintCtx,
+    name: &dyn Fn(usize) -> Option<String>,
+) -> String {
     let form = inst.form();
     let mut s = String::with_capacity(48);
     if !inst.guard.is_true() {
@@ -181,7 +193,7 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
         }
     }
     for (k, (f, o)) in form.operands.iter().zip(&inst.operands).enumerate() {
-        if f.optional && is_default(o) {
+        if f.optional && is_default(o) && name(k).is_none() {
             continue;
         }
         s.push_str(if first { " " } else { ", " });
@@ -223,6 +235,7 @@ pub fn print_inst(inst: &Inst, ctx: &PrintCtx) -> String {
                 .zip(&inst.mods)
                 .any(|(m, &v)| m.place == Place::Video(k) && m.a.1 == 1 && v == 1);
         match (f.kind, o) {
+            _ if name(k as usize).is_some() => s.push_str(&name(k as usize).unwrap_or_default()),
             (OpKind::XImm, Operand::Imm(v)) if signed_ximm => {
                 s.push_str(&hex(*v as u16 as i16 as i64))
             }

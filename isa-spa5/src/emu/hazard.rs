@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn variable_latency_needs_a_waited_scoreboard() {
-        let ld = Inst::ldg("", Reg(4), Reg(2), 0);
+        let ld = Inst::ldg(crate::mods::Size::B32, Reg(4), Reg(2), 0);
         let use4 = Inst::iadd(Reg(5), Reg(4), Reg(4));
         let mut out = Vec::new();
         // no write scoreboard at all
@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn store_sources_are_protected_by_the_read_scoreboard() {
-        let st = Inst::stg("", Reg(2), 0, Reg(4));
+        let st = Inst::stg(crate::mods::Size::B32, Reg(2), 0, Reg(4));
         let clobber = Inst::mov32i(Reg(4), 7);
         let mut out = Vec::new();
         let mut t = Tracker::default();
@@ -445,8 +445,18 @@ mod tests {
         };
         let mut out = Vec::new();
         let mut t = Tracker::default();
-        t.issue(8, &Inst::ldg("", Reg(4), Reg(2), 0), &wr, &mut out);
-        t.issue(16, &Inst::ldg("", Reg(6), Reg(2), 4), &wr, &mut out);
+        t.issue(
+            8,
+            &Inst::ldg(crate::mods::Size::B32, Reg(4), Reg(2), 0),
+            &wr,
+            &mut out,
+        );
+        t.issue(
+            16,
+            &Inst::ldg(crate::mods::Size::B32, Reg(6), Reg(2), 4),
+            &wr,
+            &mut out,
+        );
         t.issue(
             24,
             &Inst::build(Op::DEPBAR_LE, &[Operand::Sb(5), Operand::Imm(1)]),

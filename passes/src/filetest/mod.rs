@@ -12,11 +12,23 @@
 //!
 //! A subtest is one [`SubTest`] implementation; passes with the signature
 //! `fn(&mut Function)` register with one line in [`SIMPLE_PASSES`] (a [`PassTest`]).
-//! Other crates add theirs by passing extra subtests to [`run_file`]. Files naming a subtest
-//! the runner does not know are skipped (another crate's runner owns them).
+//! Other crates add theirs by passing extra subtests to [`run_file`]; the names they own
+//! are listed in [`OWNED_ELSEWHERE`], and files naming one are skipped by a runner that
+//! lacks it. Any other unknown `test` name is an error (a misspelt subtest never passes
+//! silently).
+//!
+//! A subtest line with the option `precise-output` compares the subtest's whole output
+//! with the comment block after each function instead of directives (see [`precise`]).
 
 pub mod check;
+pub mod precise;
 pub mod run_directive;
+
+/// Subtests that other crates' runners own: `(name, owner)`.
+pub const OWNED_ELSEWHERE: &[(&str, &str)] = &[(
+    "compile",
+    "ilc-tests (tests/tests/filetests_compile.rs): SPA 5.0 code generation",
+)];
 
 use std::path::Path;
 
@@ -248,6 +260,27 @@ mod tests {
     }
 
     #[test]
+    fn precise_output_states_the_whole_output_and_blesses() {
+        let f = "kernel %k {\nblock0:\n    return\n}\n";
+        let printed = "kernel %k {\n\nblock0:\n    return\n}\n";
+        let good = format!(
+            "test print precise-output\n{f}\n{}",
+            precise::render(printed).join("\n")
+        );
+        assert_eq!(run_text(&good, &[]), Ok(Outcome::Passed(1)));
+        let stale = format!("test print precise-output\n{f}; kernel %old {{\n");
+        let err = run_text(&stale, &[]).unwrap_err();
+        assert!(err.contains("precise output differs"), "{err}");
+        let (_, new_text) = run_text_with(&stale, &[], true).unwrap();
+        let new_text = new_text.expect("a blessed file");
+        assert_eq!(
+            run_text(&new_text, &[]),
+            Ok(Outcome::Passed(1)),
+            "{new_text}"
+        );
+    }
+
+    #[test]
     fn run_text_reports_failures() {
         let ok =
             "test dce\nkernel %k {\nblock0:\n v0 = iconst.b32 0x1\n return\n}\n; not: iconst\n";
@@ -255,7 +288,11 @@ mod tests {
         let bad = ok.replace("; not: iconst", "; check: iconst");
         assert!(run_text(&bad, &[]).unwrap_err().contains("no match"));
         let unknown = ok.replace("test dce", "test frobnicate");
-        assert!(matches!(run_text(&unknown, &[]), Ok(Outcome::Skipped(_))));
+        assert!(run_text(&unknown, &[])
+            .unwrap_err()
+            .contains("unknown subtest 'frobnicate'"));
+        let foreign = ok.replace("test dce", "test compile");
+        assert!(matches!(run_text(&foreign, &[]), Ok(Outcome::Skipped(_))));
         assert!(run_text("kernel %k {\nblock0:\n return\n}", &[]).is_err());
         let unverified = "test dce\nkernel %k {\nblock0:\n v0 = iadd v1, v1\n return\n}\n";
         assert!(run_text(unverified, &[])
@@ -275,6 +312,16 @@ pub enum Outcome {
 
 /// Runs a filetest given as text. `extra` subtests take precedence over built-in ones.
 pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
+    run_text_with(text, extra, false).map(|(o, _)| o)
+}
+
+/// [`run_text`]; with `bless`, precise-output mismatches are not failures but rewrite the
+/// expectation blocks: the new file text is returned when anything changed.
+pub fn run_text_with(
+    text: &str,
+    extra: &[&dyn SubTest],
+    bless: bool,
+) -> Result<(Outcome, Option<String>), String> {
     let mut all: Vec<&dyn SubTest> = extra.to_vec();
     all.extend(builtin_subtests());
     let mut tests: Vec<(&dyn SubTest, Vec<String>)> = Vec::new();
@@ -287,7 +334,15 @@ pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
             };
             match all.iter().find(|s| s.name() == name) {
                 Some(s) => tests.push((*s, words.map(String::from).collect())),
-                None => return Ok(Outcome::Skipped(format!("unknown subtest '{name}'"))),
+                None => match OWNED_ELSEWHERE.iter().find(|(n, _)| *n == name) {
+                    Some((_, owner)) => {
+                        return Ok((
+                            Outcome::Skipped(format!("subtest '{name}' belongs to {owner}")),
+                            None,
+                        ))
+                    }
+                    None => return Err(format!("unknown subtest '{name}'")),
+                },
             }
         } else if t.starts_with("kernel") {
             break;
@@ -317,6 +372,7 @@ pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
     }
     let lines: Vec<&str> = text.lines().collect();
     let mut count = 0;
+    let mut blessed = Vec::new();
     for (n, (func, map)) in funcs.iter().enumerate() {
         let start = map.function_line;
         let end = funcs
@@ -367,7 +423,21 @@ pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
                 })?;
                 check_fixed_point(&f).map_err(ctx_err)?;
             }
-            check::run_checks(&directives, &output).map_err(ctx_err)?;
+            if options.iter().any(|o| o == "precise-output") {
+                // The function ends at its first `}` line.
+                let close = (start - 1..end - 1)
+                    .find(|&i| lines[i].trim() == "}")
+                    .ok_or_else(|| ctx_err("no closing `}`".into()))?;
+                let block = precise::find_block(&lines, close);
+                if let Err(e) = precise::compare(&block, &output) {
+                    if !bless {
+                        return Err(ctx_err(e));
+                    }
+                    blessed.push((block, precise::render(&output)));
+                }
+            } else {
+                check::run_checks(&directives, &output).map_err(ctx_err)?;
+            }
             if sub.name() != "verifier" {
                 for (line, d) in &runs {
                     if sub.is_mutating() {
@@ -381,13 +451,19 @@ pub fn run_text(text: &str, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
             count += 1;
         }
     }
-    Ok(Outcome::Passed(count))
+    let new_text = (!blessed.is_empty()).then(|| precise::apply(text, blessed));
+    Ok((Outcome::Passed(count), new_text))
 }
 
-/// Runs one file.
+/// Runs one file; with [`precise::BLESS_VAR`]` = 1`, rewrites its precise-output blocks.
 pub fn run_file(path: &Path, extra: &[&dyn SubTest]) -> Result<Outcome, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    run_text(&text, extra).map_err(|e| format!("{}: {e}", path.display()))
+    let (outcome, new_text) = run_text_with(&text, extra, precise::bless_enabled())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(new_text) = new_text {
+        std::fs::write(path, new_text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(outcome)
 }
 
 /// Checks `print(parse(print(f))) == print(f)`.

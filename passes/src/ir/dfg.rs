@@ -84,7 +84,10 @@ impl DataFlowGraph {
     }
 
     /// Creates an instruction without results; see [`Self::make_inst_results`].
+    /// Counts against the compile [`crate::budget`] (size and deadline).
     pub fn make_inst(&mut self, data: InstructionData) -> Inst {
+        crate::budget::check_size(self.insts.len() + 1);
+        crate::budget::tick();
         let inst = self.insts.push(data);
         self.results[inst].clear();
         inst

@@ -47,6 +47,9 @@ fn chk(preds: &[Vec<usize>]) -> Vec<usize> {
                 } else {
                     let (mut x, mut y) = (p, new);
                     while x != y {
+                        // Deep nests make these walks quadratic in total: keep the compile
+                        // deadline in reach.
+                        crate::budget::tick();
                         while x > y {
                             x = idom[x];
                         }

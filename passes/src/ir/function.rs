@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 use super::dfg::DataFlowGraph;
 use super::entities::{Block, Inst, StackSlot, Value};
@@ -29,6 +29,21 @@ pub enum UavKind {
     Structured(u32),
     /// Typed buffer (element format is the front end's business).
     Typed,
+}
+
+/// Where an instruction came from in the source (an IL statement): byte offsets and the
+/// 1-based line and column; `line` 0 means unknown. Diagnostics of later stages (instruction
+/// selection, register allocation, the compile budget) point at it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SourcePos {
+    /// Byte offset of the start.
+    pub start: u32,
+    /// Byte offset of the end.
+    pub end: u32,
+    /// 1-based line (0: unknown).
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
 }
 
 /// A kernel function.
@@ -56,6 +71,11 @@ pub struct Function {
     pub dfg: DataFlowGraph,
     /// Block and instruction order.
     pub layout: Layout,
+    /// Source position of each instruction, where known: lowering records the statement of
+    /// every instruction it creates, instruction selection passes it on to the machine
+    /// instructions of each selection; other passes leave new instructions unknown. Not part
+    /// of the IR text.
+    pub srclocs: SecondaryMap<Inst, SourcePos>,
 }
 
 impl Function {
@@ -64,6 +84,26 @@ impl Function {
         Function {
             name: name.into(),
             ..Default::default()
+        }
+    }
+
+    /// The source position of `inst`, if known.
+    pub fn srcloc(&self, inst: Inst) -> Option<SourcePos> {
+        Some(self.srclocs[inst]).filter(|p| p.line != 0)
+    }
+
+    /// Gives every instruction created since the DFG held `first` instructions, whose
+    /// position is still unknown, the position `pos` (a stage calls it after producing the
+    /// instructions of one source statement or one selection).
+    pub fn set_srclocs_since(&mut self, first: usize, pos: SourcePos) {
+        if pos.line == 0 {
+            return;
+        }
+        for i in first..self.dfg.num_insts() {
+            let inst = Inst::new(i);
+            if self.srclocs[inst].line == 0 {
+                self.srclocs[inst] = pos;
+            }
         }
     }
 

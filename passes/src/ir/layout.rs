@@ -304,6 +304,7 @@ pub struct Blocks<'a> {
 impl Iterator for Blocks<'_> {
     type Item = Block;
     fn next(&mut self) -> Option<Block> {
+        crate::budget::tick();
         let b = self.next?;
         self.next = self.layout.next_block(b);
         Some(b)
@@ -319,6 +320,8 @@ pub struct Insts<'a> {
 impl Iterator for Insts<'_> {
     type Item = Inst;
     fn next(&mut self) -> Option<Inst> {
+        // Every walk over the code counts against the compile deadline (see `budget`).
+        crate::budget::tick();
         let i = self.next?;
         self.next = self.layout.next_inst(i);
         Some(i)

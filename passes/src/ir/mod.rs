@@ -23,7 +23,7 @@ pub use cfg::ControlFlowGraph;
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use dominators::{DominatorTree, LoopInfo, PostDominatorTree};
 pub use entities::{AnyEntity, Block, Inst, StackSlot, Value};
-pub use function::{Function, StackSlotData, UavKind};
+pub use function::{Function, SourcePos, StackSlotData, UavKind};
 pub use immediates::{
     AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, MemSize, MemSpace, SpecialReg, TexArg, TexKind,
     TexShape,

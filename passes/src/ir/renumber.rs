@@ -87,6 +87,7 @@ pub fn renumber(func: &Function) -> Function {
                 vals[k - 1]
             });
             let ni = out.dfg.make_inst(data);
+            out.srclocs[ni] = func.srclocs[i];
             for &r in func.dfg.inst_results(i) {
                 let nv = vmap[r].expect("results were mapped above");
                 out.dfg.attach_result(ni, nv, func.dfg.value_type(r));

@@ -188,12 +188,28 @@ pub fn run(
     target: &dyn TargetIsa,
     opts: &RegAllocOptions,
 ) -> Result<Allocation, RegAllocError> {
-    let original = func.clone();
+    // Each attempt works on a copy of the original; `func` itself is moved out meanwhile (one
+    // copy fewer of the largest structure of a compile) and restored on failure.
+    let original = std::mem::take(func);
+    let result = attempts(&original, func, target, opts);
+    if result.is_err() {
+        *func = original;
+    }
+    result
+}
+
+/// The retry loop of [`run`]: on success `func` is the allocated function.
+fn attempts(
+    original: &Function,
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    opts: &RegAllocOptions,
+) -> Result<Allocation, RegAllocError> {
     let limits = PerRegFile(RegFile::ALL.map(|rf| {
         let n = target.num_regs(rf);
         opts.max_regs[rf].map_or(n, |m| m.min(n))
     }));
-    let _span = tracing::debug_span!("regalloc", func = %func.name).entered();
+    let _span = tracing::debug_span!("regalloc", func = %original.name).entered();
     // Retry with a smaller spill budget when fragmentation defeats coloring.
     let mut budget = limits;
     let mut fragmented: Option<(Value, RegFile)> = None;
@@ -205,7 +221,7 @@ pub fn run(
         match attempt(&mut work, target, limits, budget, group_hints) {
             Ok(alloc) => {
                 if opts.check || cfg!(debug_assertions) {
-                    checker::check(&original, &work, &alloc, target, limits)?;
+                    checker::check(original, &work, &alloc, target, limits)?;
                 }
                 *func = work;
                 return Ok(alloc);

@@ -2,7 +2,7 @@
 //!
 //! `ilc KERNEL.il [--target spa5] [-o OUT] [--emit ast|...] [-O0..-O3] [--arch sm_50|sm_52|sm_53]`.
 //! Exit codes: 0 success, 1 invalid input or compile error (diagnostics on stderr), 2 usage
-//! error. Never panics on any input: every failure is a diagnostic.
+//! error, 3 (`--verify` only) nothing was compared: every dispatch was skipped. Never panics on any input: every failure is a diagnostic.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +36,12 @@ enum Syntax {
 
 /// Compile AMD IL kernels to NVIDIA Maxwell (SPA 5.0) code.
 #[derive(Parser, Debug)]
-#[command(name = "ilc", version, about)]
+#[command(
+    name = "ilc",
+    version,
+    about,
+    after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped)."
+)]
 struct Cli {
     /// The kernel: AMD IL text or a binary token stream.
     input: PathBuf,
@@ -72,6 +77,9 @@ struct Cli {
     /// Most registers per thread (small values force spilling).
     #[arg(long = "max-regs")]
     max_regs: Option<u32>,
+    /// Stop a compile that runs longer than this many milliseconds (error L0004).
+    #[arg(long = "max-compile-ms", value_name = "MS")]
+    max_compile_ms: Option<u64>,
     /// Storage the code assumes for texture resource ID: ID=FORMAT[xN], FORMAT one of
     /// f32|u32|s32|unorm8|u8|unorm16|u16, N channels (default: 4 x the declared type).
     #[arg(long = "texture", value_parser = ilc_tools::dispatch::parse_texture_format)]
@@ -100,7 +108,8 @@ struct Cli {
     time_passes: bool,
     /// Self-check: after compiling, run N random dispatches (default 8) on the SPA 5.0
     /// emulator and the IL interpreter and report any difference or control-word hazard
-    /// (exit status 1 if any).
+    /// (exit status 1 if any; exit status 3 if no dispatch could be compared, every one
+    /// skipped: the kernel was not checked at all).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8")]
     verify: Option<u32>,
 }
@@ -138,7 +147,10 @@ fn main() -> ExitCode {
             samplers: cli.samplers.iter().copied().collect(),
             use_loads: cli.texture_loads,
         },
-        ..Options::default()
+        limits: ilc::Limits {
+            max_compile_ms: cli.max_compile_ms.unwrap_or(0),
+            ..ilc::Limits::default()
+        },
     });
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
@@ -153,10 +165,13 @@ fn main() -> ExitCode {
         return match ilc::verify::verify(&compiler, &source, &opts) {
             Ok(report) => {
                 eprint!("{report}");
-                if report.passed() {
-                    ExitCode::SUCCESS
-                } else {
+                if !report.passed() {
                     ExitCode::from(1)
+                } else if report.compared == 0 {
+                    eprintln!("ilc: {file_name}: verify: no dispatch was compared");
+                    ExitCode::from(3)
+                } else {
+                    ExitCode::SUCCESS
                 }
             }
             Err(ilc::verify::VerifyError::Compile(d)) => fail(d),
@@ -177,7 +192,20 @@ fn main() -> ExitCode {
         Emit::Ir => match compiler.compile_ir(&source) {
             Ok(ir) => {
                 eprint!("{}", ir.warnings.render(&file_name, &ir.text));
-                if let Err(code) = write_dumps(&cli, &ir.log) {
+                // Dumps after backend stages need the backend to run.
+                let backend_dump = cli
+                    .dump_after
+                    .iter()
+                    .any(|d| d == "all" || ilc::spa5::DUMP_STAGES.contains(&d.as_str()));
+                let log = if backend_dump {
+                    match compiler.compile(&source) {
+                        Ok(k) => k.log,
+                        Err(diags) => return fail(diags),
+                    }
+                } else {
+                    ir.log.clone()
+                };
+                if let Err(code) = write_dumps(&cli, &log) {
                     return code;
                 }
                 if cli.time_passes {

@@ -18,28 +18,29 @@
 
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
 use isa_spa5::inst::{mem, Operand};
-use isa_spa5::{Inst as MInst, ModKind, Op, PredReg};
+use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
+use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
 use smallvec::SmallVec;
 
-use super::abi::{slot_index, ParamKind};
-use super::isel::{Isel, IselError};
-use super::target::{cb0, Group, SetMod, Slot, TInst, Template, R};
+use super::{Isel, IselError};
+use crate::spa5::abi::{slot_index, ParamKind};
+use crate::spa5::target::{cb0, Group, SetMod, Slot, TInst, Template, R, RB};
 use isa_spa5::cubin::PARAM_BASE;
 
 use Slot::{Arg, Res};
 
 type Vals = SmallVec<[Value; 4]>;
 
-fn size_name(size: MemSize, words: usize) -> &'static str {
+fn size_name(size: MemSize, words: usize) -> Size {
     match size {
-        MemSize::U8 => "U8",
-        MemSize::S8 => "S8",
-        MemSize::U16 => "U16",
-        MemSize::S16 => "S16",
+        MemSize::U8 => Size::U8,
+        MemSize::S8 => Size::S8,
+        MemSize::U16 => Size::U16,
+        MemSize::S16 => Size::S16,
         MemSize::Words(_) => match words {
-            2 => "64",
-            4 => "128",
-            _ => "",
+            2 => Size::B64,
+            4 => Size::B128,
+            _ => Size::B32,
         },
     }
 }
@@ -74,9 +75,9 @@ impl Isel<'_> {
             InstructionData::Barrier { flags, .. } => {
                 let mut seq = Vec::new();
                 if flags.memory || flags.gds {
-                    seq.push(TInst::new(MInst::membar("GL"), &[]));
+                    seq.push(TInst::new(MInst::membar(Scope::Gl), &[]));
                 } else if flags.lds && !flags.threads {
-                    seq.push(TInst::new(MInst::membar("CTA"), &[]));
+                    seq.push(TInst::new(MInst::membar(Scope::Cta), &[]));
                 }
                 if flags.threads {
                     seq.push(TInst::new(MInst::bar_sync(0), &[]));
@@ -170,7 +171,7 @@ impl Isel<'_> {
                 )
             }
             other => {
-                let i = MInst::isetp("LT", PredReg(0), R, other).m(ModKind::Signed, 0);
+                let i = MInst::isetp(ICmp::Lt, PredReg(0), R, other).m(ModKind::Signed, 0);
                 let v = self.emit(
                     Template::one(TInst::new(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)])),
                     &[a],
@@ -179,7 +180,7 @@ impl Isel<'_> {
                 return Ok(Some(v[0]));
             }
         };
-        let i = MInst::isetp("LT", PredReg(0), R, R).m(ModKind::Signed, 0);
+        let i = MInst::isetp(ICmp::Lt, PredReg(0), R, R).m(ModKind::Signed, 0);
         let v = self.emit(Template::one(TInst::new(i, &slots)), &b, &[Type::Pred])?;
         Ok(Some(v[0]))
     }
@@ -256,12 +257,26 @@ impl Isel<'_> {
                     Some(a) => a,
                     None => self.const32(0)?,
                 };
+                // An offset beyond the instruction's signed 24-bit immediate goes into the
+                // 32-bit byte address instead (the bounds predicate above already saw it).
+                let (a, off) = if (-(1 << 23)..(1 << 23)).contains(&off) {
+                    (a, off)
+                } else {
+                    let k = self.const32(off as u32)?;
+                    (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
+                };
                 // With in-bounds accesses promised, `index << k` folds into the LEA's shift
                 // (the 64-bit address is then formed without wrapping, like CUDA's).
                 // Likewise `x + c` puts `c` into the instruction's immediate offset, so
                 // neighbouring elements share one address.
                 let (a, off) = match self.const_added(a) {
-                    Some((x, c)) if self.opts.assume_in_bounds && !check => (x, off + c),
+                    Some((x, c))
+                        if self.opts.assume_in_bounds
+                            && !check
+                            && (-(1 << 23)..(1 << 23)).contains(&(off + c)) =>
+                    {
+                        (x, off + c)
+                    }
                     _ => (a, off),
                 };
                 let (a, shift) = match self.shifted_index(a) {
@@ -277,7 +292,7 @@ impl Isel<'_> {
                     [lo, hi]
                 } else {
                     let lo = MInst::lea(R, R, cb0(p), shift).m(ModKind::Cc, 1);
-                    let hi = MInst::lea_hi(R, R, cb0(p + 4), R, shift).m(ModKind::X, 1);
+                    let hi = MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1);
                     let mut t = Template::many(&[
                         TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
                         TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
@@ -294,6 +309,7 @@ impl Isel<'_> {
                 let ro = matches!(m.space, MemSpace::Srv(_))
                     || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
                 if !(-(1 << 23)..(1 << 23)).contains(&off) {
+                    // Invariant: both adjustments above keep the offset encodable.
                     return Err(self.unsupported(inst, "memory offset beyond 24 bits"));
                 }
                 Ok((
@@ -435,15 +451,15 @@ impl Isel<'_> {
     ) -> Result<Value, IselError> {
         let mut args: Vec<Value> = Vec::new();
         let mut seq: Vec<TInst> = vec![
-            TInst::new(MInst::mov(R, R), &[Res(0, 0)]),
-            TInst::new(MInst::mov(R, R), &[Res(0, 1)]),
+            TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]),
+            TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 1)]),
         ];
         let mut groups = Vec::new();
         let mut any_guarded = false;
         for (part, extra) in [(0u8, 0i64), (1, 4)] {
             let (place, pred) = self.place(inst, m, addr, extra)?;
             let global = matches!(place, Place::Global { .. });
-            let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1));
+            let (mut ti, a) = load_tinst(place, size_name(MemSize::Words(1), 1))?;
             // This word's address arguments start at `base` (shared with the other word's
             // when they are the same values).
             let base = match args.windows(a.len().max(1)).position(|w| w == a.as_slice()) {
@@ -562,15 +578,8 @@ impl Isel<'_> {
                         let bits = size.bytes() * 8;
                         let ctl = ((o as u32 & 3) * 8) | (bits << 8);
                         let signed = size.is_signed() as u8;
-                        let i = MInst::build(
-                            Op::BFE_I,
-                            &[
-                                Operand::Reg(R),
-                                Operand::Reg(R),
-                                Operand::Imm(i64::from(ctl)),
-                            ],
-                        )
-                        .m(ModKind::Signed, signed);
+                        let i = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(i64::from(ctl))])
+                            .m(ModKind::Signed, signed);
                         self.one(i, &[Res(0, 0), Arg(0, 0)], &[wv])?
                     }
                     _ => self.const32(0)?,
@@ -581,7 +590,7 @@ impl Isel<'_> {
         }
         let (place, pred) = self.place(inst, m, addr, extra)?;
         let sname = size_name(size, n);
-        let (ti, args) = load_tinst(place, sname);
+        let (ti, args) = load_tinst(place, sname)?;
         let mut args = args;
         // As one b64 value (its register pair) or n b32 values in an aligned group.
         let results: Vec<Type> = if as_pair {
@@ -595,7 +604,7 @@ impl Isel<'_> {
                 let g = args.len() as u8;
                 args.push(p);
                 let mut seq: Vec<TInst> = (0..n as u8)
-                    .map(|k| TInst::new(MInst::mov(R, R), &[res_slot(k)]))
+                    .map(|k| TInst::new(MInst::mov(R, Reg::RZ), &[res_slot(k)]))
                     .collect();
                 seq.push(ti.guarded(g, false));
                 Template::many(&seq)
@@ -682,13 +691,12 @@ impl Isel<'_> {
         let ti = match place {
             Place::Global { lo, hi, off, .. } => {
                 args.extend([lo, hi]);
-                TInst::new(MInst::stg(sname, R, off, R), &[Slot::MemArg(0), Arg(2, 0)])
+                TInst::new(MInst::stg(sname, RB, off, R), &[Slot::MemArg(0), Arg(2, 0)])
             }
             Place::Flat {
                 op_st, addr, off, ..
             } => {
-                let i =
-                    MInst::build(op_st, &[mem(R, off), Operand::Reg(R)]).mn(ModKind::Size, sname);
+                let i = MInst::build(op_st, &[mem(RB, off), R]).t(sname)?;
                 match addr {
                     Some(a) => {
                         args.push(a);
@@ -748,24 +756,25 @@ impl Isel<'_> {
         ret: bool,
     ) -> Result<Vals, IselError> {
         let (name, ty) = match op {
-            AtomicOp::Add | AtomicOp::Sub => ("ADD", ""),
-            AtomicOp::Smin => ("MIN", "S32"),
-            AtomicOp::Smax => ("MAX", "S32"),
-            AtomicOp::Umin => ("MIN", ""),
-            AtomicOp::Umax => ("MAX", ""),
-            AtomicOp::And => ("AND", ""),
-            AtomicOp::Or => ("OR", ""),
-            AtomicOp::Xor => ("XOR", ""),
-            AtomicOp::Xchg => ("EXCH", ""),
-            AtomicOp::Inc => ("INC", ""),
-            AtomicOp::Dec => ("DEC", ""),
-            AtomicOp::CmpXchg => ("CAS", ""),
+            AtomicOp::Add | AtomicOp::Sub => (AOp::Add, AType::U32),
+            AtomicOp::Smin => (AOp::Min, AType::S32),
+            AtomicOp::Smax => (AOp::Max, AType::S32),
+            AtomicOp::Umin => (AOp::Min, AType::U32),
+            AtomicOp::Umax => (AOp::Max, AType::U32),
+            AtomicOp::And => (AOp::And, AType::U32),
+            AtomicOp::Or => (AOp::Or, AType::U32),
+            AtomicOp::Xor => (AOp::Xor, AType::U32),
+            AtomicOp::Xchg => (AOp::Exch, AType::U32),
+            AtomicOp::Inc => (AOp::Inc, AType::U32),
+            AtomicOp::Dec => (AOp::Dec, AType::U32),
+            // The CAS forms have no operation field.
+            AtomicOp::CmpXchg => (AOp::Add, AType::U32),
             AtomicOp::Rsub => return Err(self.unsupported(inst, "atomic rsub")),
         };
         let mut data: Vec<Value> = vals.to_vec();
         if op == AtomicOp::Sub {
             let n = self.one(
-                MInst::iadd(R, R, R).m(ModKind::Neg(2), 1),
+                MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
                 &[Res(0, 0), Slot::Keep, Arg(0, 0)],
                 &[vals[0]],
             )?;
@@ -773,23 +782,20 @@ impl Isel<'_> {
         }
         let (place, pred) = self.place(inst, m, addr, 0)?;
         let cas = op == AtomicOp::CmpXchg;
+        // Without a use of the old value the destination is RZ.
+        let dst = if ret { R } else { Operand::Reg(Reg::RZ) };
         let mut args: Vec<Value> = Vec::new();
         let ti = match place {
             Place::Global { lo, hi, off, .. } => {
                 args.extend([lo, hi]);
                 let mut i = if cas {
-                    MInst::build(
-                        Op::ATOM_CAS,
-                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
-                    )
+                    MInst::build(Op::ATOM_CAS, &[dst, mem(RB, off), R])
                 } else {
-                    MInst::build(Op::ATOM, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
-                        .mn(ModKind::AtomOp, name)
+                    MInst::build(Op::ATOM, &[dst, mem(RB, off), R])
+                        .t(name)?
+                        .t(ty)?
                 };
                 i.set(ModKind::E, 1);
-                if !cas {
-                    i.set_name(ModKind::AtomType, ty);
-                }
                 TInst::new(
                     i,
                     &[
@@ -805,18 +811,13 @@ impl Isel<'_> {
                 off,
                 ..
             } => {
-                let mut i = if cas {
-                    MInst::build(
-                        Op::ATOMS_CAS,
-                        &[Operand::Reg(R), mem(R, off), Operand::Reg(R)],
-                    )
+                let i = if cas {
+                    MInst::build(Op::ATOMS_CAS, &[dst, mem(RB, off), R])
                 } else {
-                    MInst::build(Op::ATOMS, &[Operand::Reg(R), mem(R, off), Operand::Reg(R)])
-                        .mn(ModKind::AtomOp, name)
+                    MInst::build(Op::ATOMS, &[dst, mem(RB, off), R])
+                        .t(name)?
+                        .t(ty)?
                 };
-                if !cas {
-                    i.set_name(ModKind::AtomType, ty);
-                }
                 let (mslot, d) = match addr {
                     Some(a) => {
                         args.push(a);
@@ -840,7 +841,7 @@ impl Isel<'_> {
             ..Template::default()
         };
         if ret {
-            t.seq.push(TInst::new(MInst::mov(R, R), &[Res(0, 0)]));
+            t.seq.push(TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]));
         }
         if let Some(p) = pred {
             let g = args.len() as u8;
@@ -869,30 +870,38 @@ impl Isel<'_> {
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
 /// address slots read.
-fn load_tinst(place: Place, sname: &'static str) -> (TInst, Vec<Value>) {
-    match place {
+fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
+    Ok(match place {
         Place::Global { lo, hi, off, ro } => {
-            let mut i = MInst::ldg(sname, R, R, off);
-            if ro {
-                i.set_name(ModKind::Cache, "CI");
-            }
+            let i = MInst::ldg(sname, R, RB, off).t(if ro { Cache::Ci } else { Cache::Default })?;
             (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
         }
         Place::Flat {
             op_ld, addr, off, ..
         } => {
-            let i = MInst::build(op_ld, &[Operand::Reg(R), mem(R, off)]).mn(ModKind::Size, sname);
+            let i = MInst::build(op_ld, &[R, mem(RB, off)]).t(sname)?;
             match addr {
                 Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
                 None => (TInst::new(i, &[Res(0, 0)]), vec![]),
             }
         }
         Place::Const { addr, off } => {
-            let i = MInst::ldc(sname, R, 0, R, off);
+            let i = MInst::build(
+                Op::LDC,
+                &[
+                    R,
+                    Operand::CIdx {
+                        bank: 0,
+                        base: RB,
+                        offset: off,
+                    },
+                ],
+            )
+            .t(sname)?;
             match addr {
                 Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
                 None => (TInst::new(i, &[Res(0, 0)]), vec![]),
             }
         }
-    }
+    })
 }

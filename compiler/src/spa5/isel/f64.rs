@@ -1,4 +1,7 @@
-//! Double-precision division, reciprocal and square roots: SM50 has no instruction for them,
+//! Instruction selection of the f64 family: `DADD`/`DMUL`/`DFMA` (a constant-buffer pair or
+//! a pooled constant as the `c[]` operand), `DMNMX`, `DSETP`, sign operations on the high
+//! word, rounding through `F2F.F64`, and double-precision division, reciprocal and square
+//! roots. SM50 has no instruction for the last three,
 //! only `MUFU.RCP64H`/`MUFU.RSQ64H` (an approximation from the high word of a double), so
 //! they are Newton-Raphson sequences on `DFMA`, as ptxas builds them.
 //!
@@ -19,12 +22,15 @@
 //! subnormal, or `b` is a subnormal whose high word is zero, the result may be off by a few
 //! units in the last place (ptxas branches to a slow path there).
 
-use ilc_passes::ir::{Type, Value};
+use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{Bop, DType, FCmp, Lop, Mufu, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
 
-use super::isel::{Isel, IselError};
-use super::target::{SetMod, Slot, TInst, Template, R};
+use super::float::fcc;
+use super::legalize::{no_mods, Enc, SrcForms};
+use super::{Isel, IselError, Vals};
+use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
 use Slot::{Arg, Res};
 
@@ -38,6 +44,112 @@ const P_1000: u64 = (1023 + 1000) << 52;
 const P_M500: u64 = (1023 - 500) << 52;
 
 impl Isel<'_> {
+    /// Selects an f64-family instruction (see [`super::family`]).
+    pub(super) fn select_f64(
+        &mut self,
+        inst: Inst,
+        data: &InstructionData,
+    ) -> Result<Vals, IselError> {
+        let op = data.opcode();
+        let args: Vals = data.args().into();
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        match op {
+            Opcode::Dcmp => {
+                let InstructionData::FloatCompare { cond, .. } = data else {
+                    return Err(self.unsupported(inst, "dcmp form"));
+                };
+                one(self.dsetp(fcc(*cond), args[0], args[1])?)
+            }
+            Opcode::Dadd | Opcode::Dsub | Opcode::Dmul => {
+                let r = if op == Opcode::Dmul {
+                    Op::DMUL_R
+                } else {
+                    Op::DADD_R
+                };
+                // A constant-buffer pair or a constant as the c[] operand (second; the
+                // commutative ops take it from either side).
+                let (a, b) = if op != Opcode::Dsub
+                    && !self.const_like64(args[1])
+                    && self.const_like64(args[0])
+                {
+                    (args[1], args[0])
+                } else {
+                    (args[0], args[1])
+                };
+                let sub = op == Opcode::Dsub;
+                let neg = |i: MInst| if sub { i.f(ModKind::Neg(2), 1) } else { Ok(i) };
+                one(self.emit_legal(
+                    &[SrcForms::of(r, 2)],
+                    &[Enc::CBank],
+                    &[R; 3],
+                    &neg,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &[a, b],
+                    Type::B64,
+                )?)
+            }
+            Opcode::Dfma => {
+                let (a, b, c) = if !self.const_like64(args[1]) && self.const_like64(args[0]) {
+                    (args[1], args[0], args[2])
+                } else {
+                    (args[0], args[1], args[2])
+                };
+                one(self.emit_legal(
+                    &[SrcForms::of(Op::DFMA_R, 2), SrcForms::of(Op::DFMA_R, 3)],
+                    &[Enc::CBank],
+                    &[R; 4],
+                    &no_mods,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[a, b, c],
+                    Type::B64,
+                )?)
+            }
+            Opcode::Ddiv => one(self.ddiv(args[0], args[1])?),
+            Opcode::Drcp => {
+                let one_v = self.const64(ONE)?;
+                one(self.ddiv(one_v, args[0])?)
+            }
+            Opcode::Dsqrt => one(self.dsqrt(args[0])?),
+            Opcode::Drsq => {
+                // The reference evaluates `1 / sqrt(x)` with two roundings: so does this.
+                let s = self.dsqrt(args[0])?;
+                let one_v = self.const64(ONE)?;
+                one(self.ddiv(one_v, s)?)
+            }
+            Opcode::Dmin | Opcode::Dmax => {
+                let p = if op == Opcode::Dmin {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let i = MInst::build(Op::DMNMX_R, &[R, R, R, Operand::Pred(p)]);
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+            }
+            Opcode::Dneg | Opcode::Dabs => {
+                let (name, k) = if op == Opcode::Dneg {
+                    (Lop::Xor, 0x8000_0000)
+                } else {
+                    (Lop::And, 0x7fff_ffff)
+                };
+                let t = Template::many(&[
+                    TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+                    TInst::new(MInst::lop32i(name, R, R, k), &[Res(0, 1), Arg(0, 1)]),
+                ]);
+                Ok(self.emit(t, &args, &[Type::B64])?)
+            }
+            Opcode::Dfloor | Opcode::Dceil | Opcode::Dtrunc | Opcode::DroundEven => {
+                let rnd = match op {
+                    Opcode::Dfloor => Rnd::Floor,
+                    Opcode::Dceil => Rnd::Ceil,
+                    Opcode::Dtrunc => Rnd::Trunc,
+                    _ => Rnd::Round,
+                };
+                one(self.f2f(DType::F64, SType::F64, rnd, args[0], Type::B64)?)
+            }
+            _ => Err(self.unsupported(inst, op.mnemonic())),
+        }
+    }
+
     /// A 64-bit constant.
     pub(crate) fn const64(&mut self, bits: u64) -> Result<Value, IselError> {
         let t = Template::many(&[
@@ -49,15 +161,7 @@ impl Isel<'_> {
 
     /// `(negab ? -(a*b) : a*b) + c`, one rounding.
     fn dfma(&mut self, a: Value, b: Value, c: Value, negab: bool) -> Result<Value, IselError> {
-        let mut i = MInst::build(
-            Op::DFMA_R,
-            &[
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-            ],
-        );
+        let mut i = MInst::build(Op::DFMA_R, &[R, R, R, R]);
         i.set(ModKind::Neg(2), negab as u8);
         self.one_ty(
             i,
@@ -68,15 +172,12 @@ impl Isel<'_> {
     }
 
     fn dmul(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
-        let i = MInst::build(
-            Op::DMUL_R,
-            &[Operand::Reg(R), Operand::Reg(R), Operand::Reg(R)],
-        );
+        let i = MInst::build(Op::DMUL_R, &[R, R, R]);
         self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b], Type::B64)
     }
 
     /// The double whose high word is `MUFU.op` of `x`'s high word (low word zero).
-    fn mufu64(&mut self, op: &str, x: Value) -> Result<Value, IselError> {
+    fn mufu64(&mut self, op: Mufu, x: Value) -> Result<Value, IselError> {
         let t = Template::many(&[
             TInst::new(MInst::mov32i(R, 0), &[Res(0, 0)]),
             TInst::new(MInst::mufu(op, R, R), &[Res(0, 1), Arg(0, 1)]),
@@ -85,18 +186,18 @@ impl Isel<'_> {
     }
 
     /// `DSETP.cmp p, PT, a, b, PT`.
-    fn dsetp(&mut self, cmp: &str, a: Value, b: Value) -> Result<Value, IselError> {
+    fn dsetp(&mut self, cmp: FCmp, a: Value, b: Value) -> Result<Value, IselError> {
         let i = MInst::build(
             Op::DSETP_R,
             &[
                 Operand::Pred(Pred::p(0)),
                 Operand::Pred(Pred::TRUE),
-                Operand::Reg(R),
-                Operand::Reg(R),
+                R,
+                R,
                 Operand::Pred(Pred::TRUE),
             ],
         )
-        .mn(ModKind::FCmp, cmp);
+        .t(cmp)?;
         self.one_ty(
             i,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
@@ -125,12 +226,12 @@ impl Isel<'_> {
             &[
                 Operand::Pred(Pred::p(0)),
                 Operand::Pred(Pred::TRUE),
-                Operand::Reg(R),
-                Operand::Reg(R),
+                R,
+                R,
                 Operand::Pred(Pred::TRUE),
             ],
         )
-        .mn(ModKind::FCmp, if lt { "LT" } else { "GT" })
+        .t(if lt { FCmp::Lt } else { FCmp::Gt })?
         .m(ModKind::Abs(2), 1);
         self.one_ty(
             i,
@@ -159,7 +260,7 @@ impl Isel<'_> {
         let ka = self.dsel(a_small, huge, one)?;
         let kq = self.dsel(a_small, tiny, one)?;
         let a_s = self.dmul(a, ka)?;
-        let r0 = self.mufu64("RCP64H", b)?;
+        let r0 = self.mufu64(Mufu::Rcp64h, b)?;
         let t = self.dfma(b, r0, one, true)?;
         let t = self.dfma(t, t, t, false)?;
         let r = self.dfma(r0, t, r0, false)?;
@@ -170,9 +271,9 @@ impl Isel<'_> {
         let q = self.dfma(r, e, q, false)?;
         let q = self.dmul(q, kq)?;
         let plain = self.dmul(a, r0)?;
-        let num = self.dsetp("NUM", q, q)?;
+        let num = self.dsetp(FCmp::Num, q, q)?;
         let zero = self.const64(0)?;
-        let nz = self.dsetp("NEU", a, zero)?;
+        let nz = self.dsetp(FCmp::Neu, a, zero)?;
         let ok = self.psetp_and(num, nz)?;
         self.dsel(ok, q, plain)
     }
@@ -190,7 +291,7 @@ impl Isel<'_> {
         let back = self.const64(P_M500)?;
         let kb = self.dsel(small, back, one)?;
         let half = self.const64(HALF)?;
-        let y = self.mufu64("RSQ64H", x)?;
+        let y = self.mufu64(Mufu::Rsq64h, x)?;
         let h = self.dmul(x, half)?;
         let mut y = y;
         for _ in 0..2 {
@@ -203,16 +304,16 @@ impl Isel<'_> {
         let hy = self.dmul(y, half)?;
         let s = self.dfma(r, hy, s, false)?;
         let zero = self.const64(0)?;
-        let neg = self.dsetp("LT", x, zero)?;
+        let neg = self.dsetp(FCmp::Lt, x, zero)?;
         let nan = self.const64(NAN)?;
         let special = self.dsel(neg, nan, x)?;
         let s = self.dmul(s, kb)?;
-        let num = self.dsetp("NUM", s, s)?;
+        let num = self.dsetp(FCmp::Num, s, s)?;
         self.dsel(num, s, special)
     }
 
     fn psetp_and(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
-        let inst = MInst::new(Op::PSETP).mn(ModKind::Bop, "AND");
+        let inst = MInst::new(Op::PSETP).t(Bop::And)?;
         self.one_ty(
             inst,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0), Slot::Keep],

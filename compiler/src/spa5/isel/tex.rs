@@ -14,11 +14,12 @@
 
 use ilc_passes::ir::{Inst, TexArg, TexKind, TexShape, Type, Value};
 use isa_spa5::inst::Operand;
+use isa_spa5::mods::{TexChannels, TexDim, TexLod, TexQuery, TexsType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Reg};
 use smallvec::SmallVec;
 
-use super::isel::{Isel, IselError};
-use super::target::{Group, SetMod, Slot, TInst, Template, R};
+use super::{Isel, IselError};
+use crate::spa5::target::{Group, SetMod, Slot, TInst, Template, R};
 
 type Vals = SmallVec<[Value; 4]>;
 
@@ -40,11 +41,11 @@ impl Isel<'_> {
         }
         let axes = tex.shape.axes();
         let dim = match tex.shape {
-            TexShape::D1 | TexShape::Buffer => "1D",
-            TexShape::D1Array => "ARRAY_1D",
-            TexShape::D2 => "2D",
-            TexShape::D2Array => "ARRAY_2D",
-            TexShape::D3 => "3D",
+            TexShape::D1 | TexShape::Buffer => TexDim::D1,
+            TexShape::D1Array => TexDim::Array1D,
+            TexShape::D2 => TexDim::D2,
+            TexShape::D2Array => TexDim::Array2D,
+            TexShape::D3 => TexDim::D3,
         };
         // Operand order of the target instruction: the Ra group, then Rb.
         let mut ops: Vec<Value> = Vec::with_capacity(5);
@@ -54,14 +55,9 @@ impl Isel<'_> {
                 ops.push(args[0]);
                 MInst::build(
                     Op::TXQ,
-                    &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
-                        Operand::Imm(slot as i64),
-                        Operand::Imm(0xf),
-                    ],
+                    &[R, R, Operand::Imm(slot as i64), Operand::Imm(0xf)],
                 )
-                .mn(ModKind::TexQuery, "TEX_HEADER_DIMENSION")
+                .t(TexQuery::Dimension)?
             }
             TexKind::Gather(c) => {
                 if tex.shape.is_array() {
@@ -71,15 +67,15 @@ impl Isel<'_> {
                 MInst::build(
                     Op::TLD4,
                     &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
+                        R,
+                        R,
                         Operand::Reg(Reg::RZ),
                         Operand::Imm(slot as i64),
                         Operand::Imm(0xf),
                     ],
                 )
                 .m(ModKind::TexComp, c & 3)
-                .mn(ModKind::TexDim, dim)
+                .t(dim)?
             }
             TexKind::Sample | TexKind::Fetch => {
                 if tex.shape.is_array() {
@@ -87,25 +83,25 @@ impl Isel<'_> {
                 }
                 ops.extend_from_slice(&args[..axes]);
                 let (op, lod) = if tex.kind == TexKind::Sample {
-                    (Op::TEX, "LZ")
+                    (Op::TEX, TexLod::Lz)
                 } else if tex.shape == TexShape::Buffer || self.is_zero(args[args.len() - 1]) {
-                    (Op::TLD, "LZ")
+                    (Op::TLD, TexLod::Lz)
                 } else {
                     rb = Some(args[args.len() - 1]);
-                    (Op::TLD, "LL")
+                    (Op::TLD, TexLod::Ll)
                 };
                 MInst::build(
                     op,
                     &[
-                        Operand::Reg(R),
-                        Operand::Reg(R),
+                        R,
+                        R,
                         Operand::Reg(Reg::RZ),
                         Operand::Imm(slot as i64),
                         Operand::Imm(0xf),
                     ],
                 )
-                .mn(ModKind::TexLod, lod)
-                .mn(ModKind::TexDim, dim)
+                .t(lod)?
+                .t(dim)?
             }
         };
         // Write only the channels something reads (the results are packed: mask bit c set
@@ -115,6 +111,9 @@ impl Isel<'_> {
             let mut mi = mi;
             let k = if tex.kind == TexKind::Query { 3 } else { 4 };
             mi.operands[k] = Operand::Imm(i64::from(mask));
+            if rb.is_some() {
+                mi.operands[2] = R;
+            }
             mi
         };
         let n_a = ops.len() as u8;
@@ -164,16 +163,20 @@ impl Isel<'_> {
             TexKind::Sample => (
                 Op::TEXS_RZ,
                 Op::TEXS,
-                if two_d { "LZ|2D" } else { "LZ|1D" },
+                if two_d {
+                    TexsType::Lz2D
+                } else {
+                    TexsType::Lz1D
+                },
                 two_d.then(|| args[1]),
             ),
             TexKind::Fetch => {
                 let level = (tex.shape != TexShape::Buffer).then(|| args[args.len() - 1]);
                 let lz = level.is_none_or(|l| self.is_zero(l));
                 match (two_d, lz) {
-                    (true, true) => (Op::TLDS_RZ, Op::TLDS, "LZ|2D", Some(args[1])),
-                    (false, true) => (Op::TLDS_RZ, Op::TLDS, "LZ|1D", None),
-                    (false, false) => (Op::TLDS_RZ, Op::TLDS, "LL|1D", level),
+                    (true, true) => (Op::TLDS_RZ, Op::TLDS, TexsType::Lz2D, Some(args[1])),
+                    (false, true) => (Op::TLDS_RZ, Op::TLDS, TexsType::Lz1D, None),
+                    (false, false) => (Op::TLDS_RZ, Op::TLDS, TexsType::Ll1D, level),
                     (true, false) => return Ok(None),
                 }
             }
@@ -181,34 +184,38 @@ impl Isel<'_> {
         };
         let used = self.channels_read(inst);
         // (written channels, name, one destination?)
-        let (written, name, single): (u8, &str, bool) = match used {
-            0 | 1 => (1, "R", true),
-            2 => (2, "G", true),
-            4 => (4, "B", true),
-            8 => (8, "A", true),
-            3 => (3, "RG", true),
-            9 => (9, "RA", true),
-            10 => (10, "GA", true),
-            12 => (12, "BA", true),
-            5..=7 => (7, "RGB", false),
-            11 => (11, "RGA", false),
-            13 => (13, "RBA", false),
-            14 => (14, "GBA", false),
-            _ => (15, "RGBA", false),
+        let (written, name, single): (u8, TexChannels, bool) = match used {
+            0 | 1 => (1, TexChannels::R, true),
+            2 => (2, TexChannels::G, true),
+            4 => (4, TexChannels::B, true),
+            8 => (8, TexChannels::A, true),
+            3 => (3, TexChannels::Rg, true),
+            9 => (9, TexChannels::Ra, true),
+            10 => (10, TexChannels::Ga, true),
+            12 => (12, TexChannels::Ba, true),
+            5..=7 => (7, TexChannels::Rgb, false),
+            11 => (11, TexChannels::Rga, false),
+            13 => (13, TexChannels::Rba, false),
+            14 => (14, TexChannels::Gba, false),
+            _ => (15, TexChannels::Rgba, false),
         };
         let n = written.count_ones() as u8;
         let mi = MInst::build(
             if single { op_rz } else { op },
             &[
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(R),
-                Operand::Reg(Reg::RZ),
+                if single { Operand::Reg(Reg::RZ) } else { R },
+                R,
+                R,
+                if rb.is_some() {
+                    R
+                } else {
+                    Operand::Reg(Reg::RZ)
+                },
                 Operand::Imm(slot as i64),
             ],
         )
-        .mn(ModKind::TexsType, ty)
-        .mn(ModKind::TexChannels, name);
+        .t(ty)?
+        .t(name)?;
         let mut slots = vec![
             if single { Slot::Keep } else { Slot::Res(2, 0) },
             Slot::Res(0, 0),

@@ -1,0 +1,136 @@
+//! Instruction selection of predicate logic and selects: predicate constants and `and`/
+//! `or`/`xor`/`not` as `PSETP`, `select` as `SEL` (one per word; a constant operand is its
+//! immediate or `c[]` operand, the predicate negated when the constant was the first
+//! choice), predicate selects as three `PSETP`s, and `bmask` as `SEL -1, RZ`.
+//!
+//! Requires and guarantees as [`super`].
+
+use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
+use isa_spa5::inst::Operand;
+use isa_spa5::mods::Bop;
+use isa_spa5::{Inst as MInst, Op, Pred, Reg};
+
+use super::legalize::{no_mods, SrcForms, ANY};
+use super::{Isel, IselError, Vals};
+use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
+
+use Slot::{Arg, Res};
+
+impl Isel<'_> {
+    /// Selects predicate logic or a select (see [`super::family`]).
+    pub(super) fn select_control(
+        &mut self,
+        inst: Inst,
+        data: &InstructionData,
+    ) -> Result<Vals, IselError> {
+        let op = data.opcode();
+        let args: Vals = data.args().into();
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        match op {
+            Opcode::Pconst => {
+                let InstructionData::UnaryImm { imm, .. } = data else {
+                    return Err(self.unsupported(inst, "pconst form"));
+                };
+                let p = if *imm & 1 != 0 {
+                    Pred::TRUE
+                } else {
+                    Pred::FALSE
+                };
+                let inst = MInst::build(
+                    Op::PSETP,
+                    &[
+                        Operand::Pred(Pred::p(0)),
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Pred(p),
+                        Operand::Pred(Pred::TRUE),
+                        Operand::Pred(Pred::TRUE),
+                    ],
+                );
+                one(self.one_ty(inst, &[Res(0, 0)], &[], Type::Pred)?)
+            }
+            Opcode::Select => self.select_value(&args),
+            Opcode::Bmask => {
+                let inst = MInst::sel(R, Reg::RZ, -1i32, Pred::TRUE);
+                one(self.one(
+                    inst,
+                    &[Res(0, 0), Slot::Keep, Slot::Keep, Slot::ArgNot(0)],
+                    &args,
+                )?)
+            }
+            Opcode::Pand => one(self.psetp(Bop::And, args[0], false, Some((args[1], false)))?),
+            Opcode::Por => one(self.psetp(Bop::Or, args[0], false, Some((args[1], false)))?),
+            Opcode::Pxor => one(self.psetp(Bop::Xor, args[0], false, Some((args[1], false)))?),
+            Opcode::Pnot => one(self.psetp(Bop::And, args[0], true, None)?),
+            _ => Err(self.unsupported(inst, op.mnemonic())),
+        }
+    }
+
+    /// `select p, t, f` of any type.
+    fn select_value(&mut self, args: &[Value]) -> Result<Vals, IselError> {
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        let ty = self.ty(args[1]);
+        if ty == Type::Pred {
+            let t = self.psetp(Bop::And, args[0], false, Some((args[1], false)))?;
+            let f = self.psetp(Bop::And, args[0], true, Some((args[2], false)))?;
+            return one(self.psetp(Bop::Or, t, false, Some((f, false)))?);
+        }
+        if ty == Type::B32 && (self.const_like(args[1]) || self.const_like(args[2])) {
+            // SEL's second operand may be an immediate or c[]: put the constant there
+            // (negating the predicate when it was the first).
+            let (t, f, not) = if self.const_like(args[2]) {
+                (args[1], args[2], false)
+            } else {
+                (args[2], args[1], true)
+            };
+            let pslot = if not { Slot::ArgNot(1) } else { Arg(1, 0) };
+            let forms = SrcForms::of(Op::SEL_R, 2);
+            return match self.legal_src(&forms, f, &ANY[..2], &no_mods) {
+                Some((op, opb)) => {
+                    let inst = MInst::build(op, &[R, R, opb, Operand::Pred(Pred::TRUE)]);
+                    one(self.one(
+                        inst,
+                        &[Res(0, 0), Arg(0, 0), Slot::Keep, pslot],
+                        &[t, args[0]],
+                    )?)
+                }
+                None => one(self.one(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[args[1], args[2], args[0]],
+                )?),
+            };
+        }
+        let parts = if ty == Type::B64 { 2 } else { 1 };
+        let seq: Vec<TInst> = (0..parts)
+            .map(|p| {
+                TInst::new(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, p), Arg(1, p), Arg(2, p), Arg(0, 0)],
+                )
+            })
+            .collect();
+        self.emit(Template::many(&seq), args, &[ty])
+    }
+
+    /// `PSETP.bop p, PT, a (negated if anot), b (PT when None)`.
+    pub(crate) fn psetp(
+        &mut self,
+        bop: Bop,
+        a: Value,
+        anot: bool,
+        b: Option<(Value, bool)>,
+    ) -> Result<Value, IselError> {
+        let inst = MInst::new(Op::PSETP).t(bop)?;
+        let a_slot = if anot { Slot::ArgNot(0) } else { Arg(0, 0) };
+        let (b_slot, args) = match b {
+            Some((bv, bnot)) => (if bnot { Slot::ArgNot(1) } else { Arg(1, 0) }, vec![a, bv]),
+            None => (Slot::Keep, vec![a]),
+        };
+        self.one_ty(
+            inst,
+            &[Res(0, 0), Slot::Keep, a_slot, b_slot, Slot::Keep],
+            &args,
+            Type::Pred,
+        )
+    }
+}

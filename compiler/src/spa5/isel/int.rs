@@ -1,0 +1,857 @@
+//! Instruction selection of the integer family: add/sub (64-bit ones as carry chains),
+//! logic, multiplies, shifts, bit fields, min/max, bit counts and compares.
+//!
+//! - 32-bit multiply is an XMAD sequence (two XMADs when one factor is a 16-bit constant,
+//!   three otherwise; a power of two is a shift); `a * 2^k + c` is one `ISCADD`.
+//! - 64-bit add/sub/logic are CC-chained pairs inside one template; 64-bit compares combine
+//!   `ISETP`s on the halves.
+//! - 64-bit shifts by a variable count `n` (masked to 6 bits) combine 32-bit shifts whose
+//!   counts may leave 0..31: Maxwell's `SHL`/`SHR` without `.W` clamp such counts (a logical
+//!   shift then gives 0), so e.g. `hi' = hi << n | lo >> (32 - n) | lo << (n - 32)` is right
+//!   for every `n` without a branch; the arithmetic right shift selects its low word.
+//! - `umulhi` is built from the four 16x16 XMAD partial products with explicit carries;
+//!   `imulhi` corrects it by the operands' signs.
+//! - `udiv`/`urem`: an f32 reciprocal estimate scaled to 2^32, one integer Newton step,
+//!   `q = umulhi(x, z)`, then two conditional corrections (exact for all 32-bit inputs, the
+//!   well-known AMDGPU/NVIDIA expansion); division by zero is patched to all ones as the IR
+//!   requires. Signed forms divide magnitudes and fix the signs (`MIN / -1 = MIN`).
+//!
+//! Requires and guarantees as [`super`]: results match `ilc_passes::eval` exactly.
+
+use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
+use isa_spa5::inst::Operand;
+use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
+use smallvec::SmallVec;
+
+use super::legalize::{no_mods, SrcForms, ANY};
+use super::{Isel, IselError, Vals};
+use crate::spa5::target::{fits_i20, SetMod, Slot, TInst, Template, R};
+
+use Slot::{Arg, Res};
+
+type R32 = Result<Value, IselError>;
+
+/// One 32-bit half of a 64-bit operand: register `part` of a pair, or a constant.
+#[derive(Clone, Copy)]
+enum Half {
+    Reg(Value, u8),
+    Const(u32),
+}
+
+impl Isel<'_> {
+    /// Selects an integer-family instruction (see [`super::family`]).
+    pub(super) fn select_int(
+        &mut self,
+        inst: Inst,
+        data: &InstructionData,
+    ) -> Result<Vals, IselError> {
+        let op = data.opcode();
+        let args: Vals = data.args().into();
+        let rty = self
+            .func
+            .dfg
+            .inst_results(inst)
+            .first()
+            .map(|v| self.func.dfg.value_type(*v));
+        let is64 = rty == Some(Type::B64) || args.first().is_some_and(|a| self.ty(*a) == Type::B64);
+        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+        let unsupported64 = |s: &Self| Err(s.unsupported(inst, op.mnemonic()));
+        match op {
+            Opcode::Iadd | Opcode::Isub if is64 => self.add64(op == Opcode::Isub, &args),
+            Opcode::Iadd => {
+                let (a, b) = self.canon(args[0], args[1]);
+                one(self.bin(Op::IADD_R, a, b, &no_mods)?)
+            }
+            Opcode::Isub => {
+                if let Some(c) = self.konst(args[1]) {
+                    let n = (c as u32).wrapping_neg() as i32 as i64;
+                    if fits_i20(n) {
+                        return one(self.one(
+                            MInst::iadd(R, R, n),
+                            &[Res(0, 0), Arg(0, 0)],
+                            &[args[0]],
+                        )?);
+                    }
+                }
+                let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            Opcode::Ineg if is64 => unsupported64(self),
+            Opcode::Ineg => {
+                let i = MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1);
+                one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
+            }
+            Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => {
+                let name = match op {
+                    Opcode::Band => Lop::And,
+                    Opcode::Bor => Lop::Or,
+                    Opcode::Bxor => Lop::Xor,
+                    _ => Lop::PassB,
+                };
+                let parts = if is64 { 2 } else { 1 };
+                let mut seq = Vec::new();
+                for p in 0..parts {
+                    if op == Opcode::Bnot {
+                        let i = MInst::lop(name, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
+                        seq.push(TInst::new(
+                            i,
+                            &[Slot::Keep, Res(0, p), Slot::Keep, Arg(0, p)],
+                        ));
+                    } else {
+                        seq.push(TInst::new(
+                            MInst::lop(name, R, R, R),
+                            &[Slot::Keep, Res(0, p), Arg(0, p), Arg(1, p)],
+                        ));
+                    }
+                }
+                let ty = if is64 { Type::B64 } else { Type::B32 };
+                Ok(self.emit(Template::many(&seq), &args, &[ty])?)
+            }
+            Opcode::Imul if is64 => unsupported64(self),
+            Opcode::Imul => one(self.imul(args[0], args[1])?),
+            Opcode::Umulhi => one(self.umulhi(args[0], args[1])?),
+            Opcode::Imulhi => one(self.imulhi(args[0], args[1])?),
+            Opcode::Udiv | Opcode::Urem | Opcode::Idiv | Opcode::Irem if is64 => {
+                unsupported64(self)
+            }
+            Opcode::Udiv | Opcode::Urem => {
+                let (q, r) = self.udivrem(args[0], args[1])?;
+                one(if op == Opcode::Udiv { q } else { r })
+            }
+            Opcode::Idiv | Opcode::Irem => {
+                let (q, r) = self.idivrem(args[0], args[1])?;
+                one(if op == Opcode::Idiv { q } else { r })
+            }
+            Opcode::Imad if is64 => unsupported64(self),
+            Opcode::Imad => one(self.imad(args[0], args[1], args[2])?),
+            Opcode::Ishl | Opcode::Ushr | Opcode::Ishr if is64 => {
+                self.shift64(op == Opcode::Ishl, op == Opcode::Ishr, args[0], args[1])
+            }
+            Opcode::Ishl | Opcode::Ushr | Opcode::Ishr => {
+                one(self.shift32(op == Opcode::Ishl, op == Opcode::Ishr, args[0], args[1])?)
+            }
+            Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax if is64 => {
+                unsupported64(self)
+            }
+            Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax => {
+                let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
+                let min = matches!(op, Opcode::Imin | Opcode::Umin);
+                let p = if min { Pred::TRUE } else { Pred::FALSE };
+                let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(p)])
+                    .m(ModKind::Signed, signed);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+            }
+            Opcode::Iabs if is64 => unsupported64(self),
+            Opcode::Iabs => {
+                let n = self.one(
+                    MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
+                    &[Res(0, 0), Slot::Keep, Arg(0, 0)],
+                    &args,
+                )?;
+                let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(Pred::FALSE)]);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[0], n])?)
+            }
+            Opcode::Popcnt => one(self.one(
+                MInst::build(Op::POPC_R, &[R, R]),
+                &[Res(0, 0), Arg(0, 0)],
+                &args,
+            )?),
+            Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz => {
+                let signed = (op == Opcode::FirstbitShi) as u8;
+                let mut inst = MInst::build(Op::FLO_R, &[R, R]).m(ModKind::Signed, signed);
+                if op != Opcode::Clz {
+                    inst.set(ModKind::Sh, 1);
+                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?);
+                }
+                // clz = 31 - flo (flo(0) = -1 gives 32).
+                let f = self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?;
+                let sub = MInst::iadd(R, R, 31).m(ModKind::Neg(1), 1);
+                one(self.one(sub, &[Res(0, 0), Arg(0, 0)], &[f])?)
+            }
+            Opcode::Bitrev | Opcode::FirstbitLo => {
+                // BFE.BREV over all 32 bits reverses them.
+                let rev = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(0x2000)])
+                    .m(ModKind::Signed, 0)
+                    .m(ModKind::Brev, 1);
+                let r = self.one(rev, &[Res(0, 0), Arg(0, 0)], &args)?;
+                if op == Opcode::Bitrev {
+                    return one(r);
+                }
+                let inst = MInst::build(Op::FLO_R, &[R, R])
+                    .m(ModKind::Signed, 0)
+                    .m(ModKind::Sh, 1);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])?)
+            }
+            Opcode::Ubfe | Opcode::Ibfe => {
+                let ctl = self.bf_control(args[0], args[1])?;
+                let signed = (op == Opcode::Ibfe) as u8;
+                let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
+            }
+            Opcode::Bfi => {
+                let ctl = self.bf_control(args[0], args[1])?;
+                let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
+                one(self.one(
+                    inst,
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[args[2], ctl, args[3]],
+                )?)
+            }
+            Opcode::Icmp => {
+                let InstructionData::IntCompare { cond, .. } = data else {
+                    return Err(self.unsupported(inst, "icmp form"));
+                };
+                if is64 {
+                    return one(self.icmp64(*cond, args[0], args[1])?);
+                }
+                let (cmp, signed) = icc(*cond);
+                one(self.isetp(cmp, signed, false, args[0], args[1], Bop::And, None)?)
+            }
+            _ => Err(self.unsupported(inst, op.mnemonic())),
+        }
+    }
+
+    /// 64-bit `a + b` or `a - b` as a carry chain in one template.
+    fn add64(&mut self, sub: bool, args: &[Value]) -> Result<Vals, IselError> {
+        let lo = MInst::iadd(R, R, R).f(ModKind::Cc, 1)?;
+        let hi = MInst::iadd(R, R, R).f(ModKind::X, 1)?;
+        let mut seq = Vec::new();
+        if sub {
+            // a - b = a + ~b + 1: invert b into the result, then add with carry-in 1.
+            let inv = MInst::lop(Lop::PassB, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
+            for part in 0..2 {
+                seq.push(TInst::new(
+                    inv,
+                    &[Slot::Keep, Res(0, part), Slot::Keep, Arg(1, part)],
+                ));
+            }
+            let lo = lo.t(Po::Po)?;
+            seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Res(0, 0)]));
+            seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Res(0, 1)]));
+        } else {
+            seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Arg(1, 0)]));
+            seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Arg(1, 1)]));
+        }
+        self.emit(Template::many(&seq), args, &[Type::B64])
+    }
+
+    /// `a * b + c`: one `ISCADD` when a factor is a power of two, else multiply and add.
+    fn imad(&mut self, a: Value, b: Value, c: Value) -> Result<Value, IselError> {
+        let pow2 = |k: Option<u64>| {
+            k.map(|k| k as u32)
+                .filter(|k| k.is_power_of_two() && *k > 1)
+        };
+        let (x, k) = match (pow2(self.konst(b)), pow2(self.konst(a))) {
+            (Some(k), _) => (a, Some(k)),
+            (None, Some(k)) => (b, Some(k)),
+            _ => (a, None),
+        };
+        if let Some(k) = k {
+            let i = MInst::iscadd(R, R, R, k.trailing_zeros() as u8);
+            return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, c]);
+        }
+        let m = self.imul(a, b)?;
+        self.bin(Op::IADD_R, m, c, &no_mods)
+    }
+
+    /// 32-bit shift; the IR masks the count to 5 bits (a constant count is masked here,
+    /// a register count wraps the same way under `.W`).
+    fn shift32(&mut self, left: bool, signed: bool, a: Value, n: Value) -> R32 {
+        if let Some(c) = self.konst(n) {
+            return self.sh_imm(left, signed && !left, a, (c & 31) as u32);
+        }
+        let r = if left { Op::SHL_R } else { Op::SHR_R };
+        let mut inst = MInst::build(r, &[R, R, R]).m(ModKind::W, 1);
+        inst.set(ModKind::Signed, u8::from(signed));
+        self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
+    }
+
+    /// BFE/BFI control word `(offset & 31) | (width & 31) << 8`.
+    fn bf_control(&mut self, width: Value, offset: Value) -> R32 {
+        if let (Some(w), Some(o)) = (self.konst(width), self.konst(offset)) {
+            return self.const32(((o & 31) | (w & 31) << 8) as u32);
+        }
+        let w = self.lop32i(Lop::And, width, 31)?;
+        let o = self.lop32i(Lop::And, offset, 31)?;
+        let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(0x808), R]);
+        self.one(
+            inst,
+            &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+            &[w, o],
+        )
+    }
+
+    /// 32-bit multiply as XMADs.
+    pub(crate) fn imul32(&mut self, a: Value, b: Value) -> R32 {
+        self.imul(a, b)
+    }
+
+    fn imul(&mut self, a: Value, b: Value) -> R32 {
+        let (a, b) = match (self.konst(a), self.konst(b)) {
+            (Some(_), None) => (b, a),
+            _ => (a, b),
+        };
+        if let Some(c) = self.konst(b) {
+            let c = c as u32;
+            if c.is_power_of_two() {
+                // a * 2^k = a << k: one instruction instead of two XMADs.
+                if c == 1 {
+                    return Ok(a);
+                }
+                return self.sh_imm(true, false, a, c.trailing_zeros());
+            }
+            if c < 0x1_0000 {
+                // a * c = a.lo * c + (a.hi * c << 16).
+                let lo = self.one(
+                    MInst::xmad(R, R, Operand::Imm(c as i64), Reg::RZ),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &[a],
+                )?;
+                let hi = MInst::xmad(R, R, Operand::Imm(c as i64), R)
+                    .m(ModKind::H1(1), 1)
+                    .m(ModKind::Psl, 1);
+                return self.one(hi, &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)], &[a, lo]);
+            }
+        }
+        let t0 = self.one(
+            MInst::xmad(R, R, R, Reg::RZ),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+        )?;
+        let t1 = self.one(
+            MInst::xmad(R, R, R, Reg::RZ)
+                .m(ModKind::Mrg, 1)
+                .m(ModKind::H1(2), 1),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+        )?;
+        let d = MInst::xmad(R, R, R, R)
+            .m(ModKind::Psl, 1)
+            .t(XMode::Cbcc)?
+            .m(ModKind::H1(1), 1)
+            .m(ModKind::H1(2), 1);
+        self.one(
+            d,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, t1, t0],
+        )
+    }
+
+    /// 64-bit compare on the halves, read straight from the register pairs (a constant's
+    /// halves are immediates where they fit).
+    fn icmp64(&mut self, cc: IntCC, a: Value, b: Value) -> R32 {
+        let half = |s: &Self, v: Value, hi: bool| match s.konst(v) {
+            Some(c) => Half::Const((c >> if hi { 32 } else { 0 }) as u32),
+            None => Half::Reg(v, u8::from(hi)),
+        };
+        let (al, bl, ah, bh) = (
+            half(self, a, false),
+            half(self, b, false),
+            half(self, a, true),
+            half(self, b, true),
+        );
+        match cc {
+            IntCC::Eq => {
+                let p = self.isetp_half(ICmp::Eq, false, al, bl, Bop::And, None)?;
+                self.isetp_half(ICmp::Eq, false, ah, bh, Bop::And, Some(p))
+            }
+            IntCC::Ne => {
+                let p = self.isetp_half(ICmp::Ne, false, al, bl, Bop::And, None)?;
+                self.isetp_half(ICmp::Ne, false, ah, bh, Bop::Or, Some(p))
+            }
+            _ => {
+                let (cmp, signed) = icc(cc);
+                // Strict part of the order on the high words, the full order on the low words.
+                let strict = match cmp {
+                    ICmp::Le => ICmp::Lt,
+                    ICmp::Ge => ICmp::Gt,
+                    c => c,
+                };
+                let l = self.isetp_half(cmp, false, al, bl, Bop::And, None)?;
+                let e = self.isetp_half(ICmp::Eq, false, ah, bh, Bop::And, Some(l))?;
+                self.isetp_half(strict, signed, ah, bh, Bop::Or, Some(e))
+            }
+        }
+    }
+
+    /// `ISETP.cmp.bop p, PT, a, b, q` on halves of 64-bit values.
+    fn isetp_half(
+        &mut self,
+        cmp: ICmp,
+        signed: bool,
+        a: Half,
+        b: Half,
+        bop: Bop,
+        q: Option<Value>,
+    ) -> R32 {
+        let a = match a {
+            Half::Reg(v, p) => (v, p),
+            Half::Const(c) => (self.const32(c)?, 0),
+        };
+        let (b_op, b_slot, mut args) = match b {
+            Half::Const(c) if fits_i20(i64::from(c as i32)) => {
+                (Operand::Imm(i64::from(c as i32)), Slot::Keep, vec![a.0])
+            }
+            Half::Const(c) => (R, Arg(1, 0), vec![a.0, self.const32(c)?]),
+            Half::Reg(v, p) => (R, Arg(1, p), vec![a.0, v]),
+        };
+        let inst = MInst::isetp(cmp, PredReg(0), R, b_op)
+            .f(ModKind::Signed, signed as u8)?
+            .t(bop)?;
+        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, a.1), b_slot];
+        if let Some(q) = q {
+            slots.push(Arg(args.len() as u8, 0));
+            args.push(q);
+        }
+        self.one_ty(inst, &slots, &args, Type::Pred)
+    }
+
+    pub(crate) fn lop32i(&mut self, op: Lop, a: Value, k: u32) -> R32 {
+        self.one(MInst::lop32i(op, R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
+    }
+
+    /// A predicate from `ISETP.cmp.bop p, PT, a, b, q` (q = PT when `q` is None); `b` is
+    /// legalized (a small constant or a constant-bank operand is the B operand itself).
+    #[allow(clippy::too_many_arguments)] // mirrors the ISETP operand list
+    pub(crate) fn isetp(
+        &mut self,
+        cmp: ICmp,
+        signed: bool,
+        x: bool,
+        a: Value,
+        b: Value,
+        bop: Bop,
+        q: Option<Value>,
+    ) -> R32 {
+        let mods = |i: MInst| {
+            i.t(cmp)?
+                .f(ModKind::Signed, signed as u8)?
+                .t(bop)?
+                .f(ModKind::X, x as u8)
+        };
+        let ops = [
+            Operand::Pred(Pred::p(0)),
+            Operand::Pred(Pred::TRUE),
+            R,
+            R,
+            Operand::Pred(Pred::TRUE),
+        ];
+        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
+        let mut args = vec![a, b];
+        if let Some(q) = q {
+            slots.push(Arg(2, 0));
+            args.push(q);
+        }
+        let forms = SrcForms::of(Op::ISETP_R, 3);
+        self.emit_legal(&[forms], &ANY[..2], &ops, &mods, &slots, &args, Type::Pred)
+    }
+}
+
+/// ISETP condition and signedness.
+pub fn icc(cc: IntCC) -> (ICmp, bool) {
+    match cc {
+        IntCC::Eq => (ICmp::Eq, true),
+        IntCC::Ne => (ICmp::Ne, true),
+        IntCC::Slt => (ICmp::Lt, true),
+        IntCC::Sle => (ICmp::Le, true),
+        IntCC::Sgt => (ICmp::Gt, true),
+        IntCC::Sge => (ICmp::Ge, true),
+        IntCC::Ult => (ICmp::Lt, false),
+        IntCC::Ule => (ICmp::Le, false),
+        IntCC::Ugt => (ICmp::Gt, false),
+        IntCC::Uge => (ICmp::Ge, false),
+    }
+}
+
+impl Isel<'_> {
+    fn part(&mut self, v: Value, hi: bool) -> R32 {
+        self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, u8::from(hi))], &[v])
+    }
+
+    fn pair(&mut self, lo: Value, hi: Value) -> Result<SmallVec<[Value; 4]>, IselError> {
+        let t = Template::many(&[
+            TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
+            TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(1, 0)]),
+        ]);
+        self.emit(t, &[lo, hi], &[Type::B64])
+    }
+
+    /// Clamping shift (`count >= 32` gives 0, or the sign for arithmetic right shifts).
+    fn sh(&mut self, left: bool, signed: bool, a: Value, n: Value) -> R32 {
+        let op = if left { Op::SHL_R } else { Op::SHR_R };
+        let i = MInst::build(op, &[R, R, R]).m(ModKind::Signed, u8::from(signed));
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
+    }
+
+    pub(crate) fn sh_imm(&mut self, left: bool, signed: bool, a: Value, n: u32) -> R32 {
+        let op = if left { Op::SHL_I } else { Op::SHR_I };
+        let i = MInst::build(op, &[R, R, Operand::Imm(i64::from(n))])
+            .m(ModKind::Signed, u8::from(signed));
+        self.one(i, &[Res(0, 0), Arg(0, 0)], &[a])
+    }
+
+    fn add(&mut self, a: Value, b: Value, neg_a: bool, neg_b: bool) -> R32 {
+        let i = MInst::iadd(R, R, R)
+            .m(ModKind::Neg(1), u8::from(neg_a))
+            .m(ModKind::Neg(2), u8::from(neg_b));
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
+    fn add_imm(&mut self, a: Value, k: i32, neg_a: bool) -> R32 {
+        let i = MInst::iadd32i(R, R, k);
+        if neg_a {
+            let z = self.const32(k as u32)?;
+            return self.add(a, z, true, false);
+        }
+        self.one(i, &[Res(0, 0), Arg(0, 0)], &[a])
+    }
+
+    fn lop(&mut self, op: Lop, a: Value, b: Value) -> R32 {
+        self.one(
+            MInst::lop(op, R, R, R),
+            &[Slot::Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[a, b],
+        )
+    }
+
+    fn and_imm(&mut self, a: Value, k: u32) -> R32 {
+        self.one(
+            MInst::lop32i(Lop::And, R, R, k),
+            &[Res(0, 0), Arg(0, 0)],
+            &[a],
+        )
+    }
+
+    fn setp(&mut self, cmp: ICmp, signed: bool, a: Value, b: Value) -> R32 {
+        let i = MInst::isetp(cmp, isa_spa5::PredReg(0), R, R).m(ModKind::Signed, u8::from(signed));
+        let t = Template::one(TInst::new(
+            i,
+            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
+        ));
+        Ok(self.emit(t, &[a, b], &[Type::Pred])?[0])
+    }
+
+    /// `p ? a : b`.
+    fn sel(&mut self, p: Value, a: Value, b: Value) -> R32 {
+        self.one(
+            MInst::sel(R, R, R, Pred::TRUE),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, b, p],
+        )
+    }
+
+    /// `XMAD d, a(.H1), b(.H1), RZ`: a 16x16 unsigned product.
+    fn mul16(&mut self, a: Value, ah: bool, b: Value, bh: bool) -> R32 {
+        let i = MInst::xmad(R, R, R, Reg::RZ)
+            .m(ModKind::H1(1), u8::from(ah))
+            .m(ModKind::H1(2), u8::from(bh));
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
+    /// 64-bit shift of `a` by `n` (masked to 6 bits).
+    pub(crate) fn shift64(
+        &mut self,
+        left: bool,
+        signed: bool,
+        a: Value,
+        n: Value,
+    ) -> Result<SmallVec<[Value; 4]>, IselError> {
+        let n = self.and_imm(n, 63)?;
+        let lo = self.part(a, false)?;
+        let hi = self.part(a, true)?;
+        let c32 = self.const32(32)?;
+        let inv = self.add(n, c32, true, false)?; // 32 - n
+        let over = self.add_imm(n, -32, false)?; // n - 32
+        if left {
+            let nlo = self.sh(true, false, lo, n)?;
+            let a1 = self.sh(true, false, hi, n)?;
+            let a2 = self.sh(false, false, lo, inv)?;
+            let a3 = self.sh(true, false, lo, over)?;
+            let h = self.lop(Lop::Or, a1, a2)?;
+            let nhi = self.lop(Lop::Or, h, a3)?;
+            return self.pair(nlo, nhi);
+        }
+        let nhi = self.sh(false, signed, hi, n)?;
+        let b1 = self.sh(false, false, lo, n)?;
+        let b2 = self.sh(true, false, hi, inv)?;
+        let small = self.lop(Lop::Or, b1, b2)?;
+        let big = self.sh(false, signed, hi, over)?;
+        let ge = self.setp(ICmp::Ge, false, n, c32)?;
+        let nlo = self.sel(ge, big, small)?;
+        self.pair(nlo, nhi)
+    }
+
+    /// High 32 bits of the unsigned 64-bit product.
+    pub(crate) fn umulhi(&mut self, a: Value, b: Value) -> R32 {
+        let p00 = self.mul16(a, false, b, false)?;
+        let p01 = self.mul16(a, false, b, true)?;
+        let p10 = self.mul16(a, true, b, false)?;
+        let p11 = self.mul16(a, true, b, true)?;
+        let t1 = self.sh_imm(false, false, p00, 16)?;
+        let t2 = self.and_imm(p01, 0xffff)?;
+        let t3 = self.and_imm(p10, 0xffff)?;
+        let m = self.add(t1, t2, false, false)?;
+        let m = self.add(m, t3, false, false)?;
+        let c = self.sh_imm(false, false, m, 16)?;
+        let s1 = self.sh_imm(false, false, p01, 16)?;
+        let s2 = self.sh_imm(false, false, p10, 16)?;
+        let h = self.add(p11, s1, false, false)?;
+        let h = self.add(h, s2, false, false)?;
+        self.add(h, c, false, false)
+    }
+
+    /// High 32 bits of the signed 64-bit product.
+    pub(crate) fn imulhi(&mut self, a: Value, b: Value) -> R32 {
+        let h = self.umulhi(a, b)?;
+        let sa = self.sh_imm(false, true, a, 31)?;
+        let sb = self.sh_imm(false, true, b, 31)?;
+        let ca = self.lop(Lop::And, sa, b)?;
+        let cb = self.lop(Lop::And, sb, a)?;
+        let h = self.add(h, ca, false, true)?;
+        self.add(h, cb, false, true)
+    }
+
+    /// Unsigned quotient and remainder (both all ones when `y == 0`).
+    pub(crate) fn udivrem(&mut self, x: Value, y: Value) -> Result<(Value, Value), IselError> {
+        let fy = self.one(
+            MInst::build(Op::I2F_R, &[R, R])
+                .t(DType::F32)?
+                .t(SType::U32)?,
+            &[Res(0, 0), Arg(0, 0)],
+            &[y],
+        )?;
+        let r = self.one(MInst::mufu(Mufu::Rcp, R, R), &[Res(0, 0), Arg(0, 0)], &[fy])?;
+        let k = self.const32(0x4f7f_fffe)?; // 4294966784.0
+        let s = self.one(
+            MInst::fmul(R, R, R),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[r, k],
+        )?;
+        let z = self.one(
+            MInst::build(Op::F2I_R, &[R, R])
+                .t(DType::U32)?
+                .t(SType::F32)?
+                .t(Rnd::Trunc)?,
+            &[Res(0, 0), Arg(0, 0)],
+            &[s],
+        )?;
+        let zero = self.const32(0)?;
+        let ny = self.add(zero, y, false, true)?;
+        let nyz = self.imul32(ny, z)?;
+        let corr = self.umulhi(z, nyz)?;
+        let z = self.add(z, corr, false, false)?;
+        let q = self.umulhi(x, z)?;
+        let qy = self.imul32(q, y)?;
+        let mut q = q;
+        let mut r = self.add(x, qy, false, true)?;
+        for _ in 0..2 {
+            let ge = self.setp(ICmp::Ge, false, r, y)?;
+            let q1 = self.add_imm(q, 1, false)?;
+            let r1 = self.add(r, y, false, true)?;
+            q = self.sel(ge, q1, q)?;
+            r = self.sel(ge, r1, r)?;
+        }
+        let ones = self.const32(u32::MAX)?;
+        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
+        let q = self.sel(is0, ones, q)?;
+        let r = self.sel(is0, ones, r)?;
+        Ok((q, r))
+    }
+
+    /// Signed quotient and remainder with the IR's conventions.
+    pub(crate) fn idivrem(&mut self, x: Value, y: Value) -> Result<(Value, Value), IselError> {
+        let zero = self.const32(0)?;
+        let nx = self.add(zero, x, false, true)?;
+        let ny = self.add(zero, y, false, true)?;
+        let xneg = self.setp(ICmp::Lt, true, x, zero)?;
+        let yneg = self.setp(ICmp::Lt, true, y, zero)?;
+        let ax = self.sel(xneg, nx, x)?;
+        let ay = self.sel(yneg, ny, y)?;
+        let (q, r) = self.udivrem(ax, ay)?;
+        let sx = self.sh_imm(false, true, x, 31)?;
+        let sy = self.sh_imm(false, true, y, 31)?;
+        let diff = self.lop(Lop::Xor, sx, sy)?;
+        let dneg = self.setp(ICmp::Ne, false, diff, zero)?;
+        let nq = self.add(zero, q, false, true)?;
+        let nr = self.add(zero, r, false, true)?;
+        let q = self.sel(dneg, nq, q)?;
+        let r = self.sel(xneg, nr, r)?;
+        let ones = self.const32(u32::MAX)?;
+        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
+        let q = self.sel(is0, ones, q)?;
+        let r = self.sel(is0, ones, r)?;
+        Ok((q, r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Models of the emitted sequences in plain Rust, instruction by instruction (with
+    //! Maxwell's clamping shifts and a reciprocal one ulp off), checked against exact
+    //! arithmetic on edge cases and pseudo-random inputs.
+
+    fn shl(a: u32, n: u32) -> u32 {
+        if n >= 32 {
+            0
+        } else {
+            a << n
+        }
+    }
+    fn shr(a: u32, n: u32) -> u32 {
+        if n >= 32 {
+            0
+        } else {
+            a >> n
+        }
+    }
+    fn sar(a: u32, n: u32) -> u32 {
+        ((a as i32) >> n.min(31)) as u32
+    }
+    fn x16(a: u32, ah: bool, b: u32, bh: bool) -> u32 {
+        let a = if ah { a >> 16 } else { a & 0xffff };
+        let b = if bh { b >> 16 } else { b & 0xffff };
+        a * b
+    }
+    fn umulhi(a: u32, b: u32) -> u32 {
+        let (p00, p01, p10, p11) = (
+            x16(a, false, b, false),
+            x16(a, false, b, true),
+            x16(a, true, b, false),
+            x16(a, true, b, true),
+        );
+        let m = (p00 >> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+        p11.wrapping_add(p01 >> 16)
+            .wrapping_add(p10 >> 16)
+            .wrapping_add(m >> 16)
+    }
+    fn udivrem(x: u32, y: u32, rcp_ulp: i32) -> (u32, u32) {
+        // A reciprocal within 1 ulp of the true value: the f32 just below or just above 1/y.
+        let exact = 1.0f64 / f64::from(y as f32);
+        let rn = exact as f32;
+        let r = match rcp_ulp {
+            -1 if f64::from(rn) > exact => f32::from_bits(rn.to_bits() - 1),
+            1 if f64::from(rn) < exact => f32::from_bits(rn.to_bits() + 1),
+            _ => rn,
+        };
+        let s = r * f32::from_bits(0x4f7f_fffe);
+        let z = if s.is_nan() {
+            0
+        } else if s >= 4294967296.0 {
+            u32::MAX
+        } else {
+            s as u32
+        };
+        let nyz = 0u32.wrapping_sub(y).wrapping_mul(z);
+        let z = z.wrapping_add(umulhi(z, nyz));
+        let mut q = umulhi(x, z);
+        let mut r = x.wrapping_sub(q.wrapping_mul(y));
+        for _ in 0..2 {
+            if r >= y {
+                q = q.wrapping_add(1);
+                r = r.wrapping_sub(y);
+            }
+        }
+        if y == 0 {
+            (u32::MAX, u32::MAX)
+        } else {
+            (q, r)
+        }
+    }
+    fn shift64(left: bool, signed: bool, a: u64, n: u32) -> u64 {
+        let n = n & 63;
+        let (lo, hi) = (a as u32, (a >> 32) as u32);
+        let inv = 32u32.wrapping_sub(n);
+        let over = n.wrapping_sub(32);
+        if left {
+            let nhi = shl(hi, n) | shr(lo, inv) | shl(lo, over);
+            return u64::from(shl(lo, n)) | u64::from(nhi) << 32;
+        }
+        let nhi = if signed { sar(hi, n) } else { shr(hi, n) };
+        let small = shr(lo, n) | shl(hi, inv);
+        let big = if signed { sar(hi, over) } else { shr(hi, over) };
+        let nlo = if n >= 32 { big } else { small };
+        u64::from(nlo) | u64::from(nhi) << 32
+    }
+
+    fn inputs() -> Vec<u32> {
+        let mut v = vec![
+            0,
+            1,
+            2,
+            3,
+            7,
+            0xffff,
+            0x10000,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0001,
+            u32::MAX,
+            u32::MAX - 1,
+        ];
+        let mut s = 0x1234_5678_9abc_def0u64;
+        for _ in 0..300 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            v.push((s >> 16) as u32 >> (s % 32));
+        }
+        v
+    }
+
+    #[test]
+    fn umulhi_model_is_exact() {
+        for &a in &inputs() {
+            for &b in &inputs() {
+                assert_eq!(
+                    umulhi(a, b),
+                    ((u64::from(a) * u64::from(b)) >> 32) as u32,
+                    "{a:#x} {b:#x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn udiv_model_is_exact_with_a_one_ulp_reciprocal() {
+        for ulp in [-1, 0, 1] {
+            for &x in &inputs() {
+                for &y in &inputs() {
+                    let want = x
+                        .checked_div(y)
+                        .zip(x.checked_rem(y))
+                        .unwrap_or((u32::MAX, u32::MAX));
+                    assert_eq!(
+                        udivrem(x, y, ulp),
+                        want,
+                        "{x:#x} / {y:#x} (rcp {ulp:+} ulp)"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shift64_model_matches_masked_shifts() {
+        let vals = [
+            0u64,
+            1,
+            0x8000_0000_0000_0000,
+            0xdead_beef_0123_4567,
+            u64::MAX,
+            0x0000_0001_8000_0000,
+        ];
+        for &a in &vals {
+            for n in 0..70u32 {
+                let m = n & 63;
+                assert_eq!(shift64(true, false, a, n), a << m, "shl {a:#x} {n}");
+                assert_eq!(shift64(false, false, a, n), a >> m, "ushr {a:#x} {n}");
+                assert_eq!(
+                    shift64(false, true, a, n),
+                    ((a as i64) >> m) as u64,
+                    "ishr {a:#x} {n}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,587 @@
+//! Instruction selection: every generic IR instruction becomes one or more `Target`
+//! instructions (still SSA) whose templates live in the [`Spa5Target`] table (see
+//! [`super::target`] for the encoding of the escape).
+//!
+//! Kept generic: `jump`, `brif`, `return` terminators and block parameters, so the scheduler
+//! and allocator still see the CFG. Everything else is replaced; an instruction that has no
+//! selection yields [`IselError::Unsupported`] naming it.
+//!
+//! Organisation: [`family`] sorts every IR opcode into one family (an exhaustive match, so a
+//! new opcode must be placed), and [`Isel::select`] hands the instruction to that family's
+//! function, one file each: [`moves`] (constants, copies, register pairs, special registers,
+//! lane shuffles), [`int`], [`float`], [`f64`], [`conv`], [`control`] (predicate logic and
+//! selects), [`mem`], [`tex`]. A family only decides *which* operations compute the result;
+//! [`legalize`] decides in which form (register, short immediate, constant bank, 32-bit
+//! immediate) a source is encoded, for every family alike. This file holds the shared state:
+//! emitting templates, folding zero and half-of-pair arguments, and block-local constants.
+//!
+//! Requires: a verified function whose resources fit [`LaunchLayout`]. Guarantees: the result
+//! verifies, and only `Target`, `jump`, `brif` and `return` remain.
+
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
+
+use ilc_passes::ir::{Block, Function, Inst, InstructionData, Opcode, Type, Value};
+use isa_spa5::inst::Operand;
+use isa_spa5::Inst as MInst;
+use smallvec::SmallVec;
+
+use super::abi::LaunchLayout;
+use super::target::{Slot, Spa5Target, TInst, Template, R};
+use super::Spa5Options;
+
+mod control;
+mod conv;
+mod f64;
+mod float;
+mod int;
+pub(crate) mod legalize;
+mod mem;
+mod moves;
+mod tex;
+
+pub use legalize::POOL_BANK;
+
+/// Instruction selection failures.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IselError {
+    /// No selection for this instruction.
+    #[error("instruction selection: `{what}` is not supported by the SPA 5.0 backend ({inst})")]
+    Unsupported {
+        /// The instruction, printed.
+        inst: String,
+        /// What is missing.
+        what: String,
+        /// The source statement of the instruction, if known.
+        pos: Option<ilc_passes::ir::SourcePos>,
+    },
+    /// More than 65536 distinct templates.
+    #[error("instruction selection: too many distinct machine instruction templates")]
+    TableFull,
+    /// A template the table rejects (a backend bug, reported as an error).
+    #[error("instruction selection: bad template: {0}")]
+    Template(String),
+}
+
+impl From<isa_spa5::inst::ModError> for IselError {
+    fn from(e: isa_spa5::inst::ModError) -> Self {
+        IselError::Template(e.to_string())
+    }
+}
+
+use Slot::Res;
+
+/// Selection state for one function.
+pub struct Isel<'a> {
+    pub(crate) func: &'a mut Function,
+    pub(crate) tgt: &'a mut Spa5Target,
+    pub(crate) layout: &'a LaunchLayout,
+    pub(crate) opts: &'a Spa5Options,
+    pub(crate) alias: HashMap<Value, Value>,
+    pub(crate) at: Option<Inst>,
+    /// UAV ids that some instruction writes (the others use the read-only path).
+    pub(crate) written_uavs: HashSet<u8>,
+    /// 64-bit addresses already formed in a block: (block, index value, base parameter
+    /// offset, shift) -> (lo, hi), so accesses to one element share one LEA pair.
+    pub(crate) lea_memo: HashMap<(Block, Value, u32, u8), (Value, Value)>,
+    /// Bounds predicates per block and (address, offset, limit): a load and a store of the
+    /// same element share one `ISETP`.
+    pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64), Value>,
+    /// `MOV32I` constants per block: one register per distinct value (the scheduler would
+    /// otherwise hoist every copy to the top of the block, each in its own register).
+    pub(crate) const_memo: HashMap<(Block, u32), Value>,
+    /// The literal pool (constant bank [`POOL_BANK`], as ptxas keeps its literals): 32-bit
+    /// constants no immediate field holds are read as `c[0x2][4k]` operands instead of
+    /// occupying a register loaded by `MOV32I`.
+    pub(crate) pool: Vec<u32>,
+    /// Pool word index of each (constant, is 64-bit) already placed.
+    pub(crate) pool_index: HashMap<(u64, bool), u32>,
+    /// Values some instruction reads (before selection): texture fetches write only the
+    /// channels in it.
+    pub(crate) used: HashSet<Value>,
+    /// How many times each value is used (operands and block-call arguments).
+    pub(crate) use_count: HashMap<Value, u32>,
+    /// Two-word loads selected as one `b64` value because their words only feed one
+    /// `concat` (first word -> (second word, the `b64`)): the concat is that value, no copies.
+    pub(crate) fused_pairs: HashMap<Value, (Value, Value)>,
+}
+
+/// Runs instruction selection on `func` in place; returns the literal pool (the words of
+/// constant bank [`POOL_BANK`], empty when `opts.literal_pool` is off or nothing needed it).
+pub fn run(
+    func: &mut Function,
+    tgt: &mut Spa5Target,
+    layout: &LaunchLayout,
+    opts: &Spa5Options,
+) -> Result<Vec<u32>, IselError> {
+    let mut written = HashSet::default();
+    let mut used = HashSet::default();
+    let mut use_count: HashMap<Value, u32> = HashMap::default();
+    for inst in func.insts_in_layout() {
+        used.extend(func.dfg.insts[inst].all_values());
+        for v in func.dfg.insts[inst].all_values() {
+            *use_count.entry(v).or_default() += 1;
+        }
+        if let Some(m) = func.dfg.insts[inst].mem_arg() {
+            if func.dfg.insts[inst].opcode().writes_memory() {
+                if let ilc_passes::ir::MemSpace::Uav(id) = m.space {
+                    written.insert(id);
+                }
+            }
+        }
+    }
+    let mut s = Isel {
+        func,
+        tgt,
+        layout,
+        opts,
+        alias: HashMap::default(),
+        at: None,
+        written_uavs: written,
+        lea_memo: HashMap::default(),
+        const_memo: HashMap::default(),
+        pool: Vec::new(),
+        pool_index: HashMap::default(),
+        bounds_memo: HashMap::default(),
+        used,
+        use_count,
+        fused_pairs: HashMap::default(),
+    };
+    for inst in s.func.insts_in_layout() {
+        let op = s.func.dfg.opcode(inst);
+        match op {
+            Opcode::Jump | Opcode::Brif | Opcode::Return => continue,
+            _ => {}
+        }
+        s.at = Some(inst);
+        let first = s.func.dfg.num_insts();
+        let pos = s.func.srcloc(inst);
+        ilc_passes::budget::set_position(pos);
+        let new = s.select(inst)?;
+        if let Some(pos) = pos {
+            s.func.set_srclocs_since(first, pos);
+        }
+        let old: SmallVec<[Value; 4]> = s.func.dfg.inst_results(inst).into();
+        for (o, n) in old.iter().zip(new.iter()) {
+            s.alias.insert(*o, *n);
+        }
+        s.func.layout.remove_inst(inst);
+    }
+    let alias = std::mem::take(&mut s.alias);
+    // A selection may return another IR value unchanged (`x * 1`), itself replaced later:
+    // follow the chain to the selected value (bounded by the number of aliases).
+    s.func.rewrite_uses(|mut v| {
+        for _ in 0..=alias.len() {
+            match alias.get(&v) {
+                Some(&n) if n != v => v = n,
+                _ => break,
+            }
+        }
+        v
+    });
+    let pool = std::mem::take(&mut s.pool);
+    ilc_passes::dce::run(s.func);
+    Ok(pool)
+}
+
+pub(crate) type Vals = SmallVec<[Value; 4]>;
+
+impl Isel<'_> {
+    pub(crate) fn unsupported(&self, inst: Inst, what: &str) -> IselError {
+        IselError::Unsupported {
+            inst: ilc_passes::ir::write::inst_to_string(self.func, inst),
+            what: what.to_string(),
+            pos: self.func.srcloc(inst),
+        }
+    }
+
+    /// The value `v` stands for after selection.
+    pub(crate) fn v(&self, v: Value) -> Value {
+        *self.alias.get(&v).unwrap_or(&v)
+    }
+
+    /// A constant operand, if `v` is an `iconst`.
+    pub(crate) fn konst(&self, v: Value) -> Option<u64> {
+        self.func.dfg.value_const(v)
+    }
+
+    /// Inserts a `Target` for `tpl` before the instruction being selected.
+    pub(crate) fn emit(
+        &mut self,
+        tpl: Template,
+        args: &[Value],
+        results: &[Type],
+    ) -> Result<Vals, IselError> {
+        let (tpl, args) = self.fold_zero_args(tpl, args);
+        let (tpl, args) = self.fold_half_args(tpl, args);
+        tpl.check(args.len()).map_err(IselError::Template)?;
+        let side = tpl.side_effects;
+        let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
+        let args: SmallVec<[Value; 4]> = args.iter().map(|a| self.v(*a)).collect();
+        let data = InstructionData::Target {
+            opcode: Opcode::Target,
+            code,
+            imm: 0,
+            side_effects: side,
+            args,
+            results: results.iter().copied().collect(),
+        };
+        let i = self.func.dfg.make_inst(data);
+        let rs: Vals = self.func.dfg.make_inst_results(i).into();
+        // `at` is set for every selected instruction (invariant of `run`).
+        let at = self.at.expect("selection position");
+        self.func.layout.insert_inst(i, at);
+        Ok(rs)
+    }
+
+    /// The `concat lo, hi` after `inst` (in its block, within 64 instructions) that is the
+    /// only use of both `lo` and `hi`: selecting `inst` can then produce that `b64` value
+    /// directly (recorded in `fused_pairs`) instead of two words and two moves.
+    pub(crate) fn sole_join(&self, inst: Inst, lo: Value, hi: Value) -> Option<Inst> {
+        if self.use_count.get(&lo) != Some(&1) || self.use_count.get(&hi) != Some(&1) {
+            return None;
+        }
+        let mut at = self.func.layout.next_inst(inst);
+        for _ in 0..64 {
+            let i = at?;
+            if let InstructionData::Binary {
+                opcode: Opcode::Concat,
+                args,
+            } = &self.func.dfg.insts[i]
+            {
+                if *args == [lo, hi] {
+                    return Some(i);
+                }
+            }
+            at = self.func.layout.next_inst(i);
+        }
+        None
+    }
+
+    /// Reads `RZ` instead of a `b32` argument that is the constant 0 wherever the template
+    /// reads it as a plain register, and drops the argument when nothing else uses it (so no
+    /// register holds the zero). Grouped (multi-register) arguments are left alone.
+    fn fold_zero_args(&self, mut tpl: Template, args: &[Value]) -> (Template, Vec<Value>) {
+        let in_group = |k: usize| {
+            tpl.arg_groups
+                .iter()
+                .any(|g| (g.start as usize..(g.start + g.len) as usize).contains(&k))
+        };
+        let zero: Vec<bool> = args
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| {
+                self.konst(a) == Some(0) && self.func.dfg.value_type(a) == Type::B32 && !in_group(k)
+            })
+            .collect();
+        if !zero.iter().any(|&z| z) {
+            return (tpl, args.to_vec());
+        }
+        for t in tpl.seq.iter_mut() {
+            for (i, slot) in t.slots.iter_mut().enumerate() {
+                if let Slot::Arg(k, 0) = *slot {
+                    if zero[k as usize] && t.inst.operands[i] == Operand::Hole {
+                        t.inst.operands[i] = Operand::Reg(isa_spa5::Reg::RZ);
+                        *slot = Slot::Keep;
+                    }
+                }
+            }
+        }
+        // Renumber the arguments still referenced.
+        let mut used = vec![false; args.len()];
+        for t in &tpl.seq {
+            for slot in t.slots {
+                match slot {
+                    Slot::Arg(k, _) | Slot::ArgNot(k) | Slot::MemArg(k) | Slot::CIdxArg(k) => {
+                        used[k as usize] = true
+                    }
+                    _ => {}
+                }
+            }
+            if let Some((k, _)) = t.guard {
+                used[k as usize] = true;
+            }
+        }
+        for g in &tpl.arg_groups {
+            for k in g.start..g.start + g.len {
+                used[k as usize] = true;
+            }
+        }
+        if used.iter().all(|&u| u) {
+            return (tpl, args.to_vec());
+        }
+        let mut new_index = vec![0u8; args.len()];
+        let mut kept = Vec::new();
+        for (k, &a) in args.iter().enumerate() {
+            if used[k] {
+                new_index[k] = kept.len() as u8;
+                kept.push(a);
+            }
+        }
+        let re = |k: u8| new_index[k as usize];
+        for t in tpl.seq.iter_mut() {
+            for slot in t.slots.iter_mut() {
+                *slot = match *slot {
+                    Slot::Arg(k, p) => Slot::Arg(re(k), p),
+                    Slot::ArgNot(k) => Slot::ArgNot(re(k)),
+                    Slot::MemArg(k) => Slot::MemArg(re(k)),
+                    Slot::CIdxArg(k) => Slot::CIdxArg(re(k)),
+                    other => other,
+                };
+            }
+            if let Some((k, n)) = t.guard {
+                t.guard = Some((re(k), n));
+            }
+        }
+        for g in tpl.arg_groups.iter_mut() {
+            g.start = re(g.start);
+        }
+        (tpl, kept)
+    }
+
+    /// Reads the register pair of `x` directly wherever the template reads `lo x` / `hi x`
+    /// (a `b32` argument, not in a register group, read only as a plain register): the split
+    /// would otherwise be a `MOV` into a register of its own.
+    fn fold_half_args(&self, mut tpl: Template, args: Vec<Value>) -> (Template, Vec<Value>) {
+        let mut args = args;
+        for (k, arg) in args.iter_mut().enumerate() {
+            let in_group = tpl
+                .arg_groups
+                .iter()
+                .any(|g| (g.start as usize..(g.start + g.len) as usize).contains(&k));
+            if in_group || self.func.dfg.value_type(*arg) != Type::B32 {
+                continue;
+            }
+            let Some(def) = self.func.dfg.value_inst(*arg) else {
+                continue;
+            };
+            let (part, x) = match &self.func.dfg.insts[def] {
+                InstructionData::Unary {
+                    opcode: Opcode::Lo,
+                    args: [x],
+                } => (0u8, *x),
+                InstructionData::Unary {
+                    opcode: Opcode::Hi,
+                    args: [x],
+                } => (1u8, *x),
+                _ => continue,
+            };
+            // Only plain register reads: memory operands and guards take other slots.
+            let plain = tpl.seq.iter().all(|t| {
+                t.guard.map(|(g, _)| g as usize) != Some(k)
+                    && t.slots.iter().all(|s| match *s {
+                        Slot::Arg(a, _) | Slot::ArgNot(a) | Slot::MemArg(a) | Slot::CIdxArg(a)
+                            if a as usize == k =>
+                        {
+                            matches!(*s, Slot::Arg(_, 0))
+                        }
+                        _ => true,
+                    })
+            });
+            if !plain || self.func.dfg.value_type(x) != Type::B64 {
+                continue;
+            }
+            for t in tpl.seq.iter_mut() {
+                for s in t.slots.iter_mut() {
+                    if *s == Slot::Arg(k as u8, 0) {
+                        *s = Slot::Arg(k as u8, part);
+                    }
+                }
+            }
+            *arg = x;
+        }
+        (tpl, args)
+    }
+
+    /// One instruction producing one `b32`.
+    pub(crate) fn one(
+        &mut self,
+        inst: MInst,
+        slots: &[Slot],
+        args: &[Value],
+    ) -> Result<Value, IselError> {
+        Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[Type::B32])?[0])
+    }
+
+    pub(crate) fn one_ty(
+        &mut self,
+        inst: MInst,
+        slots: &[Slot],
+        args: &[Value],
+        ty: Type,
+    ) -> Result<Value, IselError> {
+        Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[ty])?[0])
+    }
+
+    /// A 32-bit constant in a register.
+    pub(crate) fn const32(&mut self, v: u32) -> Result<Value, IselError> {
+        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        if let Some(&c) = block.and_then(|b| self.const_memo.get(&(b, v))) {
+            return Ok(c);
+        }
+        let c = self.one(MInst::mov32i(R, v), &[Res(0, 0)], &[])?;
+        if let Some(b) = block {
+            self.const_memo.insert((b, v), c);
+        }
+        Ok(c)
+    }
+
+    /// If `v` is a direct, in-range 32-bit constant-buffer read, the absolute `c[0x0]` byte
+    pub(crate) fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+
+    /// Selects one instruction; returns the values replacing its results.
+    fn select(&mut self, inst: Inst) -> Result<Vals, IselError> {
+        let data = self.func.dfg.insts[inst].clone();
+        match family(data.opcode()) {
+            Family::Move => self.select_move(inst, &data),
+            Family::Int => self.select_int(inst, &data),
+            Family::Float => self.select_float(inst, &data),
+            Family::F64 => self.select_f64(inst, &data),
+            Family::Conv => self.select_conv(inst, &data),
+            Family::Control => self.select_control(inst, &data),
+            Family::Mem => self.select_mem(inst, &data),
+            Family::Tex => match &data {
+                InstructionData::Texture { tex, args, .. } => self.select_tex(inst, tex, args),
+                _ => Err(self.unsupported(inst, "texture form")),
+            },
+            Family::Generic | Family::None => Err(self.unsupported(inst, data.opcode().mnemonic())),
+        }
+    }
+}
+
+/// The selection family of an IR opcode (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Constants, copies, register pairs, special registers, lane shuffles ([`moves`]).
+    Move,
+    /// 32- and 64-bit integer arithmetic, logic, shifts, bit fields, compares ([`int`]).
+    Int,
+    /// f32 arithmetic, transcendentals, rounding, compares ([`float`]).
+    Float,
+    /// f64 arithmetic, division and roots, compares ([`f64`]).
+    F64,
+    /// Conversions between integer and float types and widths ([`conv`]).
+    Conv,
+    /// Predicate logic and selects ([`control`]).
+    Control,
+    /// Loads, stores, atomics, barriers ([`mem`]).
+    Mem,
+    /// Texture fetches and queries ([`tex`]).
+    Tex,
+    /// Left to the scheduler and allocator as generic IR (terminators).
+    Generic,
+    /// No selection: earlier passes must have lowered it.
+    None,
+}
+
+/// The family of `op`. Exhaustive on purpose: a new opcode must be given a family.
+pub fn family(op: Opcode) -> Family {
+    use Opcode as O;
+    match op {
+        O::Iconst | O::Copy | O::Concat | O::Lo | O::Hi | O::Special | O::QuadShuffle => {
+            Family::Move
+        }
+        O::Iadd
+        | O::Isub
+        | O::Ineg
+        | O::Imul
+        | O::Imulhi
+        | O::Umulhi
+        | O::Imad
+        | O::Idiv
+        | O::Udiv
+        | O::Irem
+        | O::Urem
+        | O::Ishl
+        | O::Ishr
+        | O::Ushr
+        | O::Band
+        | O::Bor
+        | O::Bxor
+        | O::Bnot
+        | O::Bfi
+        | O::Ubfe
+        | O::Ibfe
+        | O::Bitrev
+        | O::Popcnt
+        | O::Clz
+        | O::FirstbitHi
+        | O::FirstbitLo
+        | O::FirstbitShi
+        | O::Imin
+        | O::Imax
+        | O::Umin
+        | O::Umax
+        | O::Iabs
+        | O::Icmp => Family::Int,
+        O::Fcmp
+        | O::Fadd
+        | O::Fsub
+        | O::Fmul
+        | O::FmulLegacy
+        | O::Ffma
+        | O::Fmad
+        | O::FmadLegacy
+        | O::Fmin
+        | O::Fmax
+        | O::Fneg
+        | O::Fabs
+        | O::Fdiv
+        | O::Frcp
+        | O::Frsq
+        | O::Fsqrt
+        | O::Fexp2
+        | O::Flog2
+        | O::Fsin
+        | O::Fcos
+        | O::Ffloor
+        | O::Fceil
+        | O::Ftrunc
+        | O::FroundEven
+        | O::Ffract
+        | O::Fsat => Family::Float,
+        O::Dcmp
+        | O::Dadd
+        | O::Dsub
+        | O::Dmul
+        | O::Dfma
+        | O::Ddiv
+        | O::Drcp
+        | O::Dsqrt
+        | O::Dmin
+        | O::Dmax
+        | O::Drsq
+        | O::Dfloor
+        | O::Dceil
+        | O::Dtrunc
+        | O::DroundEven
+        | O::Dneg
+        | O::Dabs => Family::F64,
+        O::F2i
+        | O::F2u
+        | O::I2f
+        | O::U2f
+        | O::F2d
+        | O::D2f
+        | O::D2i
+        | O::D2u
+        | O::I2d
+        | O::U2d
+        | O::F16to32
+        | O::F32to16 => Family::Conv,
+        O::Pconst | O::Select | O::Bmask | O::Pand | O::Por | O::Pxor | O::Pnot => Family::Control,
+        O::Load | O::Store | O::Atomic | O::AtomicNoret | O::Barrier => Family::Mem,
+        O::Tex => Family::Tex,
+        O::Jump | O::Brif | O::Return => Family::Generic,
+        // Lowered before selection (`ilc_passes` legalization and the IL lowering).
+        O::Fldexp
+        | O::Dfract
+        | O::Dldexp
+        | O::DfrexpMant
+        | O::DfrexpExp
+        | O::BrTable
+        | O::Unreachable
+        | O::Target => Family::None,
+    }
+}
