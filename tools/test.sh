@@ -2,7 +2,8 @@
 # The project's full test command (what CI runs through .ci/run):
 #   1. installs NVIDIA's SM 5.x oracle tools (tools/install-nvidia-tools.sh; idempotent) and exports
 #      ILC_NVIDIA_BIN so the tests find nvdisasm/cuobjdump/ptxas;
-#   2. tests/cuda/build.sh --check: the committed corpus cubins are what their .cu files compile to
+#   2. tests/cuda/build.sh --check, tests/cuda/timing/gen.py --check: the committed corpus
+#      cubins are what their .cu files compile to
 #   3. cargo fmt --all -- --check
 #   4. cargo clippy --workspace --all-targets -- -D warnings
 #   5. cargo build -p ilc-capi: the C static library the C example test links
@@ -27,6 +28,7 @@ echo "ILC_NVIDIA_BIN=$ILC_NVIDIA_BIN" >&2
 
 step "CUDA corpus up to date (tests/cuda/build.sh --check)"
 bash tests/cuda/build.sh --check
+python3 tests/cuda/timing/gen.py --check
 
 step "cargo fmt --all -- --check"
 cargo fmt --all -- --check

@@ -2,8 +2,11 @@
 //! corpus is compiled and its instruction stream is run through a small timing model that
 //! knows nothing of the backend's deps pass:
 //! - an instruction issues `stall` cycles after the previous one;
-//! - a fixed-latency result (no `VAR_LAT` flag in the isa-spa5 table) is readable 6 cycles
-//!   after issue, 13 for predicate results;
+//! - a fixed-latency result (no `VAR_LAT` flag in the isa-spa5 table) is readable after the
+//!   figures of `isa_spa5::latency` (the one timing model, measured on ptxas): a GPR
+//!   `FIXED_LATENCY` cycles after issue, less the consumer's `source_read_delay` (memory,
+//!   MUFU, conversions read their sources late), a predicate after `pred_latency`, the
+//!   condition code after `CC_LATENCY`;
 //! - a variable-latency result is readable only after the consumer waited on the barrier
 //!   the producer set (`&wrN`); a register read by a pending store/variable-latency op
 //!   without a write barrier may be overwritten only after waiting on its `&rdN`;
@@ -16,6 +19,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ilc::spa5::{compile, Spa5Options};
+use isa_spa5::latency;
 use isa_spa5::{Control, Inst, Loc};
 
 fn root() -> PathBuf {
@@ -63,7 +67,11 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 ));
             }
             if let Some(&r) = ready.get(k) {
-                if r > t {
+                let delay = match k {
+                    K::R(_) => u64::from(latency::source_read_delay(i)),
+                    _ => 0,
+                };
+                if r > t + delay {
                     return Err(format!(
                         "#{idx} {i:?} reads {k:?} at cycle {t}, ready at {r}"
                     ));
@@ -132,12 +140,12 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                     None => return Err(format!("#{idx} {i:?}: store without a read barrier")),
                 }
             }
-            let lat = if defs.iter().any(|k| matches!(k, K::P(_))) {
-                13
-            } else {
-                6
-            };
             for k in &defs {
+                let lat = match k {
+                    K::R(_) => u64::from(latency::FIXED_LATENCY),
+                    K::P(_) => u64::from(latency::pred_latency()),
+                    K::Cc => u64::from(latency::CC_LATENCY),
+                };
                 ready.insert(*k, t + lat);
             }
         }

@@ -12,8 +12,14 @@
 //!   (`&rdN`) that a later writer of those source registers must wait on.
 //!
 //! Numbers: fixed ALU results need 6 cycles (maxas; NAK's `instr_latency`), predicates
-//! written by a fixed-latency op 13 cycles before a branch/guard use by NAK's conservative
-//! rule, the condition code 6. `tests/latency.rs` checks the GPR figure against ptxas: in
+//! written by a fixed-latency op 13 cycles before any use (guard, operand, branch), the
+//! condition code 6: each is the tightest distance ptxas leaves in the CUDA and timing
+//! corpora (`tests/latency.rs::latency_table_is_ptxas_minimum` measures and checks them; run
+//! it with `--nocapture` for the per-class minima and an example pair each).
+//! This module is the one timing model of the project: the emulator's hazard checker, the
+//! compiler's control-word pass (`compiler/src/spa5/deps.rs`) and its scheduler (through
+//! `ilc::spa5::target::latency_of`, the `TargetIsa::sched_info` of the SPA 5.0 target) all
+//! read it. `tests/latency.rs` checks the GPR figure against ptxas: in
 //! the corpus, whenever an instruction's result is read by the next instruction, ptxas's
 //! stall is at least [`FIXED_LATENCY`], and it uses exactly 6 in most such pairs. Variable
 //! latencies are typical values for planning only (maxas, NVIDIA's Maxwell tuning guide:
@@ -125,16 +131,33 @@ pub fn timing(inst: &Inst) -> Timing {
 }
 
 /// Cycles after issue at which a consumer reads its register sources, relative to a
-/// fixed-latency ALU consumer. Measured on the ptxas corpus (`tests/latency.rs`): ptxas lets
-/// a global/local memory op, a conversion or MUFU issue 2 cycles after a fixed-latency
-/// producer of its address/source, shared memory, SHFL and BAR 4 cycles after, and every
-/// fixed-latency ALU consumer 6 cycles after.
+/// fixed-latency ALU consumer: a producer's result may be read when `FIXED_LATENCY -
+/// source_read_delay(consumer)` cycles have passed. Derived from ptxas
+/// (`tests/latency.rs::latency_table_is_ptxas_minimum` checks each figure equals the tightest
+/// distance ptxas leaves in the CUDA and timing corpora, 311 cubins): global/local memory,
+/// conversions (F2I/I2F/F2F/I2I/POPC/FLO) and MUFU read 4 cycles late (ptxas issues them 2
+/// cycles after a fixed-latency producer of their address or source, e.g. `FMUL` -> `MUFU`),
+/// constant loads (`LDC`), shared memory and atomics on it, SHFL/BAR and fp64 (`DSETP`,
+/// `DADD`...) 2 cycles late (issued 4 cycles after), every fixed-latency ALU/FPU/XMAD/move
+/// consumer at issue (6 cycles after). Texture fetches have no sample in the corpora and
+/// follow global memory.
 pub fn source_read_delay(consumer: &Inst) -> u8 {
-    match consumer.form().class {
-        Class::Global | Class::Tex | Class::Const | Class::Conv | Class::Sfu => 4,
-        Class::Shared | Class::Sync => 2,
+    class_read_delay(consumer.form().class)
+}
+
+/// [`source_read_delay`] of a consumer class.
+pub fn class_read_delay(class: Class) -> u8 {
+    match class {
+        Class::Global | Class::Tex | Class::Conv | Class::Sfu => 4,
+        Class::Const | Class::Shared | Class::Sync | Class::Dbl => 2,
         _ => 0,
     }
+}
+
+/// Cycles a predicate written by a fixed-latency instruction needs before any use (guard,
+/// predicate operand, branch condition).
+pub fn pred_latency() -> u8 {
+    PRED_LATENCY
 }
 
 /// Stall cycles needed between a fixed-latency producer and a consumer that reads its

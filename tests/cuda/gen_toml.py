@@ -83,6 +83,37 @@ el('shuffle_width',[buf('out','i32',3*256,'out'),buf('a','i32',256,'in'),n(256)]
 el('dround',[buf('out','f64',8*N,'out'),buf('a','f64',N,'in',rng=[-1000,1000]),buf('b','f64',N,'in',rng=[-1000,1000]),n()],note='bit exact; include halves (2.5, -0.5) for rint')
 el('fpoly',[buf('out','f32',2*N,'out'),buf('a','f32',N,'in',rng=[-4,4]),n()],note='bit exact with fmaf')
 
+# convert_limits: edge values first, then a deterministic spread, CL elements in all.
+CL=64
+_f=['nan','inf','-inf',0.0,-0.0,2147483648.0,-2147483648.0,2147483520.0,-2147483904.0,4294967296.0,
+    4294967040.0,-0.5,0.5,1.5,2.5,-1.5,-2.5,1e20,-1e20,9.3e18,-9.3e18,1.8e19,32767.5,32768.0,-32768.9,
+    -32769.0,65535.9,65536.0,127.9,128.0,-128.9,-129.0,255.9,256.0,-1.0,1e-40,-1e-40,0.99999994,
+    9.223372e18,-9.223372e18,1.8446743e19,16777217.0,-0.75,3.4e38,-3.4e38]
+_d=['nan','inf','-inf',0.0,-0.0,2147483647.5,2147483648.0,-2147483648.5,-2147483649.0,4294967295.5,
+    4294967296.0,9.223372036854775e18,9.3e18,-9.3e18,1.8446744073709552e19,1.9e19,-0.5,2.5,-2.5,
+    3.4028235677973366e38,3.4028235e38,1e39,-1e39,1e-46,-1e-46,1.401298464324817e-45,7e-46,
+    1.1754942e-38,16777217.0,0.1,-0.1,1e300,-4294967296.5]
+_l=[-9223372036854775808,9223372036854775807,16777217,-16777217,9007199254740993,-9007199254740993,0,-1,
+    2147483647,2147483648,4294967295,4294967296,-2147483649,33554435,-33554435,18014398509481985,
+    32767,32768,-32769,65535,65536,123456789123,-987654321987,(1<<63)-1025,(1<<62)+1]
+def _fill(v, k):
+    out=list(v)
+    x=0x9E3779B97F4A7C15
+    while len(out)<CL:
+        x=(x*6364136223846793005+1442695040888963407)%(1<<64)
+        out.append(k(x))
+    return out
+def _fv(v): return v if isinstance(v,str) else repr(float(v))
+_fl=_fill(_f,lambda x: float((x>>11)%4000000000-2000000000)/((x>>5)%7+1))
+_dl=_fill(_d,lambda x: float((x>>11)%(1<<50)-(1<<49))*((x>>3)%13+1))
+_ll=_fill(_l,lambda x: x-(1<<64) if x>=1<<63 else x)
+el('convert_limits',[buf('oi','i32',12*CL,'out'),buf('ol','i64',6*CL,'out'),buf('of','u32',8*CL,'out'),buf('od','u64',4*CL,'out'),
+    buf('a','f32',CL,'in',init='values:['+', '.join(_fv(v) for v in _fl)+']'),
+    buf('d','f64',CL,'in',init='values:['+', '.join(_fv(v) for v in _dl)+']'),
+    buf('l','i64',CL,'in',init='values:['+', '.join(str(v) for v in _ll)+']'),n(CL)],
+    block=(32,1,1),grid=(3,1,1),note='bit exact; saturating float-to-integer, NaN -> 0; directed rounding; 64 edge-value inputs, the third block exercises the bounds check')
+el('call_divergent',[buf('out','i32',4*N,'out'),buf('a','i32',N,'in',rng=[-3000,3000]),n()],note='calls (CAL) under divergence; predicated RET in tag()')
+
 SZ={'i32':4,'u32':4,'f32':4,'i64':8,'u64':8,'f64':8}
 def fmt(v):
     if isinstance(v,float): return repr(v)

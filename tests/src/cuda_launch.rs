@@ -263,7 +263,17 @@ pub fn launch(name: &str, seed: u64) -> Result<(Run, Vec<String>), String> {
 /// Like [`launch`]; with `edges`, every 4th element of each random buffer is replaced by an
 /// edge value of its type ([`with_edges`]), the hidden-input style the launch notes ask for.
 pub fn launch_with(name: &str, seed: u64, edges: bool) -> Result<(Run, Vec<String>), String> {
-    let dir = cuda_dir();
+    launch_in(&cuda_dir(), name, seed, edges)
+}
+
+/// Like [`launch_with`] for a kernel described by `dir/NAME.toml` (the timing corpus lives in
+/// `tests/cuda/timing`).
+pub fn launch_in(
+    dir: &Path,
+    name: &str,
+    seed: u64,
+    edges: bool,
+) -> Result<(Run, Vec<String>), String> {
     let text = std::fs::read_to_string(dir.join(format!("{name}.toml")))
         .map_err(|e| format!("{name}.toml: {e}"))?;
     let t: toml::Table = text.parse().map_err(|e| format!("{name}.toml: {e}"))?;

@@ -2,9 +2,13 @@
 //! of machine instructions.
 //!
 //! Model (correctness first):
-//! - fixed-latency results (see [`super::target::latency_of`]) are ready `latency` cycles
-//!   after issue; a consumer (or an overwrite) issuing earlier makes the previous
-//!   instruction's stall longer (at most 15; fixed latencies are at most 13);
+//! - fixed-latency results are ready after `isa_spa5::latency`'s figures (the one timing
+//!   model, which the emulator's hazard checker verifies and which is measured on ptxas):
+//!   a GPR after `FIXED_LATENCY` cycles, read by a consumer `source_read_delay` cycles after
+//!   it issues (memory, MUFU and conversions read late, so they may issue sooner), a
+//!   predicate after `pred_latency`, the condition code after `CC_LATENCY`; a consumer (or
+//!   an overwrite) issuing earlier makes the previous instruction's stall longer (at most 15;
+//!   fixed latencies are at most 13);
 //! - a variable-latency instruction with register results sets a *write* barrier covering its
 //!   results and a *read* barrier covering its register sources (released when they are
 //!   read, long before the result); one without results (stores, `RED`) that reads
@@ -21,10 +25,8 @@
 
 use ilc_passes::FastHashMap as HashMap;
 
+use isa_spa5::latency::{self, Latency, CC_LATENCY};
 use isa_spa5::{Control, Inst as MInst, Loc, Op};
-
-use super::target::latency_of;
-use ilc_passes::target::LatencyKind;
 
 /// A register location key (GPRs split per register).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,14 +130,21 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 wait |= 1 << b;
             }
         }
-        // Fixed latencies.
+        // Fixed latencies: GPR sources are read `source_read_delay` cycles after issue.
+        let delay = u64::from(latency::source_read_delay(inst));
         let need = if transfer {
             ready.values().copied().max().unwrap_or(0)
         } else {
-            uses.iter()
-                .chain(defs.iter())
-                .filter_map(|k| ready.get(k))
-                .copied()
+            let reads = uses.iter().filter_map(|k| {
+                let r = *ready.get(k)?;
+                Some(if matches!(k, Key::R(_)) {
+                    r.saturating_sub(delay)
+                } else {
+                    r
+                })
+            });
+            reads
+                .chain(defs.iter().filter_map(|k| ready.get(k).copied()))
                 .max()
                 .unwrap_or(0)
         };
@@ -156,8 +165,11 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             }
         }
         // Barrier allocation.
-        let (lat_kind, lat, _) = latency_of(inst);
-        let var = lat_kind == LatencyKind::Variable;
+        let var = inst.is_variable_latency();
+        let gpr_lat = match latency::timing(inst).gpr {
+            Latency::Fixed(l) => u64::from(l),
+            Latency::Variable { .. } => 0,
+        };
         let wants_wr = var && !defs.is_empty();
         let branchy = inst.is_branch() || transfer || inst.is_terminator();
         let wants_rd = !wants_wr && !branchy && (var || inst.is_memory_store()) && !uses.is_empty();
@@ -226,7 +238,12 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         ctl[idx].wait_mask = wait;
         if !var {
             for k in &defs {
-                ready.insert(*k, t + u64::from(lat));
+                let lat = match k {
+                    Key::R(_) => gpr_lat,
+                    Key::P(_) => u64::from(latency::pred_latency()),
+                    Key::Cc => u64::from(CC_LATENCY),
+                };
+                ready.insert(*k, t + lat);
             }
         }
         t += u64::from(ctl[idx].stall);

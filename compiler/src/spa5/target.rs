@@ -27,6 +27,7 @@ use ilc_passes::target::{
     InstConstraints, LatencyKind, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
 };
 use isa_spa5::inst::{ModError, Operand};
+use isa_spa5::latency;
 use isa_spa5::mods::{ICmp, Size};
 use isa_spa5::table::{flags, Class, OpKind, MAX_OPERANDS};
 use isa_spa5::TypedMod;
@@ -239,28 +240,33 @@ pub const FIRST_DYNAMIC: u16 = 9;
 /// allocator left unused as scratch (at most this one).
 pub const SCRATCH: Reg = Reg(254);
 
-/// Latency class of one machine instruction: (fixed?, cycles, unit).
+/// Latency class of one machine instruction for the scheduler: (fixed?, cycles, unit). The
+/// numbers are `isa_spa5::latency`'s (the one timing model, which the control-word pass and
+/// the emulator's hazard checker also read): a fixed-latency result takes
+/// [`latency::FIXED_LATENCY`] cycles (a predicate [`latency::pred_latency`]), a variable one its
+/// class's typical latency; the unit is the instruction class's pipe.
 pub fn latency_of(i: &MInst) -> (LatencyKind, u16, Resource) {
     let f = i.form();
-    let writes_pred = i.defs().iter().any(|l| matches!(l, isa_spa5::Loc::Pred(_)));
-    if f.has(flags::VAR_LAT) {
-        let (lat, res) = match f.class {
-            Class::Global | Class::Tex => (200, Resource::Mem),
-            Class::Shared | Class::Const => (30, Resource::Mem),
-            Class::Sfu => (20, Resource::Sfu),
-            Class::Dbl => (40, Resource::Fp64),
-            Class::Sreg => (25, Resource::Alu),
-            _ => (20, Resource::Alu),
-        };
-        return (LatencyKind::Variable, lat, res);
-    }
-    if f.has(flags::STORE) || f.has(flags::SIDE) {
-        return (LatencyKind::Fixed, 1, Resource::Mem);
-    }
-    match f.class {
-        Class::Ctrl | Class::Sync => (LatencyKind::Fixed, 1, Resource::Control),
-        _ if writes_pred => (LatencyKind::Fixed, 13, Resource::Alu),
-        _ => (LatencyKind::Fixed, 6, Resource::Alu),
+    let res = match f.class {
+        Class::Global | Class::Tex | Class::Shared | Class::Const => Resource::Mem,
+        Class::Sfu => Resource::Sfu,
+        Class::Dbl => Resource::Fp64,
+        Class::Ctrl | Class::Sync => Resource::Control,
+        _ => Resource::Alu,
+    };
+    match latency::timing(i).gpr {
+        latency::Latency::Variable { typical } => (LatencyKind::Variable, typical, res),
+        _ if f.has(flags::STORE) || f.has(flags::SIDE) => (LatencyKind::Fixed, 1, Resource::Mem),
+        _ if matches!(res, Resource::Control) => (LatencyKind::Fixed, 1, Resource::Control),
+        latency::Latency::Fixed(l) => {
+            let writes_pred = i.defs().iter().any(|l| matches!(l, isa_spa5::Loc::Pred(_)));
+            let l = if writes_pred {
+                l.max(latency::pred_latency())
+            } else {
+                l
+            };
+            (LatencyKind::Fixed, u16::from(l.max(1)), Resource::Alu)
+        }
     }
 }
 

@@ -244,16 +244,25 @@ fn flag(inst: &Inst, k: M) -> bool {
 }
 
 /// Lanes for which a CC test holds (all lanes for the always-true test `15`).
-pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> u32 {
-    match inst.get(M::CcTest) {
+pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> Option<u32> {
+    // Flags of an integer or set result (ISET/FSET/IADD .CC): zero, sign, carry; the
+    // "unordered" forms (..U) equal the ordered ones on such results.
+    let (z, s, c) = (w.zf, w.sf, w.cf);
+    Some(match inst.get(M::CcTest) {
         None | Some(15) => u32::MAX,
         Some(0) => 0,
-        Some(2) => w.zf,   // EQ
-        Some(5) => !w.zf,  // NE
-        Some(17) => !w.cf, // LO (unsigned <, no carry)
-        Some(22) => w.cf,  // HS
-        Some(_) => 0,
-    }
+        Some(1) | Some(9) => s & !z,   // LT, LTU
+        Some(2) | Some(10) => z,       // EQ, EQU
+        Some(3) | Some(11) => s | z,   // LE, LEU
+        Some(4) | Some(12) => !s & !z, // GT, GTU
+        Some(5) | Some(13) => !z,      // NE, NEU
+        Some(6) | Some(14) => !s,      // GE, GEU
+        Some(17) => !c,                // LO (unsigned <, no carry)
+        Some(19) => !c | z,            // LS
+        Some(20) => c & !z,            // HI
+        Some(22) => c,                 // HS
+        Some(_) => return None,
+    })
 }
 
 /// The predicate mask of operand `i` (a `Pred` operand, negation applied).
@@ -902,6 +911,10 @@ fn set_or_predicate(inst: &Inst, w: &mut Warp, g: u32, predicate: bool, res: u32
             _ => 0,
         };
         w.set_reg(d, l, v);
+        // ISET/FSET .CC: flags of the written result (ptxas tests them with `BRA CC.NEU`).
+        if flag(inst, M::Cc) {
+            set_flags(w, l, v, false, false, true);
+        }
     }
 }
 
@@ -1053,7 +1066,7 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
 }
 
 /// XMAD: 16x16-bit multiply-add with operand halves, sign modes, product shift (`.PSL`),
-/// C modes (`.CLO`, `.CHI`, `.CSFU`: C minus sign corrections, `.CBCC`: C + B << 16) and `.MRG`
+/// C modes (`.CLO`, `.CHI`, `.CSFU`: C minus the cross products' sign corrections, `.CBCC`: C + B << 16) and `.MRG`
 /// (result high half from B's low half).
 fn xmad(inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) {
     let d = dst_reg(inst, 0);
@@ -1091,7 +1104,15 @@ fn xmad(inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) {
         let c = match mode {
             1 => c_raw & 0xffff,
             2 => c_raw >> 16,
-            3 => c_raw.wrapping_sub(((a >> 31) << 16).wrapping_add((b >> 31) << 16)),
+            // CSFU corrects ptxas's signed 32x32 high product (`mul.hi.s32`): the two signed
+            // cross products aL*bH and aH*bL are summed as unsigned and shifted right by 16
+            // (`IADD3.RS`), which adds 2^16 for each negative one; a cross product is negative
+            // when its high half is negative and the other operand's low half is not zero.
+            3 => {
+                let neg_ab = (a >> 31 != 0 && b_raw & 0xffff != 0) as u32;
+                let neg_ba = (b >> 31 != 0 && a_raw & 0xffff != 0) as u32;
+                c_raw.wrapping_sub((neg_ab + neg_ba) << 16)
+            }
             4 => c_raw.wrapping_add(b_raw << 16),
             _ => c_raw,
         };

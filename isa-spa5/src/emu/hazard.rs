@@ -1,6 +1,7 @@
 //! The control-word hazard checker: follows one warp's issue cycles and scoreboards.
 //!
-//! Model (see `latency.rs` for the numbers): instruction `i` issues `stall(i-1)` cycles after
+//! Model (all numbers from `latency.rs`, the one timing model the compiler's scheduler and
+//! control-word pass also use): instruction `i` issues `stall(i-1)` cycles after
 //! instruction `i-1` (a waited scoreboard completes its operations first and moves time
 //! past their issue by at least [`MIN_VARIABLE`] cycles). A fixed-latency GPR result is ready
 //! `FIXED_LATENCY` cycles after issue, read `source_read_delay` cycles after its consumer
@@ -12,6 +13,13 @@
 //! at most `k` remain). Variable-latency operations of one class (memory, SFU, ...) complete
 //! in issue order: ptxas leaves the write scoreboard off a load whose result it reads only
 //! after waiting for a later load of the same kind, and this model accepts that.
+//! A variable-latency write may overwrite the sources of an older operation of the same class
+//! still on its read scoreboard: that pipe reads sources in issue order, before any later
+//! result comes back.
+//! A write and a read (or two writes) under complementary guards (`@P0` / `@!P0` of the same
+//! predicate, not rewritten in between) touch disjoint lanes: ptxas issues `@!P0 FFMA R11, ..,
+//! R11` right after `@P0 MUFU.SIN R11`, so such pairs are no hazard (a later unguarded
+//! reader still waits for both writes).
 //!
 //! Violations are [`Hazard`]s with the instruction's byte address and the register.
 
@@ -25,9 +33,6 @@ use crate::table::Class;
 
 /// Cycles a waited variable-latency operation is assumed to have taken at least.
 pub const MIN_VARIABLE: u64 = 20;
-/// Cycles a fixed-latency predicate result needs before a consumer may read it; the smallest
-/// distance ptxas leaves in the CUDA corpus (`tests/emu_hazards.rs` checks it reports nothing).
-pub const PRED_READY: u64 = 6;
 
 /// What went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,10 +80,20 @@ struct Slot {
     /// Written by a variable-latency producer without a write scoreboard: (its pc, operation,
     /// class); complete once a later operation of the class has completed.
     unprotected: Option<(u32, u64, Class)>,
-    /// Protected by a read scoreboard: (scoreboard, operation, reader pc).
-    read_by: Option<(u8, u64, u32)>,
+    /// Protected by a read scoreboard: (scoreboard, operation, reader pc, reader class).
+    read_by: Option<(u8, u64, u32, Class)>,
     /// Producer pc of the fixed-latency value, for messages.
     writer: u32,
+    /// The fixed-latency producer's guard (predicate, negated) and that predicate's write
+    /// count then: a reader under the complementary guard reads only the lanes it left alone.
+    guard: Option<(u8, bool, u64)>,
+    /// The same for the pending (or unprotected) variable-latency write.
+    pending_guard: Option<(u8, bool, u64)>,
+}
+
+/// Whether two guards select disjoint lanes.
+fn disjoint(a: Option<(u8, bool, u64)>, b: Option<(u8, bool, u64)>) -> bool {
+    matches!((a, b), (Some((p, n, k)), Some((q, m, j))) if p == q && n != m && k == j)
 }
 
 /// One warp's timing state.
@@ -91,6 +106,8 @@ pub(crate) struct Tracker {
     next_op: u64,
     /// Per class, the newest operation known complete (+1; 0 = none).
     done: Vec<(Class, u64)>,
+    /// Writes so far to each predicate P0..P6.
+    pred_writes: [u64; 7],
 }
 
 impl Default for Tracker {
@@ -101,6 +118,7 @@ impl Default for Tracker {
             queues: Default::default(),
             next_op: 0,
             done: Vec::new(),
+            pred_writes: [0; 7],
         }
     }
 }
@@ -192,13 +210,20 @@ impl Tracker {
                 out.push(Hazard { pc, kind, message });
             }
         };
-        // Reads.
+        // The guard as (predicate, negated, writes to it so far); PT guards nothing.
+        let guard =
+            (inst.guard.reg.0 < 7 && !inst.form().has(crate::table::flags::NO_GUARD)).then(|| {
+                let p = inst.guard.reg.0;
+                (p, inst.guard.not, self.pred_writes[p as usize])
+            });
+        // Reads (the guard predicate is one of the uses).
         let uses = inst.uses();
         for loc in uses.iter() {
             for (s, name) in slots_of(loc) {
                 let slot = self.slots[s];
+                let other_lanes = disjoint(slot.pending_guard, guard);
                 if let Some((sb, op, from)) = slot.pending {
-                    if self.in_queue(sb, op) {
+                    if self.in_queue(sb, op) && !other_lanes {
                         report(
                             HazardKind::Pending,
                             format!(
@@ -213,6 +238,9 @@ impl Tracker {
                         self.slots[s].unprotected = None;
                         continue;
                     }
+                    if other_lanes {
+                        continue;
+                    }
                     report(
                         HazardKind::Unprotected,
                         format!(
@@ -222,7 +250,7 @@ impl Tracker {
                     continue;
                 }
                 let need = if s >= PRED_BASE { 0 } else { delay };
-                if slot.ready > self.now + need {
+                if slot.ready > self.now + need && !disjoint(slot.guard, guard) {
                     report(
                         HazardKind::NotReady,
                         format!(
@@ -256,8 +284,12 @@ impl Tracker {
         for loc in inst.defs().iter() {
             for (s, name) in slots_of(loc) {
                 let slot = self.slots[s];
-                if let Some((sb, op, reader)) = slot.read_by {
-                    if self.in_queue(sb, op) {
+                if let Some((sb, op, reader, rclass)) = slot.read_by {
+                    // A variable-latency result of the reader's own pipe is written after
+                    // that pipe has read the older operation's sources (ptxas overwrites an
+                    // LDG's address registers with a later LDG's result without waiting).
+                    let same_pipe = var && rclass == class;
+                    if self.in_queue(sb, op) && !same_pipe {
                         report(
                             HazardKind::WriteAfterRead,
                             format!(
@@ -266,8 +298,9 @@ impl Tracker {
                         );
                     }
                 }
+                let other_lanes = disjoint(slot.pending_guard, guard);
                 if let Some((sb, op, from)) = slot.pending {
-                    if self.in_queue(sb, op) && wr_op.is_none_or(|(_, o)| o != op) {
+                    if self.in_queue(sb, op) && wr_op.is_none_or(|(_, o)| o != op) && !other_lanes {
                         report(
                             HazardKind::WriteAfterWrite,
                             format!(
@@ -276,19 +309,27 @@ impl Tracker {
                         );
                     }
                 }
+                if (PRED_BASE..PRED_BASE + 7).contains(&s) {
+                    self.pred_writes[s - PRED_BASE] += 1;
+                }
                 let slot = &mut self.slots[s];
                 slot.read_by = None;
                 slot.writer = pc;
                 if var {
                     slot.pending = wr_op.map(|(sb, op)| (sb, op, pc));
                     slot.unprotected = bare_op.map(|op| (pc, op, class));
+                    slot.pending_guard = guard;
                     slot.ready = 0;
                 } else {
-                    slot.pending = None;
-                    slot.unprotected = None;
+                    // A write to the other lanes leaves the pending write pending.
+                    if !other_lanes {
+                        slot.pending = None;
+                        slot.unprotected = None;
+                    }
+                    slot.guard = guard;
                     let lat = match (s, timing.gpr) {
                         (CC_SLOT, _) => CC_LATENCY as u64,
-                        (s, _) if s >= PRED_BASE => PRED_READY,
+                        (s, _) if s >= PRED_BASE => latency::pred_latency() as u64,
                         (_, Latency::Fixed(l)) => l as u64,
                         (_, Latency::Variable { .. }) => 0,
                     };
@@ -301,7 +342,7 @@ impl Tracker {
             for loc in uses.iter() {
                 if let Loc::Gpr { .. } = loc {
                     for (s, _) in slots_of(loc) {
-                        self.slots[s].read_by = Some((sb, op, pc));
+                        self.slots[s].read_by = Some((sb, op, pc, class));
                     }
                 }
             }
@@ -428,5 +469,61 @@ mod tests {
         t.issue(40, &Inst::iadd(Reg(8), Reg(6), Reg(6)), &ctl(1), &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].kind, HazardKind::Pending);
+    }
+
+    #[test]
+    fn complementary_guards_touch_disjoint_lanes() {
+        use crate::regs::Pred;
+        // @P0 writes R1 (fixed latency); @!P0 reads it at once: other lanes, no hazard.
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        let w = Inst::iadd(Reg(1), Reg(2), Reg(3)).guarded(Pred::p(0));
+        t.issue(8, &w, &ctl(1), &mut out);
+        let r = Inst::iadd(Reg(4), Reg(1), Reg(3)).guarded(Pred::not_p(0));
+        t.issue(16, &r, &ctl(1), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // An unguarded reader needs the @P0 lanes: a hazard.
+        t.issue(24, &Inst::iadd(Reg(5), Reg(1), Reg(3)), &ctl(1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, HazardKind::NotReady);
+        // The same guard is no excuse.
+        out.clear();
+        let mut t = Tracker::default();
+        t.issue(8, &w, &ctl(1), &mut out);
+        let same = Inst::iadd(Reg(4), Reg(1), Reg(3)).guarded(Pred::p(0));
+        t.issue(16, &same, &ctl(1), &mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn a_later_load_may_overwrite_an_earlier_loads_address() {
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        let rd = Control {
+            rd_bar: Some(0),
+            wr_bar: Some(5),
+            ..ctl(1)
+        };
+        // LDG R12, [R18] &rd0; LDG R19, [R10]: the same pipe reads R18/R19 first.
+        t.issue(
+            8,
+            &Inst::ldg(crate::mods::Size::B32, Reg(12), Reg(18), 0),
+            &rd,
+            &mut out,
+        );
+        let wr = Control {
+            wr_bar: Some(5),
+            ..ctl(1)
+        };
+        t.issue(
+            16,
+            &Inst::ldg(crate::mods::Size::B32, Reg(19), Reg(10), 0),
+            &wr,
+            &mut out,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        // A fixed-latency overwrite must wait.
+        t.issue(24, &Inst::mov32i(Reg(18), 7), &ctl(1), &mut out);
+        assert_eq!(out[0].kind, HazardKind::WriteAfterRead);
     }
 }

@@ -2,10 +2,11 @@
 //!
 //! Each warp has an active mask and a stack of entries pushed by `SSY` (reconverge at the
 //! target on `SYNC`), `PBK` (`BRK` target), `PCNT` (`CONT` target) and divergent `BRA`s (the
-//! not-taken lanes and where they resume). Lanes that `SYNC`, `BRK`, `CONT` or `EXIT` leave
-//! the active mask (`BRK`/`CONT` also leave every entry above their `PBK`/`PCNT`; `EXIT`
-//! leaves every entry); when no lane is active the top entry is popped and its lanes resume
-//! at its address. A warp whose stack empties with no active lane is done.
+//! not-taken lanes and where they resume) and `CAL` (the calling lanes and the return
+//! address). Lanes that `SYNC`, `BRK`, `CONT`, `RET` or `EXIT` leave the active mask
+//! (`BRK`/`CONT`/`RET` also leave every entry above their `PBK`/`PCNT`/`CAL`; `EXIT` leaves
+//! every entry); when no lane is active the top entry is popped and its lanes resume at its
+//! address, so a divergent `RET` waits for the function's other paths like a `SYNC`. A warp whose stack empties with no active lane is done.
 //!
 //! Blocks run warps round-robin, [`SLICE`] instructions at a time; a warp reaching
 //! `BAR.SYNC`/`BAR.RED` waits until every warp that has not finished has arrived, then all
@@ -47,7 +48,13 @@ pub(crate) enum EntryKind {
     Brk,
     Cont,
     Div,
+    /// Pushed by `CAL`: the calling lanes resume at `pc` (the return address) once every one
+    /// of them has returned (`RET`) or exited.
+    Call,
 }
+
+/// Deepest call nesting a warp may reach.
+const MAX_CALL_DEPTH: usize = 64;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
@@ -93,7 +100,6 @@ pub(crate) struct Warp {
     pub valid: u32,
     pub exited: u32,
     pub stack: Vec<Entry>,
-    pub calls: Vec<usize>,
     pub state: State,
     pub bar: BarRed,
     /// Result of the last barrier reduction: (count, predicate).
@@ -207,7 +213,6 @@ impl Block {
                     valid,
                     exited: 0,
                     stack: Vec::new(),
-                    calls: Vec::new(),
                     state: State::Running,
                     bar: BarRed::default(),
                     bar_result: (0, false),
@@ -386,9 +391,8 @@ fn step(
     let kind = prog.kinds[idx];
     match kind {
         K::Bra => {
-            if exec::cc_test(inst, w) != u32::MAX {
-                return Err(exec::unsupported(inst, pc, "condition-code branch"));
-            }
+            let g = g & exec::cc_test(inst, w)
+                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
             let t = target(prog, inst, idx)?;
             if g == w.active {
                 w.pc = t;
@@ -419,9 +423,8 @@ fn step(
             w.pc = idx + 1;
         }
         K::Sync | K::Brk | K::Cont | K::Exit => {
-            if exec::cc_test(inst, w) != u32::MAX {
-                return Err(exec::unsupported(inst, pc, "condition-code test"));
-            }
+            let g = g & exec::cc_test(inst, w)
+                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
             w.active &= !g;
             match kind {
                 K::Brk => w.remove_lanes(g, Some(EntryKind::Brk)),
@@ -440,25 +443,55 @@ fn step(
         }
         K::Cal => {
             let t = target(prog, inst, idx)?;
-            if w.calls.len() >= 64 {
+            if g == 0 {
+                w.pc = idx + 1;
+                return Ok(State::Running);
+            }
+            let depth = w.stack.iter().filter(|e| e.kind == EntryKind::Call).count();
+            if depth >= MAX_CALL_DEPTH {
                 return Err(EmuError::Control {
                     pc,
-                    message: "call stack overflow (more than 64 nested calls)".into(),
+                    message: format!(
+                        "call stack overflow (more than {MAX_CALL_DEPTH} nested calls)"
+                    ),
                 });
             }
-            w.calls.push(idx + 1);
+            if g != w.active {
+                // A predicated call under divergence: the lanes that do not call go on after
+                // it once the callers have returned.
+                w.stack.push(Entry {
+                    kind: EntryKind::Div,
+                    pc: idx + 1,
+                    mask: w.active & !g,
+                });
+            }
+            w.stack.push(Entry {
+                kind: EntryKind::Call,
+                pc: idx + 1,
+                mask: g,
+            });
+            w.active = g;
             w.pc = t;
         }
         K::Ret => {
-            if g == 0 {
-                w.pc = idx + 1;
-            } else if g != w.active {
-                return Err(exec::unsupported(inst, pc, "divergent RET"));
-            } else {
-                w.pc = w.calls.pop().ok_or_else(|| EmuError::Control {
+            if !w.stack.iter().any(|e| e.kind == EntryKind::Call) {
+                if g == 0 {
+                    w.pc = idx + 1;
+                    return Ok(State::Running);
+                }
+                return Err(EmuError::Control {
                     pc,
                     message: "RET with an empty call stack".into(),
-                })?;
+                });
+            }
+            // Returning lanes wait at the innermost CAL's entry for the lanes still inside
+            // the function (pending on entries above it).
+            w.active &= !g;
+            w.remove_lanes(g, Some(EntryKind::Call));
+            if w.active != 0 {
+                w.pc = idx + 1;
+            } else {
+                return Ok(w.resume());
             }
         }
         K::BarSync | K::BarRed => {

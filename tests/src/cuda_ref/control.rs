@@ -23,6 +23,51 @@ pub const REFS: &[(&str, Reference)] = &[
             .collect();
         expect("out", &r.output("out").i32s(), &w)
     }),
+    ("call_divergent", |r| {
+        fn walk(v: i32, k: i32) -> i32 {
+            let mut s = v;
+            for j in 0..k {
+                if s & 1 == 0 && s > 1000 {
+                    return s - j;
+                }
+                s = s.wrapping_mul(3).wrapping_add(1);
+                if s % 7 == 0 {
+                    return s.wrapping_neg();
+                }
+            }
+            s ^ k
+        }
+        fn early(v: i32, j: i32) -> i32 {
+            if v < 0 {
+                return j;
+            }
+            let t = v >> 3;
+            if t & 1 != 0 {
+                t + j
+            } else {
+                v - j
+            }
+        }
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, ii) = (a[i], i as i32);
+            w[2 * i] = if x < 0 { x } else { walk(x, ii % 5) };
+            w[2 * i + 1] = if ii % 3 != 0 { walk(x ^ ii, 3) } else { 0 };
+            w[2 * n + i] = if x % 4 != 0 { early(x, ii) } else { 7 };
+            w[3 * n + i] = if i % 2 == 1 {
+                -1
+            } else if x < 0 {
+                0
+            } else if x & 8 != 0 {
+                x * 3
+            } else {
+                x * 3 + 5
+            };
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
     ("branch_divergent", |r| {
         let a = r.input("a").i32s();
         let w: Vec<i32> = (0..r.int("n") as usize)

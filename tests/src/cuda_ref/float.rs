@@ -209,6 +209,62 @@ pub const REFS: &[(&str, Reference)] = &[
         }
         expect("o", &r.output("o").i32s(), &w)
     }),
+    ("convert_limits", |r| {
+        let (a, d, l) = (
+            r.input("a").f32s(),
+            r.input("d").f64s(),
+            r.input("l").i64s(),
+        );
+        let n = r.int("n") as usize;
+        let (mut oi, mut ol, mut of, mut od) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            let (f, x, v) = (a[i], d[i], l[i]);
+            let t = f as i32;
+            oi.extend([
+                t,
+                f as u32 as i32,
+                f.round_ties_even() as i32,
+                f.ceil() as i32,
+                f.floor() as u32 as i32,
+                x as i32,
+                x as u32 as i32,
+                x.round_ties_even() as i32,
+                t as i16 as i32,
+                f as u32 as u16 as i32,
+                t as i8 as i32,
+                v as i16 as i32,
+            ]);
+            ol.extend([
+                f as i64,
+                f as u64 as i64,
+                x as i64,
+                x as u64 as i64,
+                x.round_ties_even() as i64,
+                f.ceil() as i64,
+            ]);
+            of.extend([
+                v as f32,
+                int_to_f32(v as i128, Dir::Zero),
+                int_to_f32(v as u64 as i128, Dir::Down),
+                x as f32,
+                round_dir(x, 0.0, Dir::Zero),
+                round_dir(x, 0.0, Dir::Up),
+                int_to_f32(v as i32 as i128, Dir::Zero),
+                int_to_f32(v as u32 as i128, Dir::Up),
+            ]);
+            od.extend([
+                v as f64,
+                int_to_f64(v as i128, Dir::Zero),
+                int_to_f64(v as u64 as i128, Dir::Up),
+                f as f64,
+            ]);
+        }
+        expect("oi", &r.output("oi").i32s(), &oi)?;
+        expect("ol", &r.output("ol").i64s(), &ol)?;
+        expect("of", &r.output("of").u32s(), &f32_bits(&of))?;
+        let od: Vec<i64> = f64_bits(&od).into_iter().map(|b| b as i64).collect();
+        expect("od", &r.output("od").i64s(), &od)
+    }),
     ("convert64", |r| {
         let (a, fa) = (r.input("a").i64s(), r.input("fa").f32s());
         let n = r.int("n") as usize;
@@ -455,6 +511,52 @@ fn f16_to_f32(h: u16) -> f32 {
         _ => (1024.0 + m) * 2f64.powi(e as i32 - 25),
     };
     (sign * v) as f32
+}
+
+/// `r` (round-to-nearest of the exact value, which compares to it as `ord`) moved one step to
+/// obey `dir`: toward zero, down or up when nearest rounded the wrong way.
+fn directed<F: Copy>(
+    r: F,
+    ord: std::cmp::Ordering,
+    dir: Dir,
+    neg: bool,
+    up: impl Fn(F) -> F,
+    down: impl Fn(F) -> F,
+) -> F {
+    use std::cmp::Ordering::*;
+    match (dir, ord) {
+        (Dir::Down, Greater) => down(r),
+        (Dir::Up, Less) => up(r),
+        (Dir::Zero, Greater) if !neg => down(r),
+        (Dir::Zero, Less) if neg => up(r),
+        _ => r,
+    }
+}
+
+/// An integer to f32 with directed rounding (every f32 of this range is an integer).
+fn int_to_f32(v: i128, dir: Dir) -> f32 {
+    let r = v as f32;
+    directed(
+        r,
+        (r as i128).cmp(&v),
+        dir,
+        v < 0,
+        f32::next_up,
+        f32::next_down,
+    )
+}
+
+/// An integer to f64 with directed rounding.
+fn int_to_f64(v: i128, dir: Dir) -> f64 {
+    let r = v as f64;
+    directed(
+        r,
+        (r as i128).cmp(&v),
+        dir,
+        v < 0,
+        f64::next_up,
+        f64::next_down,
+    )
 }
 
 #[cfg(test)]
