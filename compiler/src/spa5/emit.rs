@@ -109,6 +109,8 @@ struct Group {
     ssy_at: Vec<Block>,
     /// The divergent branches this group reconverges.
     branches: Vec<Block>,
+    /// Order of SSYs at one block: larger first (outer regions push first).
+    ssy_key: usize,
 }
 
 /// Emits `func` (after allocation) as machine instructions.
@@ -236,6 +238,7 @@ pub fn emit(
         if ok {
             groups.push(Group {
                 post: p,
+                ssy_key: region.len(),
                 region,
                 ssy_at,
                 branches: branch_blocks,
@@ -271,8 +274,10 @@ pub fn emit(
         }
     }
     // An SSY cannot go at the end of a block that SYNCs into another region's reconvergence
-    // point (the SYNC leaves first): such a group (typically a loop whose preheader was an
-    // if's merge block, folded away) stays without reconvergence.
+    // point (the SYNC leaves first). Typically a loop whose preheader was an if's merge block,
+    // folded away: the loop is entered only through that if's reconvergence point, so its SSY
+    // moves to the if's SSY site, pushed first (the if's token is popped at the loop entry,
+    // leaving the loop's with the same threads). Other such groups stay without reconvergence.
     loop {
         let syncing: HashMap<Block, Block> = groups
             .iter()
@@ -289,12 +294,40 @@ pub fn emit(
                 .iter()
                 .any(|b| syncing.get(b).is_some_and(|&p| p != g.post))
         });
-        match bad {
-            Some(i) => {
+        let Some(i) = bad else {
+            break;
+        };
+        let g = &groups[i];
+        let targets: BTreeSet<Block> = g
+            .ssy_at
+            .iter()
+            .filter_map(|b| syncing.get(b))
+            .copied()
+            .collect();
+        let host = match (targets.len(), targets.first()) {
+            (1, Some(&p2)) if g.ssy_at.iter().all(|b| syncing.contains_key(b)) => {
+                groups.iter().position(|h| {
+                    h.post == p2
+                        && h.ssy_key == h.region.len()
+                        && g.ssy_at.iter().all(|b| h.region.contains(b))
+                        && h.region.is_disjoint(&g.region)
+                        && h.ssy_at
+                            .iter()
+                            .all(|b| syncing.get(b).is_none_or(|&p| p == h.post))
+                })
+            }
+            _ => None,
+        };
+        match host {
+            Some(j) => {
+                let (ssy_at, key) = (groups[j].ssy_at.clone(), groups[j].region.len());
+                groups[i].ssy_at = ssy_at;
+                groups[i].ssy_key = key + groups[i].region.len();
+            }
+            None => {
                 groups.remove(i);
                 out.unreconverged += 1;
             }
-            None => break,
         }
     }
     check_barriers_reconverged(func, tgt, &cfg, &pdt, &uni, &dt, &groups)?;
@@ -309,7 +342,7 @@ pub fn emit(
             }
         }
         for &b in &g.ssy_at {
-            ssy_before_term[b].push((g.region.len(), g.post));
+            ssy_before_term[b].push((g.ssy_key, g.post));
         }
     }
     out.ssy_regions = groups.len();
@@ -585,6 +618,9 @@ fn check_barriers_reconverged(
                 continue;
             }
             if has_barrier(x) {
+                if std::env::var_os("ILC_DEBUG_EMIT").is_some() {
+                    eprintln!("{func}");
+                }
                 return Err(EmitError::UnreconvergedBarrier(b, x));
             }
             stack.extend(cfg.succs(x).iter().copied());
