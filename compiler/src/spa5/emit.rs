@@ -618,9 +618,6 @@ fn check_barriers_reconverged(
                 continue;
             }
             if has_barrier(x) {
-                if std::env::var_os("ILC_DEBUG_EMIT").is_some() {
-                    eprintln!("{func}");
-                }
                 return Err(EmitError::UnreconvergedBarrier(b, x));
             }
             stack.extend(cfg.succs(x).iter().copied());
