@@ -54,6 +54,32 @@ fn random_kernels_match_the_interpreter() {
     );
 }
 
+/// Large kernels (hundreds of statements: nested divergent ifs and loops on loaded values, LDS
+/// exchanges across barriers) reach shapes the 30-statement ones never do: the CFG
+/// simplifications fold merges and preheaders, and reconvergence must still happen before each
+/// barrier. A few per size and level keep `cargo test` fast; `ilc-fuzz --size 400` soaks.
+#[test]
+fn large_random_kernels_match_the_interpreter_at_every_level() {
+    let mut failures = Vec::new();
+    for (size, count) in [(120u32, 6u64), (250, 4), (400, 2)] {
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3] {
+            for k in 0..count {
+                let seed = 7919 * u64::from(size) + k;
+                let src = ilgen::generate(seed, size);
+                if let Err(e) = check(level, &src, seed) {
+                    failures.push(format!("{level:?} size {size} seed {seed}: {e}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures (reproduce with `ilc-fuzz --count 1 --seed S --size N --minimize`):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn regressions_stay_fixed_at_every_level() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");

@@ -67,6 +67,9 @@ pub enum EmitError {
     /// An instruction that should have been selected.
     #[error("emit: unselected instruction `{0}`")]
     Unselected(String),
+    /// A divergent branch left without reconvergence is followed by a barrier.
+    #[error("emit: divergent branch in {0} does not reconverge before the barrier in {1}")]
+    UnreconvergedBarrier(Block, Block),
     /// A template code out of range.
     #[error("emit: unknown template code {0}")]
     BadCode(u16),
@@ -104,6 +107,10 @@ struct Group {
     region: BTreeSet<Block>,
     /// Blocks before whose terminator the SSY goes.
     ssy_at: Vec<Block>,
+    /// The divergent branches this group reconverges.
+    branches: Vec<Block>,
+    /// Order of SSYs at one block: larger first (outer regions push first).
+    ssy_key: usize,
 }
 
 /// Emits `func` (after allocation) as machine instructions.
@@ -120,8 +127,8 @@ pub fn emit(
     let mut out = EmitResult::default();
 
     // ---- reconvergence regions ----
-    let mut by_post: HashMap<Block, BTreeSet<Block>> = HashMap::default();
-    let mut branch_blocks: HashMap<Block, Vec<Block>> = HashMap::default();
+    // Per reconvergence point, the regions of the divergent branches ending there.
+    let mut branch_regions: HashMap<Block, Vec<(Block, BTreeSet<Block>)>> = HashMap::default();
     for b in func.layout.blocks() {
         let Some(t) = func.terminator(b) else {
             continue;
@@ -143,15 +150,37 @@ pub fn emit(
                 }
                 stack.extend(cfg.succs(x).iter().copied());
             }
-            by_post.entry(p).or_default().extend(region);
-            branch_blocks.entry(p).or_default().push(b);
+            branch_regions.entry(p).or_default().push((b, region));
         }
     }
-    let mut groups: Vec<Group> = Vec::new();
-    let mut posts: Vec<Block> = by_post.keys().copied().collect();
+    // Branches sharing `P` share one SSY only when their regions overlap (nested ifs, loop
+    // exits and breaks). Disjoint regions ending at the same `P` (the inner ifs of both arms
+    // of a uniform `if`, whose merges CFG simplification folded into the outer merge) are
+    // separate groups, each with its own single entry and SSY.
+    let mut components: Vec<(Block, BTreeSet<Block>, Vec<Block>)> = Vec::new();
+    let mut posts: Vec<Block> = branch_regions.keys().copied().collect();
     posts.sort();
     for p in posts {
-        let region = by_post.remove(&p).unwrap_or_default();
+        let mut comps: Vec<(BTreeSet<Block>, Vec<Block>)> = Vec::new();
+        for (b, region) in branch_regions.remove(&p).unwrap_or_default() {
+            let mut merged = (region, vec![b]);
+            let mut i = 0;
+            while i < comps.len() {
+                if comps[i].0.is_disjoint(&merged.0) {
+                    i += 1;
+                } else {
+                    let (r, bs) = comps.swap_remove(i);
+                    merged.0.extend(r);
+                    merged.1.extend(bs);
+                    i = 0;
+                }
+            }
+            comps.push(merged);
+        }
+        components.extend(comps.into_iter().map(|(r, bs)| (p, r, bs)));
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    for (p, region, branch_blocks) in components {
         let mut entries = BTreeSet::new();
         let mut outside_preds = Vec::new();
         let mut ok = true;
@@ -178,7 +207,7 @@ pub fn emit(
             match e {
                 Some(e)
                     if region.contains(&e)
-                        && branch_blocks[&p].contains(&e)
+                        && branch_blocks.contains(&e)
                         && !cfg.preds(e).iter().any(|u| region.contains(u)) =>
                 {
                     vec![e]
@@ -191,7 +220,7 @@ pub fn emit(
         } else if entries.len() == 1 {
             let e = *entries.iter().next().unwrap_or(&p);
             let from_inside = cfg.preds(e).iter().any(|u| region.contains(u));
-            if !from_inside && branch_blocks[&p].contains(&e) {
+            if !from_inside && branch_blocks.contains(&e) {
                 vec![e]
             } else if outside_preds.iter().all(|u| cfg.succs(*u).len() == 1) {
                 let mut v = outside_preds.clone();
@@ -209,8 +238,10 @@ pub fn emit(
         if ok {
             groups.push(Group {
                 post: p,
+                ssy_key: region.len(),
                 region,
                 ssy_at,
+                branches: branch_blocks,
             });
         } else {
             out.unreconverged += 1;
@@ -243,8 +274,10 @@ pub fn emit(
         }
     }
     // An SSY cannot go at the end of a block that SYNCs into another region's reconvergence
-    // point (the SYNC leaves first): such a group (typically a loop whose preheader was an
-    // if's merge block, folded away) stays without reconvergence.
+    // point (the SYNC leaves first). Typically a loop whose preheader was an if's merge block,
+    // folded away: the loop is entered only through that if's reconvergence point, so its SSY
+    // moves to the if's SSY site, pushed first (the if's token is popped at the loop entry,
+    // leaving the loop's with the same threads). Other such groups stay without reconvergence.
     loop {
         let syncing: HashMap<Block, Block> = groups
             .iter()
@@ -261,14 +294,43 @@ pub fn emit(
                 .iter()
                 .any(|b| syncing.get(b).is_some_and(|&p| p != g.post))
         });
-        match bad {
-            Some(i) => {
+        let Some(i) = bad else {
+            break;
+        };
+        let g = &groups[i];
+        let targets: BTreeSet<Block> = g
+            .ssy_at
+            .iter()
+            .filter_map(|b| syncing.get(b))
+            .copied()
+            .collect();
+        let host = match (targets.len(), targets.first()) {
+            (1, Some(&p2)) if g.ssy_at.iter().all(|b| syncing.contains_key(b)) => {
+                groups.iter().position(|h| {
+                    h.post == p2
+                        && h.ssy_key == h.region.len()
+                        && g.ssy_at.iter().all(|b| h.region.contains(b))
+                        && h.region.is_disjoint(&g.region)
+                        && h.ssy_at
+                            .iter()
+                            .all(|b| syncing.get(b).is_none_or(|&p| p == h.post))
+                })
+            }
+            _ => None,
+        };
+        match host {
+            Some(j) => {
+                let (ssy_at, key) = (groups[j].ssy_at.clone(), groups[j].region.len());
+                groups[i].ssy_at = ssy_at;
+                groups[i].ssy_key = key + groups[i].region.len();
+            }
+            None => {
                 groups.remove(i);
                 out.unreconverged += 1;
             }
-            None => break,
         }
     }
+    check_barriers_reconverged(func, tgt, &cfg, &pdt, &uni, &dt, &groups)?;
     // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
     // point (a block belongs to at most one innermost region ending there).
     let mut sync_edge: HashMap<Block, Block> = HashMap::default();
@@ -280,7 +342,7 @@ pub fn emit(
             }
         }
         for &b in &g.ssy_at {
-            ssy_before_term[b].push((g.region.len(), g.post));
+            ssy_before_term[b].push((g.ssy_key, g.post));
         }
     }
     out.ssy_regions = groups.len();
@@ -498,6 +560,72 @@ pub fn emit(
 }
 
 /// Outer regions (larger) push first.
+/// The invariant that makes leaving a branch without reconvergence correct: its paths run one
+/// after the other, so no barrier may follow its reconvergence point (the first path would
+/// wait at the barrier, or pass it, without the others). A divergent branch whose immediate
+/// post-dominator reaches a barrier must be in a reconvergence group; otherwise emission
+/// fails with an internal error instead of producing code that deadlocks or races.
+fn check_barriers_reconverged(
+    func: &Function,
+    tgt: &Spa5Target,
+    cfg: &ControlFlowGraph,
+    pdt: &PostDominatorTree,
+    uni: &HashSet<Value>,
+    dt: &DominatorTree,
+    groups: &[Group],
+) -> Result<(), EmitError> {
+    let has_barrier = |b: Block| {
+        func.layout
+            .block_insts(b)
+            .any(|inst| match &func.dfg.insts[inst] {
+                InstructionData::Target { code, .. } => {
+                    tgt.templates.get(*code as usize).is_some_and(|t| {
+                        t.seq.iter().any(|ti| {
+                            matches!(
+                                ti.inst.op,
+                                Op::BAR_SYNC_II
+                                    | Op::BAR_SYNC_RI
+                                    | Op::BAR_SYNC_IR
+                                    | Op::BAR_SYNC_RR
+                            )
+                        })
+                    })
+                }
+                _ => false,
+            })
+    };
+    let covered: HashSet<Block> = groups
+        .iter()
+        .flat_map(|g| g.branches.iter().copied())
+        .collect();
+    for b in func.layout.blocks() {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] else {
+            continue;
+        };
+        if uni.contains(&arg[0]) || !dt.is_reachable(b) || covered.contains(&b) {
+            continue;
+        }
+        let Some(p) = pdt.ipdom(b) else {
+            continue;
+        };
+        let mut seen = HashSet::default();
+        let mut stack = vec![p];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if has_barrier(x) {
+                return Err(EmitError::UnreconvergedBarrier(b, x));
+            }
+            stack.extend(cfg.succs(x).iter().copied());
+        }
+    }
+    Ok(())
+}
+
 fn sorted_ssy(v: &[(usize, Block)]) -> Vec<(usize, Block)> {
     let mut v = v.to_vec();
     v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
