@@ -93,13 +93,19 @@ impl Lowerer<'_> {
     }
 
     /// Byte address `(reg + base) * 16` of a register-indexed element.
-    fn elem_addr(&mut self, rel: Value, base: u32) -> Value {
+    fn elem_addr(&mut self, space: MemSpace, rel: Value, base: u32) -> Value {
         let idx = if base != 0 {
             let b = self.iconst(base);
             self.cursor().ins().iadd(rel, b)
         } else {
             rel
         };
+        if space == MemSpace::Global {
+            // `g[]` is memory: an index past 2^28 must not wrap back into the buffer.
+            return self.exact_address(idx, 16, None);
+        }
+        // Private arrays and constant buffers are small and checked against their declared
+        // sizes; a wrapped index stays inside them.
         let four = self.iconst(4);
         self.cursor().ins().ishl(idx, four)
     }
@@ -118,7 +124,7 @@ impl Lowerer<'_> {
                 }
             }
             Some(rel) => {
-                let a = self.elem_addr(rel, idx.base);
+                let a = self.elem_addr(space, rel, idx.base);
                 self.cursor()
                     .ins()
                     .load(mem(space, 4 * c as i32, MemSize::Words(1)), Some(a))[0]
@@ -162,7 +168,7 @@ impl Lowerer<'_> {
                 let idx = self.index(reg)?;
                 if let Some(rel) = idx.rel {
                     let slot = self.icb_slot();
-                    let a = self.elem_addr(rel, idx.base);
+                    let a = self.elem_addr(MemSpace::Private(slot), rel, idx.base);
                     let m = mem(MemSpace::Private(slot), 4 * c as i32, MemSize::Words(1));
                     return Ok(self.cursor().ins().load(m, Some(a))[0]);
                 }
@@ -287,7 +293,7 @@ impl Lowerer<'_> {
     }
 
     fn store_elem(&mut self, space: MemSpace, idx: Idx, out: [Option<Value>; 4]) {
-        let addr = idx.rel.map(|rel| self.elem_addr(rel, idx.base));
+        let addr = idx.rel.map(|rel| self.elem_addr(space, rel, idx.base));
         for (c, v) in out.iter().enumerate() {
             let Some(v) = *v else { continue };
             let off = match addr {
