@@ -296,6 +296,7 @@ fn random_kernel(rng: &mut Rng, name: String) -> Kernel {
                 offset: u64::from(code_bytes / 2),
                 size: u64::from(code_bytes / 2),
                 frame_size: (rng.below(2) == 0).then_some(0),
+                local: rng.below(2) == 0,
             })
             .collect(),
         code,

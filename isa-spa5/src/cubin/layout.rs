@@ -520,7 +520,12 @@ impl Plan {
                 }
                 SymKind::Sub(k, i) => {
                     let sub = &w.kernels[k].subroutines[i];
-                    (elf::STB_WEAK | elf::STT_FUNC, 0, sub.offset, sub.size)
+                    let bind = if sub.local {
+                        elf::STB_LOCAL
+                    } else {
+                        elf::STB_WEAK
+                    };
+                    (bind | elf::STT_FUNC, 0, sub.offset, sub.size)
                 }
                 SymKind::Func(k) => (
                     elf::STB_GLOBAL | elf::STT_FUNC,

@@ -261,6 +261,8 @@ pub struct Subroutine {
     pub size: u64,
     /// Its `EIATTR_FRAME_SIZE` record, if it has one.
     pub frame_size: Option<u32>,
+    /// Bound `STB_LOCAL` (ptxas's internal-linkage functions) rather than `STB_WEAK`.
+    pub local: bool,
 }
 
 impl Kernel {

@@ -185,6 +185,7 @@ pub fn read_cubin(data: &[u8]) -> Result<Cubin, CubinError> {
                 offset: sym.value,
                 size: sym.size,
                 frame_size: per_function(EIATTR_FRAME_SIZE, sym_index as u32)?,
+                local: sym.info >> 4 == elf::STB_LOCAL.0,
             });
         }
     }

@@ -29,6 +29,13 @@ use isa_spa5::cubin::PARAM_BASE;
 
 use Slot::{Arg, Res};
 
+/// A flat memory window: its load and store opcodes, base offset and size in bytes.
+struct FlatWindow {
+    ops: (Op, Op),
+    base: u32,
+    size: u32,
+}
+
 type Vals = SmallVec<[Value; 4]>;
 
 fn size_name(size: MemSize, words: usize) -> Size {
@@ -373,20 +380,12 @@ impl Isel<'_> {
                 let Some(&(base, size)) = self.layout.lds.get(&id) else {
                     return Err(self.unsupported(inst, "access to an undeclared LDS"));
                 };
-                let pred = if check {
-                    self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(size)))?
-                } else {
-                    None
+                let window = FlatWindow {
+                    ops: (Op::LDS, Op::STS),
+                    base,
+                    size,
                 };
-                Ok((
-                    Place::Flat {
-                        op_ld: Op::LDS,
-                        op_st: Op::STS,
-                        addr,
-                        off: (i64::from(base) + off) as i32,
-                    },
-                    pred,
-                ))
+                self.flat_place(window, addr, off, bytes, a_align, check)
             }
             MemSpace::Private(ss) => {
                 let base = self
@@ -395,21 +394,12 @@ impl Isel<'_> {
                     .get(&slot_index(ss))
                     .copied()
                     .unwrap_or(0);
-                let size = self.func.stack_slots[ss].size;
-                let pred = if check {
-                    self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(size)))?
-                } else {
-                    None
+                let window = FlatWindow {
+                    ops: (Op::LDL, Op::STL),
+                    base,
+                    size: self.func.stack_slots[ss].size,
                 };
-                Ok((
-                    Place::Flat {
-                        op_ld: Op::LDL,
-                        op_st: Op::STL,
-                        addr,
-                        off: (i64::from(base) + off) as i32,
-                    },
-                    pred,
-                ))
+                self.flat_place(window, addr, off, bytes, a_align, check)
             }
             MemSpace::Cb(id) => {
                 let Some(p) = self.layout.param(ParamKind::CbData(id)).copied() else {
@@ -431,6 +421,31 @@ impl Isel<'_> {
                 ))
             }
         }
+    }
+
+    /// The place of an access to a flat window (LDS or the local frame) of `size` bytes at
+    /// `base`, guarded when `check`.
+    fn flat_place(
+        &mut self,
+        w: FlatWindow,
+        addr: Option<Value>,
+        off: i64,
+        bytes: u32,
+        a_align: u32,
+        check: bool,
+    ) -> Result<(Place, Option<Value>), IselError> {
+        let pred = if check {
+            self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(w.size)))?
+        } else {
+            None
+        };
+        let place = Place::Flat {
+            op_ld: w.ops.0,
+            op_st: w.ops.1,
+            addr,
+            off: (i64::from(w.base) + off) as i32,
+        };
+        Ok((place, pred))
     }
 
     fn load(
