@@ -236,15 +236,15 @@ fn transpose(
     }
     const COMPS: [Swz; 4] = [Swz::X, Swz::Y, Swz::Z, Swz::W];
     for (k, (_, dreg)) in rows.iter().enumerate() {
-        for c in 0..4 {
-            if dst.mask[c] == DstComp::NoWrite {
+        for (c, (&m, &t)) in dst.mask.iter().zip(&temps).enumerate() {
+            if m == DstComp::NoWrite {
                 continue;
             }
             let mut to = dst.clone();
             to.reg = dreg.clone();
             to.mask = [DstComp::NoWrite; 4];
-            to.mask[c] = dst.mask[c];
-            let mut from = SrcOperand::new(RegRef::new(RegKind::Temp, temps[c]));
+            to.mask[c] = m;
+            let mut from = SrcOperand::new(RegRef::new(RegKind::Temp, t));
             from.swizzle = [COMPS[k]; 4];
             from.span = src.span;
             out.push(mov(to, from));
