@@ -146,8 +146,21 @@ impl Compiler {
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
         ilc_passes::budget::set_stage("lower");
+        if self.options.launch_1d
+            && front
+                .program
+                .version
+                .as_ref()
+                .is_some_and(|v| v.shader == isa_amdil::ast::ShaderType::Pixel)
+        {
+            return Err(Diagnostics::single(
+                "O0002",
+                "--launch-1d does not apply to a pixel shader: its domain is a 2-D grid of tiles",
+            ));
+        }
         let mut function = lower::lower_with(&front.program, name, &self.options.textures)
             .map_err(lower_diagnostics)?;
+        function.launch_1d = self.options.launch_1d;
         // The AST is not needed after lowering: free it before the passes allocate.
         let front = frontend::Frontend {
             program: Default::default(),

@@ -63,6 +63,10 @@ struct Cli {
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
     #[arg(long = "assume-in-bounds")]
     assume_in_bounds: bool,
+    /// Assume a 1-D launch grid (group ids .y/.z are 0): flattened ids (vAbsTidFlat) fold
+    /// to a multiply-add. Recorded in the cubin's launch layout; spa5-run refuses other grids.
+    #[arg(long = "launch-1d")]
+    launch_1d: bool,
     /// Keep every constant in the code instead of a literal pool in constant bank 2
     /// (implied by --emit bin, whose raw words have no place for the pool).
     #[arg(long = "no-literal-pool")]
@@ -139,6 +143,7 @@ fn main() -> ExitCode {
         time_passes: cli.time_passes,
         kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
         assume_in_bounds: cli.assume_in_bounds,
+        launch_1d: cli.launch_1d,
         no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
         serial: cli.serial,
         max_regs: cli.max_regs,
