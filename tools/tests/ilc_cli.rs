@@ -85,6 +85,7 @@ fn launch_1d() {
     );
     assert!(out.status.success());
     let spa5 = env!("CARGO_BIN_EXE_spa5-run");
+    let out_dir = dir.join("out");
     let ok = run(
         spa5,
         &[
@@ -93,6 +94,8 @@ fn launch_1d() {
             "4".as_ref(),
             "--zero".as_ref(),
             "0=1024".as_ref(),
+            "--out".as_ref(),
+            out_dir.as_os_str(),
         ],
     );
     assert!(
