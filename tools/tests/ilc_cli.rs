@@ -123,3 +123,43 @@ fn launch_1d() {
     assert_eq!(ilc(&["--launch-1d"], ps), 1);
     assert_eq!(ilc(&[], ps), 0);
 }
+
+/// `-v` prints ptxas's resource lines; `--warn-on-spills` warns only when something spilled.
+#[test]
+fn resource_usage_and_spill_warning() {
+    let kernel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels/nbody.il");
+    let dir = std::env::temp_dir().join(format!("ilc-cli-v-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .arg(&kernel)
+            .args(["-v", "--warn-on-spills", "-o"])
+            .arg(dir.join("k.cubin"))
+            .args(extra)
+            .output()
+            .expect("runs ilc");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run(&[]);
+    assert!(
+        err.contains("ilc info    : Compiling entry function 'nbody' for 'sm_50'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("0 bytes spill stores, 0 bytes spill loads"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bytes cmem[0]") && err.contains("ilc info    : Used "),
+        "{err}"
+    );
+    assert!(!err.contains("warning : Registers are spilled"), "{err}");
+    let err = run(&["--max-regs", "8"]);
+    assert!(err.contains("ilc info    : Used 8 registers"), "{err}");
+    assert!(
+        err.contains("ilc warning : Registers are spilled to local memory in function 'nbody'"),
+        "{err}"
+    );
+    assert!(!err.contains(" 0 bytes spill stores"), "{err}");
+}

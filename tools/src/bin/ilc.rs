@@ -67,6 +67,13 @@ struct Cli {
     /// to a multiply-add. Recorded in the cubin's launch layout; spa5-run refuses other grids.
     #[arg(long = "launch-1d")]
     launch_1d: bool,
+    /// Print the resource usage on stderr in ptxas's `-v` format (registers, shared memory,
+    /// constant banks, stack frame, spill stores and loads).
+    #[arg(short = 'v', long = "resource-usage")]
+    resource_usage: bool,
+    /// Warn on stderr when registers are spilled to local memory.
+    #[arg(long = "warn-on-spills")]
+    warn_on_spills: bool,
     /// Keep every constant in the code instead of a literal pool in constant bank 2
     /// (implied by --emit bin, whose raw words have no place for the pool).
     #[arg(long = "no-literal-pool")]
@@ -235,6 +242,17 @@ fn main() -> ExitCode {
                 }
                 if cli.time_passes {
                     eprint!("{}", k.log.time_report());
+                }
+                let usage = k.resource_usage();
+                if cli.resource_usage {
+                    eprint!("{}", usage.report("ilc", &k.name, &cli.arch));
+                }
+                if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
+                    eprintln!(
+                        "ilc warning : Registers are spilled to local memory in function '{}', \
+                         {} bytes spill stores, {} bytes spill loads",
+                        k.name, usage.spill_store_bytes, usage.spill_load_bytes
+                    );
                 }
                 match cli.emit {
                     Emit::Asm => {
