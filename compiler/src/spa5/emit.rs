@@ -2,8 +2,13 @@
 //! `isa_spa5::Inst`s with physical registers and block-relative branch targets.
 //!
 //! Control flow uses Maxwell's reconvergence stack:
-//! - a branch whose condition is *uniform* (computed only from constants, parameters,
-//!   constant-buffer reads, group ids/sizes) is a plain `BRA`: all active threads agree;
+//! - a branch whose condition is *uniform* ([`divergence`]: the sound divergence analysis of
+//!   `ilc_passes::uniformity` on the allocated function, so loop counters started from
+//!   constants and bounded by constant-buffer values count) is a plain `@p BRA`: all active
+//!   threads agree, so no reconvergence point is needed. That holds inside a divergent region
+//!   too: the enclosing region's SSY is still pushed before it and its edges into the
+//!   enclosing reconvergence point still `SYNC`, whether the branch taking them is uniform
+//!   or not (a uniform loop exit into a divergent `if`'s merge is an `@p SYNC`);
 //! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
 //!   before its region (the blocks reachable from it without passing `P`), and every edge from
 //!   the region into `P` becomes `SYNC` (a conditional branch into `P` a guarded `@p SYNC`
@@ -29,7 +34,9 @@ use ilc_passes::ir::{
     RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
+use ilc_passes::uniformity::Uniformity;
 use isa_spa5::inst::Operand;
+use isa_spa5::table::Class;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
 
 use super::target::{Slot, Spa5Target, SCRATCH};
@@ -73,33 +80,36 @@ pub enum EmitError {
     /// A template code out of range.
     #[error("emit: unknown template code {0}")]
     BadCode(u16),
+    /// The emitted SSY/SYNC pairs do not balance (see [`check_sync_balance`]).
+    #[error("emit: reconvergence stack unbalanced at instruction {0}: {1}")]
+    UnbalancedSync(usize, String),
 }
 
-/// Values known to be equal in every thread of a warp.
-pub fn compute_uniform(func: &Function, tgt: &Spa5Target) -> HashSet<Value> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let mut uni = HashSet::default();
-    for b in cfg.reverse_post_order(func) {
-        for inst in func.layout.block_insts(b) {
-            let data = &func.dfg.insts[inst];
-            let InstructionData::Target { code, args, .. } = data else {
-                continue;
-            };
-            let Some(t) = tgt.templates.get(*code as usize) else {
-                continue;
-            };
-            let thread_dependent = t.seq.iter().any(|ti| {
-                let i = &ti.inst;
-                matches!(i.op, Op::LDG | Op::LDS | Op::LDL | Op::ATOM | Op::ATOM_CAS | Op::ATOMS | Op::ATOMS_CAS)
-                    || (i.op == Op::S2R
-                        && !matches!(i.operands[1], Operand::SReg(s) if (SpecialReg::CTAID_X.0..=SpecialReg::CTAID_Z.0).contains(&s.0)))
-            });
-            if !thread_dependent && args.iter().all(|a| uni.contains(a)) {
-                uni.extend(func.dfg.inst_results(inst).iter().copied());
-            }
-        }
-    }
-    uni
+/// The divergence analysis of `func` after selection: [`Uniformity`] with the `Target`
+/// instructions' own sources of divergence. A `Target` instruction's results differ between
+/// threads whatever its operands when a machine instruction of its template reads memory
+/// threads write or own (shared, global, local: loads, atomics, spill reloads), exchanges
+/// values between lanes (shuffles, votes) or reads a per-thread special register (anything but
+/// the group id); constant-bank and texture reads are uniform at a uniform address, like the
+/// IR's constant-buffer and SRV loads. Computed on the allocated function itself, so it
+/// covers the blocks and copies selection, scheduling and allocation added.
+pub fn divergence(func: &Function, tgt: &Spa5Target) -> Uniformity {
+    Uniformity::compute_with(func, |data| match data {
+        InstructionData::Target { code, .. } => tgt
+            .templates
+            .get(*code as usize)
+            .is_none_or(|t| t.seq.iter().any(|ti| thread_dependent(&ti.inst))),
+        other => ilc_passes::uniformity::is_source(other),
+    })
+}
+
+/// Whether `i`'s results may differ between threads whatever its register operands.
+fn thread_dependent(i: &MInst) -> bool {
+    let group_id = SpecialReg::CTAID_X.0..=SpecialReg::CTAID_Z.0;
+    matches!(i.form().class, Class::Shared | Class::Global | Class::Sync)
+        || i.operands
+            .iter()
+            .any(|o| matches!(o, Operand::SReg(s) if !group_id.contains(&s.0)))
 }
 
 struct Group {
@@ -123,7 +133,7 @@ pub fn emit(
     let cfg = ControlFlowGraph::with_function(func);
     let dt = DominatorTree::with_function(func, &cfg);
     let pdt = PostDominatorTree::with_function(func, &cfg);
-    let uni = compute_uniform(func, tgt);
+    let uni = divergence(func, tgt);
     let mut out = EmitResult::default();
 
     // ---- reconvergence regions ----
@@ -133,8 +143,8 @@ pub fn emit(
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        if let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] {
-            if uni.contains(&arg[0]) || !dt.is_reachable(b) {
+        if let InstructionData::Brif { .. } = &func.dfg.insts[t] {
+            if !uni.is_divergent_branch(b) || !dt.is_reachable(b) {
                 continue;
             }
             let Some(p) = pdt.ipdom(b) else {
@@ -556,7 +566,76 @@ pub fn emit(
         });
     }
     let _ = (RegFile::Gpr, ModKind::X);
+    check_sync_balance(&out)?;
     Ok(out)
+}
+
+/// Checks that the reconvergence stack the code builds is the same on every path: every
+/// instruction is reached with one stack of pending `SSY` targets whichever way control got
+/// there, `SYNC` only runs with an `SSY` pending (and continues at its target with it popped),
+/// and control never runs past the end. So an `SSY` is popped exactly once on every path that
+/// leaves its region, whichever branches are uniform (divergent lanes parked by a `BRA` resume
+/// at the branch with the stack they left). `EXIT` ends a path with anything pending.
+pub fn check_sync_balance(out: &EmitResult) -> Result<(), EmitError> {
+    let n = out.insts.len();
+    let at = |i: usize, e: &Emitted| -> Result<usize, EmitError> {
+        e.target
+            .and_then(|b| out.block_start.get(&b).copied())
+            .filter(|&t| t < n)
+            .ok_or_else(|| EmitError::UnbalancedSync(i, "branch without a target".into()))
+    };
+    let mut state: Vec<Option<Vec<usize>>> = vec![None; n];
+    let mut work: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new())];
+    while let Some((i, stack)) = work.pop() {
+        if i >= n {
+            return Err(EmitError::UnbalancedSync(
+                i,
+                "control runs past the end".into(),
+            ));
+        }
+        match &state[i] {
+            Some(s) if *s == stack => continue,
+            Some(s) => {
+                return Err(EmitError::UnbalancedSync(
+                    i,
+                    format!("reached with SSY targets {s:?} and {stack:?}"),
+                ))
+            }
+            None => state[i] = Some(stack.clone()),
+        }
+        let e = &out.insts[i];
+        let guarded = e.inst.guard != Pred::TRUE;
+        match e.inst.op {
+            Op::SSY => {
+                let mut s = stack;
+                s.push(at(i, e)?);
+                work.push((i + 1, s));
+            }
+            Op::SYNC => {
+                let mut s = stack.clone();
+                let t = s
+                    .pop()
+                    .ok_or_else(|| EmitError::UnbalancedSync(i, "SYNC without SSY".into()))?;
+                work.push((t, s));
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            Op::BRA => {
+                work.push((at(i, e)?, stack.clone()));
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            Op::EXIT | Op::RET => {
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            _ => work.push((i + 1, stack)),
+        }
+    }
+    Ok(())
 }
 
 /// Outer regions (larger) push first.
@@ -570,7 +649,7 @@ fn check_barriers_reconverged(
     tgt: &Spa5Target,
     cfg: &ControlFlowGraph,
     pdt: &PostDominatorTree,
-    uni: &HashSet<Value>,
+    uni: &Uniformity,
     dt: &DominatorTree,
     groups: &[Group],
 ) -> Result<(), EmitError> {
@@ -602,10 +681,10 @@ fn check_barriers_reconverged(
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] else {
+        let InstructionData::Brif { .. } = &func.dfg.insts[t] else {
             continue;
         };
-        if uni.contains(&arg[0]) || !dt.is_reachable(b) || covered.contains(&b) {
+        if !uni.is_divergent_branch(b) || !dt.is_reachable(b) || covered.contains(&b) {
             continue;
         }
         let Some(p) = pdt.ipdom(b) else {
