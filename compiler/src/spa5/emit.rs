@@ -710,3 +710,78 @@ fn sorted_ssy(v: &[(usize, Block)]) -> Vec<(usize, Block)> {
     v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    /// Code from `(instruction, target block)` pairs, block `k` starting at `starts[k]`.
+    fn code(insts: &[(MInst, Option<usize>)], starts: &[usize]) -> EmitResult {
+        EmitResult {
+            insts: insts
+                .iter()
+                .map(|&(inst, t)| Emitted {
+                    inst,
+                    target: t.map(Block::new),
+                })
+                .collect(),
+            block_start: starts
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| (Block::new(k), s))
+                .collect(),
+            ..EmitResult::default()
+        }
+    }
+
+    #[test]
+    fn balanced_ssy_sync_passes() {
+        let p = Pred::p(0);
+        // SSY b2; @p0 BRA b1; SYNC; b1: SYNC; b2: EXIT, plus a uniform loop after it.
+        let c = code(
+            &[
+                (MInst::ssy(0), Some(2)),
+                (MInst::bra(0).guarded(p), Some(1)),
+                (MInst::sync(), None),
+                (MInst::sync(), None),
+                (MInst::bra(0).guarded(p), Some(3)),
+                (MInst::bra(0), Some(2)),
+                (MInst::exit(), None),
+            ],
+            &[0, 3, 4, 6],
+        );
+        assert_eq!(check_sync_balance(&c), Ok(()));
+    }
+
+    #[test]
+    fn unbalanced_paths_are_rejected() {
+        let p = Pred::p(0);
+        // One arm SYNCs into b1 and the other branches there with the SSY still pending.
+        let c = code(
+            &[
+                (MInst::ssy(0), Some(1)),
+                (MInst::bra(0).guarded(p), Some(1)),
+                (MInst::sync(), None),
+                (MInst::exit(), None),
+            ],
+            &[0, 3],
+        );
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(3, _))
+        ));
+        // A SYNC with nothing pending.
+        let c = code(&[(MInst::sync(), None)], &[0]);
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(0, _))
+        ));
+        // Control running past the end.
+        let c = code(&[(MInst::bra(0).guarded(p), Some(0))], &[0]);
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(1, _))
+        ));
+    }
+}
