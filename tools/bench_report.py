@@ -591,7 +591,10 @@ def main():
               ("registers", "#ff7f0e", [ratio(r, "ilc_aib", "registers") for r in ok]),
               ("stall cycles", "#2ca02c", [ratio(r, "ilc_aib", "stall_cycles") for r in ok])], "ratio, 1.0 = ptxas")
     svg_scaling(os.path.join(plots, "scaling.svg"), scaling)
-    update_readme(rows, ok, gm, speed)
+    # Only a full run into the committed report updates the README's figures (a partial run
+    # or one written elsewhere would put figures in the README that no report shows).
+    if not args.only and os.path.abspath(args.out) == os.path.abspath(os.path.join(ROOT, "bench")):
+        update_readme(rows, ok, gm, speed)
     json.dump({"rows": rows, "scaling": scaling, "inprocess": inproc}, open(os.path.join(args.out, "results.json"), "w"), indent=1)
     print(f"bench_report: dynamic geomean ilc/ptxas warp instructions {dyn_geomean(rows, 'ilc', 'warp_instructions'):.2f} "
           f"(aib {dyn_geomean(rows, 'ilc_aib', 'warp_instructions'):.2f}), cycles {dyn_geomean(rows, 'ilc', 'cycles_sum'):.2f} "

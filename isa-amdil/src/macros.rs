@@ -11,7 +11,12 @@
 //! (nesting is bounded by [`MAX_DEPTH`]; recursion is an error). `_outline` macros are
 //! inlined as well: the result is the same.
 //!
-//! Requires: a parsed program. Guarantees: on success no `mdef`, `mend` or `mcall` remains;
+//! The same step expands `transpose dst, src` (guide 7.11: `dst+k` row `c` gets `src+c`
+//! component `k`) into `mov`s through four fresh temporaries, so it needs no support
+//! downstream and works in every shader type.
+//!
+//! Requires: a parsed program. Guarantees: on success no `mdef`, `mend`, `mcall` or
+//! `transpose` remains;
 //! every statement of an expansion carries the span of the text it came from (the body's
 //! lines, or the call for the prolog and epilog), so later diagnostics point at real source.
 
@@ -33,15 +38,21 @@ struct Macro {
     span: Span,
 }
 
+/// True if `p` has anything [`expand`] rewrites (macros or `transpose`).
+pub fn needs_expansion(p: &Program) -> bool {
+    p.statements.iter().any(|s| {
+        matches!(
+            s.opcode,
+            Opcode::Macrodef | Opcode::Macrocall | Opcode::Transpose
+        )
+    })
+}
+
 /// Expands every macro call of `p` in place. Returns the diagnostics (errors when a call
 /// names no macro, passes the wrong number of arguments, nests too deep, or a definition is
 /// malformed); on error the program keeps the statements it could not expand.
 pub fn expand(p: &mut Program) -> Vec<Diagnostic> {
-    if !p
-        .statements
-        .iter()
-        .any(|s| matches!(s.opcode, Opcode::Macrodef | Opcode::Macrocall))
-    {
+    if !needs_expansion(p) {
         return Vec::new();
     }
     let mut diags = Vec::new();
@@ -136,8 +147,109 @@ pub fn expand(p: &mut Program) -> Vec<Diagnostic> {
             out.push(s);
         }
     }
+    if out.iter().any(|s| s.opcode == Opcode::Transpose) {
+        let mut next_temp = ex.next_temp;
+        let mut done = Vec::with_capacity(out.len() + 16);
+        for s in out {
+            if s.opcode == Opcode::Transpose {
+                transpose(s, &mut next_temp, &mut done, &mut diags);
+            } else {
+                done.push(s);
+            }
+        }
+        out = done;
+    }
     p.statements = out;
     diags
+}
+
+/// Register `reg + k` in the sense of the guide's "register number of src0 + k": the next
+/// numbered register, or the next element of an indexed one.
+fn reg_plus(reg: &RegRef, k: u32) -> Option<RegRef> {
+    let mut r = reg.clone();
+    if let Some(ix) = r.indices.last_mut() {
+        ix.offset = ix.offset.checked_add(k as i32)?;
+        return Some(r);
+    }
+    match r.kind {
+        RegKind::Temp | RegKind::Output | RegKind::Input => {
+            r.num = r.num.checked_add(k)?;
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
+/// Appends the expansion of one `transpose` to `out` (or the statement itself after a
+/// diagnostic when its operands have no "+k" registers).
+fn transpose(
+    s: Instruction,
+    next_temp: &mut u32,
+    out: &mut Vec<Instruction>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let (Some(dst), Some(src)) = (s.dsts.first(), s.srcs.first()) else {
+        // The validator reports the operand count.
+        out.push(s);
+        return;
+    };
+    let rows = (0..4).map(|k| Some((reg_plus(&src.reg, k)?, reg_plus(&dst.reg, k)?)));
+    let Some(rows) = rows.collect::<Option<Vec<_>>>() else {
+        diags.push(Diagnostic::error(
+            codes::OPERAND_KIND,
+            s.span,
+            format!(
+                "`transpose` reads and writes four consecutive registers; `{}` and `{}` \
+                 registers have no successors",
+                src.reg.kind.name(),
+                dst.reg.kind.name()
+            ),
+        ));
+        out.push(s);
+        return;
+    };
+    // The fresh temporaries lie above every register the program names, including the
+    // rows `+1..+3` of this statement (and of earlier ones, by induction).
+    for (sreg, dreg) in &rows {
+        for r in [sreg, dreg] {
+            if r.kind == RegKind::Temp {
+                *next_temp = (*next_temp).max(r.num.saturating_add(1));
+            }
+        }
+    }
+    let temps: Vec<u32> = (0..4).map(|k| next_temp.saturating_add(k)).collect();
+    *next_temp = next_temp.saturating_add(4);
+    let mov = |dst: DstOperand, src: SrcOperand| {
+        let mut m = Instruction::new(Opcode::Mov);
+        m.dsts.push(dst);
+        m.srcs.push(src);
+        m.span = s.span;
+        m
+    };
+    // Read all four sources first: the destination rows may overlap them.
+    for (k, (sreg, _)) in rows.iter().enumerate() {
+        let mut from = src.clone();
+        from.reg = sreg.clone();
+        let mut to = DstOperand::new(RegRef::new(RegKind::Temp, temps[k]));
+        to.span = dst.span;
+        out.push(mov(to, from));
+    }
+    const COMPS: [Swz; 4] = [Swz::X, Swz::Y, Swz::Z, Swz::W];
+    for (k, (_, dreg)) in rows.iter().enumerate() {
+        for (c, (&m, &t)) in dst.mask.iter().zip(&temps).enumerate() {
+            if m == DstComp::NoWrite {
+                continue;
+            }
+            let mut to = dst.clone();
+            to.reg = dreg.clone();
+            to.mask = [DstComp::NoWrite; 4];
+            to.mask[c] = m;
+            let mut from = SrcOperand::new(RegRef::new(RegKind::Temp, t));
+            from.swizzle = [COMPS[k]; 4];
+            from.span = src.span;
+            out.push(mov(to, from));
+        }
+    }
 }
 
 struct Expander<'a> {
@@ -396,6 +508,23 @@ mod tests {
         assert!(text.contains("dcl_literal l2,"), "{text}");
         assert!(text.contains("dcl_literal l3,"), "{text}");
         assert!(!text.contains("mcall"), "{text}");
+    }
+
+    #[test]
+    fn transpose_expands_to_moves_through_fresh_temps() {
+        let (text, diags) = expanded("il_cs_2_0\ntranspose r4.xy, r0_neg(xyzw)\nend\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        // r0..r3 read into r8..r11 (above r4..r7, the rows written), then row k of the
+        // destination gathers component k of each.
+        assert!(text.contains("mov r8, r0_neg(xyzw)"), "{text}");
+        assert!(text.contains("mov r11, r3_neg(xyzw)"), "{text}");
+        assert!(text.contains("mov r4.x___, r8.x\n"), "{text}");
+        assert!(text.contains("mov r4._y__, r9.x\n"), "{text}");
+        assert!(text.contains("mov r7._y__, r9.w\n"), "{text}");
+        assert!(!text.contains("r4.__z"), "{text}");
+        assert!(!text.contains("transpose"), "{text}");
+        let (_, diags) = expanded("il_cs_2_0\ntranspose r4, l0\nend\n");
+        assert_eq!(diags.len(), 1, "{diags:?}");
     }
 
     #[test]

@@ -111,6 +111,8 @@ pub enum ModKind {
     ByteSel,
     /// Video source `k` (VABSDIFF): select and signedness, see [`crate::table::Place::Video`].
     VSrc(u8),
+    /// VMNMX's main operation is max (`.MX`), otherwise min.
+    VMax,
     Ftz,
     Rnd,
     Fmz,

@@ -464,6 +464,7 @@ const fn flag_names(name: &'static str) -> &'static [&'static str] {
         b"NODEP" => &["", "NODEP"],
         b"MS" => &["", "MS"],
         b"CL" => &["", "CL"],
+        b"MX" => &["", "MX"],
         _ => &["", "?"],
     }
 }
@@ -532,7 +533,9 @@ const fn vsrc_imm(k: u8, sign: u8) -> ModField {
         valid: 0,
     })
 }
-/// VABSDIFF's secondary operation with Rc (7: none).
+/// VMNMX's destination signedness: `.UD` unsigned, signed by default (VABSDIFF says `.SD`).
+const UD: &[&str] = &["UD", ""];
+/// The video ops' secondary operation with Rc (7: none).
 const VMODE: &[&str] = &[
     "MRG_16H", "MRG_16L", "MRG_8B0", "MRG_8B2", "ACC", "MIN", "MAX", "",
 ];
@@ -868,6 +871,10 @@ const fn fx(top: (u64, u64), lo: u64, lo_mask: u64) -> (u64, u64) {
 // 28-30/49 the sources' select and signedness ([`Place::Video`]); 51-53 the operation with Rc;
 // 54 `.SD`; 55 `.SAT`; 47 `.CC`. Bits 31-35 of the register form are ignored by nvdisasm and
 // rejected here as stray. Bit 57 would make it VSHR, 58 VABSDIFF4, 59 FMNMX.
+// VMNMX (ptxas's `max(min(a, b), c)` and clamp patterns, e.g. Rodinia pathfinder) has the same
+// layout under top bits 0x3a (flips of `VMNMX.MIN R8, R8, R10, R11`, 0x3a6f05e060a70808):
+// bit 56 `.MX` (max, else min), bit 54 the destination's signedness printed `.UD` when clear;
+// nvdisasm prints `.UD`, the source types, `.MX`, `.SAT`, then the operation with Rc.
 
 #[rustfmt::skip]
 forms! {
@@ -897,6 +904,8 @@ forms! {
     LEA_HI_C:   "LEA.HI",   op16!(0x1800, 0xf800), Alu, 0, [opt(d(K::PredDst(48), W1)), RD, RA, CB, RC, opt(u(K::UImm(51, 5), W1))], [m(M::X, 57, 1, LEAX), cc_on(1, 47), neg(2, 56)];
     VABSDIFF_R: "VABSDIFF", op16!(0x5404, 0xff04), Alu, 0, [RD, RA, RB, RC], [flag(M::Signed, 54, "SD"), vsrc(1, 36, 48), vsrc(2, 28, 49), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
     VABSDIFF_I: "VABSDIFF", op16!(0x5400, 0xff04), Alu, 0, [RD, RA, u(K::XImm, W1), RC], [flag(M::Signed, 54, "SD"), vsrc(1, 36, 48), vsrc_imm(2, 49), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
+    VMNMX_R:    "VMNMX",    op16!(0x3a04, 0xfe04), Alu, 0, [RD, RA, RB, RC], [m(M::Signed, 54, 1, UD), vsrc(1, 36, 48), vsrc(2, 28, 49), flag(M::VMax, 56, "MX"), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
+    VMNMX_I:    "VMNMX",    op16!(0x3a00, 0xfe04), Alu, 0, [RD, RA, u(K::XImm, W1), RC], [m(M::Signed, 54, 1, UD), vsrc(1, 36, 48), vsrc_imm(2, 49), flag(M::VMax, 56, "MX"), flag(M::Sat, 55, "SAT"), m(M::Mode, 51, 3, VMODE), cc(47)];
     // ---- integer compare / select / logic --------------------------------------------------------
     ISETP_R:    "ISETP",    op16!(0x5b60, 0xfff0), Alu, 0, [PD, PD0, RA, RB, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];
     ISETP_I:    "ISETP",    op16!(0x3660, 0xfef0), Alu, 0, [PD, PD0, RA, I20, PC], [m(M::ICmp, 49, 3, ICMP), m(M::Signed, 48, 1, U32), flag(M::X, 43, "X"), m(M::Bop, 45, 2, BOP)];

@@ -243,25 +243,12 @@ fn errors_are_values() {
     ));
 }
 
-/// The immediate conversion forms (`F2F_I/F2F_ID/F2I_I/F2I_ID`, which ptxas folds away and the
-/// corpus never shows): assembled from text, run, results checked.
-#[test]
-fn immediate_conversions() {
+/// Assembles `text` (a kernel with one pointer parameter at c[0x0][0x140]), runs one thread
+/// and returns the first `n` words of the 32-byte buffer it got.
+fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
     use isa_spa5::asm::parse_inst;
     use isa_spa5::cubin::{self, Kernel, Param, Sm};
     use isa_spa5::Control;
-    let text = [
-        "MOV R8, c[0x0][0x140]",
-        "MOV R9, c[0x0][0x144]",
-        "F2I.S32.F64.TRUNC R0, -2.5",
-        "F2I.S32.F32.FLOOR R1, -1.5",
-        "F2F.F64.F32 R2, 1.5",
-        "F2F.F32.F64 R4, -0.75",
-        "F2F.F32.F32.CEIL R5, 2.25",
-        "STG.E.128 [R8], R0",
-        "STG.E.64 [R8+0x10], R4",
-        "EXIT",
-    ];
     let prog: Vec<_> = text
         .iter()
         .map(|t| {
@@ -288,10 +275,85 @@ fn immediate_conversions() {
         ..LaunchConfig::default()
     };
     dev.launch(&bytes, "k", &cfg).expect("runs");
-    let w = words(&dev.read(out, 24).expect("read"));
+    words(&dev.read(out, 4 * n as u64).expect("read"))
+}
+
+/// The immediate conversion forms (`F2F_I/F2F_ID/F2I_I/F2I_ID`, which ptxas folds away and the
+/// corpus never shows): assembled from text, run, results checked.
+#[test]
+fn immediate_conversions() {
+    let w = run_asm(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "F2I.S32.F64.TRUNC R0, -2.5",
+            "F2I.S32.F32.FLOOR R1, -1.5",
+            "F2F.F64.F32 R2, 1.5",
+            "F2F.F32.F64 R4, -0.75",
+            "F2F.F32.F32.CEIL R5, 2.25",
+            "STG.E.128 [R8], R0",
+            "STG.E.64 [R8+0x10], R4",
+            "EXIT",
+        ],
+        6,
+    );
     assert_eq!(w[0] as i32, -2);
     assert_eq!(w[1] as i32, -2);
     assert_eq!(f64::from_bits(w[2] as u64 | (w[3] as u64) << 32), 1.5);
     assert_eq!(f32::from_bits(w[4]), -0.75);
     assert_eq!(f32::from_bits(w[5]), 3.0);
+}
+
+/// `IADD3`'s 20-bit immediate is sign-extended: ptxas subtracts 4 from a 64-bit address with
+/// `IADD3 .CC` / `IADD3.X` and the immediates 0xffffc / 0xfffff (parboil stencil).
+#[test]
+fn iadd3_immediate_is_sign_extended() {
+    let w = run_asm(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "MOV32I R2, 0x10",
+            "MOV32I R3, 0x1",
+            "IADD3 R0.CC, R2, 0xffffc, RZ",
+            "IADD3.X R1, R3, 0xfffff, RZ",
+            "IADD3 R4, R2, 0x7ffff, RZ",
+            "STG.E.64 [R8], R0",
+            "STG.E [R8+0x8], R4",
+            "EXIT",
+        ],
+        3,
+    );
+    assert_eq!(w[0], 0xc);
+    assert_eq!(w[1], 0x1, "carry out of 0x10 + -4 cancels the high -1");
+    assert_eq!(w[2], 0x10 + 0x7ffff);
+}
+
+/// VMNMX (ptxas's form of `min(min(a, b), c)` / clamps): signed and unsigned sources, `.MX`,
+/// the secondary operation with Rc and `.SAT`.
+#[test]
+fn vmnmx_min_max() {
+    let w = run_asm(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "MOV32I R2, 0xfffffff0",
+            "MOV32I R3, 0x5",
+            "MOV32I R4, 0x3",
+            "VMNMX.MIN R0, R2, R3, R4",
+            "VMNMX.U32.U32.MIN R1, R2, R3, R4",
+            "VMNMX.MX.MAX R5, R2, R3, R4",
+            "VMNMX.U32.U32.MX R6, R2, R3, R4",
+            "VMNMX.MX.ACC R7, R2, R3, R4",
+            "STG.E.64 [R8], R0",
+            "STG.E.64 [R8+0x8], R5",
+            "STG.E [R8+0x10], R7",
+            "EXIT",
+        ],
+        5,
+    );
+    assert_eq!(w[0] as i32, -16, "min(min(-16, 5), 3)");
+    assert_eq!(w[1], 3, "unsigned: min(min(0xfffffff0, 5), 3)");
+    assert_eq!(w[2], 5, "max(max(-16, 5), 3)");
+    assert_eq!(w[3], 0xffff_fff0, "unsigned max, no secondary op");
+    assert_eq!(w[4], 8, "max(-16, 5) + 3");
 }

@@ -115,13 +115,8 @@ pub fn lower_named(program: &Program, name: &str) -> Result<Function, LowerError
 
 /// As [`lower_named`], with the texture storage and sampler state the code may assume.
 pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Function, LowerErrors> {
-    use isa_amdil::opcodes::Opcode;
     let expanded;
-    let program = if program
-        .statements
-        .iter()
-        .any(|s| matches!(s.opcode, Opcode::Macrodef | Opcode::Macrocall))
-    {
+    let program = if isa_amdil::macros::needs_expansion(program) {
         // A program that did not come through the frontend: expand its macros here.
         let mut p = program.clone();
         let errors: Vec<LowerError> = isa_amdil::macros::expand(&mut p)

@@ -53,6 +53,21 @@ enum Width {
     U32,
 }
 
+/// Register kinds that may index `g[]`, `cb#[]`, `icb[]` and `x#[]` besides temps and
+/// literals: the compute system values (and the pixel position, which reads the same way).
+fn is_index_source(kind: RegKind) -> bool {
+    matches!(
+        kind,
+        RegKind::ThreadIdInGroup
+            | RegKind::ThreadIdInGroupFlat
+            | RegKind::AbsThreadId
+            | RegKind::AbsThreadIdFlat
+            | RegKind::ThreadGroupId
+            | RegKind::ThreadGroupIdFlat
+            | RegKind::WinCoord
+    )
+}
+
 fn mem(space: MemSpace, offset: i32, size: MemSize) -> MemArg {
     MemArg {
         space,
@@ -87,6 +102,12 @@ impl Lowerer<'_> {
                     base: base.wrapping_add(self.literal(r.num)[r.comp.index()]),
                     rel: None,
                 }),
+                // A system value (`g[vAbsTidFlat.x]`, `cb0[vTidInGrp.x]`), as CAL-era
+                // compilers accepted: its component is read like any source.
+                k if is_index_source(k) => {
+                    let v = self.reg_comp(&RegRef::new(k, r.num), r.comp.index())?;
+                    Ok(Idx { base, rel: Some(v) })
+                }
                 k => Err(format!("index register of kind `{}`", k.name())),
             },
         }
@@ -144,6 +165,16 @@ impl Lowerer<'_> {
                 Ok(self.ssa.read(&mut self.func, var, self.cur))
             }
             RegKind::Literal => Ok(self.iconst(self.literal(reg.num)[c])),
+            // A pixel-shader output reads as the value the pixel wrote last (0 before its
+            // first write, like every IL register).
+            RegKind::Output if self.decls.pixel_shader && reg.indices.is_empty() => {
+                let var = Var {
+                    file: VarFile::Output,
+                    index: reg.num,
+                    comp: c as u8,
+                };
+                Ok(self.ssa.read(&mut self.func, var, self.cur))
+            }
             RegKind::ConstBuffer => {
                 let id = u8::try_from(reg.num)
                     .map_err(|_| format!("constant buffer cb{} out of range", reg.num))?;

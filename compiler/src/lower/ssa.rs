@@ -2,7 +2,7 @@
 //! Static Single Assignment Form" (CC 2013), over the IR's block parameters.
 //!
 //! A variable ([`Var`]) is one 32-bit component of an IL register: `(file, index, comp)`
-//! for `r#` temps and for constant-indexed `x#[..]` arrays. The lowering writes variables
+//! for `r#` temps, constant-indexed `x#[..]` arrays and pixel-shader outputs `o#`. The lowering writes variables
 //! with [`SsaBuilder::write`] and reads them with [`SsaBuilder::read`]; a read in a block
 //! without a local definition walks up to the predecessors, creating a block parameter
 //! (phi) where paths join. Blocks are *sealed* once all their predecessors are known;
@@ -31,6 +31,8 @@ pub enum VarFile {
     Temp,
     /// Constant-indexed `x#[..]`: array number and element.
     IndexedTemp(u32),
+    /// A pixel-shader output `o#` read as a register: index = output number.
+    Output,
 }
 
 /// One 32-bit component of an IL register.

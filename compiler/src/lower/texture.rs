@@ -32,6 +32,7 @@ use isa_amdil::interp::texture::{
 use isa_amdil::opcodes::Opcode;
 
 use super::ops::{Srcs, Ty};
+use super::ssa::{Var, VarFile};
 use super::{LResult, Lowerer};
 
 const ONE: u32 = 0x3F80_0000;
@@ -703,6 +704,13 @@ impl Lowerer<'_> {
         self.at_entry = false;
         for (c, v) in out.iter().enumerate() {
             if let Some(v) = *v {
+                // `o#` also reads like a register: the value this pixel wrote last.
+                let var = Var {
+                    file: VarFile::Output,
+                    index: n,
+                    comp: c as u8,
+                };
+                self.ssa.write(var, self.cur, v);
                 let m = ilc_passes::ir::MemArg {
                     space: MemSpace::Output(id),
                     offset: 4 * c as i32,

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::dispatch::InterpError;
 use super::program::{
-    Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind, SrcMods,
+    Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Rel, Space, Src, SrcKind, SrcMods,
     SysVal, Ty, SEL_ONE, SEL_ZERO,
 };
 use super::select;
@@ -61,7 +61,9 @@ enum Frame {
 /// Decoder state.
 pub(crate) struct Decoder<'p> {
     prog: &'p Program,
-    temps: HashMap<u32, u32>,
+    /// Dense temp index of each IL temp (`r#`: key `num`) and of each pixel-shader output's
+    /// register copy (`o#`: key `1 << 32 | num`).
+    temps: HashMap<u64, u32>,
     itemps: HashMap<u32, u32>,
     /// Literal values visible at the current statement (lexically nearest preceding).
     lits: HashMap<u32, [u32; 4]>,
@@ -508,7 +510,14 @@ impl Decoder<'_> {
 
     fn temp(&mut self, num: u32) -> u32 {
         let n = self.temps.len() as u32;
-        *self.temps.entry(num).or_insert(n)
+        *self.temps.entry(num as u64).or_insert(n)
+    }
+
+    /// The dense temp that holds pixel-shader output `o#num` as a register (what the pixel
+    /// wrote last, 0 before its first write), so `o#` reads like any register.
+    fn output_temp(&mut self, num: u32) -> u32 {
+        let n = self.temps.len() as u32;
+        *self.temps.entry(1 << 32 | num as u64).or_insert(n)
     }
 
     fn index(&mut self, reg: &ast::RegRef) -> Result<Index, InterpError> {
@@ -523,7 +532,7 @@ impl Decoder<'_> {
         let rel = match ix.reg {
             None => None,
             Some(r) => match r.kind {
-                RegKind::Temp => Some((self.temp(r.num), r.comp.index() as u8)),
+                RegKind::Temp => Some(Rel::Temp(self.temp(r.num), r.comp.index() as u8)),
                 RegKind::Literal => {
                     let v = self.literal(r.num)[r.comp.index()];
                     return Ok(Index {
@@ -531,10 +540,29 @@ impl Decoder<'_> {
                         rel: None,
                     });
                 }
-                k => return Err(err(line, format!("index register of kind {}", k.name()))),
+                k => match self.sys_val(k) {
+                    Some(s) => Some(Rel::Sys(s, r.comp.index() as u8)),
+                    None => {
+                        return Err(err(line, format!("index register of kind {}", k.name())));
+                    }
+                },
             },
         };
         Ok(Index { base, rel })
+    }
+
+    /// The system value a register kind reads, if it is one.
+    fn sys_val(&self, kind: RegKind) -> Option<SysVal> {
+        Some(match kind {
+            RegKind::ThreadIdInGroup => SysVal::TidInGrp,
+            RegKind::ThreadIdInGroupFlat => SysVal::TidInGrpFlat,
+            RegKind::AbsThreadId => SysVal::AbsTid,
+            RegKind::AbsThreadIdFlat => SysVal::AbsTidFlat,
+            RegKind::ThreadGroupId => SysVal::ThreadGrpId,
+            RegKind::ThreadGroupIdFlat => SysVal::ThreadGrpIdFlat,
+            RegKind::WinCoord | RegKind::Input if self.out.pixel_shader => SysVal::WinCoord,
+            _ => return None,
+        })
     }
 
     fn literal(&mut self, num: u32) -> [u32; 4] {
@@ -585,17 +613,14 @@ impl Decoder<'_> {
                 self.out.uses_global = true;
                 SrcKind::Global(self.index(r)?)
             }
-            RegKind::ThreadIdInGroup => SrcKind::Sys(SysVal::TidInGrp),
-            RegKind::ThreadIdInGroupFlat => SrcKind::Sys(SysVal::TidInGrpFlat),
-            RegKind::AbsThreadId => SrcKind::Sys(SysVal::AbsTid),
-            RegKind::AbsThreadIdFlat => SrcKind::Sys(SysVal::AbsTidFlat),
-            RegKind::ThreadGroupId => SrcKind::Sys(SysVal::ThreadGrpId),
-            RegKind::ThreadGroupIdFlat => SrcKind::Sys(SysVal::ThreadGrpIdFlat),
             RegKind::Timer => SrcKind::Timer,
-            RegKind::WinCoord | RegKind::Input if self.out.pixel_shader => {
-                SrcKind::Sys(SysVal::WinCoord)
+            RegKind::Output if self.out.pixel_shader && r.indices.is_empty() => {
+                SrcKind::Temp(self.output_temp(r.num))
             }
-            k => return Err(err(line, format!("source register {}", k.name()))),
+            k => match self.sys_val(k) {
+                Some(s) => SrcKind::Sys(s),
+                None => return Err(err(line, format!("source register {}", k.name()))),
+            },
         };
         let mut swz = [0u8; 4];
         for (o, sel) in swz.iter_mut().zip(s.swizzle.iter()) {
@@ -661,7 +686,10 @@ impl Decoder<'_> {
                 if !self.out.ps_outputs.contains(&d.reg.num) {
                     self.out.ps_outputs.push(d.reg.num);
                 }
-                DstKind::Output(d.reg.num)
+                DstKind::Output {
+                    id: d.reg.num,
+                    reg: self.output_temp(d.reg.num),
+                }
             }
             k => return Err(err(line, format!("destination register {}", k.name()))),
         };

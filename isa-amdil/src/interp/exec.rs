@@ -21,8 +21,8 @@ use super::fops;
 use super::iops::{bool32, join64, split64};
 use super::memory::{self, Access, RaceTracker};
 use super::program::{
-    Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Space, Src, SrcKind,
-    SrcMods, TexOp, Ty, WideFn,
+    Addr, CompFn, Cond, Dst, DstComp, DstKind, ExecProgram, Index, Inst, Op, Rel, Space, Src,
+    SrcKind, SrcMods, TexOp, Ty, WideFn,
 };
 use super::texture::{self, SamplerState, Texture};
 
@@ -520,7 +520,8 @@ fn exchange_neighbours(
 fn resolve_index(it: &Item, idx: &Index) -> u32 {
     match idx.rel {
         None => idx.base,
-        Some((r, c)) => idx.base.wrapping_add(it.regs[r as usize][c as usize & 3]),
+        Some(Rel::Temp(r, c)) => idx.base.wrapping_add(it.regs[r as usize][c as usize & 3]),
+        Some(Rel::Sys(s, c)) => idx.base.wrapping_add(it.sys[s as usize][c as usize & 3]),
     }
 }
 
@@ -738,7 +739,12 @@ fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4
                 sh.oob(MemSpace::Global, base, true);
             }
         }
-        DstKind::Output(o) => {
+        DstKind::Output { id: o, reg } => {
+            for c in 0..4 {
+                if let Some(v) = out[c] {
+                    it.regs[*reg as usize][c] = v;
+                }
+            }
             let [w, _] = sh.domain;
             let [bx, by, _] = [8u64, 8, 1];
             let g = sh.group_flat as u64;

@@ -123,12 +123,7 @@ pub use program::ExecProgram;
 
 /// Decodes a parsed program into the interpreter's flat form (reusable across runs).
 pub fn prepare(program: &crate::ast::Program) -> Result<ExecProgram, InterpError> {
-    use crate::opcodes::Opcode;
-    if program
-        .statements
-        .iter()
-        .any(|s| matches!(s.opcode, Opcode::Macrodef | Opcode::Macrocall))
-    {
+    if crate::macros::needs_expansion(program) {
         // Macros are expanded on a copy (the parser keeps them, so text round-trips).
         let mut expanded = program.clone();
         let diags = crate::macros::expand(&mut expanded);

@@ -49,8 +49,17 @@ pub enum SysVal {
 pub struct Index {
     /// Immediate part.
     pub base: u32,
-    /// Register-relative part: dense temp index and component.
-    pub rel: Option<(u32, u8)>,
+    /// Register-relative part, if any.
+    pub rel: Option<Rel>,
+}
+
+/// The register whose component is added to an [`Index`]'s immediate part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rel {
+    /// A temp: dense temp index and component.
+    Temp(u32, u8),
+    /// A system value (`g[vAbsTidFlat.x]`, `cb0[vTidInGrp.x]`) and component.
+    Sys(SysVal, u8),
 }
 
 /// Where a source operand's vec4 comes from.
@@ -155,8 +164,14 @@ pub enum DstKind {
     },
     /// `g[idx]`.
     Global(Index),
-    /// Pixel-shader output `o#`: written to the pixel's slot of output buffer `#`.
-    Output(u32),
+    /// Pixel-shader output `o#`: written to the pixel's slot of output buffer `id`, and to
+    /// dense temp `reg`, the register copy that reads of `o#` see.
+    Output {
+        /// Output number.
+        id: u32,
+        /// Dense temp index of the register copy.
+        reg: u32,
+    },
     /// `mem` or no destination: only the mask matters.
     None,
 }
@@ -526,7 +541,11 @@ impl ExecProgram {
             line,
         };
         let temp_ok = |r: u32| r < self.num_temps;
-        let index_ok = |i: &Index| i.rel.is_none_or(|(r, c)| temp_ok(r) && c < 4);
+        let index_ok = |i: &Index| match i.rel {
+            None => true,
+            Some(Rel::Temp(r, c)) => temp_ok(r) && c < 4,
+            Some(Rel::Sys(_, c)) => c < 4,
+        };
         let src_ok = |s: &Src| {
             let kind_ok = match &s.kind {
                 SrcKind::Temp(r) => temp_ok(*r),
@@ -557,7 +576,8 @@ impl ExecProgram {
                     (*arr as usize) < self.itemp_sizes.len() && index_ok(idx)
                 }
                 DstKind::Global(idx) => index_ok(idx),
-                DstKind::Output(_) | DstKind::None => true,
+                DstKind::Output { reg, .. } => temp_ok(*reg),
+                DstKind::None => true,
             };
             if !dst_ok {
                 return Err(bad(line, "destination operand"));

@@ -108,7 +108,7 @@ impl Kind {
             "ISCADD" => K::Iscadd,
             "ISCADD32I" => K::Iscadd32i,
             "IMNMX" => K::Imnmx,
-            "VABSDIFF" => K::Vabsdiff,
+            "VABSDIFF" | "VMNMX" => K::Vabsdiff,
             "XMAD" => K::Xmad,
             "LEA" => K::Lea,
             "LEA.HI" => K::LeaHi,
@@ -475,20 +475,33 @@ pub(crate) fn execute(
             Ok(())
         }
         K::Vabsdiff => {
-            // d = op(|a - b|, c), op = + (ACC), min, max or none; a and b are the selected
-            // bytes/halves/words, sign- or zero-extended; c and d are signed with `.SD`; `.SAT`
-            // clamps to d's range, otherwise the low 32 bits are kept (PTX `vabsdiff`).
+            // d = op(f(a, b), c), f = |a - b| (VABSDIFF) or min/max (VMNMX, `.MX`), op = +
+            // (ACC), min, max or none; a and b are the selected bytes/halves/words, sign- or
+            // zero-extended; c and d are signed with `.SD` (VABSDIFF) / without `.UD` (VMNMX);
+            // `.SAT` clamps to d's range, otherwise the low 32 bits are kept (PTX `vabsdiff`,
+            // `vmin`, `vmax`).
+            use crate::inst::Op;
+            let name = inst.op.name();
             if flag(inst, M::Cc) {
-                return Err(unsupported(inst, pc, "VABSDIFF.CC"));
+                return Err(unsupported(inst, pc, &format!("{name}.CC")));
             }
             let mode = md(inst, M::Mode);
             if mode < 4 {
-                return Err(unsupported(inst, pc, "VABSDIFF merge (MRG_*) modes"));
+                return Err(unsupported(
+                    inst,
+                    pc,
+                    &format!("{name} merge (MRG_*) modes"),
+                ));
             }
+            let f = match inst.op {
+                Op::VMNMX_R | Op::VMNMX_I if flag(inst, M::VMax) => i64::max,
+                Op::VMNMX_R | Op::VMNMX_I => i64::min,
+                _ => |a: i64, b: i64| (a - b).abs(),
+            };
             let sd = flag(inst, M::Signed);
             let sat = flag(inst, M::Sat);
             let (va, vb) = (md(inst, M::VSrc(1)), md(inst, M::VSrc(2)));
-            let imm_b = inst.op == crate::inst::Op::VABSDIFF_I;
+            let imm_b = matches!(inst.op, Op::VABSDIFF_I | Op::VMNMX_I);
             let d = dst_reg(inst, 0);
             for l in lanes(g) {
                 let a = video_source(src(inst, 1, w, ctx, l), va);
@@ -508,7 +521,7 @@ pub(crate) fn execute(
                 } else {
                     i64::from(rc)
                 };
-                let diff = (a - b).abs();
+                let diff = f(a, b);
                 let r = match mode {
                     4 => diff + c,
                     5 => diff.min(c),
@@ -979,7 +992,14 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
             K::Iadd3 => {
                 let mut v = [0u32; 3];
                 for (k, slot) in v.iter_mut().enumerate() {
-                    let s = src(inst, k + 1, w, ctx, l);
+                    let mut s = src(inst, k + 1, w, ctx, l);
+                    if k == 1 && matches!(inst.ops().get(2), Some(Operand::Imm(_))) {
+                        // The 20-bit immediate of `IADD3` is sign-extended, although nvdisasm
+                        // prints its raw field: ptxas adds -4 to a 64-bit address as
+                        // `IADD3 R26.CC, R9, 0xffffc, R27` + `IADD3.X R27, R11, 0xfffff, R36`
+                        // (parboil stencil), which only works for (-4, -1).
+                        s = ((s << 12) as i32 >> 12) as u32;
+                    }
                     *slot = if flag(inst, M::Neg(k as u8 + 1)) {
                         s.wrapping_neg()
                     } else {
@@ -994,7 +1014,13 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
                     2 => (wide as u32) << 16,
                     _ => wide as u32,
                 };
-                let (r, c, o) = add_c(ab, v[2], cin);
+                let (r, mut c, o) = add_c(ab, v[2], cin);
+                if md(inst, M::Iadd3Mode) == 0 {
+                    // The carry of the whole three-way sum: ptxas forms 64-bit addresses as
+                    // `IADD3 .CC` of a 64-bit base's low word, a pointer and an offset, then
+                    // `IADD3.X` of the high words.
+                    c |= wide >> 32 != 0;
+                }
                 w.set_reg(d, l, r);
                 if cc {
                     set_flags(w, l, r, c, o, chain_zero);
