@@ -12,7 +12,10 @@
 //! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
 //!   before its region (the blocks reachable from it without passing `P`), and every edge from
 //!   the region into `P` becomes `SYNC` (a conditional branch into `P` a guarded `@p SYNC`
-//!   followed by the branch to its other target). Branches sharing `P` share one SSY (this covers loop
+//!   followed by the branch to its other target; a branch to an empty block whose code would
+//!   be just that `SYNC`, such as a split critical edge, SYNCs itself and the block is not
+//!   emitted, so an `if` is `SSY P; @!p SYNC` falling into its body, as ptxas writes it).
+//!   Branches sharing `P` share one SSY (this covers loop
 //!   exits and breaks: the SSY sits in the loop's preheader, and every thread leaving the loop
 //!   executes `SYNC`, which runs the other pending paths and reconverges once all arrived);
 //! - when a region has no single entry, its edges into `P` are not jumps or branches, or regions
@@ -28,7 +31,10 @@
 //!
 //! Requires: every `Target` operand and result allocated; block arguments already resolved
 //! by the allocator (moves placed before the `jump`s). Guarantees: the list ends with a
-//! control transfer; branch targets are block indices resolved by [`super::encode_code`].
+//! control transfer; branch targets are block indices resolved by [`super::encode_code`]; the
+//! reconvergence stack is the same on every path to each instruction and no `SYNC` runs
+//! without a pending `SSY` ([`check_sync_balance`] checks the emitted code, an internal error
+//! otherwise).
 
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 use std::collections::BTreeSet;
@@ -363,16 +369,40 @@ pub fn emit(
     out.ssy_regions = groups.len();
 
     // ---- linear emission ----
+    // Blocks whose whole code would be one `SYNC` (an empty block on an edge into a
+    // reconvergence point, typically a split critical edge): every branch to one SYNCs itself
+    // (the same stack, so the same effect) and the block is not emitted, so a divergent `if`
+    // is `SSY; @!P SYNC` falling into its body. Reconvergence points stay (SSYs name them).
+    let posts: HashSet<Block> = groups.iter().map(|g| g.post).collect();
+    let sync_blocks: HashSet<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            Some(b) != func.entry_block()
+                && !posts.contains(&b)
+                && sync_edge.contains_key(&b)
+                && ssy_before_term[b].is_empty()
+                && func.layout.block_insts(b).count() == 1
+                && func
+                    .terminator(b)
+                    .is_some_and(|t| func.dfg.opcode(t) == Opcode::Jump)
+        })
+        .collect();
     let mut em = Linear {
         func,
         alloc,
         tgt,
         spill_base,
         sync_edge: &sync_edge,
+        sync_blocks: &sync_blocks,
         ssy_before_term: &ssy_before_term,
         out: &mut out,
     };
-    let blocks: Vec<Block> = func.layout.blocks().collect();
+    let blocks: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !sync_blocks.contains(b))
+        .collect();
     let layout_next: HashMap<Block, Block> = blocks.windows(2).map(|w| (w[0], w[1])).collect();
     for (bi, &b) in blocks.iter().enumerate() {
         em.out.block_start.insert(b, em.out.insts.len());
@@ -428,6 +458,8 @@ struct Linear<'a> {
     spill_base: u32,
     /// Blocks whose edge into their region's reconvergence point is a SYNC, with that point.
     sync_edge: &'a HashMap<Block, Block>,
+    /// Blocks not emitted: a branch to one is a `SYNC`.
+    sync_blocks: &'a HashSet<Block>,
     /// SSYs to push before a block's terminator: (nesting key, reconvergence point).
     ssy_before_term: &'a SecondaryMap<Block, Vec<(usize, Block)>>,
     out: &'a mut EmitResult,
@@ -600,7 +632,7 @@ impl Linear<'_> {
                     self.push(MInst::ssy(0), Some(p));
                 }
                 let t = dests[0].block;
-                if self.sync_edge.contains_key(&b) {
+                if self.sync_edge.contains_key(&b) || self.sync_blocks.contains(&t) {
                     self.push(MInst::sync(), None);
                 } else if Some(t) != next {
                     self.push(MInst::bra(0), Some(t));
@@ -613,25 +645,22 @@ impl Linear<'_> {
                 let r = self.reg_of(arg[0])? as u8;
                 let (t, e) = (dests[0].block, dests[1].block);
                 let post = self.sync_edge.get(&b).copied();
+                let syncs = |x: Block| post == Some(x) || self.sync_blocks.contains(&x);
                 let guard = |not: bool| Pred {
                     reg: PredReg(r),
                     not,
                 };
-                if post.is_some() && (post == Some(t) || post == Some(e)) {
-                    // Lanes taking the edge into the reconvergence point arrive there
+                if syncs(t) || syncs(e) {
+                    // Lanes taking an edge into the reconvergence point arrive there
                     // (a guarded SYNC); the others branch on.
-                    let (other, not) = if post == Some(t) {
-                        (e, false)
-                    } else {
-                        (t, true)
-                    };
-                    let sync = if t == e {
+                    let (other, not) = if syncs(t) { (e, false) } else { (t, true) };
+                    let sync = if t == e || (syncs(t) && syncs(e)) {
                         MInst::sync()
                     } else {
                         MInst::sync().guarded(guard(not))
                     };
                     self.push(sync, None);
-                    if t != e && Some(other) != next {
+                    if t != e && !syncs(other) && Some(other) != next {
                         self.push(MInst::bra(0), Some(other));
                     }
                 } else if Some(t) == next {
