@@ -33,9 +33,9 @@ use crate::ir::{
 };
 
 /// Largest loop body (instructions outside the header) unrolled 4 times.
-pub const MAX_BODY_4: usize = 48;
+pub const MAX_BODY_4: usize = 24;
 /// Largest loop body unrolled twice.
-pub const MAX_BODY_2: usize = 96;
+pub const MAX_BODY_2: usize = 48;
 /// Most instructions unrolling adds to one function.
 pub const MAX_GROWTH: usize = 4096;
 
@@ -228,9 +228,15 @@ fn candidate(
     if step == 0 || step > 1 << 20 {
         return None;
     }
-    // The preheader reaches the header by a plain jump.
+    // The preheader branches to the header on exactly one of its edges (the limit is
+    // computed before its terminator, whichever way that goes).
     let pt = func.layout.last_inst(pre)?;
-    if !matches!(func.dfg.insts[pt], InstructionData::Jump { .. }) {
+    let to_header = func.dfg.insts[pt]
+        .branch_destinations()
+        .iter()
+        .filter(|d| d.block == h)
+        .count();
+    if to_header != 1 {
         return None;
     }
     Some(Counted {
@@ -457,6 +463,33 @@ block3:
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_preheader_ending_in_a_conditional_branch() {
+        let text = kernel("sge", 1).replace(
+            "    jump block1(v1, v2)\n",
+            "    v5 = icmp slt v1, v0\n    brif v5, block1(v1, v2), block9\n\nblock9:\n    return\n",
+        );
+        let mut f = parse_function_text(&text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for (start, n) in [
+            (0, 0),
+            (0, 1),
+            (0, 7),
+            (3, 12),
+            (5, 4),
+            (0x7fff_fffd, 0x7fff_ffff),
+        ] {
+            assert_eq!(
+                sum(&text, start, n),
+                sum(&unrolled, start, n),
+                "{start} {n}"
+            );
         }
     }
 

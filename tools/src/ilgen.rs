@@ -3,7 +3,7 @@
 //! [`generate`] builds, from a seed, a valid `il_cs_2_0` kernel: inputs loaded from UAV 0 at
 //! the work-item's own slot, a random body of integer and float ALU operations (random
 //! swizzles, write masks and source modifiers), `if`/`else` nests, counted `whileloop`s with
-//! `break_logicalnz`, LDS exchange between work-items separated by `fence_threads_lds`, R7xx
+//! `break_logicalnz` (counting down from a literal, or up to a literal or data-derived bound), LDS exchange between work-items separated by `fence_threads_lds`, R7xx
 //! owner-computes LDS with `lds_read_vec_neighborExch` (at the top level, like barriers), UAV
 //! loads at in-bounds computed addresses and order-independent atomic adds, and finally every
 //! temp folded into the work-item's 64-byte slot of UAV 1. Operations whose results the IL leaves to
@@ -216,6 +216,36 @@ impl Gen {
                 }
                 self.depth -= 1;
                 self.line("endif");
+            }
+            2 if self.depth < 3 && self.rng.below(2) == 0 => {
+                // Counting up: `i = start; while !(i >= n) { ..; i += step }`, signed or
+                // unsigned, with `n` a literal or taken from data (`r & 7`, divergent), the
+                // shape loop unrolling handles (trip counts 0..=7).
+                let ctr = 10 + self.depth as u32;
+                let bound = 13 + self.depth as u32;
+                let start = self.rng.below(3) as u32;
+                let step = 1 + self.rng.below(2) as u32;
+                let ls = self.lit([start, step, 7, 0]);
+                if self.rng.below(2) == 0 {
+                    let src = self.reg();
+                    self.line(&format!("iand r{bound}.x, r{src}.x, l{ls}.z"));
+                } else {
+                    let v = self.rng.below(8) as u32;
+                    let n = self.lit([v, 0, 0, 0]);
+                    self.line(&format!("mov r{bound}.x, l{n}.x"));
+                }
+                let cmp = if self.rng.below(2) == 0 { "ige" } else { "uge" };
+                self.line(&format!("mov r{ctr}.x, l{ls}.x"));
+                self.line("whileloop");
+                self.depth += 1;
+                self.line(&format!("{cmp} r{ctr}.y, r{ctr}.x, r{bound}.x"));
+                self.line(&format!("break_logicalnz r{ctr}.y"));
+                for _ in 0..1 + self.rng.below(4) {
+                    self.statement();
+                }
+                self.line(&format!("iadd r{ctr}.x, r{ctr}.x, l{ls}.y"));
+                self.depth -= 1;
+                self.line("endloop");
             }
             2 if self.depth < 3 => {
                 // Counted loop: r10.x = trips, decremented each iteration.

@@ -101,3 +101,31 @@ fn regressions_stay_fixed_at_every_level() {
     assert!(n >= 1);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The generator reaches the loop unroller: some kernels' loops count up to a bound and get
+/// an unrolled copy (a pass that never fires would leave the soak blind to it).
+#[test]
+fn generated_loops_get_unrolled() {
+    use ilc::pipeline::{pass_by_name, passes_for};
+    let unrolled: usize = (0..60u64)
+        .map(|seed| {
+            let src = ilgen::generate(seed, 40);
+            let (prog, _) = isa_amdil::parse(&src);
+            let Some(mut f) = prog.and_then(|p| ilc::lower::lower(&p).ok()) else {
+                return 0;
+            };
+            // The -O2 pipeline up to the unroller, then the unroller.
+            for name in passes_for(OptLevel::O2)
+                .into_iter()
+                .take_while(|n| *n != "unroll")
+            {
+                (pass_by_name(name).expect("known pass").run)(&mut f);
+            }
+            ilc_passes::unroll::unroll(&mut f)
+        })
+        .sum();
+    assert!(
+        unrolled >= 5,
+        "only {unrolled} loops unrolled in 60 generated kernels"
+    );
+}
