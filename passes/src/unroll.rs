@@ -33,9 +33,9 @@ use crate::ir::{
 };
 
 /// Largest loop body (instructions outside the header) unrolled 4 times.
-pub const MAX_BODY_4: usize = 24;
+pub const MAX_BODY_4: usize = 16;
 /// Largest loop body unrolled twice.
-pub const MAX_BODY_2: usize = 48;
+pub const MAX_BODY_2: usize = 40;
 /// Most instructions unrolling adds to one function.
 pub const MAX_GROWTH: usize = 4096;
 
