@@ -8,7 +8,9 @@
 //! a result; its operands are defined outside the loop (or by instructions already hoisted),
 //! so its value is the same in every iteration. A loop is only treated when it has a
 //! preheader: a single predecessor outside the loop that ends in a `jump` to the header (the
-//! shape the lowering of `whileloop` gives); the moved instructions go before that jump, in
+//! shape the lowering of `whileloop` gives), or in a conditional branch when that predecessor
+//! is in no loop the header's loop is not nested in; the moved instructions go before that
+//! terminator, in
 //! their original order, so SSA dominance holds. Inner loops are processed first, so an
 //! invariant of both an inner and an outer loop ends up before the outer one.
 //!
@@ -53,7 +55,11 @@ pub fn hoist(func: &mut Function) -> usize {
         let Some(term) = func.terminator(pre) else {
             continue;
         };
-        if func.dfg.opcode(term) != Opcode::Jump {
+        // A conditional branch into the header also serves (pure instructions may run on
+        // the other path too: every IR operation is total), unless the predecessor sits in
+        // a loop that does not contain this one: hoisting would put the instructions into
+        // that loop (the unrolled copy in front of a remainder loop).
+        if func.dfg.opcode(term) != Opcode::Jump && loops.loop_depth(pre) >= loops.loop_depth(h) {
             continue;
         }
         // Values defined inside the loop (block parameters and results).
