@@ -11,6 +11,9 @@
 //!   shifts return `x` as `fshr x, x, 0` does.
 //! - `or (ushr lo, k), (ishl hi, j)` with constants `k + j = 0 mod 32` and `k != 0 mod 32` is
 //!   the funnel shift `fshr lo, hi, k`.
+//! - Division by a run-time power of two `p = ishl 1, k` (never 0: shift counts are masked):
+//!   `udiv x, p` becomes `ushr x, k` and `urem x, p` becomes `and x, (p + -1)` (one new
+//!   instruction before it) instead of the division sequence.
 //!
 //! Known low zero bits ("trailing zeros", 0..=32 for `b32` values) come from one optimistic
 //! fixed point over the function, so loop-carried values (`p = phi(base, p + 16)`) count:
@@ -56,6 +59,25 @@ pub fn combine(func: &mut Function) -> usize {
                 opcode: Opcode::Fshr,
                 args,
             }),
+            InstructionData::Binary {
+                opcode: Opcode::Udiv,
+                args: [x, p],
+            } => power_of_two(func, p).map(|k| InstructionData::Binary {
+                opcode: Opcode::Ushr,
+                args: [x, k],
+            }),
+            InstructionData::Binary {
+                opcode: Opcode::Urem,
+                args: [x, p],
+            } => power_of_two(func, p).map(|_| {
+                let mut cur = crate::ir::FuncCursor::new(func).at_inst(inst);
+                let m1 = cur.ins().iconst(Type::B32, 0xffff_ffff);
+                let mask = cur.ins().iadd(p, m1);
+                InstructionData::Binary {
+                    opcode: Opcode::Band,
+                    args: [x, mask],
+                }
+            }),
             _ => None,
         };
         if let Some(data) = new {
@@ -64,6 +86,16 @@ pub fn combine(func: &mut Function) -> usize {
         }
     }
     changed
+}
+
+/// `k` when `p` is `ishl 1, k`.
+fn power_of_two(func: &Function, p: Value) -> Option<Value> {
+    let inst = func.dfg.value_inst(p)?;
+    if func.dfg.opcode(inst) != Opcode::Ishl {
+        return None;
+    }
+    let a = func.dfg.inst_args(inst);
+    (func.dfg.value_const(a[0]) == Some(1)).then_some(a[1])
 }
 
 /// For `and a, b`: the operand that the mask leaves unchanged, if any.
@@ -259,6 +291,45 @@ block2:
         );
         assert_eq!(n, 1, "{out}");
         assert!(out.contains("v5 = copy v3"), "{out}");
+    }
+
+    #[test]
+    fn division_by_a_power_of_two_shifts_and_masks() {
+        let text = "kernel %k {
+    group_size 64, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = special ctaid.x
+    v2 = iconst.b32 0x1
+    v3 = ishl v2, v1
+    v4 = udiv v0, v3
+    v5 = urem v0, v3
+    v6 = iadd v4, v5
+    store.b32 uav0[v0], v6
+    return
+}
+";
+        let (n, out) = combined(text);
+        assert_eq!(n, 2, "{out}");
+        assert!(out.contains("v4 = ushr v0, v1"), "{out}");
+        assert!(out.contains("v5 = and v0, v"), "{out}");
+        let orig = crate::ir::parse_function_text(text).unwrap();
+        let new = crate::ir::parse_function_text(&out).unwrap();
+        for grid in [1u32, 3, 40] {
+            let d = crate::interp::Dispatch {
+                grid: [grid, 1, 1],
+                group_size: None,
+            };
+            let o = crate::interp::InterpOptions::default();
+            let mut a = crate::interp::Memory::default();
+            a.uavs.insert(0, vec![0; 1024]);
+            let mut b = a.clone();
+            crate::interp::run_dispatch(&orig, &d, &mut a, &o).unwrap();
+            crate::interp::run_dispatch(&new, &d, &mut b, &o).unwrap();
+            assert_eq!(a, b, "grid {grid}");
+        }
     }
 
     #[test]
