@@ -30,6 +30,10 @@ impl ControlFlowGraph {
     pub fn compute(&mut self, func: &Function) {
         self.preds.clear();
         self.succs.clear();
+        // Sized once: growing a map one block at a time cost more than the edges.
+        let n = func.dfg.num_blocks();
+        self.preds.resize(n);
+        self.succs.resize(n);
         for b in func.layout.blocks() {
             for s in func.successors(b) {
                 if !self.succs[b].contains(&s) {
@@ -62,6 +66,7 @@ impl ControlFlowGraph {
             return Vec::new();
         };
         let mut visited = SecondaryMap::<Block, bool>::new();
+        visited.resize(func.dfg.num_blocks());
         let mut post = Vec::new();
         // Iterative DFS: (block, next successor index).
         let mut stack = vec![(entry, 0usize)];

@@ -73,7 +73,10 @@ impl DominatorTree {
     /// Computes the dominator tree.
     pub fn with_function(func: &Function, cfg: &ControlFlowGraph) -> Self {
         let rpo = cfg.reverse_post_order(func);
+        // Every map sized once (growing them a block at a time cost more than the algorithm).
+        let n = func.dfg.num_blocks();
         let mut num = SecondaryMap::with_default(u32::MAX);
+        num.resize(n);
         for (i, &b) in rpo.iter().enumerate() {
             num[b] = i as u32;
         }
@@ -89,7 +92,9 @@ impl DominatorTree {
             .collect();
         let idx = chk(&preds);
         let mut idom = SecondaryMap::new();
+        idom.resize(n);
         let mut children: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        children.resize(n);
         for (i, &b) in rpo.iter().enumerate().skip(1) {
             let d = rpo[idx[i]];
             idom[b] = Some(d);
