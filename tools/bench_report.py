@@ -351,21 +351,24 @@ def geomean(xs):
 
 
 def gen_kernel(n):
-    """An IL kernel of about n instructions: ALU chains over eight registers, a loop every
-    1000 instructions, loads and stores through raw UAVs."""
+    """An IL kernel of n statements (declarations and `end` included, so n = 1,000,000 is
+    the largest kernel `Limits::max_instructions` admits): ALU chains over eight registers,
+    a loop every 1000 instructions, loads and stores through raw UAVs."""
     lines = ["il_cs_2_0", "dcl_num_thread_per_group 64", "dcl_raw_uav_id(0)", "dcl_raw_uav_id(1)",
              "dcl_literal l0, 2, 1, 3, 0", "dcl_literal l1, 0x3f800000, 0x40000000, 7, 16",
              "ishl r0.x, vAbsTid.x, l0.x", "uav_raw_load_id(0) r1, r0.x"]
     ops = ["iadd r{d}.x, r{a}.x, r{b}.y", "imul r{d}.y, r{a}.y, l0.z", "ixor r{d}.z, r{a}.z, r{b}.x",
            "add_ieee r{d}.w, r{a}.w, r{b}.w", "mad_ieee r{d}.w, r{a}.w, l1.y, r{b}.w",
            "ishl r{d}.x, r{a}.x, l0.y", "umin r{d}.y, r{a}.y, r{b}.z", "mul_ieee r{d}.z, r{a}.w, r{b}.w"]
+    # The statements around the body: seven after the version line, 17 at the end.
+    body = max(n - 24, 0)
     count = 0
     k = 0
-    while count < n:
+    while count < body:
         if count % 1000 == 999:
             lines += ["mov r20.x, l0.w", "whileloop", "ige r20.y, r20.x, l1.z", "break_logicalnz r20.y",
                       "iadd r1.x, r1.x, r20.x", "iadd r20.x, r20.x, l0.y", "endloop"]
-            count += 6
+            count += 7
             continue
         d, a, b = 1 + k % 8, 1 + (k * 3 + 1) % 8, 1 + (k * 5 + 2) % 8
         lines.append(ops[k % len(ops)].format(d=d, a=a, b=b))
