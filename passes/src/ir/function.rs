@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
 
 use super::dfg::DataFlowGraph;
 use super::entities::{Block, Inst, StackSlot, Value};
@@ -131,14 +132,14 @@ impl Function {
     }
 
     /// Successor blocks of `block` (targets of its terminator, duplicates included).
-    pub fn successors(&self, block: Block) -> Vec<Block> {
+    pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         match self.terminator(block) {
             Some(t) => self.dfg.insts[t]
                 .branch_destinations()
                 .iter()
                 .map(|d| d.block)
                 .collect(),
-            None => Vec::new(),
+            None => SmallVec::new(),
         }
     }
 
