@@ -450,7 +450,9 @@ def main():
                     help="cargo profile of the tools (dev-opt builds much faster during development)")
     ap.add_argument("--only", default="", help="comma-separated pair names (default: all)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench"))
+    ap.add_argument("--ilc-flags", default="", help="extra ilc flags for both ilc runs (e.g. --launch-1d), for experiments; never the committed report")
     args = ap.parse_args()
+    ilc_flags = args.ilc_flags.split()
     if args.quick:
         args.runs, args.scaling = 3, "1000,10000,100000"
     if not args.no_build:
@@ -479,7 +481,7 @@ def main():
             if p.returncode:
                 raise RuntimeError("cuda2cubin: " + p.stderr.strip()[-300:])
             row["ptxas"] = stats(ref)
-            for tag, extra in (("ilc", []), ("ilc_aib", ["--assume-in-bounds"])):
+            for tag, extra in (("ilc", list(ilc_flags)), ("ilc_aib", ["--assume-in-bounds", *ilc_flags])):
                 out = os.path.join(work, f"{n}.{tag}.cubin")
                 p = run([ilc, il, "--target", "spa5", "--emit", "cubin", "--name", n, "-o", out, *extra])
                 if p.returncode:
@@ -622,7 +624,7 @@ def main():
     svg_scaling(os.path.join(plots, "scaling.svg"), scaling)
     # Only a full run into the committed report updates the README's figures (a partial run
     # or one written elsewhere would put figures in the README that no report shows).
-    if not args.only and os.path.abspath(args.out) == os.path.abspath(os.path.join(ROOT, "bench")):
+    if not args.only and not ilc_flags and os.path.abspath(args.out) == os.path.abspath(os.path.join(ROOT, "bench")):
         update_readme(rows, ok, gm, speed)
     json.dump({"rows": rows, "scaling": scaling, "inprocess": inproc}, open(os.path.join(args.out, "results.json"), "w"), indent=1)
     print(f"bench_report: dynamic geomean ilc/ptxas warp instructions {dyn_geomean(rows, 'ilc', 'warp_instructions'):.2f} "

@@ -74,7 +74,100 @@ pub struct CompiledKernel {
     pub warnings: Diagnostics,
 }
 
+/// What a kernel uses, in the terms of `ptxas -v`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResourceUsage {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Named barriers the code uses (`BAR.SYNC 0`: 1).
+    pub barriers: u32,
+    /// Static shared memory (LDS) per group in bytes.
+    pub shared_bytes: u32,
+    /// Constant bank 0 bytes: the driver's `0x140` bytes plus the parameters.
+    pub cmem0_bytes: u32,
+    /// Constant bank 2 bytes (the literal pool).
+    pub cmem2_bytes: u32,
+    /// Local memory per thread in bytes (private arrays and the spill area): the stack frame.
+    pub stack_bytes: u32,
+    /// Bytes the code stores to spill slots (static count, as ptxas reports).
+    pub spill_store_bytes: u32,
+    /// Bytes the code loads from spill slots.
+    pub spill_load_bytes: u32,
+}
+
+impl ResourceUsage {
+    /// The report in ptxas's `-v` line format (`Used N registers, ...`), `tool` naming the
+    /// prefix (`ilc`), `arch` the target (`sm_50`).
+    pub fn report(&self, tool: &str, name: &str, arch: &str) -> String {
+        let mut used = format!(
+            "Used {} registers, used {} barriers",
+            self.registers, self.barriers
+        );
+        if self.shared_bytes > 0 {
+            used.push_str(&format!(", {} bytes smem", self.shared_bytes));
+        }
+        used.push_str(&format!(", {} bytes cmem[0]", self.cmem0_bytes));
+        if self.cmem2_bytes > 0 {
+            used.push_str(&format!(", {} bytes cmem[2]", self.cmem2_bytes));
+        }
+        format!(
+            "{tool} info    : Compiling entry function '{name}' for '{arch}'\n\
+             {tool} info    : Function properties for {name}\n    \
+             {} bytes stack frame, {} bytes spill stores, {} bytes spill loads\n\
+             {tool} info    : {used}\n",
+            self.stack_bytes, self.spill_store_bytes, self.spill_load_bytes
+        )
+    }
+}
+
 impl CompiledKernel {
+    /// Registers, memory and spill traffic, as `ptxas -v` reports them.
+    pub fn resource_usage(&self) -> ResourceUsage {
+        use isa_spa5::{Loc, Op, Operand, Reg};
+        let spill_base = self.layout.spill_base;
+        let spills = self.local_size > spill_base;
+        let (mut stores, mut loads) = (0u32, 0u32);
+        for (i, _) in &self.insts {
+            if !spills || !matches!(i.op, Op::STL | Op::LDL) {
+                continue;
+            }
+            let in_spill_area = i.ops().iter().any(|o| {
+                matches!(o, Operand::Mem { base, offset } if *base == Reg::RZ
+                    && u32::try_from(*offset).is_ok_and(|off| off >= spill_base))
+            });
+            if !in_spill_area {
+                continue;
+            }
+            let words = |locs: isa_spa5::inst::Locs| -> u32 {
+                locs.iter()
+                    .map(|l| match l {
+                        Loc::Gpr { reg, count } if reg != Reg::RZ => u32::from(count),
+                        _ => 0,
+                    })
+                    .sum()
+            };
+            if i.op == Op::STL {
+                stores += 4 * words(i.uses());
+            } else {
+                loads += 4 * words(i.defs());
+            }
+        }
+        let bar = self
+            .insts
+            .iter()
+            .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
+        ResourceUsage {
+            registers: self.num_regs,
+            barriers: u32::from(bar),
+            shared_bytes: self.layout.shared_size,
+            cmem0_bytes: isa_spa5::cubin::PARAM_BASE + self.layout.param_bytes(),
+            cmem2_bytes: self.const_bank2.len() as u32,
+            stack_bytes: self.local_size,
+            spill_store_bytes: stores,
+            spill_load_bytes: loads,
+        }
+    }
+
     /// Assembly in nvdisasm syntax.
     pub fn asm_nvdisasm(&self) -> String {
         spa5::listing::listing_nvdisasm(&self.insts)
@@ -146,8 +239,21 @@ impl Compiler {
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
         ilc_passes::budget::set_stage("lower");
+        if self.options.launch_1d
+            && front
+                .program
+                .version
+                .as_ref()
+                .is_some_and(|v| v.shader == isa_amdil::ast::ShaderType::Pixel)
+        {
+            return Err(Diagnostics::single(
+                "O0002",
+                "--launch-1d does not apply to a pixel shader: its domain is a 2-D grid of tiles",
+            ));
+        }
         let mut function = lower::lower_with(&front.program, name, &self.options.textures)
             .map_err(lower_diagnostics)?;
+        function.launch_1d = self.options.launch_1d;
         // The AST is not needed after lowering: free it before the passes allocate.
         let front = frontend::Frontend {
             program: Default::default(),

@@ -124,6 +124,10 @@ pub struct Options {
     /// Skip the IL out-of-range checks on UAV accesses: the driver guarantees every access
     /// is in bounds (as CUDA code assumes).
     pub assume_in_bounds: bool,
+    /// The launch grid is 1-D (group ids `.y`/`.z` are 0): flattened ids fold to a
+    /// multiply-add. Recorded in the launch layout (`.ilc.abi`: `launch 1d`); a launch that
+    /// breaks it needs a compile without it (spa5-run refuses such a launch).
+    pub launch_1d: bool,
     /// Debug mode: every instruction waits on every scoreboard with the longest stall.
     pub serial: bool,
     /// Keep every constant in the code (immediates and `MOV32I`) instead of a literal pool in

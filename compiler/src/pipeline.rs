@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use ilc_passes::ir::Function;
 use ilc_passes::{
-    addr_fold, combine, const_fold, copy_prop, dce, gvn, if_convert, licm, mem_combine, pair_fuse,
-    simplify_cfg, strength_reduce,
+    addr_fold, combine, const_fold, copy_prop, dce, gvn, if_convert, launch_facts, licm,
+    mem_combine, pair_fuse, simplify_cfg, strength_reduce,
 };
 
 use ilc_passes::budget;
@@ -28,6 +28,10 @@ pub struct Pass {
 
 /// Every pass the pipeline knows, by name (for `--dump-after` validation and `ilc-pass`).
 pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "launch_facts",
+        run: launch_facts::run,
+    },
     Pass {
         name: "const_fold",
         run: const_fold::run,
@@ -87,6 +91,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
     match level {
         OptLevel::O0 => vec![],
         OptLevel::O1 => vec![
+            "launch_facts",
             "const_fold",
             "strength_reduce",
             "combine",
@@ -95,6 +100,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "simplify_cfg",
         ],
         OptLevel::O2 | OptLevel::O3 => vec![
+            "launch_facts",
             "simplify_cfg",
             "const_fold",
             "strength_reduce",

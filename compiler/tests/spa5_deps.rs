@@ -104,17 +104,11 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                     for k in &defs {
                         wr.insert(*k, b);
                     }
-                    // Sources: on their own read barrier if there is one (released once
-                    // read: only overwriting them must wait), else on the write barrier.
+                    // Sources: only overwriting them must wait, on their own read barrier
+                    // if there is one, else on the write barrier (the result comes back
+                    // after the sources were read).
                     for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                        match r {
-                            Some(r) => {
-                                rd.insert(*k, r);
-                            }
-                            None => {
-                                wr.insert(*k, b);
-                            }
-                        }
+                        rd.insert(*k, r.unwrap_or(b));
                     }
                 }
                 (None, Some(b)) => {

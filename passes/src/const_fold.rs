@@ -170,6 +170,8 @@ fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
         Isub | Ishl | Ishr | Ushr if c(1) == Some(0) => Some(args[0]),
         Imul | Idiv | Udiv if c(1) == Some(1) => Some(args[0]),
         Imul if c(0) == Some(1) => Some(args[1]),
+        // a * 0 + c  ->  c (flattened ids of a grid whose y/z ids are known 0)
+        Imad if c(0) == Some(0) || c(1) == Some(0) => Some(args[2]),
         Band if c(1) == Some(ones) => Some(args[0]),
         Band if c(0) == Some(ones) => Some(args[1]),
         Band | Bor | Imin | Imax | Umin | Umax | Pand | Por if args[0] == args[1] => Some(args[0]),

@@ -242,6 +242,16 @@ pub fn run_dispatch_with_hooks(
             "no group size: the kernel declares none and the dispatch gives none",
         )
     })?;
+    if func.launch_1d && (dispatch.grid[1] > 1 || dispatch.grid[2] > 1) {
+        return Err(trap(
+            func,
+            None,
+            format!(
+                "the kernel assumes a 1-D launch (launch_1d) but the grid is {:?}",
+                dispatch.grid
+            ),
+        ));
+    }
     let items_per_group = size.iter().map(|&s| s as u64).product::<u64>();
     if items_per_group == 0 || items_per_group > 4096 {
         return Err(trap(

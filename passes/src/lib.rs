@@ -8,7 +8,8 @@
 //! - [`interp`]: fuel-limited interpreter for a whole compute dispatch.
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
-//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`];
+//!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`],
+//!   [`launch_facts`];
 //!   the analysis
 //!   [`uniformity`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
@@ -35,6 +36,7 @@ pub mod dce;
 pub mod filetest;
 pub mod gvn;
 pub mod if_convert;
+pub mod launch_facts;
 pub mod licm;
 pub mod mem_combine;
 pub mod pair_fuse;

@@ -3,7 +3,10 @@
 use std::process::Command;
 
 fn ilc(args: &[&str], kernel: &str) -> i32 {
-    let dir = std::env::temp_dir().join(format!("ilc-cli-{}", std::process::id()));
+    // One directory per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ilc-cli-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("k.il");
     std::fs::write(&path, kernel).expect("write kernel");
@@ -37,4 +40,126 @@ fn exit_statuses() {
     assert_eq!(ilc(&[], "il_cs_2_0\nmov r0\nend\n"), 1);
     assert_eq!(ilc(&[], ""), 1);
     assert_eq!(ilc(&["-O9"], KERNEL), 2);
+}
+
+/// `--launch-1d`: the flattened id folds (no SR_CTAID.Y/Z read), the code is right on a 1-D
+/// grid, the launch layout records the assumption so spa5-run refuses a 2-D grid, and a pixel
+/// shader (whose domain is a 2-D grid of tiles) is refused.
+#[test]
+fn launch_1d() {
+    let dir = std::env::temp_dir().join(format!("ilc-cli-1d-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let il = dir.join("k.il");
+    std::fs::write(&il, KERNEL).expect("write kernel");
+    let run =
+        |bin: &str, args: &[&std::ffi::OsStr]| Command::new(bin).args(args).output().expect("runs");
+    let cubin = dir.join("k.cubin");
+    let asm = run(
+        env!("CARGO_BIN_EXE_ilc"),
+        &[
+            il.as_os_str(),
+            "--launch-1d".as_ref(),
+            "--emit".as_ref(),
+            "asm".as_ref(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&asm.stdout);
+    assert!(
+        asm.status.success(),
+        "{}",
+        String::from_utf8_lossy(&asm.stderr)
+    );
+    assert!(
+        text.contains("SR_CTAID.X") && !text.contains("SR_CTAID.Y"),
+        "{text}"
+    );
+    assert_eq!(ilc(&["--launch-1d", "--verify=2"], KERNEL), 0);
+    let out = run(
+        env!("CARGO_BIN_EXE_ilc"),
+        &[
+            il.as_os_str(),
+            "--launch-1d".as_ref(),
+            "-o".as_ref(),
+            cubin.as_os_str(),
+        ],
+    );
+    assert!(out.status.success());
+    let spa5 = env!("CARGO_BIN_EXE_spa5-run");
+    let out_dir = dir.join("out");
+    let ok = run(
+        spa5,
+        &[
+            cubin.as_os_str(),
+            "--grid".as_ref(),
+            "4".as_ref(),
+            "--zero".as_ref(),
+            "0=1024".as_ref(),
+            "--out".as_ref(),
+            out_dir.as_os_str(),
+        ],
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let refused = run(
+        spa5,
+        &[
+            cubin.as_os_str(),
+            "--grid".as_ref(),
+            "2,2".as_ref(),
+            "--zero".as_ref(),
+            "0=1024".as_ref(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && err.contains("1-D launches"),
+        "{err}"
+    );
+    let ps = "il_ps_2_0\ndcl_input_position_interp(linear_noperspective) vWinCoord0.xy__\n\
+              dcl_output_generic o0\nmov o0, vWinCoord0.xyxy\nend\n";
+    assert_eq!(ilc(&["--launch-1d"], ps), 1);
+    assert_eq!(ilc(&[], ps), 0);
+}
+
+/// `-v` prints ptxas's resource lines; `--warn-on-spills` warns only when something spilled.
+#[test]
+fn resource_usage_and_spill_warning() {
+    let kernel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels/nbody.il");
+    let dir = std::env::temp_dir().join(format!("ilc-cli-v-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .arg(&kernel)
+            .args(["-v", "--warn-on-spills", "-o"])
+            .arg(dir.join("k.cubin"))
+            .args(extra)
+            .output()
+            .expect("runs ilc");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run(&[]);
+    assert!(
+        err.contains("ilc info    : Compiling entry function 'nbody' for 'sm_50'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("0 bytes spill stores, 0 bytes spill loads"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bytes cmem[0]") && err.contains("ilc info    : Used "),
+        "{err}"
+    );
+    assert!(!err.contains("warning : Registers are spilled"), "{err}");
+    let err = run(&["--max-regs", "8"]);
+    assert!(err.contains("ilc info    : Used 8 registers"), "{err}");
+    assert!(
+        err.contains("ilc warning : Registers are spilled to local memory in function 'nbody'"),
+        "{err}"
+    );
+    assert!(!err.contains(" 0 bytes spill stores"), "{err}");
 }

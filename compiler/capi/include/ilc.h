@@ -50,7 +50,11 @@ typedef struct ilc_options {
     uint64_t max_instructions; /* 0: default (1 million IL instructions, after inlining) */
     uint32_t max_nesting;      /* 0: default (1024) */
     uint64_t max_compile_ms;   /* 0: no compile time limit */
+    uint32_t flags;            /* ILC_FLAG_* bits */
 } ilc_options;
+
+#define ILC_FLAG_ASSUME_IN_BOUNDS 1u /* skip the IL's out-of-range checks */
+#define ILC_FLAG_LAUNCH_1D 2u        /* the launch grid is 1-D (recorded in the layout) */
 
 typedef struct ilc_param {
     uint32_t offset; /* bytes from the start of the parameter area (c[0x0][0x140]) */
@@ -79,6 +83,7 @@ uint32_t ilc_kernel_param_count(const ilc_kernel *kernel);
 ilc_status ilc_kernel_param(const ilc_kernel *kernel, uint32_t index, ilc_param *out);
 ilc_status ilc_kernel_launch_info(const ilc_kernel *kernel, uint32_t *shared_bytes,
                                   uint32_t *registers, uint32_t *local_bytes, uint32_t *block);
+uint32_t ilc_kernel_launch_flags(const ilc_kernel *kernel); /* ILC_FLAG_LAUNCH_1D if compiled for 1-D grids */
 void ilc_cache_stats(const ilc_compiler *compiler, uint64_t *hits, uint64_t *misses,
                      uint64_t *evictions);
 const char *ilc_version(void);

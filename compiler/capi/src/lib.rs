@@ -77,7 +77,15 @@ pub struct IlcOptions {
     pub max_nesting: u32,
     /// Longest compile in milliseconds (0: no limit).
     pub max_compile_ms: u64,
+    /// `ILC_FLAG_*` bits.
+    pub flags: u32,
 }
+
+/// Skip the IL's out-of-range checks: the driver guarantees every access is in bounds.
+pub const ILC_FLAG_ASSUME_IN_BOUNDS: u32 = 1;
+/// The launch grid is 1-D (group ids `.y`/`.z` are 0); the kernel's launch layout records
+/// it and a launch with a 2-D or 3-D grid needs a compile without it.
+pub const ILC_FLAG_LAUNCH_1D: u32 = 2;
 
 const DEFAULT_OPTIONS: IlcOptions = IlcOptions {
     opt_level: 2,
@@ -88,6 +96,7 @@ const DEFAULT_OPTIONS: IlcOptions = IlcOptions {
     max_instructions: 0,
     max_nesting: 0,
     max_compile_ms: 0,
+    flags: 0,
 };
 
 /// One kernel parameter (`ilc_param`).
@@ -196,9 +205,14 @@ pub unsafe extern "C" fn ilc_compiler_new(
                 .max_ir_instructions
                 .max(pick(o.max_instructions, d.max_instructions).saturating_mul(4)),
         };
+        if o.flags & !(ILC_FLAG_ASSUME_IN_BOUNDS | ILC_FLAG_LAUNCH_1D) != 0 {
+            return ILC_ERROR_INVALID_ARGUMENT;
+        }
         let compiler = Compiler::new(Options {
             opt_level,
             arch,
+            assume_in_bounds: o.flags & ILC_FLAG_ASSUME_IN_BOUNDS != 0,
+            launch_1d: o.flags & ILC_FLAG_LAUNCH_1D != 0,
             max_regs: (o.max_regs != 0).then_some(o.max_regs),
             limits,
             ..Options::default()
@@ -468,6 +482,23 @@ pub unsafe extern "C" fn ilc_kernel_launch_info(
         }
     }
     ILC_OK
+}
+
+/// The launch assumptions the code was compiled with: `ILC_FLAG_LAUNCH_1D` if it needs a 1-D
+/// grid (a driver recompiles without the flag for other launches); 0 for a null kernel.
+///
+/// # Safety
+/// `kernel` must be null or live.
+#[no_mangle]
+pub unsafe extern "C" fn ilc_kernel_launch_flags(kernel: *const IlcKernel) -> u32 {
+    // SAFETY: null or live by the contract.
+    unsafe { kernel.as_ref() }.map_or(0, |k| {
+        if k.kernel.layout.grid_1d {
+            ILC_FLAG_LAUNCH_1D
+        } else {
+            0
+        }
+    })
 }
 
 /// Cache counters (all 0 without a cache). Any output may be null.

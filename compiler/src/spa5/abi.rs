@@ -134,6 +134,9 @@ pub struct LaunchLayout {
     pub stack_slots: BTreeMap<u32, u32>,
     /// Offset of the spill area in local memory.
     pub spill_base: u32,
+    /// The code assumes a 1-D grid (`Options::launch_1d`): a launch with more than one group
+    /// along y or z must use a compile without the assumption.
+    pub grid_1d: bool,
 }
 
 /// The layout cannot be built.
@@ -155,6 +158,7 @@ impl LaunchLayout {
     pub fn compute(func: &Function) -> Result<LaunchLayout, LayoutError> {
         let mut l = LaunchLayout {
             block_size: func.group_size,
+            grid_1d: func.launch_1d,
             ..Default::default()
         };
         let mut off = 0u32;
@@ -377,6 +381,9 @@ impl LaunchLayout {
         if let Some([x, y, z]) = self.block_size {
             s.push_str(&format!("block {x} {y} {z}\n"));
         }
+        if self.grid_1d {
+            s.push_str("launch 1d\n");
+        }
         s.push_str(&format!(
             "shared {}\nlocal {}\n",
             self.shared_size, self.local_size
@@ -452,6 +459,10 @@ impl LaunchLayout {
                 Some("block") => {
                     l.block_size = Some([field(1)? as u32, field(2)? as u32, field(3)? as u32]);
                 }
+                Some("launch") => match f.get(1).copied() {
+                    Some("1d") => l.grid_1d = true,
+                    _ => return Err(format!("unknown launch assumption in `{line}`")),
+                },
                 Some("shared") => l.shared_size = field(1)? as u32,
                 Some("local") => l.local_size = field(1)? as u32,
                 _ => {}
@@ -590,8 +601,10 @@ mod tests {
         f.cbs.insert(2, 40);
         f.lds.insert(0, 100);
         f.group_size = Some([8, 8, 1]);
+        f.launch_1d = true;
         let l = LaunchLayout::compute(&f).unwrap();
         let back = LaunchLayout::from_abi(&l.abi_bytes()).unwrap();
+        assert!(back.grid_1d);
         assert_eq!(back.params, l.params);
         assert_eq!(back.lds, l.lds);
         assert_eq!(back.block_size, l.block_size);

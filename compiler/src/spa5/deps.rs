@@ -15,7 +15,16 @@
 //!   registers sets a read barrier covering those;
 //!   a later reader of a result, writer of a result (WAW) or writer of a source (WAR) waits on
 //!   the barrier (a later *reader* of a source does not: two loads from one address register
-//!   stay in flight together); when all six barriers are busy the oldest is waited on;
+//!   stay in flight together);
+//! - a load gets a read barrier only if one of its sources is overwritten before its result
+//!   is first read (or before the next control transfer, which waits for the result): waiting
+//!   for the result covers the reads, so otherwise the write barrier protects the sources too;
+//! - when all six barriers are busy: a barrier whose operations are expected to be complete
+//!   (issue cycle + the class's typical latency) is waited on at no cost; otherwise the new
+//!   operation joins the youngest barrier of its kind (write or read): barriers count
+//!   operations, so a wait covers both, and an operation completes after the older ones of
+//!   its class anyway; without one of its kind, the barrier expected to complete first is
+//!   waited on;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
 //!   from a clean state whichever way it is entered;
@@ -73,10 +82,82 @@ pub fn is_transfer(i: &MInst) -> bool {
 struct Sb {
     busy: bool,
     age: u64,
+    /// Set by a result-producing (write) operation, else only by reads.
+    write: bool,
+    /// Cycle at which its operations are expected to be complete.
+    done_at: u64,
     /// Registers the pending instruction writes (read or written later: wait).
     defs: Vec<Key>,
     /// Registers it reads late (written later: wait; read later: no hazard).
     srcs: Vec<Key>,
+}
+
+/// A barrier for a new operation (a write barrier if `write`), not one of `taken`: a free
+/// one, else (all busy) one to wait on now (added to `wait`) or to join (module doc).
+fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64) -> usize {
+    let avail = |b: usize| taken & (1 << b) == 0;
+    if let Some(b) = (0..sbs.len())
+        .find(|&b| !sbs[b].busy && avail(b) && *wait & (1 << b) == 0)
+        .or_else(|| (0..sbs.len()).find(|&b| !sbs[b].busy && avail(b)))
+    {
+        return b;
+    }
+    let done = (0..sbs.len())
+        .filter(|&b| avail(b) && sbs[b].done_at <= now)
+        .min_by_key(|&b| sbs[b].age);
+    let join = (0..sbs.len())
+        .filter(|&b| avail(b) && sbs[b].write == write)
+        .max_by_key(|&b| sbs[b].age);
+    match done.or(join) {
+        Some(b) if done.is_some() => {
+            *wait |= 1 << b;
+            sbs[b] = Sb::default();
+            b
+        }
+        Some(b) => b,
+        None => {
+            let b = (0..sbs.len())
+                .filter(|&b| avail(b))
+                .min_by_key(|&b| (sbs[b].done_at, sbs[b].age))
+                .unwrap_or(0);
+            *wait |= 1 << b;
+            sbs[b] = Sb::default();
+            b
+        }
+    }
+}
+
+/// Adds an operation to barrier `sb` (free or joined).
+fn join(sb: &mut Sb, age: u64, write: bool, done_at: u64, defs: &[Key], srcs: &[Key]) {
+    if !sb.busy {
+        *sb = Sb::default();
+    }
+    sb.busy = true;
+    sb.age = age;
+    sb.write |= write;
+    sb.done_at = sb.done_at.max(done_at);
+    sb.defs.extend_from_slice(defs);
+    sb.srcs.extend_from_slice(srcs);
+}
+
+/// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
+const LOOKAHEAD: usize = 256;
+
+/// Whether an instruction after `idx` writes one of `srcs` before any instruction reads or
+/// writes one of `defs` (the wait for the result, which covers the source reads) and before
+/// the next control transfer (which waits for every barrier).
+fn sources_overwritten_early(insts: &[MInst], idx: usize, srcs: &[Key], defs: &[Key]) -> bool {
+    for later in insts.iter().skip(idx + 1).take(LOOKAHEAD) {
+        let uses = keys(later.uses().iter());
+        let ldefs = keys(later.defs().iter());
+        if ldefs.iter().any(|k| srcs.contains(k)) {
+            return true;
+        }
+        if is_transfer(later) || uses.iter().chain(&ldefs).any(|k| defs.contains(k)) {
+            return false;
+        }
+    }
+    insts.len() > idx + 1 + LOOKAHEAD
 }
 
 /// Computes the control of every instruction.
@@ -179,60 +260,38 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             .copied()
             .filter(|k| !matches!(k, Key::P(_)))
             .collect();
-        let take = |wait: &mut u8, taken: u8| -> usize {
-            let free = (0..6)
-                .find(|&b| !sbs[b].busy && (*wait | taken) & (1 << b) == 0)
-                .or_else(|| (0..6).find(|&b| !sbs[b].busy && taken & (1 << b) == 0));
-            match free {
-                Some(b) => b,
-                None => {
-                    let b = (0..6)
-                        .filter(|&b| taken & (1 << b) == 0)
-                        .min_by_key(|&b| sbs[b].age)
-                        .unwrap_or(0);
-                    *wait |= 1 << b;
-                    b
-                }
-            }
+        let typical = match latency::timing(inst).gpr {
+            Latency::Variable { typical } => u64::from(typical),
+            Latency::Fixed(l) => u64::from(l),
         };
         if wants_wr {
             // Results on a write barrier; register sources on a read barrier of their own,
             // released once they are read, so overwriting a source does not wait for the
-            // result (TEX/LDG address registers are often dead right after).
-            let b = take(&mut wait, 0);
+            // result (TEX/LDG address registers are often dead right after) -- needed only
+            // when a source is overwritten before the result is waited for.
+            let b = take(&mut sbs, &mut wait, 0, true, t);
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
-            let r = gpr_srcs.then(|| take(&mut wait, 1 << b));
+            let own_rd = gpr_srcs && sources_overwritten_early(insts, idx, &srcs, &defs);
+            let r = own_rd.then(|| take(&mut sbs, &mut wait, 1 << b, false, t));
             counter += 1;
-            sbs[b] = Sb {
-                busy: true,
-                age: counter,
-                defs: defs.clone(),
-                srcs: if r.is_some() {
-                    Vec::new()
-                } else {
-                    srcs.clone()
-                },
-            };
+            join(
+                &mut sbs[b],
+                counter,
+                true,
+                t + typical,
+                &defs,
+                if r.is_some() { &[] } else { &srcs },
+            );
             ctl[idx].wr_bar = Some(b as u8);
             if let Some(r) = r {
-                sbs[r] = Sb {
-                    busy: true,
-                    age: counter,
-                    defs: Vec::new(),
-                    srcs,
-                };
+                join(&mut sbs[r], counter, false, t + typical, &[], &srcs);
                 ctl[idx].rd_bar = Some(r as u8);
             }
         } else if wants_rd {
-            let b = take(&mut wait, 0);
+            let b = take(&mut sbs, &mut wait, 0, false, t);
             counter += 1;
-            sbs[b] = Sb {
-                busy: true,
-                age: counter,
-                defs: defs.clone(),
-                srcs,
-            };
+            join(&mut sbs[b], counter, false, t + typical, &defs, &srcs);
             ctl[idx].rd_bar = Some(b as u8);
         }
         ctl[idx].wait_mask = wait;

@@ -9,7 +9,8 @@
 //! result is ready only once an instruction waits on the write scoreboard its producer set;
 //! a producer without one can never be read safely. An instruction that reads its sources
 //! late and sets a read scoreboard protects those registers until the scoreboard is waited
-//! on. Scoreboards count outstanding operations in issue order (`DEPBAR.LE SBn, k` waits until
+//! on; without one, its write scoreboard does (the result is written after the reads).
+//! Scoreboards count outstanding operations in issue order (`DEPBAR.LE SBn, k` waits until
 //! at most `k` remain). Variable-latency operations of one class (memory, SFU, ...) complete
 //! in issue order: ptxas leaves the write scoreboard off a load whose result it reads only
 //! after waiting for a later load of the same kind, and this model accepts that.
@@ -337,8 +338,10 @@ impl Tracker {
                 }
             }
         }
-        // Late source reads protected by a read scoreboard.
-        if let Some((sb, op)) = rd_op {
+        // Late source reads protected by a read scoreboard, or else by the write scoreboard:
+        // the result comes back after the sources were read, so waiting for it covers them.
+        let late = timing.late_source_read && var;
+        if let Some((sb, op)) = rd_op.or(wr_op.filter(|_| late)) {
             for loc in uses.iter() {
                 if let Loc::Gpr { .. } = loc {
                     for (s, _) in slots_of(loc) {

@@ -64,6 +64,9 @@ pub struct Function {
     pub cbs: BTreeMap<u8, u32>,
     /// True if the kernel uses the global buffer `g[]`.
     pub uses_global: bool,
+    /// The code assumes a 1-D launch: group ids `.y`/`.z` are 0 and the grid is one group
+    /// high and deep (`launch_1d` in the text; a launch breaking it gives wrong results).
+    pub launch_1d: bool,
     /// Pixel-shader outputs `o#` the kernel writes (`il_ps` compute), by number.
     pub outputs: std::collections::BTreeSet<u8>,
     /// Private arrays.

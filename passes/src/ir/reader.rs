@@ -445,6 +445,8 @@ fn parse_decls(p: &mut Parser, fb: &mut FuncBuilder) -> Result<(), ParseError> {
             fb.func.group_size = Some([x, y, z]);
         } else if w == "global" {
             fb.func.uses_global = true;
+        } else if w == "launch_1d" {
+            fb.func.launch_1d = true;
         } else if let Some(id) = numbered(&w, "out") {
             let id =
                 u8::try_from(id).map_err(|_| perr(loc, "output id out of range".to_string()))?;

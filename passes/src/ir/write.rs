@@ -10,6 +10,7 @@
 //!     lds0 = 1024           ; bytes
 //!     cb0 = 64              ; bytes
 //!     global                ; uses g[]
+//!     launch_1d             ; assumes a 1-D grid
 //!     ss0 = private 16      ; bytes
 //!
 //! block0:
@@ -76,6 +77,9 @@ pub fn write_function_annotated(
     }
     if func.uses_global {
         writeln!(w, "    global")?;
+    }
+    if func.launch_1d {
+        writeln!(w, "    launch_1d")?;
     }
     for id in &func.outputs {
         writeln!(w, "    out{id} = output")?;

@@ -63,6 +63,17 @@ struct Cli {
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
     #[arg(long = "assume-in-bounds")]
     assume_in_bounds: bool,
+    /// Assume a 1-D launch grid (group ids .y/.z are 0): flattened ids (vAbsTidFlat) fold
+    /// to a multiply-add. Recorded in the cubin's launch layout; spa5-run refuses other grids.
+    #[arg(long = "launch-1d")]
+    launch_1d: bool,
+    /// Print the resource usage on stderr in ptxas's `-v` format (registers, shared memory,
+    /// constant banks, stack frame, spill stores and loads).
+    #[arg(short = 'v', long = "resource-usage")]
+    resource_usage: bool,
+    /// Warn on stderr when registers are spilled to local memory.
+    #[arg(long = "warn-on-spills")]
+    warn_on_spills: bool,
     /// Keep every constant in the code instead of a literal pool in constant bank 2
     /// (implied by --emit bin, whose raw words have no place for the pool).
     #[arg(long = "no-literal-pool")]
@@ -139,6 +150,7 @@ fn main() -> ExitCode {
         time_passes: cli.time_passes,
         kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
         assume_in_bounds: cli.assume_in_bounds,
+        launch_1d: cli.launch_1d,
         no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
         serial: cli.serial,
         max_regs: cli.max_regs,
@@ -230,6 +242,17 @@ fn main() -> ExitCode {
                 }
                 if cli.time_passes {
                     eprint!("{}", k.log.time_report());
+                }
+                let usage = k.resource_usage();
+                if cli.resource_usage {
+                    eprint!("{}", usage.report("ilc", &k.name, &cli.arch));
+                }
+                if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
+                    eprintln!(
+                        "ilc warning : Registers are spilled to local memory in function '{}', \
+                         {} bytes spill stores, {} bytes spill loads",
+                        k.name, usage.spill_store_bytes, usage.spill_load_bytes
+                    );
                 }
                 match cli.emit {
                     Emit::Asm => {

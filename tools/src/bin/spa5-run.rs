@@ -298,6 +298,14 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
         layout.block_size = Some(b);
     }
     let group = layout.block_size.unwrap_or([1, 1, 1]);
+    let [_, gy, gz] = cli.dispatch.grid;
+    if layout.grid_1d && (gy > 1 || gz > 1) {
+        return Err(format!(
+            "{file}: the kernel was compiled for 1-D launches (ilc --launch-1d) but --grid is \
+             {:?}; recompile without --launch-1d",
+            cli.dispatch.grid
+        ));
+    }
     check_work_items(cli.dispatch.grid, group, cli.tex.domain).map_err(|e| e.to_string())?;
     let mut budget = Budget::default();
     let bufs = cli.dispatch.load(&mut budget).map_err(|e| e.to_string())?;
