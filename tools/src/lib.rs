@@ -36,9 +36,11 @@ pub mod spa5_text;
 /// the whole process (issue 22).
 pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    // No truncation on open: the length is set after writing (see above).
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
+        .truncate(false)
         .open(path)?;
     file.write_all(bytes)?;
     // FIFOs and devices have no length to set.
