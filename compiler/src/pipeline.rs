@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use ilc_passes::ir::Function;
 use ilc_passes::{
     addr_fold, combine, const_fold, copy_prop, dce, gvn, if_convert, launch_facts, licm,
-    mem_combine, pair_fuse, simplify_cfg, strength_reduce,
+    mem_combine, pair_fuse, reassociate, simplify_cfg, strength_reduce, unroll,
 };
 
 use ilc_passes::budget;
@@ -80,6 +80,14 @@ pub const PASSES: &[Pass] = &[
         name: "if_convert",
         run: if_convert::run,
     },
+    Pass {
+        name: "unroll",
+        run: unroll::run,
+    },
+    Pass {
+        name: "reassociate",
+        run: reassociate::run,
+    },
 ];
 
 /// Names of the stages that are not optimization passes but can be dumped too: lowering and
@@ -109,6 +117,9 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "dce",
             "if_convert",
             "simplify_cfg",
+            "unroll",
+            "simplify_cfg",
+            "reassociate",
             "const_fold",
             "combine",
             "copy_prop",

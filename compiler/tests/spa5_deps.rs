@@ -53,11 +53,12 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
     let mut ready: HashMap<K, u64> = HashMap::new();
     // Pending variable-latency writes and reads: register -> barrier.
     let mut wr: HashMap<K, u8> = HashMap::new();
-    let mut rd: HashMap<K, u8> = HashMap::new();
+    // Sources a pending operation still reads: register -> (barrier, the operation's class).
+    let mut rd: HashMap<K, (u8, isa_spa5::table::Class)> = HashMap::new();
     for (idx, (i, c)) in prog.iter().enumerate() {
         // Waits release barriers.
         wr.retain(|_, b| c.wait_mask & (1 << *b) == 0);
-        rd.retain(|_, b| c.wait_mask & (1 << *b) == 0);
+        rd.retain(|_, (b, _)| c.wait_mask & (1 << *b) == 0);
         let uses: Vec<K> = i.uses().iter().flat_map(keys).collect();
         let defs: Vec<K> = i.defs().iter().flat_map(keys).collect();
         for k in &uses {
@@ -79,14 +80,23 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
             }
         }
         for k in &defs {
-            if let Some(b) = wr.get(k).or(rd.get(k)) {
+            // A variable-latency write of the reader's class comes after that pipe's reads.
+            let read = rd
+                .get(k)
+                .filter(|(_, class)| !(i.is_variable_latency() && *class == i.form().class))
+                .map(|(b, _)| b);
+            if let Some(b) = wr.get(k).or(read) {
                 return Err(format!(
                     "#{idx} {i:?} overwrites {k:?} still used by barrier {b}"
                 ));
             }
         }
         if transfer(i) {
-            if let Some((k, b)) = wr.iter().next().or(rd.iter().next()) {
+            if let Some((k, b)) = wr
+                .iter()
+                .next()
+                .or(rd.iter().next().map(|(k, (b, _))| (k, b)))
+            {
                 return Err(format!(
                     "#{idx} control transfer with {k:?} pending on barrier {b}"
                 ));
@@ -108,12 +118,12 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                     // if there is one, else on the write barrier (the result comes back
                     // after the sources were read).
                     for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                        rd.insert(*k, r.unwrap_or(b));
+                        rd.insert(*k, (r.unwrap_or(b), i.form().class));
                     }
                 }
                 (None, Some(b)) => {
                     for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                        rd.insert(*k, b);
+                        rd.insert(*k, (b, i.form().class));
                     }
                 }
                 (None, None) if !defs.is_empty() => {
@@ -128,7 +138,7 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 match c.rd_bar {
                     Some(b) => {
                         for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                            rd.insert(*k, b);
+                            rd.insert(*k, (b, i.form().class));
                         }
                     }
                     None => return Err(format!("#{idx} {i:?}: store without a read barrier")),

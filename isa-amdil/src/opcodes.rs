@@ -735,7 +735,55 @@ fn lookup_mnemonic(name: &str) -> Option<Opcode> {
     }
 }
 
+/// How exactly the IL guide defines an opcode's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// Bit-exact (IEEE-rounded or integer).
+    #[default]
+    Exact,
+    /// Left to the implementation's precision (`rcp`, `div`, `exp`, `sqrt`, ...).
+    Approximate,
+    /// Approximate, and defined only for arguments in [-pi, pi] (`sin`, `cos`, `sincos`,
+    /// `tan`): outside it any value is right.
+    Trig,
+}
+
 impl Opcode {
+    /// How exactly the guide defines this opcode's result.
+    pub fn precision(self) -> Precision {
+        let name = self.mnemonic();
+        let base = name.split('_').next().unwrap_or(name);
+        if matches!(base, "sin" | "cos" | "sincos" | "tan") {
+            return Precision::Trig;
+        }
+        let approximate = matches!(
+            base,
+            "sqrt"
+                | "rsq"
+                | "rcp"
+                | "div"
+                | "exp"
+                | "log"
+                | "ln"
+                | "pow"
+                | "asin"
+                | "acos"
+                | "atan"
+                | "exn"
+                | "nrm"
+                | "lit"
+                | "dist"
+        ) || matches!(
+            name,
+            "ddiv" | "dsqrt" | "drsq" | "drcp" | "d_div" | "d_sqrt" | "d_rsq" | "d_rcp"
+        );
+        if approximate {
+            Precision::Approximate
+        } else {
+            Precision::Exact
+        }
+    }
+
     /// The static description of this opcode.
     pub fn info(self) -> &'static OpcodeInfo {
         // The table is dense and in value order (checked by a unit test), so the

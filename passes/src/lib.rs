@@ -9,7 +9,7 @@
 //! - Passes, one file each with `pub fn run(func: &mut Function, ..)`: [`dce`],
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
 //!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`],
-//!   [`launch_facts`];
+//!   [`launch_facts`], [`unroll`], [`reassociate`];
 //!   the analysis
 //!   [`uniformity`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
@@ -40,9 +40,11 @@ pub mod launch_facts;
 pub mod licm;
 pub mod mem_combine;
 pub mod pair_fuse;
+pub mod reassociate;
 pub mod simplify_cfg;
 pub mod strength_reduce;
 pub mod uniformity;
+pub mod unroll;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and
 /// small values hash an order of magnitude faster than with SipHash, and a fixed seed keeps

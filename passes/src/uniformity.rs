@@ -13,10 +13,11 @@
 //! spreads through
 //! - data: an instruction with a divergent operand has divergent results;
 //! - control (sync dependence): below a divergent branch in block `D` with immediate
-//!   post-dominator `P`, a block parameter of a block with several predecessors in `D`'s
-//!   region (blocks reachable from `D` before `P`) or of `P` itself merges values from paths
-//!   different threads took, so it is divergent; without a post-dominator the region is all
-//!   that is reachable from `D`;
+//!   post-dominator `P`, a block parameter of `P` or of a block with several predecessors
+//!   that two different successors of `D` reach before `P` merges values from paths
+//!   different threads took, so it is divergent (a loop header inside one arm is not such a
+//!   block: the arm's threads enter the loop together); without a post-dominator the region
+//!   is all that is reachable from `D`;
 //! - loops (temporal divergence): when a loop has a divergent exit, threads leave it in
 //!   different iterations, so a value defined in the loop and used outside it is divergent.
 //!
@@ -36,8 +37,18 @@ pub struct Uniformity {
 }
 
 impl Uniformity {
-    /// Analyses `func`.
+    /// Analyses `func` with the IR's sources of divergence ([`is_source`]).
     pub fn compute(func: &Function) -> Uniformity {
+        Self::compute_with(func, is_source)
+    }
+
+    /// Analyses `func` with `is_source` naming the instructions whose results differ between
+    /// threads whatever their operands (a backend passes one that knows its `Target`
+    /// instructions, whose semantics the IR does not see).
+    pub fn compute_with(
+        func: &Function,
+        is_source: impl Fn(&InstructionData) -> bool,
+    ) -> Uniformity {
         let cfg = ControlFlowGraph::with_function(func);
         let dt = DominatorTree::with_function(func, &cfg);
         let pdt = PostDominatorTree::with_function(func, &cfg);
@@ -84,31 +95,46 @@ impl Uniformity {
                     }
                 }
             }
-            // Sync dependence.
+            // Sync dependence: a block of `d`'s region with several predecessors merges the
+            // paths of different threads only when it is reachable from two different
+            // successors of `d` (a loop inside one arm of a divergent `if` is entered by the
+            // threads of that arm together, so its header is no join of `d`).
             for &d in &blocks {
                 if !u.divergent_branch[d] {
                     continue;
                 }
                 let post = pdt.ipdom(d);
-                let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
-                let mut stack: Vec<Block> = cfg.succs(d).to_vec();
-                while let Some(b) = stack.pop() {
-                    if seen[b] {
-                        continue;
+                let mut succs = cfg.succs(d).to_vec();
+                succs.sort();
+                succs.dedup();
+                // Per block: the first successor of `d` it was reached from, and whether a
+                // second one reaches it too.
+                let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+                let mut joined: SecondaryMap<Block, bool> = SecondaryMap::new();
+                for &s in &succs {
+                    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+                    let mut stack = vec![s];
+                    while let Some(b) = stack.pop() {
+                        if seen[b] {
+                            continue;
+                        }
+                        seen[b] = true;
+                        match from[b] {
+                            None => from[b] = Some(s),
+                            Some(f) if f != s => joined[b] = true,
+                            Some(_) => {}
+                        }
+                        if Some(b) != post {
+                            stack.extend(cfg.succs(b).iter().copied());
+                        }
                     }
-                    seen[b] = true;
-                    if Some(b) == post {
+                }
+                for b in blocks.iter().copied().filter(|&b| from[b].is_some()) {
+                    if Some(b) == post || (joined[b] && cfg.preds(b).len() > 1) {
                         for &p in func.dfg.block_params(b) {
                             changed |= mark(&mut u.divergent, p);
                         }
-                        continue;
                     }
-                    if cfg.preds(b).len() > 1 {
-                        for &p in func.dfg.block_params(b) {
-                            changed |= mark(&mut u.divergent, p);
-                        }
-                    }
-                    stack.extend(cfg.succs(b).iter().copied());
                 }
             }
             // Temporal divergence.
@@ -221,7 +247,7 @@ fn mark(map: &mut SecondaryMap<Value, bool>, v: Value) -> bool {
 }
 
 /// Whether the instruction's results differ between threads whatever its operands.
-fn is_source(data: &InstructionData) -> bool {
+pub fn is_source(data: &InstructionData) -> bool {
     match data {
         InstructionData::Special { reg, .. } => {
             matches!(

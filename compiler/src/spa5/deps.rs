@@ -87,6 +87,9 @@ struct Sb {
     write: bool,
     /// Cycle at which its operations are expected to be complete.
     done_at: u64,
+    /// The class of its operations when they share one (a variable-latency write of that
+    /// class may overwrite their sources without waiting: the pipe reads in issue order).
+    class: Option<isa_spa5::table::Class>,
     /// Registers the pending instruction writes (read or written later: wait).
     defs: Vec<Key>,
     /// Registers it reads late (written later: wait; read later: no hazard).
@@ -129,9 +132,22 @@ fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64) -> usiz
 }
 
 /// Adds an operation to barrier `sb` (free or joined).
-fn join(sb: &mut Sb, age: u64, write: bool, done_at: u64, defs: &[Key], srcs: &[Key]) {
+fn join(
+    sb: &mut Sb,
+    age: u64,
+    write: bool,
+    done_at: u64,
+    class: isa_spa5::table::Class,
+    defs: &[Key],
+    srcs: &[Key],
+) {
     if !sb.busy {
-        *sb = Sb::default();
+        *sb = Sb {
+            class: Some(class),
+            ..Sb::default()
+        };
+    } else if sb.class != Some(class) {
+        sb.class = None;
     }
     sb.busy = true;
     sb.age = age;
@@ -144,14 +160,18 @@ fn join(sb: &mut Sb, age: u64, write: bool, done_at: u64, defs: &[Key], srcs: &[
 /// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
 const LOOKAHEAD: usize = 256;
 
-/// Whether an instruction after `idx` writes one of `srcs` before any instruction reads or
+/// Whether an instruction after `idx` (other than a variable-latency one of the same class)
+/// writes one of `srcs` before any instruction reads or
 /// writes one of `defs` (the wait for the result, which covers the source reads) and before
 /// the next control transfer (which waits for every barrier).
 fn sources_overwritten_early(insts: &[MInst], idx: usize, srcs: &[Key], defs: &[Key]) -> bool {
+    let class = insts[idx].form().class;
     for later in insts.iter().skip(idx + 1).take(LOOKAHEAD) {
         let uses = keys(later.uses().iter());
         let ldefs = keys(later.defs().iter());
-        if ldefs.iter().any(|k| srcs.contains(k)) {
+        // A variable-latency write of the same class reads and writes in issue order.
+        let same_pipe = later.is_variable_latency() && later.form().class == class;
+        if !same_pipe && ldefs.iter().any(|k| srcs.contains(k)) {
             return true;
         }
         if is_transfer(later) || uses.iter().chain(&ldefs).any(|k| defs.contains(k)) {
@@ -197,17 +217,21 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let uses = keys(inst.uses().iter());
         let defs = keys(inst.defs().iter());
         let transfer = is_transfer(inst);
+        let class = inst.form().class;
         // Scoreboard waits.
         let mut wait = 0u8;
         for (b, sb) in sbs.iter().enumerate() {
             if !sb.busy {
                 continue;
             }
+            // A variable-latency write of the barrier's class may overwrite the sources of
+            // its operations: that pipe reads them in issue order (as ptxas relies on).
+            let same_pipe = inst.is_variable_latency() && sb.class == Some(class);
             let hit = transfer
                 || uses.iter().any(|k| sb.defs.contains(k))
                 || defs
                     .iter()
-                    .any(|k| sb.defs.contains(k) || sb.srcs.contains(k));
+                    .any(|k| sb.defs.contains(k) || !same_pipe && sb.srcs.contains(k));
             if hit {
                 wait |= 1 << b;
             }
@@ -281,18 +305,27 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 counter,
                 true,
                 t + typical,
+                class,
                 &defs,
                 if r.is_some() { &[] } else { &srcs },
             );
             ctl[idx].wr_bar = Some(b as u8);
             if let Some(r) = r {
-                join(&mut sbs[r], counter, false, t + typical, &[], &srcs);
+                join(&mut sbs[r], counter, false, t + typical, class, &[], &srcs);
                 ctl[idx].rd_bar = Some(r as u8);
             }
         } else if wants_rd {
             let b = take(&mut sbs, &mut wait, 0, false, t);
             counter += 1;
-            join(&mut sbs[b], counter, false, t + typical, &defs, &srcs);
+            join(
+                &mut sbs[b],
+                counter,
+                false,
+                t + typical,
+                class,
+                &defs,
+                &srcs,
+            );
             ctl[idx].rd_bar = Some(b as u8);
         }
         ctl[idx].wait_mask = wait;

@@ -2,23 +2,39 @@
 //! `isa_spa5::Inst`s with physical registers and block-relative branch targets.
 //!
 //! Control flow uses Maxwell's reconvergence stack:
-//! - a branch whose condition is *uniform* (computed only from constants, parameters,
-//!   constant-buffer reads, group ids/sizes) is a plain `BRA`: all active threads agree;
+//! - a branch whose condition is *uniform* ([`divergence`]: the sound divergence analysis of
+//!   `ilc_passes::uniformity` on the allocated function, so loop counters started from
+//!   constants and bounded by constant-buffer values count) is a plain `@p BRA`: all active
+//!   threads agree, so no reconvergence point is needed. That holds inside a divergent region
+//!   too: the enclosing region's SSY is still pushed before it and its edges into the
+//!   enclosing reconvergence point still `SYNC`, whether the branch taking them is uniform
+//!   or not (a uniform loop exit into a divergent `if`'s merge is an `@p SYNC`);
 //! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
 //!   before its region (the blocks reachable from it without passing `P`), and every edge from
 //!   the region into `P` becomes `SYNC` (a conditional branch into `P` a guarded `@p SYNC`
-//!   followed by the branch to its other target). Branches sharing `P` share one SSY (this covers loop
+//!   followed by the branch to its other target; a branch to an empty block whose code would
+//!   be just that `SYNC`, such as a split critical edge, SYNCs itself and the block is not
+//!   emitted, so an `if` is `SSY P; @!p SYNC` falling into its body, as ptxas writes it).
+//!   Branches sharing `P` share one SSY (this covers loop
 //!   exits and breaks: the SSY sits in the loop's preheader, and every thread leaving the loop
 //!   executes `SYNC`, which runs the other pending paths and reconverges once all arrived);
 //! - when a region has no single entry, its edges into `P` are not jumps or branches, or regions
 //!   overlap without nesting, the branch is left without reconvergence: the paths then run one
 //!   after the other until they exit, which is correct but slower (and the only choice for
 //!   branches whose paths never meet, such as an early `return`);
-//! - `return` is `EXIT` (legal in divergent code).
+//! - `return` is `EXIT` (legal in divergent code);
+//! - a `jump` to a block of at most [`DUP_MAX_INSTS`] instructions ending in a conditional
+//!   branch that pushes no SSY (a loop header reached from its latch) runs a copy of that
+//!   block unless the copy needs more branches than the jump and the original: a uniform
+//!   loop then costs one branch per iteration (`@!P BRA body` at its bottom), not two. The copy
+//!   does exactly what the jump would have done next, so the regions above are unaffected.
 //!
 //! Requires: every `Target` operand and result allocated; block arguments already resolved
 //! by the allocator (moves placed before the `jump`s). Guarantees: the list ends with a
-//! control transfer; branch targets are block indices resolved by [`super::encode_code`].
+//! control transfer; branch targets are block indices resolved by [`super::encode_code`]; the
+//! reconvergence stack is the same on every path to each instruction and no `SYNC` runs
+//! without a pending `SSY` ([`check_sync_balance`] checks the emitted code, an internal error
+//! otherwise).
 
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 use std::collections::BTreeSet;
@@ -29,7 +45,9 @@ use ilc_passes::ir::{
     RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
+use ilc_passes::uniformity::Uniformity;
 use isa_spa5::inst::Operand;
+use isa_spa5::table::Class;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
 
 use super::target::{Slot, Spa5Target, SCRATCH};
@@ -73,33 +91,36 @@ pub enum EmitError {
     /// A template code out of range.
     #[error("emit: unknown template code {0}")]
     BadCode(u16),
+    /// The emitted SSY/SYNC pairs do not balance (see [`check_sync_balance`]).
+    #[error("emit: reconvergence stack unbalanced at instruction {0}: {1}")]
+    UnbalancedSync(usize, String),
 }
 
-/// Values known to be equal in every thread of a warp.
-pub fn compute_uniform(func: &Function, tgt: &Spa5Target) -> HashSet<Value> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let mut uni = HashSet::default();
-    for b in cfg.reverse_post_order(func) {
-        for inst in func.layout.block_insts(b) {
-            let data = &func.dfg.insts[inst];
-            let InstructionData::Target { code, args, .. } = data else {
-                continue;
-            };
-            let Some(t) = tgt.templates.get(*code as usize) else {
-                continue;
-            };
-            let thread_dependent = t.seq.iter().any(|ti| {
-                let i = &ti.inst;
-                matches!(i.op, Op::LDG | Op::LDS | Op::LDL | Op::ATOM | Op::ATOM_CAS | Op::ATOMS | Op::ATOMS_CAS)
-                    || (i.op == Op::S2R
-                        && !matches!(i.operands[1], Operand::SReg(s) if (SpecialReg::CTAID_X.0..=SpecialReg::CTAID_Z.0).contains(&s.0)))
-            });
-            if !thread_dependent && args.iter().all(|a| uni.contains(a)) {
-                uni.extend(func.dfg.inst_results(inst).iter().copied());
-            }
-        }
-    }
-    uni
+/// The divergence analysis of `func` after selection: [`Uniformity`] with the `Target`
+/// instructions' own sources of divergence. A `Target` instruction's results differ between
+/// threads whatever its operands when a machine instruction of its template reads memory
+/// threads write or own (shared, global, local: loads, atomics, spill reloads), exchanges
+/// values between lanes (shuffles, votes) or reads a per-thread special register (anything but
+/// the group id); constant-bank and texture reads are uniform at a uniform address, like the
+/// IR's constant-buffer and SRV loads. Computed on the allocated function itself, so it
+/// covers the blocks and copies selection, scheduling and allocation added.
+pub fn divergence(func: &Function, tgt: &Spa5Target) -> Uniformity {
+    Uniformity::compute_with(func, |data| match data {
+        InstructionData::Target { code, .. } => tgt
+            .templates
+            .get(*code as usize)
+            .is_none_or(|t| t.seq.iter().any(|ti| thread_dependent(&ti.inst))),
+        other => ilc_passes::uniformity::is_source(other),
+    })
+}
+
+/// Whether `i`'s results may differ between threads whatever its register operands.
+fn thread_dependent(i: &MInst) -> bool {
+    let group_id = SpecialReg::CTAID_X.0..=SpecialReg::CTAID_Z.0;
+    matches!(i.form().class, Class::Shared | Class::Global | Class::Sync)
+        || i.operands
+            .iter()
+            .any(|o| matches!(o, Operand::SReg(s) if !group_id.contains(&s.0)))
 }
 
 struct Group {
@@ -123,7 +144,7 @@ pub fn emit(
     let cfg = ControlFlowGraph::with_function(func);
     let dt = DominatorTree::with_function(func, &cfg);
     let pdt = PostDominatorTree::with_function(func, &cfg);
-    let uni = compute_uniform(func, tgt);
+    let uni = divergence(func, tgt);
     let mut out = EmitResult::default();
 
     // ---- reconvergence regions ----
@@ -133,8 +154,8 @@ pub fn emit(
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        if let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] {
-            if uni.contains(&arg[0]) || !dt.is_reachable(b) {
+        if let InstructionData::Brif { .. } = &func.dfg.insts[t] {
+            if !uni.is_divergent_branch(b) || !dt.is_reachable(b) {
                 continue;
             }
             let Some(p) = pdt.ipdom(b) else {
@@ -348,23 +369,161 @@ pub fn emit(
     out.ssy_regions = groups.len();
 
     // ---- linear emission ----
-    let reg_of = |v: Value| -> Result<u16, EmitError> {
-        alloc
+    // Blocks whose whole code would be one `SYNC` (an empty block on an edge into a
+    // reconvergence point, typically a split critical edge): every branch to one SYNCs itself
+    // (the same stack, so the same effect) and the block is not emitted, so a divergent `if`
+    // is `SSY; @!P SYNC` falling into its body. Reconvergence points stay (SSYs name them).
+    let posts: HashSet<Block> = groups.iter().map(|g| g.post).collect();
+    let sync_blocks: HashSet<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            Some(b) != func.entry_block()
+                && !posts.contains(&b)
+                && sync_edge.contains_key(&b)
+                && ssy_before_term[b].is_empty()
+                && func.layout.block_insts(b).count() == 1
+                && func
+                    .terminator(b)
+                    .is_some_and(|t| func.dfg.opcode(t) == Opcode::Jump)
+        })
+        .collect();
+    let mut em = Linear {
+        func,
+        alloc,
+        tgt,
+        spill_base,
+        sync_edge: &sync_edge,
+        sync_blocks: &sync_blocks,
+        ssy_before_term: &ssy_before_term,
+        out: &mut out,
+    };
+    let blocks: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !sync_blocks.contains(b))
+        .collect();
+    let layout_next: HashMap<Block, Block> = blocks.windows(2).map(|w| (w[0], w[1])).collect();
+    for (bi, &b) in blocks.iter().enumerate() {
+        em.out.block_start.insert(b, em.out.insts.len());
+        let next = blocks.get(bi + 1).copied();
+        em.body(b)?;
+        // A jump to a small block ending in a conditional branch (a loop header reached from
+        // its latch) runs a copy of that block instead unless the copy's branch needs more
+        // jumps than the jump plus the original: usually one branch per iteration instead of
+        // two; at a tie, the copy's compare issues before the branch, whose wait for
+        // outstanding results then overlaps the predicate latency (mandelbrot: 6% fewer
+        // modeled cycles).
+        let dup = match func.terminator(b).map(|t| &func.dfg.insts[t]) {
+            Some(InstructionData::Jump { dests, .. })
+                if Some(dests[0].block) != next && em.duplicable(b, dests[0].block) =>
+            {
+                let h = dests[0].block;
+                let copy = em.terminator_len(h, next)?;
+                let original = 1 + em.terminator_len(h, layout_next.get(&h).copied())?;
+                (copy <= original).then_some(h)
+            }
+            _ => None,
+        };
+        match dup {
+            Some(h) => {
+                em.body(h)?;
+                em.terminator(h, next)?;
+            }
+            None => em.terminator(b, next)?,
+        }
+    }
+    let ends_in_transfer = out.insts.last().is_some_and(|e| {
+        matches!(e.inst.op, Op::EXIT | Op::BRA | Op::SYNC) && e.inst.guard == Pred::TRUE
+    });
+    if !ends_in_transfer {
+        out.insts.push(Emitted {
+            inst: MInst::exit(),
+            target: None,
+        });
+    }
+    let _ = (RegFile::Gpr, ModKind::X);
+    check_sync_balance(&out)?;
+    Ok(out)
+}
+
+/// Most machine instructions a block may have for a jump to it to run a copy of it instead.
+const DUP_MAX_INSTS: usize = 4;
+
+/// Linear emission of the allocated blocks.
+struct Linear<'a> {
+    func: &'a Function,
+    alloc: &'a Allocation,
+    tgt: &'a Spa5Target,
+    spill_base: u32,
+    /// Blocks whose edge into their region's reconvergence point is a SYNC, with that point.
+    sync_edge: &'a HashMap<Block, Block>,
+    /// Blocks not emitted: a branch to one is a `SYNC`.
+    sync_blocks: &'a HashSet<Block>,
+    /// SSYs to push before a block's terminator: (nesting key, reconvergence point).
+    ssy_before_term: &'a SecondaryMap<Block, Vec<(usize, Block)>>,
+    out: &'a mut EmitResult,
+}
+
+impl Linear<'_> {
+    fn reg_of(&self, v: Value) -> Result<u16, EmitError> {
+        self.alloc
             .reg(v)
             .map(|p| p.index)
             .ok_or(EmitError::Unallocated(v))
-    };
-    let blocks: Vec<Block> = func.layout.blocks().collect();
-    for (bi, &b) in blocks.iter().enumerate() {
-        out.block_start.insert(b, out.insts.len());
-        let next = blocks.get(bi + 1).copied();
+    }
+
+    fn push(&mut self, inst: MInst, target: Option<Block>) {
+        self.out.insts.push(Emitted { inst, target });
+    }
+
+    /// Whether a jump from `from` to `h` may run a copy of `h` (its instructions, then its
+    /// conditional branch) instead: `h` is a few plain instructions and a conditional branch
+    /// that pushes no SSY, and the jump itself neither pushes an SSY nor SYNCs. The copy does
+    /// exactly what jumping to `h` would (same registers, same branch targets, the reconvergence
+    /// stack untouched), so the CFG facts used above hold for it.
+    fn duplicable(&self, from: Block, h: Block) -> bool {
+        let f = self.func;
+        if h == from
+            || !self.ssy_before_term[from].is_empty()
+            || self.sync_edge.contains_key(&from)
+            || !self.ssy_before_term[h].is_empty()
+        {
+            return false;
+        }
+        if !f
+            .terminator(h)
+            .is_some_and(|t| matches!(f.dfg.insts[t], InstructionData::Brif { .. }))
+        {
+            return false;
+        }
+        let mut n = 0;
+        for inst in f.layout.block_insts(h) {
+            match &f.dfg.insts[inst] {
+                InstructionData::Target { code, .. } => {
+                    match self.tgt.templates.get(*code as usize) {
+                        Some(t) => n += t.seq.len(),
+                        None => return false,
+                    }
+                }
+                InstructionData::Brif { .. } => {}
+                _ => return false,
+            }
+        }
+        n <= DUP_MAX_INSTS
+    }
+
+    /// The instructions of `b` before its terminator.
+    fn body(&mut self, b: Block) -> Result<(), EmitError> {
+        let func = self.func;
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
             match data {
                 InstructionData::Target {
                     code, imm, args, ..
                 } => {
-                    let t = tgt
+                    let t = self
+                        .tgt
                         .templates
                         .get(*code as usize)
                         .ok_or(EmitError::BadCode(*code))?;
@@ -374,7 +533,7 @@ pub fn emit(
                         for (k, slot) in ti.slots.iter().enumerate() {
                             let val_op =
                                 |v: Value, part: u8, not: bool| -> Result<Operand, EmitError> {
-                                    let r = reg_of(v)?;
+                                    let r = self.reg_of(v)?;
                                     Ok(match func.dfg.value_type(v) {
                                         Type::Pred => Operand::Pred(Pred {
                                             reg: PredReg(r as u8),
@@ -389,7 +548,7 @@ pub fn emit(
                                 Slot::ArgNot(a) => val_op(args[a as usize], 0, true)?,
                                 Slot::Res(r, part) => val_op(results[r as usize], part, false)?,
                                 Slot::MemArg(a) => {
-                                    let base = Reg(reg_of(args[a as usize])? as u8);
+                                    let base = Reg(self.reg_of(args[a as usize])? as u8);
                                     match mi.operands[k] {
                                         Operand::Mem { offset, .. } => {
                                             Operand::Mem { base, offset }
@@ -398,7 +557,7 @@ pub fn emit(
                                     }
                                 }
                                 Slot::CIdxArg(a) => {
-                                    let base = Reg(reg_of(args[a as usize])? as u8);
+                                    let base = Reg(self.reg_of(args[a as usize])? as u8);
                                     match mi.operands[k] {
                                         Operand::CIdx { bank, offset, .. } => {
                                             Operand::CIdx { bank, base, offset }
@@ -412,132 +571,35 @@ pub fn emit(
                                 }
                                 Slot::Spill => Operand::Mem {
                                     base: Reg::RZ,
-                                    offset: (spill_base as i64 + *imm as i64) as i32,
+                                    offset: (self.spill_base as i64 + *imm as i64) as i32,
                                 },
                                 Slot::Scratch => {
                                     // The first register the allocator left unused (never
                                     // above the reserved one).
-                                    out.uses_scratch = true;
-                                    let free = alloc.num_gprs_used().min(u32::from(SCRATCH.0));
+                                    self.out.uses_scratch = true;
+                                    let free = self.alloc.num_gprs_used().min(u32::from(SCRATCH.0));
                                     Operand::Reg(Reg(free as u8))
                                 }
                             };
                             mi.operands[k] = new;
                         }
                         if let Some((a, not)) = ti.guard {
-                            let r = reg_of(args[a as usize])?;
+                            let r = self.reg_of(args[a as usize])?;
                             mi.guard = Pred {
                                 reg: PredReg(r as u8),
                                 not,
                             };
                         }
                         mi.fill_derived();
-                        out.insts.push(Emitted {
-                            inst: mi,
-                            target: None,
-                        });
+                        self.push(mi, None);
                     }
                 }
-                InstructionData::Jump { dests, .. } => {
-                    for &(_, p) in sorted_ssy(&ssy_before_term[b]).iter() {
-                        out.insts.push(Emitted {
-                            inst: MInst::ssy(0),
-                            target: Some(p),
-                        });
-                    }
-                    let t = dests[0].block;
-                    if sync_edge.contains_key(&b) {
-                        out.insts.push(Emitted {
-                            inst: MInst::sync(),
-                            target: None,
-                        });
-                    } else if Some(t) != next {
-                        out.insts.push(Emitted {
-                            inst: MInst::bra(0),
-                            target: Some(t),
-                        });
-                    }
-                }
-                InstructionData::Brif { arg, dests, .. } => {
-                    for &(_, p) in sorted_ssy(&ssy_before_term[b]).iter() {
-                        out.insts.push(Emitted {
-                            inst: MInst::ssy(0),
-                            target: Some(p),
-                        });
-                    }
-                    let r = reg_of(arg[0])? as u8;
-                    let (t, e) = (dests[0].block, dests[1].block);
-                    let post = sync_edge.get(&b).copied();
-                    if post.is_some() && (post == Some(t) || post == Some(e)) {
-                        // Lanes taking the edge into the reconvergence point arrive there
-                        // (a guarded SYNC); the others branch on.
-                        let (other, not) = if post == Some(t) {
-                            (e, false)
-                        } else {
-                            (t, true)
-                        };
-                        let sync = if t == e {
-                            MInst::sync()
-                        } else {
-                            MInst::sync().guarded(Pred {
-                                reg: PredReg(r),
-                                not,
-                            })
-                        };
-                        out.insts.push(Emitted {
-                            inst: sync,
-                            target: None,
-                        });
-                        if t != e && Some(other) != next {
-                            out.insts.push(Emitted {
-                                inst: MInst::bra(0),
-                                target: Some(other),
-                            });
-                        }
-                    } else if Some(t) == next {
-                        let bra = MInst::bra(0).guarded(Pred {
-                            reg: PredReg(r),
-                            not: true,
-                        });
-                        out.insts.push(Emitted {
-                            inst: bra,
-                            target: Some(e),
-                        });
-                    } else {
-                        let bra = MInst::bra(0).guarded(Pred {
-                            reg: PredReg(r),
-                            not: false,
-                        });
-                        out.insts.push(Emitted {
-                            inst: bra,
-                            target: Some(t),
-                        });
-                        if Some(e) != next {
-                            out.insts.push(Emitted {
-                                inst: MInst::bra(0),
-                                target: Some(e),
-                            });
-                        }
-                    }
-                }
-                InstructionData::Nullary {
-                    opcode: Opcode::Return,
+                InstructionData::Jump { .. }
+                | InstructionData::Brif { .. }
+                | InstructionData::Nullary {
+                    opcode: Opcode::Return | Opcode::Unreachable,
                     ..
-                } => {
-                    out.insts.push(Emitted {
-                        inst: MInst::exit(),
-                        target: None,
-                    });
-                }
-                InstructionData::Nullary {
-                    opcode: Opcode::Unreachable,
-                    ..
-                } => {
-                    out.insts.push(Emitted {
-                        inst: MInst::exit(),
-                        target: None,
-                    });
-                }
+                } => {}
                 _ => {
                     return Err(EmitError::Unselected(
                         ilc_passes::ir::write::inst_to_string(func, inst),
@@ -545,18 +607,151 @@ pub fn emit(
                 }
             }
         }
+        Ok(())
     }
-    let ends_in_transfer = out.insts.last().is_some_and(|e| {
-        matches!(e.inst.op, Op::EXIT | Op::BRA | Op::SYNC) && e.inst.guard == Pred::TRUE
-    });
-    if !ends_in_transfer {
-        out.insts.push(Emitted {
-            inst: MInst::exit(),
-            target: None,
-        });
+
+    /// Instructions [`Self::terminator`] would emit for `b` followed by `next`.
+    fn terminator_len(&mut self, b: Block, next: Option<Block>) -> Result<usize, EmitError> {
+        let mark = self.out.insts.len();
+        self.terminator(b, next)?;
+        let n = self.out.insts.len() - mark;
+        self.out.insts.truncate(mark);
+        Ok(n)
     }
-    let _ = (RegFile::Gpr, ModKind::X);
-    Ok(out)
+
+    /// The terminator of `b`, `next` being the block laid out after the code emitted so far.
+    fn terminator(&mut self, b: Block, next: Option<Block>) -> Result<(), EmitError> {
+        let func = self.func;
+        let Some(term) = func.terminator(b) else {
+            return Ok(());
+        };
+        let ssys = sorted_ssy(&self.ssy_before_term[b]);
+        match &func.dfg.insts[term] {
+            InstructionData::Jump { dests, .. } => {
+                for &(_, p) in &ssys {
+                    self.push(MInst::ssy(0), Some(p));
+                }
+                let t = dests[0].block;
+                if self.sync_edge.contains_key(&b) || self.sync_blocks.contains(&t) {
+                    self.push(MInst::sync(), None);
+                } else if Some(t) != next {
+                    self.push(MInst::bra(0), Some(t));
+                }
+            }
+            InstructionData::Brif { arg, dests, .. } => {
+                for &(_, p) in &ssys {
+                    self.push(MInst::ssy(0), Some(p));
+                }
+                let r = self.reg_of(arg[0])? as u8;
+                let (t, e) = (dests[0].block, dests[1].block);
+                let post = self.sync_edge.get(&b).copied();
+                let syncs = |x: Block| post == Some(x) || self.sync_blocks.contains(&x);
+                let guard = |not: bool| Pred {
+                    reg: PredReg(r),
+                    not,
+                };
+                if syncs(t) || syncs(e) {
+                    // Lanes taking an edge into the reconvergence point arrive there
+                    // (a guarded SYNC); the others branch on.
+                    let (other, not) = if syncs(t) { (e, false) } else { (t, true) };
+                    let sync = if t == e || (syncs(t) && syncs(e)) {
+                        MInst::sync()
+                    } else {
+                        MInst::sync().guarded(guard(not))
+                    };
+                    self.push(sync, None);
+                    if t != e && !syncs(other) && Some(other) != next {
+                        self.push(MInst::bra(0), Some(other));
+                    }
+                } else if Some(t) == next {
+                    self.push(MInst::bra(0).guarded(guard(true)), Some(e));
+                } else {
+                    self.push(MInst::bra(0).guarded(guard(false)), Some(t));
+                    if Some(e) != next {
+                        self.push(MInst::bra(0), Some(e));
+                    }
+                }
+            }
+            InstructionData::Nullary {
+                opcode: Opcode::Return | Opcode::Unreachable,
+                ..
+            } => self.push(MInst::exit(), None),
+            _ => {
+                return Err(EmitError::Unselected(
+                    ilc_passes::ir::write::inst_to_string(func, term),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks that the reconvergence stack the code builds is the same on every path: every
+/// instruction is reached with one stack of pending `SSY` targets whichever way control got
+/// there, `SYNC` only runs with an `SSY` pending (and continues at its target with it popped),
+/// and control never runs past the end. So an `SSY` is popped exactly once on every path that
+/// leaves its region, whichever branches are uniform (divergent lanes parked by a `BRA` resume
+/// at the branch with the stack they left). `EXIT` ends a path with anything pending.
+pub fn check_sync_balance(out: &EmitResult) -> Result<(), EmitError> {
+    let n = out.insts.len();
+    let at = |i: usize, e: &Emitted| -> Result<usize, EmitError> {
+        e.target
+            .and_then(|b| out.block_start.get(&b).copied())
+            .filter(|&t| t < n)
+            .ok_or_else(|| EmitError::UnbalancedSync(i, "branch without a target".into()))
+    };
+    let mut state: Vec<Option<Vec<usize>>> = vec![None; n];
+    let mut work: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new())];
+    while let Some((i, stack)) = work.pop() {
+        if i >= n {
+            return Err(EmitError::UnbalancedSync(
+                i,
+                "control runs past the end".into(),
+            ));
+        }
+        match &state[i] {
+            Some(s) if *s == stack => continue,
+            Some(s) => {
+                return Err(EmitError::UnbalancedSync(
+                    i,
+                    format!("reached with SSY targets {s:?} and {stack:?}"),
+                ))
+            }
+            None => state[i] = Some(stack.clone()),
+        }
+        let e = &out.insts[i];
+        let guarded = e.inst.guard != Pred::TRUE;
+        match e.inst.op {
+            Op::SSY => {
+                let mut s = stack;
+                s.push(at(i, e)?);
+                work.push((i + 1, s));
+            }
+            Op::SYNC => {
+                let mut s = stack.clone();
+                let t = s
+                    .pop()
+                    .ok_or_else(|| EmitError::UnbalancedSync(i, "SYNC without SSY".into()))?;
+                work.push((t, s));
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            Op::BRA => {
+                work.push((at(i, e)?, stack.clone()));
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            Op::EXIT | Op::RET => {
+                if guarded {
+                    work.push((i + 1, stack));
+                }
+            }
+            _ => work.push((i + 1, stack)),
+        }
+    }
+    Ok(())
 }
 
 /// Outer regions (larger) push first.
@@ -570,7 +765,7 @@ fn check_barriers_reconverged(
     tgt: &Spa5Target,
     cfg: &ControlFlowGraph,
     pdt: &PostDominatorTree,
-    uni: &HashSet<Value>,
+    uni: &Uniformity,
     dt: &DominatorTree,
     groups: &[Group],
 ) -> Result<(), EmitError> {
@@ -602,10 +797,10 @@ fn check_barriers_reconverged(
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        let InstructionData::Brif { arg, .. } = &func.dfg.insts[t] else {
+        let InstructionData::Brif { .. } = &func.dfg.insts[t] else {
             continue;
         };
-        if uni.contains(&arg[0]) || !dt.is_reachable(b) || covered.contains(&b) {
+        if !uni.is_divergent_branch(b) || !dt.is_reachable(b) || covered.contains(&b) {
             continue;
         }
         let Some(p) = pdt.ipdom(b) else {
@@ -630,4 +825,79 @@ fn sorted_ssy(v: &[(usize, Block)]) -> Vec<(usize, Block)> {
     let mut v = v.to_vec();
     v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    /// Code from `(instruction, target block)` pairs, block `k` starting at `starts[k]`.
+    fn code(insts: &[(MInst, Option<usize>)], starts: &[usize]) -> EmitResult {
+        EmitResult {
+            insts: insts
+                .iter()
+                .map(|&(inst, t)| Emitted {
+                    inst,
+                    target: t.map(Block::new),
+                })
+                .collect(),
+            block_start: starts
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| (Block::new(k), s))
+                .collect(),
+            ..EmitResult::default()
+        }
+    }
+
+    #[test]
+    fn balanced_ssy_sync_passes() {
+        let p = Pred::p(0);
+        // SSY b2; @p0 BRA b1; SYNC; b1: SYNC; b2: EXIT, plus a uniform loop after it.
+        let c = code(
+            &[
+                (MInst::ssy(0), Some(2)),
+                (MInst::bra(0).guarded(p), Some(1)),
+                (MInst::sync(), None),
+                (MInst::sync(), None),
+                (MInst::bra(0).guarded(p), Some(3)),
+                (MInst::bra(0), Some(2)),
+                (MInst::exit(), None),
+            ],
+            &[0, 3, 4, 6],
+        );
+        assert_eq!(check_sync_balance(&c), Ok(()));
+    }
+
+    #[test]
+    fn unbalanced_paths_are_rejected() {
+        let p = Pred::p(0);
+        // One arm SYNCs into b1 and the other branches there with the SSY still pending.
+        let c = code(
+            &[
+                (MInst::ssy(0), Some(1)),
+                (MInst::bra(0).guarded(p), Some(1)),
+                (MInst::sync(), None),
+                (MInst::exit(), None),
+            ],
+            &[0, 3],
+        );
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(3, _))
+        ));
+        // A SYNC with nothing pending.
+        let c = code(&[(MInst::sync(), None)], &[0]);
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(0, _))
+        ));
+        // Control running past the end.
+        let c = code(&[(MInst::bra(0).guarded(p), Some(0))], &[0]);
+        assert!(matches!(
+            check_sync_balance(&c),
+            Err(EmitError::UnbalancedSync(1, _))
+        ));
+    }
 }

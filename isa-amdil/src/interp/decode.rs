@@ -304,6 +304,7 @@ impl Decoder<'_> {
                 dst: no_dst(),
                 src: Vec::new(),
                 line,
+                precision: Default::default(),
             };
             match st.opcode {
                 Opcode::DclLiteral => {
@@ -444,6 +445,7 @@ impl Decoder<'_> {
                 op if is_declaration(op) => {}
                 _ => inst = select::select(self, st)?,
             }
+            inst.precision = st.opcode.precision();
             self.out.insts.push(inst);
         }
         if let Some(f) = stack.last() {

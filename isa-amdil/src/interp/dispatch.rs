@@ -58,7 +58,18 @@ pub struct Dispatch {
     pub report_oob: bool,
     /// A declared UAV without a buffer is an error (true) or an empty buffer (false).
     pub require_buffers: bool,
+    /// Sensitivity runs: with a seed, every approximate result is nudged by a pseudo-random
+    /// error within what the guide allows ([`PERTURB_ULPS`] units in the last place, plus
+    /// [`PERTURB_TRIG_ABS`] for trigonometry), and a trigonometric result whose argument is
+    /// outside [-pi, pi] (undefined there) becomes NaN. Outputs that move between
+    /// runs with different seeds depend on those errors (ill-conditioned or undefined).
+    pub perturb: Option<u64>,
 }
+
+/// Largest perturbation of an approximate result, in f32 units in the last place.
+pub const PERTURB_ULPS: u32 = 2;
+/// Largest absolute perturbation of a trigonometric result (MUFU's absolute error scale).
+pub const PERTURB_TRIG_ABS: f32 = 1.0 / (1 << 20) as f32;
 
 impl Default for Dispatch {
     fn default() -> Self {
@@ -77,6 +88,7 @@ impl Default for Dispatch {
             lds_check: false,
             report_oob: false,
             require_buffers: true,
+            perturb: None,
         }
     }
 }

@@ -16,7 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use super::dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
+use super::dispatch::{
+    Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule, PERTURB_TRIG_ABS,
+    PERTURB_ULPS,
+};
 use super::fops;
 use super::iops::{bool32, join64, split64};
 use super::memory::{self, Access, RaceTracker};
@@ -25,6 +28,7 @@ use super::program::{
     SrcKind, SrcMods, TexOp, Ty, WideFn,
 };
 use super::texture::{self, SamplerState, Texture};
+use crate::opcodes::Precision;
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
 const CALL_DEPTH: usize = 32;
@@ -99,6 +103,12 @@ struct Shared<'d> {
     cur_item: u32,
     cur_local: u32,
     cur_line: u32,
+    /// Sensitivity run: seed and count of nudged results ([`Dispatch::perturb`]).
+    perturb: Option<(u64, u64)>,
+    /// Precision of the instruction being executed.
+    cur_precision: Precision,
+    /// A trigonometric instruction's argument is outside [-pi, pi].
+    cur_out_of_domain: bool,
 }
 
 impl Shared<'_> {
@@ -278,6 +288,9 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         cur_item: 0,
         cur_local: 0,
         cur_line: 0,
+        perturb: d.perturb.map(|s| (s, 0)),
+        cur_precision: Precision::Exact,
+        cur_out_of_domain: false,
     };
     sh.stats.warnings.extend(prog.warnings.iter().cloned());
     let mut rng = match schedule {
@@ -666,7 +679,56 @@ fn eval_cond(it: &Item, sh: &mut Shared, prog: &ExecProgram, c: &Cond) -> bool {
     }
 }
 
+/// Nudges an approximate f32 result within the guide's error (see [`Dispatch::perturb`]).
+fn perturb(sh: &mut Shared, v: u32) -> u32 {
+    let Some((seed, n)) = sh.perturb.as_mut() else {
+        return v;
+    };
+    *n += 1;
+    let seed = &*seed;
+    // splitmix64 of (seed, count): deterministic for a seed and a schedule.
+    let mut z = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let unit = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0; // [-1, 1)
+    let trig = sh.cur_precision == Precision::Trig;
+    if trig && sh.cur_out_of_domain {
+        // Undefined: a NaN makes everything computed from it count as undefined.
+        return f32::NAN.to_bits();
+    }
+    let f = f32::from_bits(v);
+    if !f.is_finite() {
+        return v;
+    }
+    // Never zero, and up in runs with an even seed, down with an odd one: two runs with
+    // neighbouring seeds bracket the exact result.
+    let magnitude = 1 + (z % u64::from(PERTURB_ULPS)) as i64;
+    let ulps = if *seed & 1 == 0 {
+        magnitude
+    } else {
+        -magnitude
+    };
+    let mut g = if f == 0.0 {
+        f
+    } else {
+        let bits = (v & 0x7fff_ffff) as i64 + ulps;
+        f32::from_bits((bits.clamp(1, 0x7f7f_ffff) as u32) | (v & 0x8000_0000))
+    };
+    if trig {
+        g += unit * PERTURB_TRIG_ABS;
+    }
+    g.to_bits()
+}
+
 fn write_dst(it: &mut Item, sh: &mut Shared, dst: &Dst, ty: Ty, mut res: [u32; 4]) {
+    if sh.perturb.is_some() && sh.cur_precision != Precision::Exact && ty == Ty::Float {
+        for (c, r) in res.iter_mut().enumerate() {
+            if dst.mask[c] == DstComp::Write {
+                *r = perturb(sh, *r);
+            }
+        }
+    }
     // Shift scale and `_sat` are float result modifiers (L571-599); a typeless `mov` takes
     // them as float too.
     if matches!(ty, Ty::Float | Ty::Untyped) && (dst.sat || dst.scale != 1.0) {
@@ -805,6 +867,24 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
     }
     sh.fuel -= 1;
     sh.cur_line = inst.line;
+    sh.cur_precision = inst.precision;
+    if sh.perturb.is_some() && inst.precision == Precision::Trig {
+        // The argument components the operation reads: `.w` for the scalar forms, `.x` for
+        // `sincos`, the written components otherwise.
+        let s = read_srcs(it, sh, prog, inst);
+        let used: &[usize] = match inst.op {
+            Op::ScalarW(_) => &[3],
+            Op::SinCos => &[0],
+            _ => &[0, 1, 2, 3],
+        };
+        sh.cur_out_of_domain = used.iter().any(|&c| {
+            (used.len() == 1 || inst.dst.mask[c] == DstComp::Write) && {
+                // NaN arguments count as outside too.
+                let x = f32::from_bits(s[0][c]).abs();
+                x.is_nan() || x > std::f32::consts::PI * (1.0 + 1e-6)
+            }
+        });
+    }
     sh.cur_item = it.abs;
     sh.cur_local = it.local;
     let mut next = it.pc + 1;

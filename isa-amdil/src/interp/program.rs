@@ -488,6 +488,8 @@ pub struct Inst {
     pub src: Vec<Src>,
     /// 1-based source line (0 if unknown).
     pub line: u32,
+    /// How exactly the guide defines the result (perturbed runs nudge approximate ones).
+    pub precision: crate::opcodes::Precision,
 }
 
 /// A decoded program ready to run.

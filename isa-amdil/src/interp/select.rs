@@ -383,6 +383,7 @@ pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, Interp
         dst,
         src,
         line,
+        precision: Default::default(),
     })
 }
 
@@ -868,5 +869,6 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         dst,
         src,
         line,
+        precision: Default::default(),
     })
 }

@@ -1,0 +1,473 @@
+//! Unrolling of counted loops with a run-time trip count.
+//!
+//! A candidate is an innermost loop whose header holds only its exit test, `brif (icmp cc iv,
+//! n)`, where `iv` is a header parameter that the single latch advances by a constant step
+//! `s > 0` (`jump header(.., iv + s, ..)`), `n` is defined outside the loop, the loop
+//! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
+//! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
+//! front of it:
+//!
+//! ```text
+//! pre:   lim = n - (k-1)s  if that does not wrap, else the type's minimum
+//!        jump U(init)
+//! U(p):  brif (p.iv < lim), B_0, header(p)     ; fewer than k iterations left: the original
+//! B_j:   body copy j (header parameters = the values copy j-1 passed to its latch)
+//!        ...  last copy: jump U(next)
+//! ```
+//!
+//! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
+//! iterations the original would, and the original loop (now the remainder) finishes the last
+//! `< k` of them. The factor is 4 for bodies of at most [`MAX_BODY_4`] instructions, 2 up to
+//! [`MAX_BODY_2`]; loops with barriers are left alone; a function grows by at most
+//! [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
+//!
+//! Requires: a verified SSA function. Guarantees: the same observable behaviour for every trip
+//! count (including 0 and bounds near the type's limits), a verifier-clean function, blocks
+//! of the original loop unchanged.
+
+use crate::FastHashMap as HashMap;
+
+use crate::ir::{
+    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC,
+    Opcode, Type, Value,
+};
+
+/// Largest loop body (instructions outside the header) unrolled 4 times.
+pub const MAX_BODY_4: usize = 48;
+/// Largest loop body unrolled twice.
+pub const MAX_BODY_2: usize = 96;
+/// Most instructions unrolling adds to one function.
+pub const MAX_GROWTH: usize = 4096;
+
+/// A loop the pass can unroll.
+struct Counted {
+    header: Block,
+    pre: Block,
+    latch: Block,
+    /// Loop blocks other than the header, in reverse post-order.
+    body: Vec<Block>,
+    /// The header's successor inside the loop.
+    body_entry: Block,
+    /// Index of the induction variable among the header parameters.
+    iv: usize,
+    step: u32,
+    bound: Value,
+    signed: bool,
+    size: usize,
+}
+
+/// Runs the pass with the default factors.
+pub fn run(func: &mut Function) {
+    unroll(func);
+}
+
+/// Unrolls every candidate loop; returns how many were unrolled.
+pub fn unroll(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let mut found = Vec::new();
+    for &h in dt.rpo() {
+        crate::budget::tick();
+        if let Some(c) = candidate(func, &cfg, &dt, h) {
+            found.push(c);
+        }
+    }
+    let mut grown = 0;
+    let mut done = 0;
+    for c in found {
+        let k: u32 = if c.size <= MAX_BODY_4 { 4 } else { 2 };
+        if grown + k as usize * c.size > MAX_GROWTH {
+            continue;
+        }
+        grown += k as usize * c.size;
+        apply(func, &c, k);
+        done += 1;
+    }
+    done
+}
+
+/// The loop headed by `h` if it is a counted loop of the supported shape.
+fn candidate(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    h: Block,
+) -> Option<Counted> {
+    let latches: Vec<Block> = cfg
+        .preds(h)
+        .iter()
+        .copied()
+        .filter(|&p| dt.dominates(h, p))
+        .collect();
+    let [latch] = latches[..] else {
+        return None;
+    };
+    let outside: Vec<Block> = cfg
+        .preds(h)
+        .iter()
+        .copied()
+        .filter(|&p| !dt.dominates(h, p))
+        .collect();
+    let [pre] = outside[..] else {
+        return None;
+    };
+    // The natural loop.
+    let mut in_loop: HashMap<Block, bool> = HashMap::default();
+    in_loop.insert(h, true);
+    let mut work = vec![latch];
+    while let Some(b) = work.pop() {
+        if in_loop.contains_key(&b) {
+            continue;
+        }
+        in_loop.insert(b, true);
+        work.extend(cfg.preds(b).iter().copied());
+    }
+    let body: Vec<Block> = dt
+        .rpo()
+        .iter()
+        .copied()
+        .filter(|b| *b != h && in_loop.contains_key(b))
+        .collect();
+    // Innermost, single exit (from the header), no barriers, small enough.
+    let mut size = 0;
+    for &b in &body {
+        if cfg.succs(b).iter().any(|s| !in_loop.contains_key(s))
+            || cfg.succs(b).contains(&h) && b != latch
+        {
+            return None;
+        }
+        for inst in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[inst];
+            if matches!(data, InstructionData::Barrier { .. }) {
+                return None;
+            }
+            size += 1;
+        }
+    }
+    if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2 {
+        return None;
+    }
+    // The header: `c = icmp ..; brif c, ..` and nothing else.
+    let insts: Vec<Inst> = func.layout.block_insts(h).collect();
+    let [cmp, br] = insts[..] else {
+        return None;
+    };
+    let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
+        return None;
+    };
+    let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
+        return None;
+    };
+    if arg[0] != func.dfg.first_result(cmp)? || dests.iter().any(|d| !d.args.is_empty()) {
+        return None;
+    }
+    let (then_in, else_in) = (
+        in_loop.contains_key(&dests[0].block),
+        in_loop.contains_key(&dests[1].block),
+    );
+    let (body_entry, continue_if_true) = match (then_in, else_in) {
+        (true, false) => (dests[0].block, true),
+        (false, true) => (dests[1].block, false),
+        _ => return None,
+    };
+    if body_entry == h || !func.dfg.block_params(body_entry).is_empty() {
+        return None;
+    }
+    // Normalize to `continue iff iv CC bound`.
+    let params = func.dfg.block_params(h);
+    let (iv_val, bound, mut cc) = if params.contains(&args[0]) {
+        (args[0], args[1], cond)
+    } else if params.contains(&args[1]) {
+        (args[1], args[0], cond.swap_args())
+    } else {
+        return None;
+    };
+    if !continue_if_true {
+        cc = cc.inverse();
+    }
+    let signed = match cc {
+        IntCC::Slt => true,
+        IntCC::Ult => false,
+        _ => return None,
+    };
+    if func.dfg.value_type(iv_val) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
+        return None;
+    }
+    let defined_outside = match func.dfg.value_inst(bound) {
+        Some(i) => func
+            .layout
+            .inst_block(i)
+            .is_some_and(|b| !in_loop.contains_key(&b)),
+        None => {
+            func.dfg.block_params(h).iter().all(|&p| p != bound)
+                && !body
+                    .iter()
+                    .any(|&b| func.dfg.block_params(b).contains(&bound))
+        }
+    };
+    if !defined_outside {
+        return None;
+    }
+    let iv = params.iter().position(|&p| p == iv_val)?;
+    // The latch passes `iv + s`.
+    let lt = func.layout.last_inst(latch)?;
+    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
+        return None;
+    };
+    let next = *dests[0].args.get(iv)?;
+    let add = func.dfg.value_inst(next)?;
+    if func.dfg.opcode(add) != Opcode::Iadd {
+        return None;
+    }
+    let a = func.dfg.inst_args(add);
+    let step = match (a[0] == iv_val, a[1] == iv_val) {
+        (true, false) => func.dfg.value_const(a[1])?,
+        (false, true) => func.dfg.value_const(a[0])?,
+        _ => return None,
+    } as u32;
+    if step == 0 || step > 1 << 20 {
+        return None;
+    }
+    // The preheader reaches the header by a plain jump.
+    let pt = func.layout.last_inst(pre)?;
+    if !matches!(func.dfg.insts[pt], InstructionData::Jump { .. }) {
+        return None;
+    }
+    Some(Counted {
+        header: h,
+        pre,
+        latch,
+        body,
+        body_entry,
+        iv,
+        step,
+        bound,
+        signed,
+        size,
+    })
+}
+
+/// Puts a `k`-times unrolled copy of loop `c` in front of it.
+fn apply(func: &mut Function, c: &Counted, k: u32) {
+    use crate::ir::FuncCursor;
+    let pt = func
+        .layout
+        .last_inst(c.pre)
+        .expect("candidate preheader ends in a jump");
+    // lim = n - (k-1)s, or the minimum when that wraps (then no unrolled iteration runs).
+    let lim = {
+        let mut cur = FuncCursor::new(func).at_inst(pt);
+        let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
+        let nd = cur.ins().isub(c.bound, d);
+        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
+        let ok = cur.ins().icmp(lt, nd, c.bound);
+        let min = cur
+            .ins()
+            .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
+        cur.ins().select(ok, nd, min)
+    };
+    // The unrolled header.
+    let u = func.dfg.make_block();
+    func.layout.insert_block(u, c.header);
+    let hparams: Vec<Value> = func.dfg.block_params(c.header).to_vec();
+    let uparams: Vec<Value> = hparams
+        .iter()
+        .map(|&p| {
+            let ty = func.dfg.value_type(p);
+            func.dfg.append_block_param(u, ty)
+        })
+        .collect();
+    // The preheader enters the unrolled loop with the same arguments.
+    for d in func.dfg.insts[pt].branch_destinations_mut() {
+        if d.block == c.header {
+            d.block = u;
+        }
+    }
+    // The copies.
+    let mut incoming = uparams.clone();
+    let mut prev_latch: Option<Inst> = None;
+    let mut first_entry = None;
+    for j in 0..k {
+        let mut map: HashMap<Value, Value> = HashMap::default();
+        for (&p, &v) in hparams.iter().zip(&incoming) {
+            map.insert(p, v);
+        }
+        let mut blocks: HashMap<Block, Block> = HashMap::default();
+        for &b in &c.body {
+            let nb = func.dfg.make_block();
+            func.layout.insert_block(nb, c.header);
+            for &p in &func.dfg.block_params(b).to_vec() {
+                let ty = func.dfg.value_type(p);
+                let np = func.dfg.append_block_param(nb, ty);
+                map.insert(p, np);
+            }
+            blocks.insert(b, nb);
+        }
+        let entry = blocks[&c.body_entry];
+        if let Some(l) = prev_latch {
+            func.dfg.insts[l] = InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dests: [BlockCall::new(entry, &[])],
+            };
+        } else {
+            first_entry = Some(entry);
+        }
+        let mut latch_inst = None;
+        for &b in &c.body {
+            let nb = blocks[&b];
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            for inst in insts {
+                let mut data = func.dfg.insts[inst].clone();
+                data.map_values(|v| map.get(&v).copied().unwrap_or(v));
+                for d in data.branch_destinations_mut() {
+                    if let Some(&nd) = blocks.get(&d.block) {
+                        d.block = nd;
+                    }
+                }
+                let ni = func.dfg.make_inst(data);
+                for &r in &func.dfg.inst_results(inst).to_vec() {
+                    let ty = func.dfg.value_type(r);
+                    let nr = func.dfg.append_result(ni, ty);
+                    map.insert(r, nr);
+                }
+                if let Some(pos) = func.srclocs.get(inst).copied() {
+                    func.srclocs[ni] = pos;
+                }
+                func.layout.append_inst(ni, nb);
+                if b == c.latch && func.layout.last_inst(b) == Some(inst) {
+                    latch_inst = Some(ni);
+                }
+            }
+        }
+        let l = latch_inst.expect("the latch ends in the jump back to the header");
+        // What this copy passes on: the latch's arguments, mapped.
+        incoming = func.dfg.insts[l].branch_destinations()[0].args.to_vec();
+        if j + 1 == k {
+            func.dfg.insts[l] = InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dests: [BlockCall::new(u, &incoming)],
+            };
+        }
+        prev_latch = Some(l);
+    }
+    // The unrolled header's test: another k iterations, or the original loop.
+    let mut cur = FuncCursor::new(func).at_end(u);
+    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
+    let go = cur.ins().icmp(lt, uparams[c.iv], lim);
+    cur.ins().brif(
+        go,
+        first_entry.expect("k >= 1 copies"),
+        &[],
+        c.header,
+        &uparams,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::interp::{run_dispatch, Dispatch, InterpOptions, Memory};
+    use crate::ir::parse_function_text;
+
+    /// `out[tid] = sum_{i = start; i < n; i += step} i`, with `n` and `start` from cb0.
+    fn kernel(cmp: &str, step: u32) -> String {
+        format!(
+            "kernel %k {{
+    group_size 1, 1, 1
+    uav0 = raw
+    cb0 = 16
+
+block0:
+    v0 = load.b32 cb0[0]
+    v1 = load.b32 cb0[4]
+    v2 = iconst.b32 0x0
+    v3 = iconst.b32 {step:#x}
+    jump block1(v1, v2)
+
+block1(v10: b32, v11: b32):
+    v12 = icmp {cmp} v10, v0
+    brif v12, block3, block2
+
+block2:
+    v13 = iadd v11, v10
+    v14 = iadd v10, v3
+    jump block1(v14, v13)
+
+block3:
+    store.b32 uav0[v2], v11
+    return
+}}
+"
+        )
+    }
+
+    fn sum(text: &str, start: u32, n: u32) -> u32 {
+        let f = parse_function_text(text).expect("parses");
+        let mut mem = Memory::default();
+        mem.uavs.insert(0, vec![0; 4]);
+        let mut cb = start.to_le_bytes().to_vec();
+        cb.splice(0..0, n.to_le_bytes());
+        cb.resize(16, 0);
+        mem.cbs.insert(0, cb);
+        let d = Dispatch {
+            grid: [1, 1, 1],
+            group_size: None,
+        };
+        let opts = InterpOptions {
+            fuel: 1 << 20,
+            ..InterpOptions::default()
+        };
+        run_dispatch(&f, &d, &mut mem, &opts).expect("runs");
+        u32::from_le_bytes(mem.uavs[&0][..4].try_into().unwrap())
+    }
+
+    #[test]
+    fn every_trip_count_and_bound_gives_the_same_sum() {
+        for (cmp, step) in [("sge", 1u32), ("sge", 3), ("uge", 1), ("uge", 5)] {
+            let text = kernel(cmp, step);
+            let mut f = parse_function_text(&text).unwrap();
+            assert_eq!(super::unroll(&mut f), 1, "{cmp} {step}");
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            let near_max = [0x7fff_fff0u32, 0xffff_fff0, 0x8000_0000];
+            for start in [0u32, 1, 2, 5, 0xffff_fffe, 0x7fff_fffd, 0x8000_0001] {
+                for n in [0u32, 1, 2, 3, 4, 5, 7, 8, 9, 13, 0xffff_ffff, 0x8000_0002]
+                    .into_iter()
+                    .chain(near_max)
+                {
+                    // Trip counts above a few thousand (a wrapping induction variable
+                    // included) would exhaust the fuel: skip them.
+                    let (mut i, mut trips) = (start, 0);
+                    while trips <= 4000
+                        && if cmp == "sge" {
+                            (i as i32) < (n as i32)
+                        } else {
+                            i < n
+                        }
+                    {
+                        i = i.wrapping_add(step);
+                        trips += 1;
+                    }
+                    if trips > 4000 {
+                        continue;
+                    }
+                    assert_eq!(
+                        sum(&text, start, n),
+                        sum(&unrolled, start, n),
+                        "{cmp} step {step} start {start:#x} n {n:#x}\n{unrolled}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn loops_with_an_exit_from_the_body_stay() {
+        let text = kernel("sge", 1).replace(
+            "block2:\n    v13 = iadd v11, v10",
+            "block2:\n    v20 = icmp eq v10, v2\n    brif v20, block3, block4\n\nblock4:\n    v13 = iadd v11, v10",
+        );
+        let mut f = parse_function_text(&text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 0);
+    }
+}
