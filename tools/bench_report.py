@@ -76,26 +76,36 @@ def stats(cubin):
     return rec
 
 
-def median_time(cmd, runs):
-    """Median wall time of `cmd`, started with posix_spawn and its output sent to /dev/null:
-    the leanest way Python can start a process, so the harness adds as little as possible to
-    both compilers' times (subprocess.run with pipes added ~0.9 ms to each run, which hides
-    most of a 1.5 ms compile). A failing run is reported with its stderr."""
+def process_times(cmds, runs):
+    """Wall times of `runs` rounds of `cmds`, one run of each command per round (interleaved,
+    so a change in machine load hits every command alike): a list per command. Each process is
+    started with posix_spawn and its output sent to /dev/null: the leanest way Python can
+    start a process, so the harness adds as little as possible to the times (subprocess.run
+    with pipes added ~0.9 ms to each run, which hides most of a 1.5 ms compile). A failing run
+    is reported with its stderr."""
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
-    ts = []
+    ts = [[] for _ in cmds]
     try:
         for _ in range(runs):
-            t = time.perf_counter()
-            pid = os.posix_spawn(cmd[0], cmd, os.environ, file_actions=actions)
-            _, status = os.waitpid(pid, 0)
-            ts.append(time.perf_counter() - t)
-            if status:
-                p = run(cmd)
-                raise RuntimeError(" ".join(cmd) + ": " + (p.stderr.strip() or p.stdout.strip())[:300])
+            for cmd, t_cmd in zip(cmds, ts):
+                t = time.perf_counter()
+                pid = os.posix_spawn(cmd[0], cmd, os.environ, file_actions=actions)
+                _, status = os.waitpid(pid, 0)
+                t_cmd.append(time.perf_counter() - t)
+                if status:
+                    p = run(cmd)
+                    raise RuntimeError(" ".join(cmd) + ": " + (p.stderr.strip() or p.stdout.strip())[:300])
     finally:
         os.close(devnull)
-    return statistics.median(ts)
+    return ts
+
+
+def timings(cmds, runs):
+    """`{"median", "min", "max"}` wall seconds of each of `cmds` over `runs` interleaved runs
+    (see `process_times`)."""
+    return [{"median": statistics.median(ts), "min": min(ts), "max": max(ts)}
+            for ts in process_times(cmds, runs)]
 
 
 PACK = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i16": "h", "u16": "H", "i8": "b", "u8": "B",
@@ -341,21 +351,24 @@ def geomean(xs):
 
 
 def gen_kernel(n):
-    """An IL kernel of about n instructions: ALU chains over eight registers, a loop every
-    1000 instructions, loads and stores through raw UAVs."""
+    """An IL kernel of n statements (declarations and `end` included, so n = 1,000,000 is
+    the largest kernel `Limits::max_instructions` admits): ALU chains over eight registers,
+    a loop every 1000 instructions, loads and stores through raw UAVs."""
     lines = ["il_cs_2_0", "dcl_num_thread_per_group 64", "dcl_raw_uav_id(0)", "dcl_raw_uav_id(1)",
              "dcl_literal l0, 2, 1, 3, 0", "dcl_literal l1, 0x3f800000, 0x40000000, 7, 16",
              "ishl r0.x, vAbsTid.x, l0.x", "uav_raw_load_id(0) r1, r0.x"]
     ops = ["iadd r{d}.x, r{a}.x, r{b}.y", "imul r{d}.y, r{a}.y, l0.z", "ixor r{d}.z, r{a}.z, r{b}.x",
            "add_ieee r{d}.w, r{a}.w, r{b}.w", "mad_ieee r{d}.w, r{a}.w, l1.y, r{b}.w",
            "ishl r{d}.x, r{a}.x, l0.y", "umin r{d}.y, r{a}.y, r{b}.z", "mul_ieee r{d}.z, r{a}.w, r{b}.w"]
+    # The statements around the body: seven after the version line, 17 at the end.
+    body = max(n - 24, 0)
     count = 0
     k = 0
-    while count < n:
+    while count < body:
         if count % 1000 == 999:
             lines += ["mov r20.x, l0.w", "whileloop", "ige r20.y, r20.x, l1.z", "break_logicalnz r20.y",
                       "iadd r1.x, r1.x, r20.x", "iadd r20.x, r20.x, l0.y", "endloop"]
-            count += 6
+            count += 7
             continue
         d, a, b = 1 + k % 8, 1 + (k * 3 + 1) % 8, 1 + (k * 5 + 2) % 8
         lines.append(ops[k % len(ops)].format(d=d, a=a, b=b))
@@ -492,8 +505,13 @@ def main():
             else:
                 row["set"] = "original"
                 row["dynamic_skip"] = "no launch spec bench/kernels/" + n + ".toml"
-            row["t_ilc"] = median_time([ilc, il, "--target", "spa5", "--emit", "cubin", "-o", os.devnull], args.runs)
-            row["t_ptxas"] = median_time([ptxas, "-arch=sm_50", "-O3", ref + ".ptx", "-o", os.path.join(work, "t.cubin")], args.runs)
+            # Each compiler writes a real file (replacing its output is part of a compile), the
+            # process floor runs interleaved with both.
+            row["time_ilc"], row["time_ptxas"], row["time_floor"] = timings(
+                [[ilc, il, "--target", "spa5", "--emit", "cubin", "-o", os.path.join(work, "t.ilc.cubin")],
+                 [ptxas, "-arch=sm_50", "-O3", ref + ".ptx", "-o", os.path.join(work, "t.cubin")],
+                 [ilc, "--version"]], args.runs)
+            row["t_ilc"], row["t_ptxas"] = row["time_ilc"]["median"], row["time_ptxas"]["median"]
         except Exception as e:  # a failing pair is reported, the others still run
             failures.append(f"{n}: {e}")
             row["error"] = str(e)
@@ -555,20 +573,31 @@ def main():
               f"**{gm[('ilc', 'stall_cycles')]:.2f} ({gm[('ilc_aib', 'stall_cycles')]:.2f})** | |")
     md += ["", "Targets (issue 7): geomean <= 1.0 in instructions and stall cycles, registers <= ptxas's.", "",
            "![ratios](plots/ratios.svg)", "", "## Compile speed", "",
-           f"Whole process: median of {args.runs} runs, ilc on the `.il` vs ptxas on the `.ptx` (same run, "
-           "same machine). In-process: `ilc-bench`, one warm-up then the median of 50 compilations.", "",
-           "| kernel | ilc process ms | ptxas process ms | speedup | ilc in-process us | IL instructions |",
-           "|---|---|---|---|---|---|"]
-    speed = []
+           f"Whole process: median (min-max) of {args.runs} runs, external timing (posix_spawn to exit), "
+           "ilc on the `.il` to a cubin file vs ptxas on the `.ptx`, with `ilc --version` (the cost "
+           "of starting the process at all) run in between as the floor (same run, same machine). "
+           "In-process: `ilc-bench`, warm = the median of 50 compilations after one warm-up; "
+           "first = the warm-up, a new `Compiler`'s first compile of the kernel (for the first "
+           "kernel, the process's first compile).", "",
+           "| kernel | ilc process ms | ptxas process ms | floor ms | ilc / floor (of minima) | speedup | "
+           "ilc warm us | ilc first us | IL instructions |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    speed, over_floor = [], []
+    mm = lambda t: f"{1e3 * t['median']:.2f} ({1e3 * t['min']:.2f}-{1e3 * t['max']:.2f})"
     for r in ok:
         ip = inproc.get(r["name"], {})
         s = r["t_ptxas"] / r["t_ilc"]
         speed.append(s)
-        md.append(f"| {r['name']} | {1e3 * r['t_ilc']:.1f} | {1e3 * r['t_ptxas']:.1f} | {s:.1f}x | "
-                  f"{ip.get('median_us', float('nan')):.0f} | {ip.get('il_instructions', '')} |")
+        fl = r["time_floor"]["median"]
+        over_floor.append(r["t_ilc"] / fl)
+        md.append(f"| {r['name']} | {mm(r['time_ilc'])} | {mm(r['time_ptxas'])} | {mm(r['time_floor'])} | "
+                  f"{r['t_ilc'] / fl:.2f} ({r['time_ilc']['min'] / r['time_floor']['min']:.2f}) | {s:.1f}x | {ip.get('median_us', float('nan')):.0f} | "
+                  f"{ip.get('first_us', float('nan')):.0f} | {ip.get('il_instructions', '')} |")
     il_total = sum(inproc[r["name"]].get("il_instructions", 0) for r in ok if r["name"] in inproc)
     us_total = sum(inproc[r["name"]].get("median_us", 0) for r in ok if r["name"] in inproc)
-    md += [f"| **geomean speedup** | | | **{geomean(speed):.1f}x** | | |", "",
+    md += [f"| **geomean** | | | | **{geomean(over_floor):.2f}** | **{geomean(speed):.1f}x** | | | |", "",
+           "Targets (issue 22): whole process <= 1.3x the floor; warm <= 50 us for saxpy-sized and "
+           "<= 100 us for ~35-instruction kernels; first compile <= 2x warm.", "",
            f"In-process throughput over the suite: {il_total / max(us_total, 1e-9) * 1e6:,.0f} IL instructions/s "
            "(small kernels: fixed costs dominate; see the scaling series).", "",
            "## Scaling", "", "Generated kernels (ALU chains, a loop per 1000 instructions), whole ilc process "

@@ -235,7 +235,7 @@ impl Compiler {
         ilc_passes::budget::set_stage("frontend");
         let front = self.front(source)?;
         pipeline::check_deadline(&self.options, started, "lower")?;
-        log.times.push(("frontend".to_owned(), started.elapsed()));
+        log.times.push(("frontend", started.elapsed()));
         let start = Instant::now();
         let name = self.options.kernel_name.as_deref().unwrap_or("main");
         ilc_passes::budget::set_stage("lower");
@@ -259,7 +259,7 @@ impl Compiler {
             program: Default::default(),
             ..front
         };
-        log.times.push(("lower".to_owned(), start.elapsed()));
+        log.times.push(("lower", start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
         pipeline::optimize(&mut function, &self.options, &mut log, started)?;
@@ -304,7 +304,6 @@ impl Compiler {
             dump_after: self.options.dump_after.clone(),
         };
         let mut log = ir.log;
-        let start = Instant::now();
         pipeline::check_deadline(&self.options, started, "spa5 backend")?;
         let name = ir.function.name.clone();
         let out = spa5::compile_owned(ir.function, &opts).map_err(|e| {
@@ -314,7 +313,7 @@ impl Compiler {
                 format!("SPA 5.0 backend: {e}"),
             )])
         })?;
-        log.times.push(("spa5 backend".to_owned(), start.elapsed()));
+        log.times.extend(out.times);
         log.dumps.extend(out.dumps);
         Ok(CompiledKernel {
             name,

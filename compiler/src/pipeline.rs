@@ -142,8 +142,9 @@ pub fn pass_by_name(name: &str) -> Option<&'static Pass> {
 /// What happened in one run of the pipeline.
 #[derive(Clone, Debug, Default)]
 pub struct PassLog {
-    /// `(pass or stage name, time spent)` in run order.
-    pub times: Vec<(String, Duration)>,
+    /// `(pass or stage name, time spent)` in run order: the frontend, lowering, every pass
+    /// and the backend's stages ([`crate::spa5::TIMED_STAGES`]).
+    pub times: Vec<(&'static str, Duration)>,
     /// `(pass or stage name, IR text after it)` for the passes asked for.
     pub dumps: Vec<(String, String)>,
 }
@@ -208,7 +209,7 @@ pub fn optimize(
         let start = Instant::now();
         ilc_passes::budget::set_stage(name);
         (pass.run)(func);
-        log.times.push((name.to_owned(), start.elapsed()));
+        log.times.push((name, start.elapsed()));
         verify(func, name)?;
         log.record(options, name, func);
     }

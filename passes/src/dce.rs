@@ -14,6 +14,7 @@
 //! instructions) are always kept. The function's behaviour is unchanged.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use crate::ir::dfg::ValueDef;
 use crate::ir::{Block, Function, Inst, InstructionData, MemSize, Opcode, Value};
@@ -26,8 +27,9 @@ pub fn run(func: &mut Function) {
 }
 
 /// Branches into each block: (branch instruction, destination index).
-fn branches_to(func: &Function) -> SecondaryMap<Block, Vec<(Inst, usize)>> {
-    let mut m: SecondaryMap<Block, Vec<(Inst, usize)>> = SecondaryMap::new();
+fn branches_to(func: &Function) -> SecondaryMap<Block, SmallVec<[(Inst, usize); 2]>> {
+    let mut m: SecondaryMap<Block, SmallVec<[(Inst, usize); 2]>> = SecondaryMap::new();
+    m.resize(func.dfg.num_blocks());
     for b in func.layout.blocks() {
         if let Some(t) = func.terminator(b) {
             for (k, d) in func.dfg.insts[t].branch_destinations().iter().enumerate() {
@@ -40,6 +42,7 @@ fn branches_to(func: &Function) -> SecondaryMap<Block, Vec<(Inst, usize)>> {
 
 fn compute_liveness(func: &Function) -> SecondaryMap<Value, bool> {
     let mut live: SecondaryMap<Value, bool> = SecondaryMap::new();
+    live.resize(func.dfg.num_values());
     let mut work: Vec<Value> = Vec::new();
     let into = branches_to(func);
     let mark = |v: Value, live: &mut SecondaryMap<Value, bool>, work: &mut Vec<Value>| {
@@ -82,7 +85,7 @@ fn compute_liveness(func: &Function) -> SecondaryMap<Value, bool> {
 fn sweep_insts(func: &mut Function, live: &SecondaryMap<Value, bool>) {
     for inst in func.insts_in_layout() {
         let data = &func.dfg.insts[inst];
-        let results: Vec<Value> = func.dfg.inst_results(inst).to_vec();
+        let results: SmallVec<[Value; 4]> = func.dfg.inst_results(inst).into();
         let any_live = results.iter().any(|&r| live[r]);
         if !data.has_side_effects() && !data.is_terminator() && !any_live {
             func.layout.remove_inst(inst);

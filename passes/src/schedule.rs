@@ -24,6 +24,7 @@
 //! of the input (no hash-order dependence).
 
 use crate::FastHashMap as HashMap;
+use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
@@ -53,7 +54,7 @@ pub struct ScheduleStats {
 
 struct Node {
     inst: Inst,
-    succs: Vec<(usize, u32)>,
+    succs: SmallVec<[(usize, u32); 2]>,
     npreds: u32,
     /// Longest latency-weighted path to the end of the block.
     height: u32,
@@ -76,7 +77,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
             let si = target.sched_info(func, inst);
             Node {
                 inst,
-                succs: Vec::new(),
+                succs: SmallVec::new(),
                 npreds: 0,
                 height: 0,
                 latency: u32::from(si.latency).max(1),
@@ -86,7 +87,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
             }
         })
         .collect();
-    let mut edges: Vec<(usize, usize, u32)> = Vec::new();
+    let mut edges: Vec<(usize, usize, u32)> = Vec::with_capacity(3 * insts.len());
     let mut last_write: Option<usize> = None;
     let mut reads_since: Vec<usize> = Vec::new();
     for (i, &inst) in insts.iter().enumerate() {
@@ -226,9 +227,10 @@ fn schedule_block(
     };
     // Remaining uses in this block (terminator included) per value; live-out values never
     // die here.
-    let mut remaining: HashMap<Value, u32> = HashMap::default();
+    let mut remaining: HashMap<Value, u32> =
+        HashMap::with_capacity_and_hasher(2 * insts.len() + 2, Default::default());
     for &inst in insts.iter().chain(term.iter()) {
-        let mut seen: Vec<Value> = Vec::new();
+        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
@@ -254,7 +256,7 @@ fn schedule_block(
                 d[f as usize] += i64::from(w);
             }
         }
-        let mut seen: Vec<Value> = Vec::new();
+        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);

@@ -48,9 +48,10 @@ pub enum Key {
     Cc,
 }
 
-/// The register keys of a location list.
-pub fn keys(locs: impl Iterator<Item = Loc>) -> Vec<Key> {
-    let mut v = Vec::new();
+/// The register keys of a location list (inline: computed twice per instruction and
+/// more in the lookahead, a heap Vec each time was the allocator's largest caller).
+pub fn keys(locs: impl Iterator<Item = Loc>) -> smallvec::SmallVec<[Key; 8]> {
+    let mut v = smallvec::SmallVec::new();
     for l in locs {
         match l {
             Loc::Gpr { reg, count } => {

@@ -22,6 +22,7 @@ use ilc_passes::schedule::ScheduleOptions;
 use isa_spa5::cubin::{scan_instr_offsets, CubinError, Kernel, Sm};
 use isa_spa5::inst::Operand;
 use isa_spa5::{Control, Inst as MInst, Loc};
+use std::time::{Duration, Instant};
 
 pub use abi::{LaunchLayout, LaunchParam, LayoutError, ParamKind};
 pub use emit::EmitError;
@@ -90,6 +91,43 @@ pub struct Spa5Output {
     pub unreconverged: usize,
     /// `(stage, IR text)` for the stages of [`Spa5Options::dump_after`], in order.
     pub dumps: Vec<(String, String)>,
+    /// `(stage, time spent)` for every backend stage in run order (see [`TIMED_STAGES`]).
+    pub times: Vec<(&'static str, Duration)>,
+}
+
+/// The backend stages [`Spa5Output::times`] reports, in run order: the launch layout and
+/// instruction selection, list scheduling, register allocation, emission (block layout,
+/// reconvergence, branch resolution), control words, encoding and the cubin writer.
+pub const TIMED_STAGES: &[&str] = &[
+    "isel",
+    "schedule",
+    "regalloc",
+    "emit",
+    "control words",
+    "encode",
+    "cubin",
+];
+
+/// Times the stages of one backend run.
+struct Timer {
+    last: Instant,
+    times: Vec<(&'static str, Duration)>,
+}
+
+impl Timer {
+    fn new() -> Timer {
+        Timer {
+            last: Instant::now(),
+            times: Vec::with_capacity(TIMED_STAGES.len()),
+        }
+    }
+
+    /// Records the time since the previous stage ended as `stage`'s.
+    fn stage(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.times.push((stage, now - self.last));
+        self.last = now;
+    }
 }
 
 /// Backend failures.
@@ -165,6 +203,7 @@ pub fn compile(func: &Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Er
 /// Compiles `f` to a cubin, consuming it (no copy of the function: the IR is the largest
 /// data structure of a compile).
 pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, Spa5Error> {
+    let mut timer = Timer::new();
     let mut layout = LaunchLayout::compute(&f)?;
     let func_name = f.name.clone();
     let mut tgt = target::Spa5Target::new(opts.max_regs);
@@ -177,6 +216,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     // Selection leaves the replaced IR instructions in the arena: compact it before the
     // scheduler and the register allocator (which copies the function) walk and clone it.
     f = ilc_passes::ir::renumber(&f);
+    timer.stage("isel");
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.
@@ -189,6 +229,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ilc_passes::budget::set_stage("schedule");
         ilc_passes::schedule::run(&mut f, &tgt, &so);
         dump(opts, "schedule", &f, &tgt, &mut dumps);
+        timer.stage("schedule");
     }
     ilc_passes::budget::set_stage("regalloc");
     let alloc =
@@ -205,11 +246,15 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
             Spa5Error::RegAlloc(e, pos)
         })?;
     dump(opts, "regalloc", &f, &tgt, &mut dumps);
+    timer.stage("regalloc");
     ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
     let (insts, code) = encode_code(&em)?;
+    timer.stage("emit");
     let controls = deps::compute(&insts, opts.serial);
+    timer.stage("control words");
     let (code, placed) = pack(&insts, &controls, &em, code)?;
+    timer.stage("encode");
     let num_regs = count_regs(&placed);
     layout.num_regs = num_regs;
     layout.local_size = if alloc.spill_bytes > 0 {
@@ -245,6 +290,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ..Default::default()
     };
     let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
+    timer.stage("cubin");
     Ok(Spa5Output {
         cubin,
         code,
@@ -256,6 +302,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ssy_regions: em.ssy_regions,
         unreconverged: em.unreconverged,
         dumps,
+        times: timer.times,
     })
 }
 

@@ -287,13 +287,31 @@ fn mov(op: Op) -> MInst {
 }
 
 impl Spa5Target {
-    /// A table holding only the fixed templates.
+    /// A table holding only the fixed templates: a copy of one built once per process
+    /// (building them, with the modifier lookups by name, cost every compile ~3 us).
     pub fn new(gprs: u32) -> Spa5Target {
+        static FIXED: std::sync::OnceLock<Spa5Target> = std::sync::OnceLock::new();
+        let fixed = FIXED.get_or_init(Spa5Target::with_fixed_templates);
+        // Room for a typical kernel's templates, so selection rarely grows the table.
+        let mut templates = Vec::with_capacity(64);
+        templates.extend_from_slice(&fixed.templates);
+        let mut index = HashMap::with_capacity_and_hasher(64, fixed.index.hasher().clone());
+        index.extend(fixed.index.iter().map(|(k, v)| (*k, v.clone())));
+        Spa5Target {
+            templates,
+            index,
+            gprs: gprs.min(254),
+        }
+    }
+
+    /// Builds the table of the fixed templates (moves, spills and reloads, which the
+    /// register allocator asks for by code).
+    fn with_fixed_templates() -> Spa5Target {
         use Slot::*;
         let mut t = Spa5Target {
-            templates: Vec::with_capacity(64),
-            index: HashMap::with_capacity_and_hasher(64, Default::default()),
-            gprs: gprs.min(254),
+            templates: Vec::with_capacity(16),
+            index: HashMap::with_capacity_and_hasher(16, Default::default()),
+            gprs: 254,
         };
         let rz = Reg::RZ;
         let mov32 = TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]);

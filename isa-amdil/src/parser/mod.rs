@@ -698,6 +698,10 @@ impl<'a> Parser<'a> {
         let info = inst.opcode.info();
         match info.form {
             Form::Operands => {
+                // Exactly what the opcode takes: a push into an empty Vec reserves four
+                // operands, which made the AST of a large kernel 700 bytes a statement.
+                inst.dsts.reserve_exact(usize::from(info.dsts));
+                inst.srcs.reserve_exact(usize::from(info.srcs_max).min(4));
                 let mut idx = 0usize;
                 while self.separator()? {
                     if idx < info.dsts as usize {

@@ -6,15 +6,20 @@
 //! block appears once. Recompute after changing branches.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use super::entities::Block;
 use super::function::Function;
 
+/// Edges of one block: most blocks have one or two, kept inline (a heap allocation per
+/// block and direction was the largest share of a small kernel's allocations).
+type Edges = SmallVec<[Block; 2]>;
+
 /// Predecessor / successor lists.
 #[derive(Clone, Debug, Default)]
 pub struct ControlFlowGraph {
-    preds: SecondaryMap<Block, Vec<Block>>,
-    succs: SecondaryMap<Block, Vec<Block>>,
+    preds: SecondaryMap<Block, Edges>,
+    succs: SecondaryMap<Block, Edges>,
     valid: bool,
 }
 
@@ -30,6 +35,10 @@ impl ControlFlowGraph {
     pub fn compute(&mut self, func: &Function) {
         self.preds.clear();
         self.succs.clear();
+        // Sized once: growing a map one block at a time cost more than the edges.
+        let n = func.dfg.num_blocks();
+        self.preds.resize(n);
+        self.succs.resize(n);
         for b in func.layout.blocks() {
             for s in func.successors(b) {
                 if !self.succs[b].contains(&s) {
@@ -62,6 +71,7 @@ impl ControlFlowGraph {
             return Vec::new();
         };
         let mut visited = SecondaryMap::<Block, bool>::new();
+        visited.resize(func.dfg.num_blocks());
         let mut post = Vec::new();
         // Iterative DFS: (block, next successor index).
         let mut stack = vec![(entry, 0usize)];

@@ -9,6 +9,7 @@
 //! Instruction-level dominance uses layout sequence numbers within a block.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use super::cfg::ControlFlowGraph;
 use super::entities::{Block, Inst};
@@ -20,13 +21,17 @@ pub struct DominatorTree {
     idom: SecondaryMap<Block, Option<Block>>,
     rpo_number: SecondaryMap<Block, u32>,
     rpo: Vec<Block>,
-    children: SecondaryMap<Block, Vec<Block>>,
+    children: SecondaryMap<Block, SmallVec<[Block; 2]>>,
 }
+
+/// Predecessor indices of one node: most blocks have one or two, kept inline (a heap
+/// allocation per block was a fifth of a small kernel's allocations).
+type Preds = SmallVec<[usize; 2]>;
 
 /// Generic CHK iteration over nodes numbered in RPO (`0` is the root).
 /// `preds[i]` lists predecessor indices; returns the idom index of each node (root: itself),
 /// `usize::MAX` for nodes never reached.
-fn chk(preds: &[Vec<usize>]) -> Vec<usize> {
+fn chk(preds: &[Preds]) -> Vec<usize> {
     let n = preds.len();
     let mut idom = vec![usize::MAX; n];
     if n == 0 {
@@ -73,11 +78,14 @@ impl DominatorTree {
     /// Computes the dominator tree.
     pub fn with_function(func: &Function, cfg: &ControlFlowGraph) -> Self {
         let rpo = cfg.reverse_post_order(func);
+        // Every map sized once (growing them a block at a time cost more than the algorithm).
+        let n = func.dfg.num_blocks();
         let mut num = SecondaryMap::with_default(u32::MAX);
+        num.resize(n);
         for (i, &b) in rpo.iter().enumerate() {
             num[b] = i as u32;
         }
-        let preds: Vec<Vec<usize>> = rpo
+        let preds: Vec<Preds> = rpo
             .iter()
             .map(|&b| {
                 cfg.preds(b)
@@ -89,7 +97,9 @@ impl DominatorTree {
             .collect();
         let idx = chk(&preds);
         let mut idom = SecondaryMap::new();
-        let mut children: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        idom.resize(n);
+        let mut children: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
+        children.resize(n);
         for (i, &b) in rpo.iter().enumerate().skip(1) {
             let d = rpo[idx[i]];
             idom[b] = Some(d);
@@ -206,10 +216,11 @@ impl PostDominatorTree {
         for (i, &b) in post.iter().enumerate() {
             num[b] = i + 1;
         }
-        let mut preds = vec![Vec::new()];
+        let mut preds: Vec<Preds> = Vec::with_capacity(post.len() + 1);
+        preds.push(Preds::new());
         for &b in &post {
             // predecessors in the reverse graph = successors; exits also come from the root.
-            let mut p: Vec<usize> = cfg
+            let mut p: Preds = cfg
                 .succs(b)
                 .iter()
                 .filter(|&&s| num[s] != usize::MAX)

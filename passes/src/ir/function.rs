@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use smallvec::SmallVec;
 
 use super::dfg::DataFlowGraph;
 use super::entities::{Block, Inst, StackSlot, Value};
@@ -134,30 +135,35 @@ impl Function {
     }
 
     /// Successor blocks of `block` (targets of its terminator, duplicates included).
-    pub fn successors(&self, block: Block) -> Vec<Block> {
+    pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         match self.terminator(block) {
             Some(t) => self.dfg.insts[t]
                 .branch_destinations()
                 .iter()
                 .map(|d| d.block)
                 .collect(),
-            None => Vec::new(),
+            None => SmallVec::new(),
         }
     }
 
     /// Every instruction in layout order.
     pub fn insts_in_layout(&self) -> Vec<Inst> {
-        self.layout
-            .blocks()
-            .flat_map(|b| self.layout.block_insts(b))
-            .collect()
+        // At most every instruction of the arena: one allocation instead of a doubling
+        // series (the flattened iterator gives no size hint).
+        let mut out = Vec::with_capacity(self.dfg.num_insts());
+        for b in self.layout.blocks() {
+            out.extend(self.layout.block_insts(b));
+        }
+        out
     }
 
     /// Replaces every use of each value `v` with `map(v)` in all instructions in the
     /// layout (operands and branch arguments). `map` returns its argument for values to keep.
     pub fn rewrite_uses(&mut self, mut map: impl FnMut(Value) -> Value) {
-        for inst in self.insts_in_layout() {
-            self.dfg.insts[inst].map_values(&mut map);
+        for b in self.layout.blocks() {
+            for inst in self.layout.block_insts(b) {
+                self.dfg.insts[inst].map_values(&mut map);
+            }
         }
     }
 

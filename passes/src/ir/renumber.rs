@@ -28,7 +28,9 @@ pub fn renumber(func: &Function) -> Function {
         ..Default::default()
     };
     let mut bmap: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+    bmap.resize(func.dfg.num_blocks());
     let mut vmap: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    vmap.resize(func.dfg.num_values());
     // Blocks and their parameters first, so branch targets and parameters exist.
     for b in func.layout.blocks() {
         let nb = out.append_new_block();

@@ -30,6 +30,9 @@ enum BundleStep {
     Scratch(usize, PReg),
 }
 
+/// The values an instruction kills or leaves dead (usually none to three).
+type ValueList = smallvec::SmallVec<[Value; 3]>;
+
 /// Move order (and scratch copies) chosen for one bundle, applied after coloring.
 #[derive(Clone, Debug)]
 struct BundleFix {
@@ -432,8 +435,9 @@ impl Colorer<'_> {
         }
         let insts: Vec<Inst> = func.layout.block_insts(b).collect();
         // Last uses and dead results, by a backward scan.
-        let mut kills: Vec<Vec<Value>> = vec![Vec::new(); insts.len()];
-        let mut dead: Vec<Vec<Value>> = vec![Vec::new(); insts.len()];
+        // Inline lists: two heap Vecs per instruction were the allocator's largest count.
+        let mut kills: Vec<ValueList> = vec![ValueList::new(); insts.len()];
+        let mut dead: Vec<ValueList> = vec![ValueList::new(); insts.len()];
         {
             let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
             for (k, &inst) in insts.iter().enumerate().rev() {
@@ -566,7 +570,7 @@ impl Colorer<'_> {
         &mut self,
         func: &Function,
         insts: &[Inst],
-        kills: &[Vec<Value>],
+        kills: &[ValueList],
         k: usize,
         bi: usize,
         alloc: &mut Allocation,

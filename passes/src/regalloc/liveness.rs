@@ -48,6 +48,8 @@ impl Liveness {
         // Stamps: `index + 1` of the value being explored; 0 = never.
         let mut in_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();
         let mut out_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();
+        in_stamp.resize(func.dfg.num_blocks());
+        out_stamp.resize(func.dfg.num_blocks());
         let mut work: Vec<Block> = Vec::new();
         for &(v, b) in &uses {
             let stamp = v.index() as u32 + 1;

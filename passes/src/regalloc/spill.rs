@@ -54,10 +54,14 @@ pub struct SpillInfo {
 }
 
 /// Per-block data used while spilling.
+/// Use positions of one value in one block.
+type UsePos = smallvec::SmallVec<[u32; 2]>;
+
 struct BlockInfo {
     insts: Vec<Inst>,
-    /// Use positions of every value used in the block (sorted).
-    use_pos: HashMap<Value, Vec<u32>>,
+    /// Use positions of every value used in the block (sorted; inline for the usual one or
+    /// two uses, a heap Vec per value was the spiller's largest allocation count).
+    use_pos: HashMap<Value, UsePos>,
     /// Next-use distance at entry of each `live_in` value (parallel to it).
     nu_in: Vec<u32>,
 }
@@ -137,7 +141,8 @@ impl Spiller<'_> {
     fn compute_next_uses(&mut self, func: &Function, dt: &DominatorTree) {
         for &b in dt.rpo() {
             let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-            let mut use_pos: HashMap<Value, Vec<u32>> = HashMap::default();
+            let mut use_pos: HashMap<Value, UsePos> =
+                HashMap::with_capacity_and_hasher(2 * insts.len(), Default::default());
             for (p, &inst) in insts.iter().enumerate() {
                 for v in func.dfg.insts[inst].all_values() {
                     let e = use_pos.entry(v).or_default();

@@ -2,8 +2,11 @@
 //!
 //! `ilc-bench [--runs N] [-O LEVEL] FILE...` compiles each file once to warm up, then `N`
 //! times (default 50) with one [`Compiler`] (no cache), and prints one JSON line per kernel:
-//! `{"name", "median_us", "min_us", "il_instructions", "ok"}`. A kernel that does not compile
-//! is reported with `"ok": false` and its first diagnostic.
+//! `{"name", "median_us", "min_us", "first_us", "il_instructions", "ok"}`, where `first_us`
+//! is the warm-up compile (for the first file, the first compile in the process). A kernel that does not compile
+//! is reported with `"ok": false` and its first diagnostic. With `--stages`, each line also
+//! has `"stages"`: the median time of every pass and backend stage (as `--time-passes` names
+//! them), in microseconds.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +30,9 @@ struct Cli {
     /// Optimization level 0..3.
     #[arg(short = 'O', default_value = "2")]
     opt: String,
+    /// Also report the median time of every pass and backend stage.
+    #[arg(long)]
+    stages: bool,
 }
 
 fn json_str(s: &str) -> String {
@@ -41,6 +47,24 @@ fn json_str(s: &str) -> String {
     }
     o.push('"');
     o
+}
+
+/// A JSON list of `[stage, median us]` over the runs (every run of one kernel runs the same
+/// stages in the same order).
+fn stage_medians(runs: &[Vec<(&'static str, f64)>]) -> String {
+    let Some(first) = runs.first() else {
+        return "[]".to_string();
+    };
+    let items: Vec<String> = first
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            let mut t: Vec<f64> = runs.iter().filter_map(|r| r.get(i).map(|s| s.1)).collect();
+            t.sort_by(f64::total_cmp);
+            format!("[{}, {:.1}]", json_str(name), t[t.len() / 2])
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
 }
 
 fn main() -> ExitCode {
@@ -80,7 +104,12 @@ fn main() -> ExitCode {
                     .count()
             })
             .unwrap_or(0);
-        if let Err(d) = compiler.compile(&src) {
+        // The first compile in the process (of the first file only): what a JIT pays
+        // for its first kernel, page faults and lazily built tables included.
+        let t = Instant::now();
+        let first = compiler.compile(&src);
+        let first_us = t.elapsed().as_secs_f64() * 1e6;
+        if let Err(d) = first {
             let first = d.to_string().lines().next().unwrap_or("").to_string();
             println!(
                 "{{\"name\": {}, \"ok\": false, \"error\": {}}}",
@@ -89,21 +118,38 @@ fn main() -> ExitCode {
             );
             continue;
         }
+        // Per run: the `(stage, us)` list of the pass log, in run order.
+        let mut stage_runs: Vec<Vec<(&'static str, f64)>> = Vec::new();
         let mut times: Vec<f64> = (0..cli.runs.max(1))
             .map(|_| {
                 let t = Instant::now();
                 let r = compiler.compile(&src);
                 let us = t.elapsed().as_secs_f64() * 1e6;
+                if let (true, Ok(k)) = (cli.stages, &r) {
+                    stage_runs.push(
+                        k.log
+                            .times
+                            .iter()
+                            .map(|(n, d)| (*n, d.as_secs_f64() * 1e6))
+                            .collect(),
+                    );
+                }
                 drop(r);
                 us
             })
             .collect();
         times.sort_by(f64::total_cmp);
+        let stages = if cli.stages {
+            format!(", \"stages\": {}", stage_medians(&stage_runs))
+        } else {
+            String::new()
+        };
         println!(
-            "{{\"name\": {}, \"ok\": true, \"median_us\": {:.1}, \"min_us\": {:.1}, \"il_instructions\": {}}}",
+            "{{\"name\": {}, \"ok\": true, \"median_us\": {:.1}, \"min_us\": {:.1}, \"first_us\": {:.1}, \"il_instructions\": {}{stages}}}",
             json_str(&name),
             times[times.len() / 2],
             times[0],
+            first_us,
             il_insts
         );
     }

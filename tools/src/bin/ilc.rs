@@ -351,7 +351,7 @@ fn usage(msg: &str) -> ExitCode {
 fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     use std::io::Write;
     let res = match path {
-        Some(p) if p.as_os_str() != "-" => std::fs::write(p, bytes),
+        Some(p) if p.as_os_str() != "-" => ilc_tools::write_file(p, bytes),
         _ => std::io::stdout().write_all(bytes),
     };
     match res {

@@ -69,5 +69,5 @@ fn run(cli: &Cli) -> Result<(), String> {
             .collect();
         write_cubin(sm, &ks).map_err(|e| format!("cubin: {e}"))?
     };
-    std::fs::write(&cli.output, bytes).map_err(|e| format!("{}: {e}", cli.output.display()))
+    ilc_tools::write_file(&cli.output, &bytes).map_err(|e| format!("{}: {e}", cli.output.display()))
 }
