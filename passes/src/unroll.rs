@@ -38,6 +38,10 @@ pub const MAX_BODY_4: usize = 16;
 pub const MAX_BODY_2: usize = 40;
 /// Most instructions unrolling adds to one function.
 pub const MAX_GROWTH: usize = 4096;
+/// Largest trip count a loop with constant start and bound is fully unrolled for.
+pub const MAX_FULL_TRIPS: u32 = 16;
+/// Largest fully unrolled body (trips x body instructions).
+pub const MAX_FULL_SIZE: usize = 320;
 
 /// A loop the pass can unroll.
 struct Counted {
@@ -54,6 +58,8 @@ struct Counted {
     bound: Value,
     signed: bool,
     size: usize,
+    /// The trip count when the start and the bound are constants and it is small.
+    trips: Option<u32>,
 }
 
 /// Runs the pass with the default factors.
@@ -75,12 +81,21 @@ pub fn unroll(func: &mut Function) -> usize {
     let mut grown = 0;
     let mut done = 0;
     for c in found {
-        let k: u32 = if c.size <= MAX_BODY_4 { 4 } else { 2 };
+        // A constant trip count within budget: every iteration as straight-line code.
+        let full = c
+            .trips
+            .filter(|&t| t >= 1 && t as usize * c.size <= MAX_FULL_SIZE);
+        let k: u32 = match full {
+            Some(t) => t,
+            None if c.size <= MAX_BODY_4 => 4,
+            None if c.size <= MAX_BODY_2 => 2,
+            None => continue,
+        };
         if grown + k as usize * c.size > MAX_GROWTH {
             continue;
         }
         grown += k as usize * c.size;
-        apply(func, &c, k);
+        apply(func, &c, k, full.is_some());
         done += 1;
     }
     done
@@ -144,7 +159,7 @@ fn candidate(
             size += 1;
         }
     }
-    if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2 {
+    if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
     // The header: `c = icmp ..; brif c, ..` and nothing else.
@@ -239,6 +254,30 @@ fn candidate(
     if to_header != 1 {
         return None;
     }
+    // Constant start (the preheader's argument) and bound: count the trips exactly.
+    let start = func.dfg.insts[pt]
+        .branch_destinations()
+        .iter()
+        .find(|d| d.block == h)
+        .and_then(|d| d.args.get(iv).copied())
+        .and_then(|v| func.dfg.value_const(v));
+    let trips = match (start, func.dfg.value_const(bound)) {
+        (Some(s0), Some(n)) => {
+            let (mut i, n, mut t) = (s0 as u32, n as u32, 0u32);
+            while t <= MAX_FULL_TRIPS
+                && if signed {
+                    (i as i32) < (n as i32)
+                } else {
+                    i < n
+                }
+            {
+                i = i.wrapping_add(step);
+                t += 1;
+            }
+            (t <= MAX_FULL_TRIPS).then_some(t)
+        }
+        _ => None,
+    };
     Some(Counted {
         header: h,
         pre,
@@ -250,11 +289,14 @@ fn candidate(
         bound,
         signed,
         size,
+        trips,
     })
 }
 
-/// Puts a `k`-times unrolled copy of loop `c` in front of it.
-fn apply(func: &mut Function, c: &Counted, k: u32) {
+/// Puts a `k`-times unrolled copy of loop `c` in front of it; with `full` (`k` is the exact
+/// trip count) the copies run once, straight through, and end in the original header, whose
+/// test then exits.
+fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
     use crate::ir::FuncCursor;
     let pt = func
         .layout
@@ -351,13 +393,17 @@ fn apply(func: &mut Function, c: &Counted, k: u32) {
         if j + 1 == k {
             func.dfg.insts[l] = InstructionData::Jump {
                 opcode: Opcode::Jump,
-                dests: [BlockCall::new(u, &incoming)],
+                dests: [BlockCall::new(if full { c.header } else { u }, &incoming)],
             };
         }
         prev_latch = Some(l);
     }
-    // The unrolled header's test: another k iterations, or the original loop.
     let mut cur = FuncCursor::new(func).at_end(u);
+    if full {
+        cur.ins().jump(first_entry.expect("k >= 1 copies"), &[]);
+        return;
+    }
+    // The unrolled header's test: another k iterations, or the original loop.
     let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
     let go = cur.ins().icmp(lt, uparams[c.iv], lim);
     cur.ins().brif(
@@ -490,6 +536,39 @@ block3:
                 sum(&unrolled, start, n),
                 "{start} {n}"
             );
+        }
+    }
+
+    #[test]
+    fn constant_trip_counts_unroll_fully() {
+        for (cmp, step, start, n) in [
+            ("sge", 1u32, 0u32, 10u32),
+            ("sge", 3, 1, 14),
+            ("uge", 2, 0, 1),
+            ("sge", 1, 5, 5),
+        ] {
+            let text = kernel(cmp, step)
+                .replace("v0 = load.b32 cb0[0]", &format!("v0 = iconst.b32 {n:#x}"))
+                .replace(
+                    "v1 = load.b32 cb0[4]",
+                    &format!("v1 = iconst.b32 {start:#x}"),
+                );
+            let mut f = parse_function_text(&text).unwrap();
+            let before = f.layout.blocks().count();
+            let done = super::unroll(&mut f);
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            assert_eq!(
+                sum(&text, 0, 0),
+                sum(&unrolled, 0, 0),
+                "{cmp} {step} {start} {n}\n{unrolled}"
+            );
+            if start < n {
+                assert_eq!(done, 1);
+                // One block per iteration, no unrolled test.
+                let trips = (n - start).div_ceil(step) as usize;
+                assert_eq!(f.layout.blocks().count(), before + 1 + trips, "{unrolled}");
+            }
         }
     }
 
