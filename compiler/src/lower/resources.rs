@@ -56,16 +56,7 @@ enum Width {
 /// Register kinds that may index `g[]`, `cb#[]`, `icb[]` and `x#[]` besides temps and
 /// literals: the compute system values (and the pixel position, which reads the same way).
 fn is_index_source(kind: RegKind) -> bool {
-    matches!(
-        kind,
-        RegKind::ThreadIdInGroup
-            | RegKind::ThreadIdInGroupFlat
-            | RegKind::AbsThreadId
-            | RegKind::AbsThreadIdFlat
-            | RegKind::ThreadGroupId
-            | RegKind::ThreadGroupIdFlat
-            | RegKind::WinCoord
-    )
+    kind.is_thread_id() || kind == RegKind::WinCoord
 }
 
 fn mem(space: MemSpace, offset: i32, size: MemSize) -> MemArg {
