@@ -56,10 +56,11 @@ pub enum OptLevel {
     O0,
     /// Cheap clean-ups (folding, DCE, CFG simplification).
     O1,
-    /// The default: adds GVN, LICM and the address and strength optimizations.
+    /// The default: adds GVN, LICM, loop unrolling, reassociation and the address and
+    /// strength optimizations.
     #[default]
     O2,
-    /// Everything, including the more expensive scheduling heuristics.
+    /// Today the same pipeline as `-O2` (accepted for ptxas-style command lines).
     O3,
 }
 
