@@ -37,6 +37,9 @@ use crate::target::{LatencyKind, Resource, TargetIsa};
 pub struct ScheduleOptions {
     /// Registers per file the scheduler may keep live (default: the target's file sizes).
     pub reg_budget: PerRegFile<Option<u32>>,
+    /// The same inside loops, where hiding latency pays on every iteration (default:
+    /// `reg_budget`).
+    pub loop_reg_budget: PerRegFile<Option<u32>>,
 }
 
 /// What scheduling did, for reports and tests.
@@ -177,6 +180,14 @@ pub fn run(func: &mut Function, target: &dyn TargetIsa, opts: &ScheduleOptions) 
         let n = target.num_regs(f);
         opts.reg_budget[f].map_or(n, |b| b.min(n))
     }));
+    let loop_budget = PerRegFile(RegFile::ALL.map(|f| {
+        let n = target.num_regs(f);
+        opts.loop_reg_budget[f]
+            .or(opts.reg_budget[f])
+            .map_or(n, |b| b.min(n))
+    }));
+    let dt = crate::ir::DominatorTree::with_function(func, &cfg);
+    let loops = crate::ir::LoopInfo::with_function(func, &cfg, &dt);
     let mut stats = ScheduleStats::default();
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for b in blocks {
@@ -191,6 +202,11 @@ pub fn run(func: &mut Function, target: &dyn TargetIsa, opts: &ScheduleOptions) 
             stats.cycles_after += before;
             continue;
         }
+        let budget = if loops.loop_depth(b) > 0 {
+            loop_budget
+        } else {
+            budget
+        };
         let order = schedule_block(func, target, &lv, b, &insts, term, budget, &mut stats);
         let after = estimate_cycles(func, target, &order);
         stats.cycles_after += after;

@@ -170,7 +170,10 @@ pub enum Spa5Error {
 /// occupancy. Measured on executed code (modeled cycles, geomean over ten loop-heavy pairs of
 /// bench/kernels vs ptxas): 16 -> 3.71x cycles, 0.50x registers; 32 -> 3.50x, 0.55x (Rodinia
 /// kmeans 3.3x -> 1.3x: its loads no longer wait one by one under the pressure fallback).
-pub const SCHEDULE_GPR_BUDGET: u32 = 32;
+pub const SCHEDULE_GPR_BUDGET: u32 = 16;
+/// [`SCHEDULE_GPR_BUDGET`] inside loops, where latency hidden pays on every iteration: 32
+/// (straight-line code at 32 cost rodinia_srad 11 registers over ptxas for one pass of loads).
+pub const SCHEDULE_LOOP_GPR_BUDGET: u32 = 32;
 
 impl Spa5Output {
     /// The nvdisasm-syntax listing.
@@ -226,6 +229,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
+        so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         ilc_passes::budget::set_stage("schedule");
         ilc_passes::schedule::run(&mut f, &tgt, &so);
         dump(opts, "schedule", &f, &tgt, &mut dumps);
