@@ -1,6 +1,7 @@
 //! Unrolling of counted loops with a run-time trip count.
 //!
-//! A candidate is an innermost loop whose header holds only its exit test, `brif (icmp cc iv,
+//! A candidate is a loop (a loop nested in its body is copied with it) whose header holds only
+//! its exit test, `brif (icmp cc iv,
 //! n)`, where `iv` is a header parameter that the single latch advances by a constant step
 //! `s > 0` (`jump header(.., iv + s, ..)`), `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
@@ -29,7 +30,7 @@ use crate::FastHashMap as HashMap;
 
 use crate::ir::{
     Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC,
-    Opcode, Type, Value,
+    LoopInfo, Opcode, Type, Value,
 };
 
 /// Largest loop body (instructions outside the header) unrolled 4 times.
@@ -71,10 +72,11 @@ pub fn run(func: &mut Function) {
 pub fn unroll(func: &mut Function) -> usize {
     let cfg = ControlFlowGraph::with_function(func);
     let dt = DominatorTree::with_function(func, &cfg);
+    let loops = LoopInfo::with_function(func, &cfg, &dt);
     let mut found = Vec::new();
-    for &h in dt.rpo() {
+    for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
-        if let Some(c) = candidate(func, &cfg, &dt, h) {
+        if let Some(c) = candidate(func, &cfg, &dt, &loops, h) {
             found.push(c);
         }
     }
@@ -106,6 +108,7 @@ fn candidate(
     func: &Function,
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,
+    loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
     let latches: Vec<Block> = cfg
@@ -126,17 +129,7 @@ fn candidate(
     let [pre] = outside[..] else {
         return None;
     };
-    // The natural loop.
-    let mut in_loop: HashMap<Block, bool> = HashMap::default();
-    in_loop.insert(h, true);
-    let mut work = vec![latch];
-    while let Some(b) = work.pop() {
-        if in_loop.contains_key(&b) {
-            continue;
-        }
-        in_loop.insert(b, true);
-        work.extend(cfg.preds(b).iter().copied());
-    }
+    let in_loop: HashMap<Block, bool> = loops.loop_blocks(h).iter().map(|&b| (b, true)).collect();
     let body: Vec<Block> = dt
         .rpo()
         .iter()
@@ -302,18 +295,6 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         .layout
         .last_inst(c.pre)
         .expect("candidate preheader ends in a jump");
-    // lim = n - (k-1)s, or the minimum when that wraps (then no unrolled iteration runs).
-    let lim = {
-        let mut cur = FuncCursor::new(func).at_inst(pt);
-        let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
-        let nd = cur.ins().isub(c.bound, d);
-        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-        let ok = cur.ins().icmp(lt, nd, c.bound);
-        let min = cur
-            .ins()
-            .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
-        cur.ins().select(ok, nd, min)
-    };
     // The unrolled header.
     let u = func.dfg.make_block();
     func.layout.insert_block(u, c.header);
@@ -398,11 +379,24 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         }
         prev_latch = Some(l);
     }
-    let mut cur = FuncCursor::new(func).at_end(u);
     if full {
+        let mut cur = FuncCursor::new(func).at_end(u);
         cur.ins().jump(first_entry.expect("k >= 1 copies"), &[]);
         return;
     }
+    // lim = n - (k-1)s, or the minimum when that wraps (then no unrolled iteration runs).
+    let lim = {
+        let mut cur = FuncCursor::new(func).at_inst(pt);
+        let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
+        let nd = cur.ins().isub(c.bound, d);
+        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
+        let ok = cur.ins().icmp(lt, nd, c.bound);
+        let min = cur
+            .ins()
+            .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
+        cur.ins().select(ok, nd, min)
+    };
+    let mut cur = FuncCursor::new(func).at_end(u);
     // The unrolled header's test: another k iterations, or the original loop.
     let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
     let go = cur.ins().icmp(lt, uparams[c.iv], lim);

@@ -285,6 +285,8 @@ pub struct LoopInfo {
     depth: SecondaryMap<Block, u32>,
     parent: SecondaryMap<Block, Option<Block>>,
     is_header: SecondaryMap<Block, bool>,
+    /// Blocks of the loop headed by each header (the header first).
+    blocks: SecondaryMap<Block, Vec<Block>>,
 }
 
 impl LoopInfo {
@@ -327,6 +329,9 @@ impl LoopInfo {
             info.headers.push(*h);
             info.is_header[*h] = true;
         }
+        for (h, body) in bodies {
+            info.blocks[h] = body;
+        }
         info
     }
 
@@ -343,6 +348,12 @@ impl LoopInfo {
     /// The header of the loop enclosing the loop headed by `header`.
     pub fn parent_loop(&self, header: Block) -> Option<Block> {
         self.parent[header]
+    }
+
+    /// The blocks of the natural loop headed by `header` (the header first; empty if it is
+    /// not a header), nested loops included.
+    pub fn loop_blocks(&self, header: Block) -> &[Block] {
+        &self.blocks[header]
     }
 
     /// True if `b` is a loop header.
