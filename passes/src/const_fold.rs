@@ -149,7 +149,7 @@ fn rewrite(func: &Function, data: &InstructionData) -> Option<InstructionData> {
             Some(InstructionData::Brif {
                 opcode: *opcode,
                 arg: [p],
-                dests: [dests[1].clone(), dests[0].clone()],
+                dests: Box::new([dests[1].clone(), dests[0].clone()]),
             })
         }
         _ => None,

@@ -90,7 +90,7 @@ fn round(func: &mut Function) -> usize {
         let InstructionData::Brif { arg, dests, .. } = func.dfg.insts[term].clone() else {
             continue;
         };
-        let [then_call, else_call] = dests;
+        let [then_call, else_call] = *dests;
         if then_call.block == else_call.block {
             continue;
         }

@@ -35,7 +35,7 @@
 
 use smallvec::SmallVec;
 
-use crate::ir::{Function, Inst, InstructionData, MemSize, Opcode, RegFile, Type, Value};
+use crate::ir::{Function, Inst, InstructionData, MemSize, Opcode, RegFile, Type, TypeList, Value};
 
 /// A physical register: a register file and an index in it (`R7` is `{Gpr, 7}`, `P2` is
 /// `{Pred, 2}`). A multi-register value is named by its first register.
@@ -503,7 +503,7 @@ impl TargetIsa for ToyTarget {
             imm: u64::from(offset),
             side_effects: true,
             args: [src].into_iter().collect(),
-            results: SmallVec::new(),
+            results: TypeList::new(),
         }
     }
 

@@ -315,7 +315,7 @@ impl InstBuilder<'_, '_> {
         self.build(InstructionData::Brif {
             opcode: Opcode::Brif,
             arg: [c],
-            dests: [BlockCall::new(then, targs), BlockCall::new(els, eargs)],
+            dests: Box::new([BlockCall::new(then, targs), BlockCall::new(els, eargs)]),
         })
     }
     /// `br_table x, default, [table...]`.

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 use super::entities::{Block, Value};
 use super::immediates::{AtomicOp, BarrierFlags, FloatCC, IntCC, MemArg, SpecialReg, TexArg};
 use super::opcodes::{InstructionFormat, Opcode};
-use super::types::Type;
+use super::types::{Type, TypeList};
 
 /// Operand list of variable-arity instructions.
 pub type ValueList = SmallVec<[Value; 4]>;
@@ -101,7 +101,7 @@ pub enum InstructionData {
     Brif {
         opcode: Opcode,
         arg: [Value; 1],
-        dests: [BlockCall; 2],
+        dests: Box<[BlockCall; 2]>,
     },
     /// Branch table: `dests[0]` is the default, `dests[1..]` the table.
     BrTable {
@@ -116,7 +116,7 @@ pub enum InstructionData {
         imm: u64,
         side_effects: bool,
         args: ValueList,
-        results: SmallVec<[Type; 2]>,
+        results: TypeList,
     },
 }
 
@@ -213,7 +213,7 @@ impl InstructionData {
     pub fn branch_destinations(&self) -> &[BlockCall] {
         match self {
             InstructionData::Jump { dests, .. } => dests,
-            InstructionData::Brif { dests, .. } => dests,
+            InstructionData::Brif { dests, .. } => &dests[..],
             InstructionData::BrTable { dests, .. } => dests,
             _ => &[],
         }
@@ -223,7 +223,7 @@ impl InstructionData {
     pub fn branch_destinations_mut(&mut self) -> &mut [BlockCall] {
         match self {
             InstructionData::Jump { dests, .. } => dests,
-            InstructionData::Brif { dests, .. } => dests,
+            InstructionData::Brif { dests, .. } => &mut dests[..],
             InstructionData::BrTable { dests, .. } => dests,
             _ => &mut [],
         }
@@ -340,12 +340,19 @@ mod tests {
         let mut d = InstructionData::Brif {
             opcode: Opcode::Brif,
             arg: [v(0)],
-            dests: [
+            dests: Box::new([
                 BlockCall::new(Block::new(1), &[v(1)]),
                 BlockCall::new(Block::new(2), &[]),
-            ],
+            ]),
         };
         d.map_values(|x| Value::new(x.index() + 10));
         assert_eq!(d.all_values().collect::<Vec<_>>(), vec![v(10), v(11)]);
+    }
+
+    #[test]
+    fn instructions_stay_small() {
+        // Every IR instruction pays for the largest variant: keep rare wide payloads (a
+        // conditional branch's two calls, target result types) out of line or packed.
+        assert!(core::mem::size_of::<InstructionData>() <= 48);
     }
 }

@@ -33,5 +33,5 @@ pub use layout::Layout;
 pub use opcodes::{InstructionFormat, Opcode, TypeSpec};
 pub use reader::{parse_function_text, parse_functions, ParseError, SourceMap};
 pub use renumber::renumber;
-pub use types::{PerRegFile, RegFile, Type};
+pub use types::{PerRegFile, RegFile, Type, TypeList};
 pub use write::write_function;

@@ -21,7 +21,7 @@ use super::immediates::{
 };
 use super::instructions::{BlockCall, InstructionData, ValueList};
 use super::opcodes::{InstructionFormat, Opcode};
-use super::types::Type;
+use super::types::{Type, TypeList};
 
 /// A position in the source text (1-based).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -866,7 +866,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             InstructionData::Brif {
                 opcode,
                 arg: [c],
-                dests: [t, e],
+                dests: Box::new([t, e]),
             }
         }
         InstructionFormat::BrTable => {
@@ -967,7 +967,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 args.push(parse_value(p, fb)?);
                 parse_more_values(p, fb, &mut args)?;
             }
-            let mut tys = SmallVec::new();
+            let mut tys = TypeList::new();
             if same_line(p) && p.peek() == Some(&Tok::Arrow) {
                 p.pos += 1;
                 loop {
@@ -975,7 +975,9 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                     let Some(ty) = Type::from_name(&t) else {
                         return err!(tloc, "unknown type '{t}'");
                     };
-                    tys.push(ty);
+                    if tys.try_push(ty).is_err() {
+                        return err!(tloc, "more than {} result types", TypeList::CAPACITY);
+                    }
                     if !p.eat_punct(',') {
                         break;
                     }
