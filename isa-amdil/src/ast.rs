@@ -30,6 +30,8 @@
     )
 )]
 
+use smallvec::SmallVec;
+
 use crate::opcodes::Opcode;
 
 /// A source location: byte range plus 1-based line and column of its start.
@@ -163,10 +165,12 @@ pub struct Instruction {
     pub opcode: Opcode,
     /// Control specifiers in source order (`_id(1)`, `_relop(ge)`, `_ieee`, ...).
     pub controls: Vec<Control>,
-    /// Destination operands (0 or 1 for almost every opcode).
-    pub dsts: Vec<DstOperand>,
-    /// Source operands.
-    pub srcs: Vec<SrcOperand>,
+    /// Destination operands (0 or 1 for almost every opcode), inline.
+    pub dsts: SmallVec<[DstOperand; 1]>,
+    /// Source operands; up to two inline. A million statements live until lowering ends:
+    /// inline operands save an allocation and its header per statement (a two-source ALU
+    /// statement costs 280 bytes instead of 336).
+    pub srcs: SmallVec<[SrcOperand; 2]>,
     /// Opcode-specific extra data (labels, literal values, declaration sizes).
     pub payload: Payload,
     /// Where the instruction is.
@@ -179,8 +183,8 @@ impl Instruction {
         Instruction {
             opcode,
             controls: Vec::new(),
-            dsts: Vec::new(),
-            srcs: Vec::new(),
+            dsts: SmallVec::new(),
+            srcs: SmallVec::new(),
             payload: Payload::None,
             span: Span::NONE,
         }
