@@ -233,7 +233,7 @@ impl Compiler {
         pipeline::check_dump_names(&self.options)?;
         let mut log = PassLog::default();
         ilc_passes::budget::set_stage("frontend");
-        let front = self.front(source)?;
+        let mut front = self.front(source)?;
         pipeline::check_deadline(&self.options, started, "lower")?;
         log.times.push(("frontend", started.elapsed()));
         let start = Instant::now();
@@ -254,11 +254,10 @@ impl Compiler {
         let mut function = lower::lower_with(&front.program, name, &self.options.textures)
             .map_err(lower_diagnostics)?;
         function.launch_1d = self.options.launch_1d;
-        // The AST is not needed after lowering: free it before the passes allocate.
-        let front = frontend::Frontend {
-            program: Default::default(),
-            ..front
-        };
+        // The AST is not needed after lowering: free it before the passes allocate. (A
+        // struct update `Frontend { program: Default::default(), ..front }` would not: the
+        // program left behind in the partly moved `front` lives to the end of the scope.)
+        drop(std::mem::take(&mut front.program));
         log.times.push(("lower", start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
