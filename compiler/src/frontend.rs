@@ -21,6 +21,24 @@ pub struct Frontend {
 
 /// Runs the frontend on `source`.
 pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
+    let mut front = run_without_text(source, limits)?;
+    front.text = source_text(source);
+    Ok(front)
+}
+
+/// The text [`Frontend::text`] holds for `source`: the source when it is IL text, empty
+/// for a binary token stream.
+pub fn source_text(source: &[u8]) -> String {
+    if is_binary(source) {
+        return String::new();
+    }
+    std::str::from_utf8(source).map_or_else(|_| String::new(), str::to_owned)
+}
+
+/// [`run`] with [`Frontend::text`] left empty: the compile fills it in with
+/// [`source_text`] after lowering, when the AST is gone (a copy of a 24 MB source beside a
+/// million-statement AST was part of the peak).
+pub fn run_without_text(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
     if source.len() > limits.max_source_bytes {
         return Err(Diagnostics::single(
             "L0001",
@@ -72,7 +90,7 @@ pub fn run(source: &[u8], limits: &Limits) -> Result<Frontend, Diagnostics> {
             check_size(&program, limits)?;
             Ok(Frontend {
                 program,
-                text: text.to_owned(),
+                text: String::new(),
                 warnings: diags,
             })
         }

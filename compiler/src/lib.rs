@@ -233,7 +233,7 @@ impl Compiler {
         pipeline::check_dump_names(&self.options)?;
         let mut log = PassLog::default();
         ilc_passes::budget::set_stage("frontend");
-        let mut front = self.front(source)?;
+        let mut front = frontend::run_without_text(source, &self.options.limits)?;
         pipeline::check_deadline(&self.options, started, "lower")?;
         log.times.push(("frontend", started.elapsed()));
         let start = Instant::now();
@@ -258,6 +258,7 @@ impl Compiler {
         // struct update `Frontend { program: Default::default(), ..front }` would not: the
         // program left behind in the partly moved `front` lives to the end of the scope.)
         drop(std::mem::take(&mut front.program));
+        front.text = frontend::source_text(source);
         log.times.push(("lower", start.elapsed()));
         pipeline::verify(&function, "lower")?;
         log.record(&self.options, "lower", &function);
