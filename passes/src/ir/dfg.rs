@@ -6,6 +6,7 @@
 //! with the result/parameter lists by the methods here; result types of generic opcodes are
 //! derived from the opcode table ([`DataFlowGraph::compute_result_types`]).
 
+use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
@@ -79,12 +80,94 @@ pub struct BlockData {
     pub params: SmallVec<[Value; 4]>,
 }
 
+/// The result list of one instruction in 12 bytes: up to two values inline; a longer list
+/// lives in [`ResultLists::long`] and `vals[0]` holds its index. (A `SmallVec` per
+/// instruction cost 24 bytes; almost every instruction has at most one result.)
+#[derive(Clone, Copy, Debug)]
+struct ResultList {
+    /// Number of results; [`LONG`] set when they are in `ResultLists::long`.
+    len: u32,
+    vals: [Value; 2],
+}
+
+/// Marks a [`ResultList`] whose values are out of line.
+const LONG: u32 = 1 << 31;
+
+impl Default for ResultList {
+    fn default() -> Self {
+        ResultList {
+            len: 0,
+            vals: [Value::reserved_value(); 2],
+        }
+    }
+}
+
+/// The result lists of all instructions.
+#[derive(Clone, Debug, Default)]
+struct ResultLists {
+    lists: SecondaryMap<Inst, ResultList>,
+    /// Lists of more than two results (loads of three or four words, texture fetches).
+    long: Vec<SmallVec<[Value; 4]>>,
+}
+
+impl ResultLists {
+    fn get(&self, inst: Inst) -> &[Value] {
+        let l = &self.lists[inst];
+        if l.len & LONG != 0 {
+            &self.long[l.vals[0].index()]
+        } else {
+            &l.vals[..l.len as usize]
+        }
+    }
+
+    fn len(&self, inst: Inst) -> usize {
+        self.get(inst).len()
+    }
+
+    fn push(&mut self, inst: Inst, v: Value) {
+        let l = &mut self.lists[inst];
+        if l.len & LONG != 0 {
+            self.long[l.vals[0].index()].push(v);
+        } else if (l.len as usize) < l.vals.len() {
+            l.vals[l.len as usize] = v;
+            l.len += 1;
+        } else {
+            let mut long: SmallVec<[Value; 4]> = l.vals[..].into();
+            long.push(v);
+            l.vals[0] = Value::new(self.long.len());
+            l.len = LONG;
+            self.long.push(long);
+        }
+    }
+
+    /// Empties the list of `inst`, returning its values.
+    fn take(&mut self, inst: Inst) -> SmallVec<[Value; 4]> {
+        let out = self.get(inst).into();
+        let l = &mut self.lists[inst];
+        if l.len & LONG != 0 {
+            self.long[l.vals[0].index()].clear();
+        } else {
+            l.len = 0;
+        }
+        out
+    }
+
+    fn remove(&mut self, inst: Inst, idx: usize) -> Value {
+        let mut vals = self.take(inst);
+        let v = vals.remove(idx);
+        for r in vals {
+            self.push(inst, r);
+        }
+        v
+    }
+}
+
 /// The data-flow graph of a function.
 #[derive(Clone, Debug, Default)]
 pub struct DataFlowGraph {
     /// Instruction payloads, indexed by [`Inst`].
     pub insts: PrimaryMap<Inst, InstructionData>,
-    results: SecondaryMap<Inst, SmallVec<[Value; 2]>>,
+    results: ResultLists,
     blocks: PrimaryMap<Block, BlockData>,
     values: PrimaryMap<Value, ValueData>,
 }
@@ -126,33 +209,33 @@ impl DataFlowGraph {
         crate::budget::check_size(self.insts.len() + 1);
         crate::budget::tick();
         let inst = self.insts.push(data);
-        self.results[inst].clear();
+        self.results.take(inst);
         inst
     }
 
     /// Creates the result values of `inst` from its opcode signature.
     pub fn make_inst_results(&mut self, inst: Inst) -> &[Value] {
         let tys = self.compute_result_types(&self.insts[inst]);
-        self.results[inst].clear();
+        self.results.take(inst);
         for ty in tys {
             self.append_result(inst, ty);
         }
-        &self.results[inst]
+        self.results.get(inst)
     }
 
     /// Appends a result of type `ty` to `inst`.
     pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
-        let n = self.results[inst].len();
+        let n = self.results.len(inst);
         let v = self
             .values
             .push(ValueData::new(ty, ValueDef::Result(inst, n)));
-        self.results[inst].push(v);
+        self.results.push(inst, v);
         v
     }
 
     /// Removes all results of `inst` (their values become [`ValueDef::Detached`]).
     pub fn clear_results(&mut self, inst: Inst) {
-        for v in core::mem::take(&mut self.results[inst]) {
+        for v in self.results.take(inst) {
             self.values[v].set_def(ValueDef::Detached);
         }
     }
@@ -164,9 +247,9 @@ impl DataFlowGraph {
 
     /// Makes the detached value `v` the next result of `inst`, with type `ty`.
     pub fn attach_result(&mut self, inst: Inst, v: Value, ty: Type) {
-        let n = self.results[inst].len();
+        let n = self.results.len(inst);
         self.values[v] = ValueData::new(ty, ValueDef::Result(inst, n));
-        self.results[inst].push(v);
+        self.results.push(inst, v);
     }
 
     /// Makes the detached value `v` the next parameter of `block`, with type `ty`.
@@ -184,9 +267,9 @@ impl DataFlowGraph {
     /// Detaches result `idx` of `inst` (used by DCE to drop unused results of loads).
     /// Later results shift down.
     pub fn remove_result(&mut self, inst: Inst, idx: usize) {
-        let v = self.results[inst].remove(idx);
+        let v = self.results.remove(inst, idx);
         self.values[v].set_def(ValueDef::Detached);
-        for (n, v) in self.results[inst].clone().into_iter().enumerate() {
+        for (n, &v) in self.results.get(inst).to_vec().iter().enumerate() {
             self.values[v].set_def(ValueDef::Result(inst, n));
         }
     }
@@ -237,9 +320,9 @@ impl DataFlowGraph {
     pub fn replace_inst(&mut self, inst: Inst, data: InstructionData) -> &[Value] {
         self.insts[inst] = data;
         let tys = self.compute_result_types(&self.insts[inst]);
-        if tys.len() == self.results[inst].len() {
+        if tys.len() == self.results.len(inst) {
             for (k, ty) in tys.into_iter().enumerate() {
-                let v = self.results[inst][k];
+                let v = self.results.get(inst)[k];
                 self.values[v].ty = ty;
             }
         } else {
@@ -248,17 +331,17 @@ impl DataFlowGraph {
                 self.append_result(inst, ty);
             }
         }
-        &self.results[inst]
+        self.results.get(inst)
     }
 
     /// Results of `inst`.
     pub fn inst_results(&self, inst: Inst) -> &[Value] {
-        &self.results[inst]
+        self.results.get(inst)
     }
 
     /// The first result of `inst`, if any.
     pub fn first_result(&self, inst: Inst) -> Option<Value> {
-        self.results[inst].first().copied()
+        self.results.get(inst).first().copied()
     }
 
     /// The opcode of `inst`.
@@ -391,6 +474,34 @@ mod tests {
             .len();
         assert_eq!(fresh, 0);
         assert_eq!(dfg.value_def(r), ValueDef::Detached);
+    }
+
+    #[test]
+    fn long_result_lists() {
+        let mut dfg = DataFlowGraph::new();
+        let i = dfg.make_inst(D::Nullary {
+            opcode: Opcode::Return,
+        });
+        let j = dfg.make_inst(D::Nullary {
+            opcode: Opcode::Return,
+        });
+        let rs: Vec<Value> = (0..5).map(|_| dfg.append_result(i, Type::B32)).collect();
+        let other = dfg.append_result(j, Type::B64);
+        assert_eq!(dfg.inst_results(i), &rs[..]);
+        assert_eq!(dfg.inst_results(j), &[other]);
+        dfg.remove_result(i, 1);
+        assert_eq!(dfg.inst_results(i), &[rs[0], rs[2], rs[3], rs[4]]);
+        assert_eq!(dfg.value_def(rs[3]), ValueDef::Result(i, 2));
+        assert_eq!(dfg.value_def(rs[1]), ValueDef::Detached);
+        dfg.remove_result(j, 0);
+        assert!(dfg.inst_results(j).is_empty());
+        dfg.clear_results(i);
+        assert!(dfg.inst_results(i).is_empty());
+        assert_eq!(dfg.value_def(rs[0]), ValueDef::Detached);
+        let again = dfg.append_result(i, Type::Pred);
+        assert_eq!(dfg.inst_results(i), &[again]);
+        assert_eq!(dfg.first_result(i), Some(again));
+        assert_eq!(core::mem::size_of::<ResultList>(), 12);
     }
 
     #[test]
