@@ -123,9 +123,8 @@ pub struct Options {
     /// Name of the kernel in the cubin (`None`: `main`).
     pub kernel_name: Option<String>,
     /// Skip the IL out-of-range checks on UAV accesses: the driver guarantees every access
-    /// is in bounds (as CUDA code assumes), and that every accessed byte offset is below
-    /// 2 GiB - 8 MiB (2040 MiB): the code may then form `ptr + sext(x) + c` for an IL address
-    /// `x + c`, which equals the IL's 32-bit wrapped address only below that offset.
+    /// is in bounds (as CUDA code assumes). Buffers are at most
+    /// [`MAX_BUFFER_BYTES`](crate::spa5::abi::MAX_BUFFER_BYTES) in either mode.
     pub assume_in_bounds: bool,
     /// The launch grid is 1-D (group ids `.y`/`.z` are 0): flattened ids fold to a
     /// multiply-add. Recorded in the launch layout (`.ilc.abi`: `launch 1d`); a launch that

@@ -60,7 +60,7 @@ struct Cli {
     /// Kernel name in the cubin (default: the input file's stem).
     #[arg(long)]
     name: Option<String>,
-    /// Assume every UAV access is in bounds and below 2040 MiB (skip IL's out-of-range checks).
+    /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
     #[arg(long = "assume-in-bounds")]
     assume_in_bounds: bool,
     /// Assume a 1-D launch grid (group ids .y/.z are 0): flattened ids (vAbsTidFlat) fold

@@ -267,25 +267,27 @@ impl Isel<'_> {
         (k != 0).then_some((args[0], k as u8))
     }
 
-    /// With accesses promised in bounds, the 32-bit byte address `a` (plus the access's
-    /// offset `off`) as `(x, off', shift, sign)`: the 64-bit address is `ptr + (ext(x) <<
-    /// shift) + off'`, with `ext` the sign extension by the word `sign` when it is given and the
-    /// zero extension otherwise. This lets neighbouring elements share one address (`x + c`
-    /// puts `c` into the instruction's immediate offset) and `index << k` use the LEA's scale.
+    /// The 32-bit byte address `a` (plus the access's offset `off`) as `(x, off', shift,
+    /// sign)`: the 64-bit address is `ptr + (ext(x) << shift) + off'`, with `ext` the sign
+    /// extension by the word `sign` when it is given and the zero extension otherwise. This
+    /// lets neighbouring elements share one address (`x + c` puts `c` into the instruction's
+    /// immediate offset) and `index << k` use the LEA's scale.
     ///
-    /// The IR's address is `a` computed modulo 2^32, so each fold must not change the address
-    /// of an in-bounds access:
+    /// The IR's address is `a` computed modulo 2^32, so no fold may change the address of an
+    /// access that happens (one in bounds: checked, or promised by `assume_in_bounds`). Every
+    /// buffer is at most [`MAX_BUFFER_BYTES`] = 2^31 - 2^23 bytes (the launch ABI), so such an
+    /// address is below that:
     /// - `x + c` with the zero extension is exact when `x + c` cannot wrap ([`max_u32`] of `x`
-    ///   plus `c` fits in 32 bits, or `c < 0`: a wrapped `x + c` is at least 2^32 - 2^23 and
-    ///   in no buffer the contract allows); otherwise the sign extension of `x` is exact for
-    ///   every address below 2^31 - 2^23 (`sx(x) + c` is then congruent to the address and in
-    ///   range), which the in-bounds contract requires of buffers
-    ///   ([`Options::assume_in_bounds`](crate::Options::assume_in_bounds)).
+    ///   plus `c` fits in 32 bits, or `c < 0`: a wrapped `x + c` is at least 2^32 - 2^23, in
+    ///   no buffer); otherwise the sign extension of `x` is exact (`sx(x) + c` is congruent to
+    ///   the address modulo 2^32 and lies in (-2^31 - 2^23, 2^31 + 2^23), so it equals any
+    ///   address below 2^31 - 2^23).
     /// - `i << k` uses the scale only when `i < 2^(32-k)` is proven and the result is
     ///   zero-extended, so the shift cannot lose bits.
     ///
     /// [`max_u32`]: ilc_passes::value_bound::max_u32
-    fn fold_in_bounds_address(
+    /// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
+    fn fold_address(
         &mut self,
         a: Value,
         off: i64,
@@ -299,7 +301,7 @@ impl Isel<'_> {
         };
         // The zero extension is exact unless `x + c` may wrap.
         let zext_ok = c <= 0 || max_u32(self.func, x) + c as u64 <= U32;
-        // At `c = 0` both extensions are exact (the sign extension under the contract): share
+        // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
         // the address that neighbours at `x + c` form.
         let share = c == 0 && {
             let block = self.at.and_then(|i| self.func.layout.inst_block(i));
@@ -393,11 +395,8 @@ impl Isel<'_> {
                     let k = self.const32(off as u32)?;
                     (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
                 };
-                let (a, off, shift, sign) = if self.opts.assume_in_bounds {
-                    self.fold_in_bounds_address(a, off)?
-                } else {
-                    (a, off, 0, None)
-                };
+                // The bounds predicate above is on the IR's address; the place may fold.
+                let (a, off, shift, sign) = self.fold_address(a, off)?;
                 let block = self
                     .at
                     .and_then(|i| self.func.layout.inst_block(i))
@@ -1011,7 +1010,7 @@ impl Isel<'_> {
 /// address slots read.
 /// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
 /// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
-/// `fold_in_bounds_address`). `const_added` splits an address into `x` and `c`.
+/// `fold_address`). `const_added` splits an address into `x` and `c`.
 fn signed_bases(
     func: &ilc_passes::ir::Function,
     const_added: impl Fn(Value) -> Option<(Value, i64)>,

@@ -90,8 +90,7 @@ pub struct Isel<'a> {
     pub(crate) lea_memo: HashMap<LeaKey, (Value, Value)>,
     /// Sign words (`x >> 31`) of 32-bit offsets, per block.
     pub(crate) sign_memo: HashMap<(Block, Value), Value>,
-    /// With accesses promised in bounds: the (block, value) pairs some access in the block
-    /// addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
+    /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
     /// `x` itself shares that 64-bit address.
     pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
