@@ -133,6 +133,28 @@ impl Isel<'_> {
         align: u32,
         limit: Operand,
     ) -> Result<Option<Value>, IselError> {
+        // A constant limit and a known alignment `A` of `addr`: `addr + last < l` is `addr <
+        // roundup(l - last, A)`, the same compare for every word of an aligned vector (each
+        // dword of a 16-byte aligned `cb[i]` inside a buffer of whole vec4s).
+        if let (Operand::Imm(l), true) = (limit, off >= 0) {
+            let last = off + i64::from(bytes.max(1)) - 1;
+            let a = i64::from(align.max(1));
+            let bound = ((l - last).max(0) + a - 1) / a * a;
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let key = block.map(|b| (b, addr, 0, bound, -1));
+            if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
+                return Ok(Some(p));
+            }
+            let a = match addr {
+                Some(a) => a,
+                None => self.const32(0)?,
+            };
+            let p = self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), None)?;
+            if let Some(k) = key {
+                self.bounds_memo.insert(k, p);
+            }
+            return Ok(Some(p));
+        }
         // The limit as a key: an immediate size, or a constant-bank offset (tagged).
         let limit_key = match limit {
             Operand::Imm(v) => Some(v),
@@ -399,11 +421,13 @@ impl Isel<'_> {
     ) -> Result<(Place, Option<Value>), IselError> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
-        // `addr` is aligned as the effective address is, up to the offset's own alignment.
+        // `addr` is aligned as the effective address is, up to the offset's own alignment,
+        // and as its definition shows (`i << 4` for `cb[i].y`).
         let a_align = match m.offset {
             0 => m.align,
             o => m.align.min(1 << o.trailing_zeros()),
-        };
+        }
+        .max(addr.map_or(1, |a| ilc_passes::mem_combine::known_align(self.func, a, 6)));
         match m.space {
             MemSpace::Uav(_)
             | MemSpace::Global
