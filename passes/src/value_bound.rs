@@ -1,131 +1,407 @@
-//! Value bounds: an inclusive upper bound on the unsigned value of a `b32` value, proven
-//! from its definition without wrap-around.
+//! Value bounds: an inclusive range `[lo, hi]` of the unsigned value of a `b32` value,
+//! proven from its definition without wrap-around.
 //!
 //! Requires: a verified function. Guarantees: for every execution that respects the
-//! hardware's launch limits (and the declared group size, if any), `v <= max_u32(func, v)`
-//! as an unsigned 32-bit number. The analysis looks through a bounded depth of pure integer
-//! operations; block parameters, loads and anything it does not model are `u32::MAX`. A sum,
-//! product or shift is bounded only when its bound itself does not wrap, so every bound is
-//! sound for the IR's wrapping arithmetic.
+//! hardware's launch limits (and the declared group size, if any), a value lies in the range
+//! [`Ranges::range`] gives for it, read as an unsigned 32-bit number. The analysis looks
+//! through a bounded depth of pure integer operations, and through the induction variables
+//! of counted loops (`for (i = init; i < n; i += step)`: a header holding only constants and
+//! the exit test, one latch adding a constant step); other block parameters, loads and
+//! anything it does not model are `[0, u32::MAX]`. A sum, difference, product or shift is
+//! bounded only when its bounds do not wrap, so every range is sound for the IR's wrapping
+//! arithmetic.
 //!
-//! Users: instruction selection, which may form a 64-bit address as `zext(x) + c` instead of
-//! `zext(x + c)` only when `x + c` cannot wrap.
+//! Users: instruction selection, which forms a 64-bit address as `zext(x) + c` instead of
+//! `zext(x + c)` only when `x + c` cannot wrap, and leaves out the bounds check of an LDS,
+//! private-array or constant-buffer access whose address range lies inside the window.
 
-use crate::ir::{Function, InstructionData, Opcode, SpecialReg, Type, Value};
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
+    Opcode, SpecialReg, Type, Value,
+};
+use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
+use cranelift_entity::SecondaryMap;
 
-/// How deep [`max_u32`] looks through definitions.
-const DEPTH: u32 = 8;
+/// How deep the analysis looks through definitions.
+const DEPTH: u32 = 12;
 
 const MAX: u64 = u32::MAX as u64;
+const FULL: (u64, u64) = (0, MAX);
 
 /// The sm_5x launch limits per dimension: threads per group, and group ids.
 const GROUP_DIM_MAX: [u64; 3] = [1024, 1024, 64];
 const GRID_DIM_MAX: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
 
-/// An inclusive upper bound on `v` as an unsigned 32-bit value (`u32::MAX` when unknown).
+/// An inclusive upper bound on `v` as an unsigned 32-bit value (`u32::MAX` when unknown),
+/// without loop facts.
 pub fn max_u32(func: &Function, v: Value) -> u64 {
-    bound(func, v, DEPTH)
+    Ranges::default().range(func, v, None).1
 }
 
-fn special_max(func: &Function, reg: SpecialReg) -> u64 {
+/// The induction variable of a counted loop: a header parameter starting at `init`, advanced
+/// by `step` on the single latch while `param < bound` (signed or unsigned).
+#[derive(Clone, Debug)]
+struct Iv {
+    init: Value,
+    step: u64,
+    bound: Value,
+    signed: bool,
+    /// Loop blocks other than the header: entered only through the header's test.
+    body: HashSet<Block>,
+}
+
+/// Loop facts for range queries, computed once per function (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct Ranges {
+    ivs: HashMap<Value, Iv>,
+    /// The block of each instruction when the facts were computed (queries may come while a
+    /// later pass rewrites the layout).
+    block_of: SecondaryMap<Inst, Option<Block>>,
+}
+
+impl Ranges {
+    /// Finds the counted loops of `func`.
+    pub fn new(func: &Function) -> Ranges {
+        let mut r = Ranges::default();
+        for b in func.layout.blocks() {
+            for i in func.layout.block_insts(b) {
+                r.block_of[i] = Some(b);
+            }
+        }
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        for &h in dt.rpo() {
+            if loops.is_header(h) {
+                r.counted_loop(func, &cfg, &dt, &loops, h);
+            }
+        }
+        r
+    }
+
+    fn counted_loop(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        dt: &DominatorTree,
+        loops: &LoopInfo,
+        h: Block,
+    ) -> Option<()> {
+        let preds = cfg.preds(h);
+        let latches: Vec<Block> = preds
+            .iter()
+            .copied()
+            .filter(|&p| dt.dominates(h, p))
+            .collect();
+        let outside: Vec<Block> = preds
+            .iter()
+            .copied()
+            .filter(|&p| !dt.dominates(h, p))
+            .collect();
+        let ([latch], [pre]) = (&latches[..], &outside[..]) else {
+            return None;
+        };
+        let body: HashSet<Block> = loops
+            .loop_blocks(h)
+            .iter()
+            .copied()
+            .filter(|&b| b != h)
+            .collect();
+        // The header: constants, then `c = icmp ..; brif c, ..`.
+        let insts: Vec<Inst> = func
+            .layout
+            .block_insts(h)
+            .filter(|&i| func.dfg.opcode(i) != Opcode::Iconst)
+            .collect();
+        let [cmp, br] = insts[..] else {
+            return None;
+        };
+        let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
+            return None;
+        };
+        let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
+            return None;
+        };
+        if arg[0] != func.dfg.first_result(cmp)? {
+            return None;
+        }
+        let (then_in, else_in) = (
+            body.contains(&dests[0].block),
+            body.contains(&dests[1].block),
+        );
+        let continue_if_true = match (then_in, else_in) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => return None,
+        };
+        // Every body block is reached through the header's test only.
+        let entry = dests[if continue_if_true { 0 } else { 1 }].block;
+        if !dests[if continue_if_true { 0 } else { 1 }].args.is_empty()
+            || body.iter().any(|&b| !dt.dominates(entry, b))
+        {
+            return None;
+        }
+        let params = func.dfg.block_params(h);
+        let (p, bound, mut cc) = if params.contains(&args[0]) {
+            (args[0], args[1], cond)
+        } else if params.contains(&args[1]) {
+            (args[1], args[0], cond.swap_args())
+        } else {
+            return None;
+        };
+        if !continue_if_true {
+            cc = cc.inverse();
+        }
+        let signed = match cc {
+            IntCC::Slt => true,
+            IntCC::Ult => false,
+            _ => return None,
+        };
+        // The bound is defined outside the loop (or is a header constant).
+        if let Some(i) = func.dfg.value_inst(bound) {
+            if self.block_of[i].is_some_and(|b| body.contains(&b)) {
+                return None;
+            }
+        } else if params.contains(&bound)
+            || body
+                .iter()
+                .any(|&b| func.dfg.block_params(b).contains(&bound))
+        {
+            return None;
+        }
+        let k = params.iter().position(|&x| x == p)?;
+        let incoming = |from: Block| -> Option<Value> {
+            let t = func.layout.last_inst(from)?;
+            func.dfg.insts[t]
+                .branch_destinations()
+                .iter()
+                .find(|d| d.block == h)
+                .and_then(|d| d.args.get(k).copied())
+        };
+        let (init, next) = (incoming(*pre)?, incoming(*latch)?);
+        let add = func.dfg.value_inst(next)?;
+        if func.dfg.opcode(add) != Opcode::Iadd {
+            return None;
+        }
+        let a = func.dfg.inst_args(add);
+        let step = match (a[0] == p, a[1] == p) {
+            (true, false) => func.dfg.value_const(a[1])?,
+            (false, true) => func.dfg.value_const(a[0])?,
+            _ => return None,
+        } & MAX;
+        if step == 0 || step > 1 << 20 {
+            return None;
+        }
+        self.ivs.insert(
+            p,
+            Iv {
+                init,
+                step,
+                bound,
+                signed,
+                body,
+            },
+        );
+        Some(())
+    }
+
+    /// The range of `v` where it is used in block `at` (None: anywhere).
+    pub fn range(&self, func: &Function, v: Value, at: Option<Block>) -> (u64, u64) {
+        self.rec(func, v, at, DEPTH)
+    }
+
+    fn rec(&self, func: &Function, v: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+        if func.dfg.value_type(v) != Type::B32 {
+            return FULL;
+        }
+        if let Some(c) = func.dfg.value_const(v) {
+            let c = c & MAX;
+            return (c, c);
+        }
+        if depth == 0 {
+            return FULL;
+        }
+        let Some(inst) = func.dfg.value_inst(v) else {
+            return self.param(func, v, at, depth);
+        };
+        // Operands are read where their user is.
+        let here = self.block_of[inst].or(at);
+        let rec = |x: Value| self.rec(func, x, here, depth - 1);
+        let konst = |x: Value| func.dfg.value_const(x).map(|c| c & MAX);
+        match &func.dfg.insts[inst] {
+            InstructionData::Special { reg, .. } => special_range(func, *reg),
+            InstructionData::Unary {
+                opcode: Opcode::Copy,
+                args,
+            } => rec(args[0]),
+            InstructionData::Unary {
+                opcode: Opcode::Popcnt | Opcode::Clz,
+                ..
+            } => (0, 32),
+            InstructionData::Binary { opcode, args } => {
+                let [a, b] = *args;
+                match opcode {
+                    Opcode::Iadd => {
+                        // `x + c` with a negative constant is `x - |c|`.
+                        let neg = |x: Value| {
+                            konst(x)
+                                .filter(|&c| (c as u32 as i32) < 0)
+                                .map(|c| (1 << 32) - c)
+                        };
+                        if let Some(m) = neg(b) {
+                            return sub(rec(a), (m, m));
+                        }
+                        if let Some(m) = neg(a) {
+                            return sub(rec(b), (m, m));
+                        }
+                        add(rec(a), rec(b))
+                    }
+                    Opcode::Isub => sub(rec(a), rec(b)),
+                    Opcode::Imul => mul(rec(a), rec(b)),
+                    Opcode::Ishl => match konst(b) {
+                        Some(k) => mul(rec(a), (1 << (k & 31), 1 << (k & 31))),
+                        None => FULL,
+                    },
+                    Opcode::Ushr => match konst(b) {
+                        Some(k) => {
+                            let (lo, hi) = rec(a);
+                            (lo >> (k & 31), hi >> (k & 31))
+                        }
+                        None => (0, rec(a).1),
+                    },
+                    Opcode::Band => (0, rec(a).1.min(rec(b).1)),
+                    Opcode::Umin => {
+                        let (x, y) = (rec(a), rec(b));
+                        (x.0.min(y.0), x.1.min(y.1))
+                    }
+                    Opcode::Umax => {
+                        let (x, y) = (rec(a), rec(b));
+                        (x.0.max(y.0), x.1.max(y.1))
+                    }
+                    Opcode::Bor | Opcode::Bxor => {
+                        let m = rec(a).1.max(rec(b).1);
+                        // Every bit above the highest bit of either bound is clear.
+                        (
+                            0,
+                            if m == 0 {
+                                0
+                            } else {
+                                MAX >> m.leading_zeros().saturating_sub(32)
+                            },
+                        )
+                    }
+                    // `x / 0` and `x % 0` are all ones.
+                    Opcode::Udiv => match konst(b) {
+                        Some(c) if c != 0 => {
+                            let (lo, hi) = rec(a);
+                            (lo / c, hi / c)
+                        }
+                        _ => FULL,
+                    },
+                    Opcode::Urem => match konst(b) {
+                        Some(c) if c != 0 => {
+                            let (lo, hi) = rec(a);
+                            if hi < c {
+                                (lo, hi)
+                            } else {
+                                (0, c - 1)
+                            }
+                        }
+                        _ => FULL,
+                    },
+                    _ => FULL,
+                }
+            }
+            InstructionData::Ternary { opcode, args } => {
+                let [a, b, c] = *args;
+                match opcode {
+                    Opcode::Imad => add(mul(rec(a), rec(b)), rec(c)),
+                    Opcode::Select => {
+                        let (x, y) = (rec(b), rec(c));
+                        (x.0.min(y.0), x.1.max(y.1))
+                    }
+                    Opcode::Ubfe => match konst(a) {
+                        Some(w) if (1..32).contains(&(w & 31)) => (0, (1 << (w & 31)) - 1),
+                        _ => FULL,
+                    },
+                    _ => FULL,
+                }
+            }
+            _ => FULL,
+        }
+    }
+
+    /// A block parameter: an induction variable's range, in its loop's body (`at`) or
+    /// anywhere.
+    fn param(&self, func: &Function, p: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+        let Some(iv) = self.ivs.get(&p) else {
+            return FULL;
+        };
+        let (init_lo, init_hi) = self.rec(func, iv.init, None, depth - 1);
+        let (_, n) = self.rec(func, iv.bound, None, depth - 1);
+        // The largest value the comparison lets through, as an unsigned number.
+        let limit = if iv.signed {
+            if init_hi > i32::MAX as u64 || n > i32::MAX as u64 {
+                return FULL;
+            }
+            i32::MAX as u64
+        } else {
+            MAX
+        };
+        // One step past the last value the body can see: within the compare's range, no
+        // step wraps (so the parameter only grows from `init`).
+        let top = n.saturating_sub(1) + iv.step;
+        if top > limit {
+            return FULL;
+        }
+        if at.is_some_and(|b| iv.body.contains(&b)) {
+            // Inside the body the test held: `init <= p < n`.
+            return if n == 0 { FULL } else { (init_lo, n - 1) };
+        }
+        // Elsewhere (the header, after the loop): at most `top`, or the start if the body
+        // never ran.
+        (init_lo, top.max(init_hi))
+    }
+}
+
+fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
     let dim = |c: u8| usize::from(c).min(2);
     match reg {
         SpecialReg::Tid(c) => match func.group_size {
-            Some(g) => u64::from(g[dim(c)].max(1)) - 1,
-            None => GROUP_DIM_MAX[dim(c)] - 1,
+            Some(g) => (0, u64::from(g[dim(c)].max(1)) - 1),
+            None => (0, GROUP_DIM_MAX[dim(c)] - 1),
         },
         SpecialReg::GroupSize(c) => match func.group_size {
-            Some(g) => u64::from(g[dim(c)]),
-            None => GROUP_DIM_MAX[dim(c)],
+            Some(g) => (u64::from(g[dim(c)]), u64::from(g[dim(c)])),
+            None => (1, GROUP_DIM_MAX[dim(c)]),
         },
-        SpecialReg::GroupId(c) => GRID_DIM_MAX[dim(c)] - 1,
-        SpecialReg::GridSize(c) => GRID_DIM_MAX[dim(c)],
-        SpecialReg::LaneId => 31,
-        SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => MAX,
+        SpecialReg::GroupId(c) => (0, GRID_DIM_MAX[dim(c)] - 1),
+        SpecialReg::GridSize(c) => (1, GRID_DIM_MAX[dim(c)]),
+        SpecialReg::LaneId => (0, 31),
+        SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => FULL,
     }
 }
 
-/// `x` if it fits in 32 bits, else unknown.
-fn fit(x: Option<u64>) -> u64 {
-    x.filter(|&x| x <= MAX).unwrap_or(MAX)
+fn add(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    if a.1 + b.1 <= MAX {
+        (a.0 + b.0, a.1 + b.1)
+    } else {
+        FULL
+    }
 }
 
-fn bound(func: &Function, v: Value, depth: u32) -> u64 {
-    if func.dfg.value_type(v) != Type::B32 {
-        return MAX;
+fn sub(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    if a.0 >= b.1 {
+        (a.0 - b.1, a.1 - b.0)
+    } else {
+        FULL
     }
-    let Some(inst) = func.dfg.value_inst(v) else {
-        return MAX;
-    };
-    if let Some(c) = func.dfg.value_const(v) {
-        return u64::from(c as u32);
-    }
-    if depth == 0 {
-        return MAX;
-    }
-    let rec = |x: Value| bound(func, x, depth - 1);
-    let konst = |x: Value| func.dfg.value_const(x).map(|c| u64::from(c as u32));
-    match &func.dfg.insts[inst] {
-        InstructionData::Special { reg, .. } => special_max(func, *reg),
-        InstructionData::Unary {
-            opcode: Opcode::Copy,
-            args,
-        } => rec(args[0]),
-        InstructionData::Unary {
-            opcode: Opcode::Popcnt | Opcode::Clz,
-            ..
-        } => 32,
-        InstructionData::Binary { opcode, args } => {
-            let [a, b] = *args;
-            match opcode {
-                Opcode::Iadd => fit(rec(a).checked_add(rec(b))),
-                Opcode::Imul => fit(rec(a).checked_mul(rec(b))),
-                Opcode::Ishl => match konst(b) {
-                    Some(k) => fit(rec(a).checked_shl((k & 31) as u32).filter(|x| x >> 32 == 0)),
-                    None => MAX,
-                },
-                Opcode::Ushr => match konst(b) {
-                    Some(k) => rec(a) >> (k & 31),
-                    None => rec(a),
-                },
-                Opcode::Band | Opcode::Umin => rec(a).min(rec(b)),
-                Opcode::Umax => rec(a).max(rec(b)),
-                Opcode::Bor | Opcode::Bxor => {
-                    let m = rec(a).max(rec(b));
-                    // Every bit above the highest bit of either bound is clear.
-                    if m == 0 {
-                        0
-                    } else {
-                        MAX >> m.leading_zeros().saturating_sub(32)
-                    }
-                }
-                // `x / 0` and `x % 0` are all ones.
-                Opcode::Udiv => match konst(b) {
-                    Some(c) if c != 0 => rec(a) / c,
-                    _ => MAX,
-                },
-                Opcode::Urem => match konst(b) {
-                    Some(c) if c != 0 => rec(a).min(c - 1),
-                    _ => MAX,
-                },
-                _ => MAX,
-            }
-        }
-        InstructionData::Ternary { opcode, args } => {
-            let [a, b, c] = *args;
-            match opcode {
-                Opcode::Imad => fit(rec(a)
-                    .checked_mul(rec(b))
-                    .and_then(|p| p.checked_add(rec(c)))),
-                Opcode::Select => rec(b).max(rec(c)),
-                Opcode::Ubfe => match konst(a) {
-                    Some(w) if (1..32).contains(&(w & 31)) => (1 << (w & 31)) - 1,
-                    _ => MAX,
-                },
-                _ => MAX,
-            }
-        }
-        _ => MAX,
+}
+
+fn mul(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    match a.1.checked_mul(b.1) {
+        Some(hi) if hi <= MAX => (a.0 * b.0, hi),
+        _ => FULL,
     }
 }
 
@@ -145,6 +421,46 @@ mod tests {
             .last()
             .expect("a value");
         max_u32(&f, f.dfg.inst_results(last)[0])
+    }
+
+    /// `for (i = start; i CC n; i += step) out[i] = i`, with `start` and `n` as given (IR
+    /// text of a constant or `load.b32 cb0[..]`): the ranges of `i` in the body (block2) and
+    /// after the loop (block3).
+    fn loop_ranges(start: &str, n: &str, cc: &str, step: u32) -> ((u64, u64), (u64, u64)) {
+        let text = format!(
+            "kernel %k {{\n    group_size 1, 1, 1\n    uav0 = raw\n    cb0 = 16\n\nblock0:\n    \
+             v0 = {n}\n    v1 = {start}\n    v3 = iconst.b32 {step:#x}\n    jump block1(v1)\n\n\
+             block1(v10: b32):\n    v12 = icmp {cc} v10, v0\n    brif v12, block2, block3\n\n\
+             block2:\n    store.b32 uav0[v10], v10\n    v14 = iadd v10, v3\n    jump block1(v14)\n\n\
+             block3:\n    store.b32 uav0[v10], v10\n    return\n}}\n"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        let i = f.dfg.block_params(blocks[1])[0];
+        (
+            r.range(&f, i, Some(blocks[2])),
+            r.range(&f, i, Some(blocks[3])),
+        )
+    }
+
+    #[test]
+    fn counted_loop_counters_are_bounded_in_and_after_the_body() {
+        let c = |x: u32| format!("iconst.b32 {x:#x}");
+        assert_eq!(loop_ranges(&c(0), &c(16), "slt", 1), ((0, 15), (0, 16)));
+        assert_eq!(loop_ranges(&c(3), &c(16), "ult", 4), ((3, 15), (3, 19)));
+        // A start beyond the bound: the body never runs, the counter stays at the start.
+        assert_eq!(loop_ranges(&c(40), &c(16), "ult", 4).1, (40, 40));
+        // A bound from memory: any unsigned value, so the counter may wrap past it.
+        let n = "load.b32 cb0[0]";
+        assert_eq!(loop_ranges(&c(100), n, "ult", 16), (FULL, FULL));
+        // Signed: a bound at the top of the signed range lets `i + step` overflow.
+        assert_eq!(loop_ranges(&c(0), &c(0x7fff_fffe), "slt", 4), (FULL, FULL));
+        // Signed with a negative start: not a non-negative range.
+        assert_eq!(loop_ranges(&c(0xffff_fff0), &c(16), "slt", 1), (FULL, FULL));
+        // Other comparisons are not counted loops.
+        assert_eq!(loop_ranges(&c(0), &c(16), "ne", 1), (FULL, FULL));
     }
 
     #[test]

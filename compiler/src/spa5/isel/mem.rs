@@ -136,6 +136,18 @@ impl Isel<'_> {
         // A constant limit and a known alignment `A` of `addr`: `addr + last < l` is `addr <
         // roundup(l - last, A)`, the same compare for every word of an aligned vector (each
         // dword of a 16-byte aligned `cb[i]` inside a buffer of whole vec4s).
+        if let Operand::Imm(l) = limit {
+            // An address range inside the window needs no check at all.
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let (lo, hi) = match addr {
+                Some(a) => self.ranges.range(self.func, a, block),
+                None => (0, 0),
+            };
+            let (lo, hi) = (lo as i64 + off, hi as i64 + off);
+            if lo >= 0 && hi + i64::from(bytes.max(1)) <= l {
+                return Ok(None);
+            }
+        }
         if let (Operand::Imm(l), true) = (limit, off >= 0) {
             let last = off + i64::from(bytes.max(1)) - 1;
             let a = i64::from(align.max(1));
@@ -346,7 +358,7 @@ impl Isel<'_> {
     /// access that happens (one in bounds: checked, or promised by `assume_in_bounds`). Every
     /// buffer is at most [`MAX_BUFFER_BYTES`] = 2^31 - 2^23 bytes (the launch ABI), so such an
     /// address is below that:
-    /// - `x + c` with the zero extension is exact when `x + c` cannot wrap ([`max_u32`] of `x`
+    /// - `x + c` with the zero extension is exact when `x + c` cannot wrap (the [`Ranges`] bound of `x`
     ///   plus `c` fits in 32 bits, or `c < 0`: a wrapped `x + c` is at least 2^32 - 2^23, in
     ///   no buffer); otherwise the sign extension of `x` is exact (`sx(x) + c` is congruent to
     ///   the address modulo 2^32 and lies in (-2^31 - 2^23, 2^31 + 2^23), so it equals any
@@ -354,14 +366,13 @@ impl Isel<'_> {
     /// - `i << k` uses the scale only when `i < 2^(32-k)` is proven and the result is
     ///   zero-extended, so the shift cannot lose bits.
     ///
-    /// [`max_u32`]: ilc_passes::value_bound::max_u32
+    /// [`Ranges`]: ilc_passes::value_bound::Ranges
     /// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
     fn fold_address(
         &mut self,
         a: Value,
         off: i64,
     ) -> Result<(Value, i64, u8, Option<Value>), IselError> {
-        use ilc_passes::value_bound::max_u32;
         const U32: u64 = u32::MAX as u64;
         let in24 = |o: i64| (-(1 << 23)..(1 << 23)).contains(&o);
         let (x, off, c) = match self.const_added(a) {
@@ -369,11 +380,12 @@ impl Isel<'_> {
             _ => (a, off, 0),
         };
         // The zero extension is exact unless `x + c` may wrap.
-        let zext_ok = c <= 0 || max_u32(self.func, x) + c as u64 <= U32;
+        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let max_u32 = |s: &Self, v: Value| s.ranges.range(s.func, v, block).1;
+        let zext_ok = c <= 0 || max_u32(self, x) + c as u64 <= U32;
         // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
         // the address that neighbours at `x + c` form.
         let share = c == 0 && {
-            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
             let bases = self.signed_bases.get_or_insert_with(|| {
                 signed_bases(self.func, |v| {
                     Self::const_added_in(self.func, v).filter(|&(_, c)| in24(c))
@@ -387,9 +399,7 @@ impl Isel<'_> {
         }
         if let Some((i, k)) = self.shifted_index(x) {
             let room = U32 >> k;
-            if max_u32(self.func, i) <= room
-                && (max_u32(self.func, i) << k) + c.max(0) as u64 <= U32
-            {
+            if max_u32(self, i) <= room && (max_u32(self, i) << k) + c.max(0) as u64 <= U32 {
                 return Ok((i, off, k, None));
             }
         }

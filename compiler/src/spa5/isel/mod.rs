@@ -93,6 +93,8 @@ pub struct Isel<'a> {
     /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
     /// `x` itself shares that 64-bit address.
     pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
+    /// Value ranges with the function's loop facts (computed before selection rewrites it).
+    pub(crate) ranges: ilc_passes::value_bound::Ranges,
     /// Masked buffer sizes (`size & !(bytes - 1)`) per (block, size parameter offset, bytes).
     pub(crate) limit_memo: HashMap<(Block, u32, u32), Value>,
     /// Aligned accesses per (block, size parameter offset), computed on first use.
@@ -143,6 +145,7 @@ pub fn run(
             }
         }
     }
+    let ranges = ilc_passes::value_bound::Ranges::new(func);
     let mut s = Isel {
         func,
         tgt,
@@ -154,6 +157,7 @@ pub fn run(
         lea_memo: HashMap::default(),
         sign_memo: HashMap::default(),
         signed_bases: None,
+        ranges,
         limit_memo: HashMap::default(),
         aligned_accesses: None,
         const_memo: HashMap::default(),
