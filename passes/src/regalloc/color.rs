@@ -491,9 +491,14 @@ impl Colorer<'_> {
                 }
             }
         }
-        // Parameters, with hints from the arguments of already colored predecessors.
+        // Parameters, with hints from the arguments of already colored predecessors. Those
+        // whose hinted register is free go first: a parameter without one (a loop counter
+        // starting from a constant held elsewhere) must not take the register the next
+        // parameter's argument sits in, which would shift every later parameter by one and
+        // cost a move per parameter on the edge.
         let params = func.dfg.block_params(b).to_vec();
-        for (i, &p) in params.iter().enumerate() {
+        let mut incoming: Vec<(Vec<PReg>, Vec<Value>)> = Vec::with_capacity(params.len());
+        for i in 0..params.len() {
             let mut hints: Vec<PReg> = Vec::new();
             let mut uncolored: Vec<Value> = Vec::new();
             for &pred in cfg.preds(b) {
@@ -511,17 +516,31 @@ impl Colorer<'_> {
                     }
                 }
             }
-            let hint = hints
-                .iter()
-                .copied()
-                .find(|h| self.fits(func, p, *h))
-                .or(self.want[p]);
-            self.place(func, p, hint, alloc)?;
-            // Arguments colored later (loop back edges) try to land in the parameter's
-            // register, which makes their edge move disappear.
-            for a in uncolored {
-                if self.want[a].is_none() {
-                    self.want[a] = alloc.regs[p];
+            incoming.push((hints, uncolored));
+        }
+        let hinted: Vec<bool> = params
+            .iter()
+            .zip(&incoming)
+            .map(|(&p, (hints, _))| hints.iter().any(|h| self.fits(func, p, *h)))
+            .collect();
+        for first in [true, false] {
+            for (i, &p) in params.iter().enumerate() {
+                if hinted[i] != first {
+                    continue;
+                }
+                let (hints, uncolored) = &incoming[i];
+                let hint = hints
+                    .iter()
+                    .copied()
+                    .find(|h| self.fits(func, p, *h))
+                    .or(self.want[p]);
+                self.place(func, p, hint, alloc)?;
+                // Arguments colored later (loop back edges) try to land in the parameter's
+                // register, which makes their edge move disappear.
+                for &a in uncolored {
+                    if self.want[a].is_none() {
+                        self.want[a] = alloc.regs[p];
+                    }
                 }
             }
         }
