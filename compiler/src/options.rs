@@ -116,8 +116,19 @@ pub struct Options {
     pub opt_level: OptLevel,
     /// Limits on the input.
     pub limits: Limits,
-    /// Passes after which to capture the IR text (`"all"` for every pass).
+    /// Passes and stages after which to capture the IR text (`"all"` for every one; names
+    /// from [`crate::pipeline::PASSES`] and [`crate::pipeline::STAGES`]).
     pub dump_after: Vec<String>,
+    /// Passes and backend stages before which to capture the IR text (`"all"` for every one).
+    pub dump_before: Vec<String>,
+    /// Capture the IR after lowering and after every optimization pass that changed it (and
+    /// note the passes that did not), like LLVM's `-print-changed`.
+    pub print_changed: bool,
+    /// Optimization passes not to run (names from [`crate::pipeline::PASSES`]).
+    pub disabled_passes: Vec<String>,
+    /// Run only the first N optimization pass executions (LLVM's `-opt-bisect-limit`), to
+    /// find the pass that breaks a kernel by bisection; see [`crate::pipeline::plan`].
+    pub opt_bisect_limit: Option<u32>,
     /// Record the time spent in every pass.
     pub time_passes: bool,
     /// Name of the kernel in the cubin (`None`: `main`).

@@ -16,6 +16,7 @@ pub mod isel;
 pub mod listing;
 pub mod target;
 
+use crate::pipeline::{Dump, DumpPoint, DumpPoint::After, DumpPoint::Before};
 use ilc_passes::ir::Function;
 use ilc_passes::regalloc::{RegAllocError, RegAllocOptions};
 use ilc_passes::schedule::ScheduleOptions;
@@ -49,6 +50,8 @@ pub struct Spa5Options {
     /// Backend stages (`isel`, `schedule`, `regalloc`, or `all`) after which to dump the IR,
     /// machine instructions shown in SPA syntax (see [`target::Spa5Target::describe`]).
     pub dump_after: Vec<String>,
+    /// Backend stages before which to dump the IR.
+    pub dump_before: Vec<String>,
 }
 
 /// The backend stages `dump_after` may name.
@@ -64,6 +67,7 @@ impl Default for Spa5Options {
             schedule: true,
             literal_pool: true,
             dump_after: Vec::new(),
+            dump_before: Vec::new(),
         }
     }
 }
@@ -89,8 +93,9 @@ pub struct Spa5Output {
     pub ssy_regions: usize,
     /// Divergent branches left without reconvergence.
     pub unreconverged: usize,
-    /// `(stage, IR text)` for the stages of [`Spa5Options::dump_after`], in order.
-    pub dumps: Vec<(String, String)>,
+    /// The dumps [`Spa5Options::dump_before`] and [`Spa5Options::dump_after`] ask for, in
+    /// order.
+    pub dumps: Vec<crate::pipeline::Dump>,
     /// `(stage, time spent)` for every backend stage in run order (see [`TIMED_STAGES`]).
     pub times: Vec<(&'static str, Duration)>,
 }
@@ -212,8 +217,9 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     let mut tgt = target::Spa5Target::new(opts.max_regs);
     let mut dumps = Vec::new();
     ilc_passes::budget::set_stage("isel");
+    dump(opts, Before, "isel", &f, &tgt, &mut dumps);
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
-    dump(opts, "isel", &f, &tgt, &mut dumps);
+    dump(opts, After, "isel", &f, &tgt, &mut dumps);
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
     // Selection leaves the replaced IR instructions in the arena: compact it before the
@@ -231,11 +237,13 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         ilc_passes::budget::set_stage("schedule");
+        dump(opts, Before, "schedule", &f, &tgt, &mut dumps);
         ilc_passes::schedule::run(&mut f, &tgt, &so);
-        dump(opts, "schedule", &f, &tgt, &mut dumps);
+        dump(opts, After, "schedule", &f, &tgt, &mut dumps);
         timer.stage("schedule");
     }
     ilc_passes::budget::set_stage("regalloc");
+    dump(opts, Before, "regalloc", &f, &tgt, &mut dumps);
     let alloc =
         ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
             use ilc_passes::regalloc::RegAllocError as E;
@@ -249,7 +257,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
             let pos = inst.and_then(|i| f.srcloc(i));
             Spa5Error::RegAlloc(e, pos)
         })?;
-    dump(opts, "regalloc", &f, &tgt, &mut dumps);
+    dump(opts, After, "regalloc", &f, &tgt, &mut dumps);
     timer.stage("regalloc");
     ilc_passes::budget::set_stage("emit");
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
@@ -310,17 +318,22 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     })
 }
 
-/// Records `f` after `stage` when `opts` asks for it: the IR text with every `Target`
-/// instruction followed by its machine instructions as `;` comments (so the dump still
-/// parses as IR).
+/// Records `f` before or after `stage` when `opts` asks for it: the IR text with every
+/// `Target` instruction followed by its machine instructions as `;` comments (so the dump
+/// still parses as IR).
 fn dump(
     opts: &Spa5Options,
+    point: DumpPoint,
     stage: &str,
     f: &Function,
     tgt: &target::Spa5Target,
-    dumps: &mut Vec<(String, String)>,
+    dumps: &mut Vec<Dump>,
 ) {
-    if !opts.dump_after.iter().any(|d| d == "all" || d == stage) {
+    let list = match point {
+        Before => &opts.dump_before,
+        _ => &opts.dump_after,
+    };
+    if !crate::pipeline::names_stage(list, stage) {
         return;
     }
     let mut text = String::new();
@@ -330,7 +343,11 @@ fn dump(
     };
     // Writing to a String cannot fail.
     let _ = ilc_passes::ir::write::write_function_annotated(&mut text, f, &annot);
-    dumps.push((stage.to_string(), text));
+    dumps.push(Dump {
+        point,
+        stage: stage.to_string(),
+        text,
+    });
 }
 
 fn sanitize(name: &str) -> String {

@@ -44,7 +44,8 @@ enum Syntax {
 )]
 struct Cli {
     /// The kernel: AMD IL text or a binary token stream.
-    input: PathBuf,
+    #[arg(required_unless_present = "list_passes")]
+    input: Option<PathBuf>,
     /// Target instruction set.
     #[arg(long, default_value = "spa5", value_parser = ["spa5"])]
     target: String,
@@ -105,9 +106,28 @@ struct Cli {
     /// Target architecture.
     #[arg(long, default_value = "sm_50")]
     arch: String,
-    /// Print the IR after these passes (comma-separated names, or `all`).
-    #[arg(long = "dump-after", value_delimiter = ',')]
+    /// Print the IR after these passes or stages (comma-separated names, or `all`; see
+    /// --list-passes). Backend stages show their machine instructions as `;` comments.
+    #[arg(long = "dump-after", value_delimiter = ',', value_name = "PASS")]
     dump_after: Vec<String>,
+    /// Print the IR before these passes or backend stages (comma-separated, or `all`).
+    #[arg(long = "dump-before", value_delimiter = ',', value_name = "PASS")]
+    dump_before: Vec<String>,
+    /// Print the IR after lowering and after each optimization pass that changed it (and a
+    /// line for each that did not), like LLVM's -print-changed.
+    #[arg(long = "print-changed")]
+    print_changed: bool,
+    /// Do not run this optimization pass (repeatable, or comma-separated).
+    #[arg(long = "disable-pass", value_delimiter = ',', value_name = "PASS")]
+    disable_pass: Vec<String>,
+    /// Run only the first N optimization pass executions and print each one as
+    /// `BISECT: running pass (n) NAME on KERNEL` (or `NOT running`) on stderr, like LLVM's
+    /// -opt-bisect-limit: bisect N to find the pass that breaks a kernel.
+    #[arg(long = "opt-bisect-limit", value_name = "N")]
+    opt_bisect_limit: Option<u32>,
+    /// List the optimization passes, the stages and each -O level's pipeline, and exit.
+    #[arg(long = "list-passes")]
+    list_passes: bool,
     /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr.
     #[arg(long = "dump-dir")]
     dump_dir: Option<PathBuf>,
@@ -127,6 +147,13 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.list_passes {
+        print!("{}", list_passes());
+        return ExitCode::SUCCESS;
+    }
+    let Some(input) = cli.input.clone() else {
+        return usage("no input file");
+    };
     let arch: Arch = match cli.arch.parse() {
         Ok(a) => a,
         Err(e) => return usage(&e),
@@ -135,8 +162,8 @@ fn main() -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage(&e),
     };
-    let file_name = cli.input.display().to_string();
-    let source = match std::fs::read(&cli.input) {
+    let file_name = input.display().to_string();
+    let source = match std::fs::read(&input) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ilc: cannot read {file_name}: {e}");
@@ -147,8 +174,12 @@ fn main() -> ExitCode {
         arch,
         opt_level,
         dump_after: cli.dump_after.clone(),
+        dump_before: cli.dump_before.clone(),
+        print_changed: cli.print_changed,
+        disabled_passes: cli.disable_pass.clone(),
+        opt_bisect_limit: cli.opt_bisect_limit,
         time_passes: cli.time_passes,
-        kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
+        kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&input))),
         assume_in_bounds: cli.assume_in_bounds,
         launch_1d: cli.launch_1d,
         no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
@@ -164,6 +195,17 @@ fn main() -> ExitCode {
             ..ilc::Limits::default()
         },
     });
+    if let Err(e) = ilc::pipeline::check_pass_names(compiler.options()) {
+        return usage(&e);
+    }
+    if cli.opt_bisect_limit.is_some() {
+        let kernel = compiler.options().kernel_name.as_deref().unwrap_or("main");
+        for planned in ilc::pipeline::plan(compiler.options()) {
+            if let Some(line) = planned.bisect_line(kernel) {
+                eprintln!("{line}");
+            }
+        }
+    }
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
         eprint!("{}", diags.render(&file_name, &text));
@@ -205,10 +247,10 @@ fn main() -> ExitCode {
             Ok(ir) => {
                 eprint!("{}", ir.warnings.render(&file_name, &ir.text));
                 // Dumps after backend stages need the backend to run.
-                let backend_dump = cli
-                    .dump_after
-                    .iter()
-                    .any(|d| d == "all" || ilc::spa5::DUMP_STAGES.contains(&d.as_str()));
+                let backend_dump = ilc::spa5::DUMP_STAGES.iter().any(|stage| {
+                    ilc::pipeline::names_stage(&cli.dump_after, stage)
+                        || ilc::pipeline::names_stage(&cli.dump_before, stage)
+                });
                 let log = if backend_dump {
                     match compiler.compile(&source) {
                         Ok(k) => k.log,
@@ -267,7 +309,7 @@ fn main() -> ExitCode {
                         let path = cli
                             .output
                             .clone()
-                            .unwrap_or_else(|| cli.input.with_extension("cubin"));
+                            .unwrap_or_else(|| input.with_extension("cubin"));
                         return write_output(Some(&path), &k.cubin);
                     }
                     _ => {
@@ -310,37 +352,66 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
         .dump_dir
         .clone()
         .or_else(|| cli.dump_dot.then(|| PathBuf::from(".")));
-    if let Some(dir) = &dir {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("ilc: cannot create {}: {e}", dir.display());
-            return Err(ExitCode::from(1));
-        }
+    let Some(dir) = dir else {
+        eprint!("{}", log.dumps_text());
+        return Ok(());
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("ilc: cannot create {}: {e}", dir.display());
+        return Err(ExitCode::from(1));
     }
-    for (i, (name, text)) in log.dumps.iter().enumerate() {
-        match &dir {
-            Some(dir) => {
-                let base = dir.join(format!("{i:02}-{name}"));
-                let mut files = vec![(base.with_extension("ir"), text.clone())];
-                if cli.dump_dot {
-                    match ilc_passes::ir::parse_function_text(text) {
-                        Ok(f) => files.push((
-                            base.with_extension("dot"),
-                            ilc_passes::ir::dot::function_to_dot(&f),
-                        )),
-                        Err(e) => eprintln!("ilc: dump after {name} does not parse back: {e}"),
-                    }
-                }
-                for (path, body) in files {
-                    if let Err(e) = std::fs::write(&path, body) {
-                        eprintln!("ilc: cannot write {}: {e}", path.display());
-                        return Err(ExitCode::from(1));
-                    }
-                }
+    for (i, dump) in log.dumps.iter().enumerate() {
+        if dump.point == ilc::pipeline::DumpPoint::Unchanged {
+            continue;
+        }
+        let base = dir.join(format!("{i:02}-{}", dump.file_stem()));
+        let mut files = vec![(base.with_extension("ir"), dump.text.clone())];
+        if cli.dump_dot {
+            match ilc_passes::ir::parse_function_text(&dump.text) {
+                Ok(f) => files.push((
+                    base.with_extension("dot"),
+                    ilc_passes::ir::dot::function_to_dot(&f),
+                )),
+                Err(e) => eprintln!("ilc: {} does not parse back: {e}", dump.header()),
             }
-            None => eprint!("; ---- IR after {name} ----\n{text}\n"),
+        }
+        for (path, body) in files {
+            if let Err(e) = std::fs::write(&path, body) {
+                eprintln!("ilc: cannot write {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
         }
     }
     Ok(())
+}
+
+/// The `--list-passes` text: every optimization pass with its summary, the stages that can
+/// be dumped, and the pipeline of each optimization level.
+fn list_passes() -> String {
+    let mut out = String::from(
+        "Optimization passes (--dump-after, --dump-before, --disable-pass, ilc-opt -p):\n",
+    );
+    for p in ilc::pipeline::PASSES {
+        out.push_str(&format!("  {:<16} {}\n", p.name, p.summary));
+    }
+    out.push_str(&format!(
+        "Stages (--dump-after; --dump-before: the backend's): {}\n",
+        ilc::pipeline::STAGES.join(", ")
+    ));
+    for (name, level) in [
+        ("-O0", OptLevel::O0),
+        ("-O1", OptLevel::O1),
+        ("-O2, -O3", OptLevel::O2),
+    ] {
+        let passes = ilc::pipeline::passes_for(level);
+        let list = if passes.is_empty() {
+            "(none)".to_owned()
+        } else {
+            passes.join(",")
+        };
+        out.push_str(&format!("Pipeline {name}: {list}\n"));
+    }
+    out
 }
 
 fn usage(msg: &str) -> ExitCode {
