@@ -230,7 +230,9 @@ impl Compiler {
     }
 
     fn ir_stages(&self, source: &[u8], started: Instant) -> Result<IrOutput, Diagnostics> {
-        pipeline::check_dump_names(&self.options)?;
+        self.options
+            .validate()
+            .map_err(|e| Diagnostics::single(e.code, e.message))?;
         let mut log = PassLog::default();
         ilc_passes::budget::set_stage("frontend");
         let front = self.front(source)?;
@@ -292,7 +294,7 @@ impl Compiler {
             assume_in_bounds: self.options.assume_in_bounds,
             serial: self.options.serial,
             // One group must fit the register file (a launch would fail otherwise).
-            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254).min(
+            max_regs: self.options.max_regs.unwrap_or(options::MAX_REGS).min(
                 limits::max_regs_for_group(
                     ir.function
                         .group_size

@@ -287,11 +287,6 @@ pub fn check_pass_names(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// [`check_pass_names`] as a compile error (`O0001`).
-pub fn check_dump_names(options: &Options) -> Result<(), Diagnostics> {
-    check_pass_names(options).map_err(|m| Diagnostics::single("O0001", m))
-}
-
 /// Runs the passes of `options.opt_level` on `func` as [`plan`] says, verifying after each
 /// one in debug and test builds.
 pub fn optimize(
@@ -432,7 +427,7 @@ mod tests {
         ] {
             let err = check_pass_names(&options).unwrap_err();
             assert!(err.contains(field) && err.contains("gvn, licm"), "{err}");
-            assert_eq!(check_dump_names(&options).unwrap_err().0[0].code, "O0001");
+            assert_eq!(options.validate().unwrap_err().code, "O0001");
         }
         let ok = Options {
             dump_after: vec!["dce".into(), "all".into(), "lower".into()],

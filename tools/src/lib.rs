@@ -69,3 +69,70 @@ mod write_file_tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Command-line value types shared by the tools (clap value enums: `--help` lists the
+/// accepted values and a wrong one is a usage error).
+pub mod cli_args {
+    use clap::ValueEnum;
+
+    /// An optimization level, `-O0` .. `-O3`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+    pub enum OptArg {
+        /// No optimization.
+        #[value(name = "0")]
+        O0,
+        /// Cheap clean-ups.
+        #[value(name = "1")]
+        O1,
+        /// The default pipeline.
+        #[value(name = "2")]
+        O2,
+        /// Today the same as 2.
+        #[value(name = "3")]
+        O3,
+    }
+
+    /// The level's digit, as on the command line.
+    impl std::fmt::Display for OptArg {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            // Invariant: no variant is skipped, so each has a value.
+            let v = self.to_possible_value().expect("every level has a value");
+            f.write_str(v.get_name())
+        }
+    }
+
+    impl From<OptArg> for ilc::OptLevel {
+        fn from(o: OptArg) -> Self {
+            match o {
+                OptArg::O0 => ilc::OptLevel::O0,
+                OptArg::O1 => ilc::OptLevel::O1,
+                OptArg::O2 => ilc::OptLevel::O2,
+                OptArg::O3 => ilc::OptLevel::O3,
+            }
+        }
+    }
+
+    /// A target architecture.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+    pub enum ArchArg {
+        /// Maxwell GM107/GM108.
+        #[value(name = "sm_50", alias = "sm50", alias = "50")]
+        Sm50,
+        /// Maxwell GM20x.
+        #[value(name = "sm_52", alias = "sm52", alias = "52")]
+        Sm52,
+        /// Maxwell Tegra X1.
+        #[value(name = "sm_53", alias = "sm53", alias = "53")]
+        Sm53,
+    }
+
+    impl From<ArchArg> for ilc::Arch {
+        fn from(a: ArchArg) -> Self {
+            match a {
+                ArchArg::Sm50 => ilc::Arch::Sm50,
+                ArchArg::Sm52 => ilc::Arch::Sm52,
+                ArchArg::Sm53 => ilc::Arch::Sm53,
+            }
+        }
+    }
+}

@@ -163,3 +163,99 @@ fn resource_usage_and_spill_warning() {
     );
     assert!(!err.contains(" 0 bytes spill stores"), "{err}");
 }
+
+/// Usage errors (exit 2) for values ilc would otherwise have misread or silently changed,
+/// `-` as standard input, and ilc-bench's exit status.
+#[test]
+fn cli_details() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("ilc-cli-details-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let il = dir.join("k.il");
+    std::fs::write(&il, KERNEL).expect("write kernel");
+    let il = il.to_str().unwrap();
+    let cubin = dir.join("k.cubin");
+    let cubin = cubin.to_str().unwrap();
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs ilc");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().expect("runs ilc")
+    };
+    let status = |args: &[&str]| run(args, "").status.code().expect("exit status");
+    // `--verify FILE` is the default count and the input, not N = FILE.
+    assert_eq!(status(&["--verify", il, "-o", cubin]), 0);
+    // Misspelt or stray pass options.
+    assert_eq!(status(&[il, "--dump-after=foo", "-o", cubin]), 2);
+    assert_eq!(status(&[il, "--dump-dot", "-o", cubin]), 2);
+    assert_eq!(status(&[il, "--dump-dir", cubin, "-o", cubin]), 2);
+    // Values that used to be changed silently.
+    for args in [
+        &["--max-regs", "300"][..],
+        &["--max-regs", "0"],
+        &["--name", "bad name;x"],
+        &["--name", "1k"],
+        &["-O", "4"],
+        &["--arch", "sm_61"],
+    ] {
+        let mut all = vec![il, "-o", cubin];
+        all.extend_from_slice(args);
+        let out = run(&all, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+    assert_eq!(
+        status(&[
+            il,
+            "--max-regs",
+            "254",
+            "--name",
+            "_k2",
+            "--arch",
+            "52",
+            "-O3",
+            "-o",
+            cubin
+        ]),
+        0
+    );
+    // Standard input: the kernel is `main` unless named; a cubin needs -o.
+    let out = run(&["-", "--emit", "asm", "-v"], KERNEL);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'main'"));
+    assert_eq!(run(&["-"], KERNEL).status.code(), Some(2));
+    assert_eq!(run(&["-", "-o", cubin], KERNEL).status.code(), Some(0));
+    let empty = run(&["-", "-o", cubin], "");
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("<stdin>:1:1: error"));
+
+    // ilc-bench: a kernel that fails makes the exit status 1, after every line.
+    let bad = dir.join("bad.il");
+    std::fs::write(&bad, "il_cs_2_0\nmov r0\nend\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ilc-bench"))
+        .args(["--runs", "1", bad.to_str().unwrap(), il])
+        .output()
+        .expect("runs ilc-bench");
+    assert_eq!(out.status.code(), Some(1));
+    let lines = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        lines.contains("\"ok\": false") && lines.contains("\"ok\": true"),
+        "{lines}"
+    );
+    let ok = Command::new(env!("CARGO_BIN_EXE_ilc-bench"))
+        .args(["--runs", "1", il])
+        .output()
+        .expect("runs ilc-bench");
+    assert!(ok.status.success());
+}

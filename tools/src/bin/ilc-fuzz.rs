@@ -27,9 +27,9 @@ struct Cli {
     /// First seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Optimization level 0..3.
-    #[arg(long, default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(long, value_enum, default_value = "2")]
+    opt: ilc_tools::cli_args::OptArg,
     /// Statements per kernel.
     #[arg(long, default_value_t = 30)]
     size: u32,
@@ -76,13 +76,7 @@ fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome 
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let opt_level: OptLevel = match format!("-O{}", cli.opt).parse() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("ilc-fuzz: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let opt_level: OptLevel = cli.opt.into();
     let compiler = Compiler::new(Options {
         opt_level,
         kernel_name: Some("fuzz".into()),

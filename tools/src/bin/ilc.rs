@@ -1,14 +1,18 @@
 //! `ilc`: the AMD IL to SPA 5.0 compiler driver.
 //!
-//! `ilc KERNEL.il [--target spa5] [-o OUT] [--emit ast|...] [-O0..-O3] [--arch sm_50|sm_52|sm_53]`.
+//! `ilc KERNEL.il|- [--target spa5] [-o OUT] [--emit ast|...] [-O0..-O3] [--arch sm_50|sm_52|sm_53]`.
 //! Exit codes: 0 success, 1 invalid input or compile error (diagnostics on stderr), 2 usage
-//! error, 3 (`--verify` only) nothing was compared: every dispatch was skipped. Never panics on any input: every failure is a diagnostic.
+//! error (including option values the compiler would otherwise have to change, such as
+//! `--max-regs 300`, an invalid `--name` or an unknown pass name), 3 (`--verify` only) nothing
+//! was compared: every dispatch was skipped. Never panics on any input: every failure is a
+//! diagnostic.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
-use ilc::{Arch, Compiler, OptLevel, Options};
+use clap::{ArgGroup, Parser, ValueEnum};
+use ilc::{Compiler, OptLevel, Options};
+use ilc_tools::cli_args::{ArchArg, OptArg};
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -40,10 +44,11 @@ enum Syntax {
     name = "ilc",
     version,
     about,
-    after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped)."
+    after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped).",
+    group(ArgGroup::new("dumps").multiple(true).args(["dump_after", "dump_before", "print_changed"]))
 )]
 struct Cli {
-    /// The kernel: AMD IL text or a binary token stream.
+    /// The kernel: AMD IL text or a binary token stream (`-`: standard input).
     #[arg(required_unless_present = "list_passes")]
     input: Option<PathBuf>,
     /// Target instruction set.
@@ -58,7 +63,8 @@ struct Cli {
     /// Assembly syntax for --emit asm.
     #[arg(long, value_enum, default_value = "spa")]
     syntax: Syntax,
-    /// Kernel name in the cubin (default: the input file's stem).
+    /// Kernel name in the cubin, a C identifier (default: the input file's stem with other
+    /// characters as `_`; `main` for standard input).
     #[arg(long)]
     name: Option<String>,
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
@@ -86,8 +92,8 @@ struct Cli {
     /// Debug: every instruction waits on everything (longest stalls, all barriers).
     #[arg(long)]
     serial: bool,
-    /// Most registers per thread (small values force spilling).
-    #[arg(long = "max-regs")]
+    /// Most registers per thread, 1..254 (small values force spilling).
+    #[arg(long = "max-regs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(ilc::options::MAX_REGS)))]
     max_regs: Option<u32>,
     /// Stop a compile that runs longer than this many milliseconds (error L0004).
     #[arg(long = "max-compile-ms", value_name = "MS")]
@@ -100,12 +106,12 @@ struct Cli {
     /// (default point, clamp).
     #[arg(long = "sampler", value_parser = ilc_tools::dispatch::parse_sampler)]
     samplers: Vec<(u32, isa_amdil::interp::texture::SamplerState)>,
-    /// Optimization level 0..3.
-    #[arg(short = 'O', default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(short = 'O', value_enum, default_value = "2")]
+    opt: OptArg,
     /// Target architecture.
-    #[arg(long, default_value = "sm_50")]
-    arch: String,
+    #[arg(long, value_enum, default_value = "sm_50")]
+    arch: ArchArg,
     /// Print the IR after these passes or stages (comma-separated names, or `all`; see
     /// --list-passes). Backend stages show their machine instructions as `;` comments.
     #[arg(long = "dump-after", value_delimiter = ',', value_name = "PASS")]
@@ -128,11 +134,13 @@ struct Cli {
     /// List the optimization passes, the stages and each -O level's pipeline, and exit.
     #[arg(long = "list-passes")]
     list_passes: bool,
-    /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr.
-    #[arg(long = "dump-dir")]
+    /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr (needs
+    /// --dump-after, --dump-before or --print-changed).
+    #[arg(long = "dump-dir", requires = "dumps")]
     dump_dir: Option<PathBuf>,
-    /// Also write the CFG of each dump as Graphviz DOT (`NN-PASS.dot`, into --dump-dir or .).
-    #[arg(long = "dump-dot")]
+    /// Also write the CFG of each dump as Graphviz DOT (`NN-PASS.dot`, into --dump-dir or .;
+    /// needs --dump-after, --dump-before or --print-changed).
+    #[arg(long = "dump-dot", requires = "dumps")]
     dump_dot: bool,
     /// Print the time spent in each pass on stderr.
     #[arg(long = "time-passes")]
@@ -141,7 +149,7 @@ struct Cli {
     /// emulator and the IL interpreter and report any difference or control-word hazard
     /// (exit status 1 if any; exit status 3 if no dispatch could be compared, every one
     /// skipped: the kernel was not checked at all).
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8")]
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8", require_equals = true)]
     verify: Option<u32>,
 }
 
@@ -154,32 +162,26 @@ fn main() -> ExitCode {
     let Some(input) = cli.input.clone() else {
         return usage("no input file");
     };
-    let arch: Arch = match cli.arch.parse() {
-        Ok(a) => a,
-        Err(e) => return usage(&e),
-    };
-    let opt_level: OptLevel = match cli.opt.parse() {
-        Ok(o) => o,
-        Err(e) => return usage(&e),
-    };
-    let file_name = input.display().to_string();
-    let source = match std::fs::read(&input) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("ilc: cannot read {file_name}: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let from_stdin = input.as_os_str() == "-";
+    if from_stdin && cli.emit == Emit::Cubin && cli.output.is_none() {
+        return usage("the kernel comes from standard input: name the cubin with -o FILE (or -o - for stdout)");
+    }
     let compiler = Compiler::new(Options {
-        arch,
-        opt_level,
+        arch: cli.arch.into(),
+        opt_level: cli.opt.into(),
         dump_after: cli.dump_after.clone(),
         dump_before: cli.dump_before.clone(),
         print_changed: cli.print_changed,
         disabled_passes: cli.disable_pass.clone(),
         opt_bisect_limit: cli.opt_bisect_limit,
         time_passes: cli.time_passes,
-        kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&input))),
+        kernel_name: Some(cli.name.clone().unwrap_or_else(|| {
+            if from_stdin {
+                "main".to_owned()
+            } else {
+                kernel_name(&input)
+            }
+        })),
         assume_in_bounds: cli.assume_in_bounds,
         launch_1d: cli.launch_1d,
         no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
@@ -195,9 +197,25 @@ fn main() -> ExitCode {
             ..ilc::Limits::default()
         },
     });
-    if let Err(e) = ilc::pipeline::check_pass_names(compiler.options()) {
-        return usage(&e);
+    if let Err(e) = compiler.options().validate() {
+        return usage(&e.message);
     }
+    let (file_name, source) = if from_stdin {
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+            eprintln!("ilc: cannot read standard input: {e}");
+            return ExitCode::from(1);
+        }
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        match std::fs::read(&input) {
+            Ok(s) => (input.display().to_string(), s),
+            Err(e) => {
+                eprintln!("ilc: cannot read {}: {e}", input.display());
+                return ExitCode::from(1);
+            }
+        }
+    };
     if cli.opt_bisect_limit.is_some() {
         let kernel = compiler.options().kernel_name.as_deref().unwrap_or("main");
         for planned in ilc::pipeline::plan(compiler.options()) {
@@ -287,7 +305,8 @@ fn main() -> ExitCode {
                 }
                 let usage = k.resource_usage();
                 if cli.resource_usage {
-                    eprint!("{}", usage.report("ilc", &k.name, &cli.arch));
+                    let arch = ilc::Arch::from(cli.arch).to_string();
+                    eprint!("{}", usage.report("ilc", &k.name, &arch));
                 }
                 if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
                     eprintln!(
