@@ -206,8 +206,19 @@ impl Compiler {
     /// level. Every failure (invalid input, unsupported construct, an exceeded limit) is a
     /// diagnostic.
     pub fn compile_ir(&self, source: &[u8]) -> Result<IrOutput, Diagnostics> {
+        let _span = self.kernel_span().entered();
         let started = Instant::now();
-        self.within_budget(started, || self.ir_stages(source, started))
+        let r = self.within_budget(started, || self.ir_stages(source, started));
+        log_outcome(&r, started);
+        r
+    }
+
+    /// The span of one kernel's compile (the passes' and stages' spans nest in it).
+    fn kernel_span(&self) -> tracing::Span {
+        tracing::info_span!(
+            "kernel",
+            name = self.options.kernel_name.as_deref().unwrap_or("main")
+        )
     }
 
     /// Runs `stages` under the compile budget of the options' [`Limits`]: the deadline and
@@ -236,6 +247,11 @@ impl Compiler {
         let mut log = PassLog::default();
         ilc_passes::budget::set_stage("frontend");
         let front = self.front(source)?;
+        tracing::debug!(
+            statements = front.program.statements.len(),
+            warnings = front.warnings.0.len(),
+            "parsed and validated"
+        );
         pipeline::check_deadline(&self.options, started, "lower")?;
         log.times.push(("frontend", started.elapsed()));
         let start = Instant::now();
@@ -253,8 +269,11 @@ impl Compiler {
                 "--launch-1d does not apply to a pixel shader: its domain is a 2-D grid of tiles",
             ));
         }
-        let mut function = lower::lower_with(&front.program, name, &self.options.textures)
-            .map_err(lower_diagnostics)?;
+        let mut function = {
+            let _span = tracing::debug_span!("lower").entered();
+            lower::lower_with(&front.program, name, &self.options.textures)
+                .map_err(lower_diagnostics)?
+        };
         function.launch_1d = self.options.launch_1d;
         // The AST is not needed after lowering: free it before the passes allocate.
         let front = frontend::Frontend {
@@ -277,11 +296,14 @@ impl Compiler {
 impl Compiler {
     /// Compiles a kernel (IL text or binary token stream) all the way to a cubin.
     pub fn compile(&self, source: &[u8]) -> Result<CompiledKernel, Diagnostics> {
+        let _span = self.kernel_span().entered();
         let started = Instant::now();
-        self.within_budget(started, || {
+        let r = self.within_budget(started, || {
             let ir = self.ir_stages(source, started)?;
             self.backend(ir, started)
-        })
+        });
+        log_outcome(&r, started);
+        r
     }
 
     fn backend(&self, ir: IrOutput, started: Instant) -> Result<CompiledKernel, Diagnostics> {
@@ -330,6 +352,19 @@ impl Compiler {
             log,
             warnings: ir.warnings,
         })
+    }
+}
+
+/// The log event that ends a kernel's compile.
+fn log_outcome<T>(r: &Result<T, Diagnostics>, started: Instant) {
+    let us = started.elapsed().as_micros() as u64;
+    match r {
+        Ok(_) => tracing::info!(us, "compiled"),
+        Err(d) => tracing::info!(
+            us,
+            errors = d.0.iter().filter(|d| d.is_error()).count(),
+            "failed"
+        ),
     }
 }
 

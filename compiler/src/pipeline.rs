@@ -303,17 +303,21 @@ pub fn optimize(
         }
     }
     for planned in plan(options) {
-        if planned.skip.is_some() {
+        if let Some(skip) = planned.skip {
+            tracing::debug!(pass = planned.pass.name, ?skip, "pass not run");
             continue;
         }
         let pass = planned.pass;
         let name = pass.name;
         check_deadline(options, started, name)?;
+        let _span = tracing::debug_span!("pass", name, n = planned.number).entered();
         log.record_before(options, name, func);
         let start = Instant::now();
         ilc_passes::budget::set_stage(name);
         (pass.run)(func);
-        log.times.push((name, start.elapsed()));
+        let elapsed = start.elapsed();
+        log.times.push((name, elapsed));
+        tracing::debug!(us = elapsed.as_micros() as u64, "done");
         verify(func, name)?;
         log.record(options, name, func);
         if let Some(last) = &mut last_text {

@@ -11,6 +11,8 @@ fn ilc(args: &[&str], kernel: &str) -> i32 {
     let path = dir.join("k.il");
     std::fs::write(&path, kernel).expect("write kernel");
     let out = Command::new(env!("CARGO_BIN_EXE_ilc"))
+        .env_remove("ILC_LOG")
+        .env_remove("RUST_LOG")
         .arg(&path)
         .args(args)
         .arg("-o")
@@ -179,6 +181,8 @@ fn cli_details() {
     let cubin = cubin.to_str().unwrap();
     let run = |args: &[&str], stdin: &str| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .env_remove("ILC_LOG")
+            .env_remove("RUST_LOG")
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -258,4 +262,52 @@ fn cli_details() {
         .output()
         .expect("runs ilc-bench");
     assert!(ok.status.success());
+}
+
+/// Logging: ILC_LOG (else RUST_LOG) selects events, with the kernel, pass and stage spans;
+/// -q silences them and the warnings; nothing is logged by default.
+#[test]
+fn logging() {
+    let dir = std::env::temp_dir().join(format!("ilc-cli-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let il = dir.join("k.il");
+    std::fs::write(&il, KERNEL).expect("write kernel");
+    let cubin = dir.join("k.cubin");
+    let run = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ilc"));
+        cmd.env_remove("ILC_LOG").env_remove("RUST_LOG");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .arg(&il)
+            .arg("-o")
+            .arg(&cubin)
+            .args(extra)
+            .output()
+            .expect("runs ilc");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(run(&[], &[]), "");
+    let debug = run(&[("ILC_LOG", "debug"), ("NO_COLOR", "1")], &[]);
+    for needle in [
+        "kernel{name=\"k\"}:pass{name=\"gvn\" n=",
+        "stage{name=\"regalloc\"}: ilc::spa5: allocated gprs=",
+        "stage{name=\"schedule\"}: ilc::spa5: scheduled",
+        "ilc::lower: lowered blocks=",
+        "INFO kernel{name=\"k\"}: ilc: compiled",
+    ] {
+        assert!(debug.contains(needle), "{needle}\n{debug}");
+    }
+    assert!(!debug.contains('\x1b'), "colour without a terminal");
+    let info = run(&[("RUST_LOG", "info")], &[]);
+    assert!(
+        info.contains("compiled") && !info.contains("DEBUG"),
+        "{info}"
+    );
+    // ILC_LOG wins over RUST_LOG.
+    let off = run(&[("ILC_LOG", "error"), ("RUST_LOG", "debug")], &[]);
+    assert_eq!(off, "");
+    assert_eq!(run(&[("ILC_LOG", "debug")], &["-q"]), "");
 }

@@ -97,6 +97,8 @@ fn pipeline_resumes_from_every_dump() {
 fn run(bin: &str, args: &[&str], stdin: Option<&str>) -> Output {
     use std::io::Write;
     let mut cmd = Command::new(bin);
+    // The tests read stderr: no log output from the caller's environment.
+    cmd.env_remove("ILC_LOG").env_remove("RUST_LOG");
     cmd.args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -217,14 +217,23 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     let mut tgt = target::Spa5Target::new(opts.max_regs);
     let mut dumps = Vec::new();
     ilc_passes::budget::set_stage("isel");
+    let span = tracing::debug_span!("stage", name = "isel").entered();
     dump(opts, Before, "isel", &f, &tgt, &mut dumps);
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
     dump(opts, After, "isel", &f, &tgt, &mut dumps);
+    tracing::debug!(
+        blocks = f.layout.blocks().count(),
+        pool_words = pool.len(),
+        params = layout.params.len(),
+        "selected"
+    );
     let const_bank2: Vec<u8> = pool.iter().flat_map(|w| w.to_le_bytes()).collect();
     ilc_passes::verifier::verify_function(&f).map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
     // Selection leaves the replaced IR instructions in the arena: compact it before the
     // scheduler and the register allocator (which copies the function) walk and clone it.
     f = ilc_passes::ir::renumber(&f);
+    tracing::debug!(insts = f.dfg.num_insts(), "compacted");
+    drop(span);
     timer.stage("isel");
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
@@ -237,12 +246,21 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         ilc_passes::budget::set_stage("schedule");
+        let _span = tracing::debug_span!("stage", name = "schedule").entered();
         dump(opts, Before, "schedule", &f, &tgt, &mut dumps);
-        ilc_passes::schedule::run(&mut f, &tgt, &so);
+        let stats = ilc_passes::schedule::run(&mut f, &tgt, &so);
+        tracing::debug!(
+            cycles_before = stats.cycles_before,
+            cycles_after = stats.cycles_after,
+            blocks_changed = stats.blocks_changed,
+            pressure_picks = stats.pressure_picks,
+            "scheduled"
+        );
         dump(opts, After, "schedule", &f, &tgt, &mut dumps);
         timer.stage("schedule");
     }
     ilc_passes::budget::set_stage("regalloc");
+    let span = tracing::debug_span!("stage", name = "regalloc").entered();
     dump(opts, Before, "regalloc", &f, &tgt, &mut dumps);
     let alloc =
         ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
@@ -258,9 +276,25 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
             Spa5Error::RegAlloc(e, pos)
         })?;
     dump(opts, After, "regalloc", &f, &tgt, &mut dumps);
+    tracing::debug!(
+        gprs = alloc.regs_used[ilc_passes::ir::RegFile::Gpr],
+        preds = alloc.regs_used[ilc_passes::ir::RegFile::Pred],
+        spill_bytes = alloc.spill_bytes,
+        spills = alloc.num_spills,
+        reloads = alloc.num_reloads,
+        "allocated"
+    );
+    drop(span);
     timer.stage("regalloc");
     ilc_passes::budget::set_stage("emit");
+    let span = tracing::debug_span!("stage", name = "emit").entered();
     let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
+    tracing::debug!(
+        ssy_regions = em.ssy_regions,
+        unreconverged = em.unreconverged,
+        "emitted"
+    );
+    drop(span);
     let (insts, code) = encode_code(&em)?;
     timer.stage("emit");
     let controls = deps::compute(&insts, opts.serial);
@@ -268,6 +302,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     let (code, placed) = pack(&insts, &controls, &em, code)?;
     timer.stage("encode");
     let num_regs = count_regs(&placed);
+    tracing::debug!(instructions = placed.len(), num_regs, "encoded");
     layout.num_regs = num_regs;
     layout.local_size = if alloc.spill_bytes > 0 {
         layout.spill_base + alloc.spill_bytes

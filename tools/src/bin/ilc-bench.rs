@@ -23,6 +23,8 @@ use ilc::{Compiler, OptLevel, Options};
     about = "In-process compile time of IL kernels"
 )]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// IL kernels.
     files: Vec<PathBuf>,
     /// Timed compilations per kernel (after one warm-up).
@@ -70,6 +72,7 @@ fn stage_medians(runs: &[Vec<(&'static str, f64)>]) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("ilc-bench");
     let opt_level: OptLevel = cli.opt.into();
     let mut failed = 0usize;
     for f in &cli.files {

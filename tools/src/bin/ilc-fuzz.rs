@@ -21,6 +21,8 @@ use ilc_tools::ilgen;
 #[derive(Debug, Parser)]
 #[command(name = "ilc-fuzz", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// Number of kernels.
     #[arg(long, default_value_t = 100)]
     count: u64,
@@ -76,6 +78,7 @@ fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome 
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("ilc-fuzz");
     let opt_level: OptLevel = cli.opt.into();
     let compiler = Compiler::new(Options {
         opt_level,

@@ -27,6 +27,8 @@ use ilc_passes::ir::{AnyEntity, Function};
     after_help = "Pass names: see `ilc --list-passes`.\nExit status: 0 success, 1 invalid IR or a pass broke the IR, 2 usage error."
 )]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// IR text (the `ilc --emit ir` / `--dump-after` form); `-` or absent: stdin.
     input: Option<PathBuf>,
     /// Passes to run, in order (comma-separated and/or repeated).
@@ -54,6 +56,7 @@ fn parse_level(s: &str) -> Result<OptLevel, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("ilc-opt");
     let names: Vec<String> = match cli.opt {
         Some(level) => ilc::pipeline::passes_for(level)
             .into_iter()
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
     };
     let mut out = String::new();
     for (mut func, map) in funcs {
+        let _span = tracing::info_span!("kernel", name = %func.name).entered();
         if let Err(errors) = ilc_passes::verifier::verify_function(&func) {
             for e in &errors.0 {
                 let line = map
@@ -107,8 +111,11 @@ fn main() -> ExitCode {
             }
             return ExitCode::from(1);
         }
-        for pass in &passes {
+        for (n, pass) in passes.iter().enumerate() {
+            let _span = tracing::debug_span!("pass", name = pass.name, n = n + 1).entered();
+            let start = std::time::Instant::now();
             (pass.run)(&mut func);
+            tracing::debug!(us = start.elapsed().as_micros() as u64, "done");
             if let Err(errors) = ilc_passes::verifier::verify_function(&func) {
                 eprintln!(
                     "ilc-opt: %{}: IR does not verify after `{}`:\n{}",

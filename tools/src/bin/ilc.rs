@@ -48,6 +48,9 @@ enum Syntax {
     group(ArgGroup::new("dumps").multiple(true).args(["dump_after", "dump_before", "print_changed"]))
 )]
 struct Cli {
+    /// Quiet: errors only (no warnings, no log output).
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
     /// The kernel: AMD IL text or a binary token stream (`-`: standard input).
     #[arg(required_unless_present = "list_passes")]
     input: Option<PathBuf>,
@@ -155,6 +158,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ilc_tools::logging::LogArgs { quiet: cli.quiet }.init("ilc");
     if cli.list_passes {
         print!("{}", list_passes());
         return ExitCode::SUCCESS;
@@ -224,6 +228,12 @@ fn main() -> ExitCode {
             }
         }
     }
+    // -q: errors only.
+    let warn = |warnings: &ilc::Diagnostics, text: &str| {
+        if !cli.quiet {
+            eprint!("{}", warnings.render(&file_name, text));
+        }
+    };
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
         eprint!("{}", diags.render(&file_name, &text));
@@ -256,14 +266,14 @@ fn main() -> ExitCode {
     let out = match cli.emit {
         Emit::Ast => match compiler.front(&source) {
             Ok(front) => {
-                eprint!("{}", front.warnings.render(&file_name, &front.text));
+                warn(&front.warnings, &front.text);
                 ilc_tools::ast_dump(&front.program)
             }
             Err(diags) => return fail(diags),
         },
         Emit::Ir => match compiler.compile_ir(&source) {
             Ok(ir) => {
-                eprint!("{}", ir.warnings.render(&file_name, &ir.text));
+                warn(&ir.warnings, &ir.text);
                 // Dumps after backend stages need the backend to run.
                 let backend_dump = ilc::spa5::DUMP_STAGES.iter().any(|stage| {
                     ilc::pipeline::names_stage(&cli.dump_after, stage)
@@ -292,11 +302,7 @@ fn main() -> ExitCode {
                 // The process ends right after writing the output, and the OS takes the
                 // kernel's memory back faster than its destructors would free it.
                 let k = std::mem::ManuallyDrop::new(k);
-                eprint!(
-                    "{}",
-                    k.warnings
-                        .render(&file_name, &String::from_utf8_lossy(&source))
-                );
+                warn(&k.warnings, &String::from_utf8_lossy(&source));
                 if let Err(code) = write_dumps(&cli, &k.log) {
                     return code;
                 }
