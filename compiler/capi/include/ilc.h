@@ -66,6 +66,35 @@ typedef int32_t ilc_status;
 /* Address of a UAV's append/consume counter (one 32-bit word); id = the UAV id. */
 #define ILC_PARAM_APPEND_COUNTER 12
 
+/* The storage of one texture resource (as `ilc --texture ID=FORMATxN`). */
+typedef struct ilc_texture_format {
+    uint32_t resource; /* resource id */
+    uint32_t format;   /* ILC_TEXEL_* */
+    uint32_t channels; /* 1..4 */
+} ilc_texture_format;
+
+#define ILC_TEXEL_F32 0
+#define ILC_TEXEL_U32 1
+#define ILC_TEXEL_S32 2
+#define ILC_TEXEL_UNORM8 3
+#define ILC_TEXEL_U8 4
+#define ILC_TEXEL_UNORM16 5
+#define ILC_TEXEL_U16 6
+
+/* One sampler's state (as `ilc --sampler ID=FILTER,ADDRESS`). */
+typedef struct ilc_sampler_state {
+    uint32_t sampler; /* sampler id */
+    uint32_t filter;  /* ILC_FILTER_* */
+    uint32_t address; /* ILC_ADDRESS_*, for every axis */
+} ilc_sampler_state;
+
+#define ILC_FILTER_POINT 0
+#define ILC_FILTER_LINEAR 1
+#define ILC_ADDRESS_CLAMP 0
+#define ILC_ADDRESS_WRAP 1
+#define ILC_ADDRESS_MIRROR 2
+#define ILC_ADDRESS_BORDER 3
+
 /* Compiler options. Initialise with ilc_options_init(&o, sizeof o), then change members.
    Members are only ever appended (see ABI above). */
 typedef struct ilc_options {
@@ -79,10 +108,19 @@ typedef struct ilc_options {
     uint64_t max_compile_ms;   /* 0: no compile time limit */
     uint32_t max_nesting;      /* 0: default (1024) */
     uint32_t flags;            /* ILC_FLAG_* bits */
+    /* With ILC_FLAG_TEXTURE_LOADS, the texture storage and sampler states the code assumes
+       (default: four channels of the declared type; point filtering, clamp). Arrays of the
+       counts' entries, or NULL with a count of 0; ilc_compiler_new copies them. An unknown
+       value or an id given twice is ILC_ERROR_INVALID_ARGUMENT. */
+    const ilc_texture_format *texture_formats;
+    uint32_t texture_format_count;
+    uint32_t sampler_state_count;
+    const ilc_sampler_state *sampler_states;
 } ilc_options;
 
-/* sizeof(ilc_options) in ABI 1: the smallest size ilc_options_init and ilc_compiler_new take. */
-#define ILC_OPTIONS_SIZE_V1 56
+/* sizeof(ilc_options) in ABI 1 (64-bit targets): the smallest size ilc_options_init and
+   ilc_compiler_new take. */
+#define ILC_OPTIONS_SIZE_V1 80
 
 #define ILC_FLAG_ASSUME_IN_BOUNDS 1u /* skip the IL's out-of-range checks */
 #define ILC_FLAG_LAUNCH_1D 2u        /* the launch grid is 1-D (recorded in the layout) */
@@ -105,9 +143,10 @@ typedef struct IlcKernel ilc_kernel;
 ilc_status ilc_options_init(ilc_options *options, size_t size);
 
 /* Creates a compiler from *options (NULL: the defaults) into *out. Refused options (a value out
-   of range, unknown flag bits, a size that was not set by ilc_options_init) are
+   of range, unknown flag bits, bad texture settings, a size not set by ilc_options_init) are
    ILC_ERROR_INVALID_ARGUMENT with a message in *error (if error is not NULL; free it with
-   ilc_string_free). The options are copied: *options may be changed or freed afterwards.
+   ilc_string_free). The options (and the texture arrays) are copied: they may be changed or
+   freed afterwards.
    Release the compiler with ilc_compiler_free once no thread uses it. */
 ilc_status ilc_compiler_new(const ilc_options *options, ilc_compiler **out, char **error);
 

@@ -112,11 +112,73 @@ pub struct IlcOptions {
     pub max_nesting: u32,
     /// `ILC_FLAG_*` bits.
     pub flags: u32,
+    /// Storage formats of texture resources the code assumes with `ILC_FLAG_TEXTURE_LOADS`
+    /// (`texture_format_count` entries, or null for none; copied by `ilc_compiler_new`).
+    pub texture_formats: *const IlcTextureFormat,
+    /// Entries of `texture_formats`.
+    pub texture_format_count: u32,
+    /// Entries of `sampler_states`.
+    pub sampler_state_count: u32,
+    /// Sampler states the code assumes with `ILC_FLAG_TEXTURE_LOADS` (or null for none).
+    pub sampler_states: *const IlcSamplerState,
 }
 
-/// Size of the ABI 1 `ilc_options`, the smallest a caller may pass.
-pub const ILC_OPTIONS_SIZE_V1: usize = 56;
-const _: () = assert!(std::mem::size_of::<IlcOptions>() == ILC_OPTIONS_SIZE_V1);
+/// The storage of one texture resource (`ilc_texture_format`), as `ilc --texture ID=FORMATxN`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IlcTextureFormat {
+    /// The resource id.
+    pub resource: u32,
+    /// One of the `ILC_TEXEL_*` channel formats.
+    pub format: u32,
+    /// Channels per texel, 1..4.
+    pub channels: u32,
+}
+
+/// One sampler's state (`ilc_sampler_state`), as `ilc --sampler ID=FILTER,ADDRESS`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IlcSamplerState {
+    /// The sampler id.
+    pub sampler: u32,
+    /// `ILC_FILTER_POINT` or `ILC_FILTER_LINEAR`.
+    pub filter: u32,
+    /// One of the `ILC_ADDRESS_*` modes, for every axis.
+    pub address: u32,
+}
+
+/// Texel channel formats (`ilc_texture_format.format`): 32-bit float.
+pub const ILC_TEXEL_F32: u32 = 0;
+/// 32-bit unsigned integer.
+pub const ILC_TEXEL_U32: u32 = 1;
+/// 32-bit signed integer.
+pub const ILC_TEXEL_S32: u32 = 2;
+/// 8-bit unsigned normalized.
+pub const ILC_TEXEL_UNORM8: u32 = 3;
+/// 8-bit unsigned integer.
+pub const ILC_TEXEL_U8: u32 = 4;
+/// 16-bit unsigned normalized.
+pub const ILC_TEXEL_UNORM16: u32 = 5;
+/// 16-bit unsigned integer.
+pub const ILC_TEXEL_U16: u32 = 6;
+/// Sampler filters: the nearest texel.
+pub const ILC_FILTER_POINT: u32 = 0;
+/// Bi/trilinear interpolation (float formats).
+pub const ILC_FILTER_LINEAR: u32 = 1;
+/// Sampler addressing: clamp to the edge texel.
+pub const ILC_ADDRESS_CLAMP: u32 = 0;
+/// Repeat.
+pub const ILC_ADDRESS_WRAP: u32 = 1;
+/// Mirrored repeat.
+pub const ILC_ADDRESS_MIRROR: u32 = 2;
+/// Zero outside.
+pub const ILC_ADDRESS_BORDER: u32 = 3;
+
+/// Size of the ABI 1 `ilc_options`, the smallest a caller may pass (80 bytes on 64-bit
+/// targets, as `ilc.h` says).
+pub const ILC_OPTIONS_SIZE_V1: usize = std::mem::size_of::<IlcOptions>();
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(ILC_OPTIONS_SIZE_V1 == 80);
 
 /// Skip the IL's out-of-range checks: the driver guarantees every access is in bounds.
 pub const ILC_FLAG_ASSUME_IN_BOUNDS: u32 = 1;
@@ -145,6 +207,10 @@ const DEFAULT_OPTIONS: IlcOptions = IlcOptions {
     max_compile_ms: 0,
     max_nesting: 0,
     flags: 0,
+    texture_formats: std::ptr::null(),
+    texture_format_count: 0,
+    sampler_state_count: 0,
+    sampler_states: std::ptr::null(),
 };
 
 /// One kernel parameter (`ilc_param`).
@@ -256,15 +322,109 @@ unsafe fn read_options(options: *const IlcOptions) -> Result<IlcOptions, String>
     }
     let mut o = DEFAULT_OPTIONS;
     // SAFETY: min(size, own) bytes are readable (contract) and writable (a local of `own`
-    // bytes); every bit pattern is a valid IlcOptions (integers only).
+    // bytes); every bit pattern is a valid IlcOptions (integers and raw pointers).
     unsafe {
         std::ptr::copy_nonoverlapping(src, (&mut o as *mut IlcOptions).cast::<u8>(), size.min(own));
     }
     Ok(o)
 }
 
+/// The texture settings of C options, or why they are refused (an unknown format, filter or
+/// address mode, a channel count outside 1..4, an id given twice).
+///
+/// # Safety
+/// Each array pointer must be null or point to its count of readable entries.
+unsafe fn texture_config(o: &IlcOptions) -> Result<ilc::lower::TexConfig, String> {
+    use isa_amdil::interp::texture::{AddressMode, Filter, SamplerState, TexelFormat};
+    /// The entries of a C array (none for null).
+    ///
+    /// # Safety
+    /// `p` null or pointing to `n` readable entries.
+    unsafe fn entries<'a, T>(p: *const T, n: u32, what: &str) -> Result<&'a [T], String> {
+        match (p.is_null(), n) {
+            (_, 0) => Ok(&[]),
+            (true, _) => Err(format!("{what} is null with a count of {n}")),
+            // SAFETY: non-null with `n` readable entries by the contract.
+            (false, _) => Ok(unsafe { std::slice::from_raw_parts(p, n as usize) }),
+        }
+    }
+    let mut config = ilc::lower::TexConfig {
+        use_loads: o.flags & ILC_FLAG_TEXTURE_LOADS != 0,
+        ..Default::default()
+    };
+    // SAFETY: by the contract.
+    let formats = unsafe { entries(o.texture_formats, o.texture_format_count, "texture_formats") }?;
+    for t in formats {
+        let format = match t.format {
+            ILC_TEXEL_F32 => TexelFormat::F32,
+            ILC_TEXEL_U32 => TexelFormat::U32,
+            ILC_TEXEL_S32 => TexelFormat::S32,
+            ILC_TEXEL_UNORM8 => TexelFormat::Unorm8,
+            ILC_TEXEL_U8 => TexelFormat::U8,
+            ILC_TEXEL_UNORM16 => TexelFormat::Unorm16,
+            ILC_TEXEL_U16 => TexelFormat::U16,
+            n => {
+                return Err(format!(
+                    "texture resource {}: format {n} is not an ILC_TEXEL_*",
+                    t.resource
+                ))
+            }
+        };
+        if !(1..=4).contains(&t.channels) {
+            return Err(format!(
+                "texture resource {}: {} channels (1..4)",
+                t.resource, t.channels
+            ));
+        }
+        if config
+            .textures
+            .insert(t.resource, (format, t.channels as u8))
+            .is_some()
+        {
+            return Err(format!("texture resource {} is given twice", t.resource));
+        }
+    }
+    // SAFETY: by the contract.
+    let samplers = unsafe { entries(o.sampler_states, o.sampler_state_count, "sampler_states") }?;
+    for st in samplers {
+        let filter = match st.filter {
+            ILC_FILTER_POINT => Filter::Point,
+            ILC_FILTER_LINEAR => Filter::Linear,
+            n => {
+                return Err(format!(
+                    "sampler {}: filter {n} is not an ILC_FILTER_*",
+                    st.sampler
+                ))
+            }
+        };
+        let address = match st.address {
+            ILC_ADDRESS_CLAMP => AddressMode::Clamp,
+            ILC_ADDRESS_WRAP => AddressMode::Wrap,
+            ILC_ADDRESS_MIRROR => AddressMode::Mirror,
+            ILC_ADDRESS_BORDER => AddressMode::Border,
+            n => {
+                return Err(format!(
+                    "sampler {}: address mode {n} is not an ILC_ADDRESS_*",
+                    st.sampler
+                ))
+            }
+        };
+        let state = SamplerState {
+            filter,
+            address: [address; 3],
+        };
+        if config.samplers.insert(st.sampler, state).is_some() {
+            return Err(format!("sampler {} is given twice", st.sampler));
+        }
+    }
+    Ok(config)
+}
+
 /// The compiler options for C options, or why they are refused.
-fn to_options(o: &IlcOptions) -> Result<Options, String> {
+///
+/// # Safety
+/// The texture arrays of `o` must be null or hold their counts of readable entries.
+unsafe fn to_options(o: &IlcOptions) -> Result<Options, String> {
     let opt_level = match o.opt_level {
         0 => OptLevel::O0,
         1 => OptLevel::O1,
@@ -303,10 +463,8 @@ fn to_options(o: &IlcOptions) -> Result<Options, String> {
         assume_in_bounds: o.flags & ILC_FLAG_ASSUME_IN_BOUNDS != 0,
         launch_1d: o.flags & ILC_FLAG_LAUNCH_1D != 0,
         no_literal_pool: o.flags & ILC_FLAG_NO_LITERAL_POOL != 0,
-        textures: ilc::lower::TexConfig {
-            use_loads: o.flags & ILC_FLAG_TEXTURE_LOADS != 0,
-            ..Default::default()
-        },
+        // SAFETY: by this function's contract.
+        textures: unsafe { texture_config(o) }?,
         max_regs: (o.max_regs != 0).then_some(o.max_regs),
         limits,
         ..Options::default()
@@ -320,8 +478,9 @@ fn to_options(o: &IlcOptions) -> Result<Options, String> {
 /// null; free it with `ilc_string_free`).
 ///
 /// # Safety
-/// `options` must be null (defaults) or point to `ilc_options` of its `size` member's bytes;
-/// `out` must point to writable storage for a pointer; `error` null or writable.
+/// `options` must be null (defaults) or point to `ilc_options` of its `size` member's bytes,
+/// whose texture arrays are null or hold their counts of entries; `out` must point to
+/// writable storage for a pointer; `error` null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ilc_compiler_new(
     options: *const IlcOptions,
@@ -339,7 +498,8 @@ pub unsafe extern "C" fn ilc_compiler_new(
             // SAFETY: non-null, readable by the contract.
             unsafe { read_options(options) }
         };
-        let options = match o.and_then(|o| to_options(&o).map(|opts| (o, opts))) {
+        // SAFETY: the texture arrays are readable by the contract of ilc_compiler_new.
+        let options = match o.and_then(|o| unsafe { to_options(&o) }.map(|opts| (o, opts))) {
             Ok(x) => x,
             Err(m) => {
                 message(error, &format!("invalid options: {m}"));
@@ -985,6 +1145,66 @@ mod tests {
         assert!(opts.textures.use_loads);
         // SAFETY: live handle.
         unsafe { ilc_compiler_free(c) };
+    }
+
+    #[test]
+    fn texture_settings_are_copied_and_checked() {
+        use isa_amdil::interp::texture::{AddressMode, Filter, TexelFormat};
+        let tex = |resource, format, channels| IlcTextureFormat {
+            resource,
+            format,
+            channels,
+        };
+        let smp = |sampler, filter, address| IlcSamplerState {
+            sampler,
+            filter,
+            address,
+        };
+        let with = |t: &[IlcTextureFormat], sm: &[IlcSamplerState]| {
+            let mut o = options();
+            o.flags = ILC_FLAG_TEXTURE_LOADS;
+            o.texture_formats = t.as_ptr();
+            o.texture_format_count = t.len() as u32;
+            o.sampler_states = sm.as_ptr();
+            o.sampler_state_count = sm.len() as u32;
+            new_compiler(&o)
+        };
+        let formats = [tex(0, ILC_TEXEL_UNORM8, 4), tex(3, ILC_TEXEL_F32, 1)];
+        let samplers = [smp(1, ILC_FILTER_LINEAR, ILC_ADDRESS_WRAP)];
+        let c = with(&formats, &samplers).unwrap();
+        // SAFETY: live handle.
+        let t = unsafe { (*c).compiler.options().textures.clone() };
+        // SAFETY: live handle, freed once.
+        unsafe { ilc_compiler_free(c) };
+        assert!(t.use_loads);
+        assert_eq!(t.textures[&0], (TexelFormat::Unorm8, 4));
+        assert_eq!(t.textures[&3], (TexelFormat::F32, 1));
+        assert_eq!(t.samplers[&1].filter, Filter::Linear);
+        assert_eq!(t.samplers[&1].address, [AddressMode::Wrap; 3]);
+        for (t, sm, needle) in [
+            (&[tex(0, 9, 4)][..], &[][..], "format 9"),
+            (&[tex(0, ILC_TEXEL_U8, 5)], &[], "5 channels"),
+            (
+                &[tex(2, ILC_TEXEL_U8, 1), tex(2, ILC_TEXEL_U16, 1)],
+                &[],
+                "given twice",
+            ),
+            (&[], &[smp(0, 2, 0)], "filter 2"),
+            (&[], &[smp(0, 0, 7)], "address mode 7"),
+            (
+                &[],
+                &[smp(4, 0, 0), smp(4, 1, 0)],
+                "sampler 4 is given twice",
+            ),
+        ] {
+            let m = with(t, sm).unwrap_err();
+            assert!(m.contains(needle), "{m}");
+        }
+        let mut o = options();
+        o.texture_format_count = 2;
+        assert!(new_compiler(&o)
+            .unwrap_err()
+            .contains("null with a count of 2"));
     }
 
     #[test]

@@ -164,33 +164,45 @@ fn signatures(text: &str, rust: bool) -> Vec<(String, usize)> {
 /// `uint32_t x;` lines.
 fn members(text: &str, open: &str, rust: bool) -> Vec<(String, String)> {
     let start = text.find(open).expect("struct") + open.len();
-    let body = &text[start..start + text[start..].find('}').expect("struct end")];
+    let mut body = text[start..start + text[start..].find('}').expect("struct end")].to_string();
+    // Drop C block comments (they may span lines).
+    while let Some(a) = body.find("/*") {
+        let b = a + body[a..].find("*/").expect("comment end") + 2;
+        body.replace_range(a..b, "");
+    }
     body.lines()
-        .map(|l| {
-            l.split("//")
-                .next()
-                .unwrap()
-                .split("/*")
-                .next()
-                .unwrap()
-                .trim()
-        })
+        .map(|l| l.split("//").next().unwrap().trim())
         .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("///"))
         .map(|l| {
             if rust {
                 let l = l.trim_start_matches("pub ").trim_end_matches(',');
                 let (name, ty) = l.split_once(':').expect("member");
                 let ty = match ty.trim() {
-                    "u32" => "uint32_t",
-                    "u64" => "uint64_t",
-                    "i32" => "int32_t",
-                    other => panic!("unmapped type {other}"),
+                    "u32" => "uint32_t".to_string(),
+                    "u64" => "uint64_t".to_string(),
+                    "i32" => "int32_t".to_string(),
+                    // `*const IlcFooBar` is `const ilc_foo_bar *`.
+                    other => match other.strip_prefix("*const Ilc") {
+                        Some(t) => {
+                            let mut c = String::from("const ilc");
+                            for ch in t.chars() {
+                                if ch.is_ascii_uppercase() {
+                                    c.push('_');
+                                }
+                                c.push(ch.to_ascii_lowercase());
+                            }
+                            c + " *"
+                        }
+                        None => panic!("unmapped type {other}"),
+                    },
                 };
-                (name.trim().to_string(), ty.to_string())
+                (name.trim().to_string(), ty)
             } else {
                 let l = l.trim_end_matches(';');
                 let (ty, name) = l.rsplit_once(' ').expect("member");
-                (name.trim().to_string(), ty.trim().to_string())
+                let stars = name.chars().take_while(|&c| c == '*').count();
+                let ty = format!("{}{}", ty.trim(), if stars > 0 { " *" } else { "" });
+                (name.trim_start_matches('*').trim().to_string(), ty)
             }
         })
         .collect()
@@ -211,10 +223,17 @@ fn header_agrees_with_the_rust_definitions() {
         members(&src, "pub struct IlcOptions {", true),
         members(&header, "typedef struct ilc_options {", false)
     );
-    assert_eq!(
-        members(&src, "pub struct IlcParam {", true),
-        members(&header, "typedef struct ilc_param {", false)
-    );
+    for (rust, c) in [
+        ("IlcParam", "ilc_param"),
+        ("IlcTextureFormat", "ilc_texture_format"),
+        ("IlcSamplerState", "ilc_sampler_state"),
+    ] {
+        assert_eq!(
+            members(&src, &format!("pub struct {rust} {{"), true),
+            members(&header, &format!("typedef struct {c} {{"), false),
+            "{c}"
+        );
+    }
     // Constants: every `#define ILC_*` number equals the Rust constant.
     let defines: Vec<(String, u64)> = header
         .lines()

@@ -1,5 +1,5 @@
 /* The C interface from C: versions, options (init, refusal with a message, a newer header's
- * larger struct), a compile with a warning (an info log on success), a compile error (an
+ * larger struct, texture settings), a compile with a warning (an info log on success), a compile error (an
  * error log labelled with the source name), kernel names in and out, status strings.
  * Prints "api_test: ok" and exits 0, or names the first failed check and exits 1.
  * Built and run by compiler/capi/tests/c_example.rs. */
@@ -81,6 +81,24 @@ int main(void) {
     CHECK(error != NULL && strstr(error, "does not know") != NULL);
     ilc_string_free(error);
     error = NULL;
+
+    /* Texture settings: copied by ilc_compiler_new, bad values refused. */
+    ilc_texture_format formats[2] = {{0, ILC_TEXEL_UNORM8, 4}, {1, ILC_TEXEL_F32, 7}};
+    ilc_sampler_state samplers[1] = {{0, ILC_FILTER_LINEAR, ILC_ADDRESS_WRAP}};
+    ilc_options_init(&opts, sizeof opts);
+    opts.flags = ILC_FLAG_TEXTURE_LOADS;
+    opts.texture_formats = formats;
+    opts.texture_format_count = 2;
+    opts.sampler_states = samplers;
+    opts.sampler_state_count = 1;
+    CHECK(ilc_compiler_new(&opts, &compiler, &error) == ILC_ERROR_INVALID_ARGUMENT);
+    CHECK(error != NULL && strstr(error, "7 channels") != NULL);
+    ilc_string_free(error);
+    error = NULL;
+    formats[1].channels = 1;
+    CHECK(ilc_compiler_new(&opts, &compiler, NULL) == ILC_OK);
+    ilc_compiler_free(compiler);
+    compiler = NULL;
 
     ilc_options_init(&opts, sizeof opts);
     opts.cache_bytes = 1 << 20;
