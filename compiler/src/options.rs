@@ -135,7 +135,8 @@ pub struct Options {
     /// ([`is_valid_kernel_name`]).
     pub kernel_name: Option<String>,
     /// Skip the IL out-of-range checks on UAV accesses: the driver guarantees every access
-    /// is in bounds (as CUDA code assumes).
+    /// is in bounds (as CUDA code assumes). Buffers are at most
+    /// [`MAX_BUFFER_BYTES`](crate::spa5::abi::MAX_BUFFER_BYTES) in either mode.
     pub assume_in_bounds: bool,
     /// The launch grid is 1-D (group ids `.y`/`.z` are 0): flattened ids fold to a
     /// multiply-add. Recorded in the launch layout (`.ilc.abi`: `launch 1d`); a launch that

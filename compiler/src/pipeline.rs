@@ -52,6 +52,9 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "if_convert",
             "simplify_cfg",
             "unroll",
+            // Fully unrolled loops leave constant tests (`switch` on the counter): fold them
+            // and drop the dead arms.
+            "const_fold",
             "simplify_cfg",
             "reassociate",
             "const_fold",

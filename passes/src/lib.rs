@@ -10,8 +10,7 @@
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
 //!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`],
 //!   [`launch_facts`], [`unroll`], [`reassociate`];
-//!   the analysis
-//!   [`uniformity`].
+//!   the analyses [`uniformity`] and [`value_bound`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`registry`]: every optimization pass by name (pipeline, tools, filetests).
@@ -47,6 +46,7 @@ pub mod simplify_cfg;
 pub mod strength_reduce;
 pub mod uniformity;
 pub mod unroll;
+pub mod value_bound;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and
 /// small values hash an order of magnitude faster than with SipHash, and a fixed seed keeps

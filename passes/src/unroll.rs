@@ -1,8 +1,7 @@
 //! Unrolling of counted loops with a run-time trip count.
 //!
 //! A candidate is a loop (a loop nested in its body is copied with it) whose header holds only
-//! its exit test, `brif (icmp cc iv,
-//! n)`, where `iv` is a header parameter that the single latch advances by a constant step
+//! constants (moved to the preheader) and its exit test, `brif (icmp cc iv, n)`, where `iv` is a header parameter that the single latch advances by a constant step
 //! `s > 0` (`jump header(.., iv + s, ..)`), `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
 //! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
@@ -61,6 +60,8 @@ struct Counted {
     size: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
+    /// `iconst`s in the header.
+    header_consts: Vec<Inst>,
 }
 
 /// Runs the pass with the default factors.
@@ -155,8 +156,12 @@ fn candidate(
     if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
-    // The header: `c = icmp ..; brif c, ..` and nothing else.
-    let insts: Vec<Inst> = func.layout.block_insts(h).collect();
+    // The header: `c = icmp ..; brif c, ..` and constants (moved to the preheader when the
+    // loop is unrolled, so the unrolled copy in front of the header sees them).
+    let (consts, insts): (Vec<Inst>, Vec<Inst>) = func
+        .layout
+        .block_insts(h)
+        .partition(|&i| func.dfg.opcode(i) == Opcode::Iconst);
     let [cmp, br] = insts[..] else {
         return None;
     };
@@ -202,10 +207,13 @@ fn candidate(
         return None;
     }
     let defined_outside = match func.dfg.value_inst(bound) {
-        Some(i) => func
-            .layout
-            .inst_block(i)
-            .is_some_and(|b| !in_loop.contains_key(&b)),
+        Some(i) => {
+            consts.contains(&i)
+                || func
+                    .layout
+                    .inst_block(i)
+                    .is_some_and(|b| !in_loop.contains_key(&b))
+        }
         None => {
             func.dfg.block_params(h).iter().all(|&p| p != bound)
                 && !body
@@ -283,6 +291,7 @@ fn candidate(
         signed,
         size,
         trips,
+        header_consts: consts,
     })
 }
 
@@ -295,6 +304,11 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         .layout
         .last_inst(c.pre)
         .expect("candidate preheader ends in a jump");
+    // The header's constants move to the preheader (which dominates the header).
+    for &i in &c.header_consts {
+        func.layout.remove_inst(i);
+        func.layout.insert_inst(i, pt);
+    }
     // The unrolled header.
     let u = func.dfg.make_block();
     func.layout.insert_block(u, c.header);
@@ -530,6 +544,32 @@ block3:
                 sum(&unrolled, start, n),
                 "{start} {n}"
             );
+        }
+    }
+
+    /// Constants in the header (where value numbering may leave a bound or a step) move to
+    /// the preheader: the unrolled copy in front of the header uses them too.
+    #[test]
+    fn constants_in_the_header() {
+        for n in [10u32, 1000] {
+            let text = kernel("sge", 1)
+                .replace("    v0 = load.b32 cb0[0]\n", "")
+                .replace(
+                    "    v12 = icmp sge v10, v0\n",
+                    &format!("    v0 = iconst.b32 {n:#x}\n    v12 = icmp sge v10, v0\n"),
+                );
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            assert_eq!(super::unroll(&mut f), 1, "{n}");
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            for start in [0u32, 1, 3, 9, 10, 11, 997, 0x7fff_fff0] {
+                assert_eq!(
+                    sum(&text, start, 0),
+                    sum(&unrolled, start, 0),
+                    "n {n} start {start}\n{unrolled}"
+                );
+            }
         }
     }
 

@@ -61,6 +61,8 @@ pub const ILC_ERROR_INTERNAL: i32 = 3;
 pub const ILC_PARAM_UAV_POINTER: i32 = 0;
 /// Size in bytes of a UAV.
 pub const ILC_PARAM_UAV_SIZE: i32 = 1;
+/// Largest buffer a launch may bind (`ILC_MAX_BUFFER_BYTES` in ilc.h).
+pub const ILC_MAX_BUFFER_BYTES: u64 = ilc::spa5::abi::MAX_BUFFER_BYTES;
 /// Address of the global buffer `g[]`.
 pub const ILC_PARAM_GLOBAL_POINTER: i32 = 2;
 /// Size of `g[]`.

@@ -272,3 +272,21 @@ fn header_agrees_with_the_rust_definitions() {
         assert_eq!(*value, rust, "{name}");
     }
 }
+
+#[test]
+fn header_states_the_buffer_limit_of_the_launch_abi() {
+    let header =
+        std::fs::read_to_string(root().join("compiler/capi/include/ilc.h")).expect("ilc.h");
+    let value = header
+        .lines()
+        .find_map(|l| l.strip_prefix("#define ILC_MAX_BUFFER_BYTES "))
+        .expect("ILC_MAX_BUFFER_BYTES is defined");
+    let hex = value
+        .trim()
+        .trim_end_matches("ull")
+        .trim_start_matches("0x");
+    assert_eq!(
+        u64::from_str_radix(hex, 16).expect("a hex literal"),
+        ilc_capi::ILC_MAX_BUFFER_BYTES
+    );
+}

@@ -1,7 +1,7 @@
 //! `ilc-fuzz`: differential soak testing with random IL kernels.
 //!
 //! `ilc-fuzz [--count N] [--seed S] [--opt 0..3] [--size K] [--dispatches D] [--minimize]
-//! [--out DIR]` generates N kernels (`ilc_tools::ilgen`, seeds S..S+N), compiles each at the
+//! [--assume-in-bounds] [--out DIR]` generates N kernels (`ilc_tools::ilgen`, seeds S..S+N), compiles each at the
 //! given level and compares the emulator with the interpreter on D random dispatches
 //! (`ilc::verify`). Kernels that mismatch, report hazards, fail in the emulator or fail to
 //! compile with anything but an "unsupported" diagnostic are written to DIR (default
@@ -41,6 +41,9 @@ struct Cli {
     /// Minimize failing kernels before writing them.
     #[arg(long)]
     minimize: bool,
+    /// Compile with `--assume-in-bounds` (the generated accesses are all in bounds).
+    #[arg(long = "assume-in-bounds")]
+    assume_in_bounds: bool,
     /// Where failing kernels go.
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
     let compiler = Compiler::new(Options {
         opt_level,
         kernel_name: Some("fuzz".into()),
+        assume_in_bounds: cli.assume_in_bounds,
         ..Options::default()
     });
     let (mut pass, mut unsupported, mut failed) = (0u64, 0u64, 0u64);

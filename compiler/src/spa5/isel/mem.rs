@@ -17,6 +17,7 @@
 //! Atomic `rsub` has no Maxwell instruction and is reported unsupported.
 
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
+use ilc_passes::FastHashSet as HashSet;
 use isa_spa5::inst::{mem, Operand};
 use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
@@ -235,17 +236,18 @@ impl Isel<'_> {
 
     /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
     fn const_added(&self, v: Value) -> Option<(Value, i64)> {
-        let inst = self.func.dfg.value_inst(v)?;
-        if self.func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Iadd
-            || self.func.dfg.value_type(v) != Type::B32
+        Self::const_added_in(self.func, v)
+    }
+
+    fn const_added_in(func: &ilc_passes::ir::Function, v: Value) -> Option<(Value, i64)> {
+        let inst = func.dfg.value_inst(v)?;
+        if func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Iadd
+            || func.dfg.value_type(v) != Type::B32
         {
             return None;
         }
-        let args = self.func.dfg.inst_args(inst);
-        let (x, c) = match (
-            self.func.dfg.value_const(args[0]),
-            self.func.dfg.value_const(args[1]),
-        ) {
+        let args = func.dfg.inst_args(inst);
+        let (x, c) = match (func.dfg.value_const(args[0]), func.dfg.value_const(args[1])) {
             (None, Some(c)) => (args[0], c),
             (Some(c), None) => (args[1], c),
             _ => return None,
@@ -263,6 +265,80 @@ impl Isel<'_> {
         let args = self.func.dfg.inst_args(inst);
         let k = self.func.dfg.value_const(args[1])? & 31;
         (k != 0).then_some((args[0], k as u8))
+    }
+
+    /// The 32-bit byte address `a` (plus the access's offset `off`) as `(x, off', shift,
+    /// sign)`: the 64-bit address is `ptr + (ext(x) << shift) + off'`, with `ext` the sign
+    /// extension by the word `sign` when it is given and the zero extension otherwise. This
+    /// lets neighbouring elements share one address (`x + c` puts `c` into the instruction's
+    /// immediate offset) and `index << k` use the LEA's scale.
+    ///
+    /// The IR's address is `a` computed modulo 2^32, so no fold may change the address of an
+    /// access that happens (one in bounds: checked, or promised by `assume_in_bounds`). Every
+    /// buffer is at most [`MAX_BUFFER_BYTES`] = 2^31 - 2^23 bytes (the launch ABI), so such an
+    /// address is below that:
+    /// - `x + c` with the zero extension is exact when `x + c` cannot wrap ([`max_u32`] of `x`
+    ///   plus `c` fits in 32 bits, or `c < 0`: a wrapped `x + c` is at least 2^32 - 2^23, in
+    ///   no buffer); otherwise the sign extension of `x` is exact (`sx(x) + c` is congruent to
+    ///   the address modulo 2^32 and lies in (-2^31 - 2^23, 2^31 + 2^23), so it equals any
+    ///   address below 2^31 - 2^23).
+    /// - `i << k` uses the scale only when `i < 2^(32-k)` is proven and the result is
+    ///   zero-extended, so the shift cannot lose bits.
+    ///
+    /// [`max_u32`]: ilc_passes::value_bound::max_u32
+    /// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
+    fn fold_address(
+        &mut self,
+        a: Value,
+        off: i64,
+    ) -> Result<(Value, i64, u8, Option<Value>), IselError> {
+        use ilc_passes::value_bound::max_u32;
+        const U32: u64 = u32::MAX as u64;
+        let in24 = |o: i64| (-(1 << 23)..(1 << 23)).contains(&o);
+        let (x, off, c) = match self.const_added(a) {
+            Some((x, c)) if in24(off + c) => (x, off + c, c),
+            _ => (a, off, 0),
+        };
+        // The zero extension is exact unless `x + c` may wrap.
+        let zext_ok = c <= 0 || max_u32(self.func, x) + c as u64 <= U32;
+        // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
+        // the address that neighbours at `x + c` form.
+        let share = c == 0 && {
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let bases = self.signed_bases.get_or_insert_with(|| {
+                signed_bases(self.func, |v| {
+                    Self::const_added_in(self.func, v).filter(|&(_, c)| in24(c))
+                })
+            });
+            block.is_some_and(|b| bases.contains(&(b, x)))
+        };
+        if !zext_ok || share {
+            let s = self.sign_word(x)?;
+            return Ok((x, off, 0, Some(s)));
+        }
+        if let Some((i, k)) = self.shifted_index(x) {
+            let room = U32 >> k;
+            if max_u32(self.func, i) <= room
+                && (max_u32(self.func, i) << k) + c.max(0) as u64 <= U32
+            {
+                return Ok((i, off, k, None));
+            }
+        }
+        Ok((x, off, 0, None))
+    }
+
+    /// `x >> 31` (arithmetic): the high word of `x` sign-extended, one per block and value.
+    fn sign_word(&mut self, x: Value) -> Result<Value, IselError> {
+        let block = self
+            .at
+            .and_then(|i| self.func.layout.inst_block(i))
+            .expect("isel runs on instructions in the layout"); // invariant of run()
+        if let Some(&s) = self.sign_memo.get(&(block, x)) {
+            return Ok(s);
+        }
+        let s = self.sh_imm(false, true, x, 31)?;
+        self.sign_memo.insert((block, x), s);
+        Ok(s)
     }
 
     /// Address computation and bounds predicate for one access of `bytes` at word `k`.
@@ -319,44 +395,42 @@ impl Isel<'_> {
                     let k = self.const32(off as u32)?;
                     (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
                 };
-                // With in-bounds accesses promised, `index << k` folds into the LEA's shift
-                // (the 64-bit address is then formed without wrapping, like CUDA's).
-                // Likewise `x + c` puts `c` into the instruction's immediate offset, so
-                // neighbouring elements share one address.
-                let (a, off) = match self.const_added(a) {
-                    Some((x, c))
-                        if self.opts.assume_in_bounds
-                            && !check
-                            && (-(1 << 23)..(1 << 23)).contains(&(off + c)) =>
-                    {
-                        (x, off + c)
-                    }
-                    _ => (a, off),
-                };
-                let (a, shift) = match self.shifted_index(a) {
-                    Some((x, k)) if self.opts.assume_in_bounds => (x, k),
-                    _ => (a, 0),
-                };
+                // The bounds predicate above is on the IR's address; the place may fold.
+                let (a, off, shift, sign) = self.fold_address(a, off)?;
                 let block = self
                     .at
                     .and_then(|i| self.func.layout.inst_block(i))
                     .expect("isel runs on instructions in the layout"); // invariant of run()
-                let key = (block, a, p, shift);
+                let key = (block, a, p, shift, sign);
                 let r = if let Some(&(lo, hi)) = self.lea_memo.get(&key) {
                     [lo, hi]
                 } else {
                     let lo = MInst::lea(R, R, cb0(p), shift).m(ModKind::Cc, 1);
-                    let hi = MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1);
-                    let mut t = Template::many(&[
-                        TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
-                        TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
-                    ]);
+                    let (hi, args) = match sign {
+                        // `{sign(a), a}`: the sign-extended offset.
+                        Some(s) => (
+                            TInst::new(
+                                MInst::lea_hi(R, R, cb0(p + 4), R, shift).m(ModKind::X, 1),
+                                &[Slot::Keep, Res(1, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                            ),
+                            vec![a, s],
+                        ),
+                        None => (
+                            TInst::new(
+                                MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1),
+                                &[Slot::Keep, Res(1, 0), Arg(0, 0)],
+                            ),
+                            vec![a],
+                        ),
+                    };
+                    let mut t =
+                        Template::many(&[TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]), hi]);
                     t.result_groups.push(Group {
                         start: 0,
                         len: 2,
                         align: 2,
                     });
-                    let v = self.emit(t, &[a], &[Type::B32, Type::B32])?;
+                    let v = self.emit(t, &args, &[Type::B32, Type::B32])?;
                     self.lea_memo.insert(key, (v[0], v[1]));
                     [v[0], v[1]]
                 };
@@ -934,6 +1008,38 @@ impl Isel<'_> {
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
 /// address slots read.
+/// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
+/// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
+/// `fold_address`). `const_added` splits an address into `x` and `c`.
+fn signed_bases(
+    func: &ilc_passes::ir::Function,
+    const_added: impl Fn(Value) -> Option<(Value, i64)>,
+) -> HashSet<(ilc_passes::ir::Block, Value)> {
+    let mut set = HashSet::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            let (Some(addr), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
+                continue;
+            };
+            if !matches!(
+                m.space,
+                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
+            ) {
+                continue;
+            }
+            if let Some((x, c)) = const_added(addr) {
+                if c > 0
+                    && ilc_passes::value_bound::max_u32(func, x) + c as u64 > u64::from(u32::MAX)
+                {
+                    set.insert((block, x));
+                }
+            }
+        }
+    }
+    set
+}
+
 fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
     Ok(match place {
         Place::Global { lo, hi, off, ro } => {
