@@ -49,11 +49,12 @@ typedef int32_t ilc_status;
 #define ILC_ERROR_COMPILE 2          /* the kernel does not compile; the log says why */
 #define ILC_ERROR_INTERNAL 3         /* a bug in ilc, reported with a message */
 
-#define ILC_PARAM_UAV_POINTER 0
-#define ILC_PARAM_UAV_SIZE 1
 /* Every buffer a launch binds (UAV, SRV, g[], pixel output) holds at most
    ILC_MAX_BUFFER_BYTES: the code addresses it with sign-extended 32-bit offsets. */
 #define ILC_MAX_BUFFER_BYTES 0x7f800000ull
+
+#define ILC_PARAM_UAV_POINTER 0
+#define ILC_PARAM_UAV_SIZE 1
 #define ILC_PARAM_GLOBAL_POINTER 2
 #define ILC_PARAM_GLOBAL_SIZE 3
 #define ILC_PARAM_SRV_POINTER 4

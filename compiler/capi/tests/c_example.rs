@@ -240,7 +240,11 @@ fn header_agrees_with_the_rust_definitions() {
         .filter_map(|l| {
             let mut w = l.strip_prefix("#define ")?.split_whitespace();
             let name = w.next()?;
-            let value = w.next()?.trim_end_matches('u').parse().ok()?;
+            let value = w.next()?.trim_end_matches(['u', 'l']);
+            let value = match value.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16).ok()?,
+                None => value.parse().ok()?,
+            };
             Some((name.to_string(), value))
         })
         .collect();
@@ -257,6 +261,7 @@ fn header_agrees_with_the_rust_definitions() {
             "ILC_VERSION_NUMBER" => u64::from(ilc_capi::ILC_VERSION_NUMBER),
             "ILC_ABI_VERSION" => u64::from(ilc_capi::ILC_ABI_VERSION),
             "ILC_OPTIONS_SIZE_V1" => ilc_capi::ILC_OPTIONS_SIZE_V1 as u64,
+            "ILC_MAX_BUFFER_BYTES" => ilc_capi::ILC_MAX_BUFFER_BYTES,
             _ => {
                 let decl = format!("pub const {name}: ");
                 let at = src
