@@ -323,7 +323,7 @@ impl Compiler {
                         .map_or(64, |g| g.iter().map(|&n| u64::from(n)).product()),
                 ),
             ),
-            schedule: self.options.opt_level > OptLevel::O0,
+            schedule: pipeline::stage_runs(&self.options, "schedule"),
             literal_pool: !self.options.no_literal_pool,
             dump_after: self.options.dump_after.clone(),
             dump_before: self.options.dump_before.clone(),

@@ -124,10 +124,12 @@ pub struct Options {
     /// Capture the IR after lowering and after every optimization pass that changed it (and
     /// note the passes that did not), like LLVM's `-print-changed`.
     pub print_changed: bool,
-    /// Optimization passes not to run (names from [`crate::pipeline::PASSES`]).
+    /// Optimization passes not to run (names from [`crate::pipeline::PASSES`]), or backend
+    /// stages not to run ([`crate::pipeline::SKIPPABLE_STAGES`]).
     pub disabled_passes: Vec<String>,
-    /// Run only the first N optimization pass executions (LLVM's `-opt-bisect-limit`), to
-    /// find the pass that breaks a kernel by bisection; see [`crate::pipeline::plan`].
+    /// Run only the first N optimization pass executions, the skippable backend stages
+    /// counting last (LLVM's `-opt-bisect-limit`), to find the pass that breaks a kernel by
+    /// bisection; see [`crate::pipeline::plan`].
     pub opt_bisect_limit: Option<u32>,
     /// Record the time spent in every pass.
     pub time_passes: bool,

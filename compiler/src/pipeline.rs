@@ -85,11 +85,28 @@ pub enum Skip {
     BisectLimit,
 }
 
+/// Backend stages that may be skipped like a pass (`--disable-pass`, counted after the
+/// optimization passes by `--opt-bisect-limit`): the list scheduler (the code is correct
+/// without it, only slower). Each runs at the levels [`stages_for`] gives.
+pub const SKIPPABLE_STAGES: &[&str] = &["schedule"];
+
+/// The skippable backend stages of an optimization level, in order.
+pub fn stages_for(level: OptLevel) -> Vec<&'static str> {
+    if level > OptLevel::O0 {
+        vec!["schedule"]
+    } else {
+        vec![]
+    }
+}
+
 /// One pass execution of a run of the pipeline.
 #[derive(Clone, Copy, Debug)]
 pub struct PlannedPass {
-    /// The pass.
-    pub pass: &'static Pass,
+    /// The pass or backend stage name.
+    pub name: &'static str,
+    /// The optimization pass; `None` for a backend stage of [`SKIPPABLE_STAGES`] (the
+    /// backend runs it, see [`stage_runs`]).
+    pub pass: Option<&'static Pass>,
     /// 1-based number among the executions not disabled (the `--opt-bisect-limit` count);
     /// 0 for a disabled pass.
     pub number: u32,
@@ -105,29 +122,38 @@ impl PlannedPass {
             Some(Skip::Disabled) => None,
             None => Some(format!(
                 "BISECT: running pass ({}) {} on {kernel}",
-                self.number, self.pass.name
+                self.number, self.name
             )),
             Some(Skip::BisectLimit) => Some(format!(
                 "BISECT: NOT running pass ({}) {} on {kernel}",
-                self.number, self.pass.name
+                self.number, self.name
             )),
         }
     }
 }
 
-/// The pass executions of a run with `options`, in order: the level's pipeline, each pass
-/// marked as skipped when disabled or past the bisect limit. The pipeline is fixed by the
-/// options (it does not depend on the kernel), so a driver may print the plan before the
-/// compile, and it is what [`optimize`] runs.
+/// The pass executions of a run with `options`, in order: the level's pipeline, then its
+/// skippable backend stages, each marked as skipped when disabled or past the bisect limit.
+/// The plan is fixed by the options (it does not depend on the kernel), so a driver may print
+/// it before the compile; [`optimize`] runs its passes and the backend its stages.
 pub fn plan(options: &Options) -> Vec<PlannedPass> {
     let mut number = 0;
-    passes_for(options.opt_level)
+    let passes = passes_for(options.opt_level).into_iter().map(|name| {
+        // Invariant: passes_for only names registered passes (tested below).
+        (
+            name,
+            Some(pass_by_name(name).expect("pipeline names a registered pass")),
+        )
+    });
+    let stages = stages_for(options.opt_level)
         .into_iter()
-        .map(|name| {
-            // Invariant: passes_for only names registered passes (tested below).
-            let pass = pass_by_name(name).expect("pipeline names a registered pass");
+        .map(|name| (name, None));
+    passes
+        .chain(stages)
+        .map(|(name, pass)| {
             if options.disabled_passes.iter().any(|d| d == name) {
                 return PlannedPass {
+                    name,
                     pass,
                     number: 0,
                     skip: Some(Skip::Disabled),
@@ -138,9 +164,21 @@ pub fn plan(options: &Options) -> Vec<PlannedPass> {
                 .opt_bisect_limit
                 .is_some_and(|limit| number > limit)
                 .then_some(Skip::BisectLimit);
-            PlannedPass { pass, number, skip }
+            PlannedPass {
+                name,
+                pass,
+                number,
+                skip,
+            }
         })
         .collect()
+}
+
+/// Whether the backend runs `stage` (one of [`SKIPPABLE_STAGES`]) under `options`.
+pub fn stage_runs(options: &Options, stage: &str) -> bool {
+    plan(options)
+        .iter()
+        .any(|p| p.pass.is_none() && p.name == stage && p.skip.is_none())
 }
 
 /// Where a dump was taken.
@@ -281,9 +319,10 @@ pub fn check_pass_names(options: &Options) -> Result<(), String> {
         }
     }
     for name in &options.disabled_passes {
-        if pass_by_name(name).is_none() {
+        if pass_by_name(name).is_none() && !SKIPPABLE_STAGES.contains(&name.as_str()) {
             return Err(format!(
-                "unknown pass `{name}` in --disable-pass (valid: {passes})"
+                "unknown pass `{name}` in --disable-pass (valid: {passes}, {})",
+                SKIPPABLE_STAGES.join(", ")
             ));
         }
     }
@@ -306,11 +345,14 @@ pub fn optimize(
         }
     }
     for planned in plan(options) {
+        // Backend stages run in the backend.
+        let Some(pass) = planned.pass else {
+            continue;
+        };
         if let Some(skip) = planned.skip {
-            tracing::debug!(pass = planned.pass.name, ?skip, "pass not run");
+            tracing::debug!(pass = planned.name, ?skip, "pass not run");
             continue;
         }
-        let pass = planned.pass;
         let name = pass.name;
         check_deadline(options, started, name)?;
         let _span = tracing::debug_span!("pass", name, n = planned.number).entered();
@@ -453,10 +495,28 @@ mod tests {
             ..Options::default()
         };
         let plan = plan(&options);
-        assert_eq!(plan.len(), passes_for(OptLevel::O2).len());
+        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 1);
+        assert_eq!(plan.last().unwrap().name, "schedule");
+        assert!(plan.last().unwrap().pass.is_none());
+        assert!(!stage_runs(&options, "schedule"));
+        assert!(stage_runs(&Options::default(), "schedule"));
+        assert!(!stage_runs(
+            &Options {
+                opt_level: OptLevel::O0,
+                ..Options::default()
+            },
+            "schedule"
+        ));
+        assert!(!stage_runs(
+            &Options {
+                disabled_passes: vec!["schedule".into()],
+                ..Options::default()
+            },
+            "schedule"
+        ));
         assert!(plan
             .iter()
-            .filter(|p| p.pass.name == "gvn")
+            .filter(|p| p.name == "gvn")
             .all(|p| p.skip == Some(Skip::Disabled) && p.bisect_line("k").is_none()));
         let running: Vec<u32> = plan
             .iter()

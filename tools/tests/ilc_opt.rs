@@ -265,6 +265,32 @@ fn ilc_pass_options() {
         code(&["--opt-bisect-limit", "0"]).stdout,
         code(&["-O0"]).stdout
     );
+    // The scheduler counts last: a limit of all the optimization passes leaves it out, like
+    // --disable-pass schedule, and the code differs from the scheduled code.
+    let asm = |args: &[&str]| {
+        let mut all = vec![kernel, "--emit", "asm"];
+        all.extend_from_slice(args);
+        let out = run(ILC, &all, None);
+        assert!(out.status.success(), "{args:?}");
+        out.stdout
+    };
+    let n = passes_for(OptLevel::O2).len().to_string();
+    let unscheduled = asm(&["--disable-pass", "schedule"]);
+    assert_eq!(asm(&["--opt-bisect-limit", &n]), unscheduled);
+    assert_ne!(asm(&[]), unscheduled);
+    let out = run(
+        ILC,
+        &[kernel, "--emit", "asm", "--opt-bisect-limit", &n],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.ends_with(&format!(
+            "BISECT: NOT running pass ({}) schedule on saxpy\n",
+            passes_for(OptLevel::O2).len() + 1
+        )),
+        "{err}"
+    );
     // --disable-pass: fewer passes run (--time-passes lists what ran).
     let out = code(&[
         "--disable-pass",

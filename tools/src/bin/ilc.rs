@@ -126,10 +126,12 @@ struct Cli {
     /// line for each that did not), like LLVM's -print-changed.
     #[arg(long = "print-changed")]
     print_changed: bool,
-    /// Do not run this optimization pass (repeatable, or comma-separated).
+    /// Do not run this optimization pass or the backend's `schedule` (repeatable, or
+    /// comma-separated).
     #[arg(long = "disable-pass", value_delimiter = ',', value_name = "PASS")]
     disable_pass: Vec<String>,
-    /// Run only the first N optimization pass executions and print each one as
+    /// Run only the first N optimization pass executions (the backend's scheduler counts
+    /// last) and print each one as
     /// `BISECT: running pass (n) NAME on KERNEL` (or `NOT running`) on stderr, like LLVM's
     /// -opt-bisect-limit: bisect N to find the pass that breaks a kernel.
     #[arg(long = "opt-bisect-limit", value_name = "N")]
@@ -423,6 +425,10 @@ fn list_passes() -> String {
         "Stages (--dump-after; --dump-before: the backend's): {}\n",
         ilc::pipeline::STAGES.join(", ")
     ));
+    out.push_str(&format!(
+        "Backend stages --disable-pass may skip (counted last by --opt-bisect-limit): {}\n",
+        ilc::pipeline::SKIPPABLE_STAGES.join(", ")
+    ));
     for (name, level) in [
         ("-O0", OptLevel::O0),
         ("-O1", OptLevel::O1),
@@ -434,7 +440,13 @@ fn list_passes() -> String {
         } else {
             passes.join(",")
         };
-        out.push_str(&format!("Pipeline {name}: {list}\n"));
+        let stages = ilc::pipeline::stages_for(level);
+        let stages = if stages.is_empty() {
+            String::new()
+        } else {
+            format!(" + backend {}", stages.join(","))
+        };
+        out.push_str(&format!("Pipeline {name}: {list}{stages}\n"));
     }
     out
 }
