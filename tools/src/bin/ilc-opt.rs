@@ -23,7 +23,7 @@ use ilc_passes::ir::{AnyEntity, Function};
 #[command(
     name = "ilc-opt",
     version,
-    about,
+    long_about = None,
     after_help = "Pass names: see `ilc --list-passes`.\nExit status: 0 success, 1 invalid IR or a pass broke the IR, 2 usage error."
 )]
 struct Cli {

@@ -43,7 +43,7 @@ enum Syntax {
 #[command(
     name = "ilc",
     version,
-    about,
+    long_about = None,
     after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped).",
     group(ArgGroup::new("dumps").multiple(true).args(["dump_after", "dump_before", "print_changed"]))
 )]

@@ -15,7 +15,7 @@ use isa_spa5::cubin::{scan_instr_offsets, write_cubin, Kernel, Sm};
 
 /// Assemble SPA 5.0 (Maxwell) code.
 #[derive(Parser, Debug)]
-#[command(name = "spa5-as", version, about)]
+#[command(name = "spa5-as", version)]
 struct Cli {
     #[command(flatten)]
     log: ilc_tools::logging::LogArgs,

@@ -18,7 +18,7 @@ enum SyntaxArg {
 
 /// Disassemble SPA 5.0 (Maxwell) code.
 #[derive(Parser, Debug)]
-#[command(name = "spa5-dis", version, about)]
+#[command(name = "spa5-dis", version)]
 struct Cli {
     #[command(flatten)]
     log: ilc_tools::logging::LogArgs,
