@@ -149,7 +149,7 @@ ilc_status ilc_options_init(ilc_options *options, size_t size);
 /* Creates a compiler from *options (NULL: the defaults) into *out. Refused options (a value out
    of range, unknown flag bits, bad texture settings, a size not set by ilc_options_init) are
    ILC_ERROR_INVALID_ARGUMENT with a message in *error (if error is not NULL; free it with
-   ilc_string_free). The options (and the texture arrays) are copied: they may be changed or
+   ilc_string_free; NULL on success). The options (and the texture arrays) are copied: they may be changed or
    freed afterwards.
    Release the compiler with ilc_compiler_free once no thread uses it. */
 ilc_status ilc_compiler_new(const ilc_options *options, ilc_compiler **out, char **error);

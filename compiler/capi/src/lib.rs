@@ -477,7 +477,7 @@ unsafe fn to_options(o: &IlcOptions) -> Result<Options, String> {
 
 /// Creates a compiler; `*out` receives the handle (free with `ilc_compiler_free`). Options
 /// it refuses are `ILC_ERROR_INVALID_ARGUMENT` with a message in `*error` (if `error` is not
-/// null; free it with `ilc_string_free`).
+/// null; free it with `ilc_string_free`; null on success).
 ///
 /// # Safety
 /// `options` must be null (defaults) or point to `ilc_options` of its `size` member's bytes,
@@ -489,6 +489,10 @@ pub unsafe extern "C" fn ilc_compiler_new(
     out: *mut *mut IlcCompiler,
     error: *mut *mut c_char,
 ) -> i32 {
+    if !error.is_null() {
+        // SAFETY: non-null, writable by the contract.
+        unsafe { *error = std::ptr::null_mut() };
+    }
     guard(error, || {
         if out.is_null() {
             message(error, "null `out` argument");

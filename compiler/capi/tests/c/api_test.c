@@ -73,7 +73,8 @@ int main(void) {
     } newer;
     CHECK(ilc_options_init(&newer.base, sizeof newer) == ILC_OK);
     CHECK(newer.newer_member == 0 && newer.base.size == sizeof newer);
-    CHECK(ilc_compiler_new(&newer.base, &compiler, NULL) == ILC_OK);
+    error = (char *)"stale";
+    CHECK(ilc_compiler_new(&newer.base, &compiler, &error) == ILC_OK && error == NULL);
     ilc_compiler_free(compiler);
     compiler = NULL;
     newer.newer_member = 7;
