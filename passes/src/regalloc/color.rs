@@ -20,7 +20,7 @@ use super::{Allocation, EditKind, Failure, RegAllocError};
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, Opcode, PerRegFile, RegFile, Value,
 };
-use crate::target::{Footprint, PReg, TargetIsa};
+use crate::target::{Footprint, LatencyKind, PReg, TargetIsa};
 
 /// One step of an operand-group copy: member `j`'s move, or a copy of member `j`'s source
 /// to a scratch register first (cycle breaking).
@@ -46,13 +46,31 @@ struct Regs {
     /// GPRs softly reserved for operand-group runs still being assembled (count of
     /// bundles wanting each register); other values avoid them when they can.
     reserved: Vec<u32>,
+    /// Instructions colored so far (a clock for `hot_until`).
+    now: u64,
+    /// GPRs whose last reader was a variable-latency instruction (a load, a texture fetch):
+    /// that instruction may still be reading them, so a write soon after waits for it. They
+    /// stay "hot" until this clock value; `find` avoids them when it can.
+    hot_until: Vec<u64>,
+    /// One past the highest GPR assigned so far.
+    high: u32,
+    /// Whether `find` prefers cool registers (the first attempt; retries after
+    /// fragmentation take the lowest run, which packs tightest).
+    avoid_hot: bool,
 }
+
+/// Instructions after its variable-latency reader during which a register stays hot.
+const HOT_INSTS: u64 = 16;
 
 impl Regs {
     fn new(limits: PerRegFile<u32>) -> Self {
         Regs {
             occ: PerRegFile(RegFile::ALL.map(|f| vec![None; limits[f] as usize])),
             reserved: vec![0; limits[RegFile::Gpr] as usize],
+            now: 0,
+            hot_until: vec![0; limits[RegFile::Gpr] as usize],
+            high: 0,
+            avoid_hot: true,
         }
     }
 
@@ -80,6 +98,21 @@ impl Regs {
                     .iter()
                     .all(|&r| r == 0)
         };
+        // Below the registers already in use, one that no in-flight load may still read.
+        if file == RegFile::Gpr && self.avoid_hot {
+            let cool = |i: u32| {
+                self.hot_until[i as usize..(i + width) as usize]
+                    .iter()
+                    .all(|&h| h <= self.now)
+            };
+            let mut i = 0;
+            while i + width <= self.high.min(n) {
+                if self.is_free(file, i, width) && unreserved(i) && cool(i) {
+                    return Some(i);
+                }
+                i += align.max(1);
+            }
+        }
         let mut first = None;
         let mut i = 0;
         while i + width <= n {
@@ -103,6 +136,9 @@ impl Regs {
     }
 
     fn set(&mut self, file: RegFile, start: u32, width: u32, v: Option<Value>) {
+        if v.is_some() && file == RegFile::Gpr {
+            self.high = self.high.max(start + width);
+        }
         for r in start..start + width {
             if let Some(x) = self.occ[file].get_mut(r as usize) {
                 *x = v;
@@ -164,6 +200,8 @@ pub fn run(
         fixups: Vec::new(),
         high: 0,
     };
+    // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
+    c.regs.avoid_hot = group_hints;
     if group_hints {
         c.find_bundle_sources(func);
     }
@@ -496,6 +534,20 @@ impl Colorer<'_> {
             }
         }
         for (k, &inst) in insts.iter().enumerate() {
+            self.regs.now += 1;
+            if self.target.sched_info(func, inst).kind == LatencyKind::Variable {
+                for &v in &kills[k] {
+                    if let (Some(r), RegFile::Gpr) = (alloc.regs[v], self.fp(func, v).file) {
+                        let w = u64::from(self.fp(func, v).width);
+                        let until = self.regs.now + HOT_INSTS;
+                        for x in u64::from(r.index)..u64::from(r.index) + w {
+                            if let Some(h) = self.regs.hot_until.get_mut(x as usize) {
+                                *h = until;
+                            }
+                        }
+                    }
+                }
+            }
             if let Some(bi) = self.bundles.of_move[inst] {
                 let bd = &self.bundles.list[bi as usize];
                 if bd.head == inst {

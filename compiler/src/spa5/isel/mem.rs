@@ -17,7 +17,7 @@
 //! Atomic `rsub` has no Maxwell instruction and is reported unsupported.
 
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
-use ilc_passes::FastHashSet as HashSet;
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 use isa_spa5::inst::{mem, Operand};
 use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
@@ -133,6 +133,28 @@ impl Isel<'_> {
         align: u32,
         limit: Operand,
     ) -> Result<Option<Value>, IselError> {
+        // A constant limit and a known alignment `A` of `addr`: `addr + last < l` is `addr <
+        // roundup(l - last, A)`, the same compare for every word of an aligned vector (each
+        // dword of a 16-byte aligned `cb[i]` inside a buffer of whole vec4s).
+        if let (Operand::Imm(l), true) = (limit, off >= 0) {
+            let last = off + i64::from(bytes.max(1)) - 1;
+            let a = i64::from(align.max(1));
+            let bound = ((l - last).max(0) + a - 1) / a * a;
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let key = block.map(|b| (b, addr, 0, bound, -1));
+            if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
+                return Ok(Some(p));
+            }
+            let a = match addr {
+                Some(a) => a,
+                None => self.const32(0)?,
+            };
+            let p = self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), None)?;
+            if let Some(k) = key {
+                self.bounds_memo.insert(k, p);
+            }
+            return Ok(Some(p));
+        }
         // The limit as a key: an immediate size, or a constant-bank offset (tagged).
         let limit_key = match limit {
             Operand::Imm(v) => Some(v),
@@ -212,6 +234,19 @@ impl Isel<'_> {
         } else {
             None
         };
+        // An aligned access of a power-of-two size `b` at `a` itself: `a + b <= size` is
+        // `a < (size & !(b - 1))` (both sides are multiples of `b`, and `a + b` cannot wrap),
+        // one compare against a masked size that the block's other such accesses share.
+        if let Operand::CBuf { offset, .. } = limit {
+            if off == 0 && bytes > 1 && bytes.is_power_of_two() && align >= bytes {
+                if let Some(s) = self.masked_limit(limit, offset as u32, bytes)? {
+                    let i = MInst::isetp(ICmp::Lt, PredReg(0), R, R).m(ModKind::Signed, 0);
+                    let slots = [Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
+                    let t = Template::one(TInst::new(i, &slots));
+                    return Ok(self.emit(t, &[a, s], &[Type::Pred])?[0]);
+                }
+            }
+        }
         if let Operand::Imm(l) = limit {
             // A constant limit: `a + last < l` is `a < l - last` (no addition that could wrap).
             let bound = (l - last).max(0);
@@ -232,6 +267,40 @@ impl Isel<'_> {
             p = Some(self.isetp_u32(ICmp::Ge, u, Operand::Imm(last), p)?);
         }
         self.isetp_u32(ICmp::Lt, u, limit, p)
+    }
+
+    /// `size & !(bytes - 1)` for the size parameter at `c[0x0][offset]`, once per block, when
+    /// the block has enough aligned accesses to that buffer to pay for it (else None: each
+    /// access adds `bytes - 1` itself).
+    fn masked_limit(
+        &mut self,
+        limit: Operand,
+        offset: u32,
+        bytes: u32,
+    ) -> Result<Option<Value>, IselError> {
+        /// Accesses a block needs before one `LOP` (and a mask constant) beats an `IADD32I`
+        /// per access.
+        const WORTH: u32 = 3;
+        let Some(block) = self.at.and_then(|i| self.func.layout.inst_block(i)) else {
+            return Ok(None);
+        };
+        if let Some(&v) = self.limit_memo.get(&(block, offset, bytes)) {
+            return Ok(Some(v));
+        }
+        let counts = self
+            .aligned_accesses
+            .get_or_insert_with(|| aligned_accesses(self.func, self.layout));
+        if counts.get(&(block, offset)).copied().unwrap_or(0) < WORTH {
+            return Ok(None);
+        }
+        let mask = self.const32(!(bytes - 1))?;
+        let v = self.one(
+            MInst::lop(isa_spa5::mods::Lop::And, R, R, limit),
+            &[Slot::Keep, Res(0, 0), Arg(0, 0)],
+            &[mask],
+        )?;
+        self.limit_memo.insert((block, offset, bytes), v);
+        Ok(Some(v))
     }
 
     /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
@@ -352,11 +421,13 @@ impl Isel<'_> {
     ) -> Result<(Place, Option<Value>), IselError> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
-        // `addr` is aligned as the effective address is, up to the offset's own alignment.
+        // `addr` is aligned as the effective address is, up to the offset's own alignment,
+        // and as its definition shows (`i << 4` for `cb[i].y`).
         let a_align = match m.offset {
             0 => m.align,
             o => m.align.min(1 << o.trailing_zeros()),
-        };
+        }
+        .max(addr.map_or(1, |a| ilc_passes::mem_combine::known_align(self.func, a, 6)));
         match m.space {
             MemSpace::Uav(_)
             | MemSpace::Global
@@ -1008,6 +1079,38 @@ impl Isel<'_> {
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
 /// address slots read.
+/// How many accesses of each block go to the buffer whose size parameter is at
+/// `c[0x0][offset]` with a dword-aligned address and no constant offset (candidates for a
+/// shared masked size), by (block, offset).
+fn aligned_accesses(
+    func: &ilc_passes::ir::Function,
+    layout: &crate::spa5::abi::LaunchLayout,
+) -> HashMap<(ilc_passes::ir::Block, u32), u32> {
+    let mut counts = HashMap::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            let (Some(_), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
+                continue;
+            };
+            let kind = match m.space {
+                MemSpace::Uav(id) => ParamKind::UavSize(id),
+                MemSpace::Srv(id) => ParamKind::SrvSize(id),
+                MemSpace::Output(id) => ParamKind::OutSize(id),
+                MemSpace::Global => ParamKind::GlobalSize,
+                _ => continue,
+            };
+            if m.offset != 0 || m.align < 4 {
+                continue;
+            }
+            if let Some(off) = layout.cbank_offset(kind) {
+                *counts.entry((block, off)).or_default() += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
 /// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
 /// `fold_address`). `const_added` splits an address into `x` and `c`.

@@ -93,6 +93,10 @@ pub struct Isel<'a> {
     /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
     /// `x` itself shares that 64-bit address.
     pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
+    /// Masked buffer sizes (`size & !(bytes - 1)`) per (block, size parameter offset, bytes).
+    pub(crate) limit_memo: HashMap<(Block, u32, u32), Value>,
+    /// Aligned accesses per (block, size parameter offset), computed on first use.
+    pub(crate) aligned_accesses: Option<HashMap<(Block, u32), u32>>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
     pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64, i64), Value>,
@@ -150,6 +154,8 @@ pub fn run(
         lea_memo: HashMap::default(),
         sign_memo: HashMap::default(),
         signed_bases: None,
+        limit_memo: HashMap::default(),
+        aligned_accesses: None,
         const_memo: HashMap::default(),
         pool: Vec::new(),
         pool_index: HashMap::default(),
