@@ -13,6 +13,7 @@
 //!   the analyses [`uniformity`] and [`value_bound`].
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
+//! - [`registry`]: every optimization pass by name (pipeline, tools, filetests).
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
 //!
 //! `doc/ir.md` summarizes the IR design and its semantic conventions.
@@ -40,6 +41,7 @@ pub mod licm;
 pub mod mem_combine;
 pub mod pair_fuse;
 pub mod reassociate;
+pub mod registry;
 pub mod simplify_cfg;
 pub mod strength_reduce;
 pub mod uniformity;

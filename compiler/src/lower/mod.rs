@@ -141,6 +141,11 @@ pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Func
     l.tex_config = tex.clone();
     l.run();
     if l.errors.is_empty() {
+        tracing::debug!(
+            blocks = l.func.layout.blocks().count(),
+            values = l.func.dfg.num_values(),
+            "lowered"
+        );
         Ok(l.func)
     } else {
         Err(LowerErrors(l.errors))

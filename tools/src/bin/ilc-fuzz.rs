@@ -21,15 +21,17 @@ use ilc_tools::ilgen;
 #[derive(Debug, Parser)]
 #[command(name = "ilc-fuzz", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// Number of kernels.
     #[arg(long, default_value_t = 100)]
     count: u64,
     /// First seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Optimization level 0..3.
-    #[arg(long, default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(long, value_enum, default_value = "2")]
+    opt: ilc_tools::cli_args::OptArg,
     /// Statements per kernel.
     #[arg(long, default_value_t = 30)]
     size: u32,
@@ -79,13 +81,8 @@ fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome 
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let opt_level: OptLevel = match format!("-O{}", cli.opt).parse() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("ilc-fuzz: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    cli.log.init("ilc-fuzz");
+    let opt_level: OptLevel = cli.opt.into();
     let compiler = Compiler::new(Options {
         opt_level,
         kernel_name: Some("fuzz".into()),
