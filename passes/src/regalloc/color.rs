@@ -175,7 +175,13 @@ struct Colorer<'a> {
     fixups: Vec<BundleFix>,
     /// One past the highest GPR assigned so far.
     high: u32,
+    /// How many times each value is read (operands and branch arguments).
+    uses: SecondaryMap<Value, u32>,
 }
+
+/// How far a loop-carried value's register preference reaches back through the values it is
+/// computed from.
+const WANT_DEPTH: u32 = 3;
 
 /// Assigns registers; fills `alloc.regs`.
 pub fn run(
@@ -199,7 +205,15 @@ pub fn run(
         last_use: SecondaryMap::new(),
         fixups: Vec::new(),
         high: 0,
+        uses: SecondaryMap::new(),
     };
+    for b in func.layout.blocks() {
+        for i in func.layout.block_insts(b) {
+            for v in func.dfg.insts[i].all_values() {
+                c.uses[v] += 1;
+            }
+        }
+    }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
     c.regs.avoid_hot = group_hints;
     if group_hints {
@@ -449,6 +463,40 @@ impl Colorer<'_> {
         Ok(())
     }
 
+    /// `v` wants register `r`, and so do the operands only it reads that it is computed from (in
+    /// the same block, up to `depth` levels): `x' = t + c` with `t = x * x - y * y` then
+    /// computes `t` where `x'` goes, so two loop-carried values whose updates cross (a
+    /// rotation) do not take each other's registers and need no moves on the back edge.
+    fn want_back(&mut self, func: &Function, v: Value, r: PReg, depth: u32) {
+        if self.want[v].is_some() {
+            return;
+        }
+        self.want[v] = Some(r);
+        let Some(inst) = func.dfg.value_inst(v) else {
+            return;
+        };
+        if depth == 0 || func.dfg.inst_results(inst).len() != 1 {
+            return;
+        }
+        let block = func.layout.inst_block(inst);
+        let args = func.dfg.inst_args(inst);
+        for &o in args {
+            let same_block = func
+                .dfg
+                .value_inst(o)
+                .is_some_and(|d| func.layout.inst_block(d) == block);
+            // Read only here (`t + t` counts).
+            let only_here = self.uses[o] as usize == args.iter().filter(|&&x| x == o).count();
+            if only_here
+                && same_block
+                && self.fp(func, o).file == r.file
+                && self.fp(func, o).width == self.fp(func, v).width
+            {
+                self.want_back(func, o, r, depth - 1);
+            }
+        }
+    }
+
     fn free_value(&mut self, func: &Function, v: Value, alloc: &Allocation) {
         if let Some(r) = alloc.regs[v] {
             let w = u32::from(self.fp(func, v).width);
@@ -539,7 +587,9 @@ impl Colorer<'_> {
                 // register, which makes their edge move disappear.
                 for &a in uncolored {
                     if self.want[a].is_none() {
-                        self.want[a] = alloc.regs[p];
+                        if let Some(r) = alloc.regs[p] {
+                            self.want_back(func, a, r, WANT_DEPTH);
+                        }
                     }
                 }
             }
