@@ -91,6 +91,17 @@ impl Isel<'_> {
                     Opcode::Bxor => Lop::Xor,
                     _ => Lop::PassB,
                 };
+                // A 32-bit constant operand is LOP32I's immediate (no register to hold it).
+                if !is64 && op != Opcode::Bnot {
+                    let (x, k) = match (self.konst(args[0]), self.konst(args[1])) {
+                        (None, Some(k)) => (Some(args[0]), k),
+                        (Some(k), None) => (Some(args[1]), k),
+                        _ => (None, 0),
+                    };
+                    if let Some(x) = x {
+                        return one(self.lop32i(name, x, k as u32)?);
+                    }
+                }
                 let parts = if is64 { 2 } else { 1 };
                 let mut seq = Vec::new();
                 for p in 0..parts {

@@ -232,7 +232,14 @@ impl Isel<'_> {
         align: u32,
         limit: Operand,
     ) -> Result<Value, IselError> {
-        // A constant address is `0 + off`.
+        // A constant address `off`: its last byte `off + bytes - 1` is below the limit.
+        if addr.is_none() && off >= 0 {
+            let last = off + i64::from(bytes.max(1)) - 1;
+            if let Ok(last) = u32::try_from(last) {
+                let u = self.const32(last)?;
+                return self.isetp_u32(ICmp::Lt, u, limit, None);
+            }
+        }
         let a = match addr {
             Some(a) => a,
             None => self.const32(0)?,
