@@ -601,6 +601,22 @@ impl Isel<'_> {
         } else {
             None
         };
+        // `[x + c]` for an address `x + c` that provably does not wrap (its range is known):
+        // the window's address arithmetic is exact, so neighbours share `x` and take their
+        // constants in the instruction's offset. The check above already saw `x + c`.
+        let (addr, off) = match addr.and_then(|a| Some((a, self.const_added(a)?))) {
+            Some((a, (x, c))) => {
+                let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+                let (_, hi) = self.ranges.range(self.func, a, block);
+                let total = i64::from(w.base) + off + c;
+                if hi < u64::from(u32::MAX) && (-(1 << 23)..(1 << 23)).contains(&total) {
+                    (Some(x), off + c)
+                } else {
+                    (Some(a), off)
+                }
+            }
+            None => (addr, off),
+        };
         let place = Place::Flat {
             op_ld: w.ops.0,
             op_st: w.ops.1,
