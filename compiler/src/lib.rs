@@ -271,8 +271,13 @@ impl Compiler {
         }
         let mut function = {
             let _span = tracing::debug_span!("lower").entered();
-            lower::lower_with(&front.program, name, &self.options.textures)
-                .map_err(lower_diagnostics)?
+            lower::lower_with_bounds(
+                &front.program,
+                name,
+                &self.options.textures,
+                self.options.assume_in_bounds,
+            )
+            .map_err(lower_diagnostics)?
         };
         function.launch_1d = self.options.launch_1d;
         // The AST is not needed after lowering: free it before the passes allocate.
