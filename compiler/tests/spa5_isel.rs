@@ -27,15 +27,40 @@ const MUL: &str = "kernel %mul {
     group_size 64, 1, 1
     uav0 = raw
 block0:
-    v0 = special tid.x
-    v1 = special tid.y
+    v10 = special tid.x
+    v0 = load.b32 uav0[v10]
+    v1 = load.b32 uav0[v10+256]
     v2 = imul v0, v1
     v3 = iconst.b32 0x64
     v4 = imul v0, v3
     v5 = iadd v2, v4
+    store.b32 uav0[v10], v5
+    return
+}";
+
+/// Factors proven below 2^16 (thread ids in a 64 x 64 group) multiply in one XMAD; with one
+/// such factor, two.
+#[test]
+fn short_factors_take_fewer_xmads() {
+    let text = "kernel %short {
+    group_size 64, 64, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = special tid.y
+    v2 = imul v0, v1
+    v3 = load.b32 uav0[v0]
+    v4 = imul v3, v1
+    v5 = iadd v2, v4
     store.b32 uav0[v0], v5
     return
 }";
+    let out = build(text, &in_bounds());
+    let l = &out.listing();
+    assert_eq!(count(l, "XMAD"), 3, "{l}");
+    assert_eq!(count(l, "XMAD.MRG"), 0, "{l}");
+    assert_eq!(count(l, "XMAD.PSL R"), 1, "{l}");
+}
 
 #[test]
 fn multiply_is_xmad_sequence_with_short_form_for_16_bit_constants() {
