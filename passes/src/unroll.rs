@@ -1,8 +1,9 @@
 //! Unrolling of counted loops with a run-time trip count.
 //!
-//! A candidate is a loop (a loop nested in its body is copied with it) whose header holds only
-//! constants (moved to the preheader) and its exit test, `brif (icmp cc iv, n)`, where `iv` is a header parameter that the single latch advances by a constant step
-//! `s > 0` (`jump header(.., iv + s, ..)`), `n` is defined outside the loop, the loop
+//! A candidate is an innermost loop whose header holds only constants (moved to the
+//! preheader) and its exit test, `brif (icmp cc iv, n)`, where `iv` is a header parameter
+//! that the single latch advances by a constant step `s > 0` (`jump header(.., iv + s, ..)`),
+//! `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
 //! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
 //! front of it:
@@ -137,7 +138,11 @@ fn candidate(
         .copied()
         .filter(|b| *b != h && in_loop.contains_key(b))
         .collect();
-    // Innermost, single exit (from the header), no barriers, small enough.
+    // Innermost (copies of a nested loop would run its iterations one at a time: unrolling
+    // the inner loop is what pays), single exit (from the header), no barriers, small enough.
+    if body.iter().any(|&b| loops.is_header(b)) {
+        return None;
+    }
     let mut size = 0;
     for &b in &body {
         if cfg.succs(b).iter().any(|s| !in_loop.contains_key(s))
@@ -544,6 +549,57 @@ block3:
                 sum(&unrolled, start, n),
                 "{start} {n}"
             );
+        }
+    }
+
+    /// Only innermost loops unroll: copies of an outer loop would each hold a copy of the
+    /// inner loop, which would then run one iteration at a time.
+    #[test]
+    fn only_innermost_loops_unroll() {
+        let text = "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+    cb0 = 16
+
+block0:
+    v0 = load.b32 cb0[0]
+    v1 = iconst.b32 0x0
+    jump block1(v1, v1)
+
+block1(v10: b32, v11: b32):
+    v12 = icmp slt v10, v0
+    brif v12, block2, block5
+
+block2:
+    jump block3(v1, v11)
+
+block3(v20: b32, v21: b32):
+    v22 = icmp slt v20, v0
+    brif v22, block4, block6
+
+block4:
+    v23 = iadd v21, v20
+    v24 = iconst.b32 0x1
+    v25 = iadd v20, v24
+    jump block3(v25, v23)
+
+block6:
+    v26 = iconst.b32 0x1
+    v27 = iadd v10, v26
+    jump block1(v27, v21)
+
+block5:
+    store.b32 uav0[v1], v11
+    return
+}
+";
+        let mut f = parse_function_text(text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for n in [0u32, 1, 3, 6, 9] {
+            assert_eq!(sum(text, 0, n), sum(&unrolled, 0, n), "{n}\n{unrolled}");
         }
     }
 
