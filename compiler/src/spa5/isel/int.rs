@@ -265,8 +265,19 @@ impl Isel<'_> {
             let i = MInst::iscadd(R, R, R, k.trailing_zeros() as u8);
             return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, c]);
         }
+        // The addend rides in the first XMAD unless it comes late (a load's result): then
+        // the product is formed while it arrives and one IADD waits for it, rather than two
+        // dependent XMADs.
+        let late = self
+            .func
+            .dfg
+            .value_inst(c)
+            .is_some_and(|i| self.func.dfg.opcode(i).reads_memory());
         if self.konst(a).is_none() && self.konst(b).is_none() {
-            return self.xmad_chain(a, b, Some(c));
+            let short = self.fits16(a) && self.fits16(b);
+            if !late || short {
+                return self.xmad_chain(a, b, Some(c));
+            }
         }
         let m = self.imul(a, b)?;
         self.bin(Op::IADD_R, m, c, &no_mods)
