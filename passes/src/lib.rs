@@ -10,7 +10,8 @@
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
 //!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`],
 //!   [`launch_facts`], [`unroll`], [`reassociate`];
-//!   the analyses [`uniformity`] and [`value_bound`].
+//!   the analyses [`uniformity`], [`value_bound`] and [`counted_loop`] (the loop shape
+//!   unrolling and value ranges share).
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
 //! - [`registry`]: every optimization pass by name (pipeline, tools, filetests).
@@ -32,6 +33,7 @@ pub mod addr_fold;
 pub mod combine;
 pub mod const_fold;
 pub mod copy_prop;
+pub mod counted_loop;
 pub mod dce;
 pub mod filetest;
 pub mod gvn;

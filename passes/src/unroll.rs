@@ -113,40 +113,17 @@ fn candidate(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
-    let latches: Vec<Block> = cfg
-        .preds(h)
-        .iter()
-        .copied()
-        .filter(|&p| dt.dominates(h, p))
-        .collect();
-    let [latch] = latches[..] else {
-        return None;
-    };
-    let outside: Vec<Block> = cfg
-        .preds(h)
-        .iter()
-        .copied()
-        .filter(|&p| !dt.dominates(h, p))
-        .collect();
-    let [pre] = outside[..] else {
-        return None;
-    };
+    let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
     let in_loop: HashMap<Block, bool> = loops.loop_blocks(h).iter().map(|&b| (b, true)).collect();
-    let body: Vec<Block> = dt
-        .rpo()
-        .iter()
-        .copied()
-        .filter(|b| *b != h && in_loop.contains_key(b))
-        .collect();
     // Innermost (copies of a nested loop would run its iterations one at a time: unrolling
     // the inner loop is what pays), single exit (from the header), no barriers, small enough.
-    if body.iter().any(|&b| loops.is_header(b)) {
+    if c.body.iter().any(|&b| loops.is_header(b)) {
         return None;
     }
     let mut size = 0;
-    for &b in &body {
+    for &b in &c.body {
         if cfg.succs(b).iter().any(|s| !in_loop.contains_key(s))
-            || cfg.succs(b).contains(&h) && b != latch
+            || cfg.succs(b).contains(&h) && b != c.latch
         {
             return None;
         }
@@ -158,115 +135,12 @@ fn candidate(
             size += 1;
         }
     }
-    if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
+    if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
-    // The header: `c = icmp ..; brif c, ..` and constants (moved to the preheader when the
-    // loop is unrolled, so the unrolled copy in front of the header sees them).
-    let (consts, insts): (Vec<Inst>, Vec<Inst>) = func
-        .layout
-        .block_insts(h)
-        .partition(|&i| func.dfg.opcode(i) == Opcode::Iconst);
-    let [cmp, br] = insts[..] else {
-        return None;
-    };
-    let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
-        return None;
-    };
-    let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
-        return None;
-    };
-    if arg[0] != func.dfg.first_result(cmp)? || dests.iter().any(|d| !d.args.is_empty()) {
-        return None;
-    }
-    let (then_in, else_in) = (
-        in_loop.contains_key(&dests[0].block),
-        in_loop.contains_key(&dests[1].block),
-    );
-    let (body_entry, continue_if_true) = match (then_in, else_in) {
-        (true, false) => (dests[0].block, true),
-        (false, true) => (dests[1].block, false),
-        _ => return None,
-    };
-    if body_entry == h || !func.dfg.block_params(body_entry).is_empty() {
-        return None;
-    }
-    // Normalize to `continue iff iv CC bound`.
-    let params = func.dfg.block_params(h);
-    let (iv_val, bound, mut cc) = if params.contains(&args[0]) {
-        (args[0], args[1], cond)
-    } else if params.contains(&args[1]) {
-        (args[1], args[0], cond.swap_args())
-    } else {
-        return None;
-    };
-    if !continue_if_true {
-        cc = cc.inverse();
-    }
-    let signed = match cc {
-        IntCC::Slt => true,
-        IntCC::Ult => false,
-        _ => return None,
-    };
-    if func.dfg.value_type(iv_val) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
-        return None;
-    }
-    let defined_outside = match func.dfg.value_inst(bound) {
-        Some(i) => {
-            consts.contains(&i)
-                || func
-                    .layout
-                    .inst_block(i)
-                    .is_some_and(|b| !in_loop.contains_key(&b))
-        }
-        None => {
-            func.dfg.block_params(h).iter().all(|&p| p != bound)
-                && !body
-                    .iter()
-                    .any(|&b| func.dfg.block_params(b).contains(&bound))
-        }
-    };
-    if !defined_outside {
-        return None;
-    }
-    let iv = params.iter().position(|&p| p == iv_val)?;
-    // The latch passes `iv + s`.
-    let lt = func.layout.last_inst(latch)?;
-    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
-        return None;
-    };
-    let next = *dests[0].args.get(iv)?;
-    let add = func.dfg.value_inst(next)?;
-    if func.dfg.opcode(add) != Opcode::Iadd {
-        return None;
-    }
-    let a = func.dfg.inst_args(add);
-    let step = match (a[0] == iv_val, a[1] == iv_val) {
-        (true, false) => func.dfg.value_const(a[1])?,
-        (false, true) => func.dfg.value_const(a[0])?,
-        _ => return None,
-    } as u32;
-    if step == 0 || step > 1 << 20 {
-        return None;
-    }
-    // The preheader branches to the header on exactly one of its edges (the limit is
-    // computed before its terminator, whichever way that goes).
-    let pt = func.layout.last_inst(pre)?;
-    let to_header = func.dfg.insts[pt]
-        .branch_destinations()
-        .iter()
-        .filter(|d| d.block == h)
-        .count();
-    if to_header != 1 {
-        return None;
-    }
+    let (signed, step, bound) = (c.signed, c.step, c.bound);
     // Constant start (the preheader's argument) and bound: count the trips exactly.
-    let start = func.dfg.insts[pt]
-        .branch_destinations()
-        .iter()
-        .find(|d| d.block == h)
-        .and_then(|d| d.args.get(iv).copied())
-        .and_then(|v| func.dfg.value_const(v));
+    let start = func.dfg.value_const(c.init);
     let trips = match (start, func.dfg.value_const(bound)) {
         (Some(s0), Some(n)) => {
             let (mut i, n, mut t) = (s0 as u32, n as u32, 0u32);
@@ -286,17 +160,17 @@ fn candidate(
     };
     Some(Counted {
         header: h,
-        pre,
-        latch,
-        body,
-        body_entry,
-        iv,
+        pre: c.pre,
+        latch: c.latch,
+        body: c.body,
+        body_entry: c.body_entry,
+        iv: c.iv,
         step,
         bound,
         signed,
         size,
         trips,
-        header_consts: consts,
+        header_consts: c.header_consts,
     })
 }
 

@@ -16,8 +16,8 @@
 //! private-array or constant-buffer access whose address range lies inside the window.
 
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
-    Opcode, SpecialReg, Type, Value,
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, LoopInfo, Opcode,
+    SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 use cranelift_entity::SecondaryMap;
@@ -87,119 +87,15 @@ impl Ranges {
         loops: &LoopInfo,
         h: Block,
     ) -> Option<()> {
-        let preds = cfg.preds(h);
-        let latches: Vec<Block> = preds
-            .iter()
-            .copied()
-            .filter(|&p| dt.dominates(h, p))
-            .collect();
-        let outside: Vec<Block> = preds
-            .iter()
-            .copied()
-            .filter(|&p| !dt.dominates(h, p))
-            .collect();
-        let ([latch], [pre]) = (&latches[..], &outside[..]) else {
-            return None;
-        };
-        let body: HashSet<Block> = loops
-            .loop_blocks(h)
-            .iter()
-            .copied()
-            .filter(|&b| b != h)
-            .collect();
-        // The header: constants, then `c = icmp ..; brif c, ..`.
-        let insts: Vec<Inst> = func
-            .layout
-            .block_insts(h)
-            .filter(|&i| func.dfg.opcode(i) != Opcode::Iconst)
-            .collect();
-        let [cmp, br] = insts[..] else {
-            return None;
-        };
-        let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
-            return None;
-        };
-        let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
-            return None;
-        };
-        if arg[0] != func.dfg.first_result(cmp)? {
-            return None;
-        }
-        let (then_in, else_in) = (
-            body.contains(&dests[0].block),
-            body.contains(&dests[1].block),
-        );
-        let continue_if_true = match (then_in, else_in) {
-            (true, false) => true,
-            (false, true) => false,
-            _ => return None,
-        };
-        // Every body block is reached through the header's test only.
-        let entry = dests[if continue_if_true { 0 } else { 1 }].block;
-        if !dests[if continue_if_true { 0 } else { 1 }].args.is_empty()
-            || body.iter().any(|&b| !dt.dominates(entry, b))
-        {
-            return None;
-        }
-        let params = func.dfg.block_params(h);
-        let (p, bound, mut cc) = if params.contains(&args[0]) {
-            (args[0], args[1], cond)
-        } else if params.contains(&args[1]) {
-            (args[1], args[0], cond.swap_args())
-        } else {
-            return None;
-        };
-        if !continue_if_true {
-            cc = cc.inverse();
-        }
-        let signed = match cc {
-            IntCC::Slt => true,
-            IntCC::Ult => false,
-            _ => return None,
-        };
-        // The bound is defined outside the loop (or is a header constant).
-        if let Some(i) = func.dfg.value_inst(bound) {
-            if self.block_of[i].is_some_and(|b| body.contains(&b)) {
-                return None;
-            }
-        } else if params.contains(&bound)
-            || body
-                .iter()
-                .any(|&b| func.dfg.block_params(b).contains(&bound))
-        {
-            return None;
-        }
-        let k = params.iter().position(|&x| x == p)?;
-        let incoming = |from: Block| -> Option<Value> {
-            let t = func.layout.last_inst(from)?;
-            func.dfg.insts[t]
-                .branch_destinations()
-                .iter()
-                .find(|d| d.block == h)
-                .and_then(|d| d.args.get(k).copied())
-        };
-        let (init, next) = (incoming(*pre)?, incoming(*latch)?);
-        let add = func.dfg.value_inst(next)?;
-        if func.dfg.opcode(add) != Opcode::Iadd {
-            return None;
-        }
-        let a = func.dfg.inst_args(add);
-        let step = match (a[0] == p, a[1] == p) {
-            (true, false) => func.dfg.value_const(a[1])?,
-            (false, true) => func.dfg.value_const(a[0])?,
-            _ => return None,
-        } & MAX;
-        if step == 0 || step > 1 << 20 {
-            return None;
-        }
+        let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
         self.ivs.insert(
-            p,
+            c.iv_value,
             Iv {
-                init,
-                step,
-                bound,
-                signed,
-                body,
+                init: c.init,
+                step: u64::from(c.step),
+                bound: c.bound,
+                signed: c.signed,
+                body: c.body.into_iter().collect(),
             },
         );
         Some(())
