@@ -206,8 +206,19 @@ impl Compiler {
     /// level. Every failure (invalid input, unsupported construct, an exceeded limit) is a
     /// diagnostic.
     pub fn compile_ir(&self, source: &[u8]) -> Result<IrOutput, Diagnostics> {
+        let _span = self.kernel_span().entered();
         let started = Instant::now();
-        self.within_budget(started, || self.ir_stages(source, started))
+        let r = self.within_budget(started, || self.ir_stages(source, started));
+        log_outcome(&r, started);
+        r
+    }
+
+    /// The span of one kernel's compile (the passes' and stages' spans nest in it).
+    fn kernel_span(&self) -> tracing::Span {
+        tracing::info_span!(
+            "kernel",
+            name = self.options.kernel_name.as_deref().unwrap_or("main")
+        )
     }
 
     /// Runs `stages` under the compile budget of the options' [`Limits`]: the deadline and
@@ -230,10 +241,17 @@ impl Compiler {
     }
 
     fn ir_stages(&self, source: &[u8], started: Instant) -> Result<IrOutput, Diagnostics> {
-        pipeline::check_dump_names(&self.options)?;
+        self.options
+            .validate()
+            .map_err(|e| Diagnostics::single(e.code, e.message))?;
         let mut log = PassLog::default();
         ilc_passes::budget::set_stage("frontend");
         let mut front = frontend::run_without_text(source, &self.options.limits)?;
+        tracing::debug!(
+            statements = front.program.statements.len(),
+            warnings = front.warnings.0.len(),
+            "parsed and validated"
+        );
         pipeline::check_deadline(&self.options, started, "lower")?;
         log.times.push(("frontend", started.elapsed()));
         let start = Instant::now();
@@ -251,8 +269,16 @@ impl Compiler {
                 "--launch-1d does not apply to a pixel shader: its domain is a 2-D grid of tiles",
             ));
         }
-        let mut function = lower::lower_with(&front.program, name, &self.options.textures)
-            .map_err(lower_diagnostics)?;
+        let mut function = {
+            let _span = tracing::debug_span!("lower").entered();
+            lower::lower_with_bounds(
+                &front.program,
+                name,
+                &self.options.textures,
+                self.options.assume_in_bounds,
+            )
+            .map_err(lower_diagnostics)?
+        };
         function.launch_1d = self.options.launch_1d;
         // The AST is not needed after lowering: free it before the passes allocate. (A
         // struct update `Frontend { program: Default::default(), ..front }` would not: the
@@ -275,11 +301,14 @@ impl Compiler {
 impl Compiler {
     /// Compiles a kernel (IL text or binary token stream) all the way to a cubin.
     pub fn compile(&self, source: &[u8]) -> Result<CompiledKernel, Diagnostics> {
+        let _span = self.kernel_span().entered();
         let started = Instant::now();
-        self.within_budget(started, || {
+        let r = self.within_budget(started, || {
             let ir = self.ir_stages(source, started)?;
             self.backend(ir, started)
-        })
+        });
+        log_outcome(&r, started);
+        r
     }
 
     fn backend(&self, ir: IrOutput, started: Instant) -> Result<CompiledKernel, Diagnostics> {
@@ -292,16 +321,17 @@ impl Compiler {
             assume_in_bounds: self.options.assume_in_bounds,
             serial: self.options.serial,
             // One group must fit the register file (a launch would fail otherwise).
-            max_regs: self.options.max_regs.unwrap_or(254).clamp(1, 254).min(
+            max_regs: self.options.max_regs.unwrap_or(options::MAX_REGS).min(
                 limits::max_regs_for_group(
                     ir.function
                         .group_size
                         .map_or(64, |g| g.iter().map(|&n| u64::from(n)).product()),
                 ),
             ),
-            schedule: self.options.opt_level > OptLevel::O0,
+            schedule: pipeline::stage_runs(&self.options, "schedule"),
             literal_pool: !self.options.no_literal_pool,
             dump_after: self.options.dump_after.clone(),
+            dump_before: self.options.dump_before.clone(),
         };
         let mut log = ir.log;
         pipeline::check_deadline(&self.options, started, "spa5 backend")?;
@@ -327,6 +357,19 @@ impl Compiler {
             log,
             warnings: ir.warnings,
         })
+    }
+}
+
+/// The log event that ends a kernel's compile.
+fn log_outcome<T>(r: &Result<T, Diagnostics>, started: Instant) {
+    let us = started.elapsed().as_micros() as u64;
+    match r {
+        Ok(_) => tracing::info!(us, "compiled"),
+        Err(d) => tracing::info!(
+            us,
+            errors = d.0.iter().filter(|d| d.is_error()).count(),
+            "failed"
+        ),
     }
 }
 
@@ -362,18 +405,109 @@ mod tests {
         })
     }
 
+    /// The dump's text parses and prints back to itself (what `ilc-opt` and filetests read
+    /// is what was dumped).
+    fn round_trips(d: &pipeline::Dump) {
+        if d.point == pipeline::DumpPoint::Unchanged {
+            assert!(d.text.is_empty());
+            return;
+        }
+        let f = ilc_passes::ir::parse_function_text(&d.text)
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}", d.header()));
+        let reprinted = f.to_string();
+        let again = ilc_passes::ir::parse_function_text(&reprinted)
+            .unwrap()
+            .to_string();
+        assert_eq!(reprinted, again, "{}", d.header());
+        if !d.text.contains(';') {
+            assert_eq!(d.text, reprinted, "{}", d.header());
+        }
+    }
+
     #[test]
     fn example_kernel_reaches_optimized_ir_at_every_level() {
         let src = include_bytes!("../../tests/examples/saxpy.il");
         for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3] {
             let out = compiler(level).compile_ir(src).expect("saxpy compiles");
             // Every dump parses back (the dumps are the parseable IR text).
-            for (name, text) in &out.log.dumps {
-                ilc_passes::ir::parse_function_text(text)
-                    .unwrap_or_else(|e| panic!("dump after {name} does not parse: {e}"));
-            }
-            assert!(out.log.dumps.iter().any(|(n, _)| n == "lower"));
+            out.log.dumps.iter().for_each(round_trips);
+            assert!(out.log.dumps.iter().any(|d| d.stage == "lower"));
         }
+    }
+
+    #[test]
+    fn dump_before_print_changed_disable_and_bisect() {
+        let src = include_bytes!("../../tests/examples/saxpy.il");
+        let k = Compiler::new(Options {
+            dump_before: vec!["all".into()],
+            print_changed: true,
+            ..Options::default()
+        })
+        .compile(src)
+        .expect("saxpy compiles");
+        let dumps = &k.log.dumps;
+        dumps.iter().for_each(round_trips);
+        let stages = |p: pipeline::DumpPoint| -> Vec<&str> {
+            dumps
+                .iter()
+                .filter(|d| d.point == p)
+                .map(|d| d.stage.as_str())
+                .collect()
+        };
+        let mut expected_before = pipeline::passes_for(OptLevel::O2);
+        expected_before.extend(["isel", "schedule", "regalloc"]);
+        assert_eq!(stages(pipeline::DumpPoint::Before), expected_before);
+        // --print-changed: lowering, then every pass exactly once, changed or not.
+        let after = stages(pipeline::DumpPoint::After);
+        assert_eq!(after[0], "lower");
+        let mut ran = after[1..].to_vec();
+        ran.extend(stages(pipeline::DumpPoint::Unchanged));
+        assert_eq!(ran.len(), pipeline::passes_for(OptLevel::O2).len());
+        assert!(!stages(pipeline::DumpPoint::Unchanged).is_empty());
+        // Each changed dump differs from the IR before that pass.
+        for (i, d) in dumps.iter().enumerate() {
+            if d.point == pipeline::DumpPoint::After && d.stage != "lower" {
+                let before = &dumps[i - 1];
+                assert_eq!(
+                    (before.point, &before.stage),
+                    (pipeline::DumpPoint::Before, &d.stage)
+                );
+                assert_ne!(before.text, d.text, "{}", d.stage);
+            }
+        }
+
+        // Disabling a pass, or a bisect limit, changes which passes run (and the code).
+        let ir = |options: Options| {
+            Compiler::new(options)
+                .compile_ir(src)
+                .expect("saxpy compiles")
+                .function
+                .to_string()
+        };
+        let full = ir(Options::default());
+        let o0 = ir(Options {
+            opt_level: OptLevel::O0,
+            ..Options::default()
+        });
+        let none = ir(Options {
+            opt_bisect_limit: Some(0),
+            ..Options::default()
+        });
+        assert_eq!(none, o0);
+        let all = ir(Options {
+            opt_bisect_limit: Some(1000),
+            ..Options::default()
+        });
+        assert_eq!(all, full);
+        let no_gvn = Compiler::new(Options {
+            disabled_passes: vec!["gvn".into()],
+            time_passes: true,
+            ..Options::default()
+        })
+        .compile_ir(src)
+        .expect("saxpy compiles");
+        assert!(no_gvn.log.times.iter().all(|(n, _)| *n != "gvn"));
+        assert!(no_gvn.log.times.iter().any(|(n, _)| *n == "licm"));
     }
 
     #[test]
@@ -381,14 +515,14 @@ mod tests {
         let src = include_bytes!("../../tests/examples/saxpy.il");
         let k = compiler(OptLevel::O2).compile(src).expect("saxpy compiles");
         for stage in ["isel", "schedule", "regalloc"] {
-            let (_, text) = k
+            let d = k
                 .log
                 .dumps
                 .iter()
-                .find(|(n, _)| n == stage)
+                .find(|d| d.stage == stage)
                 .unwrap_or_else(|| panic!("no dump after {stage}"));
-            ilc_passes::ir::parse_function_text(text)
-                .unwrap_or_else(|e| panic!("dump after {stage} does not parse: {e}"));
+            round_trips(d);
+            let text = &d.text;
             // Machine instructions in SPA syntax, operands named after IR values.
             assert!(text.contains(" LDG.E.CI v"), "{text}");
             assert!(text.contains("; FFMA.FTZ v"), "{text}");

@@ -116,14 +116,29 @@ pub struct Options {
     pub opt_level: OptLevel,
     /// Limits on the input.
     pub limits: Limits,
-    /// Passes after which to capture the IR text (`"all"` for every pass).
+    /// Passes and stages after which to capture the IR text (`"all"` for every one; names
+    /// from [`crate::pipeline::PASSES`] and [`crate::pipeline::STAGES`]).
     pub dump_after: Vec<String>,
+    /// Passes and backend stages before which to capture the IR text (`"all"` for every one).
+    pub dump_before: Vec<String>,
+    /// Capture the IR after lowering and after every optimization pass that changed it (and
+    /// note the passes that did not), like LLVM's `-print-changed`.
+    pub print_changed: bool,
+    /// Optimization passes not to run (names from [`crate::pipeline::PASSES`]), or backend
+    /// stages not to run ([`crate::pipeline::SKIPPABLE_STAGES`]).
+    pub disabled_passes: Vec<String>,
+    /// Run only the first N optimization pass executions, the skippable backend stages
+    /// counting last (LLVM's `-opt-bisect-limit`), to find the pass that breaks a kernel by
+    /// bisection; see [`crate::pipeline::plan`].
+    pub opt_bisect_limit: Option<u32>,
     /// Record the time spent in every pass.
     pub time_passes: bool,
-    /// Name of the kernel in the cubin (`None`: `main`).
+    /// Name of the kernel in the cubin (`None`: `main`); a C identifier
+    /// ([`is_valid_kernel_name`]).
     pub kernel_name: Option<String>,
     /// Skip the IL out-of-range checks on UAV accesses: the driver guarantees every access
-    /// is in bounds (as CUDA code assumes).
+    /// is in bounds (as CUDA code assumes). Buffers are at most
+    /// [`MAX_BUFFER_BYTES`](crate::spa5::abi::MAX_BUFFER_BYTES) in either mode.
     pub assume_in_bounds: bool,
     /// The launch grid is 1-D (group ids `.y`/`.z` are 0): flattened ids fold to a
     /// multiply-add. Recorded in the launch layout (`.ilc.abi`: `launch 1d`); a launch that
@@ -135,10 +150,112 @@ pub struct Options {
     /// constant bank 2 (`.nv.constant2.K` in the cubin, [`crate::CompiledKernel::const_bank2`]):
     /// for callers that load the raw code words without the cubin.
     pub no_literal_pool: bool,
-    /// Most GPRs per thread the register allocator may use (`None`: the hardware's 254);
+    /// Most GPRs per thread the register allocator may use, 1..=[`MAX_REGS`] (`None`: the
+    /// hardware's 254, or fewer when the declared group would not fit the register file);
     /// small values force spilling.
     pub max_regs: Option<u32>,
     /// Texture storage formats and sampler states the code assumes (CAL binds them at
     /// launch; the IL does not say). Reported in the launch layout.
     pub textures: crate::lower::TexConfig,
+}
+
+/// Largest [`Options::max_regs`]: the general registers an SM50 thread can address (R0..R253;
+/// R255 is RZ, R254 is reserved).
+pub const MAX_REGS: u32 = 254;
+
+/// An option value the compiler refuses (instead of silently changing it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OptionsError {
+    /// Stable diagnostic code: `O0001` unknown pass name, `O0003` invalid kernel name,
+    /// `O0004` register limit out of range.
+    pub code: &'static str,
+    /// What is wrong and what is accepted.
+    pub message: String,
+}
+
+/// Whether `name` can be the kernel's symbol: a C identifier (`[A-Za-z_][A-Za-z0-9_]*`), what
+/// CUDA's `cuModuleGetFunction` and every ELF tool take without quoting.
+pub fn is_valid_kernel_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Options {
+    /// Checks every option value: pass and stage names, the kernel name and the register
+    /// limit. [`crate::Compiler::compile`] refuses options that fail (nothing is silently
+    /// adjusted); a driver calls this first to report a usage error.
+    pub fn validate(&self) -> Result<(), OptionsError> {
+        crate::pipeline::check_pass_names(self).map_err(|message| OptionsError {
+            code: "O0001",
+            message,
+        })?;
+        if let Some(name) = &self.kernel_name {
+            if !is_valid_kernel_name(name) {
+                return Err(OptionsError {
+                    code: "O0003",
+                    message: format!(
+                        "invalid kernel name `{name}`: a kernel name is a C identifier \
+                         (letters, digits and `_`, not starting with a digit)"
+                    ),
+                });
+            }
+        }
+        if let Some(n) = self.max_regs {
+            if !(1..=MAX_REGS).contains(&n) {
+                return Err(OptionsError {
+                    code: "O0004",
+                    message: format!(
+                        "register limit {n} out of range: a thread has 1 to {MAX_REGS} registers"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_refuses_what_it_would_otherwise_change() {
+        assert!(Options::default().validate().is_ok());
+        for name in ["main", "_k1", "saxpy_2"] {
+            assert!(is_valid_kernel_name(name), "{name}");
+        }
+        for name in ["", "1k", "bad name;x", "k-1", "ké"] {
+            assert!(!is_valid_kernel_name(name), "{name}");
+            let o = Options {
+                kernel_name: Some(name.into()),
+                ..Options::default()
+            };
+            assert_eq!(o.validate().unwrap_err().code, "O0003");
+        }
+        for (n, ok) in [
+            (0, false),
+            (1, true),
+            (254, true),
+            (255, false),
+            (300, false),
+        ] {
+            let o = Options {
+                max_regs: Some(n),
+                ..Options::default()
+            };
+            assert_eq!(o.validate().is_ok(), ok, "{n}");
+            if !ok {
+                assert_eq!(o.validate().unwrap_err().code, "O0004");
+            }
+        }
+        let o = Options {
+            disabled_passes: vec!["frob".into()],
+            ..Options::default()
+        };
+        assert_eq!(o.validate().unwrap_err().code, "O0001");
+    }
 }

@@ -27,15 +27,40 @@ const MUL: &str = "kernel %mul {
     group_size 64, 1, 1
     uav0 = raw
 block0:
-    v0 = special tid.x
-    v1 = special tid.y
+    v10 = special tid.x
+    v0 = load.b32 uav0[v10]
+    v1 = load.b32 uav0[v10+256]
     v2 = imul v0, v1
     v3 = iconst.b32 0x64
     v4 = imul v0, v3
     v5 = iadd v2, v4
+    store.b32 uav0[v10], v5
+    return
+}";
+
+/// Factors proven below 2^16 (thread ids in a 64 x 64 group) multiply in one XMAD; with one
+/// such factor, two.
+#[test]
+fn short_factors_take_fewer_xmads() {
+    let text = "kernel %short {
+    group_size 64, 64, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = special tid.y
+    v2 = imul v0, v1
+    v3 = load.b32 uav0[v0]
+    v4 = imul v3, v1
+    v5 = iadd v2, v4
     store.b32 uav0[v0], v5
     return
 }";
+    let out = build(text, &in_bounds());
+    let l = &out.listing();
+    assert_eq!(count(l, "XMAD"), 3, "{l}");
+    assert_eq!(count(l, "XMAD.MRG"), 0, "{l}");
+    assert_eq!(count(l, "XMAD.PSL R"), 1, "{l}");
+}
 
 #[test]
 fn multiply_is_xmad_sequence_with_short_form_for_16_bit_constants() {
@@ -376,4 +401,42 @@ fn constants_become_immediates_literal_pool_operands_or_rz() {
     assert!(out.const_bank2.is_empty());
     assert_eq!(count(l, "c[0x2]"), 0, "{l}");
     assert_eq!(count(l, "MOV32I"), 2, "{l}");
+}
+
+/// An empty block on an edge (a split edge whose moves coalesced away) is not emitted:
+/// branches to it go where it jumps, so the loop's exit falls through into the code after
+/// the loop instead of branching to a block that only branches on.
+#[test]
+fn empty_forwarding_blocks_are_branched_past() {
+    let text = "kernel %fwd {
+    group_size 64, 1, 1
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x0
+    jump block1(v1, v1)
+
+block1(v10: b32, v11: b32):
+    v12 = iconst.b32 0x40
+    v13 = icmp ult v10, v12
+    brif v13, block2, block3
+
+block3:
+    jump block4
+
+block2:
+    v14 = load.b32 uav0[v10]
+    v15 = iadd v11, v14
+    v16 = iconst.b32 0x4
+    v17 = iadd v10, v16
+    jump block1(v17, v15)
+
+block4:
+    store.b32 uav0[v0], v11
+    return
+}";
+    let out = build(text, &in_bounds());
+    let l = &out.listing();
+    // One branch back to the loop test and one out of it; no BRA to the empty block.
+    assert_eq!(count(l, "BRA"), 2, "{l}");
 }

@@ -1,5 +1,5 @@
-/* Compiles an AMD IL kernel with ilc's C interface and prints its launch layout.
- * Usage: compile KERNEL.il */
+/* Compiles an AMD IL kernel with ilc's C interface and prints its warnings and launch layout.
+ * Usage: compile KERNEL.il [NAME] (NAME: the kernel's symbol in the cubin, default main) */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,9 +25,13 @@ static const char *kind_name(int32_t k) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s KERNEL.il\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s KERNEL.il [NAME]\n", argv[0]);
         return 2;
+    }
+    if (ilc_abi_version() != ILC_ABI_VERSION) {
+        fprintf(stderr, "libilc_capi has ABI %u, ilc.h %d\n", ilc_abi_version(), ILC_ABI_VERSION);
+        return 1;
     }
     FILE *f = fopen(argv[1], "rb");
     if (!f) {
@@ -39,18 +43,23 @@ int main(int argc, char **argv) {
     fclose(f);
 
     ilc_options opts;
-    ilc_options_default(&opts);
+    ilc_options_init(&opts, sizeof opts);
     ilc_compiler *compiler = NULL;
-    if (ilc_compiler_new(&opts, &compiler) != ILC_OK) {
-        fprintf(stderr, "ilc_compiler_new failed\n");
+    char *error = NULL;
+    ilc_status st = ilc_compiler_new(&opts, &compiler, &error);
+    if (st != ILC_OK) {
+        fprintf(stderr, "ilc_compiler_new: %s: %s\n", ilc_status_string(st), error ? error : "");
+        ilc_string_free(error);
         return 1;
     }
     ilc_kernel *kernel = NULL;
-    char *error = NULL;
-    ilc_status st = ilc_compile(compiler, src, len, &kernel, &error);
+    char *log = NULL;
+    st = ilc_compile(compiler, src, len, argv[1], argc == 3 ? argv[2] : NULL, &kernel, &log);
+    if (log) /* the errors on failure, the warnings on success */
+        fputs(log, stderr);
+    ilc_string_free(log);
     if (st != ILC_OK) {
-        fprintf(stderr, "compile failed (%d): %s\n", (int)st, error ? error : "");
-        ilc_string_free(error);
+        fprintf(stderr, "compile failed (%d: %s)\n", (int)st, ilc_status_string(st));
         ilc_compiler_free(compiler);
         return 1;
     }
@@ -58,8 +67,10 @@ int main(int argc, char **argv) {
     ilc_kernel_cubin(kernel, &cubin_len);
     uint32_t shared = 0, regs = 0, local = 0, block[3] = {0, 0, 0};
     ilc_kernel_launch_info(kernel, &shared, &regs, &local, block);
-    printf("ilc %s: cubin %zu bytes, %u registers, %u bytes shared, %u bytes local, block %ux%ux%u\n",
-           ilc_version(), cubin_len, regs, shared, local, block[0], block[1], block[2]);
+    printf("ilc %s: kernel %s: cubin %zu bytes, %u registers, %u bytes shared, %u bytes local, "
+           "block %ux%ux%u\n",
+           ilc_version(), ilc_kernel_name(kernel), cubin_len, regs, shared, local, block[0],
+           block[1], block[2]);
     uint32_t n = ilc_kernel_param_count(kernel);
     for (uint32_t i = 0; i < n; i++) {
         ilc_param p;

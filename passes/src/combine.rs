@@ -11,6 +11,8 @@
 //!   shifts return `x` as `fshr x, x, 0` does.
 //! - `or (ushr lo, k), (ishl hi, j)` with constants `k + j = 0 mod 32` and `k != 0 mod 32` is
 //!   the funnel shift `fshr lo, hi, k`.
+//! - `fadd a, (fneg b)` becomes `fsub a, b` (and `fadd (fneg a), b`, `fsub a, (fneg b)`
+//!   likewise): the same IEEE operation, and the backend's FADD negates an operand for free.
 //! - Division by a run-time power of two `p = ishl 1, k` (never 0: shift counts are masked):
 //!   `udiv x, p` becomes `ushr x, k` and `urem x, p` becomes `and x, (p + -1)` (one new
 //!   instruction before it) instead of the division sequence.
@@ -78,6 +80,11 @@ pub fn combine(func: &mut Function) -> usize {
                     args: [x, mask],
                 }
             }),
+            InstructionData::Binary {
+                opcode: op @ (Opcode::Fadd | Opcode::Fsub),
+                args: [a, b],
+            } => negation_folded(func, op, a, b)
+                .map(|(opcode, args)| InstructionData::Binary { opcode, args }),
             _ => None,
         };
         if let Some(data) = new {
@@ -86,6 +93,30 @@ pub fn combine(func: &mut Function) -> usize {
         }
     }
     changed
+}
+
+/// `fadd a, (fneg b)` as `fsub a, b`, `fadd (fneg a), b` as `fsub b, a`, `fsub a, (fneg b)`
+/// as `fadd a, b`: the same IEEE operation (`a - b` is `a + -b`; flushing a denormal keeps its
+/// sign, and a NaN result is canonical either way), without the sign-flip instruction.
+fn negation_folded(
+    func: &Function,
+    op: Opcode,
+    a: Value,
+    b: Value,
+) -> Option<(Opcode, [Value; 2])> {
+    let fneg = |v: Value| match func.dfg.value_inst(v).map(|i| &func.dfg.insts[i]) {
+        Some(InstructionData::Unary {
+            opcode: Opcode::Fneg,
+            args,
+        }) => Some(args[0]),
+        _ => None,
+    };
+    match (op, fneg(a), fneg(b)) {
+        (Opcode::Fadd, _, Some(y)) => Some((Opcode::Fsub, [a, y])),
+        (Opcode::Fadd, Some(x), None) => Some((Opcode::Fsub, [b, x])),
+        (Opcode::Fsub, _, Some(y)) => Some((Opcode::Fadd, [a, y])),
+        _ => None,
+    }
 }
 
 /// `k` when `p` is `ishl 1, k`.

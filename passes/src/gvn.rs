@@ -2,7 +2,7 @@
 //! computed by an instruction that dominates them.
 //!
 //! Requires: verified SSA. Guarantees: afterwards no pure instruction (no side effects, no
-//! memory read, not a terminator, not a `clock` read, not a `Target` instruction) is
+//! memory read other than of a constant buffer or SRV, not a terminator, not a `clock` read, not a `Target` instruction) is
 //! identical — same opcode, immediates, result types and operands, with the operands of
 //! commutative opcodes in canonical order — to one in a dominating position; each removed
 //! instruction's results are replaced by the dominating instruction's results. Behaviour is
@@ -11,15 +11,16 @@
 //!
 //! Algorithm: a pre-order walk of the dominator tree with a scoped hash table (entries made
 //! in a block are removed when the walk leaves its subtree), so each instruction is looked at
-//! once: linear in the function size. Memory reads are left alone (stores, atomics and
-//! barriers in between could change them).
+//! once: linear in the function size. Loads from constant buffers and SRVs count as pure
+//! (nothing writes them during a dispatch); other memory reads are left alone (stores,
+//! atomics and barriers in between could change them).
 
 use crate::FastHashMap as HashMap;
 
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
-use crate::ir::immediates::SpecialReg;
+use crate::ir::immediates::{MemSpace, SpecialReg};
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, Opcode, Type, Value,
 };
@@ -54,7 +55,7 @@ pub fn run(func: &mut Function) {
             crate::budget::tick();
             func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
             let data = &func.dfg.insts[inst];
-            if !is_pure(data) {
+            if !is_pure(data) && !reads_read_only(data) {
                 continue;
             }
             let mut data = data.clone();
@@ -105,9 +106,16 @@ fn resolve(subst: &SecondaryMap<Value, Option<Value>>, mut v: Value) -> Value {
     v
 }
 
-/// True for instructions whose results depend only on their operands and immediates.
+/// True for instructions whose results depend only on their operands and immediates, and
+/// that may run where the program would not (no fault, no effect): loads from constant
+/// buffers count (nothing writes them during a dispatch, and a read outside the buffer gives
+/// 0 in every mode).
 pub(crate) fn is_pure(data: &InstructionData) -> bool {
     let op = data.opcode();
+    if op == Opcode::Load && matches!(data.mem_arg(), Some(m) if matches!(m.space, MemSpace::Cb(_)))
+    {
+        return true;
+    }
     if data.has_side_effects()
         || op.reads_memory()
         || op.writes_memory()
@@ -123,6 +131,14 @@ pub(crate) fn is_pure(data: &InstructionData) -> bool {
             ..
         }
     )
+}
+
+/// Loads from read-only resources (SRVs): no instruction writes them during a dispatch, so
+/// a dominating identical load has the same result. Not [`is_pure`]: with accesses promised
+/// in bounds, running one where the program would not could fault.
+fn reads_read_only(data: &InstructionData) -> bool {
+    data.opcode() == Opcode::Load
+        && matches!(data.mem_arg(), Some(m) if matches!(m.space, MemSpace::Srv(_)))
 }
 
 /// Puts the operands of commutative binary opcodes in a canonical order.

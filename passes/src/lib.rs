@@ -10,10 +10,11 @@
 //!   [`copy_prop`], [`const_fold`], [`simplify_cfg`], [`gvn`], [`licm`],
 //!   [`strength_reduce`], [`addr_fold`], [`mem_combine`], [`if_convert`], [`pair_fuse`],
 //!   [`launch_facts`], [`unroll`], [`reassociate`];
-//!   the analysis
-//!   [`uniformity`].
+//!   the analyses [`uniformity`], [`value_bound`] and [`counted_loop`] (the loop shape
+//!   unrolling and value ranges share).
 //! - Back-end passes generic over a target description ([`target::TargetIsa`]):
 //!   [`schedule`] and [`regalloc`].
+//! - [`registry`]: every optimization pass by name (pipeline, tools, filetests).
 //! - [`filetest`]: the filetest framework (`SubTest` registry) used by `tests/filetests.rs`.
 //!
 //! `doc/ir.md` summarizes the IR design and its semantic conventions.
@@ -32,6 +33,7 @@ pub mod addr_fold;
 pub mod combine;
 pub mod const_fold;
 pub mod copy_prop;
+pub mod counted_loop;
 pub mod dce;
 pub mod filetest;
 pub mod gvn;
@@ -41,10 +43,12 @@ pub mod licm;
 pub mod mem_combine;
 pub mod pair_fuse;
 pub mod reassociate;
+pub mod registry;
 pub mod simplify_cfg;
 pub mod strength_reduce;
 pub mod uniformity;
 pub mod unroll;
+pub mod value_bound;
 
 /// A `HashMap` with a fast hasher of fixed seed: compiler-internal maps keyed by entities and
 /// small values hash an order of magnitude faster than with SipHash, and a fixed seed keeps

@@ -1,7 +1,8 @@
 //! CFG simplification.
 //!
 //! Requires: verified SSA. Repeats until nothing changes:
-//! 1. constant branches fold: `brif` on a `pconst` or with two identical destinations
+//! 1. constant branches fold: `brif` on a `pconst` (or on a pure instruction of constants,
+//!    such as a compare) or with two identical destinations
 //!    (same block and arguments) and `br_table` on an `iconst` or with all destinations
 //!    identical become `jump`;
 //! 2. blocks unreachable from the entry are removed from the layout;
@@ -15,8 +16,10 @@
 
 use cranelift_entity::SecondaryMap;
 
+use crate::eval::{controlling_type, eval_pure};
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Value,
+    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Type,
+    Value,
 };
 
 /// Runs CFG simplification on `func`.
@@ -34,24 +37,29 @@ pub fn run(func: &mut Function) {
 
 fn fold_branches(func: &mut Function) -> bool {
     let mut changed = false;
+    let mut memo = crate::FastHashMap::default();
     for b in func.layout.blocks().collect::<Vec<_>>() {
         let Some(t) = func.terminator(b) else {
             continue;
         };
         let target: Option<BlockCall> = match &func.dfg.insts[t] {
-            InstructionData::Brif { arg, dests, .. } => match func.dfg.value_const(arg[0]) {
-                Some(c) => Some(dests[if c != 0 { 0 } else { 1 }].clone()),
-                None if dests[0] == dests[1] => Some(dests[0].clone()),
-                None => None,
-            },
-            InstructionData::BrTable { arg, dests, .. } => match func.dfg.value_const(arg[0]) {
-                Some(c) => {
-                    let idx = usize::try_from(c).ok().and_then(|c| c.checked_add(1));
-                    idx.and_then(|i| dests.get(i)).or(dests.first()).cloned()
+            InstructionData::Brif { arg, dests, .. } => {
+                match known_const(func, arg[0], &mut memo) {
+                    Some(c) => Some(dests[if c != 0 { 0 } else { 1 }].clone()),
+                    None if dests[0] == dests[1] => Some(dests[0].clone()),
+                    None => None,
                 }
-                None if dests.windows(2).all(|w| w[0] == w[1]) => dests.first().cloned(),
-                None => None,
-            },
+            }
+            InstructionData::BrTable { arg, dests, .. } => {
+                match known_const(func, arg[0], &mut memo) {
+                    Some(c) => {
+                        let idx = usize::try_from(c).ok().and_then(|c| c.checked_add(1));
+                        idx.and_then(|i| dests.get(i)).or(dests.first()).cloned()
+                    }
+                    None if dests.windows(2).all(|w| w[0] == w[1]) => dests.first().cloned(),
+                    None => None,
+                }
+            }
             _ => None,
         };
         if let Some(dest) = target {
@@ -63,6 +71,70 @@ fn fold_branches(func: &mut Function) -> bool {
         }
     }
     changed
+}
+
+/// The value of `v` when it is a constant or pure instructions of constants (a compare of a
+/// fully unrolled loop's counter, a `select` on a known predicate): branches on it fold
+/// without a separate constant-folding pass, so merging blocks and folding branches reach
+/// their fixpoint here. `memo` caches results within one scan of the function (merging may
+/// make more values constant, so it does not outlive the scan).
+fn known_const(
+    func: &Function,
+    v: Value,
+    memo: &mut crate::FastHashMap<Value, Option<u64>>,
+) -> Option<u64> {
+    known_within(func, v, memo, KNOWN_DEPTH)
+}
+
+/// How deep [`known_const`] looks (bounds the recursion; a cut-off value is unknown).
+const KNOWN_DEPTH: u32 = 64;
+
+fn known_within(
+    func: &Function,
+    v: Value,
+    memo: &mut crate::FastHashMap<Value, Option<u64>>,
+    depth: u32,
+) -> Option<u64> {
+    if let Some(c) = func.dfg.value_const(v) {
+        return Some(c);
+    }
+    if let Some(&k) = memo.get(&v) {
+        return k;
+    }
+    if depth == 0 {
+        return None;
+    }
+    // Provisionally unknown: a cycle through block parameters cannot recurse forever.
+    memo.insert(v, None);
+    let k = eval_known(func, v, memo, depth - 1);
+    memo.insert(v, k);
+    k
+}
+
+fn eval_known(
+    func: &Function,
+    v: Value,
+    memo: &mut crate::FastHashMap<Value, Option<u64>>,
+    depth: u32,
+) -> Option<u64> {
+    let inst = func.dfg.value_inst(v)?;
+    let data = &func.dfg.insts[inst];
+    if data.has_side_effects() || func.dfg.inst_results(inst).len() != 1 {
+        return None;
+    }
+    let args = data.args();
+    // `select p, a, b` with a known `p` needs only the operand it picks.
+    if data.opcode() == Opcode::Select {
+        let p = known_within(func, args[0], memo, depth)?;
+        return known_within(func, args[if p != 0 { 1 } else { 2 }], memo, depth);
+    }
+    let mut consts = Vec::with_capacity(args.len());
+    for &a in args {
+        consts.push(known_within(func, a, memo, depth)?);
+    }
+    let tys: Vec<Type> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
+    let vals = eval_pure(data, controlling_type(data, &tys), &consts)?;
+    Some(vals[0] & func.dfg.value_type(v).mask())
 }
 
 fn remove_unreachable(func: &mut Function) -> bool {

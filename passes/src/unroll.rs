@@ -1,9 +1,9 @@
 //! Unrolling of counted loops with a run-time trip count.
 //!
-//! A candidate is a loop (a loop nested in its body is copied with it) whose header holds only
-//! its exit test, `brif (icmp cc iv,
-//! n)`, where `iv` is a header parameter that the single latch advances by a constant step
-//! `s > 0` (`jump header(.., iv + s, ..)`), `n` is defined outside the loop, the loop
+//! A candidate is an innermost loop whose header holds only constants (moved to the
+//! preheader) and its exit test, `brif (icmp cc iv, n)`, where `iv` is a header parameter
+//! that the single latch advances by a constant step `s > 0` (`jump header(.., iv + s, ..)`),
+//! `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
 //! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
 //! front of it:
@@ -61,6 +61,8 @@ struct Counted {
     size: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
+    /// `iconst`s in the header.
+    header_consts: Vec<Inst>,
 }
 
 /// Runs the pass with the default factors.
@@ -111,36 +113,17 @@ fn candidate(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
-    let latches: Vec<Block> = cfg
-        .preds(h)
-        .iter()
-        .copied()
-        .filter(|&p| dt.dominates(h, p))
-        .collect();
-    let [latch] = latches[..] else {
-        return None;
-    };
-    let outside: Vec<Block> = cfg
-        .preds(h)
-        .iter()
-        .copied()
-        .filter(|&p| !dt.dominates(h, p))
-        .collect();
-    let [pre] = outside[..] else {
-        return None;
-    };
+    let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
     let in_loop: HashMap<Block, bool> = loops.loop_blocks(h).iter().map(|&b| (b, true)).collect();
-    let body: Vec<Block> = dt
-        .rpo()
-        .iter()
-        .copied()
-        .filter(|b| *b != h && in_loop.contains_key(b))
-        .collect();
-    // Innermost, single exit (from the header), no barriers, small enough.
+    // Innermost (copies of a nested loop would run its iterations one at a time: unrolling
+    // the inner loop is what pays), single exit (from the header), no barriers, small enough.
+    if c.body.iter().any(|&b| loops.is_header(b)) {
+        return None;
+    }
     let mut size = 0;
-    for &b in &body {
+    for &b in &c.body {
         if cfg.succs(b).iter().any(|s| !in_loop.contains_key(s))
-            || cfg.succs(b).contains(&h) && b != latch
+            || cfg.succs(b).contains(&h) && b != c.latch
         {
             return None;
         }
@@ -152,108 +135,12 @@ fn candidate(
             size += 1;
         }
     }
-    if body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
+    if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
-    // The header: `c = icmp ..; brif c, ..` and nothing else.
-    let insts: Vec<Inst> = func.layout.block_insts(h).collect();
-    let [cmp, br] = insts[..] else {
-        return None;
-    };
-    let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
-        return None;
-    };
-    let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
-        return None;
-    };
-    if arg[0] != func.dfg.first_result(cmp)? || dests.iter().any(|d| !d.args.is_empty()) {
-        return None;
-    }
-    let (then_in, else_in) = (
-        in_loop.contains_key(&dests[0].block),
-        in_loop.contains_key(&dests[1].block),
-    );
-    let (body_entry, continue_if_true) = match (then_in, else_in) {
-        (true, false) => (dests[0].block, true),
-        (false, true) => (dests[1].block, false),
-        _ => return None,
-    };
-    if body_entry == h || !func.dfg.block_params(body_entry).is_empty() {
-        return None;
-    }
-    // Normalize to `continue iff iv CC bound`.
-    let params = func.dfg.block_params(h);
-    let (iv_val, bound, mut cc) = if params.contains(&args[0]) {
-        (args[0], args[1], cond)
-    } else if params.contains(&args[1]) {
-        (args[1], args[0], cond.swap_args())
-    } else {
-        return None;
-    };
-    if !continue_if_true {
-        cc = cc.inverse();
-    }
-    let signed = match cc {
-        IntCC::Slt => true,
-        IntCC::Ult => false,
-        _ => return None,
-    };
-    if func.dfg.value_type(iv_val) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
-        return None;
-    }
-    let defined_outside = match func.dfg.value_inst(bound) {
-        Some(i) => func
-            .layout
-            .inst_block(i)
-            .is_some_and(|b| !in_loop.contains_key(&b)),
-        None => {
-            func.dfg.block_params(h).iter().all(|&p| p != bound)
-                && !body
-                    .iter()
-                    .any(|&b| func.dfg.block_params(b).contains(&bound))
-        }
-    };
-    if !defined_outside {
-        return None;
-    }
-    let iv = params.iter().position(|&p| p == iv_val)?;
-    // The latch passes `iv + s`.
-    let lt = func.layout.last_inst(latch)?;
-    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
-        return None;
-    };
-    let next = *dests[0].args.get(iv)?;
-    let add = func.dfg.value_inst(next)?;
-    if func.dfg.opcode(add) != Opcode::Iadd {
-        return None;
-    }
-    let a = func.dfg.inst_args(add);
-    let step = match (a[0] == iv_val, a[1] == iv_val) {
-        (true, false) => func.dfg.value_const(a[1])?,
-        (false, true) => func.dfg.value_const(a[0])?,
-        _ => return None,
-    } as u32;
-    if step == 0 || step > 1 << 20 {
-        return None;
-    }
-    // The preheader branches to the header on exactly one of its edges (the limit is
-    // computed before its terminator, whichever way that goes).
-    let pt = func.layout.last_inst(pre)?;
-    let to_header = func.dfg.insts[pt]
-        .branch_destinations()
-        .iter()
-        .filter(|d| d.block == h)
-        .count();
-    if to_header != 1 {
-        return None;
-    }
+    let (signed, step, bound) = (c.signed, c.step, c.bound);
     // Constant start (the preheader's argument) and bound: count the trips exactly.
-    let start = func.dfg.insts[pt]
-        .branch_destinations()
-        .iter()
-        .find(|d| d.block == h)
-        .and_then(|d| d.args.get(iv).copied())
-        .and_then(|v| func.dfg.value_const(v));
+    let start = func.dfg.value_const(c.init);
     let trips = match (start, func.dfg.value_const(bound)) {
         (Some(s0), Some(n)) => {
             let (mut i, n, mut t) = (s0 as u32, n as u32, 0u32);
@@ -273,16 +160,17 @@ fn candidate(
     };
     Some(Counted {
         header: h,
-        pre,
-        latch,
-        body,
-        body_entry,
-        iv,
+        pre: c.pre,
+        latch: c.latch,
+        body: c.body,
+        body_entry: c.body_entry,
+        iv: c.iv,
         step,
         bound,
         signed,
         size,
         trips,
+        header_consts: c.header_consts,
     })
 }
 
@@ -295,6 +183,11 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         .layout
         .last_inst(c.pre)
         .expect("candidate preheader ends in a jump");
+    // The header's constants move to the preheader (which dominates the header).
+    for &i in &c.header_consts {
+        func.layout.remove_inst(i);
+        func.layout.insert_inst(i, pt);
+    }
     // The unrolled header.
     let u = func.dfg.make_block();
     func.layout.insert_block(u, c.header);
@@ -530,6 +423,83 @@ block3:
                 sum(&unrolled, start, n),
                 "{start} {n}"
             );
+        }
+    }
+
+    /// Only innermost loops unroll: copies of an outer loop would each hold a copy of the
+    /// inner loop, which would then run one iteration at a time.
+    #[test]
+    fn only_innermost_loops_unroll() {
+        let text = "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+    cb0 = 16
+
+block0:
+    v0 = load.b32 cb0[0]
+    v1 = iconst.b32 0x0
+    jump block1(v1, v1)
+
+block1(v10: b32, v11: b32):
+    v12 = icmp slt v10, v0
+    brif v12, block2, block5
+
+block2:
+    jump block3(v1, v11)
+
+block3(v20: b32, v21: b32):
+    v22 = icmp slt v20, v0
+    brif v22, block4, block6
+
+block4:
+    v23 = iadd v21, v20
+    v24 = iconst.b32 0x1
+    v25 = iadd v20, v24
+    jump block3(v25, v23)
+
+block6:
+    v26 = iconst.b32 0x1
+    v27 = iadd v10, v26
+    jump block1(v27, v21)
+
+block5:
+    store.b32 uav0[v1], v11
+    return
+}
+";
+        let mut f = parse_function_text(text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for n in [0u32, 1, 3, 6, 9] {
+            assert_eq!(sum(text, 0, n), sum(&unrolled, 0, n), "{n}\n{unrolled}");
+        }
+    }
+
+    /// Constants in the header (where value numbering may leave a bound or a step) move to
+    /// the preheader: the unrolled copy in front of the header uses them too.
+    #[test]
+    fn constants_in_the_header() {
+        for n in [10u32, 1000] {
+            let text = kernel("sge", 1)
+                .replace("    v0 = load.b32 cb0[0]\n", "")
+                .replace(
+                    "    v12 = icmp sge v10, v0\n",
+                    &format!("    v0 = iconst.b32 {n:#x}\n    v12 = icmp sge v10, v0\n"),
+                );
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            assert_eq!(super::unroll(&mut f), 1, "{n}");
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            for start in [0u32, 1, 3, 9, 10, 11, 997, 0x7fff_fff0] {
+                assert_eq!(
+                    sum(&text, start, 0),
+                    sum(&unrolled, start, 0),
+                    "n {n} start {start}\n{unrolled}"
+                );
+            }
         }
     }
 

@@ -61,6 +61,12 @@ enum Kind {
     LoopLoad,
     /// A loop of `b` two-dword stores of `data.x + i, data.y` at `a + 8i`.
     LoopStore,
+    /// A raw load (false) or store (true) of 1..4 dwords at `a + b`, the sum computed by the
+    /// program (wrapping at 2^32): the backend may put `b` into the instruction's offset.
+    Offset(bool),
+    /// Three one-dword raw loads (false) or stores (true) at `a`, `a + 4`, `a + 8`, each its
+    /// own instruction (the backend may check them against one shared masked size).
+    Three(bool),
 }
 
 /// Two-dword accesses per iteration of the loop kinds.
@@ -79,6 +85,8 @@ impl Kind {
                 | Kind::SubLoad(..)
                 | Kind::Atomic(true)
                 | Kind::LoopLoad
+                | Kind::Offset(false)
+                | Kind::Three(false)
         )
     }
 
@@ -112,6 +120,7 @@ impl Kind {
                 | Kind::SrvStruct(_)
                 | Kind::GLoad
                 | Kind::GStore
+                | Kind::Offset(_)
         )
     }
 
@@ -169,6 +178,36 @@ impl Access {
             s += "mov r0, cb0[0]\n";
         }
         let m = MASKS[self.words - 1];
+        if let Kind::Three(store) = k {
+            s += "dcl_literal l6, 4, 8, 0xfffffffc, 0\niand r0.x, ";
+            s += &format!("{addr}.x, l6.z\niadd r2.x, r0.x, l6.x\niadd r2.y, r0.x, l6.y\n");
+            for (j, (a, c)) in [("r0", "x"), ("r2", "x"), ("r2", "y")].iter().enumerate() {
+                let c2 = ["x", "y", "z"][j];
+                s += &if store {
+                    format!("mov r6.x, r5.{c2}\nuav_raw_store_id({TARGET}) mem.x, {a}.{c}, r6\n")
+                } else {
+                    format!("uav_raw_load_id({TARGET}) r7.x, {a}.{c}\nmov r1.{c2}, r7.x\n")
+                };
+            }
+            s += "uav_raw_store_id(1) mem, l9.x, r1\nend\n";
+            return s;
+        }
+        if let Kind::Offset(store) = k {
+            // `a` is 4-byte aligned; the mask says so to the compiler, as an index shift
+            // would, so the sum needs no alignment mask of its own.
+            s += &format!(
+                "dcl_literal l6, {:#x}, 0xfffffffc, 0, 0\niand r0.x, {addr}.x, l6.y\n\
+                 iadd r0.x, r0.x, l6.x\n",
+                self.b
+            );
+            s += &if store {
+                format!("uav_raw_store_id({TARGET}) mem.{m}, r0.x, r5")
+            } else {
+                format!("uav_raw_load_id({TARGET}) r1.{m}, r0.x")
+            };
+            s += "\nuav_raw_store_id(1) mem, l9.x, r1\nend\n";
+            return s;
+        }
         if matches!(k, Kind::LoopLoad | Kind::LoopStore) {
             let access = if k == Kind::LoopLoad {
                 format!("    uav_raw_load_id({TARGET}) r6.xy, r3.x\n    iadd r1.xy, r1.xy, r6.xy\n")
@@ -212,7 +251,9 @@ impl Access {
             }
             Kind::Atomic(false) => format!("uav_add_id({TARGET}) {addr}.x, r5.x"),
             Kind::Atomic(true) => format!("uav_read_add_id({TARGET}) r1.x, {addr}.x, r5.x"),
-            Kind::LoopLoad | Kind::LoopStore => unreachable!("loops are written above"),
+            Kind::LoopLoad | Kind::LoopStore | Kind::Offset(_) | Kind::Three(_) => {
+                unreachable!("loops and offset accesses are written above")
+            }
         };
         s += &body;
         s += "\nuav_raw_store_id(1) mem, l9.x, r1\nend\n";
@@ -226,6 +267,7 @@ impl Access {
                 u64::from(self.a) * u64::from(st) + u64::from(self.b)
             }
             Some(st) => u64::from(self.a) * u64::from(st),
+            None if matches!(self.kind, Kind::Offset(_)) => u64::from(self.a.wrapping_add(self.b)),
             None => u64::from(self.a),
         }
     }
@@ -285,6 +327,18 @@ fn model(acc: &Access, target: &[u8], data: [u32; 4]) -> Option<Outputs> {
                     let v = [data[0].wrapping_add(i), data[1]][j];
                     buf[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
                 }
+            }
+        }
+    } else if let Kind::Three(store) = k {
+        for (j, slot) in out.iter_mut().enumerate().take(3) {
+            let at = u64::from(acc.a.wrapping_add(4 * j as u32));
+            if !fits(at, 4) {
+                continue;
+            }
+            if store {
+                buf[at as usize..at as usize + 4].copy_from_slice(&data[j].to_le_bytes());
+            } else {
+                *slot = word(&buf, at);
             }
         }
     } else if k.vector() {
@@ -480,6 +534,8 @@ fn kind() -> impl Strategy<Value = Kind> {
         any::<bool>().prop_map(Kind::Atomic),
         Just(Kind::LoopLoad),
         Just(Kind::LoopStore),
+        any::<bool>().prop_map(Kind::Offset),
+        any::<bool>().prop_map(Kind::Three),
     ]
 }
 
@@ -520,6 +576,8 @@ fn access() -> impl Strategy<Value = Access> {
                 near_edges().boxed()
             } else if matches!(kind, Kind::LoopLoad | Kind::LoopStore) {
                 (0u32..=8).boxed()
+            } else if matches!(kind, Kind::Offset(_)) {
+                prop::sample::select(vec![4u32, 8, 12, 16, 64, 0x1000, 0x7_fffc, 0xf_fffc]).boxed()
             } else {
                 Just(0u32).boxed()
             };
@@ -533,6 +591,9 @@ fn access() -> impl Strategy<Value = Access> {
                 None if matches!(kind, Kind::LoopLoad | Kind::LoopStore) => {
                     (a.wrapping_sub(b.wrapping_mul(LOOP_STEP) / 2) & !3, b)
                 }
+                // `a` such that the sum lands near the edges: often `a` alone is near 2^32
+                // (a "negative" base the program's addition wraps into the buffer).
+                None if matches!(kind, Kind::Offset(_)) => (align(a).wrapping_sub(b), b),
                 None => (align(a), b),
                 Some(_) => (a, align(b)),
             };

@@ -43,6 +43,9 @@ pub enum DispatchError {
 pub const MAX_WORK_ITEMS: u64 = 1 << 24;
 /// Most bytes of buffers (files, zero-filled UAVs, textures) one dispatch may bind: 1 GiB.
 pub const MEMORY_BUDGET: u64 = 1 << 30;
+// ilc's code addresses a buffer of at most `MAX_BUFFER_BYTES`; the budget keeps every
+// buffer the runners bind below it.
+const _: () = assert!(MEMORY_BUDGET <= ilc::spa5::abi::MAX_BUFFER_BYTES);
 /// Default instruction budget of both runners (`--fuel` raises it): an infinite loop stops
 /// within seconds, every benchmark and test kernel runs far below it.
 pub const DEFAULT_FUEL: u64 = 1 << 28;

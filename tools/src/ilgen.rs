@@ -266,7 +266,7 @@ impl Gen {
                 self.depth -= 1;
                 self.line("endloop");
             }
-            3 => {
+            3 if self.rng.chance(2) => {
                 // In-bounds load from UAV 0: (value & 63) * 4.
                 let d = self.reg();
                 let a = self.reg();
@@ -275,6 +275,25 @@ impl Gen {
                 self.line(&format!("iand r{a}.{comp}, r{a}.{comp}, l{l}.x"));
                 self.line(&format!("ishl r{a}.{comp}, r{a}.{comp}, l{l}.y"));
                 self.line(&format!("uav_raw_load_id(0) r{d}.x, r{a}.{comp}"));
+            }
+            3 => {
+                // In-bounds loads from UAV 0 at `(y - z) + c`, with y, z in [0, 252] and c in
+                // [256, 268]: the sum `y - z` is often negative (wraps as 32 bits), the address
+                // never is; neighbours share `y - z`.
+                let d = self.reg();
+                let (a, b) = (self.reg(), self.reg());
+                let comp = *self.rng.pick(&COMP);
+                let l = self.lit([63, 2, 256, 4]);
+                self.line(&format!("iand r13.x, r{a}.{comp}, l{l}.x"));
+                self.line(&format!("ishl r13.x, r13.x, l{l}.y"));
+                self.line(&format!("iand r13.y, r{b}.{comp}, l{l}.x"));
+                self.line(&format!("ishl r13.y, r13.y, l{l}.y"));
+                self.line("inegate r13.y, r13.y");
+                self.line("iadd r13.x, r13.x, r13.y");
+                self.line(&format!("iadd r13.z, r13.x, l{l}.z"));
+                self.line(&format!("uav_raw_load_id(0) r{d}.x, r13.z"));
+                self.line(&format!("iadd r13.z, r13.z, l{l}.w"));
+                self.line(&format!("uav_raw_load_id(0) r{d}.y, r13.z"));
             }
             5 | 6 if self.tex => {
                 // Texture reads: a sample at arbitrary float coordinates (texel space: any

@@ -69,3 +69,145 @@ mod write_file_tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Command-line value types shared by the tools (clap value enums: `--help` lists the
+/// accepted values and a wrong one is a usage error).
+pub mod cli_args {
+    use clap::ValueEnum;
+
+    /// An optimization level, `-O0` .. `-O3`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+    pub enum OptArg {
+        /// No optimization.
+        #[value(name = "0")]
+        O0,
+        /// Cheap clean-ups.
+        #[value(name = "1")]
+        O1,
+        /// The default pipeline.
+        #[value(name = "2")]
+        O2,
+        /// Today the same as 2.
+        #[value(name = "3")]
+        O3,
+    }
+
+    /// The level's digit, as on the command line.
+    impl std::fmt::Display for OptArg {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            // Invariant: no variant is skipped, so each has a value.
+            let v = self.to_possible_value().expect("every level has a value");
+            f.write_str(v.get_name())
+        }
+    }
+
+    impl From<OptArg> for ilc::OptLevel {
+        fn from(o: OptArg) -> Self {
+            match o {
+                OptArg::O0 => ilc::OptLevel::O0,
+                OptArg::O1 => ilc::OptLevel::O1,
+                OptArg::O2 => ilc::OptLevel::O2,
+                OptArg::O3 => ilc::OptLevel::O3,
+            }
+        }
+    }
+
+    /// A target architecture.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+    pub enum ArchArg {
+        /// Maxwell GM107/GM108.
+        #[value(name = "sm_50", alias = "sm50", alias = "50")]
+        Sm50,
+        /// Maxwell GM20x.
+        #[value(name = "sm_52", alias = "sm52", alias = "52")]
+        Sm52,
+        /// Maxwell Tegra X1.
+        #[value(name = "sm_53", alias = "sm53", alias = "53")]
+        Sm53,
+    }
+
+    impl From<ArchArg> for ilc::Arch {
+        fn from(a: ArchArg) -> Self {
+            match a {
+                ArchArg::Sm50 => ilc::Arch::Sm50,
+                ArchArg::Sm52 => ilc::Arch::Sm52,
+                ArchArg::Sm53 => ilc::Arch::Sm53,
+            }
+        }
+    }
+}
+
+/// Logging: every tool installs one `tracing` subscriber at start-up, so the compiler's spans
+/// (one per kernel, pass and backend stage) and events can be seen.
+///
+/// The filter is `ILC_LOG` if set, else `RUST_LOG`, else `warn` (directives as in
+/// `tracing_subscriber::EnvFilter`: `ILC_LOG=debug`, `ILC_LOG=ilc=debug,ilc_passes=trace`);
+/// `-q` turns logging off whatever they say. Events go to stderr with the time since start and
+/// their span path (`kernel{name=saxpy}:pass{name=gvn}: ...`), coloured when stderr is a
+/// terminal and `NO_COLOR` is unset or empty.
+pub mod logging {
+    use std::io::IsTerminal;
+
+    use tracing_subscriber::EnvFilter;
+
+    /// The logging flag every tool takes.
+    #[derive(Clone, Copy, Debug, Default, clap::Args)]
+    pub struct LogArgs {
+        /// Quiet: no log output (ILC_LOG / RUST_LOG select it otherwise, default `warn`).
+        #[arg(short = 'q', long = "quiet")]
+        pub quiet: bool,
+    }
+
+    /// The filter directives: `-q`, else `ILC_LOG`, else `RUST_LOG`, else `warn`.
+    pub fn directives(quiet: bool, ilc_log: Option<&str>, rust_log: Option<&str>) -> String {
+        if quiet {
+            return "off".to_owned();
+        }
+        [ilc_log, rust_log]
+            .into_iter()
+            .flatten()
+            .find(|s| !s.trim().is_empty())
+            .unwrap_or("warn")
+            .to_owned()
+    }
+
+    impl LogArgs {
+        /// Installs the subscriber for `tool` (its name prefixes a warning about a filter
+        /// that does not parse, which is then replaced by `warn`).
+        pub fn init(&self, tool: &str) {
+            let ilc_log = std::env::var("ILC_LOG").ok();
+            let rust_log = std::env::var("RUST_LOG").ok();
+            let spec = directives(self.quiet, ilc_log.as_deref(), rust_log.as_deref());
+            let filter = EnvFilter::try_new(&spec).unwrap_or_else(|e| {
+                eprintln!("{tool}: warning: ignoring the log filter `{spec}`: {e}");
+                EnvFilter::new("warn")
+            });
+            let color = std::io::stderr().is_terminal()
+                && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty());
+            // A second initialization (tests calling main twice) keeps the first subscriber.
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_ansi(color)
+                .with_timer(tracing_subscriber::fmt::time::uptime())
+                .try_init();
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::directives;
+
+        #[test]
+        fn precedence() {
+            assert_eq!(directives(false, None, None), "warn");
+            assert_eq!(directives(false, None, Some("debug")), "debug");
+            assert_eq!(
+                directives(false, Some("ilc=trace"), Some("debug")),
+                "ilc=trace"
+            );
+            assert_eq!(directives(false, Some(" "), Some("info")), "info");
+            assert_eq!(directives(true, Some("trace"), Some("trace")), "off");
+        }
+    }
+}

@@ -11,6 +11,8 @@ fn ilc(args: &[&str], kernel: &str) -> i32 {
     let path = dir.join("k.il");
     std::fs::write(&path, kernel).expect("write kernel");
     let out = Command::new(env!("CARGO_BIN_EXE_ilc"))
+        .env_remove("ILC_LOG")
+        .env_remove("RUST_LOG")
         .arg(&path)
         .args(args)
         .arg("-o")
@@ -162,4 +164,146 @@ fn resource_usage_and_spill_warning() {
         "{err}"
     );
     assert!(!err.contains(" 0 bytes spill stores"), "{err}");
+}
+
+/// Usage errors (exit 2) for values ilc would otherwise have misread or silently changed,
+/// `-` as standard input, and ilc-bench's exit status.
+#[test]
+fn cli_details() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("ilc-cli-details-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let il = dir.join("k.il");
+    std::fs::write(&il, KERNEL).expect("write kernel");
+    let il = il.to_str().unwrap();
+    let cubin = dir.join("k.cubin");
+    let cubin = cubin.to_str().unwrap();
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .env_remove("ILC_LOG")
+            .env_remove("RUST_LOG")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs ilc");
+        // ilc exits without reading on a usage error: the pipe may be closed.
+        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+        child.wait_with_output().expect("runs ilc")
+    };
+    let status = |args: &[&str]| run(args, "").status.code().expect("exit status");
+    // `--verify FILE` is the default count and the input, not N = FILE.
+    assert_eq!(status(&["--verify", il, "-o", cubin]), 0);
+    // Misspelt or stray pass options.
+    assert_eq!(status(&[il, "--dump-after=foo", "-o", cubin]), 2);
+    assert_eq!(status(&[il, "--dump-dot", "-o", cubin]), 2);
+    assert_eq!(status(&[il, "--dump-dir", cubin, "-o", cubin]), 2);
+    // Values that used to be changed silently.
+    for args in [
+        &["--max-regs", "300"][..],
+        &["--max-regs", "0"],
+        &["--name", "bad name;x"],
+        &["--name", "1k"],
+        &["-O", "4"],
+        &["--arch", "sm_61"],
+    ] {
+        let mut all = vec![il, "-o", cubin];
+        all.extend_from_slice(args);
+        let out = run(&all, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+    assert_eq!(
+        status(&[
+            il,
+            "--max-regs",
+            "254",
+            "--name",
+            "_k2",
+            "--arch",
+            "52",
+            "-O3",
+            "-o",
+            cubin
+        ]),
+        0
+    );
+    // Standard input: the kernel is `main` unless named; a cubin needs -o.
+    let out = run(&["-", "--emit", "asm", "-v"], KERNEL);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'main'"));
+    assert_eq!(run(&["-"], KERNEL).status.code(), Some(2));
+    assert_eq!(run(&["-", "-o", cubin], KERNEL).status.code(), Some(0));
+    let empty = run(&["-", "-o", cubin], "");
+    assert_eq!(empty.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("<stdin>:1:1: error"));
+
+    // ilc-bench: a kernel that fails makes the exit status 1, after every line.
+    let bad = dir.join("bad.il");
+    std::fs::write(&bad, "il_cs_2_0\nmov r0\nend\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ilc-bench"))
+        .args(["--runs", "1", bad.to_str().unwrap(), il])
+        .output()
+        .expect("runs ilc-bench");
+    assert_eq!(out.status.code(), Some(1));
+    let lines = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        lines.contains("\"ok\": false") && lines.contains("\"ok\": true"),
+        "{lines}"
+    );
+    let ok = Command::new(env!("CARGO_BIN_EXE_ilc-bench"))
+        .args(["--runs", "1", il])
+        .output()
+        .expect("runs ilc-bench");
+    assert!(ok.status.success());
+}
+
+/// Logging: ILC_LOG (else RUST_LOG) selects events, with the kernel, pass and stage spans;
+/// -q silences them and the warnings; nothing is logged by default.
+#[test]
+fn logging() {
+    let dir = std::env::temp_dir().join(format!("ilc-cli-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let il = dir.join("k.il");
+    std::fs::write(&il, KERNEL).expect("write kernel");
+    let cubin = dir.join("k.cubin");
+    let run = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ilc"));
+        cmd.env_remove("ILC_LOG").env_remove("RUST_LOG");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .arg(&il)
+            .arg("-o")
+            .arg(&cubin)
+            .args(extra)
+            .output()
+            .expect("runs ilc");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(run(&[], &[]), "");
+    let debug = run(&[("ILC_LOG", "debug"), ("NO_COLOR", "1")], &[]);
+    for needle in [
+        "kernel{name=\"k\"}:pass{name=\"gvn\" n=",
+        "stage{name=\"regalloc\"}: ilc::spa5: allocated gprs=",
+        "stage{name=\"schedule\"}: ilc::spa5: scheduled",
+        "ilc::lower: lowered blocks=",
+        "INFO kernel{name=\"k\"}: ilc: compiled",
+    ] {
+        assert!(debug.contains(needle), "{needle}\n{debug}");
+    }
+    assert!(!debug.contains('\x1b'), "colour without a terminal");
+    let info = run(&[("RUST_LOG", "info")], &[]);
+    assert!(
+        info.contains("compiled") && !info.contains("DEBUG"),
+        "{info}"
+    );
+    // ILC_LOG wins over RUST_LOG.
+    let off = run(&[("ILC_LOG", "error"), ("RUST_LOG", "debug")], &[]);
+    assert_eq!(off, "");
+    assert_eq!(run(&[("ILC_LOG", "debug")], &["-q"]), "");
 }

@@ -12,7 +12,15 @@ fn compile(c: *const IlcCompiler, src: &[u8]) -> (i32, String) {
     let mut err = std::ptr::null_mut();
     // SAFETY: valid handle and pointers to locals; outputs freed below.
     unsafe {
-        let st = ilc_compile(c, src.as_ptr(), src.len(), &mut k, &mut err);
+        let st = ilc_compile(
+            c,
+            src.as_ptr(),
+            src.len(),
+            std::ptr::null(),
+            std::ptr::null(),
+            &mut k,
+            &mut err,
+        );
         let msg = if err.is_null() {
             String::new()
         } else {
@@ -30,15 +38,18 @@ fn hostile_inputs_are_status_codes_with_messages() {
         .stack_size(512 << 10)
         .spawn(|| {
             let mut o = std::mem::MaybeUninit::<IlcOptions>::uninit();
-            // SAFETY: ilc_options_default initialises the whole struct.
+            // SAFETY: ilc_options_init initialises the whole struct.
             let mut o = unsafe {
-                ilc_options_default(o.as_mut_ptr());
+                ilc_options_init(o.as_mut_ptr(), std::mem::size_of::<IlcOptions>());
                 o.assume_init()
             };
             o.max_instructions = 100_000;
             let mut c = std::ptr::null_mut();
             // SAFETY: valid pointers.
-            assert_eq!(unsafe { ilc_compiler_new(&o, &mut c) }, ILC_OK);
+            assert_eq!(
+                unsafe { ilc_compiler_new(&o, &mut c, std::ptr::null_mut()) },
+                ILC_OK
+            );
             let mut s = 0x9e37_79b9_7f4a_7c15u64;
             for len in 0..300usize {
                 let bytes: Vec<u8> = (0..len * 13 % 3000)
@@ -83,15 +94,18 @@ fn hostile_inputs_are_status_codes_with_messages() {
 
 fn compiler_with(f: impl FnOnce(&mut IlcOptions)) -> *mut IlcCompiler {
     let mut o = std::mem::MaybeUninit::<IlcOptions>::uninit();
-    // SAFETY: ilc_options_default initialises the whole struct.
+    // SAFETY: ilc_options_init initialises the whole struct.
     let mut o = unsafe {
-        ilc_options_default(o.as_mut_ptr());
+        ilc_options_init(o.as_mut_ptr(), std::mem::size_of::<IlcOptions>());
         o.assume_init()
     };
     f(&mut o);
     let mut c = std::ptr::null_mut();
     // SAFETY: valid pointers.
-    assert_eq!(unsafe { ilc_compiler_new(&o, &mut c) }, ILC_OK);
+    assert_eq!(
+        unsafe { ilc_compiler_new(&o, &mut c, std::ptr::null_mut()) },
+        ILC_OK
+    );
     c
 }
 

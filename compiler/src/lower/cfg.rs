@@ -393,6 +393,11 @@ impl Lowerer<'_> {
         }
         let saved_frames = std::mem::take(&mut self.frames);
         let saved_stmt = self.stmt;
+        tracing::debug!(
+            function = label,
+            depth = self.inline_stack.len() + 1,
+            "inlining call"
+        );
         self.inline_stack.push((label, cont));
         self.lower_range(body.start, body.end);
         if !self.frames.is_empty() {

@@ -115,6 +115,19 @@ pub fn lower_named(program: &Program, name: &str) -> Result<Function, LowerError
 
 /// As [`lower_named`], with the texture storage and sampler state the code may assume.
 pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Function, LowerErrors> {
+    lower_with_bounds(program, name, tex, false)
+}
+
+/// As [`lower_with`]; with `assume_in_bounds` (the driver promises every UAV, SRV and `g[]`
+/// access is in bounds, [`crate::Options::assume_in_bounds`]) a structured, typed or `g[]`
+/// address `index * stride + offset` needs no guard against exceeding 2^32: an in-bounds
+/// address is below every buffer's size.
+pub fn lower_with_bounds(
+    program: &Program,
+    name: &str,
+    tex: &TexConfig,
+    assume_in_bounds: bool,
+) -> Result<Function, LowerErrors> {
     let expanded;
     let program = if isa_amdil::macros::needs_expansion(program) {
         // A program that did not come through the frontend: expand its macros here.
@@ -139,8 +152,14 @@ pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Func
     };
     let mut l = Lowerer::new(program, name);
     l.tex_config = tex.clone();
+    l.assume_in_bounds = assume_in_bounds;
     l.run();
     if l.errors.is_empty() {
+        tracing::debug!(
+            blocks = l.func.layout.blocks().count(),
+            values = l.func.dfg.num_values(),
+            "lowered"
+        );
         Ok(l.func)
     } else {
         Err(LowerErrors(l.errors))
@@ -216,6 +235,8 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) at_entry: bool,
     /// Texture storage and sampler state assumed at launch.
     pub(crate) tex_config: TexConfig,
+    /// Accesses are promised in bounds: exact addresses need no overflow guard.
+    pub(crate) assume_in_bounds: bool,
     /// Pixel coordinates (x, y) of a pixel-shader work-item, once computed.
     pub(crate) ps_pixel: [Option<Value>; 2],
     /// `vWinCoord0.xy` of a pixel-shader work-item, once computed.
@@ -253,6 +274,7 @@ impl<'p> Lowerer<'p> {
             at_entry: false,
             icb_slot: None,
             tex_config: TexConfig::default(),
+            assume_in_bounds: false,
             ps_pixel: [None; 2],
             ps_coord: [None; 2],
             owner_lds_id: None,

@@ -455,6 +455,14 @@ impl Lowerer<'_> {
     /// exact value does not fit in 32 bits: a structured or typed index must not wrap back into the buffer.
     fn exact_address(&mut self, index: Value, scale: u32, off: Option<Value>) -> Value {
         let k = self.iconst(scale);
+        if self.assume_in_bounds {
+            // An in-bounds access has an exact address below its buffer's size.
+            let prod = self.cursor().ins().imul(index, k);
+            return match off {
+                Some(off) => self.cursor().ins().iadd(prod, off),
+                None => prod,
+            };
+        }
         let mut bad = None;
         if scale > 1 {
             let max = self.iconst(u32::MAX / scale);

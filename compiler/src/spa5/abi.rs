@@ -3,7 +3,9 @@
 //!
 //! Kernel parameters sit in constant bank 0 from `0x140`, in this order:
 //! 1. for each UAV id the function declares (ascending): a 64-bit pointer and a 64-bit size in
-//!    bytes (the size drives the out-of-range rule: loads give 0, stores are dropped);
+//!    bytes (the size drives the out-of-range rule: loads give 0, stores are dropped); a
+//!    buffer holds at most [`MAX_BUFFER_BYTES`] (2 GiB - 8 MiB), which lets the code address
+//!    it with sign-extended 32-bit offsets plus an immediate (the driver refuses larger ones);
 //! 2. the same pair for the global buffer `g[]` if the function uses it, then for each
 //!    read-only resource (SRV) id;
 //! 3. for a pixel-shader (`il_ps`) kernel: the domain (width, height: two 32-bit words), then
@@ -25,6 +27,11 @@ use std::collections::BTreeMap;
 
 use ilc_passes::ir::{Function, StackSlot};
 use isa_spa5::cubin::{Param, PARAM_BASE};
+
+/// Largest buffer (UAV, SRV, `g[]`, pixel output) a launch may bind, in bytes: 2^31 - 2^23.
+/// Below it, `ptr + sext(x) + c` (`c` a 24-bit immediate offset) equals `ptr + ((x + c) mod
+/// 2^32)` for every in-range address, so neighbouring accesses share one 64-bit address.
+pub const MAX_BUFFER_BYTES: u64 = (1 << 31) - (1 << 23);
 
 /// The parameter space of sm_50..53 kernels: 4 KiB.
 pub const MAX_PARAM_BYTES: u32 = 4096;

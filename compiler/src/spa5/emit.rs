@@ -388,6 +388,46 @@ pub fn emit(
                     .is_some_and(|t| func.dfg.opcode(t) == Opcode::Jump)
         })
         .collect();
+    // Empty forwarding blocks (only a `jump`, its arguments already in place: typically a
+    // split edge whose moves coalesced away) that neither SYNC nor push an SSY nor are a
+    // reconvergence point: branches to one go straight to where it jumps, and it is not
+    // emitted, so a loop's exit edge falls through instead of costing a `BRA` per iteration.
+    let mut forward: HashMap<Block, Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            Some(b) != func.entry_block()
+                && !posts.contains(&b)
+                && !sync_edge.contains_key(&b)
+                && !sync_blocks.contains(&b)
+                && ssy_before_term[b].is_empty()
+                && func.layout.block_insts(b).count() == 1
+        })
+        .filter_map(|b| match func.terminator(b).map(|t| &func.dfg.insts[t]) {
+            Some(InstructionData::Jump { dests, .. }) if dests[0].block != b => {
+                Some((b, dests[0].block))
+            }
+            _ => None,
+        })
+        .collect();
+    // Follow chains to their end; a cycle of forwarders (an empty infinite loop) stays.
+    let keys: Vec<Block> = forward.keys().copied().collect();
+    for b in keys {
+        let mut t = forward[&b];
+        let mut steps = 0;
+        while let Some(&n) = forward.get(&t) {
+            t = n;
+            steps += 1;
+            if t == b || steps > forward.len() {
+                break;
+            }
+        }
+        if t == b || forward.contains_key(&t) {
+            forward.remove(&b);
+        } else {
+            forward.insert(b, t);
+        }
+    }
     let mut em = Linear {
         func,
         alloc,
@@ -396,12 +436,13 @@ pub fn emit(
         sync_edge: &sync_edge,
         sync_blocks: &sync_blocks,
         ssy_before_term: &ssy_before_term,
+        forward: &forward,
         out: &mut out,
     };
     let blocks: Vec<Block> = func
         .layout
         .blocks()
-        .filter(|b| !sync_blocks.contains(b))
+        .filter(|b| !sync_blocks.contains(b) && !forward.contains_key(b))
         .collect();
     let layout_next: HashMap<Block, Block> = blocks.windows(2).map(|w| (w[0], w[1])).collect();
     for (bi, &b) in blocks.iter().enumerate() {
@@ -416,9 +457,10 @@ pub fn emit(
         // modeled cycles).
         let dup = match func.terminator(b).map(|t| &func.dfg.insts[t]) {
             Some(InstructionData::Jump { dests, .. })
-                if Some(dests[0].block) != next && em.duplicable(b, dests[0].block) =>
+                if Some(em.fwd(dests[0].block)) != next
+                    && em.duplicable(b, em.fwd(dests[0].block)) =>
             {
-                let h = dests[0].block;
+                let h = em.fwd(dests[0].block);
                 let copy = em.terminator_len(h, next)?;
                 let original = 1 + em.terminator_len(h, layout_next.get(&h).copied())?;
                 (copy <= original).then_some(h)
@@ -462,10 +504,17 @@ struct Linear<'a> {
     sync_blocks: &'a HashSet<Block>,
     /// SSYs to push before a block's terminator: (nesting key, reconvergence point).
     ssy_before_term: &'a SecondaryMap<Block, Vec<(usize, Block)>>,
+    /// Empty forwarding blocks not emitted, with the block a branch to one goes to instead.
+    forward: &'a HashMap<Block, Block>,
     out: &'a mut EmitResult,
 }
 
 impl Linear<'_> {
+    /// Where a branch to `b` goes (past empty forwarding blocks).
+    fn fwd(&self, b: Block) -> Block {
+        self.forward.get(&b).copied().unwrap_or(b)
+    }
+
     fn reg_of(&self, v: Value) -> Result<u16, EmitError> {
         self.alloc
             .reg(v)
@@ -631,7 +680,7 @@ impl Linear<'_> {
                 for &(_, p) in &ssys {
                     self.push(MInst::ssy(0), Some(p));
                 }
-                let t = dests[0].block;
+                let t = self.fwd(dests[0].block);
                 if self.sync_edge.contains_key(&b) || self.sync_blocks.contains(&t) {
                     self.push(MInst::sync(), None);
                 } else if Some(t) != next {
@@ -643,7 +692,7 @@ impl Linear<'_> {
                     self.push(MInst::ssy(0), Some(p));
                 }
                 let r = self.reg_of(arg[0])? as u8;
-                let (t, e) = (dests[0].block, dests[1].block);
+                let (t, e) = (self.fwd(dests[0].block), self.fwd(dests[1].block));
                 let post = self.sync_edge.get(&b).copied();
                 let syncs = |x: Block| post == Some(x) || self.sync_blocks.contains(&x);
                 let guard = |not: bool| Pred {

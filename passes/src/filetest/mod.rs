@@ -10,8 +10,8 @@
 //!    the function (see [`check`]), and executes its `; run:` directives on the result (and,
 //!    for mutating subtests, on the input too) in the interpreter ([`run_directive`]).
 //!
-//! A subtest is one [`SubTest`] implementation; passes with the signature
-//! `fn(&mut Function)` register with one line in [`SIMPLE_PASSES`] (a [`PassTest`]).
+//! A subtest is one [`SubTest`] implementation; every pass of the registry
+//! ([`crate::registry::PASSES`]) is one under its name.
 //! Other crates add theirs by passing extra subtests to [`run_file`]; the names they own
 //! are listed in [`OWNED_ELSEWHERE`], and files naming one are skipped by a runner that
 //! lacks it. Any other unknown `test` name is an error (a misspelt subtest never passes
@@ -64,15 +64,9 @@ pub trait SubTest: Sync {
     fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String>;
 }
 
-/// A pass as a subtest: runs the pass, outputs the printed function.
-pub struct PassTest {
-    /// Subtest name (the pass's file name).
-    pub name: &'static str,
-    /// The pass.
-    pub pass: fn(&mut Function),
-}
-
-impl SubTest for PassTest {
+/// A pass of the registry as a subtest (`test dce`): runs the pass, outputs the printed
+/// function.
+impl SubTest for crate::registry::PassInfo {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -80,7 +74,48 @@ impl SubTest for PassTest {
         true
     }
     fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
-        (self.pass)(func);
+        (self.run)(func);
+        Ok(func.to_string())
+    }
+}
+
+/// `test passes NAME...`: runs the registry's passes named after the subtest name, in order,
+/// verifying after each (what `ilc-opt -p` does), so a bug report that needs several passes
+/// becomes a filetest; output is the printed function. `precise-output` is an option, not a
+/// pass.
+pub struct PassSequenceTest;
+
+impl SubTest for PassSequenceTest {
+    fn name(&self) -> &'static str {
+        "passes"
+    }
+    fn is_mutating(&self) -> bool {
+        true
+    }
+    fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String> {
+        let names: Vec<&String> = ctx
+            .options
+            .iter()
+            .filter(|o| *o != "precise-output")
+            .collect();
+        if names.is_empty() {
+            return Err("`test passes` names no pass".into());
+        }
+        for name in names {
+            let pass = crate::registry::lookup(name).ok_or_else(|| {
+                format!(
+                    "unknown pass `{name}` (valid: {})",
+                    crate::registry::names()
+                )
+            })?;
+            (pass.run)(func);
+            verify_function(func).map_err(|e| {
+                format!(
+                    "after `{name}`: IR does not verify:\n{}",
+                    e.display_with(func)
+                )
+            })?;
+        }
         Ok(func.to_string())
     }
 }
@@ -171,80 +206,24 @@ impl SubTest for VerifierTest {
     }
 }
 
-/// The target-independent `Function -> Function` passes, by name. Add a pass with one
-/// line; it becomes a filetest subtest (`test <name>`) and is found by [`lookup_pass`]
-/// (tools like `ilc-pass file.ir dce simplify_cfg` use that).
-pub static SIMPLE_PASSES: [PassTest; 12] = [
-    PassTest {
-        name: "dce",
-        pass: crate::dce::run,
-    },
-    PassTest {
-        name: "copy_prop",
-        pass: crate::copy_prop::run,
-    },
-    PassTest {
-        name: "const_fold",
-        pass: crate::const_fold::run,
-    },
-    PassTest {
-        name: "simplify_cfg",
-        pass: crate::simplify_cfg::run,
-    },
-    PassTest {
-        name: "gvn",
-        pass: crate::gvn::run,
-    },
-    PassTest {
-        name: "licm",
-        pass: crate::licm::run,
-    },
-    PassTest {
-        name: "strength_reduce",
-        pass: crate::strength_reduce::run,
-    },
-    PassTest {
-        name: "addr_fold",
-        pass: crate::addr_fold::run,
-    },
-    PassTest {
-        name: "combine",
-        pass: crate::combine::run,
-    },
-    PassTest {
-        name: "pair_fuse",
-        pass: crate::pair_fuse::run,
-    },
-    PassTest {
-        name: "mem_combine",
-        pass: crate::mem_combine::run,
-    },
-    PassTest {
-        name: "if_convert",
-        pass: crate::if_convert::run,
-    },
-];
-
-/// The pass called `name` in [`SIMPLE_PASSES`].
+/// The pass called `name` in the pass registry ([`crate::registry`]).
 pub fn lookup_pass(name: &str) -> Option<fn(&mut Function)> {
-    SIMPLE_PASSES
-        .iter()
-        .find(|p| p.name == name)
-        .map(|p| p.pass)
+    crate::registry::lookup(name).map(|p| p.run)
 }
 
 /// The subtests this crate provides: the verifier, printer and interpreter subtests, the
-/// back-end passes' subtests, and one per entry of [`SIMPLE_PASSES`].
+/// back-end passes' subtests, and one per pass of the registry ([`crate::registry::PASSES`]).
 pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
     let mut v: Vec<&'static dyn SubTest> = vec![
         &VerifierTest,
         &PrintTest,
         &RunTest,
+        &PassSequenceTest,
         &crate::regalloc::RegAllocTest,
         &crate::schedule::ScheduleTest,
         &crate::uniformity::UniformityTest,
     ];
-    v.extend(SIMPLE_PASSES.iter().map(|p| p as &dyn SubTest));
+    v.extend(crate::registry::PASSES.iter().map(|p| p as &dyn SubTest));
     v
 }
 
@@ -295,6 +274,16 @@ mod tests {
         assert!(run_text(&unknown, &[])
             .unwrap_err()
             .contains("unknown subtest 'frobnicate'"));
+        let seq = ok.replace("test dce", "test passes const_fold dce");
+        assert_eq!(run_text(&seq, &[]), Ok(Outcome::Passed(1)));
+        let unknown_pass = ok.replace("test dce", "test passes dce frob");
+        assert!(run_text(&unknown_pass, &[])
+            .unwrap_err()
+            .contains("unknown pass `frob`"));
+        let no_pass = ok.replace("test dce", "test passes");
+        assert!(run_text(&no_pass, &[])
+            .unwrap_err()
+            .contains("names no pass"));
         let foreign = ok.replace("test dce", "test compile");
         assert!(matches!(run_text(&foreign, &[]), Ok(Outcome::Skipped(_))));
         assert!(run_text("kernel %k {\nblock0:\n return\n}", &[]).is_err());

@@ -24,6 +24,8 @@ pub fn renumber(func: &Function) -> Function {
         lds: func.lds.clone(),
         cbs: func.cbs.clone(),
         uses_global: func.uses_global,
+        launch_1d: func.launch_1d,
+        outputs: func.outputs.clone(),
         stack_slots: func.stack_slots.clone(),
         ..Default::default()
     };
@@ -107,12 +109,16 @@ mod tests {
 
     #[test]
     fn dense_numbers_same_text_shape() {
-        let text = "kernel %k {\n uav0 = raw\nblock7:\n v30 = special tid.x\n v31 = iconst.b32 0x2\n \
+        let text = "kernel %k {\n launch_1d\n uav0 = raw\n out0 = output\nblock7:\n v30 = special tid.x\n v31 = iconst.b32 0x2\n \
                     v40 = ishl v30, v31\n jump block3(v40)\nblock3(v12: b32):\n store.b32 uav0[v12], v30\n \
                     return\n}";
         let f = parse_function_text(text).unwrap();
         let g = renumber(&f);
         let printed = g.to_string();
+        assert!(
+            printed.contains("launch_1d") && printed.contains("out0 = output"),
+            "{printed}"
+        );
         assert!(printed.contains("block0:\n    v1 = special tid.x\n    v2 = iconst.b32 0x2\n    v3 = ishl v1, v2\n    jump block1(v3)"), "{printed}");
         assert!(
             printed.contains("block1(v0: b32):\n    store.b32 uav0[v0], v1"),

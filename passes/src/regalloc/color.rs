@@ -20,7 +20,7 @@ use super::{Allocation, EditKind, Failure, RegAllocError};
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, Opcode, PerRegFile, RegFile, Value,
 };
-use crate::target::{Footprint, PReg, TargetIsa};
+use crate::target::{Footprint, LatencyKind, PReg, TargetIsa};
 
 /// One step of an operand-group copy: member `j`'s move, or a copy of member `j`'s source
 /// to a scratch register first (cycle breaking).
@@ -46,13 +46,31 @@ struct Regs {
     /// GPRs softly reserved for operand-group runs still being assembled (count of
     /// bundles wanting each register); other values avoid them when they can.
     reserved: Vec<u32>,
+    /// Instructions colored so far (a clock for `hot_until`).
+    now: u64,
+    /// GPRs whose last reader was a variable-latency instruction (a load, a texture fetch):
+    /// that instruction may still be reading them, so a write soon after waits for it. They
+    /// stay "hot" until this clock value; `find` avoids them when it can.
+    hot_until: Vec<u64>,
+    /// One past the highest GPR assigned so far.
+    high: u32,
+    /// Whether `find` prefers cool registers (the first attempt; retries after
+    /// fragmentation take the lowest run, which packs tightest).
+    avoid_hot: bool,
 }
+
+/// Instructions after its variable-latency reader during which a register stays hot.
+const HOT_INSTS: u64 = 16;
 
 impl Regs {
     fn new(limits: PerRegFile<u32>) -> Self {
         Regs {
             occ: PerRegFile(RegFile::ALL.map(|f| vec![None; limits[f] as usize])),
             reserved: vec![0; limits[RegFile::Gpr] as usize],
+            now: 0,
+            hot_until: vec![0; limits[RegFile::Gpr] as usize],
+            high: 0,
+            avoid_hot: true,
         }
     }
 
@@ -80,6 +98,21 @@ impl Regs {
                     .iter()
                     .all(|&r| r == 0)
         };
+        // Below the registers already in use, one that no in-flight load may still read.
+        if file == RegFile::Gpr && self.avoid_hot {
+            let cool = |i: u32| {
+                self.hot_until[i as usize..(i + width) as usize]
+                    .iter()
+                    .all(|&h| h <= self.now)
+            };
+            let mut i = 0;
+            while i + width <= self.high.min(n) {
+                if self.is_free(file, i, width) && unreserved(i) && cool(i) {
+                    return Some(i);
+                }
+                i += align.max(1);
+            }
+        }
         let mut first = None;
         let mut i = 0;
         while i + width <= n {
@@ -103,6 +136,9 @@ impl Regs {
     }
 
     fn set(&mut self, file: RegFile, start: u32, width: u32, v: Option<Value>) {
+        if v.is_some() && file == RegFile::Gpr {
+            self.high = self.high.max(start + width);
+        }
         for r in start..start + width {
             if let Some(x) = self.occ[file].get_mut(r as usize) {
                 *x = v;
@@ -139,7 +175,13 @@ struct Colorer<'a> {
     fixups: Vec<BundleFix>,
     /// One past the highest GPR assigned so far.
     high: u32,
+    /// How many times each value is read (operands and branch arguments).
+    uses: SecondaryMap<Value, u32>,
 }
+
+/// How far a loop-carried value's register preference reaches back through the values it is
+/// computed from.
+const WANT_DEPTH: u32 = 3;
 
 /// Assigns registers; fills `alloc.regs`.
 pub fn run(
@@ -163,7 +205,17 @@ pub fn run(
         last_use: SecondaryMap::new(),
         fixups: Vec::new(),
         high: 0,
+        uses: SecondaryMap::new(),
     };
+    for b in func.layout.blocks() {
+        for i in func.layout.block_insts(b) {
+            for v in func.dfg.insts[i].all_values() {
+                c.uses[v] += 1;
+            }
+        }
+    }
+    // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
+    c.regs.avoid_hot = group_hints;
     if group_hints {
         c.find_bundle_sources(func);
     }
@@ -411,6 +463,40 @@ impl Colorer<'_> {
         Ok(())
     }
 
+    /// `v` wants register `r`, and so do the operands only it reads that it is computed from (in
+    /// the same block, up to `depth` levels): `x' = t + c` with `t = x * x - y * y` then
+    /// computes `t` where `x'` goes, so two loop-carried values whose updates cross (a
+    /// rotation) do not take each other's registers and need no moves on the back edge.
+    fn want_back(&mut self, func: &Function, v: Value, r: PReg, depth: u32) {
+        if self.want[v].is_some() {
+            return;
+        }
+        self.want[v] = Some(r);
+        let Some(inst) = func.dfg.value_inst(v) else {
+            return;
+        };
+        if depth == 0 || func.dfg.inst_results(inst).len() != 1 {
+            return;
+        }
+        let block = func.layout.inst_block(inst);
+        let args = func.dfg.inst_args(inst);
+        for &o in args {
+            let same_block = func
+                .dfg
+                .value_inst(o)
+                .is_some_and(|d| func.layout.inst_block(d) == block);
+            // Read only here (`t + t` counts).
+            let only_here = self.uses[o] as usize == args.iter().filter(|&&x| x == o).count();
+            if only_here
+                && same_block
+                && self.fp(func, o).file == r.file
+                && self.fp(func, o).width == self.fp(func, v).width
+            {
+                self.want_back(func, o, r, depth - 1);
+            }
+        }
+    }
+
     fn free_value(&mut self, func: &Function, v: Value, alloc: &Allocation) {
         if let Some(r) = alloc.regs[v] {
             let w = u32::from(self.fp(func, v).width);
@@ -453,9 +539,14 @@ impl Colorer<'_> {
                 }
             }
         }
-        // Parameters, with hints from the arguments of already colored predecessors.
+        // Parameters, with hints from the arguments of already colored predecessors. Those
+        // whose hinted register is free go first: a parameter without one (a loop counter
+        // starting from a constant held elsewhere) must not take the register the next
+        // parameter's argument sits in, which would shift every later parameter by one and
+        // cost a move per parameter on the edge.
         let params = func.dfg.block_params(b).to_vec();
-        for (i, &p) in params.iter().enumerate() {
+        let mut incoming: Vec<(Vec<PReg>, Vec<Value>)> = Vec::with_capacity(params.len());
+        for i in 0..params.len() {
             let mut hints: Vec<PReg> = Vec::new();
             let mut uncolored: Vec<Value> = Vec::new();
             for &pred in cfg.preds(b) {
@@ -473,17 +564,33 @@ impl Colorer<'_> {
                     }
                 }
             }
-            let hint = hints
-                .iter()
-                .copied()
-                .find(|h| self.fits(func, p, *h))
-                .or(self.want[p]);
-            self.place(func, p, hint, alloc)?;
-            // Arguments colored later (loop back edges) try to land in the parameter's
-            // register, which makes their edge move disappear.
-            for a in uncolored {
-                if self.want[a].is_none() {
-                    self.want[a] = alloc.regs[p];
+            incoming.push((hints, uncolored));
+        }
+        let hinted: Vec<bool> = params
+            .iter()
+            .zip(&incoming)
+            .map(|(&p, (hints, _))| hints.iter().any(|h| self.fits(func, p, *h)))
+            .collect();
+        for first in [true, false] {
+            for (i, &p) in params.iter().enumerate() {
+                if hinted[i] != first {
+                    continue;
+                }
+                let (hints, uncolored) = &incoming[i];
+                let hint = hints
+                    .iter()
+                    .copied()
+                    .find(|h| self.fits(func, p, *h))
+                    .or(self.want[p]);
+                self.place(func, p, hint, alloc)?;
+                // Arguments colored later (loop back edges) try to land in the parameter's
+                // register, which makes their edge move disappear.
+                for &a in uncolored {
+                    if self.want[a].is_none() {
+                        if let Some(r) = alloc.regs[p] {
+                            self.want_back(func, a, r, WANT_DEPTH);
+                        }
+                    }
                 }
             }
         }
@@ -496,6 +603,20 @@ impl Colorer<'_> {
             }
         }
         for (k, &inst) in insts.iter().enumerate() {
+            self.regs.now += 1;
+            if self.target.sched_info(func, inst).kind == LatencyKind::Variable {
+                for &v in &kills[k] {
+                    if let (Some(r), RegFile::Gpr) = (alloc.regs[v], self.fp(func, v).file) {
+                        let w = u64::from(self.fp(func, v).width);
+                        let until = self.regs.now + HOT_INSTS;
+                        for x in u64::from(r.index)..u64::from(r.index) + w {
+                            if let Some(h) = self.regs.hot_until.get_mut(x as usize) {
+                                *h = until;
+                            }
+                        }
+                    }
+                }
+            }
             if let Some(bi) = self.bundles.of_move[inst] {
                 let bd = &self.bundles.list[bi as usize];
                 if bd.head == inst {

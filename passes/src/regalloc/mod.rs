@@ -216,7 +216,8 @@ fn attempts(
     loop {
         let mut work = original.clone();
         // The first attempt places operand-group sources directly into their group's
-        // run; retries drop that soft reservation, which can fragment tiny files.
+        // run and keeps just-read registers of loads cool; retries drop both soft
+        // preferences, which can fragment tiny files.
         let group_hints = fragmented.is_none();
         match attempt(&mut work, target, limits, budget, group_hints) {
             Ok(alloc) => {

@@ -27,6 +27,8 @@ use isa_amdil::interp::{self, Dispatch, Schedule};
 #[derive(Debug, Parser)]
 #[command(name = "il-run", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// The kernel: IL text, or a binary IL token stream.
     kernel: PathBuf,
     #[command(flatten)]
@@ -136,6 +138,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("il-run");
     match run(&cli) {
         Ok(clean) if clean || !cli.strict => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,

@@ -4,7 +4,8 @@
 //! times (default 50) with one [`Compiler`] (no cache), and prints one JSON line per kernel:
 //! `{"name", "median_us", "min_us", "first_us", "il_instructions", "ok"}`, where `first_us`
 //! is the warm-up compile (for the first file, the first compile in the process). A kernel that does not compile
-//! is reported with `"ok": false` and its first diagnostic. With `--stages`, each line also
+//! is reported with `"ok": false` and its first diagnostic, and the exit status is then 1
+//! (after every kernel was reported). With `--stages`, each line also
 //! has `"stages"`: the median time of every pass and backend stage (as `--time-passes` names
 //! them), in microseconds.
 
@@ -22,14 +23,16 @@ use ilc::{Compiler, OptLevel, Options};
     about = "In-process compile time of IL kernels"
 )]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// IL kernels.
     files: Vec<PathBuf>,
     /// Timed compilations per kernel (after one warm-up).
     #[arg(long, default_value_t = 50)]
     runs: u32,
-    /// Optimization level 0..3.
-    #[arg(short = 'O', default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(short = 'O', value_enum, default_value = "2")]
+    opt: ilc_tools::cli_args::OptArg,
     /// Also report the median time of every pass and backend stage.
     #[arg(long)]
     stages: bool,
@@ -69,16 +72,9 @@ fn stage_medians(runs: &[Vec<(&'static str, f64)>]) -> String {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let opt_level = match cli.opt.as_str() {
-        "0" => OptLevel::O0,
-        "1" => OptLevel::O1,
-        "2" => OptLevel::O2,
-        "3" => OptLevel::O3,
-        o => {
-            eprintln!("ilc-bench: unknown optimization level `{o}`");
-            return ExitCode::from(2);
-        }
-    };
+    cli.log.init("ilc-bench");
+    let opt_level: OptLevel = cli.opt.into();
+    let mut failed = 0usize;
     for f in &cli.files {
         let name = f
             .file_stem()
@@ -116,6 +112,7 @@ fn main() -> ExitCode {
                 json_str(&name),
                 json_str(&first)
             );
+            failed += 1;
             continue;
         }
         // Per run: the `(stage, us)` list of the pass log, in run order.
@@ -153,5 +150,13 @@ fn main() -> ExitCode {
             il_insts
         );
     }
-    ExitCode::SUCCESS
+    if failed > 0 {
+        eprintln!(
+            "ilc-bench: {failed} of {} kernels failed to compile",
+            cli.files.len()
+        );
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

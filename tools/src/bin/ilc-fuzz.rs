@@ -1,7 +1,7 @@
 //! `ilc-fuzz`: differential soak testing with random IL kernels.
 //!
 //! `ilc-fuzz [--count N] [--seed S] [--opt 0..3] [--size K] [--dispatches D] [--minimize]
-//! [--out DIR]` generates N kernels (`ilc_tools::ilgen`, seeds S..S+N), compiles each at the
+//! [--assume-in-bounds] [--out DIR]` generates N kernels (`ilc_tools::ilgen`, seeds S..S+N), compiles each at the
 //! given level and compares the emulator with the interpreter on D random dispatches
 //! (`ilc::verify`). Kernels that mismatch, report hazards, fail in the emulator or fail to
 //! compile with anything but an "unsupported" diagnostic are written to DIR (default
@@ -21,15 +21,17 @@ use ilc_tools::ilgen;
 #[derive(Debug, Parser)]
 #[command(name = "ilc-fuzz", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// Number of kernels.
     #[arg(long, default_value_t = 100)]
     count: u64,
     /// First seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Optimization level 0..3.
-    #[arg(long, default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(long, value_enum, default_value = "2")]
+    opt: ilc_tools::cli_args::OptArg,
     /// Statements per kernel.
     #[arg(long, default_value_t = 30)]
     size: u32,
@@ -39,6 +41,9 @@ struct Cli {
     /// Minimize failing kernels before writing them.
     #[arg(long)]
     minimize: bool,
+    /// Compile with `--assume-in-bounds` (the generated accesses are all in bounds).
+    #[arg(long = "assume-in-bounds")]
+    assume_in_bounds: bool,
     /// Where failing kernels go.
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
@@ -76,16 +81,12 @@ fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome 
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let opt_level: OptLevel = match format!("-O{}", cli.opt).parse() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("ilc-fuzz: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    cli.log.init("ilc-fuzz");
+    let opt_level: OptLevel = cli.opt.into();
     let compiler = Compiler::new(Options {
         opt_level,
         kernel_name: Some("fuzz".into()),
+        assume_in_bounds: cli.assume_in_bounds,
         ..Options::default()
     });
     let (mut pass, mut unsupported, mut failed) = (0u64, 0u64, 0u64);

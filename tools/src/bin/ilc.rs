@@ -1,14 +1,18 @@
 //! `ilc`: the AMD IL to SPA 5.0 compiler driver.
 //!
-//! `ilc KERNEL.il [--target spa5] [-o OUT] [--emit ast|...] [-O0..-O3] [--arch sm_50|sm_52|sm_53]`.
+//! `ilc KERNEL.il|- [--target spa5] [-o OUT] [--emit ast|...] [-O0..-O3] [--arch sm_50|sm_52|sm_53]`.
 //! Exit codes: 0 success, 1 invalid input or compile error (diagnostics on stderr), 2 usage
-//! error, 3 (`--verify` only) nothing was compared: every dispatch was skipped. Never panics on any input: every failure is a diagnostic.
+//! error (including option values the compiler would otherwise have to change, such as
+//! `--max-regs 300`, an invalid `--name` or an unknown pass name), 3 (`--verify` only) nothing
+//! was compared: every dispatch was skipped. Never panics on any input: every failure is a
+//! diagnostic.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
-use ilc::{Arch, Compiler, OptLevel, Options};
+use clap::{ArgGroup, Parser, ValueEnum};
+use ilc::{Compiler, OptLevel, Options};
+use ilc_tools::cli_args::{ArchArg, OptArg};
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -39,12 +43,17 @@ enum Syntax {
 #[command(
     name = "ilc",
     version,
-    about,
-    after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped)."
+    long_about = None,
+    after_help = "Exit status: 0 success, 1 invalid input or compile error (or a --verify mismatch),\n2 usage error, 3 --verify compared no dispatch (every one was skipped).",
+    group(ArgGroup::new("dumps").multiple(true).args(["dump_after", "dump_before", "print_changed"]))
 )]
 struct Cli {
-    /// The kernel: AMD IL text or a binary token stream.
-    input: PathBuf,
+    /// Quiet: errors only (no warnings, no log output).
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+    /// The kernel: AMD IL text or a binary token stream (`-`: standard input).
+    #[arg(required_unless_present = "list_passes")]
+    input: Option<PathBuf>,
     /// Target instruction set.
     #[arg(long, default_value = "spa5", value_parser = ["spa5"])]
     target: String,
@@ -57,7 +66,8 @@ struct Cli {
     /// Assembly syntax for --emit asm.
     #[arg(long, value_enum, default_value = "spa")]
     syntax: Syntax,
-    /// Kernel name in the cubin (default: the input file's stem).
+    /// Kernel name in the cubin, a C identifier (default: the input file's stem with other
+    /// characters as `_`; `main` for standard input).
     #[arg(long)]
     name: Option<String>,
     /// Assume every UAV access is in bounds (skip IL's out-of-range checks).
@@ -85,8 +95,8 @@ struct Cli {
     /// Debug: every instruction waits on everything (longest stalls, all barriers).
     #[arg(long)]
     serial: bool,
-    /// Most registers per thread (small values force spilling).
-    #[arg(long = "max-regs")]
+    /// Most registers per thread, 1..254 (small values force spilling).
+    #[arg(long = "max-regs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(ilc::options::MAX_REGS)))]
     max_regs: Option<u32>,
     /// Stop a compile that runs longer than this many milliseconds (error L0004).
     #[arg(long = "max-compile-ms", value_name = "MS")]
@@ -99,20 +109,43 @@ struct Cli {
     /// (default point, clamp).
     #[arg(long = "sampler", value_parser = ilc_tools::dispatch::parse_sampler)]
     samplers: Vec<(u32, isa_amdil::interp::texture::SamplerState)>,
-    /// Optimization level 0..3.
-    #[arg(short = 'O', default_value = "2")]
-    opt: String,
+    /// Optimization level.
+    #[arg(short = 'O', value_enum, default_value = "2")]
+    opt: OptArg,
     /// Target architecture.
-    #[arg(long, default_value = "sm_50")]
-    arch: String,
-    /// Print the IR after these passes (comma-separated names, or `all`).
-    #[arg(long = "dump-after", value_delimiter = ',')]
+    #[arg(long, value_enum, default_value = "sm_50")]
+    arch: ArchArg,
+    /// Print the IR after these passes or stages (comma-separated names, or `all`; see
+    /// --list-passes). Backend stages show their machine instructions as `;` comments.
+    #[arg(long = "dump-after", value_delimiter = ',', value_name = "PASS")]
     dump_after: Vec<String>,
-    /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr.
-    #[arg(long = "dump-dir")]
+    /// Print the IR before these passes or backend stages (comma-separated, or `all`).
+    #[arg(long = "dump-before", value_delimiter = ',', value_name = "PASS")]
+    dump_before: Vec<String>,
+    /// Print the IR after lowering and after each optimization pass that changed it (and a
+    /// line for each that did not), like LLVM's -print-changed.
+    #[arg(long = "print-changed")]
+    print_changed: bool,
+    /// Do not run this optimization pass or the backend's `schedule` (repeatable, or
+    /// comma-separated).
+    #[arg(long = "disable-pass", value_delimiter = ',', value_name = "PASS")]
+    disable_pass: Vec<String>,
+    /// Run only the first N optimization pass executions (the backend's scheduler counts
+    /// last) and print each one as
+    /// `BISECT: running pass (n) NAME on KERNEL` (or `NOT running`) on stderr, like LLVM's
+    /// -opt-bisect-limit: bisect N to find the pass that breaks a kernel.
+    #[arg(long = "opt-bisect-limit", value_name = "N")]
+    opt_bisect_limit: Option<u32>,
+    /// List the optimization passes, the stages and each -O level's pipeline, and exit.
+    #[arg(long = "list-passes")]
+    list_passes: bool,
+    /// Write dumps as files `NN-PASS.ir` into this directory instead of stderr (needs
+    /// --dump-after, --dump-before or --print-changed).
+    #[arg(long = "dump-dir", requires = "dumps")]
     dump_dir: Option<PathBuf>,
-    /// Also write the CFG of each dump as Graphviz DOT (`NN-PASS.dot`, into --dump-dir or .).
-    #[arg(long = "dump-dot")]
+    /// Also write the CFG of each dump as Graphviz DOT (`NN-PASS.dot`, into --dump-dir or .;
+    /// needs --dump-after, --dump-before or --print-changed).
+    #[arg(long = "dump-dot", requires = "dumps")]
     dump_dot: bool,
     /// Print the time spent in each pass on stderr.
     #[arg(long = "time-passes")]
@@ -121,34 +154,40 @@ struct Cli {
     /// emulator and the IL interpreter and report any difference or control-word hazard
     /// (exit status 1 if any; exit status 3 if no dispatch could be compared, every one
     /// skipped: the kernel was not checked at all).
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8")]
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8", require_equals = true)]
     verify: Option<u32>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let arch: Arch = match cli.arch.parse() {
-        Ok(a) => a,
-        Err(e) => return usage(&e),
+    ilc_tools::logging::LogArgs { quiet: cli.quiet }.init("ilc");
+    if cli.list_passes {
+        print!("{}", list_passes());
+        return ExitCode::SUCCESS;
+    }
+    let Some(input) = cli.input.clone() else {
+        return usage("no input file");
     };
-    let opt_level: OptLevel = match cli.opt.parse() {
-        Ok(o) => o,
-        Err(e) => return usage(&e),
-    };
-    let file_name = cli.input.display().to_string();
-    let source = match std::fs::read(&cli.input) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("ilc: cannot read {file_name}: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let from_stdin = input.as_os_str() == "-";
+    if from_stdin && cli.emit == Emit::Cubin && cli.output.is_none() {
+        return usage("the kernel comes from standard input: name the cubin with -o FILE (or -o - for stdout)");
+    }
     let compiler = Compiler::new(Options {
-        arch,
-        opt_level,
+        arch: cli.arch.into(),
+        opt_level: cli.opt.into(),
         dump_after: cli.dump_after.clone(),
+        dump_before: cli.dump_before.clone(),
+        print_changed: cli.print_changed,
+        disabled_passes: cli.disable_pass.clone(),
+        opt_bisect_limit: cli.opt_bisect_limit,
         time_passes: cli.time_passes,
-        kernel_name: Some(cli.name.clone().unwrap_or_else(|| kernel_name(&cli.input))),
+        kernel_name: Some(cli.name.clone().unwrap_or_else(|| {
+            if from_stdin {
+                "main".to_owned()
+            } else {
+                kernel_name(&input)
+            }
+        })),
         assume_in_bounds: cli.assume_in_bounds,
         launch_1d: cli.launch_1d,
         no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
@@ -164,6 +203,39 @@ fn main() -> ExitCode {
             ..ilc::Limits::default()
         },
     });
+    if let Err(e) = compiler.options().validate() {
+        return usage(&e.message);
+    }
+    let (file_name, source) = if from_stdin {
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+            eprintln!("ilc: cannot read standard input: {e}");
+            return ExitCode::from(1);
+        }
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        match std::fs::read(&input) {
+            Ok(s) => (input.display().to_string(), s),
+            Err(e) => {
+                eprintln!("ilc: cannot read {}: {e}", input.display());
+                return ExitCode::from(1);
+            }
+        }
+    };
+    if cli.opt_bisect_limit.is_some() {
+        let kernel = compiler.options().kernel_name.as_deref().unwrap_or("main");
+        for planned in ilc::pipeline::plan(compiler.options()) {
+            if let Some(line) = planned.bisect_line(kernel) {
+                eprintln!("{line}");
+            }
+        }
+    }
+    // -q: errors only.
+    let warn = |warnings: &ilc::Diagnostics, text: &str| {
+        if !cli.quiet {
+            eprint!("{}", warnings.render(&file_name, text));
+        }
+    };
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
         eprint!("{}", diags.render(&file_name, &text));
@@ -196,19 +268,19 @@ fn main() -> ExitCode {
     let out = match cli.emit {
         Emit::Ast => match compiler.front(&source) {
             Ok(front) => {
-                eprint!("{}", front.warnings.render(&file_name, &front.text));
+                warn(&front.warnings, &front.text);
                 ilc_tools::ast_dump(&front.program)
             }
             Err(diags) => return fail(diags),
         },
         Emit::Ir => match compiler.compile_ir(&source) {
             Ok(ir) => {
-                eprint!("{}", ir.warnings.render(&file_name, &ir.text));
+                warn(&ir.warnings, &ir.text);
                 // Dumps after backend stages need the backend to run.
-                let backend_dump = cli
-                    .dump_after
-                    .iter()
-                    .any(|d| d == "all" || ilc::spa5::DUMP_STAGES.contains(&d.as_str()));
+                let backend_dump = ilc::spa5::DUMP_STAGES.iter().any(|stage| {
+                    ilc::pipeline::names_stage(&cli.dump_after, stage)
+                        || ilc::pipeline::names_stage(&cli.dump_before, stage)
+                });
                 let log = if backend_dump {
                     match compiler.compile(&source) {
                         Ok(k) => k.log,
@@ -232,11 +304,7 @@ fn main() -> ExitCode {
                 // The process ends right after writing the output, and the OS takes the
                 // kernel's memory back faster than its destructors would free it.
                 let k = std::mem::ManuallyDrop::new(k);
-                eprint!(
-                    "{}",
-                    k.warnings
-                        .render(&file_name, &String::from_utf8_lossy(&source))
-                );
+                warn(&k.warnings, &String::from_utf8_lossy(&source));
                 if let Err(code) = write_dumps(&cli, &k.log) {
                     return code;
                 }
@@ -245,7 +313,8 @@ fn main() -> ExitCode {
                 }
                 let usage = k.resource_usage();
                 if cli.resource_usage {
-                    eprint!("{}", usage.report("ilc", &k.name, &cli.arch));
+                    let arch = ilc::Arch::from(cli.arch).to_string();
+                    eprint!("{}", usage.report("ilc", &k.name, &arch));
                 }
                 if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
                     eprintln!(
@@ -267,7 +336,7 @@ fn main() -> ExitCode {
                         let path = cli
                             .output
                             .clone()
-                            .unwrap_or_else(|| cli.input.with_extension("cubin"));
+                            .unwrap_or_else(|| input.with_extension("cubin"));
                         return write_output(Some(&path), &k.cubin);
                     }
                     _ => {
@@ -310,37 +379,76 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
         .dump_dir
         .clone()
         .or_else(|| cli.dump_dot.then(|| PathBuf::from(".")));
-    if let Some(dir) = &dir {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("ilc: cannot create {}: {e}", dir.display());
-            return Err(ExitCode::from(1));
-        }
+    let Some(dir) = dir else {
+        eprint!("{}", log.dumps_text());
+        return Ok(());
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("ilc: cannot create {}: {e}", dir.display());
+        return Err(ExitCode::from(1));
     }
-    for (i, (name, text)) in log.dumps.iter().enumerate() {
-        match &dir {
-            Some(dir) => {
-                let base = dir.join(format!("{i:02}-{name}"));
-                let mut files = vec![(base.with_extension("ir"), text.clone())];
-                if cli.dump_dot {
-                    match ilc_passes::ir::parse_function_text(text) {
-                        Ok(f) => files.push((
-                            base.with_extension("dot"),
-                            ilc_passes::ir::dot::function_to_dot(&f),
-                        )),
-                        Err(e) => eprintln!("ilc: dump after {name} does not parse back: {e}"),
-                    }
-                }
-                for (path, body) in files {
-                    if let Err(e) = std::fs::write(&path, body) {
-                        eprintln!("ilc: cannot write {}: {e}", path.display());
-                        return Err(ExitCode::from(1));
-                    }
-                }
+    for (i, dump) in log.dumps.iter().enumerate() {
+        if dump.point == ilc::pipeline::DumpPoint::Unchanged {
+            continue;
+        }
+        let base = dir.join(format!("{i:02}-{}", dump.file_stem()));
+        let mut files = vec![(base.with_extension("ir"), dump.text.clone())];
+        if cli.dump_dot {
+            match ilc_passes::ir::parse_function_text(&dump.text) {
+                Ok(f) => files.push((
+                    base.with_extension("dot"),
+                    ilc_passes::ir::dot::function_to_dot(&f),
+                )),
+                Err(e) => eprintln!("ilc: {} does not parse back: {e}", dump.header()),
             }
-            None => eprint!("; ---- IR after {name} ----\n{text}\n"),
+        }
+        for (path, body) in files {
+            if let Err(e) = std::fs::write(&path, body) {
+                eprintln!("ilc: cannot write {}: {e}", path.display());
+                return Err(ExitCode::from(1));
+            }
         }
     }
     Ok(())
+}
+
+/// The `--list-passes` text: every optimization pass with its summary, the stages that can
+/// be dumped, and the pipeline of each optimization level.
+fn list_passes() -> String {
+    let mut out = String::from(
+        "Optimization passes (--dump-after, --dump-before, --disable-pass, ilc-opt -p):\n",
+    );
+    for p in ilc::pipeline::PASSES {
+        out.push_str(&format!("  {:<16} {}\n", p.name, p.summary));
+    }
+    out.push_str(&format!(
+        "Stages (--dump-after; --dump-before: the backend's): {}\n",
+        ilc::pipeline::STAGES.join(", ")
+    ));
+    out.push_str(&format!(
+        "Backend stages --disable-pass may skip (counted last by --opt-bisect-limit): {}\n",
+        ilc::pipeline::SKIPPABLE_STAGES.join(", ")
+    ));
+    for (name, level) in [
+        ("-O0", OptLevel::O0),
+        ("-O1", OptLevel::O1),
+        ("-O2, -O3", OptLevel::O2),
+    ] {
+        let passes = ilc::pipeline::passes_for(level);
+        let list = if passes.is_empty() {
+            "(none)".to_owned()
+        } else {
+            passes.join(",")
+        };
+        let stages = ilc::pipeline::stages_for(level);
+        let stages = if stages.is_empty() {
+            String::new()
+        } else {
+            format!(" + backend {}", stages.join(","))
+        };
+        out.push_str(&format!("Pipeline {name}: {list}{stages}\n"));
+    }
+    out
 }
 
 fn usage(msg: &str) -> ExitCode {

@@ -15,8 +15,10 @@ use isa_spa5::cubin::{scan_instr_offsets, write_cubin, Kernel, Sm};
 
 /// Assemble SPA 5.0 (Maxwell) code.
 #[derive(Parser, Debug)]
-#[command(name = "spa5-as", version, about)]
+#[command(name = "spa5-as", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// nvdisasm listing or SPA-syntax source.
     file: PathBuf,
     /// Output: `.bin` for raw words, anything else for a cubin.
@@ -29,6 +31,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("spa5-as");
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -18,8 +18,10 @@ enum SyntaxArg {
 
 /// Disassemble SPA 5.0 (Maxwell) code.
 #[derive(Parser, Debug)]
-#[command(name = "spa5-dis", version, about)]
+#[command(name = "spa5-dis", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// A cubin, or raw little-endian code words with --raw.
     file: PathBuf,
     /// The file is raw code words (a control word before every three instructions).
@@ -32,6 +34,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("spa5-dis");
     let syntax = match cli.syntax {
         SyntaxArg::Nvdisasm => Syntax::Nvdisasm,
         SyntaxArg::Spa => Syntax::Spa,

@@ -44,6 +44,8 @@ use isa_spa5::emu::{stats, Device, LaunchConfig, LaunchReport, BANK_SIZE, DRIVER
 #[derive(Debug, Parser)]
 #[command(name = "spa5-run", version)]
 struct Cli {
+    #[command(flatten)]
+    log: ilc_tools::logging::LogArgs,
     /// The cubin.
     cubin: PathBuf,
     /// Kernel name (default: the only or first kernel).
@@ -373,6 +375,7 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.log.init("spa5-run");
     match run(&cli) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(3),

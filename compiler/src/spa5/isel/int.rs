@@ -91,6 +91,17 @@ impl Isel<'_> {
                     Opcode::Bxor => Lop::Xor,
                     _ => Lop::PassB,
                 };
+                // A 32-bit constant operand is LOP32I's immediate (no register to hold it).
+                if !is64 && op != Opcode::Bnot {
+                    let (x, k) = match (self.konst(args[0]), self.konst(args[1])) {
+                        (None, Some(k)) => (Some(args[0]), k),
+                        (Some(k), None) => (Some(args[1]), k),
+                        _ => (None, 0),
+                    };
+                    if let Some(x) = x {
+                        return one(self.lop32i(name, x, k as u32)?);
+                    }
+                }
                 let parts = if is64 { 2 } else { 1 };
                 let mut seq = Vec::new();
                 for p in 0..parts {
@@ -254,8 +265,83 @@ impl Isel<'_> {
             let i = MInst::iscadd(R, R, R, k.trailing_zeros() as u8);
             return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, c]);
         }
+        // The addend rides in the first XMAD unless it comes late (a load's result): then
+        // the product is formed while it arrives and one IADD waits for it, rather than two
+        // dependent XMADs.
+        let late = self
+            .func
+            .dfg
+            .value_inst(c)
+            .is_some_and(|i| self.func.dfg.opcode(i).reads_memory());
+        if self.konst(a).is_none() && self.konst(b).is_none() {
+            let short = self.fits16(a) && self.fits16(b);
+            if !late || short {
+                return self.xmad_chain(a, b, Some(c));
+            }
+        }
         let m = self.imul(a, b)?;
         self.bin(Op::IADD_R, m, c, &no_mods)
+    }
+
+    /// Whether `v` is below 2^16 on every execution (its [`Ranges`] bound): one 16-bit half
+    /// of an XMAD holds it.
+    ///
+    /// [`Ranges`]: ilc_passes::value_bound::Ranges
+    fn fits16(&self, v: Value) -> bool {
+        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        self.ranges.range(self.func, v, block).1 <= 0xffff
+    }
+
+    /// `a * b (+ c)` for register operands, modulo 2^32, as XMADs: one when both factors
+    /// are below 2^16 (`a.lo * b.lo + c` is the product), two when one is (`a.lo * b + c`,
+    /// then `+ (a.hi * b << 16)`), else three (the addend rides in the first).
+    fn xmad_chain(&mut self, a: Value, b: Value, c: Option<Value>) -> R32 {
+        let (a, b) = if self.fits16(a) && !self.fits16(b) {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        let (c_slot, mut args): (Slot, SmallVec<[Value; 3]>) = match c {
+            Some(c) => (Arg(2, 0), [a, b, c].into_iter().collect()),
+            None => (Slot::Keep, [a, b].into_iter().collect()),
+        };
+        let first = if c.is_some() {
+            MInst::xmad(R, R, R, R)
+        } else {
+            MInst::xmad(R, R, R, Reg::RZ)
+        };
+        let t0 = self.one(first, &[Res(0, 0), Arg(0, 0), Arg(1, 0), c_slot], &args)?;
+        if self.fits16(b) {
+            if self.fits16(a) {
+                return Ok(t0);
+            }
+            let hi = MInst::xmad(R, R, R, R)
+                .m(ModKind::H1(1), 1)
+                .m(ModKind::Psl, 1);
+            return self.one(
+                hi,
+                &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                &[a, b, t0],
+            );
+        }
+        args.truncate(2);
+        let t1 = self.one(
+            MInst::xmad(R, R, R, Reg::RZ)
+                .m(ModKind::Mrg, 1)
+                .m(ModKind::H1(2), 1),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &args,
+        )?;
+        let d = MInst::xmad(R, R, R, R)
+            .m(ModKind::Psl, 1)
+            .t(XMode::Cbcc)?
+            .m(ModKind::H1(1), 1)
+            .m(ModKind::H1(2), 1);
+        self.one(
+            d,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, t1, t0],
+        )
     }
 
     /// 32-bit shift; the IR masks the count to 5 bits (a constant count is masked here,
@@ -323,28 +409,7 @@ impl Isel<'_> {
                 return self.one(hi, &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)], &[a, lo]);
             }
         }
-        let t0 = self.one(
-            MInst::xmad(R, R, R, Reg::RZ),
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
-            &[a, b],
-        )?;
-        let t1 = self.one(
-            MInst::xmad(R, R, R, Reg::RZ)
-                .m(ModKind::Mrg, 1)
-                .m(ModKind::H1(2), 1),
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
-            &[a, b],
-        )?;
-        let d = MInst::xmad(R, R, R, R)
-            .m(ModKind::Psl, 1)
-            .t(XMode::Cbcc)?
-            .m(ModKind::H1(1), 1)
-            .m(ModKind::H1(2), 1);
-        self.one(
-            d,
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-            &[a, t1, t0],
-        )
+        self.xmad_chain(a, b, None)
     }
 
     /// 64-bit compare on the halves, read straight from the register pairs (a constant's

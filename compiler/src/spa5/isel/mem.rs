@@ -17,6 +17,7 @@
 //! Atomic `rsub` has no Maxwell instruction and is reported unsupported.
 
 use ilc_passes::ir::{AtomicOp, Inst, InstructionData, MemArg, MemSize, MemSpace, Type, Value};
+use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 use isa_spa5::inst::{mem, Operand};
 use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
@@ -132,6 +133,40 @@ impl Isel<'_> {
         align: u32,
         limit: Operand,
     ) -> Result<Option<Value>, IselError> {
+        // A constant limit and a known alignment `A` of `addr`: `addr + last < l` is `addr <
+        // roundup(l - last, A)`, the same compare for every word of an aligned vector (each
+        // dword of a 16-byte aligned `cb[i]` inside a buffer of whole vec4s).
+        if let Operand::Imm(l) = limit {
+            // An address range inside the window needs no check at all.
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let (lo, hi) = match addr {
+                Some(a) => self.ranges.range(self.func, a, block),
+                None => (0, 0),
+            };
+            let (lo, hi) = (lo as i64 + off, hi as i64 + off);
+            if lo >= 0 && hi + i64::from(bytes.max(1)) <= l {
+                return Ok(None);
+            }
+        }
+        if let (Operand::Imm(l), true) = (limit, off >= 0) {
+            let last = off + i64::from(bytes.max(1)) - 1;
+            let a = i64::from(align.max(1));
+            let bound = ((l - last).max(0) + a - 1) / a * a;
+            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let key = block.map(|b| (b, addr, 0, bound, -1));
+            if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
+                return Ok(Some(p));
+            }
+            let a = match addr {
+                Some(a) => a,
+                None => self.const32(0)?,
+            };
+            let p = self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), None)?;
+            if let Some(k) = key {
+                self.bounds_memo.insert(k, p);
+            }
+            return Ok(Some(p));
+        }
         // The limit as a key: an immediate size, or a constant-bank offset (tagged).
         let limit_key = match limit {
             Operand::Imm(v) => Some(v),
@@ -197,7 +232,14 @@ impl Isel<'_> {
         align: u32,
         limit: Operand,
     ) -> Result<Value, IselError> {
-        // A constant address is `0 + off`.
+        // A constant address `off`: its last byte `off + bytes - 1` is below the limit.
+        if addr.is_none() && off >= 0 {
+            let last = off + i64::from(bytes.max(1)) - 1;
+            if let Ok(last) = u32::try_from(last) {
+                let u = self.const32(last)?;
+                return self.isetp_u32(ICmp::Lt, u, limit, None);
+            }
+        }
         let a = match addr {
             Some(a) => a,
             None => self.const32(0)?,
@@ -211,6 +253,19 @@ impl Isel<'_> {
         } else {
             None
         };
+        // An aligned access of a power-of-two size `b` at `a` itself: `a + b <= size` is
+        // `a < (size & !(b - 1))` (both sides are multiples of `b`, and `a + b` cannot wrap),
+        // one compare against a masked size that the block's other such accesses share.
+        if let Operand::CBuf { offset, .. } = limit {
+            if off == 0 && bytes > 1 && bytes.is_power_of_two() && align >= bytes {
+                if let Some(s) = self.masked_limit(limit, offset as u32, bytes)? {
+                    let i = MInst::isetp(ICmp::Lt, PredReg(0), R, R).m(ModKind::Signed, 0);
+                    let slots = [Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
+                    let t = Template::one(TInst::new(i, &slots));
+                    return Ok(self.emit(t, &[a, s], &[Type::Pred])?[0]);
+                }
+            }
+        }
         if let Operand::Imm(l) = limit {
             // A constant limit: `a + last < l` is `a < l - last` (no addition that could wrap).
             let bound = (l - last).max(0);
@@ -233,19 +288,54 @@ impl Isel<'_> {
         self.isetp_u32(ICmp::Lt, u, limit, p)
     }
 
+    /// `size & !(bytes - 1)` for the size parameter at `c[0x0][offset]`, once per block, when
+    /// the block has enough aligned accesses to that buffer to pay for it (else None: each
+    /// access adds `bytes - 1` itself).
+    fn masked_limit(
+        &mut self,
+        limit: Operand,
+        offset: u32,
+        bytes: u32,
+    ) -> Result<Option<Value>, IselError> {
+        /// Accesses a block needs before one `LOP` (and a mask constant) beats an `IADD32I`
+        /// per access.
+        const WORTH: u32 = 3;
+        let Some(block) = self.at.and_then(|i| self.func.layout.inst_block(i)) else {
+            return Ok(None);
+        };
+        if let Some(&v) = self.limit_memo.get(&(block, offset, bytes)) {
+            return Ok(Some(v));
+        }
+        let counts = self
+            .aligned_accesses
+            .get_or_insert_with(|| aligned_accesses(self.func, self.layout));
+        if counts.get(&(block, offset)).copied().unwrap_or(0) < WORTH {
+            return Ok(None);
+        }
+        let mask = self.const32(!(bytes - 1))?;
+        let v = self.one(
+            MInst::lop(isa_spa5::mods::Lop::And, R, R, limit),
+            &[Slot::Keep, Res(0, 0), Arg(0, 0)],
+            &[mask],
+        )?;
+        self.limit_memo.insert((block, offset, bytes), v);
+        Ok(Some(v))
+    }
+
     /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
     fn const_added(&self, v: Value) -> Option<(Value, i64)> {
-        let inst = self.func.dfg.value_inst(v)?;
-        if self.func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Iadd
-            || self.func.dfg.value_type(v) != Type::B32
+        Self::const_added_in(self.func, v)
+    }
+
+    fn const_added_in(func: &ilc_passes::ir::Function, v: Value) -> Option<(Value, i64)> {
+        let inst = func.dfg.value_inst(v)?;
+        if func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Iadd
+            || func.dfg.value_type(v) != Type::B32
         {
             return None;
         }
-        let args = self.func.dfg.inst_args(inst);
-        let (x, c) = match (
-            self.func.dfg.value_const(args[0]),
-            self.func.dfg.value_const(args[1]),
-        ) {
+        let args = func.dfg.inst_args(inst);
+        let (x, c) = match (func.dfg.value_const(args[0]), func.dfg.value_const(args[1])) {
             (None, Some(c)) => (args[0], c),
             (Some(c), None) => (args[1], c),
             _ => return None,
@@ -265,6 +355,78 @@ impl Isel<'_> {
         (k != 0).then_some((args[0], k as u8))
     }
 
+    /// The 32-bit byte address `a` (plus the access's offset `off`) as `(x, off', shift,
+    /// sign)`: the 64-bit address is `ptr + (ext(x) << shift) + off'`, with `ext` the sign
+    /// extension by the word `sign` when it is given and the zero extension otherwise. This
+    /// lets neighbouring elements share one address (`x + c` puts `c` into the instruction's
+    /// immediate offset) and `index << k` use the LEA's scale.
+    ///
+    /// The IR's address is `a` computed modulo 2^32, so no fold may change the address of an
+    /// access that happens (one in bounds: checked, or promised by `assume_in_bounds`). Every
+    /// buffer is at most [`MAX_BUFFER_BYTES`] = 2^31 - 2^23 bytes (the launch ABI), so such an
+    /// address is below that:
+    /// - `x + c` with the zero extension is exact when `x + c` cannot wrap (the [`Ranges`] bound of `x`
+    ///   plus `c` fits in 32 bits, or `c < 0`: a wrapped `x + c` is at least 2^32 - 2^23, in
+    ///   no buffer); otherwise the sign extension of `x` is exact (`sx(x) + c` is congruent to
+    ///   the address modulo 2^32 and lies in (-2^31 - 2^23, 2^31 + 2^23), so it equals any
+    ///   address below 2^31 - 2^23).
+    /// - `i << k` uses the scale only when `i < 2^(32-k)` is proven and the result is
+    ///   zero-extended, so the shift cannot lose bits.
+    ///
+    /// [`Ranges`]: ilc_passes::value_bound::Ranges
+    /// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
+    fn fold_address(
+        &mut self,
+        a: Value,
+        off: i64,
+    ) -> Result<(Value, i64, u8, Option<Value>), IselError> {
+        const U32: u64 = u32::MAX as u64;
+        let in24 = |o: i64| (-(1 << 23)..(1 << 23)).contains(&o);
+        let (x, off, c) = match self.const_added(a) {
+            Some((x, c)) if in24(off + c) => (x, off + c, c),
+            _ => (a, off, 0),
+        };
+        // The zero extension is exact unless `x + c` may wrap.
+        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let max_u32 = |s: &Self, v: Value| s.ranges.range(s.func, v, block).1;
+        let zext_ok = c <= 0 || max_u32(self, x) + c as u64 <= U32;
+        // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
+        // the address that neighbours at `x + c` form.
+        let share = c == 0 && {
+            let bases = self.signed_bases.get_or_insert_with(|| {
+                signed_bases(self.func, |v| {
+                    Self::const_added_in(self.func, v).filter(|&(_, c)| in24(c))
+                })
+            });
+            block.is_some_and(|b| bases.contains(&(b, x)))
+        };
+        if !zext_ok || share {
+            let s = self.sign_word(x)?;
+            return Ok((x, off, 0, Some(s)));
+        }
+        if let Some((i, k)) = self.shifted_index(x) {
+            let room = U32 >> k;
+            if max_u32(self, i) <= room && (max_u32(self, i) << k) + c.max(0) as u64 <= U32 {
+                return Ok((i, off, k, None));
+            }
+        }
+        Ok((x, off, 0, None))
+    }
+
+    /// `x >> 31` (arithmetic): the high word of `x` sign-extended, one per block and value.
+    fn sign_word(&mut self, x: Value) -> Result<Value, IselError> {
+        let block = self
+            .at
+            .and_then(|i| self.func.layout.inst_block(i))
+            .expect("isel runs on instructions in the layout"); // invariant of run()
+        if let Some(&s) = self.sign_memo.get(&(block, x)) {
+            return Ok(s);
+        }
+        let s = self.sh_imm(false, true, x, 31)?;
+        self.sign_memo.insert((block, x), s);
+        Ok(s)
+    }
+
     /// Address computation and bounds predicate for one access of `bytes` at word `k`.
     fn place(
         &mut self,
@@ -276,11 +438,13 @@ impl Isel<'_> {
     ) -> Result<(Place, Option<Value>), IselError> {
         let off = i64::from(m.offset) + extra;
         let check = !self.opts.assume_in_bounds;
-        // `addr` is aligned as the effective address is, up to the offset's own alignment.
+        // `addr` is aligned as the effective address is, up to the offset's own alignment,
+        // and as its definition shows (`i << 4` for `cb[i].y`).
         let a_align = match m.offset {
             0 => m.align,
             o => m.align.min(1 << o.trailing_zeros()),
-        };
+        }
+        .max(addr.map_or(1, |a| ilc_passes::mem_combine::known_align(self.func, a, 6)));
         match m.space {
             MemSpace::Uav(_)
             | MemSpace::Global
@@ -319,44 +483,42 @@ impl Isel<'_> {
                     let k = self.const32(off as u32)?;
                     (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
                 };
-                // With in-bounds accesses promised, `index << k` folds into the LEA's shift
-                // (the 64-bit address is then formed without wrapping, like CUDA's).
-                // Likewise `x + c` puts `c` into the instruction's immediate offset, so
-                // neighbouring elements share one address.
-                let (a, off) = match self.const_added(a) {
-                    Some((x, c))
-                        if self.opts.assume_in_bounds
-                            && !check
-                            && (-(1 << 23)..(1 << 23)).contains(&(off + c)) =>
-                    {
-                        (x, off + c)
-                    }
-                    _ => (a, off),
-                };
-                let (a, shift) = match self.shifted_index(a) {
-                    Some((x, k)) if self.opts.assume_in_bounds => (x, k),
-                    _ => (a, 0),
-                };
+                // The bounds predicate above is on the IR's address; the place may fold.
+                let (a, off, shift, sign) = self.fold_address(a, off)?;
                 let block = self
                     .at
                     .and_then(|i| self.func.layout.inst_block(i))
                     .expect("isel runs on instructions in the layout"); // invariant of run()
-                let key = (block, a, p, shift);
+                let key = (block, a, p, shift, sign);
                 let r = if let Some(&(lo, hi)) = self.lea_memo.get(&key) {
                     [lo, hi]
                 } else {
                     let lo = MInst::lea(R, R, cb0(p), shift).m(ModKind::Cc, 1);
-                    let hi = MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1);
-                    let mut t = Template::many(&[
-                        TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]),
-                        TInst::new(hi, &[Slot::Keep, Res(1, 0), Arg(0, 0)]),
-                    ]);
+                    let (hi, args) = match sign {
+                        // `{sign(a), a}`: the sign-extended offset.
+                        Some(s) => (
+                            TInst::new(
+                                MInst::lea_hi(R, R, cb0(p + 4), R, shift).m(ModKind::X, 1),
+                                &[Slot::Keep, Res(1, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                            ),
+                            vec![a, s],
+                        ),
+                        None => (
+                            TInst::new(
+                                MInst::lea_hi(R, R, cb0(p + 4), Reg::RZ, shift).m(ModKind::X, 1),
+                                &[Slot::Keep, Res(1, 0), Arg(0, 0)],
+                            ),
+                            vec![a],
+                        ),
+                    };
+                    let mut t =
+                        Template::many(&[TInst::new(lo, &[Slot::Keep, Res(0, 0), Arg(0, 0)]), hi]);
                     t.result_groups.push(Group {
                         start: 0,
                         len: 2,
                         align: 2,
                     });
-                    let v = self.emit(t, &[a], &[Type::B32, Type::B32])?;
+                    let v = self.emit(t, &args, &[Type::B32, Type::B32])?;
                     self.lea_memo.insert(key, (v[0], v[1]));
                     [v[0], v[1]]
                 };
@@ -438,6 +600,22 @@ impl Isel<'_> {
             self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(w.size)))?
         } else {
             None
+        };
+        // `[x + c]` for an address `x + c` that provably does not wrap (its range is known):
+        // the window's address arithmetic is exact, so neighbours share `x` and take their
+        // constants in the instruction's offset. The check above already saw `x + c`.
+        let (addr, off) = match addr.and_then(|a| Some((a, self.const_added(a)?))) {
+            Some((a, (x, c))) => {
+                let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+                let (_, hi) = self.ranges.range(self.func, a, block);
+                let total = i64::from(w.base) + off + c;
+                if hi < u64::from(u32::MAX) && (-(1 << 23)..(1 << 23)).contains(&total) {
+                    (Some(x), off + c)
+                } else {
+                    (Some(a), off)
+                }
+            }
+            None => (addr, off),
         };
         let place = Place::Flat {
             op_ld: w.ops.0,
@@ -934,6 +1112,70 @@ impl Isel<'_> {
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
 /// address slots read.
+/// How many accesses of each block go to the buffer whose size parameter is at
+/// `c[0x0][offset]` with a dword-aligned address and no constant offset (candidates for a
+/// shared masked size), by (block, offset).
+fn aligned_accesses(
+    func: &ilc_passes::ir::Function,
+    layout: &crate::spa5::abi::LaunchLayout,
+) -> HashMap<(ilc_passes::ir::Block, u32), u32> {
+    let mut counts = HashMap::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            let (Some(_), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
+                continue;
+            };
+            let kind = match m.space {
+                MemSpace::Uav(id) => ParamKind::UavSize(id),
+                MemSpace::Srv(id) => ParamKind::SrvSize(id),
+                MemSpace::Output(id) => ParamKind::OutSize(id),
+                MemSpace::Global => ParamKind::GlobalSize,
+                _ => continue,
+            };
+            if m.offset != 0 || m.align < 4 {
+                continue;
+            }
+            if let Some(off) = layout.cbank_offset(kind) {
+                *counts.entry((block, off)).or_default() += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
+/// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
+/// `fold_address`). `const_added` splits an address into `x` and `c`.
+fn signed_bases(
+    func: &ilc_passes::ir::Function,
+    const_added: impl Fn(Value) -> Option<(Value, i64)>,
+) -> HashSet<(ilc_passes::ir::Block, Value)> {
+    let mut set = HashSet::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            let (Some(addr), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
+                continue;
+            };
+            if !matches!(
+                m.space,
+                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
+            ) {
+                continue;
+            }
+            if let Some((x, c)) = const_added(addr) {
+                if c > 0
+                    && ilc_passes::value_bound::max_u32(func, x) + c as u64 > u64::from(u32::MAX)
+                {
+                    set.insert((block, x));
+                }
+            }
+        }
+    }
+    set
+}
+
 fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
     Ok(match place {
         Place::Global { lo, hi, off, ro } => {

@@ -70,6 +70,10 @@ impl From<isa_spa5::inst::ModError> for IselError {
 
 use Slot::Res;
 
+/// A 64-bit address in a block: (block, 32-bit index, pointer parameter offset, LEA shift,
+/// sign word when the index is sign-extended).
+pub(crate) type LeaKey = (Block, Value, u32, u8, Option<Value>);
+
 /// Selection state for one function.
 pub struct Isel<'a> {
     pub(crate) func: &'a mut Function,
@@ -81,8 +85,20 @@ pub struct Isel<'a> {
     /// UAV ids that some instruction writes (the others use the read-only path).
     pub(crate) written_uavs: HashSet<u8>,
     /// 64-bit addresses already formed in a block: (block, index value, base parameter
-    /// offset, shift) -> (lo, hi), so accesses to one element share one LEA pair.
-    pub(crate) lea_memo: HashMap<(Block, Value, u32, u8), (Value, Value)>,
+    /// offset, shift, sign word of a sign-extended index) -> (lo, hi), so accesses to one
+    /// element share one LEA pair.
+    pub(crate) lea_memo: HashMap<LeaKey, (Value, Value)>,
+    /// Sign words (`x >> 31`) of 32-bit offsets, per block.
+    pub(crate) sign_memo: HashMap<(Block, Value), Value>,
+    /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
+    /// `x` itself shares that 64-bit address.
+    pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
+    /// Value ranges with the function's loop facts (computed before selection rewrites it).
+    pub(crate) ranges: ilc_passes::value_bound::Ranges,
+    /// Masked buffer sizes (`size & !(bytes - 1)`) per (block, size parameter offset, bytes).
+    pub(crate) limit_memo: HashMap<(Block, u32, u32), Value>,
+    /// Aligned accesses per (block, size parameter offset), computed on first use.
+    pub(crate) aligned_accesses: Option<HashMap<(Block, u32), u32>>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
     pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64, i64), Value>,
@@ -129,6 +145,7 @@ pub fn run(
             }
         }
     }
+    let ranges = ilc_passes::value_bound::Ranges::new(func);
     let mut s = Isel {
         func,
         tgt,
@@ -138,6 +155,11 @@ pub fn run(
         at: None,
         written_uavs: written,
         lea_memo: HashMap::default(),
+        sign_memo: HashMap::default(),
+        signed_bases: None,
+        ranges,
+        limit_memo: HashMap::default(),
+        aligned_accesses: None,
         const_memo: HashMap::default(),
         pool: Vec::new(),
         pool_index: HashMap::default(),

@@ -1,0 +1,192 @@
+//! Counted loops: recognizes `for (iv = init; iv < n; iv += step)` in the IR, the shape
+//! loop unrolling transforms and the value-range analysis reasons about.
+//!
+//! A counted loop has a single latch and a single preheader edge into its header; the header
+//! holds only constants and its exit test `brif (icmp cc iv, n)`, whose one destination in
+//! the loop (the body entry, without parameters) dominates every other loop block; `iv` is a
+//! `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
+//! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
+//! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
+//! the operand order and the branch sense.
+//!
+//! Requires: a verified function and its CFG, dominator tree and loop info. Guarantees:
+//! [`recognize`] only describes loops of that shape; it changes nothing.
+
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
+    Opcode, Type, Value,
+};
+
+/// Largest step a counted loop may take.
+pub const MAX_STEP: u32 = 1 << 20;
+
+/// A recognized counted loop.
+#[derive(Clone, Debug)]
+pub struct CountedLoop {
+    /// The loop header.
+    pub header: Block,
+    /// The block entering the header from outside the loop.
+    pub pre: Block,
+    /// The block jumping back to the header.
+    pub latch: Block,
+    /// Loop blocks other than the header, in reverse post-order.
+    pub body: Vec<Block>,
+    /// The header's successor inside the loop.
+    pub body_entry: Block,
+    /// Index of the induction variable among the header parameters.
+    pub iv: usize,
+    /// The induction variable (a header parameter).
+    pub iv_value: Value,
+    /// Its value on entry (the preheader's argument).
+    pub init: Value,
+    /// The constant step the latch adds.
+    pub step: u32,
+    /// The bound `n` of `iv < n`.
+    pub bound: Value,
+    /// Whether the comparison is signed.
+    pub signed: bool,
+    /// `iconst`s in the header.
+    pub header_consts: Vec<Inst>,
+}
+
+/// The loop headed by `h` if it is a counted loop (module doc).
+pub fn recognize(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<CountedLoop> {
+    if !loops.is_header(h) {
+        return None;
+    }
+    let preds = cfg.preds(h);
+    let latches: Vec<Block> = preds
+        .iter()
+        .copied()
+        .filter(|&p| dt.dominates(h, p))
+        .collect();
+    let outside: Vec<Block> = preds
+        .iter()
+        .copied()
+        .filter(|&p| !dt.dominates(h, p))
+        .collect();
+    let ([latch], [pre]) = (&latches[..], &outside[..]) else {
+        return None;
+    };
+    let (latch, pre) = (*latch, *pre);
+    let members: crate::FastHashSet<Block> = loops.loop_blocks(h).iter().copied().collect();
+    let in_loop = |b: Block| members.contains(&b);
+    let body: Vec<Block> = dt
+        .rpo()
+        .iter()
+        .copied()
+        .filter(|&b| b != h && in_loop(b))
+        .collect();
+    // The header: constants, then `c = icmp ..; brif c, ..`.
+    let (header_consts, insts): (Vec<Inst>, Vec<Inst>) = func
+        .layout
+        .block_insts(h)
+        .partition(|&i| func.dfg.opcode(i) == Opcode::Iconst);
+    let [cmp, br] = insts[..] else {
+        return None;
+    };
+    let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[cmp] else {
+        return None;
+    };
+    let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
+        return None;
+    };
+    if arg[0] != func.dfg.first_result(cmp)? || dests.iter().any(|d| !d.args.is_empty()) {
+        return None;
+    }
+    let (body_entry, continue_if_true) = match (in_loop(dests[0].block), in_loop(dests[1].block)) {
+        (true, false) => (dests[0].block, true),
+        (false, true) => (dests[1].block, false),
+        _ => return None,
+    };
+    if body_entry == h
+        || !func.dfg.block_params(body_entry).is_empty()
+        || body.iter().any(|&b| !dt.dominates(body_entry, b))
+    {
+        return None;
+    }
+    // Normalize to `continue iff iv CC bound`.
+    let params = func.dfg.block_params(h);
+    let (iv_value, bound, mut cc) = if params.contains(&args[0]) {
+        (args[0], args[1], cond)
+    } else if params.contains(&args[1]) {
+        (args[1], args[0], cond.swap_args())
+    } else {
+        return None;
+    };
+    if !continue_if_true {
+        cc = cc.inverse();
+    }
+    let signed = match cc {
+        IntCC::Slt => true,
+        IntCC::Ult => false,
+        _ => return None,
+    };
+    if func.dfg.value_type(iv_value) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
+        return None;
+    }
+    let defined_outside = match func.dfg.value_inst(bound) {
+        Some(i) => {
+            header_consts.contains(&i) || func.layout.inst_block(i).is_some_and(|b| !in_loop(b))
+        }
+        None => {
+            !params.contains(&bound)
+                && !body
+                    .iter()
+                    .any(|&b| func.dfg.block_params(b).contains(&bound))
+        }
+    };
+    if !defined_outside {
+        return None;
+    }
+    let iv = params.iter().position(|&p| p == iv_value)?;
+    // The latch passes `iv + s`.
+    let lt = func.layout.last_inst(latch)?;
+    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
+        return None;
+    };
+    let next = *dests[0].args.get(iv)?;
+    let add = func.dfg.value_inst(next)?;
+    if func.dfg.opcode(add) != Opcode::Iadd {
+        return None;
+    }
+    let a = func.dfg.inst_args(add);
+    let step = match (a[0] == iv_value, a[1] == iv_value) {
+        (true, false) => func.dfg.value_const(a[1])?,
+        (false, true) => func.dfg.value_const(a[0])?,
+        _ => return None,
+    } as u32;
+    if step == 0 || step > MAX_STEP {
+        return None;
+    }
+    // The preheader branches to the header on exactly one of its edges.
+    let pt = func.layout.last_inst(pre)?;
+    let mut to_header = func.dfg.insts[pt]
+        .branch_destinations()
+        .iter()
+        .filter(|d| d.block == h);
+    let (Some(edge), None) = (to_header.next(), to_header.next()) else {
+        return None;
+    };
+    let init = *edge.args.get(iv)?;
+    Some(CountedLoop {
+        header: h,
+        pre,
+        latch,
+        body,
+        body_entry,
+        iv,
+        iv_value,
+        init,
+        step,
+        bound,
+        signed,
+        header_consts,
+    })
+}

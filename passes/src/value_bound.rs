@@ -1,0 +1,394 @@
+//! Value bounds: an inclusive range `[lo, hi]` of the unsigned value of a `b32` value,
+//! proven from its definition without wrap-around.
+//!
+//! Requires: a verified function. Guarantees: for every execution that respects the
+//! hardware's launch limits (and the declared group size, if any), a value lies in the range
+//! [`Ranges::range`] gives for it, read as an unsigned 32-bit number. The analysis looks
+//! through a bounded depth of pure integer operations, and through the induction variables
+//! of counted loops (`for (i = init; i < n; i += step)`: a header holding only constants and
+//! the exit test, one latch adding a constant step); other block parameters, loads and
+//! anything it does not model are `[0, u32::MAX]`. A sum, difference, product or shift is
+//! bounded only when its bounds do not wrap, so every range is sound for the IR's wrapping
+//! arithmetic.
+//!
+//! Users: instruction selection, which forms a 64-bit address as `zext(x) + c` instead of
+//! `zext(x + c)` only when `x + c` cannot wrap, and leaves out the bounds check of an LDS,
+//! private-array or constant-buffer access whose address range lies inside the window.
+
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, LoopInfo, Opcode,
+    SpecialReg, Type, Value,
+};
+use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
+use cranelift_entity::SecondaryMap;
+
+/// How deep the analysis looks through definitions.
+const DEPTH: u32 = 12;
+
+const MAX: u64 = u32::MAX as u64;
+const FULL: (u64, u64) = (0, MAX);
+
+/// The sm_5x launch limits per dimension: threads per group, and group ids.
+const GROUP_DIM_MAX: [u64; 3] = [1024, 1024, 64];
+const GRID_DIM_MAX: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// An inclusive upper bound on `v` as an unsigned 32-bit value (`u32::MAX` when unknown),
+/// without loop facts.
+pub fn max_u32(func: &Function, v: Value) -> u64 {
+    Ranges::default().range(func, v, None).1
+}
+
+/// The induction variable of a counted loop: a header parameter starting at `init`, advanced
+/// by `step` on the single latch while `param < bound` (signed or unsigned).
+#[derive(Clone, Debug)]
+struct Iv {
+    init: Value,
+    step: u64,
+    bound: Value,
+    signed: bool,
+    /// Loop blocks other than the header: entered only through the header's test.
+    body: HashSet<Block>,
+}
+
+/// Loop facts for range queries, computed once per function (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct Ranges {
+    ivs: HashMap<Value, Iv>,
+    /// The block of each instruction when the facts were computed (queries may come while a
+    /// later pass rewrites the layout).
+    block_of: SecondaryMap<Inst, Option<Block>>,
+}
+
+impl Ranges {
+    /// Finds the counted loops of `func`.
+    pub fn new(func: &Function) -> Ranges {
+        let mut r = Ranges::default();
+        for b in func.layout.blocks() {
+            for i in func.layout.block_insts(b) {
+                r.block_of[i] = Some(b);
+            }
+        }
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        for &h in dt.rpo() {
+            if loops.is_header(h) {
+                r.counted_loop(func, &cfg, &dt, &loops, h);
+            }
+        }
+        r
+    }
+
+    fn counted_loop(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        dt: &DominatorTree,
+        loops: &LoopInfo,
+        h: Block,
+    ) -> Option<()> {
+        let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+        self.ivs.insert(
+            c.iv_value,
+            Iv {
+                init: c.init,
+                step: u64::from(c.step),
+                bound: c.bound,
+                signed: c.signed,
+                body: c.body.into_iter().collect(),
+            },
+        );
+        Some(())
+    }
+
+    /// The range of `v` where it is used in block `at` (None: anywhere).
+    pub fn range(&self, func: &Function, v: Value, at: Option<Block>) -> (u64, u64) {
+        self.rec(func, v, at, DEPTH)
+    }
+
+    fn rec(&self, func: &Function, v: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+        if func.dfg.value_type(v) != Type::B32 {
+            return FULL;
+        }
+        if let Some(c) = func.dfg.value_const(v) {
+            let c = c & MAX;
+            return (c, c);
+        }
+        if depth == 0 {
+            return FULL;
+        }
+        let Some(inst) = func.dfg.value_inst(v) else {
+            return self.param(func, v, at, depth);
+        };
+        // Operands are read where their user is.
+        let here = self.block_of[inst].or(at);
+        let rec = |x: Value| self.rec(func, x, here, depth - 1);
+        let konst = |x: Value| func.dfg.value_const(x).map(|c| c & MAX);
+        match &func.dfg.insts[inst] {
+            InstructionData::Special { reg, .. } => special_range(func, *reg),
+            InstructionData::Unary {
+                opcode: Opcode::Copy,
+                args,
+            } => rec(args[0]),
+            InstructionData::Unary {
+                opcode: Opcode::Popcnt | Opcode::Clz,
+                ..
+            } => (0, 32),
+            InstructionData::Binary { opcode, args } => {
+                let [a, b] = *args;
+                match opcode {
+                    Opcode::Iadd => {
+                        // `x + c` with a negative constant is `x - |c|`.
+                        let neg = |x: Value| {
+                            konst(x)
+                                .filter(|&c| (c as u32 as i32) < 0)
+                                .map(|c| (1 << 32) - c)
+                        };
+                        if let Some(m) = neg(b) {
+                            return sub(rec(a), (m, m));
+                        }
+                        if let Some(m) = neg(a) {
+                            return sub(rec(b), (m, m));
+                        }
+                        add(rec(a), rec(b))
+                    }
+                    Opcode::Isub => sub(rec(a), rec(b)),
+                    Opcode::Imul => mul(rec(a), rec(b)),
+                    Opcode::Ishl => match konst(b) {
+                        Some(k) => mul(rec(a), (1 << (k & 31), 1 << (k & 31))),
+                        None => FULL,
+                    },
+                    Opcode::Ushr => match konst(b) {
+                        Some(k) => {
+                            let (lo, hi) = rec(a);
+                            (lo >> (k & 31), hi >> (k & 31))
+                        }
+                        None => (0, rec(a).1),
+                    },
+                    Opcode::Band => (0, rec(a).1.min(rec(b).1)),
+                    Opcode::Umin => {
+                        let (x, y) = (rec(a), rec(b));
+                        (x.0.min(y.0), x.1.min(y.1))
+                    }
+                    Opcode::Umax => {
+                        let (x, y) = (rec(a), rec(b));
+                        (x.0.max(y.0), x.1.max(y.1))
+                    }
+                    Opcode::Bor | Opcode::Bxor => {
+                        let m = rec(a).1.max(rec(b).1);
+                        // Every bit above the highest bit of either bound is clear.
+                        (
+                            0,
+                            if m == 0 {
+                                0
+                            } else {
+                                MAX >> m.leading_zeros().saturating_sub(32)
+                            },
+                        )
+                    }
+                    // `x / 0` and `x % 0` are all ones.
+                    Opcode::Udiv => match konst(b) {
+                        Some(c) if c != 0 => {
+                            let (lo, hi) = rec(a);
+                            (lo / c, hi / c)
+                        }
+                        _ => FULL,
+                    },
+                    Opcode::Urem => match konst(b) {
+                        Some(c) if c != 0 => {
+                            let (lo, hi) = rec(a);
+                            if hi < c {
+                                (lo, hi)
+                            } else {
+                                (0, c - 1)
+                            }
+                        }
+                        _ => FULL,
+                    },
+                    _ => FULL,
+                }
+            }
+            InstructionData::Ternary { opcode, args } => {
+                let [a, b, c] = *args;
+                match opcode {
+                    Opcode::Imad => add(mul(rec(a), rec(b)), rec(c)),
+                    Opcode::Select => {
+                        let (x, y) = (rec(b), rec(c));
+                        (x.0.min(y.0), x.1.max(y.1))
+                    }
+                    Opcode::Ubfe => match konst(a) {
+                        Some(w) if (1..32).contains(&(w & 31)) => (0, (1 << (w & 31)) - 1),
+                        _ => FULL,
+                    },
+                    _ => FULL,
+                }
+            }
+            _ => FULL,
+        }
+    }
+
+    /// A block parameter: an induction variable's range, in its loop's body (`at`) or
+    /// anywhere.
+    fn param(&self, func: &Function, p: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+        let Some(iv) = self.ivs.get(&p) else {
+            return FULL;
+        };
+        let (init_lo, init_hi) = self.rec(func, iv.init, None, depth - 1);
+        let (_, n) = self.rec(func, iv.bound, None, depth - 1);
+        // The largest value the comparison lets through, as an unsigned number.
+        let limit = if iv.signed {
+            if init_hi > i32::MAX as u64 || n > i32::MAX as u64 {
+                return FULL;
+            }
+            i32::MAX as u64
+        } else {
+            MAX
+        };
+        // One step past the last value the body can see: within the compare's range, no
+        // step wraps (so the parameter only grows from `init`).
+        let top = n.saturating_sub(1) + iv.step;
+        if top > limit {
+            return FULL;
+        }
+        if at.is_some_and(|b| iv.body.contains(&b)) {
+            // Inside the body the test held: `init <= p < n`.
+            return if n == 0 { FULL } else { (init_lo, n - 1) };
+        }
+        // Elsewhere (the header, after the loop): at most `top`, or the start if the body
+        // never ran.
+        (init_lo, top.max(init_hi))
+    }
+}
+
+fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
+    let dim = |c: u8| usize::from(c).min(2);
+    match reg {
+        SpecialReg::Tid(c) => match func.group_size {
+            Some(g) => (0, u64::from(g[dim(c)].max(1)) - 1),
+            None => (0, GROUP_DIM_MAX[dim(c)] - 1),
+        },
+        SpecialReg::GroupSize(c) => match func.group_size {
+            Some(g) => (u64::from(g[dim(c)]), u64::from(g[dim(c)])),
+            None => (1, GROUP_DIM_MAX[dim(c)]),
+        },
+        SpecialReg::GroupId(c) => (0, GRID_DIM_MAX[dim(c)] - 1),
+        SpecialReg::GridSize(c) => (1, GRID_DIM_MAX[dim(c)]),
+        SpecialReg::LaneId => (0, 31),
+        SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => FULL,
+    }
+}
+
+fn add(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    if a.1 + b.1 <= MAX {
+        (a.0 + b.0, a.1 + b.1)
+    } else {
+        FULL
+    }
+}
+
+fn sub(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    if a.0 >= b.1 {
+        (a.0 - b.1, a.1 - b.0)
+    } else {
+        FULL
+    }
+}
+
+fn mul(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    match a.1.checked_mul(b.1) {
+        Some(hi) if hi <= MAX => (a.0 * b.0, hi),
+        _ => FULL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::reader::parse_function_text;
+
+    /// The bound of the value defined by the last instruction of the entry block.
+    fn last_bound(text: &str) -> u64 {
+        let f = parse_function_text(text).expect("parses");
+        let entry = f.layout.entry_block().expect("entry");
+        let last = f
+            .layout
+            .block_insts(entry)
+            .filter(|&i| !f.dfg.inst_results(i).is_empty())
+            .last()
+            .expect("a value");
+        max_u32(&f, f.dfg.inst_results(last)[0])
+    }
+
+    /// `for (i = start; i CC n; i += step) out[i] = i`, with `start` and `n` as given (IR
+    /// text of a constant or `load.b32 cb0[..]`): the ranges of `i` in the body (block2) and
+    /// after the loop (block3).
+    fn loop_ranges(start: &str, n: &str, cc: &str, step: u32) -> ((u64, u64), (u64, u64)) {
+        let text = format!(
+            "kernel %k {{\n    group_size 1, 1, 1\n    uav0 = raw\n    cb0 = 16\n\nblock0:\n    \
+             v0 = {n}\n    v1 = {start}\n    v3 = iconst.b32 {step:#x}\n    jump block1(v1)\n\n\
+             block1(v10: b32):\n    v12 = icmp {cc} v10, v0\n    brif v12, block2, block3\n\n\
+             block2:\n    store.b32 uav0[v10], v10\n    v14 = iadd v10, v3\n    jump block1(v14)\n\n\
+             block3:\n    store.b32 uav0[v10], v10\n    return\n}}\n"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        let i = f.dfg.block_params(blocks[1])[0];
+        (
+            r.range(&f, i, Some(blocks[2])),
+            r.range(&f, i, Some(blocks[3])),
+        )
+    }
+
+    #[test]
+    fn counted_loop_counters_are_bounded_in_and_after_the_body() {
+        let c = |x: u32| format!("iconst.b32 {x:#x}");
+        assert_eq!(loop_ranges(&c(0), &c(16), "slt", 1), ((0, 15), (0, 16)));
+        assert_eq!(loop_ranges(&c(3), &c(16), "ult", 4), ((3, 15), (3, 19)));
+        // A start beyond the bound: the body never runs, the counter stays at the start.
+        assert_eq!(loop_ranges(&c(40), &c(16), "ult", 4).1, (40, 40));
+        // A bound from memory: any unsigned value, so the counter may wrap past it.
+        let n = "load.b32 cb0[0]";
+        assert_eq!(loop_ranges(&c(100), n, "ult", 16), (FULL, FULL));
+        // Signed: a bound at the top of the signed range lets `i + step` overflow.
+        assert_eq!(loop_ranges(&c(0), &c(0x7fff_fffe), "slt", 4), (FULL, FULL));
+        // Signed with a negative start: not a non-negative range.
+        assert_eq!(loop_ranges(&c(0xffff_fff0), &c(16), "slt", 1), (FULL, FULL));
+        // Other comparisons are not counted loops.
+        assert_eq!(loop_ranges(&c(0), &c(16), "ne", 1), (FULL, FULL));
+    }
+
+    #[test]
+    fn thread_index_math_is_bounded() {
+        let t = "kernel %k {\n  group_size 64, 1, 1\n\nblock0:\n  v0 = special tid.x\n  v1 = special ctaid.x\n  v2 = iconst.b32 64\n  v3 = imad v1, v2, v0\n  v4 = iconst.b32 2\n  v5 = ishl v3, v4\n  return\n}\n";
+        // ctaid.x <= 2^31 - 2, times 64 overflows 32 bits: unknown.
+        assert_eq!(last_bound(t), MAX);
+        let t = "kernel %k {\n  group_size 64, 1, 1\n\nblock0:\n  v0 = special tid.x\n  v4 = iconst.b32 2\n  v5 = ishl v0, v4\n  v6 = iconst.b32 16\n  v7 = iadd v5, v6\n  return\n}\n";
+        assert_eq!(last_bound(t), 63 * 4 + 16);
+    }
+
+    #[test]
+    fn masks_shifts_and_remainders() {
+        let t = "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 255\n  v2 = and v0, v1\n  return\n}\n";
+        assert_eq!(last_bound(t), 255);
+        let t =
+            "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 4\n  v2 = ushr v0, v1\n  return\n}\n";
+        assert_eq!(last_bound(t), MAX >> 4);
+        let t = "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 10\n  v2 = urem v0, v1\n  return\n}\n";
+        assert_eq!(last_bound(t), 9);
+        // `x % 0` is all ones.
+        let t =
+            "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 0\n  v2 = urem v0, v1\n  return\n}\n";
+        assert_eq!(last_bound(t), MAX);
+    }
+
+    #[test]
+    fn wrapping_sums_are_unknown() {
+        let t =
+            "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 1\n  v2 = iadd v0, v1\n  return\n}\n";
+        assert_eq!(last_bound(t), MAX);
+        let t = "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 15\n  v2 = and v0, v1\n  v3 = iconst.b32 0xfffffff0\n  v4 = iadd v2, v3\n  return\n}\n";
+        assert_eq!(last_bound(t), MAX);
+    }
+}
