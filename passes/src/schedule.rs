@@ -28,9 +28,11 @@ use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use crate::ir::{Block, ControlFlowGraph, Function, Inst, PerRegFile, RegFile, Value};
+use crate::ir::{
+    Block, ControlFlowGraph, Function, Inst, InstructionData, PerRegFile, RegFile, Value,
+};
 use crate::regalloc::liveness::Liveness;
-use crate::target::{LatencyKind, Resource, TargetIsa};
+use crate::target::{LatencyKind, MemEffects, Resource, TargetIsa};
 
 /// Options of the scheduler.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,8 +69,19 @@ struct Node {
     variable: bool,
 }
 
-/// Builds the dependency DAG of `insts` (terminator excluded).
-fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Node> {
+/// Builds the dependency DAG of `insts` (terminator `term` excluded).
+///
+/// An instruction whose only result feeds nothing but `term`'s block arguments (a loop
+/// counter's `i + 1` on the back edge) is ordered after every other reader of its operands:
+/// issued early, its result would need a register of its own while `i` is still read, and a
+/// move into `i`'s register at the end of each iteration; issued last, it can take that
+/// register.
+fn build_dag(
+    func: &Function,
+    target: &dyn TargetIsa,
+    insts: &[Inst],
+    term: Option<Inst>,
+) -> Vec<Node> {
     let pos: HashMap<Inst, u32> = insts
         .iter()
         .enumerate()
@@ -118,6 +131,41 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> Vec<Nod
                 edges.push((w, i, 1));
             }
             reads_since.push(i);
+        }
+    }
+    // Readers of each value in the block, for the late block-argument updates above.
+    let jump_args: SmallVec<[Value; 8]> = match term.map(|t| &func.dfg.insts[t]) {
+        Some(InstructionData::Jump { dests, .. }) => dests[0].args.iter().copied().collect(),
+        _ => SmallVec::new(),
+    };
+    if !jump_args.is_empty() {
+        let mut readers: HashMap<Value, SmallVec<[usize; 4]>> = HashMap::default();
+        for (i, &inst) in insts.iter().enumerate() {
+            for v in func.dfg.insts[inst].all_values() {
+                readers.entry(v).or_default().push(i);
+            }
+        }
+        let late: Vec<usize> = insts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &inst)| {
+                matches!(func.dfg.inst_results(inst), [r] if jump_args.contains(r)
+                    && !readers.contains_key(r))
+                    && target.mem_effects(func, inst) == MemEffects::default()
+            })
+            .map(|(i, _)| i)
+            .collect();
+        // Such an instruction has no successor in the DAG (no reader of its result in the
+        // block, no memory effect), so ordering other instructions before it cannot close a
+        // cycle; two late updates reading each other's operands are left unordered.
+        for &i in &late {
+            for v in func.dfg.insts[insts[i]].all_values() {
+                for &j in readers.get(&v).into_iter().flatten() {
+                    if j != i && !late.contains(&j) {
+                        edges.push((j, i, 1));
+                    }
+                }
+            }
         }
     }
     edges.sort_unstable();
@@ -236,7 +284,7 @@ fn schedule_block(
     budget: PerRegFile<u32>,
     stats: &mut ScheduleStats,
 ) -> Vec<Inst> {
-    let mut nodes = build_dag(func, target, insts);
+    let mut nodes = build_dag(func, target, insts, term);
     let width = |v: Value| -> (RegFile, u32) {
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
