@@ -288,7 +288,7 @@ impl Isel<'_> {
     ///
     /// [`Ranges`]: ilc_passes::value_bound::Ranges
     fn fits16(&self, v: Value) -> bool {
-        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let block = self.cur_block();
         self.ranges.range(self.func, v, block).1 <= 0xffff
     }
 

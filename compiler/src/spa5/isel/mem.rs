@@ -138,7 +138,7 @@ impl Isel<'_> {
         // dword of a 16-byte aligned `cb[i]` inside a buffer of whole vec4s).
         if let Operand::Imm(l) = limit {
             // An address range inside the window needs no check at all.
-            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let block = self.cur_block();
             let (lo, hi) = match addr {
                 Some(a) => self.ranges.range(self.func, a, block),
                 None => (0, 0),
@@ -152,7 +152,7 @@ impl Isel<'_> {
             let last = off + i64::from(bytes.max(1)) - 1;
             let a = i64::from(align.max(1));
             let bound = ((l - last).max(0) + a - 1) / a * a;
-            let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+            let block = self.cur_block();
             let key = block.map(|b| (b, addr, 0, bound, -1));
             if let Some(&p) = key.as_ref().and_then(|k| self.bounds_memo.get(k)) {
                 return Ok(Some(p));
@@ -175,7 +175,7 @@ impl Isel<'_> {
             }
             _ => None,
         };
-        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let block = self.cur_block();
         let shape = (i64::from(bytes) << 32) | i64::from(align);
         let key = match (block, limit_key) {
             (Some(b), Some(l)) => Some((b, addr, off, l, shape)),
@@ -300,7 +300,7 @@ impl Isel<'_> {
         /// Accesses a block needs before one `LOP` (and a mask constant) beats an `IADD32I`
         /// per access.
         const WORTH: u32 = 3;
-        let Some(block) = self.at.and_then(|i| self.func.layout.inst_block(i)) else {
+        let Some(block) = self.cur_block() else {
             return Ok(None);
         };
         if let Some(&v) = self.limit_memo.get(&(block, offset, bytes)) {
@@ -386,16 +386,16 @@ impl Isel<'_> {
             Some((x, c)) if in24(off + c) => (x, off + c, c),
             _ => (a, off, 0),
         };
-        // The zero extension is exact unless `x + c` may wrap.
-        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let block = self.cur_block();
         let max_u32 = |s: &Self, v: Value| s.ranges.range(s.func, v, block).1;
-        let zext_ok = c <= 0 || max_u32(self, x) + c as u64 <= U32;
+        let zext_ok = zext_exact(self.func, &self.ranges, x, c, block);
         // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
         // the address that neighbours at `x + c` form.
         let share = c == 0 && {
+            let (func, ranges) = (&*self.func, &self.ranges);
             let bases = self.signed_bases.get_or_insert_with(|| {
-                signed_bases(self.func, |v| {
-                    Self::const_added_in(self.func, v).filter(|&(_, c)| in24(c))
+                signed_bases(func, ranges, |v| {
+                    Self::const_added_in(func, v).filter(|&(_, c)| in24(c))
                 })
             });
             block.is_some_and(|b| bases.contains(&(b, x)))
@@ -416,8 +416,7 @@ impl Isel<'_> {
     /// `x >> 31` (arithmetic): the high word of `x` sign-extended, one per block and value.
     fn sign_word(&mut self, x: Value) -> Result<Value, IselError> {
         let block = self
-            .at
-            .and_then(|i| self.func.layout.inst_block(i))
+            .cur_block()
             .expect("isel runs on instructions in the layout"); // invariant of run()
         if let Some(&s) = self.sign_memo.get(&(block, x)) {
             return Ok(s);
@@ -486,8 +485,7 @@ impl Isel<'_> {
                 // The bounds predicate above is on the IR's address; the place may fold.
                 let (a, off, shift, sign) = self.fold_address(a, off)?;
                 let block = self
-                    .at
-                    .and_then(|i| self.func.layout.inst_block(i))
+                    .cur_block()
                     .expect("isel runs on instructions in the layout"); // invariant of run()
                 let key = (block, a, p, shift, sign);
                 let r = if let Some(&(lo, hi)) = self.lea_memo.get(&key) {
@@ -606,7 +604,7 @@ impl Isel<'_> {
         // constants in the instruction's offset. The check above already saw `x + c`.
         let (addr, off) = match addr.and_then(|a| Some((a, self.const_added(a)?))) {
             Some((a, (x, c))) => {
-                let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+                let block = self.cur_block();
                 let (_, hi) = self.ranges.range(self.func, a, block);
                 let total = i64::from(w.base) + off + c;
                 if hi < u64::from(u32::MAX) && (-(1 << 23)..(1 << 23)).contains(&total) {
@@ -1149,6 +1147,7 @@ fn aligned_accesses(
 /// `fold_address`). `const_added` splits an address into `x` and `c`.
 fn signed_bases(
     func: &ilc_passes::ir::Function,
+    ranges: &ilc_passes::value_bound::Ranges,
     const_added: impl Fn(Value) -> Option<(Value, i64)>,
 ) -> HashSet<(ilc_passes::ir::Block, Value)> {
     let mut set = HashSet::default();
@@ -1165,15 +1164,26 @@ fn signed_bases(
                 continue;
             }
             if let Some((x, c)) = const_added(addr) {
-                if c > 0
-                    && ilc_passes::value_bound::max_u32(func, x) + c as u64 > u64::from(u32::MAX)
-                {
+                if !zext_exact(func, ranges, x, c, Some(block)) {
                     set.insert((block, x));
                 }
             }
         }
     }
     set
+}
+
+/// Whether `zext(x) + c` is the 64-bit offset of the 32-bit address `x + c` for every
+/// address inside a buffer: `x + c` cannot wrap (`c <= 0`, or `x`'s range bound plus `c`
+/// fits in 32 bits). See `fold_address`.
+fn zext_exact(
+    func: &ilc_passes::ir::Function,
+    ranges: &ilc_passes::value_bound::Ranges,
+    x: Value,
+    c: i64,
+    block: Option<ilc_passes::ir::Block>,
+) -> bool {
+    c <= 0 || ranges.range(func, x, block).1 + c as u64 <= u64::from(u32::MAX)
 }
 
 fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {

@@ -434,9 +434,14 @@ impl Isel<'_> {
         Ok(self.emit(Template::one(TInst::new(inst, slots)), args, &[ty])?[0])
     }
 
+    /// The block of the instruction being selected.
+    pub(crate) fn cur_block(&self) -> Option<Block> {
+        self.at.and_then(|i| self.func.layout.inst_block(i))
+    }
+
     /// A 32-bit constant in a register.
     pub(crate) fn const32(&mut self, v: u32) -> Result<Value, IselError> {
-        let block = self.at.and_then(|i| self.func.layout.inst_block(i));
+        let block = self.cur_block();
         if let Some(&c) = block.and_then(|b| self.const_memo.get(&(b, v))) {
             return Ok(c);
         }
