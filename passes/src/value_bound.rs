@@ -32,12 +32,6 @@ const FULL: (u64, u64) = (0, MAX);
 const GROUP_DIM_MAX: [u64; 3] = [1024, 1024, 64];
 const GRID_DIM_MAX: [u64; 3] = [(1 << 31) - 1, 65535, 65535];
 
-/// An inclusive upper bound on `v` as an unsigned 32-bit value (`u32::MAX` when unknown),
-/// without loop facts.
-pub fn max_u32(func: &Function, v: Value) -> u64 {
-    Ranges::default().range(func, v, None).1
-}
-
 /// The induction variable of a counted loop: a header parameter starting at `init`, advanced
 /// by `step` on the single latch while `param < bound` (signed or unsigned).
 #[derive(Clone, Debug)]
@@ -316,7 +310,9 @@ mod tests {
             .filter(|&i| !f.dfg.inst_results(i).is_empty())
             .last()
             .expect("a value");
-        max_u32(&f, f.dfg.inst_results(last)[0])
+        Ranges::default()
+            .range(&f, f.dfg.inst_results(last)[0], None)
+            .1
     }
 
     /// `for (i = start; i CC n; i += step) out[i] = i`, with `start` and `n` as given (IR
