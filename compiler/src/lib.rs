@@ -271,8 +271,10 @@ impl Compiler {
         }
         let mut function = {
             let _span = tracing::debug_span!("lower").entered();
-            lower::lower_with_bounds(
-                &front.program,
+            // Lowering consumes the AST, freeing the main body's statements as it lowers
+            // them, and the rest when it returns: the passes never see it.
+            lower::lower_owned(
+                std::mem::take(&mut front.program),
                 name,
                 &self.options.textures,
                 self.options.assume_in_bounds,
@@ -280,10 +282,6 @@ impl Compiler {
             .map_err(lower_diagnostics)?
         };
         function.launch_1d = self.options.launch_1d;
-        // The AST is not needed after lowering: free it before the passes allocate. (A
-        // struct update `Frontend { program: Default::default(), ..front }` would not: the
-        // program left behind in the partly moved `front` lives to the end of the scope.)
-        drop(std::mem::take(&mut front.program));
         front.text = frontend::source_text(source);
         log.times.push(("lower", start.elapsed()));
         pipeline::verify(&function, "lower")?;

@@ -128,43 +128,63 @@ pub fn lower_with_bounds(
     tex: &TexConfig,
     assume_in_bounds: bool,
 ) -> Result<Function, LowerErrors> {
-    let expanded;
-    let program = if isa_amdil::macros::needs_expansion(program) {
+    if isa_amdil::macros::needs_expansion(program) {
         // A program that did not come through the frontend: expand its macros here.
-        let mut p = program.clone();
-        let errors: Vec<LowerError> = isa_amdil::macros::expand(&mut p)
-            .into_iter()
-            .filter(|d| d.is_error())
-            .map(|d| LowerError {
-                span: d.span,
-                opcode: "mcall".to_string(),
-                section: "7.19".to_string(),
-                message: d.message,
-            })
-            .collect();
-        if !errors.is_empty() {
-            return Err(LowerErrors(errors));
-        }
-        expanded = p;
-        &expanded
-    } else {
-        program
-    };
-    let mut l = Lowerer::new(program, name);
+        return lower_owned(program.clone(), name, tex, assume_in_bounds);
+    }
+    let mut l = Lowerer::new(
+        program.version.as_ref(),
+        Vec::new(),
+        &program.statements,
+        name,
+    );
     l.tex_config = tex.clone();
     l.assume_in_bounds = assume_in_bounds;
     l.run();
-    if l.errors.is_empty() {
-        tracing::debug!(
-            blocks = l.func.layout.blocks().count(),
-            values = l.func.dfg.num_values(),
-            "lowered"
-        );
-        Ok(l.func)
-    } else {
-        Err(LowerErrors(l.errors))
-    }
+    l.finish()
 }
+
+/// As [`lower_with_bounds`], consuming the program: the statements before the first `func`
+/// label (the main body, lowered exactly once and in order) are freed as they are lowered,
+/// so the AST and the IR are not both whole at the end of lowering (they were the peak of a
+/// large compile's memory).
+pub fn lower_owned(
+    mut program: Program,
+    name: &str,
+    tex: &TexConfig,
+    assume_in_bounds: bool,
+) -> Result<Function, LowerErrors> {
+    let errors: Vec<LowerError> = isa_amdil::macros::expand(&mut program)
+        .into_iter()
+        .filter(|d| d.is_error())
+        .map(|d| LowerError {
+            span: d.span,
+            opcode: "mcall".to_string(),
+            section: "7.19".to_string(),
+            message: d.message,
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(LowerErrors(errors));
+    }
+    let mut head = std::mem::take(&mut program.statements);
+    // Statements from the first `func` label on may be lowered more than once (a function
+    // body inlined at every call): they stay whole.
+    let split = head
+        .iter()
+        .position(|st| st.opcode == Opcode::Func)
+        .unwrap_or(head.len());
+    let tail = head.split_off(split);
+    let mut l = Lowerer::new(program.version.as_ref(), head, &tail, name);
+    l.tex_config = tex.clone();
+    l.assume_in_bounds = assume_in_bounds;
+    l.run();
+    l.finish()
+}
+
+/// How many statements of the head are lowered between two shrinks of its allocation (a
+/// shrink of a large allocation gives its pages back without copying).
+const HEAD_SHRINK_STEP: usize = 1 << 14;
 
 /// Declared UAV/SRV shape (decides the addressing of loads, stores and atomics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +226,17 @@ struct FuncBody {
 
 /// The lowering state (one per program).
 pub(crate) struct Lowerer<'p> {
-    prog: &'p Program,
+    /// The program's version line.
+    version: Option<&'p ast::Version>,
+    /// Statements `[0, split)`, owned: in source order until [`Lowerer::run`] starts
+    /// lowering them, then in reverse order, each popped (and freed) when it is lowered.
+    head: Vec<Instruction>,
+    /// `head.len()` when the head's allocation was last shrunk.
+    head_shrunk_at: usize,
+    /// Number of statements in `head` before lowering.
+    split: usize,
+    /// Statements `[split, n)`, borrowed.
+    tail: &'p [Instruction],
     pub(crate) func: Function,
     pub(crate) ssa: SsaBuilder,
     /// Block receiving instructions.
@@ -246,7 +276,12 @@ pub(crate) struct Lowerer<'p> {
 }
 
 impl<'p> Lowerer<'p> {
-    fn new(prog: &'p Program, name: &str) -> Self {
+    fn new(
+        version: Option<&'p ast::Version>,
+        head: Vec<Instruction>,
+        tail: &'p [Instruction],
+        name: &str,
+    ) -> Self {
         let mut func = Function::new(name);
         let entry = func.append_new_block();
         let mut ssa = SsaBuilder::new();
@@ -254,7 +289,11 @@ impl<'p> Lowerer<'p> {
         ssa.set_zero(zero);
         ssa.seal(&mut func, entry);
         Lowerer {
-            prog,
+            version,
+            split: head.len(),
+            head_shrunk_at: head.len(),
+            head,
+            tail,
             func,
             ssa,
             cur: entry,
@@ -294,13 +333,58 @@ impl<'p> Lowerer<'p> {
 
     /// Records a diagnostic for statement `st`.
     pub(crate) fn error(&mut self, st: &Instruction, message: impl Into<String>) {
-        let op = st.opcode;
+        self.error_at(st.span, st.opcode, message);
+    }
+
+    /// Records a diagnostic for the statement of opcode `op` at `span`.
+    fn error_at(&mut self, span: Span, op: Opcode, message: impl Into<String>) {
         self.errors.push(LowerError {
-            span: st.span,
+            span,
             opcode: op.mnemonic().to_string(),
             section: op.section().to_string(),
             message: message.into(),
         });
+    }
+
+    /// Number of statements of the program.
+    fn num_statements(&self) -> usize {
+        self.split + self.tail.len()
+    }
+
+    /// Every statement in source order (only before [`Lowerer::run`] starts lowering).
+    fn statements(&self) -> impl Iterator<Item = &Instruction> {
+        debug_assert_eq!(self.head.len(), self.split, "no statement lowered yet");
+        self.head.iter().chain(self.tail)
+    }
+
+    /// Statement `i` of the head, which is lowered exactly once and in order (every
+    /// function body starts after the first `func` label): taken out of the head, whose
+    /// allocation shrinks every [`HEAD_SHRINK_STEP`] statements.
+    fn pop_head(&mut self, i: usize) -> Instruction {
+        debug_assert_eq!(i + self.head.len(), self.split, "head lowered in order");
+        let st = self
+            .head
+            .pop()
+            .expect("head statements are lowered once, in order");
+        if self.head_shrunk_at - self.head.len() >= HEAD_SHRINK_STEP {
+            self.head.shrink_to_fit();
+            self.head_shrunk_at = self.head.len();
+        }
+        st
+    }
+
+    /// The lowered function, or every diagnostic.
+    fn finish(self) -> Result<Function, LowerErrors> {
+        if self.errors.is_empty() {
+            tracing::debug!(
+                blocks = self.func.layout.blocks().count(),
+                values = self.func.dfg.num_values(),
+                "lowered"
+            );
+            Ok(self.func)
+        } else {
+            Err(LowerErrors(self.errors))
+        }
     }
 
     fn run(&mut self) {
@@ -309,15 +393,16 @@ impl<'p> Lowerer<'p> {
         if self.decls.pixel_shader {
             self.pixel_guard();
         }
-        self.lower_range(0, self.prog.statements.len());
+        let last = self.statements().last().map(|st| (st.span, st.opcode));
+        // Popping from the end takes the head in source order.
+        self.head.reverse();
+        self.lower_range(0, self.num_statements());
         if !self.block_terminated(self.cur) {
             self.cursor().ins().return_();
         }
         if !self.frames.is_empty() {
-            let at = self.prog.statements.len().saturating_sub(1);
-            if let Some(st) = self.prog.statements.get(at) {
-                let st = st.clone();
-                self.error(&st, "control-flow construct is never closed");
+            if let Some((span, op)) = last {
+                self.error_at(span, op, "control-flow construct is never closed");
             }
         }
         self.func.group_size = Some(self.decls.group);
@@ -334,10 +419,16 @@ impl<'p> Lowerer<'p> {
 
     /// Lowers statements `[start, end)` into the current block onwards.
     fn lower_range(&mut self, start: usize, end: usize) {
-        let prog = self.prog;
+        let tail = self.tail;
         for i in start..end {
             self.stmt = i;
-            let st = &prog.statements[i];
+            let popped;
+            let st = if i < self.split {
+                popped = self.pop_head(i);
+                &popped
+            } else {
+                &tail[i - self.split]
+            };
             // A budget stop (deadline, IR size) points at the statement being lowered, and
             // so does every instruction lowered from it.
             let pos = crate::error::pos_of(st.span);
@@ -366,7 +457,7 @@ impl<'p> Lowerer<'p> {
 
     fn declarations(&mut self) {
         let mut have_group = false;
-        for (i, st) in self.prog.statements.iter().enumerate() {
+        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
             match (&st.opcode, &st.payload) {
                 (Opcode::DclLiteral, Payload::Literal { reg, values }) => {
                     self.decls.literals.push((i, *reg, *values));
@@ -456,9 +547,7 @@ impl<'p> Lowerer<'p> {
             }
         }
         if self
-            .prog
             .version
-            .as_ref()
             .is_some_and(|v| v.shader == ast::ShaderType::Pixel)
         {
             // Pixel-shader compute: each pixel is a work-item; 8x8 tiles play the groups.
@@ -498,7 +587,7 @@ impl<'p> Lowerer<'p> {
         }
         // Arrays indexed by a register anywhere become stack slots (private memory).
         let mut dynamic = HashSet::default();
-        for st in &self.prog.statements {
+        for st in self.head.iter().chain(self.tail) {
             let regs = st
                 .dsts
                 .iter()
@@ -525,8 +614,8 @@ impl<'p> Lowerer<'p> {
     /// label that control cannot fall through (so a function without a final `ret` runs
     /// on into the next one, as in the interpreter).
     fn scan_functions(&mut self) {
-        let n = self.prog.statements.len();
-        for (i, st) in self.prog.statements.iter().enumerate() {
+        let n = self.num_statements();
+        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
             if st.opcode == Opcode::Func {
                 if let Some(label) = label_of(st) {
                     self.funcs.entry(label).or_insert(FuncBody {
@@ -550,7 +639,7 @@ impl<'p> Lowerer<'p> {
     }
 
     /// Lowers one statement.
-    fn statement(&mut self, st: &'p Instruction) -> LResult<()> {
+    fn statement(&mut self, st: &Instruction) -> LResult<()> {
         use Opcode as O;
         if self.block_terminated(self.cur) {
             // Code after an unconditional transfer: keep lowering into a dead block so
@@ -641,4 +730,53 @@ fn is_declaration(op: Opcode) -> bool {
             | Comment
             | Prefix
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Program {
+        isa_amdil::parse_lossy(src).0
+    }
+
+    /// Lowering an owned program (freeing the main body as it goes) gives exactly the IR,
+    /// or the diagnostics, of lowering a borrowed one.
+    #[test]
+    fn owned_lowering_is_borrowed_lowering() {
+        let long = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+             dcl_literal l0, 1, 2, 3, 4\nmov r0.x, vAbsTidFlat.x\n{}call 1\n\
+             uav_raw_store_id(0) mem.x, r0.x, r1.x\nend\nfunc 1\n\
+             if_logicalnz r0.x\niadd r1.x, r1.x, l0.y\nendif\nret\nendfunc\n",
+            "iadd r1.x, r1.x, r0.x\nimul r0.x, r0.x, l0.z\n".repeat(HEAD_SHRINK_STEP)
+        );
+        let unclosed = "il_cs_2_0\ndcl_num_thread_per_group 1\n\
+                        whileloop\nmov r0.x, r0.y\n";
+        let sources = [
+            include_str!("../../../bench/kernels/blackscholes.il"),
+            include_str!("../../../bench/kernels/shoc_reduction.il"),
+            include_str!("../../../tests/examples/saxpy.il"),
+            &long,
+            unclosed,
+        ];
+        for src in sources {
+            let program = parse(src);
+            let tex = TexConfig::default();
+            let borrowed = lower_with_bounds(&program, "k", &tex, false);
+            let owned = lower_owned(program, "k", &tex, false);
+            match (borrowed, owned) {
+                (Ok(b), Ok(o)) => {
+                    assert_eq!(b.to_string(), o.to_string());
+                    assert_eq!(
+                        b.srclocs.values().collect::<Vec<_>>(),
+                        o.srclocs.values().collect::<Vec<_>>()
+                    );
+                }
+                (Err(b), Err(o)) => assert_eq!(b, o),
+                (b, o) => panic!("borrowed {:?} vs owned {:?}", b.err(), o.err()),
+            }
+        }
+        assert!(lower_owned(parse(unclosed), "k", &TexConfig::default(), false).is_err());
+    }
 }
