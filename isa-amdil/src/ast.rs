@@ -30,6 +30,8 @@
     )
 )]
 
+use std::fmt;
+
 use smallvec::SmallVec;
 
 use crate::opcodes::Opcode;
@@ -868,6 +870,58 @@ pub struct Index {
     pub offset: i32,
 }
 
+/// The `[..]` indices of a register reference, used as a slice (`Deref<Target = [Index]>`).
+///
+/// A thin pointer, null when there is no index: every operand of the AST carries one, most
+/// registers have no index, and the AST of a million-statement kernel is the peak of its
+/// compile's memory (8 bytes per operand instead of the 16 of a `Box<[Index]>` or 24 of a
+/// `Vec`).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Indices(Option<Box<IndexList>>);
+
+/// The out-of-line part of [`Indices`]: never empty.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct IndexList(Box<[Index]>);
+
+impl From<Vec<Index>> for Indices {
+    fn from(v: Vec<Index>) -> Indices {
+        Indices((!v.is_empty()).then(|| Box::new(IndexList(v.into_boxed_slice()))))
+    }
+}
+
+impl<const N: usize> From<[Index; N]> for Indices {
+    fn from(v: [Index; N]) -> Indices {
+        Indices::from(Vec::from(v))
+    }
+}
+
+impl std::ops::Deref for Indices {
+    type Target = [Index];
+    fn deref(&self) -> &[Index] {
+        self.0.as_ref().map_or(&[], |l| &l.0)
+    }
+}
+
+impl std::ops::DerefMut for Indices {
+    fn deref_mut(&mut self) -> &mut [Index] {
+        self.0.as_mut().map_or(&mut [], |l| &mut l.0)
+    }
+}
+
+impl fmt::Debug for Indices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<'a> IntoIterator for &'a Indices {
+    type Item = &'a Index;
+    type IntoIter = std::slice::Iter<'a, Index>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// A register reference: kind, number, and `[..]` indices (at most two).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegRef {
@@ -876,7 +930,7 @@ pub struct RegRef {
     /// Register number (`r12` -> 12, `cb1[3]` -> 1); 0 for unnumbered kinds.
     pub num: u32,
     /// Indices in order (`cb1[3]` -> one immediate index 3).
-    pub indices: Vec<Index>,
+    pub indices: Indices,
 }
 
 impl RegRef {
@@ -885,7 +939,7 @@ impl RegRef {
         RegRef {
             kind,
             num,
-            indices: Vec::new(),
+            indices: Indices::default(),
         }
     }
 }

@@ -413,7 +413,7 @@ impl Expander<'_> {
         regs.extend(s.srcs.iter_mut().map(|x| &mut x.reg));
         for r in regs {
             map(&mut r.kind, &mut r.num, self);
-            for idx in &mut r.indices {
+            for idx in r.indices.iter_mut() {
                 if let Some(ir) = &mut idx.reg {
                     map(&mut ir.kind, &mut ir.num, self);
                 }

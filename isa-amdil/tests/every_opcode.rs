@@ -20,7 +20,8 @@ fn src(i: usize) -> SrcOperand {
                         comp: Component::Z,
                     }),
                     offset: 3,
-                }],
+                }]
+                .into(),
             };
             s.swizzle = [Swz::X, Swz::Zero, Swz::One, Swz::W];
         }
@@ -32,7 +33,7 @@ fn src(i: usize) -> SrcOperand {
             s.reg = RegRef {
                 kind: RegKind::Literal,
                 num: 4,
-                indices: Vec::new(),
+                indices: Default::default(),
             }
         }
     }

@@ -252,7 +252,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             Form::ConstBuffer | Form::IndexedTemp => {
                 let t = r.pos;
                 let s = decode_src(&mut r, 0)?;
-                let size = match s.reg.indices.as_slice() {
+                let size = match &s.reg.indices[..] {
                     [Index { reg: None, offset }] => *offset as u32,
                     _ => return r.err(t, "declaration register needs an immediate size"),
                 };
@@ -544,7 +544,7 @@ fn decode_dst(r: &mut Reader) -> Result<DstOperand, DecodeError> {
             None => return r.err(at, "bad shift scale"),
         };
     }
-    d.reg.indices = decode_indices(r, &raw, 0)?;
+    d.reg.indices = decode_indices(r, &raw, 0)?.into();
     Ok(d)
 }
 
@@ -577,6 +577,6 @@ fn decode_src(r: &mut Reader, depth: u32) -> Result<SrcOperand, DecodeError> {
         };
         s.mods.clamp = m & (1 << 24) != 0;
     }
-    s.reg.indices = decode_indices(r, &raw, depth)?;
+    s.reg.indices = decode_indices(r, &raw, depth)?.into();
     Ok(s)
 }

@@ -772,7 +772,7 @@ impl<'a> Parser<'a> {
                 } else {
                     RegKind::IndexedTemp
                 };
-                let size = match reg.indices.as_slice() {
+                let size = match &reg.indices[..] {
                     [Index { reg: None, offset }] if reg.kind == want && *offset >= 0 => {
                         *offset as u32
                     }
@@ -902,7 +902,7 @@ impl<'a> Parser<'a> {
     /// `dcl_cb icb[K] = {d0, d1, ...}`: the immediate constant buffer's dwords (the guide
     /// gives no text form; this is ours, K = number of vec4 elements = ceil(dwords / 4)).
     fn imm_const_buffer(&mut self, reg: &RegRef, mark: Mark) -> PResult<Payload> {
-        let size = match reg.indices.as_slice() {
+        let size = match &reg.indices[..] {
             [Index { reg: None, offset }] if *offset >= 0 => *offset as usize,
             _ => {
                 let span = self.c.span_from(mark);

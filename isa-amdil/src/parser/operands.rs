@@ -33,21 +33,21 @@ impl Parser<'_> {
                 ))
             }
         };
-        let mut reg = RegRef {
-            kind,
-            num,
-            indices: Vec::new(),
-        };
+        let mut indices = Vec::new();
         while self.c.peek() == Some(b'[') {
-            if reg.indices.len() == 2 {
+            if indices.len() == 2 {
                 let span = self.c.span_here(1);
                 return Err(self.err(codes::BAD_INDEX, span, "at most two indices are supported"));
             }
             self.c.bump();
             let idx = self.index()?;
-            reg.indices.push(idx);
+            indices.push(idx);
         }
-        Ok(reg)
+        Ok(RegRef {
+            kind,
+            num,
+            indices: indices.into(),
+        })
     }
 
     /// Inside `[` .. `]` (the `[` consumed).

@@ -848,7 +848,7 @@ impl Validator {
             }
             if src.reg.kind == RegKind::ConstBuffer {
                 if let (Some(size), [Index { reg: None, offset }]) =
-                    (self.decls.cbs.get(&src.reg.num), src.reg.indices.as_slice())
+                    (self.decls.cbs.get(&src.reg.num), &src.reg.indices[..])
                 {
                     if *offset < 0 || *offset as u32 >= *size {
                         self.warn(
@@ -930,7 +930,7 @@ impl Validator {
                     format!("indexed temp array x{} is not declared", r.num),
                 ),
                 Some(size) => {
-                    if let [Index { reg: None, offset }] = r.indices.as_slice() {
+                    if let [Index { reg: None, offset }] = &r.indices[..] {
                         if *offset < 0 || *offset as u32 >= *size {
                             self.warn(
                                 codes::SUSPICIOUS,
