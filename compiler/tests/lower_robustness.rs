@@ -98,7 +98,7 @@ fn accepted_mutants_match_the_il_interpreter() {
             // hits one address), and a lone work-item cannot.
             for st in p.statements.iter_mut() {
                 if st.opcode == isa_amdil::Opcode::DclNumThreadPerGroup {
-                    st.payload = isa_amdil::ast::Payload::Numbers(vec![1, 1, 1]);
+                    st.payload = isa_amdil::ast::Payload::Numbers([1, 1, 1].into());
                 }
             }
             let Ok(func) = ilc::lower::lower(&p) else {

@@ -100,18 +100,21 @@ fn instructions() -> Vec<Instruction> {
                     isa_amdil::Opcode::DclTypelessUav | isa_amdil::Opcode::DclTypedUav => vec![],
                     _ => vec![256],
                 };
-                i.payload = Payload::Numbers(n);
+                i.payload = Payload::Numbers(n.into());
             }
             Form::DstNumbers => {
                 i.dsts
                     .push(DstOperand::new(RegRef::new(RegKind::ConstFloat, 3)));
-                i.payload = Payload::Numbers(if info.opcode == isa_amdil::Opcode::Def {
-                    vec![1, 2, 3, 4]
-                } else {
-                    vec![1]
-                });
+                i.payload = Payload::Numbers(
+                    if info.opcode == isa_amdil::Opcode::Def {
+                        vec![1, 2, 3, 4]
+                    } else {
+                        vec![1]
+                    }
+                    .into(),
+                );
             }
-            Form::Words => i.payload = Payload::Words(vec!["refactoringAllowed".into()]),
+            Form::Words => i.payload = Payload::Words(["refactoringAllowed".into()].into()),
             Form::Raw if info.opcode == isa_amdil::Opcode::Macrocall => {
                 // `mcall (r1), (r2)`: the argument lists are operands.
                 i.dsts.push(DstOperand::new(RegRef::new(RegKind::Temp, 1)));

@@ -105,7 +105,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     })?);
                 } else {
                     let mut inst = Instruction::new(Opcode::Comment);
-                    inst.payload = Payload::Raw(text);
+                    inst.payload = Payload::Raw(text.into());
                     prog.statements.push(inst);
                 }
                 continue;
@@ -132,7 +132,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             }
             let data = words[r.pos..r.pos + n].to_vec();
             r.pos += n;
-            inst.payload = Payload::ImmConstBuffer(data);
+            inst.payload = Payload::ImmConstBuffer(data.into());
             prog.statements.push(inst);
             continue;
         }
@@ -269,7 +269,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 };
             }
             Form::Numbers if layout(op) == Layout::CtrlNumber => {
-                inst.payload = Payload::Numbers(vec![bits])
+                inst.payload = Payload::Numbers([bits].into())
             }
             Form::Numbers | Form::DstNumbers => {
                 let n = match numbers_count(op) {
@@ -280,7 +280,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 for _ in 0..n {
                     ns.push(r.next("declaration numbers")?);
                 }
-                inst.payload = Payload::Numbers(ns);
+                inst.payload = Payload::Numbers(ns.into());
             }
             Form::Words if layout(op) == Layout::SharingMode => {
                 let w = match bits {
@@ -288,10 +288,10 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     1 => "_wavefrontAbs",
                     _ => return r.err(at, "reserved dcl_lds_sharing_mode value"),
                 };
-                inst.payload = Payload::Words(vec![w.into()])
+                inst.payload = Payload::Words([w.into()].into())
             }
             Form::Words if layout(op) != Layout::GlobalFlags => {
-                inst.payload = Payload::Words(Vec::new())
+                inst.payload = Payload::Words(Box::default())
             }
             Form::Words => {
                 let words: Vec<String> = GLOBAL_FLAGS
@@ -300,7 +300,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     .filter(|(i, _)| bits & (1 << i) != 0)
                     .map(|(_, g)| canonical_flag(g).to_string())
                     .collect();
-                inst.payload = Payload::Words(words);
+                inst.payload = Payload::Words(words.into());
             }
             _ => {}
         }

@@ -91,7 +91,7 @@ fn encode_inst(inst: &Instruction, out: &mut Vec<u32>) -> Result<(), String> {
     match (&inst.payload, info.form) {
         (Payload::Words(ws), _) if layout(inst.opcode) == Layout::SharingMode => {
             // One known word is the control value; anything else keeps its text.
-            ext_payload = !matches!(ws.as_slice(), [w] if super::sharing_word(w).is_some())
+            ext_payload = !matches!(&ws[..], [w] if super::sharing_word(w).is_some())
         }
         (Payload::Words(_), _) if layout(inst.opcode) != Layout::GlobalFlags => ext_payload = true,
         (Payload::Raw(_), f) if f != Form::Raw || inst.opcode != Opcode::Comment => {

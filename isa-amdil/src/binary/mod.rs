@@ -582,7 +582,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     if lay == Layout::SharingMode {
         if let Payload::Words(ws) = &inst.payload {
             // Other words keep their text in the extension comment (see `encode_inst`).
-            if let [w] = ws.as_slice() {
+            if let [w] = &ws[..] {
                 bits = sharing_word(w).unwrap_or(0);
             }
         }

@@ -804,7 +804,7 @@ impl<'a> Parser<'a> {
                         return Err(self.err(codes::BAD_DECL, span, "too many numbers"));
                     }
                 }
-                inst.payload = Payload::Numbers(nums);
+                inst.payload = Payload::Numbers(nums.into());
             }
             Form::Words => {
                 let mut words = Vec::new();
@@ -821,7 +821,7 @@ impl<'a> Parser<'a> {
                     }
                     words.push(w.to_string());
                 }
-                inst.payload = Payload::Words(words);
+                inst.payload = Payload::Words(words.into());
             }
             Form::Raw if inst.opcode == Opcode::Macrocall => self.macro_call_operands(inst)?,
             Form::Raw => {
@@ -835,7 +835,7 @@ impl<'a> Parser<'a> {
                 inst.payload = if raw.is_empty() {
                     Payload::None
                 } else {
-                    Payload::Raw(raw.to_string())
+                    Payload::Raw(raw.into())
                 };
             }
         }
@@ -922,11 +922,9 @@ impl<'a> Parser<'a> {
                 span,
                 "immediate constant buffer without data; assuming zeros",
             );
-            return Ok(Payload::ImmConstBuffer(vec![
-                0;
-                size.saturating_mul(4)
-                    .min(1 << 16)
-            ]));
+            return Ok(Payload::ImmConstBuffer(
+                vec![0; size.saturating_mul(4).min(1 << 16)].into(),
+            ));
         }
         self.c.bump();
         let mut data = Vec::new();
@@ -961,7 +959,7 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
-        Ok(Payload::ImmConstBuffer(data))
+        Ok(Payload::ImmConstBuffer(data.into()))
     }
 
     fn number_value(&mut self, what: &str) -> PResult<u32> {

@@ -95,7 +95,7 @@ fn instruction_forms() {
 #[test]
 fn immediate_constant_buffer_text() {
     let i = one("dcl_cb icb[1] = { 1.0, 2 }");
-    assert_eq!(i.payload, Payload::ImmConstBuffer(vec![0x3f80_0000, 2]));
+    assert_eq!(i.payload, Payload::ImmConstBuffer([0x3f80_0000, 2].into()));
     let (_, d) = parse("dcl_cb icb[3] = {1}\ndcl_cb icb[1]\ndcl_cb icb[1] = {1, 2\n");
     let codes: Vec<_> = d.iter().map(|d| (d.code, d.span.line)).collect();
     assert_eq!(
@@ -114,7 +114,10 @@ fn disassembler_forms() {
     let p = p.unwrap();
     assert_eq!(d.len(), 2, "{d:?}");
     assert_eq!(p.statements[0].generic("hi"), Some(None));
-    assert_eq!(p.statements[1].payload, Payload::ImmConstBuffer(vec![0; 4]));
+    assert_eq!(
+        p.statements[1].payload,
+        Payload::ImmConstBuffer([0; 4].into())
+    );
 }
 
 #[test]
@@ -122,10 +125,13 @@ fn global_flags_with_bars() {
     let i = one("dcl_global_flags refactoringAllowed|enableDoublePrecisionFloatOps");
     assert_eq!(
         i.payload,
-        Payload::Words(vec![
-            "refactoringAllowed".into(),
-            "enableDoublePrecisionFloatOps".into()
-        ])
+        Payload::Words(
+            [
+                "refactoringAllowed".into(),
+                "enableDoublePrecisionFloatOps".into()
+            ]
+            .into()
+        )
     );
 }
 
