@@ -119,7 +119,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             line: 0,
             col: 0,
         };
-        inst.controls = decode_controls(op, bits);
+        inst.controls = decode_controls(op, bits).into();
         let e = ext.take().unwrap_or_default();
         if let Some(m) = prec.take() {
             inst.controls.push(Control::Prec(m));
@@ -370,7 +370,7 @@ fn parse_ext(_op: Opcode, body: &str) -> Result<Ext, String> {
         let (p, d) = crate::parser::parse(&format!("nop{ctrl}\n"));
         match p {
             Some(p) if d.is_empty() && p.statements.len() == 1 => {
-                e.controls = p.statements[0].controls.clone()
+                e.controls = p.statements[0].controls.to_vec()
             }
             _ => return Err(format!("malformed extension controls `{ctrl}`")),
         }

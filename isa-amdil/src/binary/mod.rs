@@ -769,7 +769,7 @@ fn canonical_io_controls(inst: &mut Instruction) {
     });
     let u = usage.unwrap_or_else(|| default_usage(inst));
     out.insert(0, usage_control(u));
-    inst.controls = out;
+    inst.controls = out.into();
 }
 
 /// How usage `u` is written: `_generic` for a one-word name, `_usage(name)` when the name has

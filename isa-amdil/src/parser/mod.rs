@@ -314,9 +314,6 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // A control is 48 bytes and a pushed-to Vec holds four: `add_ieee` kept 192 bytes
-        // for its one `_ieee`. A million statements keep their controls until lowering.
-        inst.controls.shrink_to_fit();
         inst.span = self.c.span_from(mark);
         self.end_of_statement()?;
         self.prog.statements.push(inst);

@@ -52,7 +52,7 @@ fn registers() {
 fn instruction_forms() {
     let i = one("uav_raw_load_id(11)_cached r1010.x___, r66.xxxx");
     assert_eq!(i.opcode, Opcode::UavRawLoad);
-    assert_eq!(i.controls, vec![Control::Id(11), Control::Cached]);
+    assert_eq!(i.controls[..], [Control::Id(11), Control::Cached]);
     assert_eq!(i.srcs[0].swizzle, [Swz::X; 4]);
 
     let i = one("add_x2_sat r0, r1_neg(xw), cb0[r2.y+3].x000_abs");
