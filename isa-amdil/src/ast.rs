@@ -881,14 +881,17 @@ pub struct Index {
 pub struct Controls(Box<[Control]>);
 
 impl Controls {
-    /// Appends `c`.
+    /// Appends `c` (one allocation of the new size: O(n), so a list of unbounded length is
+    /// collected in a `Vec` and converted once).
     pub fn push(&mut self, c: Control) {
-        let mut v = std::mem::take(&mut self.0).into_vec();
+        let mut v = Vec::with_capacity(self.0.len() + 1);
+        v.extend(std::mem::take(&mut self.0).into_vec());
         v.push(c);
         self.0 = v.into_boxed_slice();
     }
 
-    /// Removes and returns the control at `i` (panics if out of range, as `Vec::remove`).
+    /// Removes and returns the control at `i` (panics if out of range, as `Vec::remove`;
+    /// O(n) with a reallocation).
     pub fn remove(&mut self, i: usize) -> Control {
         let mut v = std::mem::take(&mut self.0).into_vec();
         let c = v.remove(i);

@@ -298,21 +298,21 @@ impl<'a> Parser<'a> {
         self.controls(&mut inst, &text[rest_at..], mark, rest_at)?;
         self.operands(&mut inst)?;
         // Instruction-level dst modifiers move to the first destination.
-        if !inst.dsts.is_empty() {
-            let mut i = 0;
-            while i < inst.controls.len() {
-                match inst.controls[i] {
-                    Control::Sat => {
-                        inst.dsts[0].sat = true;
-                        inst.controls.remove(i);
-                    }
-                    Control::Shift(s) => {
-                        inst.dsts[0].shift = s;
-                        inst.controls.remove(i);
-                    }
-                    _ => i += 1,
+        if !inst.dsts.is_empty()
+            && inst
+                .controls
+                .iter()
+                .any(|c| matches!(c, Control::Sat | Control::Shift(_)))
+        {
+            let mut kept = Vec::with_capacity(inst.controls.len());
+            for c in std::mem::take(&mut inst.controls) {
+                match c {
+                    Control::Sat => inst.dsts[0].sat = true,
+                    Control::Shift(s) => inst.dsts[0].shift = s,
+                    c => kept.push(c),
                 }
             }
+            inst.controls = kept.into();
         }
         inst.span = self.c.span_from(mark);
         self.end_of_statement()?;
@@ -436,6 +436,9 @@ impl<'a> Parser<'a> {
         mark: Mark,
         offset: usize,
     ) -> PResult<()> {
+        // Collected here and stored once, in one allocation of the exact size (a push onto
+        // `Controls` reallocates).
+        let mut controls: smallvec::SmallVec<[Control; 2]> = smallvec::SmallVec::new();
         let mut i = 0;
         let b = rest.as_bytes();
         while i < b.len() {
@@ -456,7 +459,7 @@ impl<'a> Parser<'a> {
                 // `ffb(hi)` (the guide's `ffb(option)`) is `ffb_hi`.
                 let ffb = inst.opcode == Opcode::IFirstbit
                     && matches!(value.as_str(), "lo" | "hi" | "shi");
-                inst.controls.push(if ffb {
+                controls.push(if ffb {
                     Control::Generic {
                         name: value,
                         value: None,
@@ -479,14 +482,20 @@ impl<'a> Parser<'a> {
             while i < b.len() && b[i] != b'_' && b[i] != b'(' {
                 i += 1;
             }
-            let mut name = rest[name_start..i].to_ascii_lowercase();
+            // Lower-cased only when it is not already (no allocation for the usual `_ieee`).
+            let raw_name = &rest[name_start..i];
+            let mut name = if raw_name.bytes().any(|c| c.is_ascii_uppercase()) {
+                std::borrow::Cow::Owned(raw_name.to_ascii_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(raw_name)
+            };
             // Multi-word fence flags.
             if inst.opcode == Opcode::Fence && name == "mem" {
                 for tail in ["_write_only", "_read_only"] {
                     if rest.len() >= i + tail.len()
                         && rest[i..i + tail.len()].eq_ignore_ascii_case(tail)
                     {
-                        name.push_str(tail);
+                        name.to_mut().push_str(tail);
                         i += tail.len();
                         break;
                     }
@@ -509,8 +518,9 @@ impl<'a> Parser<'a> {
             }
             let span = sub_span(mark, offset + seg_start, i - seg_start);
             let ctrl = self.control(inst.opcode, &name, value, span)?;
-            inst.controls.push(ctrl);
+            controls.push(ctrl);
         }
+        inst.controls = controls.into_vec().into();
         Ok(())
     }
 

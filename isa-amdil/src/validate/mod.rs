@@ -690,7 +690,7 @@ impl Validator {
                 Control::Generic { .. } => return None,
             })
         };
-        let mut seen = Vec::new();
+        let mut seen: smallvec::SmallVec<[(u8, u8); 4]> = smallvec::SmallVec::new();
         for c in &s.controls {
             if let Some(k) = key(c) {
                 if seen.contains(&k) {
