@@ -5,7 +5,9 @@
 //! edge lists are deduplicated and in terminator order; a branch with two edges to one
 //! block appears once. Recompute after changing branches.
 
-use cranelift_entity::SecondaryMap;
+use std::cell::Cell;
+
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 
 use super::entities::Block;
@@ -14,6 +16,12 @@ use super::function::Function;
 /// Edges of one block: most blocks have one or two, kept inline (a heap allocation per
 /// block and direction was the largest share of a small kernel's allocations).
 type Edges = SmallVec<[Block; 2]>;
+
+thread_local! {
+    /// Reused DFS state of [`ControlFlowGraph::reverse_post_order`]: visited flags by block
+    /// index and the stack. Taken while in use, so a nested call simply allocates its own.
+    static RPO_SCRATCH: Cell<(Vec<bool>, Vec<(Block, usize)>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
 
 /// Predecessor / successor lists.
 #[derive(Clone, Debug, Default)]
@@ -70,23 +78,33 @@ impl ControlFlowGraph {
         let Some(entry) = func.entry_block() else {
             return Vec::new();
         };
-        let mut visited = SecondaryMap::<Block, bool>::new();
-        visited.resize(func.dfg.num_blocks());
-        let mut post = Vec::new();
+        let n = func.dfg.num_blocks();
+        // The DFS state comes from this thread's scratch (a compile computes orders tens
+        // of times; these allocations were most of this function's cost on small kernels).
+        let (mut visited, mut stack) = RPO_SCRATCH.take();
+        visited.clear();
+        visited.resize(n, false);
+        stack.clear();
+        let mut post = Vec::with_capacity(n);
         // Iterative DFS: (block, next successor index).
-        let mut stack = vec![(entry, 0usize)];
-        visited[entry] = true;
+        stack.push((entry, 0usize));
+        visited[entry.index()] = true;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             if let Some(&s) = self.succs[b].get(*i) {
                 *i += 1;
-                if !visited[s] {
-                    visited[s] = true;
+                if !visited[s.index()] {
+                    visited[s.index()] = true;
                     stack.push((s, 0));
                 }
             } else {
                 post.push(b);
                 stack.pop();
             }
+        }
+        // A large function's storage is not kept (a thread does not hold a large kernel's
+        // memory after its compile).
+        if visited.capacity() <= 1 << 14 {
+            RPO_SCRATCH.set((visited, stack));
         }
         post.reverse();
         post

@@ -8,6 +8,8 @@
 //! immediate dominator and dominate nothing; `dominates(a, a)` is true for reachable `a`.
 //! Instruction-level dominance uses layout sequence numbers within a block.
 
+use std::cell::Cell;
+
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
@@ -28,14 +30,30 @@ pub struct DominatorTree {
 /// allocation per block was a fifth of a small kernel's allocations).
 type Preds = SmallVec<[usize; 2]>;
 
+thread_local! {
+    /// Reused working storage of the dominator computations (predecessor lists by node
+    /// number and the CHK result): a compile computes dominators tens of times. Taken while
+    /// in use, so a nested computation simply allocates its own.
+    static SCRATCH: Cell<(Vec<Preds>, Vec<usize>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// Returns working storage to [`SCRATCH`], unless a large function made it large (a thread
+/// does not keep a large kernel's memory after its compile).
+fn keep_scratch(preds: Vec<Preds>, idx: Vec<usize>) {
+    if preds.capacity() <= 1 << 12 {
+        SCRATCH.set((preds, idx));
+    }
+}
+
 /// Generic CHK iteration over nodes numbered in RPO (`0` is the root).
-/// `preds[i]` lists predecessor indices; returns the idom index of each node (root: itself),
-/// `usize::MAX` for nodes never reached.
-fn chk(preds: &[Preds]) -> Vec<usize> {
+/// `preds[i]` lists predecessor indices; sets `idom` to the idom index of each node (root:
+/// itself), `usize::MAX` for nodes never reached.
+fn chk(preds: &[Preds], idom: &mut Vec<usize>) {
     let n = preds.len();
-    let mut idom = vec![usize::MAX; n];
+    idom.clear();
+    idom.resize(n, usize::MAX);
     if n == 0 {
-        return idom;
+        return;
     }
     idom[0] = 0;
     let mut changed = true;
@@ -71,7 +89,6 @@ fn chk(preds: &[Preds]) -> Vec<usize> {
             }
         }
     }
-    idom
 }
 
 impl DominatorTree {
@@ -85,17 +102,16 @@ impl DominatorTree {
         for (i, &b) in rpo.iter().enumerate() {
             num[b] = i as u32;
         }
-        let preds: Vec<Preds> = rpo
-            .iter()
-            .map(|&b| {
-                cfg.preds(b)
-                    .iter()
-                    .filter(|&&p| num[p] != u32::MAX)
-                    .map(|&p| num[p] as usize)
-                    .collect()
-            })
-            .collect();
-        let idx = chk(&preds);
+        let (mut preds, mut idx) = SCRATCH.take();
+        preds.clear();
+        preds.extend(rpo.iter().map(|&b| {
+            cfg.preds(b)
+                .iter()
+                .filter(|&&p| num[p] != u32::MAX)
+                .map(|&p| num[p] as usize)
+                .collect::<Preds>()
+        }));
+        chk(&preds, &mut idx);
         let mut idom = SecondaryMap::new();
         idom.resize(n);
         let mut children: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
@@ -105,6 +121,7 @@ impl DominatorTree {
             idom[b] = Some(d);
             children[d].push(b);
         }
+        keep_scratch(preds, idx);
         DominatorTree {
             idom,
             rpo_number: num,
@@ -216,7 +233,8 @@ impl PostDominatorTree {
         for (i, &b) in post.iter().enumerate() {
             num[b] = i + 1;
         }
-        let mut preds: Vec<Preds> = Vec::with_capacity(post.len() + 1);
+        let (mut preds, mut idx) = SCRATCH.take();
+        preds.clear();
         preds.push(Preds::new());
         for &b in &post {
             // predecessors in the reverse graph = successors; exits also come from the root.
@@ -231,7 +249,7 @@ impl PostDominatorTree {
             }
             preds.push(p);
         }
-        let idx = chk(&preds);
+        chk(&preds, &mut idx);
         let mut ipdom = SecondaryMap::new();
         let mut reaches_exit = SecondaryMap::new();
         for (i, &b) in post.iter().enumerate() {
@@ -241,6 +259,7 @@ impl PostDominatorTree {
                 ipdom[b] = Some(post[d - 1]);
             }
         }
+        keep_scratch(preds, idx);
         PostDominatorTree {
             ipdom,
             reaches_exit,
