@@ -17,10 +17,14 @@ use super::function::Function;
 /// block and direction was the largest share of a small kernel's allocations).
 type Edges = SmallVec<[Block; 2]>;
 
+/// DFS state of [`ControlFlowGraph::reverse_post_order`]: visited flags by block index and
+/// the stack of (block, next successor index).
+type DfsState = (Vec<bool>, Vec<(Block, usize)>);
+
 thread_local! {
-    /// Reused DFS state of [`ControlFlowGraph::reverse_post_order`]: visited flags by block
-    /// index and the stack. Taken while in use, so a nested call simply allocates its own.
-    static RPO_SCRATCH: Cell<(Vec<bool>, Vec<(Block, usize)>)> = const { Cell::new((Vec::new(), Vec::new())) };
+    /// Reused DFS state of [`ControlFlowGraph::reverse_post_order`]. Taken while in use, so a
+    /// nested call simply allocates its own.
+    static RPO_SCRATCH: Cell<DfsState> = const { Cell::new((Vec::new(), Vec::new())) };
 }
 
 /// Predecessor / successor lists.
