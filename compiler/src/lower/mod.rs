@@ -1,8 +1,10 @@
 //! Lowering of an AMD IL program (the [`isa_amdil::ast`] AST) to the SSA IR of
 //! [`ilc_passes::ir`].
 //!
-//! Entry point: [`lower`]. Each 32-bit component of an IL vec4 register becomes its own SSA
-//! value, and only components that some instruction reads are ever computed: an operation
+//! Entry point: [`lower`] ([`lower_owned`] consumes the program, freeing the main body as
+//! it lowers it: the compile pipeline uses it so that the AST and the IR never coexist
+//! whole). Each 32-bit component of an IL vec4 register becomes its own SSA value, and only
+//! components that some instruction reads are ever computed: an operation
 //! computes the components its destination mask writes, and each of those reads only the
 //! source components its swizzle selects. Swizzles, constant selects (`.0`/`.1`), source
 //! modifiers, destination masks (including forced 0/1), `_sat` and shift scales are
