@@ -272,7 +272,11 @@ impl Isel<'_> {
             return self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), p);
         }
         // A run-time limit: `u = a + last` (32-bit); it wrapped iff `u < last`, impossible
-        // when `last < a_align` (an aligned `a` is at most 2^32 - a_align).
+        // when `last < a_align` (an aligned `a` is at most 2^32 - a_align) or when `a`'s
+        // range ends at least `last` below 2^32.
+        let block = self.cur_block();
+        let no_wrap = last < a_align
+            || self.ranges.range(self.func, a, block).1 + last as u64 <= u64::from(u32::MAX);
         let u = if last == 0 {
             a
         } else {
@@ -282,7 +286,7 @@ impl Isel<'_> {
                 &[a],
             )?
         };
-        if last >= a_align {
+        if !no_wrap {
             p = Some(self.isetp_u32(ICmp::Ge, u, Operand::Imm(last), p)?);
         }
         self.isetp_u32(ICmp::Lt, u, limit, p)
