@@ -231,22 +231,21 @@ pub fn plan<'a>(
     };
     // The buffer of each resource, shared by every parameter that names it.
     let mut buffer_of: Vec<(u32, usize)> = Vec::new();
-    let mut buffer =
-        |p: &mut Plan, r: &ResView<'_>, writable: bool| -> usize {
-            if let Some(&(_, i)) = buffer_of.iter().find(|(h, _)| *h == r.handle) {
-                if writable && !p.writeback.iter().any(|(b, _)| *b == i) {
-                    p.writeback.push((i, WriteBack::Raw(r.handle)));
-                }
-                return i;
-            }
-            let i = p.launch.buffers.len();
-            p.launch.buffers.push(r.data.to_vec());
-            buffer_of.push((r.handle, i));
-            if writable {
+    let mut buffer = |p: &mut Plan, r: &ResView<'_>, writable: bool| -> usize {
+        if let Some(&(_, i)) = buffer_of.iter().find(|(h, _)| *h == r.handle) {
+            if writable && !p.writeback.iter().any(|(b, _)| *b == i) {
                 p.writeback.push((i, WriteBack::Raw(r.handle)));
             }
-            i
-        };
+            return i;
+        }
+        let i = p.launch.buffers.len();
+        p.launch.buffers.push(r.data.to_vec());
+        buffer_of.push((r.handle, i));
+        if writable {
+            p.writeback.push((i, WriteBack::Raw(r.handle)));
+        }
+        i
+    };
     for lp in &layout.params {
         let (off, size) = (lp.offset, lp.size);
         match lp.kind {
@@ -294,7 +293,10 @@ pub fn plan<'a>(
                         r.width, r.height, domain[0], domain[1]
                     )));
                 }
-                if r.format.store([0; 4], &mut vec![0; r.format.bytes()]).is_none() {
+                if r.format
+                    .store([0; 4], &mut vec![0; r.format.bytes()])
+                    .is_none()
+                {
                     return Err(CalError::unsupported(format!(
                         "o{id}: pixel outputs cannot be stored in CAL_FORMAT_{}",
                         r.format.name

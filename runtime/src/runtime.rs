@@ -88,7 +88,10 @@ static STATE: Mutex<Option<Runtime>> = Mutex::new(None);
 pub fn init() -> Result<(), CalError> {
     let mut g = STATE.lock().unwrap_or_else(|p| p.into_inner());
     if g.is_some() {
-        return Err(CalError::new(CAL_RESULT_ALREADY, "CAL is already initialized"));
+        return Err(CalError::new(
+            CAL_RESULT_ALREADY,
+            "CAL is already initialized",
+        ));
     }
     let (devices, absent) = device::probe();
     *g = Some(Runtime {

@@ -86,3 +86,70 @@ fn run_ok(name: &str) {
 fn hello_ps_samples_a_texture_into_an_output() {
     run_ok("hello_ps");
 }
+
+#[test]
+fn compute_shaders_run_over_grids_and_domains() {
+    run_ok("compute");
+}
+
+#[test]
+fn matmul_of_two_textures_is_exact() {
+    run_ok("matmul");
+}
+
+#[test]
+fn errors_are_codes_with_messages() {
+    run_ok("errors");
+}
+
+#[test]
+fn the_emulator_is_device_zero() {
+    let Some(out) = run("devices", &[]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("devices: 1\n"), "{stdout}");
+    assert!(stdout.contains("device 0: target 8,"), "{stdout}");
+}
+
+/// With `ILC_CAL_DEVICE=cuda` the devices are the CUDA driver's Maxwell GPUs. Where there is
+/// no driver or no such GPU, the runtime reports no devices and says why; the device tests
+/// are then skipped with that reason (loudly: they did not run).
+#[test]
+fn cuda_device_runs_compute_kernels_or_reports_itself_absent() {
+    let Some(out) = run("devices", &[("ILC_CAL_DEVICE", "cuda")]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    if stdout.contains("devices: 0\n") {
+        assert!(
+            stdout.contains("open 0: 1: device ordinal 0 does not exist (0 devices: ")
+                && (stdout.contains("CUDA") || stdout.contains("libcuda")),
+            "{stdout}"
+        );
+        let why = stdout.lines().last().unwrap_or_default();
+        eprintln!("SKIPPED: CUDA device tests: no CUDA device ({why})");
+        return;
+    }
+    let Some(out) = run("compute", &[("ILC_CAL_DEVICE", "cuda")]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_unknown_device_class_is_reported() {
+    let Some(out) = run("devices", &[("ILC_CAL_DEVICE", "quantum")]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("devices: 0\n"), "{stdout}");
+    assert!(stdout.contains("ILC_CAL_DEVICE=quantum"), "{stdout}");
+}

@@ -239,9 +239,11 @@ impl Device for Cuda {
             .downcast_ref::<CudaKernel>()
             .ok_or("the kernel was loaded on another device")?;
         if !launch.textures.is_empty() {
-            return Err("the CUDA device does not create texture objects yet: kernels that \
+            return Err(
+                "the CUDA device does not create texture objects yet: kernels that \
                         sample i# resources run on the emulator only"
-                .into());
+                    .into(),
+            );
         }
         let _g = self.current()?;
         let mut ptrs: Vec<CuDevicePtr> = Vec::new();
