@@ -117,7 +117,11 @@ typedef enum CALtargetEnum {
     CAL_TARGET_7XX, CAL_TARGET_770, CAL_TARGET_710, CAL_TARGET_730,
     CAL_TARGET_CYPRESS, CAL_TARGET_JUNIPER, CAL_TARGET_REDWOOD, CAL_TARGET_CEDAR,
     CAL_TARGET_SUMO, CAL_TARGET_SUPERSUMO, CAL_TARGET_WRESTLER, CAL_TARGET_CAYMAN,
-    CAL_TARGET_KAUAI, CAL_TARGET_BARTS, CAL_TARGET_TURKS, CAL_TARGET_CAICOS
+    CAL_TARGET_KAUAI, CAL_TARGET_BARTS, CAL_TARGET_TURKS, CAL_TARGET_CAICOS,
+    /* The names some SDK releases give the same values. */
+    CAL_TARGET_RESERVED0 = CAL_TARGET_SUMO,
+    CAL_TARGET_RESERVED1 = CAL_TARGET_SUPERSUMO,
+    CAL_TARGET_RESERVED2 = CAL_TARGET_KAUAI
 } CALtarget;
 
 typedef struct CALobjectRec *CALobject; /* compiled object (calclCompile) */
@@ -171,6 +175,12 @@ typedef struct CALdeviceattribsRec {
     CALboolean b3dProgramGrid;
     CALuint numberOfShaderEngines;
     CALuint targetRevision;
+    CALuint totalVisibleHeap; /* MiB */
+    CALuint totalInvisibleHeap;
+    CALuint totalDirectHeap;
+    CALuint totalCoherentHeap;
+    CALuint totalRemoteSharedHeap;
+    CALuint totalCachedRemoteSharedHeap;
 } CALdeviceattribs;
 
 typedef struct CALdevicestatusRec {
@@ -178,6 +188,12 @@ typedef struct CALdevicestatusRec {
     CALuint availLocalRAM;
     CALuint availUncachedRemoteRAM;
     CALuint availCachedRemoteRAM;
+    CALuint availVisibleHeap; /* MiB */
+    CALuint availInvisibleHeap;
+    CALuint availDirectHeap;
+    CALuint availCoherentHeap;
+    CALuint availRemoteSharedHeap;
+    CALuint availCachedRemoteSharedHeap;
 } CALdevicestatus;
 
 typedef enum CALresallocflagsEnum {
@@ -210,12 +226,21 @@ typedef struct CALfuncInfoRec {
     CALuint numSharedGPRUser;
     CALuint numSharedGPRTotal;
     CALboolean eCsSetupMode;
-    CALuint numThreadPerGroup;
+    CALuint numThreadPerGroup; /* threads per group, all dimensions */
+    CALuint numThreadPerGroupX;
+    CALuint numThreadPerGroupY;
+    CALuint numThreadPerGroupZ;
     CALuint totalNumThreadGroup;
-    CALuint wavefrontPerSIMD;
     CALuint numWavefrontPerSIMD;
     CALboolean isMaxNumWavePerSIMD;
     CALboolean setBufferForNumGroup;
+    CALuint wavefrontSize;
+    CALuint numGPRsAvailable;
+    CALuint numGPRsUsed;
+    CALuint LDSSizeAvailable; /* bytes */
+    CALuint LDSSizeUsed;      /* bytes */
+    CALuint stackSizeAvailable;
+    CALuint stackSizeUsed;
 } CALfuncInfo;
 
 /* Subsystem */
@@ -254,14 +279,20 @@ CALAPI CALresult CALAPIENTRY calCtxGetMem(CALmem *mem, CALcontext ctx, CALresour
 CALAPI CALresult CALAPIENTRY calCtxReleaseMem(CALcontext ctx, CALmem mem);
 CALAPI CALresult CALAPIENTRY calCtxSetMem(CALcontext ctx, CALname name, CALmem mem);
 
-/* Execution. The compute-shader launches (calCtxRunProgramGrid, calCtxRunProgramGridArray)
- * and calModuleGetFuncInfo come through calExtGetProc, see cal_ext.h. */
+/* Execution */
 CALAPI CALresult CALAPIENTRY calCtxRunProgram(CALevent *event, CALcontext ctx, CALfunc func,
                                               const CALdomain *domain);
 CALAPI CALresult CALAPIENTRY calCtxIsEventDone(CALcontext ctx, CALevent event);
 CALAPI CALresult CALAPIENTRY calCtxFlush(CALcontext ctx);
 CALAPI CALresult CALAPIENTRY calMemCopy(CALevent *event, CALcontext ctx, CALmem srcMem,
                                         CALmem dstMem, CALuint flags);
+/* Compute-shader launches: gridSize groups of the kernel's group size (also available
+ * through calExtGetProc(CAL_EXT_COMPUTE_SHADER), see cal_ext.h). */
+CALAPI CALresult CALAPIENTRY calCtxRunProgramGrid(CALevent *event, CALcontext ctx,
+                                                  CALprogramGrid *pProgramGrid);
+CALAPI CALresult CALAPIENTRY calCtxRunProgramGridArray(CALevent *event, CALcontext ctx,
+                                                       CALprogramGridArray *pGridArray);
+
 /* Images and modules */
 CALAPI CALresult CALAPIENTRY calImageRead(CALimage *image, const CALvoid *buffer, CALuint size);
 CALAPI CALresult CALAPIENTRY calImageFree(CALimage image);
@@ -271,6 +302,9 @@ CALAPI CALresult CALAPIENTRY calModuleGetEntry(CALfunc *func, CALcontext ctx, CA
                                                const CALchar *procName);
 CALAPI CALresult CALAPIENTRY calModuleGetName(CALname *name, CALcontext ctx, CALmodule module,
                                               const CALchar *varName);
+
+CALAPI CALresult CALAPIENTRY calModuleGetFuncInfo(CALfuncInfo *pInfo, CALcontext ctx,
+                                                  CALmodule module, CALfunc func);
 
 /* The text of the last error of this thread's CAL runtime calls. */
 CALAPI const CALchar *CALAPIENTRY calGetErrorString(void);

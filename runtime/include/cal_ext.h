@@ -1,7 +1,8 @@
 /*
  * cal_ext.h: CAL extensions, as implemented by ilc's CAL runtime. calExtGetProc hands out the
- * compute-shader entry points (CAL_EXT_COMPUTE_SHADER); the other extension ids are known
- * but unsupported. Values follow the published SDK headers; the text is ilc's own.
+ * compute-shader entry points (CAL_EXT_COMPUTE_SHADER) and calResCreate1D/2D
+ * (CAL_EXT_RES_CREATE); the other extension ids are known but unsupported. Values follow
+ * the published SDK headers; the text is ilc's own.
  */
 #ifndef __CAL_EXT_H__
 #define __CAL_EXT_H__
@@ -44,6 +45,15 @@ typedef CALresult(CALAPIENTRYP PFNCALCTXRUNPROGRAMGRIDARRAY)(CALevent *event, CA
                                                              CALprogramGridArray *pGridArray);
 typedef CALresult(CALAPIENTRYP PFNCALMODULEGETFUNCINFO)(CALfuncInfo *pInfo, CALcontext ctx,
                                                         CALmodule module, CALfunc func);
+
+/* CAL_EXT_RES_CREATE: resources over application memory (size bytes at mem, at least
+ * width x height elements, pitch = width, valid until calResFree). */
+typedef CALresult(CALAPIENTRYP PFNCALRESCREATE2D)(CALresource *res, CALdevice dev, CALvoid *mem,
+                                                  CALuint width, CALuint height,
+                                                  CALformat format, CALuint size, CALuint flags);
+typedef CALresult(CALAPIENTRYP PFNCALRESCREATE1D)(CALresource *res, CALdevice dev, CALvoid *mem,
+                                                  CALuint width, CALformat format, CALuint size,
+                                                  CALuint flags);
 
 #ifdef __cplusplus
 }

@@ -85,19 +85,23 @@ thread_local! {
     static LAST: RefCell<[CString; 2]> = RefCell::new([CString::default(), CString::default()]);
 }
 
-/// Records `message` as the last error of `channel` on this thread.
+/// Records `message` as the last error of `channel` on this thread. (During thread or
+/// process exit, when the thread's storage is gone, e.g. a C++ static destructor freeing a
+/// resource after `calShutdown`, the message is dropped; the code is still returned.)
 pub fn set_last(channel: Channel, message: &str) {
     let c = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    LAST.with(|l| l.borrow_mut()[channel as usize] = c);
+    let _ = LAST.try_with(|l| l.borrow_mut()[channel as usize] = c);
 }
 
 /// The last error of `channel` on this thread; the pointer stays valid until the next
 /// failing call of that channel on this thread.
 pub fn last_ptr(channel: Channel) -> *const std::ffi::c_char {
-    LAST.with(|l| l.borrow()[channel as usize].as_ptr())
+    LAST.try_with(|l| l.borrow()[channel as usize].as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 /// The last error of `channel` on this thread, as a string (for Rust callers and tests).
 pub fn last(channel: Channel) -> String {
-    LAST.with(|l| l.borrow()[channel as usize].to_string_lossy().into_owned())
+    LAST.try_with(|l| l.borrow()[channel as usize].to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -18,10 +18,22 @@ use crate::launch::Shape;
 use crate::runtime::{self, VERSION};
 use crate::types::*;
 
+/// Environment variable: when set (to anything but `0`), every failing call prints its
+/// code and message to stderr, for finding out why an unmodified program stops.
+pub const LOG_ENV: &str = "ILC_CAL_LOG";
+
+fn log_errors() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var(LOG_ENV).is_ok_and(|v| v != "0"))
+}
+
 fn guard(ch: Channel, f: impl FnOnce() -> Result<(), CalError>) -> CALresult {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => CAL_RESULT_OK,
         Ok(Err(e)) => {
+            if log_errors() {
+                eprintln!("ilc CAL runtime: {e}");
+            }
             set_last(ch, &e.message);
             e.code
         }
@@ -302,6 +314,47 @@ pub unsafe extern "C" fn calResAllocRemote1D(
             rt(|| Err(e))
         }
     }
+}
+
+/// `calResCreate2D` (`CAL_EXT_RES_CREATE`): a resource over the application's memory.
+#[no_mangle]
+pub unsafe extern "C" fn calResCreate2D(
+    res: *mut CALhandle,
+    dev: CALhandle,
+    mem: *mut c_void,
+    width: CALuint,
+    height: CALuint,
+    format: u32,
+    size: CALuint,
+    flags: CALuint,
+) -> CALresult {
+    unsafe { zero(res) };
+    rt(|| {
+        runtime::with(|r| unsafe {
+            let h = r.res_create(dev, mem.cast(), width, Some(height), format, size, flags)?;
+            put(res, h, "res")
+        })
+    })
+}
+
+/// `calResCreate1D` (`CAL_EXT_RES_CREATE`).
+#[no_mangle]
+pub unsafe extern "C" fn calResCreate1D(
+    res: *mut CALhandle,
+    dev: CALhandle,
+    mem: *mut c_void,
+    width: CALuint,
+    format: u32,
+    size: CALuint,
+    flags: CALuint,
+) -> CALresult {
+    unsafe { zero(res) };
+    rt(|| {
+        runtime::with(|r| unsafe {
+            let h = r.res_create(dev, mem.cast(), width, None, format, size, flags)?;
+            put(res, h, "res")
+        })
+    })
 }
 
 /// `calResFree`.
@@ -615,11 +668,14 @@ pub unsafe extern "C" fn calModuleGetFuncInfo(
 
 // ---- extensions ------------------------------------------------------------------------
 
-/// `calExtSupported`: only `CAL_EXT_COMPUTE_SHADER`.
+/// The extensions this runtime has.
+const EXTENSIONS: [u32; 2] = [CAL_EXT_COMPUTE_SHADER, CAL_EXT_RES_CREATE];
+
+/// `calExtSupported`: `CAL_EXT_COMPUTE_SHADER` and `CAL_EXT_RES_CREATE`.
 #[no_mangle]
 pub extern "C" fn calExtSupported(extid: u32) -> CALresult {
     rt(|| {
-        if extid == CAL_EXT_COMPUTE_SHADER {
+        if EXTENSIONS.contains(&extid) {
             Ok(())
         } else {
             Err(ext_unsupported(extid))
@@ -630,7 +686,8 @@ pub extern "C" fn calExtSupported(extid: u32) -> CALresult {
 fn ext_unsupported(extid: u32) -> CalError {
     if (CAL_EXT_FIRST..=CAL_EXT_LAST).contains(&extid) {
         CalError::unsupported(format!(
-            "extension {extid:#x} is not supported (ilc's runtime has CAL_EXT_COMPUTE_SHADER)"
+            "extension {extid:#x} is not supported (ilc's runtime has CAL_EXT_COMPUTE_SHADER \
+             and CAL_EXT_RES_CREATE)"
         ))
     } else {
         CalError::invalid(format!("{extid:#x} is not a CALextid"))
@@ -645,7 +702,7 @@ pub unsafe extern "C" fn calExtGetVersion(
     extid: u32,
 ) -> CALresult {
     rt(|| {
-        if extid != CAL_EXT_COMPUTE_SHADER {
+        if !EXTENSIONS.contains(&extid) {
             return Err(ext_unsupported(extid));
         }
         unsafe {
@@ -656,7 +713,8 @@ pub unsafe extern "C" fn calExtGetVersion(
 }
 
 /// `calExtGetProc`: `calCtxRunProgramGrid`, `calCtxRunProgramGridArray`,
-/// `calModuleGetFuncInfo` of `CAL_EXT_COMPUTE_SHADER`.
+/// `calModuleGetFuncInfo` of `CAL_EXT_COMPUTE_SHADER`; `calResCreate1D`, `calResCreate2D` of
+/// `CAL_EXT_RES_CREATE`.
 #[no_mangle]
 pub unsafe extern "C" fn calExtGetProc(
     proc_: *mut *mut c_void,
@@ -668,17 +726,21 @@ pub unsafe extern "C" fn calExtGetProc(
         unsafe { proc_.write(std::ptr::null_mut()) };
     }
     rt(|| {
-        if extid != CAL_EXT_COMPUTE_SHADER {
+        if !EXTENSIONS.contains(&extid) {
             return Err(ext_unsupported(extid));
         }
         let name = unsafe { text(name, "procname") }?;
-        let f: *mut c_void = match name {
-            "calCtxRunProgramGrid" => calCtxRunProgramGrid as *mut c_void,
-            "calCtxRunProgramGridArray" => calCtxRunProgramGridArray as *mut c_void,
-            "calModuleGetFuncInfo" => calModuleGetFuncInfo as *mut c_void,
+        let f: *mut c_void = match (extid, name) {
+            (CAL_EXT_COMPUTE_SHADER, "calCtxRunProgramGrid") => calCtxRunProgramGrid as *mut c_void,
+            (CAL_EXT_COMPUTE_SHADER, "calCtxRunProgramGridArray") => {
+                calCtxRunProgramGridArray as *mut c_void
+            }
+            (CAL_EXT_COMPUTE_SHADER, "calModuleGetFuncInfo") => calModuleGetFuncInfo as *mut c_void,
+            (CAL_EXT_RES_CREATE, "calResCreate1D") => calResCreate1D as *mut c_void,
+            (CAL_EXT_RES_CREATE, "calResCreate2D") => calResCreate2D as *mut c_void,
             _ => {
                 return Err(CalError::unsupported(format!(
-                    "CAL_EXT_COMPUTE_SHADER has no procedure `{name}`"
+                    "extension {extid:#x} has no procedure `{name}`"
                 )))
             }
         };

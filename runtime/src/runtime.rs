@@ -28,13 +28,49 @@ pub const MAX_RESOURCE_BYTES: u64 = ilc::spa5::abi::MAX_BUFFER_BYTES;
 /// The CAL version `calGetVersion` / `calclGetVersion` report.
 pub const VERSION: [u32; 3] = [2, 0, 0];
 
+/// Where a resource's bytes live.
+enum Storage {
+    /// Allocated by the runtime.
+    Owned(Vec<u8>),
+    /// The application's memory (`calResCreate1D/2D`): `len` bytes at `ptr`, valid while
+    /// the resource exists (the extension's contract).
+    Host(HostMem),
+}
+
+struct HostMem {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the memory is the application's, handed over for the resource's lifetime; every
+// access goes through the runtime's lock.
+unsafe impl Send for HostMem {}
+
+impl Storage {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Owned(v) => v,
+            // SAFETY: see `HostMem`: `len` valid bytes for the resource's lifetime.
+            Storage::Host(h) => unsafe { std::slice::from_raw_parts(h.ptr, h.len) },
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Storage::Owned(v) => v,
+            // SAFETY: as in `bytes`; `&mut self` and the runtime lock make it exclusive.
+            Storage::Host(h) => unsafe { std::slice::from_raw_parts_mut(h.ptr, h.len) },
+        }
+    }
+}
+
 struct Resource {
     device: u32,
     width: u32,
     height: u32,
     one_d: bool,
     format: Format,
-    data: Vec<u8>,
+    data: Storage,
     mapped: bool,
     /// Memory handles (in any context) that refer to it.
     mems: u32,
@@ -201,6 +237,12 @@ impl Runtime {
             b3d_program_grid: 1,
             number_of_shader_engines: 1,
             target_revision: 0,
+            total_visible_heap: d.local_mib,
+            total_invisible_heap: 0,
+            total_direct_heap: 0,
+            total_coherent_heap: 0,
+            total_remote_shared_heap: d.local_mib,
+            total_cached_remote_shared_heap: d.local_mib,
         })
     }
 
@@ -218,7 +260,7 @@ impl Runtime {
             .resources
             .values()
             .filter(|r| r.device == dev)
-            .map(|r| r.data.len() as u64)
+            .map(|r| r.data.bytes().len() as u64)
             .sum();
         let avail = u64::from(d.local_mib).saturating_sub(used >> 20) as u32;
         Ok(CALdevicestatus {
@@ -226,6 +268,10 @@ impl Runtime {
             avail_local_ram: avail,
             avail_uncached_remote_ram: avail,
             avail_cached_remote_ram: avail,
+            avail_visible_heap: avail,
+            avail_remote_shared_heap: avail,
+            avail_cached_remote_shared_heap: avail,
+            ..CALdevicestatus::default()
         })
     }
 
@@ -268,6 +314,50 @@ impl Runtime {
         format: u32,
         flags: u32,
     ) -> Result<u32, CalError> {
+        self.res_new(devs, width, height, format, flags, None)
+    }
+
+    /// `calResCreate1D/2D` (`CAL_EXT_RES_CREATE`): a resource over `size` bytes of the
+    /// application's memory at `mem`, which must hold `width * height` elements and stay
+    /// valid until `calResFree`.
+    ///
+    /// # Safety
+    /// `mem` points to `size` bytes the application does not free before the resource.
+    pub unsafe fn res_create(
+        &mut self,
+        dev: u32,
+        mem: *mut u8,
+        width: u32,
+        height: Option<u32>,
+        format: u32,
+        size: u32,
+        flags: u32,
+    ) -> Result<u32, CalError> {
+        if mem.is_null() {
+            return Err(CalError::invalid("mem is a null pointer"));
+        }
+        self.res_new(
+            &[dev],
+            width,
+            height,
+            format,
+            flags,
+            Some(HostMem {
+                ptr: mem,
+                len: size as usize,
+            }),
+        )
+    }
+
+    fn res_new(
+        &mut self,
+        devs: &[u32],
+        width: u32,
+        height: Option<u32>,
+        format: u32,
+        flags: u32,
+        host: Option<HostMem>,
+    ) -> Result<u32, CalError> {
         let [dev] = devs else {
             return Err(CalError::invalid(format!(
                 "{} devices given: a resource belongs to exactly one device",
@@ -303,6 +393,20 @@ impl Runtime {
                 format.name
             )));
         }
+        let data = match host {
+            None => Storage::Owned(vec![0; bytes as usize]),
+            Some(m) if (m.len as u64) < bytes => {
+                return Err(CalError::invalid(format!(
+                    "size {} bytes is less than the {bytes} a {width}x{h} CAL_FORMAT_{} \
+                     resource needs",
+                    m.len, format.name
+                )))
+            }
+            Some(m) => Storage::Host(HostMem {
+                ptr: m.ptr,
+                len: bytes as usize,
+            }),
+        };
         let handle = self.handle();
         self.resources.insert(
             handle,
@@ -312,7 +416,7 @@ impl Runtime {
                 height: h,
                 one_d: height.is_none(),
                 format,
-                data: vec![0; bytes as usize],
+                data,
                 mapped: false,
                 mems: 0,
             },
@@ -349,7 +453,7 @@ impl Runtime {
             return Err(CalError::error(format!("resource {res} is already mapped")));
         }
         r.mapped = true;
-        Ok((r.data.as_mut_ptr(), r.width))
+        Ok((r.data.bytes_mut().as_mut_ptr(), r.width))
     }
 
     /// `calResUnmap`.
@@ -545,9 +649,20 @@ impl Runtime {
         if func != module {
             return Err(CalError::bad_handle("CALfunc of this module", func));
         }
-        let b = m.program.image.block;
+        let image = &m.program.image;
+        let b = image.block;
         Ok(CALfuncInfo {
             num_thread_per_group: b[0] * b[1] * b[2],
+            num_thread_per_group_x: b[0],
+            num_thread_per_group_y: b[1],
+            num_thread_per_group_z: b[2],
+            wavefront_size: 32,
+            num_gprs_available: 255,
+            num_gprs_used: image.kernel.as_ref().map_or(0, |k| k.num_regs),
+            lds_size_available: ilc::limits::MAX_SHARED_BYTES as u32,
+            lds_size_used: image.layout.shared_size,
+            stack_size_available: ilc::limits::MAX_LOCAL_BYTES as u32,
+            stack_size_used: image.layout.local_size,
             ..CALfuncInfo::default()
         })
     }
@@ -555,6 +670,7 @@ impl Runtime {
     /// `calCtxRunProgram` / `calCtxRunProgramGrid`: runs `func` (a module handle) and returns
     /// the event, done on return.
     pub fn run(&mut self, ctx: u32, func: u32, shape: Shape) -> Result<u32, CalError> {
+        let started = std::time::Instant::now();
         let program = Arc::clone(
             &self
                 .module(ctx, func)
@@ -587,28 +703,32 @@ impl Runtime {
                 width: r.width,
                 height: r.height,
                 format: r.format,
-                data: &r.data,
+                data: r.data.bytes(),
             })
         })?;
-        let stats = device
+        let device_started = std::time::Instant::now();
+        let mut stats = device
             .run(&program.loaded, &mut plan.launch)
             .map_err(|e| CalError::error(format!("the kernel failed on the device: {e}")))?;
+        stats.device_ns = device_started.elapsed().as_nanos() as u64;
         for (buf, wb) in plan.writeback {
             let bytes = &plan.launch.buffers[buf];
             match wb {
                 WriteBack::Raw(h) => {
                     if let Some(r) = self.resources.get_mut(&h) {
-                        let n = r.data.len().min(bytes.len());
-                        r.data[..n].copy_from_slice(&bytes[..n]);
+                        let data = r.data.bytes_mut();
+                        let n = data.len().min(bytes.len());
+                        data[..n].copy_from_slice(&bytes[..n]);
                     }
                 }
                 WriteBack::Pixels { handle, size } => {
                     if let Some(r) = self.resources.get_mut(&handle) {
-                        launch::store_pixels(bytes, size, &mut r.data, r.width, r.format);
+                        launch::store_pixels(bytes, size, r.data.bytes_mut(), r.width, r.format);
                     }
                 }
             }
         }
+        stats.total_ns = started.elapsed().as_nanos() as u64;
         self.last_run = stats;
         let c = self.context(ctx)?;
         c.events += 1;
@@ -651,15 +771,19 @@ impl Runtime {
         }
         if s != d {
             let eb = sf.bytes();
-            let src_data = std::mem::take(&mut self.resources.get_mut(&s).expect("checked").data);
-            let dst_r = self.resources.get_mut(&d).expect("checked");
+            let src_data = self.resources[&s].data.bytes().to_vec();
+            let dst_data = self
+                .resources
+                .get_mut(&d)
+                .expect("checked above")
+                .data
+                .bytes_mut();
             for y in 0..sh as usize {
                 let row = sw as usize * eb;
                 let from = y * sw as usize * eb;
                 let to = y * dw as usize * eb;
-                dst_r.data[to..to + row].copy_from_slice(&src_data[from..from + row]);
+                dst_data[to..to + row].copy_from_slice(&src_data[from..from + row]);
             }
-            self.resources.get_mut(&s).expect("checked").data = src_data;
         }
         let c = self.context(ctx)?;
         c.events += 1;

@@ -49,6 +49,8 @@ pub const CAL_LANGUAGE_IL: u32 = 1;
 
 /// `CAL_EXT_COMPUTE_SHADER`.
 pub const CAL_EXT_COMPUTE_SHADER: u32 = 0x1007;
+/// `CAL_EXT_RES_CREATE`.
+pub const CAL_EXT_RES_CREATE: u32 = 0x1006;
 /// First and last `CALextid` values the header names.
 pub const CAL_EXT_FIRST: u32 = 0x1001;
 /// See [`CAL_EXT_FIRST`].
@@ -168,6 +170,18 @@ pub struct CALdeviceattribs {
     pub number_of_shader_engines: u32,
     /// Revision.
     pub target_revision: u32,
+    /// MiB (SDK 2.x fields from here on).
+    pub total_visible_heap: u32,
+    /// MiB.
+    pub total_invisible_heap: u32,
+    /// MiB.
+    pub total_direct_heap: u32,
+    /// MiB.
+    pub total_coherent_heap: u32,
+    /// MiB.
+    pub total_remote_shared_heap: u32,
+    /// MiB.
+    pub total_cached_remote_shared_heap: u32,
 }
 
 /// `CALdevicestatus`.
@@ -182,9 +196,21 @@ pub struct CALdevicestatus {
     pub avail_uncached_remote_ram: u32,
     /// MiB.
     pub avail_cached_remote_ram: u32,
+    /// MiB (SDK 2.x fields from here on).
+    pub avail_visible_heap: u32,
+    /// MiB.
+    pub avail_invisible_heap: u32,
+    /// MiB.
+    pub avail_direct_heap: u32,
+    /// MiB.
+    pub avail_coherent_heap: u32,
+    /// MiB.
+    pub avail_remote_shared_heap: u32,
+    /// MiB.
+    pub avail_cached_remote_shared_heap: u32,
 }
 
-/// `CALfuncInfo`.
+/// `CALfuncInfo` (the SDK 2.x layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CALfuncInfo {
@@ -198,14 +224,32 @@ pub struct CALfuncInfo {
     pub e_cs_setup_mode: u32,
     /// Threads per group.
     pub num_thread_per_group: u32,
+    /// Threads per group in x.
+    pub num_thread_per_group_x: u32,
+    /// Threads per group in y.
+    pub num_thread_per_group_y: u32,
+    /// Threads per group in z.
+    pub num_thread_per_group_z: u32,
     /// Groups.
     pub total_num_thread_group: u32,
-    /// Wavefronts per SIMD.
-    pub wavefront_per_simd: u32,
     /// Wavefronts per SIMD.
     pub num_wavefront_per_simd: u32,
     /// `CALboolean`.
     pub is_max_num_wave_per_simd: u32,
     /// `CALboolean`.
     pub set_buffer_for_num_group: u32,
+    /// Threads per wavefront.
+    pub wavefront_size: u32,
+    /// Registers a thread may have.
+    pub num_gprs_available: u32,
+    /// Registers a thread uses.
+    pub num_gprs_used: u32,
+    /// LDS bytes a group may have.
+    pub lds_size_available: u32,
+    /// LDS bytes a group uses.
+    pub lds_size_used: u32,
+    /// Stack bytes available per thread.
+    pub stack_size_available: u32,
+    /// Stack (local memory) bytes a thread uses.
+    pub stack_size_used: u32,
 }

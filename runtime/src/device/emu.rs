@@ -83,14 +83,18 @@ impl Device for Emulator {
             check_hazards: false,
             ..LaunchConfig::default()
         };
+        let started = std::time::Instant::now();
         let report = dev
             .launch_decoded(&k.module, &k.module.kernels[k.index], &k.code, &cfg)
             .map_err(|e| e.to_string())?;
+        let exec_ns = started.elapsed().as_nanos() as u64;
         for (b, &a) in launch.buffers.iter_mut().zip(&addrs) {
             *b = dev.read(a, b.len() as u64).map_err(|e| e.to_string())?;
         }
         Ok(RunStats {
             warp_instructions: report.warp_instructions,
+            exec_ns,
+            ..RunStats::default()
         })
     }
 }

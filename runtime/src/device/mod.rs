@@ -57,6 +57,13 @@ pub struct Launch {
 pub struct RunStats {
     /// Warp instructions executed (0 where the device does not count them).
     pub warp_instructions: u64,
+    /// Nanoseconds of the kernel's execution alone (0 where the device does not tell).
+    pub exec_ns: u64,
+    /// Nanoseconds in [`Device::run`] (copies to and from the device and the execution).
+    pub device_ns: u64,
+    /// Nanoseconds of the whole `calCtxRunProgram`/`calCtxRunProgramGrid` call inside the
+    /// runtime lock: binding, the device run, writing results back.
+    pub total_ns: u64,
 }
 
 /// Static facts a device reports through `calDeviceGetInfo` / `calDeviceGetAttribs`.
