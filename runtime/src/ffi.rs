@@ -331,7 +331,7 @@ pub unsafe extern "C" fn calResCreate2D(
     unsafe { zero(res) };
     rt(|| {
         runtime::with(|r| unsafe {
-            let h = r.res_create(dev, mem.cast(), width, Some(height), format, size, flags)?;
+            let h = r.res_create(dev, (mem.cast(), size), width, Some(height), format, flags)?;
             put(res, h, "res")
         })
     })
@@ -351,7 +351,7 @@ pub unsafe extern "C" fn calResCreate1D(
     unsafe { zero(res) };
     rt(|| {
         runtime::with(|r| unsafe {
-            let h = r.res_create(dev, mem.cast(), width, None, format, size, flags)?;
+            let h = r.res_create(dev, (mem.cast(), size), width, None, format, flags)?;
             put(res, h, "res")
         })
     })

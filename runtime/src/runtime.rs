@@ -317,22 +317,22 @@ impl Runtime {
         self.res_new(devs, width, height, format, flags, None)
     }
 
-    /// `calResCreate1D/2D` (`CAL_EXT_RES_CREATE`): a resource over `size` bytes of the
-    /// application's memory at `mem`, which must hold `width * height` elements and stay
-    /// valid until `calResFree`.
+    /// `calResCreate1D/2D` (`CAL_EXT_RES_CREATE`): a resource over `host = (mem, size)`, `size`
+    /// bytes of the application's memory at `mem`, which must hold `width * height` elements
+    /// and stay valid until `calResFree`.
     ///
     /// # Safety
     /// `mem` points to `size` bytes the application does not free before the resource.
     pub unsafe fn res_create(
         &mut self,
         dev: u32,
-        mem: *mut u8,
+        host: (*mut u8, u32),
         width: u32,
         height: Option<u32>,
         format: u32,
-        size: u32,
         flags: u32,
     ) -> Result<u32, CalError> {
+        let (mem, size) = host;
         if mem.is_null() {
             return Err(CalError::invalid("mem is a null pointer"));
         }

@@ -107,7 +107,7 @@ impl Api {
                 }
                 // SAFETY: the symbol is the driver function of that name, whose C signature
                 // the field's type spells out (CUDA driver API, v2 entry points).
-                unsafe { std::mem::transmute::<*mut c_void, _>(p) }
+                unsafe { fn_ptr(p) }
             }};
         }
         Ok(Api {
@@ -130,6 +130,16 @@ impl Api {
             launch_kernel: sym!("cuLaunchKernel"),
         })
     }
+}
+
+/// A function pointer of type `F` from a symbol address.
+///
+/// # Safety
+/// `p` is the address of a function whose signature is `F`, a function-pointer type.
+unsafe fn fn_ptr<F: Copy>(p: *mut c_void) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
+    // SAFETY: same size (checked); the caller guarantees the signature.
+    unsafe { std::mem::transmute_copy(&p) }
 }
 
 fn check(what: &str, r: CuResult) -> Result<(), String> {

@@ -71,7 +71,7 @@ impl Device for Emulator {
         if !launch.textures.is_empty() {
             let mut objects = TextureObjects::default();
             for t in &launch.textures {
-                let h = objects.bind(Some(t.texture.clone()), t.decl.clone(), t.sampler);
+                let h = objects.bind(Some(t.texture.clone()), t.decl, t.sampler);
                 patch(&mut params, t.offset, h)?;
             }
             dev.set_texture_unit(Arc::new(objects));
