@@ -69,9 +69,10 @@ impl Device for Emulator {
             patch(&mut params, off, addrs[buf])?;
         }
         if !launch.textures.is_empty() {
+            // The texels move into the texture unit: a launch runs once.
             let mut objects = TextureObjects::default();
-            for t in &launch.textures {
-                let h = objects.bind(Some(t.texture.clone()), t.decl, t.sampler);
+            for t in std::mem::take(&mut launch.textures) {
+                let h = objects.bind(Some(t.texture), t.decl, t.sampler);
                 patch(&mut params, t.offset, h)?;
             }
             dev.set_texture_unit(Arc::new(objects));

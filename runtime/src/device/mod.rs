@@ -88,7 +88,8 @@ pub trait Device: Send + Sync {
     fn describe(&self) -> DeviceDesc;
     /// Loads kernel `name` of `cubin`.
     fn load(&self, cubin: &[u8], name: &str) -> Result<Loaded, String>;
-    /// Runs a loaded kernel; on success the buffers hold what the kernel left in them.
+    /// Runs a loaded kernel; on success the buffers hold what the kernel left in them (the
+    /// textures may have been consumed).
     fn run(&self, kernel: &Loaded, launch: &mut Launch) -> Result<RunStats, String>;
 }
 
