@@ -269,6 +269,8 @@ fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
         SpecialReg::GridSize(c) => (1, GRID_DIM_MAX[dim(c)]),
         SpecialReg::LaneId => (0, 31),
         SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => FULL,
+        // Buffers are below 2^31 bytes (the IR's rule for `buflen`).
+        SpecialReg::BufLen(_) => (0, (1 << 31) - 1),
     }
 }
 

@@ -65,6 +65,7 @@ fn mem(space: MemSpace, offset: i32, size: MemSize) -> MemArg {
         offset,
         size,
         align: size.natural_align(),
+        inbounds: false,
     }
 }
 
