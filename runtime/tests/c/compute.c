@@ -45,6 +45,11 @@ static const char *global_kernel =
         }                                                                            \
     } while (0)
 
+static int lines;
+static void count_line(const char *msg) {
+    if (msg && strchr(msg, '\n')) lines++;
+}
+
 static int load(CALcontext ctx, const char *src, CALobject *obj, CALimage *img, CALmodule *m) {
     CHECK(calclCompile(obj, CAL_LANGUAGE_IL, src, CAL_TARGET_CYPRESS));
     CHECK(calclLink(img, obj, 1));
@@ -120,6 +125,27 @@ int main(void) {
             return 1;
         }
     CHECK(calResUnmap(out));
+    /* The same launch twice through the grid-array entry point (zeroed output first). */
+    PFNCALCTXRUNPROGRAMGRIDARRAY runGridArray = 0;
+    CHECK(calExtGetProc((CALextproc *)&runGridArray, CAL_EXT_COMPUTE_SHADER,
+                        "calCtxRunProgramGridArray"));
+    CHECK(calResMap((void **)&p, &pitch, out, 0));
+    memset(p, 0, N * sizeof(CALuint));
+    CHECK(calResUnmap(out));
+    CALprogramGrid grids[2] = {pg, pg};
+    CALprogramGridArray ga = {grids, 2, 0};
+    CHECK(runGridArray(&e, ctx, &ga));
+    CHECK(calResMap((void **)&p, &pitch, out, 0));
+    if (p[N - 1] != 10u * (N - 1) + 1u) {
+        fprintf(stderr, "grid array: uav0[%d] = %u\n", N - 1, p[N - 1]);
+        return 1;
+    }
+    CHECK(calResUnmap(out));
+    calclDisassembleObject(&obj, count_line);
+    if (lines < 3) {
+        fprintf(stderr, "object disassembly has %d lines\n", lines);
+        return 1;
+    }
     /* A gridBlock that is not the kernel's group size is refused. */
     pg.gridBlock.width = 32;
     if (runGrid(&e, ctx, &pg) != CAL_RESULT_INVALID_PARAMETER) return 1;
