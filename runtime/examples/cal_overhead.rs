@@ -59,6 +59,39 @@ fn main() {
             ok(calclFreeObject(o), "free");
         }
         let hit = t.elapsed() / n;
+        // A larger kernel: the hit cost grows with the source (hashed and compared in full).
+        let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n");
+        big.push_str("mov r0.x, vAbsTidFlat.x\n");
+        for i in 0..400 {
+            big.push_str(&format!("iadd r0.x, r0.x, l0.x ; step {i}\n"));
+        }
+        big.push_str("uav_raw_store_id(0) mem.x, r0.x, r0.x\nend\n");
+        big = big.replace(
+            "dcl_raw_uav_id(0)\n",
+            "dcl_raw_uav_id(0)\ndcl_literal l0, 1, 0, 0, 0\n",
+        );
+        let big_src = CString::new(big.clone()).unwrap();
+        let mut o: *mut c_void = std::ptr::null_mut();
+        ok(
+            calclCompile(&mut o, CAL_LANGUAGE_IL, big_src.as_ptr(), 8),
+            "compile",
+        );
+        ok(calclFreeObject(o), "free");
+        let t = Instant::now();
+        for _ in 0..n {
+            let mut o: *mut c_void = std::ptr::null_mut();
+            ok(
+                calclCompile(&mut o, CAL_LANGUAGE_IL, big_src.as_ptr(), 8),
+                "compile",
+            );
+            ok(calclFreeObject(o), "free");
+        }
+        let big_hit = t.elapsed() / n;
+        println!(
+            "JIT: calclCompile hit of a {} byte source {:.2} us",
+            big.len(),
+            big_hit.as_secs_f64() * 1e6
+        );
         let mut image: *mut c_void = std::ptr::null_mut();
         let mut o = obj;
         ok(calclLink(&mut image, &mut o, 1), "link");
