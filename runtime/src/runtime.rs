@@ -118,6 +118,15 @@ pub struct Runtime {
     pub last_run: RunStats,
 }
 
+impl Drop for Runtime {
+    /// Loaded programs go before the devices they were loaded on (a device may have to
+    /// unload them first, as the CUDA driver's modules before their context).
+    fn drop(&mut self) {
+        self.modules.clear();
+        self.programs.clear();
+    }
+}
+
 static STATE: Mutex<Option<Runtime>> = Mutex::new(None);
 
 /// `calInit`.

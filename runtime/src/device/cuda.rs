@@ -40,9 +40,11 @@ struct Api {
     device_get_name: unsafe extern "C" fn(*mut c_char, c_int, CuDevice) -> CuResult,
     device_total_mem: unsafe extern "C" fn(*mut usize, CuDevice) -> CuResult,
     ctx_create: unsafe extern "C" fn(*mut CuContext, c_uint, CuDevice) -> CuResult,
+    ctx_destroy: unsafe extern "C" fn(CuContext) -> CuResult,
     ctx_set_current: unsafe extern "C" fn(CuContext) -> CuResult,
     ctx_synchronize: unsafe extern "C" fn() -> CuResult,
     module_load_data: unsafe extern "C" fn(*mut CuModule, *const c_void) -> CuResult,
+    module_unload: unsafe extern "C" fn(CuModule) -> CuResult,
     module_get_function: unsafe extern "C" fn(*mut CuFunction, CuModule, *const c_char) -> CuResult,
     mem_alloc: unsafe extern "C" fn(*mut CuDevicePtr, usize) -> CuResult,
     mem_free: unsafe extern "C" fn(CuDevicePtr) -> CuResult,
@@ -119,9 +121,11 @@ impl Api {
             device_get_name: sym!("cuDeviceGetName"),
             device_total_mem: sym!("cuDeviceTotalMem_v2"),
             ctx_create: sym!("cuCtxCreate_v2"),
+            ctx_destroy: sym!("cuCtxDestroy_v2"),
             ctx_set_current: sym!("cuCtxSetCurrent"),
             ctx_synchronize: sym!("cuCtxSynchronize"),
             module_load_data: sym!("cuModuleLoadData"),
+            module_unload: sym!("cuModuleUnload"),
             module_get_function: sym!("cuModuleGetFunction"),
             mem_alloc: sym!("cuMemAlloc_v2"),
             mem_free: sym!("cuMemFree_v2"),
@@ -157,8 +161,27 @@ pub struct Cuda {
     desc: DeviceDesc,
 }
 
+/// A loaded module and its kernel; unloaded when the runtime drops it (`calShutdown`).
 struct CudaKernel {
+    api: Arc<Api>,
+    module: usize,
     func: usize,
+}
+
+impl Drop for CudaKernel {
+    fn drop(&mut self) {
+        // SAFETY: the module came from cuModuleLoadData and is unloaded once.
+        unsafe { (self.api.module_unload)(self.module as CuModule) };
+    }
+}
+
+impl Drop for Cuda {
+    fn drop(&mut self) {
+        let ctx = *self.ctx.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the context came from cuCtxCreate and is destroyed once, after the
+        // runtime's programs (which the runtime drops first) unloaded their modules.
+        unsafe { (self.api.ctx_destroy)(ctx as CuContext) };
+    }
 }
 
 impl Cuda {
@@ -240,6 +263,8 @@ impl Device for Cuda {
             )?;
         }
         Ok(Arc::new(CudaKernel {
+            api: Arc::clone(&self.api),
+            module: module as usize,
             func: func as usize,
         }))
     }
