@@ -6,7 +6,7 @@
 #      cubins are what their .cu files compile to
 #   3. cargo fmt --all -- --check
 #   4. cargo clippy --workspace --all-targets -- -D warnings
-#   5. cargo build -p ilc-capi: the C static library the C example test links
+#   5. cargo build -p ilc-capi -p ilc-calrt: the C static libraries the C tests link
 #   6. cargo test --workspace
 # Env: ILC_NVIDIA_TOOLS (install dir, default ~/.cache/nvidia-sm5-tools), CARGO_TARGET_DIR (as usual),
 # ILC_SKIP_INSTALL=1 to use the tools already at ILC_NVIDIA_BIN without running the installer.
@@ -36,8 +36,8 @@ cargo fmt --all -- --check
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo build -p ilc-capi (libilc_capi.a for the C example test)"
-cargo build -p ilc-capi
+step "cargo build -p ilc-capi -p ilc-calrt (libilc_capi.a, libaticalrt.a for the C tests)"
+cargo build -p ilc-capi -p ilc-calrt
 
 step "cargo test --workspace"
 cargo test --workspace

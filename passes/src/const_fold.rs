@@ -175,6 +175,11 @@ fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
         Band if c(1) == Some(ones) => Some(args[0]),
         Band if c(0) == Some(ones) => Some(args[1]),
         Band | Bor | Imin | Imax | Umin | Umax | Pand | Por if args[0] == args[1] => Some(args[0]),
+        // p & true, p | false -> p
+        Pand if c(1) == Some(1) => Some(args[0]),
+        Pand if c(0) == Some(1) => Some(args[1]),
+        Por if c(1) == Some(0) => Some(args[0]),
+        Por if c(0) == Some(0) => Some(args[1]),
         // x & ~(2^k - 1) -> x when x is provably a multiple of 2^k (AMD IL's dword masks on
         // addresses that are already `index << 2`).
         Band if ty == crate::ir::Type::B32 && (c(1).is_some() || c(0).is_some()) => {

@@ -3,8 +3,8 @@
 //!
 //! A counted loop has a single latch and a single preheader edge into its header; the header
 //! holds only constants and its exit test `brif (icmp cc iv, n)`, whose one destination in
-//! the loop (the body entry, without parameters) dominates every other loop block; `iv` is a
-//! `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
+//! the loop (the body entry, without parameters or arguments) dominates every other loop
+//! block (the exit may take arguments); `iv` is a `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
 //! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
 //! the operand order and the branch sense.
@@ -16,6 +16,7 @@ use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
     Opcode, Type, Value,
 };
+use crate::FastHashMap;
 
 /// Largest step a counted loop may take.
 pub const MAX_STEP: u32 = 1 << 20;
@@ -97,12 +98,13 @@ pub fn recognize(
     let InstructionData::Brif { arg, ref dests, .. } = func.dfg.insts[br] else {
         return None;
     };
-    if arg[0] != func.dfg.first_result(cmp)? || dests.iter().any(|d| !d.args.is_empty()) {
+    if arg[0] != func.dfg.first_result(cmp)? {
         return None;
     }
+    // The exit may pass arguments; the edge into the body passes none.
     let (body_entry, continue_if_true) = match (in_loop(dests[0].block), in_loop(dests[1].block)) {
-        (true, false) => (dests[0].block, true),
-        (false, true) => (dests[1].block, false),
+        (true, false) if dests[0].args.is_empty() => (dests[0].block, true),
+        (false, true) if dests[1].args.is_empty() => (dests[1].block, false),
         _ => return None,
     };
     if body_entry == h
@@ -189,4 +191,55 @@ pub fn recognize(
         signed,
         header_consts,
     })
+}
+
+/// Copies `blocks` (with their parameters, instructions and cold marks, in order) into new
+/// blocks placed before `before` in the layout. Operands are looked up in `map`, which the caller seeds with
+/// replacements for values defined outside the copied blocks and which receives the copy of
+/// every copied parameter and result; branches to a copied block go to its copy. Returns the
+/// copy of each block and of each instruction. The copies are not yet reachable.
+pub fn copy_blocks(
+    func: &mut Function,
+    blocks: &[Block],
+    before: Block,
+    map: &mut FastHashMap<Value, Value>,
+) -> (FastHashMap<Block, Block>, FastHashMap<Inst, Inst>) {
+    let mut block_map: FastHashMap<Block, Block> = FastHashMap::default();
+    for &b in blocks {
+        let nb = func.dfg.make_block();
+        func.dfg.set_cold(nb, func.dfg.is_cold(b));
+        func.layout.insert_block(nb, before);
+        for &p in &func.dfg.block_params(b).to_vec() {
+            let ty = func.dfg.value_type(p);
+            let np = func.dfg.append_block_param(nb, ty);
+            map.insert(p, np);
+        }
+        block_map.insert(b, nb);
+    }
+    let mut inst_map: FastHashMap<Inst, Inst> = FastHashMap::default();
+    for &b in blocks {
+        let nb = block_map[&b];
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for inst in insts {
+            let mut data = func.dfg.insts[inst].clone();
+            data.map_values(|v| map.get(&v).copied().unwrap_or(v));
+            for d in data.branch_destinations_mut() {
+                if let Some(&nd) = block_map.get(&d.block) {
+                    d.block = nd;
+                }
+            }
+            let ni = func.dfg.make_inst(data);
+            for &r in &func.dfg.inst_results(inst).to_vec() {
+                let ty = func.dfg.value_type(r);
+                let nr = func.dfg.append_result(ni, ty);
+                map.insert(r, nr);
+            }
+            if let Some(pos) = func.srclocs.get(inst).copied() {
+                func.srclocs[ni] = pos;
+            }
+            func.layout.append_inst(ni, nb);
+            inst_map.insert(inst, ni);
+        }
+    }
+    (block_map, inst_map)
 }

@@ -546,6 +546,15 @@ impl Group<'_> {
             SpecialReg::Clock => item.executed as u32,
             SpecialReg::Domain(i) => mem.domain[(i as usize).min(1)],
             SpecialReg::ResDim(id, i) => mem.res_dims.get(&id).map_or(0, |d| d[c(i)]),
+            SpecialReg::BufLen(space) => {
+                let len = match space {
+                    MemSpace::Uav(id) => mem.uavs.get(&id).map_or(0, Vec::len),
+                    MemSpace::Srv(id) => mem.srvs.get(&id).map_or(0, Vec::len),
+                    MemSpace::Global => mem.global.len(),
+                    _ => 0,
+                };
+                u32::try_from(len).unwrap_or(u32::MAX)
+            }
         }) as u64
     }
 
@@ -593,6 +602,7 @@ impl Group<'_> {
                 let n = m.size.bytes() as usize;
                 self.track(m.space, addr, n, item.flat, false, inst)?;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
+                promised_in_range(func, inst, m, buf.len(), addr)?;
                 let mut bytes = [0u8; 16];
                 // Bounds are checked per 4-byte word (sub-word accesses as a whole).
                 for k in (0..n).step_by(4) {
@@ -630,6 +640,7 @@ impl Group<'_> {
                 let n = m.size.bytes() as usize;
                 self.track(m.space, addr, n, item.flat, true, inst)?;
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
+                promised_in_range(func, inst, m, buf.len(), addr)?;
                 for k in (0..n).step_by(4) {
                     let w = (n - k).min(4);
                     if let Some(dst) = range(buf.len(), addr + k as i64, w) {
@@ -642,6 +653,7 @@ impl Group<'_> {
                 let skip = usize::from(data.mem_addr().is_some());
                 let operands: SmallVec<[u32; 2]> = args[skip..].iter().map(|&x| x as u32).collect();
                 let buf = self.mem_buf(item, mem, m.space, inst)?;
+                promised_in_range(func, inst, m, buf.len(), addr)?;
                 let mut old = 0u32;
                 if let Some(r) = range(buf.len(), addr, 4) {
                     let b = &buf[r.clone()];
@@ -766,6 +778,29 @@ fn address(data: &InstructionData, args: &[u64], offset: i32) -> i64 {
 }
 
 /// The byte range `[addr, addr + n)` if it lies wholly inside a buffer of `len` bytes.
+/// An access marked `inbounds` must lie wholly in its buffer (undefined behaviour otherwise:
+/// a trap here, so tests see a pass that marked an access wrongly).
+fn promised_in_range(
+    func: &Function,
+    inst: Inst,
+    m: &crate::ir::MemArg,
+    len: usize,
+    addr: i64,
+) -> Result<(), Trap> {
+    if !m.inbounds || range(len, addr, m.size.bytes() as usize).is_some() {
+        return Ok(());
+    }
+    Err(trap(
+        func,
+        Some(inst),
+        format!(
+            "access marked inbounds is out of range: {} bytes at {addr} of {} ({len} bytes)",
+            m.size.bytes(),
+            m.space
+        ),
+    ))
+}
+
 fn range(len: usize, addr: i64, n: usize) -> Option<core::ops::Range<usize>> {
     let start = usize::try_from(addr).ok()?;
     let end = start.checked_add(n)?;

@@ -30,6 +30,7 @@ pub mod target;
 pub mod verifier;
 
 pub mod addr_fold;
+pub mod bounds_version;
 pub mod combine;
 pub mod const_fold;
 pub mod copy_prop;

@@ -177,6 +177,12 @@ fn combine_group(
                 offset: off,
                 size: MemSize::Words(n as u8),
                 align: align_here.min(16),
+                // Proven in range only if every merged access was.
+                inbounds: piece.iter().all(|p| {
+                    matches!(&func.dfg.insts[p.inst],
+                        InstructionData::Load { mem, .. } | InstructionData::Store { mem, .. }
+                            if mem.inbounds)
+                }),
             };
             if loads {
                 let first = order[0].inst;

@@ -89,6 +89,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::if_convert::run,
     },
     PassInfo {
+        name: "bounds_version",
+        summary: "copy of a loop without buffer checks, entered when one test proves them",
+        run: crate::bounds_version::run,
+    },
+    PassInfo {
         name: "unroll",
         summary: "unroll counted loops (fully for short constant trip counts)",
         run: crate::unroll::run,

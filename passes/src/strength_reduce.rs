@@ -86,7 +86,7 @@ fn k32(cur: &mut FuncCursor, v: u32) -> Value {
 }
 
 /// `x / d`, unsigned.
-fn udiv(cur: &mut FuncCursor, x: Value, d: u32) -> Value {
+pub(crate) fn udiv(cur: &mut FuncCursor, x: Value, d: u32) -> Value {
     match d {
         0 => k32(cur, u32::MAX),
         1 => x,
@@ -371,6 +371,7 @@ mod tests {
                     offset: 0,
                     size: MemSize::Words(1),
                     align: 4,
+                    inbounds: false,
                 };
                 let x = cur.ins().load(mem(MemSpace::Uav(0)), Some(addr))[0];
                 let dv = cur.ins().iconst(Type::B32, d as u64);

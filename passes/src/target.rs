@@ -535,6 +535,7 @@ mod tests {
             offset: 0,
             size: MemSize::Words(4),
             align: 16,
+            inbounds: false,
         };
         let vals = cur.ins().load(mem, Some(a));
         let st = cur.ins().store(mem, Some(a), &vals);

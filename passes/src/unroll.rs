@@ -19,8 +19,8 @@
 //! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
 //! iterations the original would, and the original loop (now the remainder) finishes the last
 //! `< k` of them. The factor is 4 for bodies of at most [`MAX_BODY_4`] instructions, 2 up to
-//! [`MAX_BODY_2`]; loops with barriers are left alone; a function grows by at most
-//! [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
+//! [`MAX_BODY_2`]; loops with barriers and loops whose header is marked cold are left alone;
+//! a function grows by at most [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
 //!
 //! Requires: a verified SSA function. Guarantees: the same observable behaviour for every trip
 //! count (including 0 and bounds near the type's limits), a verifier-clean function, blocks
@@ -114,6 +114,10 @@ fn candidate(
     h: Block,
 ) -> Option<Counted> {
     let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+    // A cold loop (e.g. the checked original of a versioned loop) is not worth the code.
+    if func.dfg.is_cold(h) {
+        return None;
+    }
     let in_loop: HashMap<Block, bool> = loops.loop_blocks(h).iter().map(|&b| (b, true)).collect();
     // Innermost (copies of a nested loop would run its iterations one at a time: unrolling
     // the inner loop is what pays), single exit (from the header), no barriers, small enough.
@@ -139,25 +143,7 @@ fn candidate(
         return None;
     }
     let (signed, step, bound) = (c.signed, c.step, c.bound);
-    // Constant start (the preheader's argument) and bound: count the trips exactly.
-    let start = func.dfg.value_const(c.init);
-    let trips = match (start, func.dfg.value_const(bound)) {
-        (Some(s0), Some(n)) => {
-            let (mut i, n, mut t) = (s0 as u32, n as u32, 0u32);
-            while t <= MAX_FULL_TRIPS
-                && if signed {
-                    (i as i32) < (n as i32)
-                } else {
-                    i < n
-                }
-            {
-                i = i.wrapping_add(step);
-                t += 1;
-            }
-            (t <= MAX_FULL_TRIPS).then_some(t)
-        }
-        _ => None,
-    };
+    let trips = constant_trips(func, &c);
     Some(Counted {
         header: h,
         pre: c.pre,
@@ -172,6 +158,25 @@ fn candidate(
         trips,
         header_consts: c.header_consts,
     })
+}
+
+/// The trip count of `c` when its start (the preheader's argument) and bound are constants
+/// and it is at most [`MAX_FULL_TRIPS`].
+pub fn constant_trips(func: &Function, c: &crate::counted_loop::CountedLoop) -> Option<u32> {
+    let start = func.dfg.value_const(c.init)?;
+    let n = func.dfg.value_const(c.bound)?;
+    let (mut i, n, mut t) = (start as u32, n as u32, 0u32);
+    while t <= MAX_FULL_TRIPS
+        && if c.signed {
+            (i as i32) < (n as i32)
+        } else {
+            i < n
+        }
+    {
+        i = i.wrapping_add(c.step);
+        t += 1;
+    }
+    (t <= MAX_FULL_TRIPS).then_some(t)
 }
 
 /// Puts a `k`-times unrolled copy of loop `c` in front of it; with `full` (`k` is the exact
@@ -214,17 +219,7 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         for (&p, &v) in hparams.iter().zip(&incoming) {
             map.insert(p, v);
         }
-        let mut blocks: HashMap<Block, Block> = HashMap::default();
-        for &b in &c.body {
-            let nb = func.dfg.make_block();
-            func.layout.insert_block(nb, c.header);
-            for &p in &func.dfg.block_params(b).to_vec() {
-                let ty = func.dfg.value_type(p);
-                let np = func.dfg.append_block_param(nb, ty);
-                map.insert(p, np);
-            }
-            blocks.insert(b, nb);
-        }
+        let (blocks, insts) = crate::counted_loop::copy_blocks(func, &c.body, c.header, &mut map);
         let entry = blocks[&c.body_entry];
         if let Some(l) = prev_latch {
             func.dfg.insts[l] = InstructionData::Jump {
@@ -234,33 +229,7 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         } else {
             first_entry = Some(entry);
         }
-        let mut latch_inst = None;
-        for &b in &c.body {
-            let nb = blocks[&b];
-            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-            for inst in insts {
-                let mut data = func.dfg.insts[inst].clone();
-                data.map_values(|v| map.get(&v).copied().unwrap_or(v));
-                for d in data.branch_destinations_mut() {
-                    if let Some(&nd) = blocks.get(&d.block) {
-                        d.block = nd;
-                    }
-                }
-                let ni = func.dfg.make_inst(data);
-                for &r in &func.dfg.inst_results(inst).to_vec() {
-                    let ty = func.dfg.value_type(r);
-                    let nr = func.dfg.append_result(ni, ty);
-                    map.insert(r, nr);
-                }
-                if let Some(pos) = func.srclocs.get(inst).copied() {
-                    func.srclocs[ni] = pos;
-                }
-                func.layout.append_inst(ni, nb);
-                if b == c.latch && func.layout.last_inst(b) == Some(inst) {
-                    latch_inst = Some(ni);
-                }
-            }
-        }
+        let latch_inst = func.layout.last_inst(c.latch).map(|i| insts[&i]);
         let l = latch_inst.expect("the latch ends in the jump back to the header");
         // What this copy passes on: the latch's arguments, mapped.
         incoming = func.dfg.insts[l].branch_destinations()[0].args.to_vec();

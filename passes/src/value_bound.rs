@@ -16,8 +16,8 @@
 //! private-array or constant-buffer access whose address range lies inside the window.
 
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, LoopInfo, Opcode,
-    SpecialReg, Type, Value,
+    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
+    Opcode, SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 use cranelift_entity::SecondaryMap;
@@ -207,8 +207,14 @@ impl Ranges {
                 match opcode {
                     Opcode::Imad => add(mul(rec(a), rec(b)), rec(c)),
                     Opcode::Select => {
-                        let (x, y) = (rec(b), rec(c));
-                        (x.0.min(y.0), x.1.max(y.1))
+                        // `select (x >u C), t, f(x)`: `f` sees `x <= C` (the lowering's exact
+                        // structured and g[] addresses, `index > max ? 2^31 : index << 4`).
+                        let f = match guarded_max(func, a) {
+                            Some((x, m)) => scaled(func, c, x, (0, m)).unwrap_or_else(|| rec(c)),
+                            None => rec(c),
+                        };
+                        let t = rec(b);
+                        (t.0.min(f.0), t.1.max(f.1))
                     }
                     Opcode::Ubfe => match konst(a) {
                         Some(w) if (1..32).contains(&(w & 31)) => (0, (1 << (w & 31)) - 1),
@@ -254,6 +260,40 @@ impl Ranges {
     }
 }
 
+/// `(x, m)` when `p` is `icmp ugt x, m` or `icmp uge x, m + 1` with a constant bound: where
+/// `p` is false, `x <= m`.
+fn guarded_max(func: &Function, p: Value) -> Option<(Value, u64)> {
+    let inst = func.dfg.value_inst(p)?;
+    let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[inst] else {
+        return None;
+    };
+    let c = func.dfg.value_const(args[1])? & MAX;
+    match cond {
+        IntCC::Ugt => Some((args[0], c)),
+        IntCC::Uge if c > 0 => Some((args[0], c - 1)),
+        _ => None,
+    }
+}
+
+/// The range of `e` when `x` lies in `xr`, for `e` = `x`, `x << k`, `x * k` or one of those
+/// plus a constant (None for any other `e`).
+fn scaled(func: &Function, e: Value, x: Value, xr: (u64, u64)) -> Option<(u64, u64)> {
+    if e == x {
+        return Some(xr);
+    }
+    let inst = func.dfg.value_inst(e)?;
+    let InstructionData::Binary { opcode, args } = func.dfg.insts[inst] else {
+        return None;
+    };
+    let konst = |v: Value| func.dfg.value_const(v).map(|c| c & MAX);
+    match (opcode, args[0] == x, konst(args[1])) {
+        (Opcode::Ishl, true, Some(k)) => Some(mul(xr, (1 << (k & 31), 1 << (k & 31)))),
+        (Opcode::Imul, true, Some(k)) => Some(mul(xr, (k, k))),
+        (Opcode::Iadd, _, Some(k)) => Some(add(scaled(func, args[0], x, xr)?, (k, k))),
+        _ => None,
+    }
+}
+
 fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
     let dim = |c: u8| usize::from(c).min(2);
     match reg {
@@ -269,6 +309,8 @@ fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
         SpecialReg::GridSize(c) => (1, GRID_DIM_MAX[dim(c)]),
         SpecialReg::LaneId => (0, 31),
         SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => FULL,
+        // Buffers are below 2^31 bytes (the IR's rule for `buflen`).
+        SpecialReg::BufLen(_) => (0, (1 << 31) - 1),
     }
 }
 
@@ -377,6 +419,21 @@ mod tests {
         let t =
             "kernel %k {\nblock0(v0: b32):\n  v1 = iconst.b32 0\n  v2 = urem v0, v1\n  return\n}\n";
         assert_eq!(last_bound(t), MAX);
+    }
+
+    #[test]
+    fn guarded_selects_bound_their_other_arm() {
+        // The lowering's exact g[] address: `x > 0x0fffffff ? 2^31 : x << 4`.
+        let g = |cc: &str, m: u32| {
+            format!(
+                "kernel %k {{\nblock0(v0: b32):\n  v1 = iconst.b32 {m:#x}\n  v2 = icmp {cc} v0, v1\n  v3 = iconst.b32 0x80000000\n  v4 = iconst.b32 4\n  v5 = ishl v0, v4\n  v6 = select v2, v3, v5\n  return\n}}\n"
+            )
+        };
+        assert_eq!(last_bound(&g("ugt", 0x0fff_ffff)), 0xffff_fff0);
+        assert_eq!(last_bound(&g("uge", 0x1000_0000)), 0xffff_fff0);
+        // Guarded the other way round (or signed): nothing known about the arm.
+        assert_eq!(last_bound(&g("ult", 0x0fff_ffff)), MAX);
+        assert_eq!(last_bound(&g("sgt", 0x0fff_ffff)), MAX);
     }
 
     #[test]

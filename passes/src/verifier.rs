@@ -325,6 +325,20 @@ impl Verifier<'_> {
                         self.report(inst, "special register component must be x, y or z");
                     }
                 }
+                if let BufLen(space) = reg {
+                    let declared = match space {
+                        MemSpace::Uav(id) => self.func.uavs.contains_key(id),
+                        MemSpace::Srv(id) => self.func.srvs.contains_key(id),
+                        MemSpace::Global => self.func.uses_global,
+                        _ => {
+                            self.report(inst, format!("{space} has no buffer length"));
+                            true
+                        }
+                    };
+                    if !declared {
+                        self.report(inst, format!("memory space {space} is not declared"));
+                    }
+                }
             }
             InstructionData::Load { .. }
             | InstructionData::Store { .. }
@@ -598,6 +612,7 @@ mod tests {
             offset: 0,
             size: MemSize::Words(4),
             align: 4,
+            inbounds: false,
         };
         let bad_store = c.ins().build(D::Store {
             opcode: Opcode::Store,
@@ -610,6 +625,7 @@ mod tests {
             offset: 0,
             size: MemSize::Words(5),
             align: 3,
+            inbounds: false,
         };
         let bad_size = c.ins().build(D::Load {
             opcode: Opcode::Load,

@@ -260,6 +260,7 @@ impl Gen<'_> {
             offset,
             size,
             align: 4,
+            inbounds: false,
         };
         match self.rng.below(5) {
             0 => {
@@ -491,6 +492,7 @@ fn generate(rng: &mut Rng) -> Function {
                 offset: 4 * k,
                 size: MemSize::Words(1),
                 align: 4,
+                inbounds: false,
             },
             Some(base),
             &[v],

@@ -25,6 +25,7 @@ fn big_function(insts: usize, per_block: usize, seed: u64) -> Function {
         offset: off,
         size: MemSize::Words(1),
         align: 4,
+        inbounds: false,
     };
     for (i, &b) in blocks.iter().enumerate() {
         let mut cur = FuncCursor::new(&mut f).at_end(b);

@@ -44,6 +44,7 @@ fn build(n: usize) -> Function {
         offset: 0,
         size: MemSize::Words(1),
         align: 4,
+        inbounds: false,
     };
     c.ins().store(mem, Some(tid), &[acc]);
     c.ins().return_();

@@ -121,6 +121,10 @@ struct Gen {
     tex: bool,
     lits: Vec<[u32; 4]>,
     budget: u32,
+    /// Counters of the enclosing counting-up loops (register numbers, innermost last).
+    up_counters: Vec<u32>,
+    /// Whether accesses may fall outside their buffers (never with `--assume-in-bounds`).
+    wild: bool,
 }
 
 impl Gen {
@@ -240,9 +244,11 @@ impl Gen {
                 self.depth += 1;
                 self.line(&format!("{cmp} r{ctr}.y, r{ctr}.x, r{bound}.x"));
                 self.line(&format!("break_logicalnz r{ctr}.y"));
+                self.up_counters.push(ctr);
                 for _ in 0..1 + self.rng.below(4) {
                     self.statement();
                 }
+                self.up_counters.pop();
                 self.line(&format!("iadd r{ctr}.x, r{ctr}.x, l{ls}.y"));
                 self.depth -= 1;
                 self.line("endloop");
@@ -266,6 +272,7 @@ impl Gen {
                 self.depth -= 1;
                 self.line("endloop");
             }
+            3 | 7 if !self.up_counters.is_empty() && self.rng.chance(2) => self.affine_load(),
             3 if self.rng.chance(2) => {
                 // In-bounds load from UAV 0: (value & 63) * 4.
                 let d = self.reg();
@@ -284,16 +291,16 @@ impl Gen {
                 let (a, b) = (self.reg(), self.reg());
                 let comp = *self.rng.pick(&COMP);
                 let l = self.lit([63, 2, 256, 4]);
-                self.line(&format!("iand r13.x, r{a}.{comp}, l{l}.x"));
-                self.line(&format!("ishl r13.x, r13.x, l{l}.y"));
-                self.line(&format!("iand r13.y, r{b}.{comp}, l{l}.x"));
-                self.line(&format!("ishl r13.y, r13.y, l{l}.y"));
-                self.line("inegate r13.y, r13.y");
-                self.line("iadd r13.x, r13.x, r13.y");
-                self.line(&format!("iadd r13.z, r13.x, l{l}.z"));
-                self.line(&format!("uav_raw_load_id(0) r{d}.x, r13.z"));
-                self.line(&format!("iadd r13.z, r13.z, l{l}.w"));
-                self.line(&format!("uav_raw_load_id(0) r{d}.y, r13.z"));
+                self.line(&format!("iand r16.x, r{a}.{comp}, l{l}.x"));
+                self.line(&format!("ishl r16.x, r16.x, l{l}.y"));
+                self.line(&format!("iand r16.y, r{b}.{comp}, l{l}.x"));
+                self.line(&format!("ishl r16.y, r16.y, l{l}.y"));
+                self.line("inegate r16.y, r16.y");
+                self.line("iadd r16.x, r16.x, r16.y");
+                self.line(&format!("iadd r16.z, r16.x, l{l}.z"));
+                self.line(&format!("uav_raw_load_id(0) r{d}.x, r16.z"));
+                self.line(&format!("iadd r16.z, r16.z, l{l}.w"));
+                self.line(&format!("uav_raw_load_id(0) r{d}.y, r16.z"));
             }
             5 | 6 if self.tex => {
                 // Texture reads: a sample at arbitrary float coordinates (texel space: any
@@ -314,8 +321,8 @@ impl Gen {
                         } else {
                             (1, "x000")
                         };
-                        self.line(&format!("iand r13, r{a}, l{l}.xyzw"));
-                        self.line(&format!("load_resource({res}) r{d}, r13.{mask}"));
+                        self.line(&format!("iand r16, r{a}, l{l}.xyzw"));
+                        self.line(&format!("load_resource({res}) r{d}, r16.{mask}"));
                     }
                     _ => {
                         let l = self.lit([0, 0, 0, 0]);
@@ -328,12 +335,55 @@ impl Gen {
                 let a = self.reg();
                 let v = self.reg();
                 let l = self.lit([15, 2, 0, 0]);
-                self.line(&format!("iand r13.x, r{a}.x, l{l}.x"));
-                self.line(&format!("ishl r13.x, r13.x, l{l}.y"));
-                self.line(&format!("uav_add_id(2) r13.x, r{v}.y"));
+                self.line(&format!("iand r16.x, r{a}.x, l{l}.x"));
+                self.line(&format!("ishl r16.x, r16.x, l{l}.y"));
+                self.line(&format!("uav_add_id(2) r16.x, r{v}.y"));
             }
             _ => self.alu(),
         }
+    }
+
+    /// A load from UAV 0 at `base + k * i`, `i` the counter of an enclosing counting-up loop:
+    /// the shape loop versioning proves in range once for the whole loop. In bounds
+    /// (`(x & 63) * 4` plus at most `12 * 14`, inside UAV 0's 1 KiB at least) unless `wild`,
+    /// which adds bases anywhere (near 2^32 and near the buffer's end included), coefficients
+    /// that wrap and coefficients that are data.
+    fn affine_load(&mut self) {
+        let d = self.reg();
+        let b = self.reg();
+        let comp = *self.rng.pick(&COMP);
+        let ctr = *self.rng.pick(&self.up_counters.clone());
+        let k = *self.rng.pick(&[4u32, 8, 12]);
+        let l = self.lit([63, 2, k, 0x4000_0004]);
+        let variant = if self.wild { self.rng.below(5) } else { 0 };
+        match variant {
+            // A base near 2^32 or near the end of the buffer, or any data.
+            1 => {
+                let near =
+                    *self
+                        .rng
+                        .pick(&[0xffff_fff0u32, 0xffff_fffc, 0x3f0, 0x400, 0x7fff_fffc]);
+                let n = self.lit([near, 0, 0, 0]);
+                self.line(&format!("mov r16.w, l{n}.x"));
+            }
+            2 => self.line(&format!("mov r16.w, r{b}.{comp}")),
+            _ => {
+                self.line(&format!("iand r16.w, r{b}.{comp}, l{l}.x"));
+                self.line(&format!("ishl r16.w, r16.w, l{l}.y"));
+            }
+        }
+        match variant {
+            // A coefficient that wraps the address around 2^32 within a few iterations.
+            3 => self.line(&format!("imad r16.w, r{ctr}.x, l{l}.w, r16.w")),
+            // A coefficient from data (loop-variant when the register changes in the loop).
+            4 => {
+                let c = self.reg();
+                self.line(&format!("iand r16.z, r{c}.x, l{l}.x"));
+                self.line(&format!("imad r16.w, r{ctr}.x, r16.z, r16.w"));
+            }
+            _ => self.line(&format!("imad r16.w, r{ctr}.x, l{l}.z, r16.w")),
+        }
+        self.line(&format!("uav_raw_load_id(0) r{d}.x, r16.w"));
     }
 
     fn lit(&mut self, v: [u32; 4]) -> usize {
@@ -378,8 +428,18 @@ impl Gen {
     }
 }
 
-/// A random valid IL kernel from `seed` with about `size` statements.
+/// A random valid IL kernel from `seed` with about `size` statements; some of its accesses
+/// may fall outside their buffers (IL's rules: loads read 0, stores are dropped).
 pub fn generate(seed: u64, size: u32) -> String {
+    generate_with(seed, size, true)
+}
+
+/// As [`generate`], with every access inside its buffer (for `--assume-in-bounds`).
+pub fn generate_in_bounds(seed: u64, size: u32) -> String {
+    generate_with(seed, size, false)
+}
+
+fn generate_with(seed: u64, size: u32, wild: bool) -> String {
     let mut g = Gen {
         rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
         out: String::new(),
@@ -390,6 +450,8 @@ pub fn generate(seed: u64, size: u32) -> String {
         tex: false,
         lits: Vec::new(),
         budget: size,
+        up_counters: Vec::new(),
+        wild,
     };
     g.group = *g.rng.pick(&[32, 64, 128]);
     g.lds = g.rng.chance(2);

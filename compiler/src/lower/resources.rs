@@ -59,12 +59,17 @@ fn is_index_source(kind: RegKind) -> bool {
     kind.is_thread_id() || kind == RegKind::WinCoord
 }
 
+/// The byte address standing for an exact address that does not fit in 32 bits: 2^31, past
+/// every buffer (buffers are below 2^31 bytes) and 16-byte aligned.
+const OUT_OF_RANGE: u32 = 1 << 31;
+
 fn mem(space: MemSpace, offset: i32, size: MemSize) -> MemArg {
     MemArg {
         space,
         offset,
         size,
         align: size.natural_align(),
+        inbounds: false,
     }
 }
 
@@ -450,9 +455,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `index * scale + off` as a byte address, or `0xffffffff` / `0xfffffffc` (out of range
-    /// of every buffer under the IR's exact bounds rule once aligned for the access) when the
-    /// exact value does not fit in 32 bits: a structured or typed index must not wrap back into the buffer.
+    /// `index * scale + off` as a byte address, or [`OUT_OF_RANGE`] (past every buffer)
+    /// when the exact value does not fit in 32 bits: a structured or typed index must not
+    /// wrap back into the buffer.
     fn exact_address(&mut self, index: Value, scale: u32, off: Option<Value>) -> Value {
         let k = self.iconst(scale);
         if self.assume_in_bounds {
@@ -484,14 +489,10 @@ impl Lowerer<'_> {
         };
         match bad {
             Some(b) => {
-                // Aligned like `index * scale` when there is no offset, so no mask follows;
-                // `2^32 - 4 + 4` still ends past every buffer.
-                let sentinel = if off.is_none() && scale.is_multiple_of(4) {
-                    u32::MAX - 3
-                } else {
-                    u32::MAX
-                };
-                let all = self.iconst(sentinel);
+                // 2^31: past every buffer (the IR's buffers are below 2^31 bytes) for every
+                // word of any access, aligned for any access, and far enough below 2^32 that
+                // the backend can see `a + 15` does not wrap.
+                let all = self.iconst(OUT_OF_RANGE);
                 self.cursor().ins().select(b, all, a)
             }
             None => a,

@@ -520,6 +520,7 @@ impl Lowerer<'_> {
                     offset: (c as u32 * b) as i32,
                     size,
                     align: size.natural_align(),
+                    inbounds: false,
                 };
                 let raw = self.cursor().ins().load(m, Some(addr))[0];
                 if matches!(t.format, TexelFormat::Unorm8 | TexelFormat::Unorm16) && want_float {
@@ -716,6 +717,7 @@ impl Lowerer<'_> {
                     offset: 4 * c as i32,
                     size: MemSize::Words(1),
                     align: 4,
+                    inbounds: false,
                 };
                 self.cursor().ins().store(m, Some(addr), &[v]);
             }

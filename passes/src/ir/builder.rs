@@ -21,7 +21,8 @@
 //! let val = cur.ins().imul(tid, three);
 //! let two = cur.ins().iconst(Type::B32, 2);
 //! let addr = cur.ins().ishl(tid, two);
-//! let mem = MemArg { space: MemSpace::Uav(0), offset: 0, size: MemSize::Words(1), align: 4 };
+//! let mem = MemArg { space: MemSpace::Uav(0), offset: 0, size: MemSize::Words(1), align: 4,
+//!                    inbounds: false };
 //! cur.ins().store(mem, Some(addr), &[val]);
 //! cur.ins().return_();
 //! ilc_passes::verifier::verify_function(&func).unwrap();

@@ -78,6 +78,9 @@ impl ValueData {
 pub struct BlockData {
     /// Block parameters (the SSA phis).
     pub params: SmallVec<[Value; 4]>,
+    /// A hint that the block rarely runs (text: `block3 cold:`): code-growing passes leave
+    /// it alone. It changes no behaviour.
+    pub cold: bool,
 }
 
 /// The result list of one instruction in 12 bytes: up to two values inline; a longer list
@@ -382,6 +385,16 @@ impl DataFlowGraph {
     /// Parameters of `block`.
     pub fn block_params(&self, block: Block) -> &[Value] {
         &self.blocks[block].params
+    }
+
+    /// Whether `block` is marked cold (rarely run).
+    pub fn is_cold(&self, block: Block) -> bool {
+        self.blocks[block].cold
+    }
+
+    /// Marks `block` cold or not.
+    pub fn set_cold(&mut self, block: Block, cold: bool) {
+        self.blocks[block].cold = cold;
     }
 
     /// Type of `v`.

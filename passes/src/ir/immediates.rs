@@ -368,6 +368,10 @@ impl MemSize {
 /// range iff it lies wholly inside `[0, len)` of its buffer; words out of range read 0 and are
 /// not written. So `E + 4k` never wraps back into a buffer, and a word that straddles the end
 /// of an odd-sized buffer is out of range.
+///
+/// An access marked `inbounds` (text: `load.b32 inbounds uav0[v1]`) is known to lie wholly in
+/// range (a pass proved it, e.g. by versioning a loop on a range check); the backend omits its
+/// check, and reaching it out of range is undefined behaviour (the IR interpreter traps).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemArg {
     /// Memory space.
@@ -378,6 +382,8 @@ pub struct MemArg {
     pub size: MemSize,
     /// Guaranteed alignment of the effective address in bytes (power of two).
     pub align: u32,
+    /// The access is known to be in range (see the type's documentation).
+    pub inbounds: bool,
 }
 
 /// Atomic read-modify-write operation (32-bit). `old` is the memory word, `x` the operand;
@@ -591,6 +597,9 @@ pub enum SpecialReg {
     /// Size in texels of texture resource `id` along axis 0..2 (width, height, depth or
     /// layers): a launch constant (`resdim3.y`).
     ResDim(u8, u8),
+    /// Length in bytes of the buffer behind a UAV, SRV or `g[]` memory space: a launch
+    /// constant below 2^31 (`buflen.uav2`, `buflen.srv0`, `buflen.global`). Only those spaces.
+    BufLen(MemSpace),
 }
 
 impl SpecialReg {
@@ -621,6 +630,7 @@ impl SpecialReg {
                 | SpecialReg::GridSize(_)
                 | SpecialReg::Domain(_)
                 | SpecialReg::ResDim(..)
+                | SpecialReg::BufLen(_)
         )
     }
     /// Parses the text form.
@@ -634,6 +644,16 @@ impl SpecialReg {
                 _ => return None,
             };
             return Some(SpecialReg::ResDim(id.parse().ok()?, axis));
+        }
+        if let Some(rest) = s.strip_prefix("buflen.") {
+            let space = if rest == "global" {
+                MemSpace::Global
+            } else if let Some(id) = rest.strip_prefix("uav") {
+                MemSpace::Uav(id.parse().ok()?)
+            } else {
+                MemSpace::Srv(rest.strip_prefix("srv")?.parse().ok()?)
+            };
+            return Some(SpecialReg::BufLen(space));
         }
         SpecialReg::all().into_iter().find(|r| r.to_string() == s)
     }
@@ -652,6 +672,7 @@ impl fmt::Display for SpecialReg {
             SpecialReg::Clock => f.write_str("clock"),
             SpecialReg::Domain(i) => write!(f, "domain.{}", c(i)),
             SpecialReg::ResDim(id, i) => write!(f, "resdim{id}.{}", c(i)),
+            SpecialReg::BufLen(space) => write!(f, "buflen.{space}"),
         }
     }
 }
@@ -679,6 +700,11 @@ mod tests {
         let r = SpecialReg::ResDim(7, 2);
         assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         assert_eq!(SpecialReg::parse("resdim7.w"), None);
+        for space in [MemSpace::Uav(3), MemSpace::Srv(0), MemSpace::Global] {
+            let r = SpecialReg::BufLen(space);
+            assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
+        }
+        assert_eq!(SpecialReg::parse("buflen.lds0"), None);
         for s in ["u8", "s8", "u16", "s16", "b32", "b64", "b96", "b128"] {
             assert_eq!(MemSize::from_name(s).map(|m| m.name()), Some(s));
         }

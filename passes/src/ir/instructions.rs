@@ -317,6 +317,7 @@ mod tests {
             offset: 0,
             size: MemSize::Words(2),
             align: 4,
+            inbounds: false,
         };
         let with = InstructionData::Store {
             opcode: Opcode::Store,

@@ -546,6 +546,12 @@ fn parse_block_header(p: &mut Parser, fb: &mut FuncBuilder) -> Result<Block, Par
             p.expect_punct(',')?;
         }
     }
+    if let Some(Tok::Word(w)) = p.peek() {
+        if w == "cold" {
+            p.pos += 1;
+            fb.func.dfg.set_cold(b, true);
+        }
+    }
     p.expect_punct(':')?;
     Ok(b)
 }
@@ -605,6 +611,7 @@ fn parse_mem(
     size: MemSize,
 ) -> Result<(MemArg, Option<Value>), ParseError> {
     let mut align = size.natural_align();
+    let mut inbounds = false;
     if let Some(Tok::Word(w)) = p.peek() {
         if w == "align" {
             p.pos += 1;
@@ -613,6 +620,12 @@ fn parse_mem(
             if !align.is_power_of_two() {
                 return err!(loc, "alignment must be a power of two");
             }
+        }
+    }
+    if let Some(Tok::Word(w)) = p.peek() {
+        if w == "inbounds" {
+            p.pos += 1;
+            inbounds = true;
         }
     }
     let (w, loc) = p.word("a memory space")?;
@@ -669,6 +682,7 @@ fn parse_mem(
             offset: offset as i32,
             size,
             align,
+            inbounds,
         },
         addr,
     ))

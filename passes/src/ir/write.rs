@@ -149,6 +149,9 @@ pub fn write_block_header(w: &mut dyn Write, func: &Function, block: Block) -> f
         }
         w.write_char(')')?;
     }
+    if func.dfg.is_cold(block) {
+        w.write_str(" cold")?;
+    }
     writeln!(w, ":")
 }
 
@@ -235,6 +238,9 @@ pub fn write_inst(w: &mut dyn Write, func: &Function, inst: Inst) -> fmt::Result
             }
             if mem.align != mem.size.natural_align() {
                 write!(w, "align {} ", mem.align)?;
+            }
+            if mem.inbounds {
+                w.write_str("inbounds ")?;
             }
             write_mem(w, mem, data.mem_addr())?;
             let rest = data.mem_data();

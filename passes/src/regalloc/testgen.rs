@@ -248,6 +248,7 @@ impl Gen<'_, '_> {
             offset: 4 * self.rng.below(8) as i32,
             size: MemSize::Words(words),
             align: 4,
+            inbounds: false,
         }
     }
 

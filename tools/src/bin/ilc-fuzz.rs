@@ -91,7 +91,11 @@ fn main() -> ExitCode {
     });
     let (mut pass, mut unsupported, mut failed) = (0u64, 0u64, 0u64);
     for seed in cli.seed..cli.seed + cli.count {
-        let src = ilgen::generate(seed, cli.size);
+        let src = if cli.assume_in_bounds {
+            ilgen::generate_in_bounds(seed, cli.size)
+        } else {
+            ilgen::generate(seed, cli.size)
+        };
         match check(&compiler, &src, cli.dispatches, seed) {
             Outcome::Pass => pass += 1,
             Outcome::Unsupported => unsupported += 1,

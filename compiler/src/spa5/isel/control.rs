@@ -1,11 +1,12 @@
 //! Instruction selection of predicate logic and selects: predicate constants and `and`/
-//! `or`/`xor`/`not` as `PSETP`, `select` as `SEL` (one per word; a constant operand is its
+//! `or`/`xor`/`not` as `PSETP` (or an `ISETP` that combines a compare used only there with
+//! the other operand), `select` as `SEL` (one per word; a constant operand is its
 //! immediate or `c[]` operand, the predicate negated when the constant was the first
 //! choice), predicate selects as three `PSETP`s, and `bmask` as `SEL -1, RZ`.
 //!
 //! Requires and guarantees as [`super`].
 
-use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
+use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::Bop;
 use isa_spa5::{Inst as MInst, Op, Pred, Reg};
@@ -57,12 +58,36 @@ impl Isel<'_> {
                     &args,
                 )?)
             }
-            Opcode::Pand => one(self.psetp(Bop::And, args[0], false, Some((args[1], false)))?),
-            Opcode::Por => one(self.psetp(Bop::Or, args[0], false, Some((args[1], false)))?),
-            Opcode::Pxor => one(self.psetp(Bop::Xor, args[0], false, Some((args[1], false)))?),
+            Opcode::Pand | Opcode::Por | Opcode::Pxor => {
+                let bop = match op {
+                    Opcode::Pand => Bop::And,
+                    Opcode::Por => Bop::Or,
+                    _ => Bop::Xor,
+                };
+                // A 32-bit compare used only here combines in an ISETP of its own,
+                // `ISETP.cc.bop p, PT, a, b, q` (the compare's first ISETP becomes dead).
+                for (x, q) in [(args[0], args[1]), (args[1], args[0])] {
+                    if let Some((cc, a, b)) = self.sole_use_icmp(x) {
+                        let (cmp, signed) = super::int::icc(cc);
+                        return one(self.isetp(cmp, signed, false, a, b, bop, Some(q))?);
+                    }
+                }
+                one(self.psetp(bop, args[0], false, Some((args[1], false)))?)
+            }
             Opcode::Pnot => one(self.psetp(Bop::And, args[0], true, None)?),
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
+    }
+
+    /// The condition and operands of `x = icmp cc a, b` on `b32` values when `x` has no
+    /// other use.
+    fn sole_use_icmp(&self, x: Value) -> Option<(IntCC, Value, Value)> {
+        let i = self.func.dfg.value_inst(x)?;
+        let InstructionData::IntCompare { cond, args, .. } = self.func.dfg.insts[i] else {
+            return None;
+        };
+        (self.use_count.get(&x) == Some(&1) && self.ty(args[0]) == Type::B32)
+            .then_some((cond, args[0], args[1]))
     }
 
     /// `select p, t, f` of any type.

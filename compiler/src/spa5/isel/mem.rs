@@ -4,10 +4,10 @@
 //!   c[ptr+4], RZ` (one template: the carry chain must not be split), the constant offset
 //!   folds into `[Ra + ImmS24]`, and the access is `LDG.E` / `STG.E` (`.64`/`.128` when the IR
 //!   access is wide and aligned). UAVs the kernel never writes load through `LDG.E.CI`.
-//!   Unless `assume_in_bounds`, every access is guarded by `addr + offset <u size` (the size
-//!   parameter): a guarded load first zeroes its results, a guarded store is dropped. Wide
-//!   accesses are checked per word (split) so partially out-of-range vectors behave as the IR
-//!   says.
+//!   Unless `assume_in_bounds` (or the IR marks the access `inbounds`), every access is
+//!   guarded by `addr + offset <u size` (the size parameter): a guarded load first zeroes its
+//!   results, a guarded store is dropped. Wide accesses are checked per word (split) so
+//!   partially out-of-range vectors behave as the IR says.
 //! - LDS: `LDS`/`STS`/`ATOMS` at `[addr + base + offset]`, checked against the LDS size.
 //! - constant buffers: direct reads are `MOV d, c[0x0][imm]` (out of range: 0), indexed reads
 //!   `LDC` guarded by the buffer size.
@@ -272,7 +272,11 @@ impl Isel<'_> {
             return self.isetp_u32(ICmp::Lt, a, Operand::Imm(bound), p);
         }
         // A run-time limit: `u = a + last` (32-bit); it wrapped iff `u < last`, impossible
-        // when `last < a_align` (an aligned `a` is at most 2^32 - a_align).
+        // when `last < a_align` (an aligned `a` is at most 2^32 - a_align) or when `a`'s
+        // range ends at least `last` below 2^32.
+        let block = self.cur_block();
+        let no_wrap = last < a_align
+            || self.ranges.range(self.func, a, block).1 + last as u64 <= u64::from(u32::MAX);
         let u = if last == 0 {
             a
         } else {
@@ -282,7 +286,7 @@ impl Isel<'_> {
                 &[a],
             )?
         };
-        if last >= a_align {
+        if !no_wrap {
             p = Some(self.isetp_u32(ICmp::Ge, u, Operand::Imm(last), p)?);
         }
         self.isetp_u32(ICmp::Lt, u, limit, p)
@@ -388,13 +392,13 @@ impl Isel<'_> {
         };
         let block = self.cur_block();
         let max_u32 = |s: &Self, v: Value| s.ranges.range(s.func, v, block).1;
-        let zext_ok = zext_exact(self.func, &self.ranges, x, c, block);
+        let zext_ok = zext_exact(self.func, &self.ranges, &self.promised_bases, x, c, block);
         // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
         // the address that neighbours at `x + c` form.
         let share = c == 0 && {
-            let (func, ranges) = (&*self.func, &self.ranges);
+            let (func, ranges, promised) = (&*self.func, &self.ranges, &self.promised_bases);
             let bases = self.signed_bases.get_or_insert_with(|| {
-                signed_bases(func, ranges, |v| {
+                signed_bases(func, ranges, promised, |v| {
                     Self::const_added_in(func, v).filter(|&(_, c)| in24(c))
                 })
             });
@@ -436,7 +440,7 @@ impl Isel<'_> {
         bytes: u32,
     ) -> Result<(Place, Option<Value>), IselError> {
         let off = i64::from(m.offset) + extra;
-        let check = !self.opts.assume_in_bounds;
+        let check = !(self.opts.assume_in_bounds || m.inbounds);
         // `addr` is aligned as the effective address is, up to the offset's own alignment,
         // and as its definition shows (`i << 4` for `cb[i].y`).
         let a_align = match m.offset {
@@ -633,8 +637,8 @@ impl Isel<'_> {
     ) -> Result<Vals, IselError> {
         let wide = matches!(m.size, MemSize::Words(n) if n > 1);
         let aligned = |n: u32| m.align >= n && m.offset.rem_euclid(n as i32) == 0;
-        let chunk = if !wide || (!self.opts.assume_in_bounds && !matches!(m.space, MemSpace::Cb(_)))
-        {
+        let unchecked = self.opts.assume_in_bounds || m.inbounds;
+        let chunk = if !wide || (!unchecked && !matches!(m.space, MemSpace::Cb(_))) {
             1
         } else if words == 4 && aligned(16) {
             4
@@ -892,7 +896,7 @@ impl Isel<'_> {
         let two_doubles = words == 4
             && self.split_pair(vals[0], vals[1]).is_some()
             && self.split_pair(vals[2], vals[3]).is_some();
-        let chunk = if !wide || !self.opts.assume_in_bounds {
+        let chunk = if !wide || !(self.opts.assume_in_bounds || m.inbounds) {
             1
         } else if words == 4 && aligned(16) && !two_doubles {
             4
@@ -1148,6 +1152,7 @@ fn aligned_accesses(
 fn signed_bases(
     func: &ilc_passes::ir::Function,
     ranges: &ilc_passes::value_bound::Ranges,
+    promised: &HashSet<(ilc_passes::ir::Block, Value)>,
     const_added: impl Fn(Value) -> Option<(Value, i64)>,
 ) -> HashSet<(ilc_passes::ir::Block, Value)> {
     let mut set = HashSet::default();
@@ -1164,7 +1169,7 @@ fn signed_bases(
                 continue;
             }
             if let Some((x, c)) = const_added(addr) {
-                if !zext_exact(func, ranges, x, c, Some(block)) {
+                if !zext_exact(func, ranges, promised, x, c, Some(block)) {
                     set.insert((block, x));
                 }
             }
@@ -1175,15 +1180,53 @@ fn signed_bases(
 
 /// Whether `zext(x) + c` is the 64-bit offset of the 32-bit address `x + c` for every
 /// address inside a buffer: `x + c` cannot wrap (`c <= 0`, or `x`'s range bound plus `c`
-/// fits in 32 bits). See `fold_address`.
+/// fits in 32 bits), or an unchecked access in the block addresses `x` itself (so `x` is
+/// below 2^31, [`promised_bases`]). See `fold_address`.
 fn zext_exact(
     func: &ilc_passes::ir::Function,
     ranges: &ilc_passes::value_bound::Ranges,
+    promised: &HashSet<(ilc_passes::ir::Block, Value)>,
     x: Value,
     c: i64,
     block: Option<ilc_passes::ir::Block>,
 ) -> bool {
-    c <= 0 || ranges.range(func, x, block).1 + c as u64 <= u64::from(u32::MAX)
+    c <= 0
+        || block.is_some_and(|b| promised.contains(&(b, x)))
+        || ranges.range(func, x, block).1 + c as u64 <= u64::from(u32::MAX)
+}
+
+/// The (block, address) pairs of unchecked buffer accesses: every access of the block runs
+/// when the block does, and one that is promised in bounds (`assume_in_bounds`, or marked
+/// `inbounds`) with an offset `o` of at most 2^23 in magnitude has its address `x = E - o`
+/// below [`MAX_BUFFER_BYTES`] + 2^23 = 2^31 (`E` the effective address, inside a buffer).
+/// So the zero extension of `x` is exact, and a neighbour's `x + c` with `c > 0` cannot
+/// wrap (one that wraps for `c < 0` is at least 2^32 - 2^23: it would be out of range).
+///
+/// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
+pub(crate) fn promised_bases(
+    func: &ilc_passes::ir::Function,
+    assume_in_bounds: bool,
+) -> HashSet<(ilc_passes::ir::Block, Value)> {
+    const _: () = assert!(crate::spa5::abi::MAX_BUFFER_BYTES + (1 << 23) <= 1 << 31);
+    let mut set = HashSet::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &func.dfg.insts[inst];
+            let (Some(addr), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
+                continue;
+            };
+            if (assume_in_bounds || m.inbounds)
+                && matches!(
+                    m.space,
+                    MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
+                )
+                && (-(1 << 23)..=(1 << 23)).contains(&m.offset)
+            {
+                set.insert((block, addr));
+            }
+        }
+    }
+    set
 }
 
 fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {

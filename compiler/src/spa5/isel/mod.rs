@@ -93,6 +93,10 @@ pub struct Isel<'a> {
     /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
     /// `x` itself shares that 64-bit address.
     pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
+    /// The (block, value) pairs some unchecked access in the block (promised in bounds by
+    /// `assume_in_bounds` or marked `inbounds`) takes as its address: such a value is below
+    /// 2^31, so its zero extension is its 64-bit offset (see `mem::promised_bases`).
+    pub(crate) promised_bases: HashSet<(Block, Value)>,
     /// Value ranges with the function's loop facts (computed before selection rewrites it).
     pub(crate) ranges: ilc_passes::value_bound::Ranges,
     /// Masked buffer sizes (`size & !(bytes - 1)`) per (block, size parameter offset, bytes).
@@ -146,6 +150,7 @@ pub fn run(
         }
     }
     let ranges = ilc_passes::value_bound::Ranges::new(func);
+    let promised_bases = mem::promised_bases(func, opts.assume_in_bounds);
     let mut s = Isel {
         func,
         tgt,
@@ -157,6 +162,7 @@ pub fn run(
         lea_memo: HashMap::default(),
         sign_memo: HashMap::default(),
         signed_bases: None,
+        promised_bases,
         ranges,
         limit_memo: HashMap::default(),
         aligned_accesses: None,

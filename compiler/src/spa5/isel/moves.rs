@@ -107,6 +107,22 @@ impl Isel<'_> {
         self.one(inst, &slots, &args)
     }
 
+    /// The `c[0x0]` byte offset of a special register that is a launch constant with a
+    /// parameter slot: grid size, pixel domain, texture sizes and buffer lengths.
+    pub(crate) fn launch_constant_offset(&self, reg: IrSreg) -> Option<u32> {
+        use ilc_passes::ir::MemSpace;
+        let (kind, word) = match reg {
+            IrSreg::GridSize(i) if i < 3 => return Some(0x14 + 4 * u32::from(i)),
+            IrSreg::Domain(i) if i < 2 => (ParamKind::Domain, i),
+            IrSreg::ResDim(id, i) if i < 3 => (ParamKind::ResDims(id), i),
+            IrSreg::BufLen(MemSpace::Uav(id)) => (ParamKind::UavSize(id), 0),
+            IrSreg::BufLen(MemSpace::Srv(id)) => (ParamKind::SrvSize(id), 0),
+            IrSreg::BufLen(MemSpace::Global) => (ParamKind::GlobalSize, 0),
+            _ => return None,
+        };
+        Some(self.layout.cbank_offset(kind)? + 4 * u32::from(word))
+    }
+
     fn special(&mut self, reg: IrSreg) -> Result<Value, IselError> {
         let sr = match reg {
             IrSreg::Tid(i) if i < 3 => SpecialReg(SpecialReg::TID_X.0 + i),
@@ -119,22 +135,13 @@ impl Isel<'_> {
                 }
                 return self.one(MInst::mov(R, cb0(0x8 + 4 * i as u32)), &[Res(0, 0)], &[]);
             }
-            IrSreg::GridSize(i) if i < 3 => {
-                return self.one(MInst::mov(R, cb0(0x14 + 4 * i as u32)), &[Res(0, 0)], &[]);
-            }
-            IrSreg::Domain(i) if i < 2 => {
-                let Some(off) = self.layout.cbank_offset(ParamKind::Domain) else {
-                    return self.const32(0);
+            IrSreg::GridSize(_) | IrSreg::Domain(_) | IrSreg::ResDim(..) | IrSreg::BufLen(_) => {
+                // A launch constant in the parameter bank, or 0 when the layout has no slot
+                // for it (an undeclared resource, a component past the last).
+                return match self.launch_constant_offset(reg) {
+                    Some(at) => self.one(MInst::mov(R, cb0(at)), &[Res(0, 0)], &[]),
+                    None => self.const32(0),
                 };
-                let at = off + 4 * u32::from(i);
-                return self.one(MInst::mov(R, cb0(at)), &[Res(0, 0)], &[]);
-            }
-            IrSreg::ResDim(id, i) if i < 3 => {
-                let Some(off) = self.layout.cbank_offset(ParamKind::ResDims(id)) else {
-                    return self.const32(0);
-                };
-                let at = off + 4 * u32::from(i);
-                return self.one(MInst::mov(R, cb0(at)), &[Res(0, 0)], &[]);
             }
             _ => return self.const32(0),
         };

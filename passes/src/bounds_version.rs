@@ -1,0 +1,763 @@
+//! Loop versioning on bounds checks: a counted loop whose buffer accesses have addresses
+//! affine in the induction variable gets a copy in which those accesses are marked
+//! `inbounds`, entered when a test in front of the loop shows that every address the loop can
+//! form is in range. The backend checks each UAV, SRV and `g[]` access against its buffer's
+//! length (the sizes are known only at launch), every iteration; the copy checks once.
+//!
+//! A candidate is an innermost counted loop ([`crate::counted_loop`]) that leaves only from
+//! its header, holds no barrier or cross-lane operation and has no short constant trip
+//! count (at most [`crate::unroll::MAX_FULL_TRIPS`]: there the checks cost about what the
+//! test would). Its induction variables are the
+//! header parameters the latch advances by a constant or invariant step (the counter `iv`,
+//! from `init` while `iv < n`, and pointer-like ones); iteration `j` sees each at
+//! `init + step * j`. An access qualifies when its address `a` is built from induction
+//! variables and invariant values by `iadd`, `isub`, `ineg`, `imul`, `imad`, `ishl` and
+//! alignment masks `and x, !(2^k - 1)` where `2^k` divides `x`'s growth, so that
+//! `a(j) = F + K * j mod 2^32` with `F = a(0)` and a growth `K` per iteration that is a
+//! constant below 2^31 or an invariant value. The loop runs iterations `j <= J` only, with
+//! `J = ((n - 1) - init) / s` when it runs at all (for a step `s > 1` the test adds
+//! `n <= MAX - (s - 1)`, so `iv + s` cannot wrap). The test in front of the loop requires,
+//! per access of `sz` bytes at `a + off`:
+//!
+//! - `K * J < 2^31` (nothing to test when both are constants, one compare when one is,
+//!   `umulhi`/`imul` otherwise) and `F < 2^31`: then `F + K * j` never wraps for `j <= J`,
+//!   so every address lies in `[F, L]` with `L = a(J)`;
+//! - `F + off >= 0` and `L + off + sz <= len`, `len` the buffer's length (`special buflen`,
+//!   below 2^31 by the IR's rule), computed without wrap-around.
+//!
+//! Then every word the access touches is in range, which is what `inbounds` promises. When
+//! the test fails (or the loop does not run), the original loop runs with its checks; its
+//! blocks are marked cold (unrolling leaves them alone).
+//!
+//! ```text
+//! pre:   jump P                 P:  test := ...
+//!                                   brif test, H'(args), H(args)
+//! H(..): brif c, body, X(..)    H': the copy, accesses marked inbounds, exits to X too
+//! X(p):  jump exit              uses of header values after the loop read X's parameters
+//! ```
+//!
+//! Requires: a verified SSA function; meant to run before unrolling (both versions unroll).
+//! Guarantees: the same observable behaviour for every trip count, bound, buffer length and
+//! address (including those near 2^32); a verifier-clean function; an access is marked
+//! `inbounds` only in the copy, only where the test proves it; a function grows by at most
+//! [`MAX_GROWTH`] instructions and at most [`MAX_LOOPS`] loops are versioned.
+
+use crate::counted_loop::{copy_blocks, CountedLoop};
+use crate::ir::{
+    Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData,
+    IntCC, LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value, ValueDef,
+};
+use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
+
+/// Largest loop (instructions, header included) that is copied.
+pub const MAX_LOOP: usize = 400;
+/// Most instructions versioning adds to one function.
+pub const MAX_GROWTH: usize = 4096;
+/// Most loops versioned in one function.
+pub const MAX_LOOPS: usize = 32;
+/// Most instructions in the address expression of one access.
+const MAX_EXPR: usize = 24;
+
+/// Runs the pass.
+pub fn run(func: &mut Function) {
+    version(func);
+}
+
+/// Versions every candidate loop; returns how many were versioned.
+pub fn version(func: &mut Function) -> usize {
+    let mut done: HashSet<Block> = HashSet::default();
+    let mut grown = 0;
+    let mut count = 0;
+    while count < MAX_LOOPS {
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        let mut next = None;
+        for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
+            crate::budget::tick();
+            if done.contains(&h) {
+                continue;
+            }
+            done.insert(h);
+            if let Some(c) = candidate(func, &cfg, &dt, &loops, h) {
+                if grown + c.size <= MAX_GROWTH {
+                    next = Some(c);
+                    break;
+                }
+            }
+        }
+        let Some(c) = next else { break };
+        grown += c.size;
+        let copy = apply(func, &c);
+        done.insert(copy);
+        count += 1;
+    }
+    count
+}
+
+/// A loop to version and the accesses its copy may mark.
+struct Candidate {
+    lp: CountedLoop,
+    /// The header's exit (the destination outside the loop).
+    exit: Block,
+    /// Instructions in the loop, header included.
+    size: usize,
+    /// The accesses: instruction, address and its growth per iteration.
+    accesses: Vec<(Inst, Value, Coef)>,
+    /// The induction variables, the counted loop's own first.
+    ivs: Vec<Induction>,
+}
+
+/// The coefficient `K` of `iv` in an affine address `A + K * iv (mod 2^32)`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Coef {
+    /// A known constant.
+    Const(u32),
+    /// A loop-invariant value, unknown at compile time.
+    Var,
+}
+
+impl Coef {
+    fn is_zero(self) -> bool {
+        self == Coef::Const(0)
+    }
+    fn add(self, o: Coef) -> Coef {
+        match (self, o) {
+            (Coef::Const(a), Coef::Const(b)) => Coef::Const(a.wrapping_add(b)),
+            _ => Coef::Var,
+        }
+    }
+    fn neg(self) -> Coef {
+        match self {
+            Coef::Const(a) => Coef::Const(a.wrapping_neg()),
+            Coef::Var => Coef::Var,
+        }
+    }
+    /// `self * x` for an invariant `x` (constant `c` when known).
+    fn scale(self, c: Option<u32>) -> Coef {
+        match (self, c) {
+            (Coef::Const(0), _) => Coef::Const(0),
+            (Coef::Const(a), Some(c)) => Coef::Const(a.wrapping_mul(c)),
+            _ => Coef::Var,
+        }
+    }
+}
+
+/// The loop's blocks and induction variable, for the address analysis.
+struct Scope<'a> {
+    func: &'a Function,
+    members: HashSet<Block>,
+    /// The induction variables (header parameters the latch advances by an invariant step,
+    /// the counted loop's own included) and their steps per iteration.
+    ivs: HashMap<Value, Coef>,
+}
+
+impl Scope<'_> {
+    /// True if `v` is defined outside the loop.
+    fn outside(&self, v: Value) -> bool {
+        let b = match self.func.dfg.value_def(v) {
+            ValueDef::Result(i, _) => self.func.layout.inst_block(i),
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Detached => None,
+        };
+        b.is_some_and(|b| !self.members.contains(&b))
+    }
+
+    /// The instruction computing `v` inside the loop if it may be recomputed in front of the
+    /// loop: pure, a single result, no memory, no cross-lane exchange.
+    fn clonable(&self, v: Value) -> Option<Inst> {
+        let inst = self.func.dfg.value_inst(v)?;
+        let data = &self.func.dfg.insts[inst];
+        let ok = matches!(
+            data,
+            InstructionData::UnaryImm { .. }
+                | InstructionData::Unary { .. }
+                | InstructionData::Binary { .. }
+                | InstructionData::Ternary { .. }
+                | InstructionData::Quaternary { .. }
+                | InstructionData::IntCompare { .. }
+                | InstructionData::FloatCompare { .. }
+                | InstructionData::Special { .. }
+        ) && !data.has_side_effects()
+            && data.opcode() != Opcode::QuadShuffle
+            && self.func.dfg.inst_results(inst).len() == 1;
+        ok.then_some(inst)
+    }
+
+    /// How much `v` grows per iteration if `v` is affine in the induction variables over
+    /// invariant values (module doc); `budget` bounds the instructions visited.
+    fn coef(&self, v: Value, budget: &mut usize) -> Option<Coef> {
+        if let Some(&k) = self.ivs.get(&v) {
+            return Some(k);
+        }
+        if self.outside(v) {
+            return Some(Coef::Const(0));
+        }
+        *budget = budget.checked_sub(1)?;
+        let inst = self.clonable(v)?;
+        let dfg = &self.func.dfg;
+        let args = dfg.inst_args(inst);
+        let mut ks = Vec::with_capacity(args.len());
+        for &a in args {
+            ks.push(self.coef(a, budget)?);
+        }
+        if ks.iter().all(|k| k.is_zero()) {
+            return Some(Coef::Const(0));
+        }
+        let c = |a: Value| dfg.value_const(a).map(|c| c as u32);
+        Some(match dfg.opcode(inst) {
+            Opcode::Iadd => ks[0].add(ks[1]),
+            Opcode::Isub => ks[0].add(ks[1].neg()),
+            Opcode::Ineg => ks[0].neg(),
+            Opcode::Imul | Opcode::Imad => {
+                let prod = match (ks[0].is_zero(), ks[1].is_zero()) {
+                    (false, true) => ks[0].scale(c(args[1])),
+                    (true, false) => ks[1].scale(c(args[0])),
+                    _ => return None,
+                };
+                match dfg.opcode(inst) {
+                    Opcode::Imad => prod.add(ks[2]),
+                    _ => prod,
+                }
+            }
+            Opcode::Ishl if ks[1].is_zero() => {
+                ks[0].scale(c(args[1]).map(|s| 1u32.wrapping_shl(s & 31)))
+            }
+            // (A + K iv) & ~(2^k - 1) = (A & ~(2^k - 1)) + K iv when 2^k divides K: the
+            // alignment mask AMD IL's raw addresses carry.
+            Opcode::Band if ks[1].is_zero() => match (ks[0], c(args[1])) {
+                (Coef::Const(k), Some(m)) if clears_low_bits(m) && k & !m == 0 => Coef::Const(k),
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// True if `m` is `!(2^k - 1)` for some `k` (a mask clearing only the low `k` bits).
+fn clears_low_bits(m: u32) -> bool {
+    let low = !m;
+    low & low.wrapping_add(1) == 0
+}
+
+fn candidate(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<Candidate> {
+    let lp = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+    let members: HashSet<Block> = loops.loop_blocks(h).iter().copied().collect();
+    // Innermost, leaving only from the header.
+    if lp.body.iter().any(|&b| loops.is_header(b)) {
+        return None;
+    }
+    if lp.body.iter().any(|&b| {
+        cfg.succs(b)
+            .iter()
+            .any(|s| !members.contains(s) || (*s == h && b != lp.latch))
+    }) {
+        return None;
+    }
+    let exit = *cfg.succs(h).iter().find(|s| !members.contains(s))?;
+    let ivs = induction_variables(func, &lp, &members);
+    let scope = Scope {
+        func,
+        members,
+        ivs: ivs.iter().map(|iv| (iv.param, iv.coef)).collect(),
+    };
+    let mut size = 0;
+    let mut accesses = Vec::new();
+    for &b in std::iter::once(&h).chain(&lp.body) {
+        for inst in func.layout.block_insts(b) {
+            size += 1;
+            let data = &func.dfg.insts[inst];
+            if matches!(data, InstructionData::Barrier { .. })
+                || data.opcode() == Opcode::QuadShuffle
+            {
+                return None;
+            }
+            let (Some(m), Some(a)) = (data.mem_arg(), data.mem_addr()) else {
+                continue;
+            };
+            if m.inbounds
+                || !matches!(
+                    m.space,
+                    MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+                )
+            {
+                continue;
+            }
+            let mut budget = MAX_EXPR;
+            match scope.coef(a, &mut budget) {
+                Some(Coef::Const(k)) if k >= 1 << 31 => {}
+                Some(k) => accesses.push((inst, a, k)),
+                None => {}
+            }
+        }
+    }
+    // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
+    // turn into straight-line code) keeps its checks: they cost about what the test and the
+    // branch between the versions would.
+    if accesses.is_empty() || size > MAX_LOOP || crate::unroll::constant_trips(func, &lp).is_some()
+    {
+        return None;
+    }
+    Some(Candidate {
+        lp,
+        exit,
+        size,
+        accesses,
+        ivs,
+    })
+}
+
+/// An induction variable: a header parameter `p` entering as `init` that the latch passes
+/// on as `p + step`, `step` a constant (`coef`) or defined outside the loop.
+struct Induction {
+    param: Value,
+    init: Value,
+    step: Value,
+    coef: Coef,
+}
+
+/// The loop's induction variables, the counted loop's own first.
+fn induction_variables(
+    func: &Function,
+    lp: &CountedLoop,
+    members: &HashSet<Block>,
+) -> Vec<Induction> {
+    let params = func.dfg.block_params(lp.header);
+    let entry = func
+        .layout
+        .last_inst(lp.pre)
+        .and_then(|t| {
+            func.dfg.insts[t]
+                .branch_destinations()
+                .iter()
+                .find(|d| d.block == lp.header)
+                .map(|d| d.args.to_vec())
+        })
+        .unwrap_or_default();
+    let back = func
+        .layout
+        .last_inst(lp.latch)
+        .map(|t| func.dfg.insts[t].branch_destinations()[0].args.to_vec())
+        .unwrap_or_default();
+    let outside = |v: Value| match func.dfg.value_def(v) {
+        ValueDef::Result(i, _) => func
+            .layout
+            .inst_block(i)
+            .is_some_and(|b| !members.contains(&b)),
+        ValueDef::Param(b, _) => !members.contains(&b),
+        ValueDef::Detached => false,
+    };
+    let mut out = Vec::new();
+    for (k, &p) in params.iter().enumerate() {
+        let (Some(&init), Some(&next)) = (entry.get(k), back.get(k)) else {
+            continue;
+        };
+        let Some(add) = func.dfg.value_inst(next) else {
+            continue;
+        };
+        if func.dfg.opcode(add) != Opcode::Iadd || func.dfg.value_type(p) != Type::B32 {
+            continue;
+        }
+        let a = func.dfg.inst_args(add);
+        let step = match (a[0] == p, a[1] == p) {
+            (true, false) => a[1],
+            (false, true) => a[0],
+            _ => continue,
+        };
+        let coef = match func.dfg.value_const(step) {
+            Some(c) => Coef::Const(c as u32),
+            None if outside(step) => Coef::Var,
+            None => continue,
+        };
+        let item = Induction {
+            param: p,
+            init,
+            step,
+            coef,
+        };
+        if p == lp.iv_value {
+            out.insert(0, item);
+        } else {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The iteration at which an address is evaluated in front of the loop.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum At {
+    /// The first (`j = 0`).
+    First,
+    /// The second (`j = 1`, for the growth per iteration when it is not a constant).
+    Second,
+    /// The last the bound allows (`j = J`).
+    Last,
+}
+
+/// Emits, at the end of the block the cursor is at, address expressions with `iv` replaced.
+struct Eval<'s> {
+    members: &'s HashSet<Block>,
+    /// Each induction variable's value at the first, second and last iteration.
+    subst: HashMap<Value, [Value; 3]>,
+    memo: HashMap<(Value, Option<At>), Value>,
+}
+
+impl Eval<'_> {
+    fn slot(at: At) -> usize {
+        match at {
+            At::First => 0,
+            At::Second => 1,
+            At::Last => 2,
+        }
+    }
+
+    fn outside(&self, func: &Function, v: Value) -> bool {
+        let b = match func.dfg.value_def(v) {
+            ValueDef::Result(i, _) => func.layout.inst_block(i),
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Detached => None,
+        };
+        b.is_some_and(|b| !self.members.contains(&b))
+    }
+
+    /// True if `v` depends on an induction variable (the analysis accepted `v`, so this only
+    /// walks clonable instructions).
+    fn varies(&self, func: &Function, v: Value) -> bool {
+        if self.subst.contains_key(&v) {
+            return true;
+        }
+        if self.outside(func, v) {
+            return false;
+        }
+        func.dfg
+            .value_inst(v)
+            .is_some_and(|i| func.dfg.inst_args(i).iter().any(|&a| self.varies(func, a)))
+    }
+
+    /// `v` with the induction variables at iteration `at`, as a value available at the end
+    /// of `block`.
+    fn eval(&mut self, func: &mut Function, block: Block, v: Value, at: At) -> Value {
+        if let Some(s) = self.subst.get(&v) {
+            return s[Self::slot(at)];
+        }
+        if self.outside(func, v) {
+            return v;
+        }
+        let key = (v, self.varies(func, v).then_some(at));
+        if let Some(&r) = self.memo.get(&key) {
+            return r;
+        }
+        let inst = func
+            .dfg
+            .value_inst(v)
+            .expect("the address analysis accepted only instruction results and iv");
+        let mut data = func.dfg.insts[inst].clone();
+        let args: Vec<Value> = data.args().to_vec();
+        let new_args: Vec<Value> = args
+            .iter()
+            .map(|&a| self.eval(func, block, a, at))
+            .collect();
+        let mut k = 0;
+        data.map_values(|_| {
+            k += 1;
+            new_args[k - 1]
+        });
+        let ty = func.dfg.value_type(v);
+        let ni = func.dfg.make_inst(data);
+        let r = func.dfg.append_result(ni, ty);
+        func.layout.append_inst(ni, block);
+        self.memo.insert(key, r);
+        r
+    }
+}
+
+/// Versions loop `c`; returns the copy's header.
+fn apply(func: &mut Function, c: &Candidate) -> Block {
+    let lp = &c.lp;
+    let h = lp.header;
+    // The header's constants move to the preheader, where both versions (and the test) see
+    // them.
+    let pt = func
+        .layout
+        .last_inst(lp.pre)
+        .expect("a counted loop's preheader ends in a branch");
+    for &i in &lp.header_consts {
+        func.layout.remove_inst(i);
+        func.layout.insert_inst(i, pt);
+    }
+    let members: HashSet<Block> = std::iter::once(h).chain(lp.body.iter().copied()).collect();
+    // The test block, between the preheader and the header.
+    let test = func.dfg.make_block();
+    func.layout.insert_block(test, h);
+    let mut entry_args = Vec::new();
+    for d in func.dfg.insts[pt].branch_destinations_mut() {
+        if d.block == h {
+            entry_args = d.args.to_vec();
+            *d = BlockCall::new(test, &[]);
+        }
+    }
+    let cond = emit_test(func, c, test, &members);
+    // The copy, with the proven accesses marked.
+    let blocks: Vec<Block> = std::iter::once(h).chain(lp.body.iter().copied()).collect();
+    let mut map: HashMap<Value, Value> = HashMap::default();
+    let (block_map, inst_map) = copy_blocks(func, &blocks, h, &mut map);
+    for &(inst, _, _) in &c.accesses {
+        let ni = inst_map[&inst];
+        if let InstructionData::Load { mem, .. }
+        | InstructionData::Store { mem, .. }
+        | InstructionData::Atomic { mem, .. } = &mut func.dfg.insts[ni]
+        {
+            mem.inbounds = true;
+        }
+    }
+    let copy = block_map[&h];
+    // The checked original runs only when the test fails.
+    for &b in &blocks {
+        func.dfg.set_cold(b, true);
+    }
+    let mut cur = FuncCursor::new(func).at_end(test);
+    cur.ins().brif(cond, copy, &entry_args, h, &entry_args);
+    // Values of the header used after the loop come through a block both versions exit to.
+    let escaping = escaping_values(func, h, &members, &block_map);
+    if !escaping.is_empty() {
+        // X's parameters: the exit's own arguments, then the escaping values.
+        let x = func.dfg.make_block();
+        func.layout.insert_block(x, c.exit);
+        let exit_types: Vec<Type> = func
+            .dfg
+            .block_params(c.exit)
+            .iter()
+            .map(|&p| func.dfg.value_type(p))
+            .collect();
+        let exit_params: Vec<Value> = exit_types
+            .into_iter()
+            .map(|ty| func.dfg.append_block_param(x, ty))
+            .collect();
+        let params: Vec<Value> = escaping
+            .iter()
+            .map(|&v| {
+                let ty = func.dfg.value_type(v);
+                func.dfg.append_block_param(x, ty)
+            })
+            .collect();
+        let copies: Vec<Value> = escaping.iter().map(|v| map[v]).collect();
+        for (hb, vals) in [(h, &escaping), (copy, &copies)] {
+            let t = func
+                .layout
+                .last_inst(hb)
+                .expect("the header ends in its brif");
+            for d in func.dfg.insts[t].branch_destinations_mut() {
+                if d.block == c.exit {
+                    let args: Vec<Value> = d.args.iter().chain(vals.iter()).copied().collect();
+                    *d = BlockCall::new(x, &args);
+                }
+            }
+        }
+        let mut cur = FuncCursor::new(func).at_end(x);
+        cur.ins().jump(c.exit, &exit_params);
+        let rename: HashMap<Value, Value> = escaping
+            .iter()
+            .copied()
+            .zip(params.iter().copied())
+            .collect();
+        let inside: HashSet<Block> = members
+            .iter()
+            .copied()
+            .chain(block_map.values().copied())
+            .chain([x])
+            .collect();
+        let outside: Vec<Block> = func
+            .layout
+            .blocks()
+            .filter(|b| !inside.contains(b))
+            .collect();
+        for b in outside {
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            for i in insts {
+                func.dfg.insts[i].map_values(|v| rename.get(&v).copied().unwrap_or(v));
+            }
+        }
+    }
+    copy
+}
+
+/// Values defined in header `h` (its parameters and results) used outside the loop and its
+/// copy: only the header's values can be, since the loop leaves only from the header.
+fn escaping_values(
+    func: &Function,
+    h: Block,
+    members: &HashSet<Block>,
+    block_map: &HashMap<Block, Block>,
+) -> Vec<Value> {
+    let copies: HashSet<Block> = block_map.values().copied().collect();
+    let mut defined: Vec<Value> = func.dfg.block_params(h).to_vec();
+    for i in func.layout.block_insts(h) {
+        defined.extend_from_slice(func.dfg.inst_results(i));
+    }
+    let mut used: HashSet<Value> = HashSet::default();
+    for b in func.layout.blocks() {
+        if members.contains(&b) || copies.contains(&b) {
+            continue;
+        }
+        for i in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[i];
+            used.extend(data.args().iter().copied());
+            for d in data.branch_destinations() {
+                used.extend(d.args.iter().copied());
+            }
+        }
+    }
+    defined.into_iter().filter(|v| used.contains(v)).collect()
+}
+
+/// Emits the versioning test into `test` (module doc) and returns its `pred`.
+fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<Block>) -> Value {
+    let lp = &c.lp;
+    let init = lp.init;
+    let n = lp.bound;
+    let mut cur = FuncCursor::new(func).at_end(test);
+    let one = cur.ins().iconst(Type::B32, 1);
+    let last = cur.ins().isub(n, one);
+    let t = cur.ins().isub(last, init);
+    // J: the last iteration's number (when the loop runs at all).
+    let big_j = match lp.step {
+        1 => t,
+        // `t / s` as shifts or a multiply-high (later passes do not reduce divisions).
+        s => crate::strength_reduce::udiv(&mut cur, t, s),
+    };
+    // J when the start and the bound are constants (and the loop runs).
+    let const_j = match (func.dfg.value_const(init), func.dfg.value_const(n)) {
+        (Some(i0), Some(n0)) => {
+            let (i0, n0) = (i0 as u32, n0 as u32);
+            let runs = if lp.signed {
+                (i0 as i32) < (n0 as i32)
+            } else {
+                i0 < n0
+            };
+            runs.then(|| (n0.wrapping_sub(1).wrapping_sub(i0)) / lp.step)
+        }
+        _ => None,
+    };
+    let mut cur = FuncCursor::new(func).at_end(test);
+    let mut subst: HashMap<Value, [Value; 3]> = HashMap::default();
+    for iv in &c.ivs {
+        // A constant step may be defined in the loop: materialize it here.
+        let step = match iv.coef {
+            Coef::Const(k) => cur.ins().iconst(Type::B32, u64::from(k)),
+            Coef::Var => iv.step,
+        };
+        let second = cur.ins().iadd(iv.init, step);
+        let grown = cur.ins().imul(step, big_j);
+        let at_last = cur.ins().iadd(iv.init, grown);
+        subst.insert(iv.param, [iv.init, second, at_last]);
+    }
+    let mut all = Conj(None, HashSet::default());
+    if lp.step > 1 {
+        let max: u64 = if lp.signed { 0x7fff_ffff } else { 0xffff_ffff };
+        let lim = cur.ins().iconst(Type::B32, max - u64::from(lp.step - 1));
+        let cc = if lp.signed { IntCC::Sle } else { IntCC::Ule };
+        all.and(&mut cur, cc, n, lim);
+    }
+    let mut ev = Eval {
+        members,
+        subst,
+        memo: HashMap::default(),
+    };
+    let two31 = cur.ins().iconst(Type::B32, 1 << 31);
+    let mut lens: HashMap<MemSpace, Value> = HashMap::default();
+    let mut coef_done: HashSet<u32> = HashSet::default();
+    for &(inst, a, k) in &c.accesses {
+        let m = *func.dfg.insts[inst]
+            .mem_arg()
+            .expect("accesses are memory instructions");
+        let f = ev.eval(func, test, a, At::First);
+        let l = ev.eval(func, test, a, At::Last);
+        let mut cur = FuncCursor::new(func).at_end(test);
+        // No wrap: F < 2^31 and K * t < 2^31.
+        all.and(&mut cur, IntCC::Ult, f, two31);
+        match k {
+            Coef::Const(0) => {}
+            // K * J < 2^31: a fact when both are known, one compare when one is.
+            Coef::Const(k) => match const_j {
+                Some(j) if u64::from(k) * u64::from(j) < 1 << 31 => {}
+                _ => {
+                    if coef_done.insert(k) {
+                        let q = cur
+                            .ins()
+                            .iconst(Type::B32, u64::from(((1u32 << 31) - 1) / k));
+                        all.and(&mut cur, IntCC::Ule, big_j, q);
+                    }
+                }
+            },
+            Coef::Var => {
+                let f1 = ev.eval(func, test, a, At::Second);
+                let mut cur = FuncCursor::new(func).at_end(test);
+                let kv = cur.ins().isub(f1, f);
+                match const_j {
+                    Some(0) => {}
+                    Some(j) => {
+                        let q = cur
+                            .ins()
+                            .iconst(Type::B32, u64::from(((1u32 << 31) - 1) / j));
+                        all.and(&mut cur, IntCC::Ule, kv, q);
+                    }
+                    None => {
+                        let hi = cur.ins().umulhi(kv, big_j);
+                        let lo = cur.ins().imul(kv, big_j);
+                        let zero = cur.ins().iconst(Type::B32, 0);
+                        all.and(&mut cur, IntCC::Eq, hi, zero);
+                        all.and(&mut cur, IntCC::Ult, lo, two31);
+                    }
+                }
+            }
+        }
+        let mut cur = FuncCursor::new(func).at_end(test);
+        // F + off >= 0.
+        let off = i64::from(m.offset);
+        if off < 0 {
+            let neg = cur.ins().iconst(Type::B32, off.unsigned_abs());
+            all.and(&mut cur, IntCC::Uge, f, neg);
+        }
+        // L + off + sz <= len, without wrap (len < 2^31).
+        let len = *lens
+            .entry(m.space)
+            .or_insert_with(|| cur.ins().special(SpecialReg::BufLen(m.space)));
+        let end = off + i64::from(m.size.bytes());
+        if end > 0 {
+            let e = cur.ins().iconst(Type::B32, end as u64);
+            all.and(&mut cur, IntCC::Uge, len, e);
+            let lim = cur.ins().isub(len, e);
+            all.and(&mut cur, IntCC::Ule, l, lim);
+        } else {
+            let e = cur.ins().iconst(Type::B32, end.unsigned_abs());
+            let lim = cur.ins().iadd(len, e);
+            all.and(&mut cur, IntCC::Ule, l, lim);
+        }
+    }
+    all.0.expect("every access adds a condition")
+}
+
+/// A conjunction of compares, built as they are emitted (one live `pred` at a time; the
+/// backend folds each `pand` of a compare into the compare's instruction).
+/// A compare already in the conjunction is not added twice.
+struct Conj(Option<Value>, HashSet<(IntCC, Value, Value)>);
+
+impl Conj {
+    fn and(&mut self, cur: &mut FuncCursor, cc: IntCC, a: Value, b: Value) {
+        if !self.1.insert((cc, a, b)) {
+            return;
+        }
+        let p = cur.ins().icmp(cc, a, b);
+        self.0 = Some(match self.0 {
+            Some(all) => cur.ins().pand(p, all),
+            None => p,
+        });
+    }
+}
