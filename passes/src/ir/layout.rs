@@ -120,6 +120,7 @@ impl Layout {
     }
 
     /// Blocks in layout order.
+    #[inline]
     pub fn blocks(&self) -> Blocks<'_> {
         Blocks {
             layout: self,
@@ -138,6 +139,7 @@ impl Layout {
     }
 
     /// The block after `block`.
+    #[inline]
     pub fn next_block(&self, block: Block) -> Option<Block> {
         self.blocks[block].next.expand()
     }
@@ -239,6 +241,7 @@ impl Layout {
     }
 
     /// Instructions of `block` in order.
+    #[inline]
     pub fn block_insts(&self, block: Block) -> Insts<'_> {
         Insts {
             layout: self,
@@ -257,6 +260,7 @@ impl Layout {
     }
 
     /// Next instruction in the same block.
+    #[inline]
     pub fn next_inst(&self, inst: Inst) -> Option<Inst> {
         self.insts[inst].next.expand()
     }
@@ -303,6 +307,7 @@ pub struct Blocks<'a> {
 
 impl Iterator for Blocks<'_> {
     type Item = Block;
+    #[inline]
     fn next(&mut self) -> Option<Block> {
         crate::budget::tick();
         let b = self.next?;
@@ -319,6 +324,7 @@ pub struct Insts<'a> {
 
 impl Iterator for Insts<'_> {
     type Item = Inst;
+    #[inline]
     fn next(&mut self) -> Option<Inst> {
         // Every walk over the code counts against the compile deadline (see `budget`).
         crate::budget::tick();
