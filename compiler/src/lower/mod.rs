@@ -121,9 +121,9 @@ pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Func
 }
 
 /// As [`lower_with`]; with `assume_in_bounds` (the driver promises every UAV, SRV and `g[]`
-/// access is in bounds, [`crate::Options::assume_in_bounds`]) a structured, typed or `g[]`
-/// address `index * stride + offset` needs no guard against exceeding 2^32: an in-bounds
-/// address is below every buffer's size.
+/// access is in bounds, [`crate::Options::assume_in_bounds`]) those accesses are marked
+/// `inbounds`, and a structured, typed or `g[]` address `index * stride + offset` needs no
+/// guard against exceeding 2^32: an in-bounds address is below every buffer's size.
 pub fn lower_with_bounds(
     program: &Program,
     name: &str,
@@ -187,6 +187,25 @@ pub fn lower_owned(
 /// How many statements of the head are lowered between two shrinks of its allocation (a
 /// shrink of a large allocation gives its pages back without copying).
 const HEAD_SHRINK_STEP: usize = 1 << 14;
+
+/// The driver's promise written into the IR: every UAV, SRV and `g[]` access is marked
+/// `inbounds`, so passes see which checks remain (constant buffers, LDS, private arrays).
+fn mark_promised(func: &mut Function) {
+    use ilc_passes::ir::{InstructionData, MemSpace};
+    for inst in func.insts_in_layout() {
+        if let InstructionData::Load { mem, .. }
+        | InstructionData::Store { mem, .. }
+        | InstructionData::Atomic { mem, .. } = &mut func.dfg.insts[inst]
+        {
+            if matches!(
+                mem.space,
+                MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+            ) {
+                mem.inbounds = true;
+            }
+        }
+    }
+}
 
 /// Declared UAV/SRV shape (decides the addressing of loads, stores and atomics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,17 +395,19 @@ impl<'p> Lowerer<'p> {
     }
 
     /// The lowered function, or every diagnostic.
-    fn finish(self) -> Result<Function, LowerErrors> {
-        if self.errors.is_empty() {
-            tracing::debug!(
-                blocks = self.func.layout.blocks().count(),
-                values = self.func.dfg.num_values(),
-                "lowered"
-            );
-            Ok(self.func)
-        } else {
-            Err(LowerErrors(self.errors))
+    fn finish(mut self) -> Result<Function, LowerErrors> {
+        if !self.errors.is_empty() {
+            return Err(LowerErrors(self.errors));
         }
+        if self.assume_in_bounds {
+            mark_promised(&mut self.func);
+        }
+        tracing::debug!(
+            blocks = self.func.layout.blocks().count(),
+            values = self.func.dfg.num_values(),
+            "lowered"
+        );
+        Ok(self.func)
     }
 
     fn run(&mut self) {
