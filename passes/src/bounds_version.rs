@@ -718,10 +718,26 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
     let two31 = cur.ins().iconst(Type::B32, 1 << 31);
     let mut lens: HashMap<MemSpace, Value> = HashMap::default();
     let mut coef_done: HashSet<u32> = HashSet::default();
+    // Accesses at one address in one space (a vector's words, neighbours at `a + c` folded
+    // into offsets) share one test: the lowest offset and the highest end.
+    let mut groups: Vec<(Value, MemSpace, Coef, i64, i64)> = Vec::new();
     for &(inst, a, k) in &c.accesses {
         let m = *func.dfg.insts[inst]
             .mem_arg()
             .expect("accesses are memory instructions");
+        let (off, end) = (
+            i64::from(m.offset),
+            i64::from(m.offset) + i64::from(m.size.bytes()),
+        );
+        match groups.iter_mut().find(|g| g.0 == a && g.1 == m.space) {
+            Some(g) => {
+                g.3 = g.3.min(off);
+                g.4 = g.4.max(end);
+            }
+            None => groups.push((a, m.space, k, off, end)),
+        }
+    }
+    for (a, space, k, off, end) in groups {
         let f = ev.eval(func, test, a, At::First);
         let l = ev.eval(func, test, a, At::Last);
         let mut cur = FuncCursor::new(func).at_end(test);
@@ -765,18 +781,16 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         }
         let mut cur = FuncCursor::new(func).at_end(test);
         // F + off >= 0.
-        let off = i64::from(m.offset);
         if off < 0 {
             let neg = cur.ins().iconst(Type::B32, off.unsigned_abs());
             all.and(&mut cur, IntCC::Uge, f, neg);
         }
         // L + off + sz <= len, without wrap (len < 2^31).
-        let known = static_len(cur.func, m.space);
-        let len = *lens.entry(m.space).or_insert_with(|| match known {
+        let known = static_len(cur.func, space);
+        let len = *lens.entry(space).or_insert_with(|| match known {
             Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
-            None => cur.ins().special(SpecialReg::BufLen(m.space)),
+            None => cur.ins().special(SpecialReg::BufLen(space)),
         });
-        let end = off + i64::from(m.size.bytes());
         if end > 0 {
             let e = cur.ins().iconst(Type::B32, end as u64);
             all.and(&mut cur, IntCC::Uge, len, e);
