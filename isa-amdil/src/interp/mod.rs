@@ -113,6 +113,7 @@ pub mod iops;
 pub mod memory;
 pub mod program;
 pub mod texture;
+pub mod typed_uav;
 
 mod exec;
 mod select;

@@ -554,6 +554,11 @@ impl Validator {
                         dup(self, &format!("UAV {id}"));
                     }
                 }
+                if matches!(s.opcode, DclUav | DclTypedUav) {
+                    if let Err(what) = crate::interp::typed_uav::typed_uav_decl(s) {
+                        self.error(codes::UNSUPPORTED, s.span, what);
+                    }
+                }
             }
             (DclRawSrv | DclStructSrv, _) => {
                 if let Some(id) = id {
