@@ -150,7 +150,9 @@ pub fn lower_with_bounds(
     } else {
         program
     };
-    let mut l = Lowerer::new(program, name);
+    // What follows the first `end` is ignored (the validator warns), as by the interpreter.
+    let program = isa_amdil::validate::end::before_end(program);
+    let mut l = Lowerer::new(&program, name);
     l.tex_config = tex.clone();
     l.assume_in_bounds = assume_in_bounds;
     l.run();
