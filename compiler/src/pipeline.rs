@@ -51,6 +51,7 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "dce",
             "if_convert",
             "simplify_cfg",
+            "preheaders",
             "bounds_version",
             "unroll",
             // Fully unrolled loops leave constant tests (`switch` on the counter): fold them
@@ -139,17 +140,13 @@ impl PlannedPass {
 /// it before the compile; [`optimize`] runs its passes and the backend its stages.
 pub fn plan(options: &Options) -> Vec<PlannedPass> {
     let mut number = 0;
-    let passes = passes_for(options.opt_level)
-        .into_iter()
-        // Versioning loops on their bounds checks gains nothing where no access is checked.
-        .filter(|&name| !(options.assume_in_bounds && name == "bounds_version"))
-        .map(|name| {
-            // Invariant: passes_for only names registered passes (tested below).
-            (
-                name,
-                Some(pass_by_name(name).expect("pipeline names a registered pass")),
-            )
-        });
+    let passes = passes_for(options.opt_level).into_iter().map(|name| {
+        // Invariant: passes_for only names registered passes (tested below).
+        (
+            name,
+            Some(pass_by_name(name).expect("pipeline names a registered pass")),
+        )
+    });
     let stages = stages_for(options.opt_level)
         .into_iter()
         .map(|name| (name, None));

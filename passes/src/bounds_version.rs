@@ -1,8 +1,9 @@
-//! Loop versioning on bounds checks: a counted loop whose buffer accesses have addresses
-//! affine in the induction variable gets a copy in which those accesses are marked
+//! Loop versioning on bounds checks: a counted loop whose memory accesses have addresses
+//! affine in the induction variables gets a copy in which those accesses are marked
 //! `inbounds`, entered when a test in front of the loop shows that every address the loop can
 //! form is in range. The backend checks each UAV, SRV and `g[]` access against its buffer's
-//! length (the sizes are known only at launch), every iteration; the copy checks once.
+//! length (known only at launch) and each constant-buffer, LDS and private-array access it
+//! cannot prove in range against the declared size, every iteration; the copy checks once.
 //!
 //! A candidate is an innermost counted loop ([`crate::counted_loop`]) that leaves only from
 //! its header, holds no barrier or cross-lane operation and has no short constant trip
@@ -234,6 +235,25 @@ impl Scope<'_> {
     }
 }
 
+/// Whether `space` has a length known only at launch (`special buflen`).
+fn has_buflen(space: MemSpace) -> bool {
+    matches!(
+        space,
+        MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+    )
+}
+
+/// The length of a space whose size the function declares: constant buffers, LDS and
+/// private arrays (all far below 2^31).
+fn static_len(func: &Function, space: MemSpace) -> Option<u32> {
+    match space {
+        MemSpace::Cb(id) => func.cbs.get(&id).copied(),
+        MemSpace::Lds(id) => func.lds.get(&id).copied(),
+        MemSpace::Private(ss) => func.stack_slots.get(ss).map(|s| s.size),
+        _ => None,
+    }
+}
+
 /// True if `m` is `!(2^k - 1)` for some `k` (a mask clearing only the low `k` bits).
 fn clears_low_bits(m: u32) -> bool {
     let low = !m;
@@ -281,12 +301,7 @@ fn candidate(
             let (Some(m), Some(a)) = (data.mem_arg(), data.mem_addr()) else {
                 continue;
             };
-            if m.inbounds
-                || !matches!(
-                    m.space,
-                    MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
-                )
-            {
+            if m.inbounds || static_len(func, m.space).is_none() && !has_buflen(m.space) {
                 continue;
             }
             let mut budget = MAX_EXPR;
@@ -726,9 +741,11 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
             all.and(&mut cur, IntCC::Uge, f, neg);
         }
         // L + off + sz <= len, without wrap (len < 2^31).
-        let len = *lens
-            .entry(m.space)
-            .or_insert_with(|| cur.ins().special(SpecialReg::BufLen(m.space)));
+        let known = static_len(cur.func, m.space);
+        let len = *lens.entry(m.space).or_insert_with(|| match known {
+            Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
+            None => cur.ins().special(SpecialReg::BufLen(m.space)),
+        });
         let end = off + i64::from(m.size.bytes());
         if end > 0 {
             let e = cur.ins().iconst(Type::B32, end as u64);

@@ -43,6 +43,7 @@ pub mod launch_facts;
 pub mod licm;
 pub mod mem_combine;
 pub mod pair_fuse;
+pub mod preheaders;
 pub mod reassociate;
 pub mod registry;
 pub mod simplify_cfg;

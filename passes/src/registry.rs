@@ -89,6 +89,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::if_convert::run,
     },
     PassInfo {
+        name: "preheaders",
+        summary: "one entry edge per loop: a block in front of headers entered from several",
+        run: crate::preheaders::run,
+    },
+    PassInfo {
         name: "bounds_version",
         summary: "copy of a loop without buffer checks, entered when one test proves them",
         run: crate::bounds_version::run,

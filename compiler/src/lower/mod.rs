@@ -119,9 +119,9 @@ pub fn lower_with(program: &Program, name: &str, tex: &TexConfig) -> Result<Func
 }
 
 /// As [`lower_with`]; with `assume_in_bounds` (the driver promises every UAV, SRV and `g[]`
-/// access is in bounds, [`crate::Options::assume_in_bounds`]) a structured, typed or `g[]`
-/// address `index * stride + offset` needs no guard against exceeding 2^32: an in-bounds
-/// address is below every buffer's size.
+/// access is in bounds, [`crate::Options::assume_in_bounds`]) those accesses are marked
+/// `inbounds`, and a structured, typed or `g[]` address `index * stride + offset` needs no
+/// guard against exceeding 2^32: an in-bounds address is below every buffer's size.
 pub fn lower_with_bounds(
     program: &Program,
     name: &str,
@@ -156,6 +156,9 @@ pub fn lower_with_bounds(
     l.tex_config = tex.clone();
     l.assume_in_bounds = assume_in_bounds;
     l.run();
+    if assume_in_bounds {
+        mark_promised(&mut l.func);
+    }
     if l.errors.is_empty() {
         tracing::debug!(
             blocks = l.func.layout.blocks().count(),
@@ -165,6 +168,25 @@ pub fn lower_with_bounds(
         Ok(l.func)
     } else {
         Err(LowerErrors(l.errors))
+    }
+}
+
+/// The driver's promise written into the IR: every UAV, SRV and `g[]` access is marked
+/// `inbounds`, so passes see which checks remain (constant buffers, LDS, private arrays).
+fn mark_promised(func: &mut Function) {
+    use ilc_passes::ir::{InstructionData, MemSpace};
+    for inst in func.insts_in_layout() {
+        if let InstructionData::Load { mem, .. }
+        | InstructionData::Store { mem, .. }
+        | InstructionData::Atomic { mem, .. } = &mut func.dfg.insts[inst]
+        {
+            if matches!(
+                mem.space,
+                MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+            ) {
+                mem.inbounds = true;
+            }
+        }
     }
 }
 

@@ -570,11 +570,12 @@ impl Isel<'_> {
                     return Err(self.unsupported(inst, "read of an undeclared constant buffer"));
                 };
                 let start = i64::from(PARAM_BASE + p.offset);
+                // Indexed reads are checked (out of range reads 0) unless proven in range.
                 let pred = match addr {
-                    Some(_) => {
+                    Some(_) if !m.inbounds => {
                         self.bounds(addr, off, bytes, a_align, Operand::Imm(i64::from(p.size)))?
                     }
-                    None => None,
+                    _ => None,
                 };
                 Ok((
                     Place::Const {

@@ -1,0 +1,86 @@
+//! Loop preheaders: every loop header entered from more than one edge outside its loop gets
+//! a block of its own in front of it that all those edges go to, so the loop has a single
+//! entry edge (the shape loop versioning, unrolling, value ranges and LICM look for).
+//!
+//! ```text
+//! a: brif c, H(x), b          a: brif c, P(x), b
+//! b: jump H(y)        ==>     b: jump P(y)
+//!                             P(p): jump H(p)
+//! ```
+//!
+//! Requires: a verified SSA function. Guarantees: the same behaviour (the new block only
+//! forwards its parameters); a verifier-clean function (a value that dominated the header
+//! dominates every edge into it, so it dominates the new block too); loops keep their blocks.
+
+use crate::ir::{BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, LoopInfo};
+
+/// Runs the pass.
+pub fn run(func: &mut Function) {
+    insert(func);
+}
+
+/// Gives every loop header entered from several outside edges a preheader; returns how many.
+pub fn insert(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    let headers: Vec<_> = dt
+        .rpo()
+        .iter()
+        .copied()
+        .filter(|&h| loops.is_header(h))
+        .collect();
+    let mut done = 0;
+    for h in headers {
+        crate::budget::tick();
+        // Edges from outside the loop: predecessors the header does not dominate (a
+        // predecessor may branch to the header on both of its edges).
+        let outside: Vec<_> = cfg
+            .preds(h)
+            .iter()
+            .copied()
+            .filter(|&p| !dt.dominates(h, p))
+            .collect();
+        let edges: usize = outside
+            .iter()
+            .map(|&p| {
+                func.layout.last_inst(p).map_or(0, |t| {
+                    func.dfg.insts[t]
+                        .branch_destinations()
+                        .iter()
+                        .filter(|d| d.block == h)
+                        .count()
+                })
+            })
+            .sum();
+        if edges < 2 {
+            continue;
+        }
+        let pre = func.dfg.make_block();
+        func.layout.insert_block(pre, h);
+        let types: Vec<_> = func
+            .dfg
+            .block_params(h)
+            .iter()
+            .map(|&p| func.dfg.value_type(p))
+            .collect();
+        let params: Vec<_> = types
+            .into_iter()
+            .map(|ty| func.dfg.append_block_param(pre, ty))
+            .collect();
+        for p in outside {
+            let Some(t) = func.layout.last_inst(p) else {
+                continue;
+            };
+            for d in func.dfg.insts[t].branch_destinations_mut() {
+                if d.block == h {
+                    *d = BlockCall::new(pre, &d.args);
+                }
+            }
+        }
+        let mut cur = FuncCursor::new(func).at_end(pre);
+        cur.ins().jump(h, &params);
+        done += 1;
+    }
+    done
+}
