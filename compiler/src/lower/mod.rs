@@ -150,7 +150,9 @@ pub fn lower_with_bounds(
     } else {
         program
     };
-    let mut l = Lowerer::new(program, name);
+    // What follows the first `end` is ignored (the validator warns), as by the interpreter.
+    let program = isa_amdil::validate::end::before_end(program);
+    let mut l = Lowerer::new(&program, name);
     l.tex_config = tex.clone();
     l.assume_in_bounds = assume_in_bounds;
     l.run();
@@ -441,10 +443,15 @@ impl<'p> Lowerer<'p> {
                         .insert(st.id().unwrap_or(0), BufKind::Struct(stride));
                 }
                 (Opcode::DclUav | Opcode::DclTypedUav, _) => {
-                    let float = st
-                        .controls
-                        .iter()
-                        .any(|c| matches!(c, ast::Control::Fmt(_, ast::ElementFormat::Float)));
+                    // An unsupported form is an error here; it is still recorded so that its
+                    // uses do not add "undeclared UAV" errors.
+                    let float = match isa_amdil::interp::typed_uav::typed_uav_decl(st) {
+                        Ok(d) => d.is_float(),
+                        Err(what) => {
+                            self.error(st, what);
+                            false
+                        }
+                    };
                     self.decls
                         .uavs
                         .insert(st.id().unwrap_or(0), BufKind::Typed(float));
