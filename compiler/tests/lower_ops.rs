@@ -619,10 +619,11 @@ dcl_num_thread_per_group 1
 mov r0, r1
 sample_c_resource(0)_sampler(0) r1, r0, r0.x
 call 3
-end
+endmain
 func 3
 call 3
 ret
+end
 ";
     let (prog, _) = isa_amdil::parse(src);
     let prog = prog.expect("parses");

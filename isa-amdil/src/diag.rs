@@ -231,6 +231,8 @@ pub mod codes {
     pub const END: &str = "E0042";
     /// Binary stream decoding error.
     pub const BINARY: &str = "E0050";
+    /// Valid IL that ilc does not implement exactly (rejected rather than approximated).
+    pub const UNSUPPORTED: &str = "E0060";
     /// Guide-vs-practice warning.
     pub const PRACTICE: &str = "W0001";
     /// More statements than the caller's limit (the compiler's instruction-count limit code).

@@ -130,6 +130,20 @@ fn fuel_stops_runaway_loops() {
 }
 
 #[test]
+fn statements_after_the_first_end_are_ignored() {
+    // A second `end` and a store after it (accepted with a warning by the validator) do not
+    // run; the undeclared UAV 9 after `end` is not an error either.
+    let src =
+        "il_cs_2_0\ndcl_num_thread_per_group 1\ndcl_raw_uav_id(0)\ndcl_literal l0, 0, 7, 9, 4\n\
+               uav_raw_store_id(0) mem.x, l0.x, l0.y\nend\nend\n\
+               uav_raw_store_id(0) mem.x, l0.x, l0.z\nuav_raw_store_id(9) mem.x, l0.x, l0.z\nend\n";
+    let mut d = Dispatch::new([1, 1, 1]);
+    d.uavs.insert(0, vec![0; 4]);
+    interp::run_source(src, &mut d).expect("runs");
+    assert_eq!(d.uavs[&0], 7u32.to_le_bytes());
+}
+
+#[test]
 fn errors_are_values() {
     // Unsupported opcode: named, with its line.
     let src = "il_cs_2_0\ndcl_num_thread_per_group 1\ndcl_literal l0, 0, 0, 0, 0\n\

@@ -87,6 +87,34 @@ fn structured_uav_7_16() {
 }
 
 #[test]
+fn typed_uav_forms_not_modelled_exactly_are_unsupported() {
+    // The interpreter addresses typed UAVs as 1-D arrays of one 32-bit component: a 2-D type
+    // (src0.y selects the row), several components or a converting format is refused at the
+    // declaration's line instead of being run with the wrong addresses or values.
+    for (decl, what) in [
+        ("dcl_uav_id(0)_type(2d)_fmtx(uint)", "type `2d`"),
+        (
+            "dcl_uav_id(0)_type(buffer)_fmtx(uint)_fmty(uint)",
+            "`_fmty(uint)`",
+        ),
+        ("dcl_uav_id(0)_type(1d)_fmtx(unorm)", "format `unorm`"),
+    ] {
+        let src = format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{decl}\nuav_store_id(0) vAbsTid.xy, vAbsTid.x\nend\n"
+        );
+        let mut d = Dispatch::new([1, 1, 1]);
+        d.uavs.insert(0, bytes(&[0; 16]));
+        match interp::run_source(&src, &mut d) {
+            Err(interp::InterpError::Unsupported { what: w, line }) => {
+                assert!(w.contains(what), "{decl}: {w}");
+                assert_eq!(line, 3, "{decl}");
+            }
+            other => panic!("{decl}: expected Unsupported, got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn typed_arena_and_srv_7_16() {
     // UAV_LOAD L8770 / UAV_STORE L9086 on a 32-bit typed buffer: element addressing;
     // a load returns (v, 0, 0, 1).

@@ -2,8 +2,8 @@
 //! affine in the induction variables gets a copy in which those accesses are marked
 //! `inbounds`, entered when a test in front of the loop shows that every address the loop can
 //! form is in range. The backend checks each UAV, SRV and `g[]` access against its buffer's
-//! length (known only at launch) and each constant-buffer, LDS and private-array access it
-//! cannot prove in range against the declared size, every iteration; the copy checks once.
+//! length (known only at launch) and each indexed constant-buffer read it cannot prove in
+//! range against the declared size, every iteration; the copy checks once.
 //!
 //! A candidate is an innermost counted loop ([`crate::counted_loop`]) that leaves only from
 //! its header, holds no barrier or cross-lane operation and has no short constant trip
@@ -73,6 +73,7 @@ pub fn version(func: &mut Function) -> usize {
         let cfg = ControlFlowGraph::with_function(func);
         let dt = DominatorTree::with_function(func, &cfg);
         let loops = LoopInfo::with_function(func, &cfg, &dt);
+        let ranges = crate::value_bound::Ranges::new(func);
         let mut next = None;
         for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
             crate::budget::tick();
@@ -80,7 +81,7 @@ pub fn version(func: &mut Function) -> usize {
                 continue;
             }
             done.insert(h);
-            if let Some(c) = candidate(func, &cfg, &dt, &loops, h) {
+            if let Some(c) = candidate(func, &cfg, &dt, &loops, &ranges, h) {
                 if grown + c.size <= MAX_GROWTH {
                     next = Some(c);
                     break;
@@ -243,13 +244,13 @@ fn has_buflen(space: MemSpace) -> bool {
     )
 }
 
-/// The length of a space whose size the function declares: constant buffers, LDS and
-/// private arrays (all far below 2^31).
+/// The declared length of a constant buffer (far below 2^31). LDS and private arrays are
+/// left alone: their loops are mostly short per work-item (reductions, tiles), where the test
+/// costs more than the checks, and an LDS window smaller than the range a loop walks would
+/// fail the test every time.
 fn static_len(func: &Function, space: MemSpace) -> Option<u32> {
     match space {
         MemSpace::Cb(id) => func.cbs.get(&id).copied(),
-        MemSpace::Lds(id) => func.lds.get(&id).copied(),
-        MemSpace::Private(ss) => func.stack_slots.get(ss).map(|s| s.size),
         _ => None,
     }
 }
@@ -265,6 +266,7 @@ fn candidate(
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,
     loops: &LoopInfo,
+    ranges: &crate::value_bound::Ranges,
     h: Block,
 ) -> Option<Candidate> {
     let lp = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
@@ -304,6 +306,18 @@ fn candidate(
             if m.inbounds || static_len(func, m.space).is_none() && !has_buflen(m.space) {
                 continue;
             }
+            // A declared size the address's value range already fits needs no check (the
+            // backend drops it): nothing to gain.
+            if let Some(len) = static_len(func, m.space) {
+                let (lo, hi) = ranges.range(func, a, Some(b));
+                let (lo, hi) = (
+                    lo as i64 + i64::from(m.offset),
+                    hi as i64 + i64::from(m.offset),
+                );
+                if lo >= 0 && hi + i64::from(m.size.bytes()) <= i64::from(len) {
+                    continue;
+                }
+            }
             let mut budget = MAX_EXPR;
             match scope.coef(a, &mut budget) {
                 Some(Coef::Const(k)) if k >= 1 << 31 => {}
@@ -311,6 +325,22 @@ fn candidate(
                 None => {}
             }
         }
+    }
+    // One test decides for every access, so an access whose check often fails (an LDS
+    // window smaller than a buffer the loop walks, say) would send the whole loop down the
+    // checked path. Launch-sized buffers are what the checks cost most on; the declared
+    // sizes are versioned only in loops without such accesses.
+    let func_ref = func;
+    if accesses.iter().any(|&(i, _, _)| {
+        func_ref.dfg.insts[i]
+            .mem_arg()
+            .is_some_and(|m| has_buflen(m.space))
+    }) {
+        accesses.retain(|&(i, _, _)| {
+            func_ref.dfg.insts[i]
+                .mem_arg()
+                .is_some_and(|m| has_buflen(m.space))
+        });
     }
     // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
     // turn into straight-line code) keeps its checks: they cost about what the test and the
@@ -688,10 +718,26 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
     let two31 = cur.ins().iconst(Type::B32, 1 << 31);
     let mut lens: HashMap<MemSpace, Value> = HashMap::default();
     let mut coef_done: HashSet<u32> = HashSet::default();
+    // Accesses at one address in one space (a vector's words, neighbours at `a + c` folded
+    // into offsets) share one test: the lowest offset and the highest end.
+    let mut groups: Vec<(Value, MemSpace, Coef, i64, i64)> = Vec::new();
     for &(inst, a, k) in &c.accesses {
         let m = *func.dfg.insts[inst]
             .mem_arg()
             .expect("accesses are memory instructions");
+        let (off, end) = (
+            i64::from(m.offset),
+            i64::from(m.offset) + i64::from(m.size.bytes()),
+        );
+        match groups.iter_mut().find(|g| g.0 == a && g.1 == m.space) {
+            Some(g) => {
+                g.3 = g.3.min(off);
+                g.4 = g.4.max(end);
+            }
+            None => groups.push((a, m.space, k, off, end)),
+        }
+    }
+    for (a, space, k, off, end) in groups {
         let f = ev.eval(func, test, a, At::First);
         let l = ev.eval(func, test, a, At::Last);
         let mut cur = FuncCursor::new(func).at_end(test);
@@ -735,18 +781,16 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         }
         let mut cur = FuncCursor::new(func).at_end(test);
         // F + off >= 0.
-        let off = i64::from(m.offset);
         if off < 0 {
             let neg = cur.ins().iconst(Type::B32, off.unsigned_abs());
             all.and(&mut cur, IntCC::Uge, f, neg);
         }
         // L + off + sz <= len, without wrap (len < 2^31).
-        let known = static_len(cur.func, m.space);
-        let len = *lens.entry(m.space).or_insert_with(|| match known {
+        let known = static_len(cur.func, space);
+        let len = *lens.entry(space).or_insert_with(|| match known {
             Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
-            None => cur.ins().special(SpecialReg::BufLen(m.space)),
+            None => cur.ins().special(SpecialReg::BufLen(space)),
         });
-        let end = off + i64::from(m.size.bytes());
         if end > 0 {
             let e = cur.ins().iconst(Type::B32, end as u64);
             all.and(&mut cur, IntCC::Uge, len, e);

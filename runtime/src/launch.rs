@@ -18,7 +18,9 @@
 //! | `CounterPtr(n)`              | -        | a 4-byte append counter starting at 0             |
 //!
 //! Resources are stored row-major with the pitch equal to the width (what `calResMap`
-//! reports), so a UAV or `g[]` bound to a 2-D resource sees its rows back to back.
+//! reports), so a UAV or `g[]` bound to a 2-D resource sees its rows back to back. A typed
+//! UAV (`LaunchLayout::typed_uavs`) must be bound to a format of one 32-bit component
+//! (`NOT_SUPPORTED` otherwise): ilc addresses typed UAVs as arrays of such elements.
 //!
 //! Grids: a pixel-shader kernel (`il_ps`: it has the `Domain` parameter) run with
 //! `calCtxRunProgram` covers the domain with groups of the kernel's block (8x8 tiles); the
@@ -251,6 +253,16 @@ pub fn plan<'a>(
         match lp.kind {
             ParamKind::UavPtr(id) => {
                 let r = need(Name::Uav(id))?;
+                let f = r.format;
+                if layout.typed_uavs.contains(&id)
+                    && !(f.comps == 1 && f.bits == 32 && f.kind != crate::format::Kind::Packed)
+                {
+                    return Err(CalError::unsupported(format!(
+                        "uav{id} is a typed UAV bound to a {} resource: ilc implements typed \
+                         UAVs of one 32-bit component per element (32-bit `_1` formats)",
+                        f.name
+                    )));
+                }
                 let i = buffer(&mut p, &r, true);
                 p.launch.pointers.push((off, i));
             }

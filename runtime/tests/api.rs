@@ -14,6 +14,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 const FLOAT_4: u32 = 13;
 const UBYTE_4: u32 = 2;
 const UINT_1: u32 = 16;
+const UINT_2: u32 = 17;
 const FLOAT16_2: u32 = 45;
 
 fn ok(r: CALresult) {
@@ -286,6 +287,65 @@ fn res_create_runs_kernels_on_application_memory() {
         ok(calCtxRunProgram(&mut e, ctx, func, &d));
         ok(calShutdown());
         assert_eq!(host, (0..64).collect::<Vec<u32>>());
+    }
+}
+
+const TYPED_CS: &str = "il_cs_2_0
+dcl_num_thread_per_group 64
+dcl_uav_id(0)_type(buffer)_fmtx(uint)
+dcl_literal l0, 5, 0, 0, 0
+iadd r0.x, vAbsTidFlat.x, l0.x
+uav_store_id(0) vAbsTidFlat.x, r0.x
+end
+end
+";
+
+#[test]
+fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    unsafe {
+        let (dev, ctx) = open();
+        // The second `end` (as CAL++ emits) is accepted and ignored.
+        let (module, func) = load(ctx, TYPED_CS);
+        let d = CALdomain {
+            x: 0,
+            y: 0,
+            width: 64,
+            height: 1,
+        };
+        let mut e = 0;
+        let mut out = 0;
+        ok(calResAllocLocal1D(&mut out, dev, 64, UINT_1, 0));
+        bind(ctx, module, "uav0", out);
+        ok(calCtxRunProgram(&mut e, ctx, func, &d));
+        let got: Vec<u32> = read(out, 64);
+        assert_eq!(got, (5..69).collect::<Vec<u32>>());
+        // Two components per element: the kernel would store only .x of each; refused.
+        let mut wide = 0;
+        ok(calResAllocLocal1D(&mut wide, dev, 64, UINT_2, 0));
+        bind(ctx, module, "uav0", wide);
+        assert_eq!(
+            calCtxRunProgram(&mut e, ctx, func, &d),
+            CAL_RESULT_NOT_SUPPORTED
+        );
+        let msg = last(Channel::Runtime);
+        assert!(
+            msg.contains("uav0 is a typed UAV") && msg.contains("INT32_2"),
+            "{msg}"
+        );
+        // A 2-D typed UAV is a compile error at its declaration.
+        let src = CString::new(TYPED_CS.replace("_type(buffer)", "_type(2d)")).unwrap();
+        let mut obj: *mut c_void = std::ptr::null_mut();
+        assert_ne!(
+            calclCompile(&mut obj, CAL_LANGUAGE_IL, src.as_ptr(), 8),
+            CAL_RESULT_OK
+        );
+        let msg = last(Channel::Compiler);
+        assert!(
+            msg.contains(":3:1: error[E0060]") && msg.contains("`2d`"),
+            "{msg}"
+        );
+        ok(calShutdown());
     }
 }
 

@@ -72,6 +72,18 @@ pub struct LowerError {
     pub message: String,
 }
 
+impl LowerError {
+    /// The diagnostic `message` for the statement of opcode `op` at `span`.
+    fn at(span: Span, op: Opcode, message: impl Into<String>) -> LowerError {
+        LowerError {
+            span,
+            opcode: op.mnemonic().to_string(),
+            section: op.section().to_string(),
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for LowerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -134,6 +146,8 @@ pub fn lower_with_bounds(
         // A program that did not come through the frontend: expand its macros here.
         return lower_owned(program.clone(), name, tex, assume_in_bounds);
     }
+    // What follows the first `end` is ignored (the validator warns), as by the interpreter.
+    let program = isa_amdil::validate::end::before_end(program);
     let mut l = Lowerer::new(
         program.version.as_ref(),
         Vec::new(),
@@ -170,6 +184,11 @@ pub fn lower_owned(
         return Err(LowerErrors(errors));
     }
     let mut head = std::mem::take(&mut program.statements);
+    // What follows the first `end` is ignored (the validator warns), as by the interpreter
+    // (the same cut as `isa_amdil::validate::end::before_end`).
+    if let Some(end) = head.iter().position(|st| st.opcode == Opcode::End) {
+        head.truncate(end + 1);
+    }
     // Statements from the first `func` label on may be lowered more than once (a function
     // body inlined at every call): they stay whole.
     let split = head
@@ -359,12 +378,7 @@ impl<'p> Lowerer<'p> {
 
     /// Records a diagnostic for the statement of opcode `op` at `span`.
     fn error_at(&mut self, span: Span, op: Opcode, message: impl Into<String>) {
-        self.errors.push(LowerError {
-            span,
-            opcode: op.mnemonic().to_string(),
-            section: op.section().to_string(),
-            message: message.into(),
-        });
+        self.errors.push(LowerError::at(span, op, message));
     }
 
     /// Number of statements of the program.
@@ -533,10 +547,16 @@ impl<'p> Lowerer<'p> {
                         .insert(st.id().unwrap_or(0), BufKind::Struct(stride));
                 }
                 (Opcode::DclUav | Opcode::DclTypedUav, _) => {
-                    let float = st
-                        .controls
-                        .iter()
-                        .any(|c| matches!(c, ast::Control::Fmt(_, ast::ElementFormat::Float)));
+                    // An unsupported form is an error here; it is still recorded so that its
+                    // uses do not add "undeclared UAV" errors.
+                    let float = match isa_amdil::interp::typed_uav::typed_uav_decl(st) {
+                        Ok(d) => d.is_float(),
+                        Err(what) => {
+                            // (Not `self.error`: the statements are borrowed from `self`.)
+                            self.errors.push(LowerError::at(st.span, st.opcode, what));
+                            false
+                        }
+                    };
                     self.decls
                         .uavs
                         .insert(st.id().unwrap_or(0), BufKind::Typed(float));

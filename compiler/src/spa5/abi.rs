@@ -23,7 +23,7 @@
 //! the parameter area never exceeds [`MAX_PARAM_BYTES`], shared memory and the private arrays
 //! stay within the SM 5.x limits of [`crate::limits`] (else [`LayoutError`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use ilc_passes::ir::{Function, StackSlot};
 use isa_spa5::cubin::{Param, PARAM_BASE};
@@ -144,6 +144,10 @@ pub struct LaunchLayout {
     /// The code assumes a 1-D grid (`Options::launch_1d`): a launch with more than one group
     /// along y or z must use a compile without the assumption.
     pub grid_1d: bool,
+    /// The typed UAVs (`dcl_uav`): the code addresses each as an array of one 32-bit
+    /// component per element, so the memory bound to it must hold elements of one 32-bit
+    /// component (an embedder with typed resources, such as the CAL runtime, checks that).
+    pub typed_uavs: BTreeSet<u8>,
 }
 
 /// The layout cannot be built.
@@ -166,6 +170,12 @@ impl LaunchLayout {
         let mut l = LaunchLayout {
             block_size: func.group_size,
             grid_1d: func.launch_1d,
+            typed_uavs: func
+                .uavs
+                .iter()
+                .filter(|(_, k)| **k == ilc_passes::ir::UavKind::Typed)
+                .map(|(&id, _)| id)
+                .collect(),
             ..Default::default()
         };
         let mut off = 0u32;
@@ -351,7 +361,8 @@ impl LaunchLayout {
     }
 
     /// Our `.ilc.abi` section: a small text table, one line per parameter
-    /// (`offset size kind id`), plus `shared`, `block` and `local` lines. Runners parse it to
+    /// (`offset size kind id`), plus `lds`, `block`, `launch 1d`, `typed_uav ID` (one per
+    /// typed UAV), `shared` and `local` lines. Runners parse it to
     /// bind `--uav`/`--cb` files.
     pub fn abi_bytes(&self) -> Vec<u8> {
         let mut s = String::from("ilc-abi 1\n");
@@ -390,6 +401,9 @@ impl LaunchLayout {
         }
         if self.grid_1d {
             s.push_str("launch 1d\n");
+        }
+        for id in &self.typed_uavs {
+            s.push_str(&format!("typed_uav {id}\n"));
         }
         s.push_str(&format!(
             "shared {}\nlocal {}\n",
@@ -470,6 +484,11 @@ impl LaunchLayout {
                     Some("1d") => l.grid_1d = true,
                     _ => return Err(format!("unknown launch assumption in `{line}`")),
                 },
+                Some("typed_uav") => {
+                    let id = u8::try_from(field(1)?)
+                        .map_err(|_| format!("bad typed_uav id in `{line}`"))?;
+                    l.typed_uavs.insert(id);
+                }
                 Some("shared") => l.shared_size = field(1)? as u32,
                 Some("local") => l.local_size = field(1)? as u32,
                 _ => {}
@@ -603,6 +622,7 @@ mod tests {
     fn abi_text_reads_back() {
         let mut f = Function::new("k");
         f.uavs.insert(1, UavKind::Raw);
+        f.uavs.insert(4, UavKind::Typed);
         f.uses_global = true;
         f.outputs.insert(0);
         f.cbs.insert(2, 40);
@@ -612,6 +632,7 @@ mod tests {
         let l = LaunchLayout::compute(&f).unwrap();
         let back = LaunchLayout::from_abi(&l.abi_bytes()).unwrap();
         assert!(back.grid_1d);
+        assert_eq!(back.typed_uavs, BTreeSet::from([4]));
         assert_eq!(back.params, l.params);
         assert_eq!(back.lds, l.lds);
         assert_eq!(back.block_size, l.block_size);

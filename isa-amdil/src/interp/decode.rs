@@ -229,11 +229,8 @@ impl Decoder<'_> {
                 }
                 (Opcode::DclUav | Opcode::DclTypedUav, _) => {
                     let id = st.id().unwrap_or(0);
-                    let float = st
-                        .controls
-                        .iter()
-                        .any(|c| matches!(c, ast::Control::Fmt(_, ast::ElementFormat::Float)));
-                    self.decls.uavs.insert(id, UavKind::Typed(float));
+                    let decl = super::typed_uav::typed_uav_decl(st).map_err(|w| err(line, w))?;
+                    self.decls.uavs.insert(id, UavKind::Typed(decl.is_float()));
                 }
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), UavKind::Raw);

@@ -113,6 +113,7 @@ pub mod iops;
 pub mod memory;
 pub mod program;
 pub mod texture;
+pub mod typed_uav;
 
 mod exec;
 mod select;
@@ -130,9 +131,10 @@ pub fn prepare(program: &crate::ast::Program) -> Result<ExecProgram, InterpError
         if let Some(d) = diags.iter().find(|d| d.is_error()) {
             return Err(InterpError::Parse(d.to_string()));
         }
-        return decode::decode(&expanded);
+        return decode::decode(&crate::validate::end::before_end(&expanded));
     }
-    decode::decode(program)
+    // What follows the first `end` is ignored, as by the validator and the compiler.
+    decode::decode(&crate::validate::end::before_end(program))
 }
 
 /// Runs a whole compute dispatch of `program`; buffers in `dispatch` are updated in place.

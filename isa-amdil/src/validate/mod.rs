@@ -13,8 +13,9 @@
 //!   W0002 for indexed temps);
 //! - structured control flow: `if`/`else`/`endif`, `whileloop`/`loop`/`endloop`,
 //!   `switch`/`case`/`default`/`endswitch` (duplicate case values, two defaults), `break` and
-//!   `continue` placement, `func`/`endfunc`/`ret`, `endmain`, exactly one final `end`, call
-//!   targets that exist (E0040, E0041, E0042);
+//!   `continue` placement, `func`/`endfunc`/`ret`, `endmain`, a final `end` (statements after
+//!   the first `end` are a warning and ignored, see [`end`]), call targets that exist
+//!   (E0040, E0041, E0042);
 //! - an empty program (no version line, no statement) is an error (E0017);
 //! - practice-vs-guide warnings (W0001): missing version line, barriers inside control flow,
 //!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
@@ -39,10 +40,19 @@ use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
 use crate::opcodes::{Form, Opcode, Usage};
 
+pub mod end;
+
 /// Validates a program and returns all diagnostics (errors and warnings).
 pub fn validate(p: &Program) -> Vec<Diagnostic> {
     let mut v = Validator::default();
-    v.run(p);
+    v.run(&end::before_end(p));
+    if let Some(i) = end::after_end(p) {
+        v.warn(
+            codes::PRACTICE,
+            p.statements[i].span,
+            "statements after `end` are ignored (the guide allows one final `end`)",
+        );
+    }
     v.diags
 }
 
@@ -190,21 +200,16 @@ impl Validator {
         let mut stack: Vec<(Block, Span)> = Vec::new();
         let mut switch_cases: Vec<(HashSet<i32>, bool)> = Vec::new();
         let mut seen_endmain = false;
-        let mut end_at: Option<usize> = None;
+        let mut seen_end = false;
         let mut thread_group: Option<Span> = None;
         let mut max_threads: Option<Span> = None;
         let mut uses_lds = None;
         let mut prev_closed_func_by_ret = false;
         let mut warned_func_without_endmain = false;
 
-        for (i, s) in p.statements.iter().enumerate() {
+        for s in &p.statements {
             let op = s.opcode;
             let info = op.info();
-            if let Some(e) = end_at {
-                if i == e + 1 {
-                    self.error(codes::END, s.span, "instructions after `end`");
-                }
-            }
             if compute && !matches!(info.usage, Usage::Cs | Usage::Tex | Usage::Meta) {
                 self.warn(
                     codes::PRACTICE,
@@ -379,15 +384,12 @@ impl Validator {
                     stack.clear();
                 }
                 End => {
-                    if end_at.is_some() {
-                        self.error(codes::END, s.span, "second `end`");
-                    }
                     if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
                         let open = *open;
                         self.error_note(codes::END, s.span, "`end` inside an open block", open);
                     }
                     stack.clear();
-                    end_at = Some(i);
+                    seen_end = true;
                 }
                 Call | CallLogicalz | CallLogicalnz | Callnz => {
                     if let Payload::Label(l) = s.payload {
@@ -449,7 +451,7 @@ impl Validator {
             };
             self.error(codes::NESTING, span, what);
         }
-        if end_at.is_none() {
+        if !seen_end {
             let span = p.statements.last().map(|s| s.span).unwrap_or(Span::NONE);
             self.warn(codes::END, span, "program has no `end`");
         }
@@ -552,6 +554,11 @@ impl Validator {
                 if let Some(id) = id {
                     if !self.decls.uavs.insert(id) {
                         dup(self, &format!("UAV {id}"));
+                    }
+                }
+                if matches!(s.opcode, DclUav | DclTypedUav) {
+                    if let Err(what) = crate::interp::typed_uav::typed_uav_decl(s) {
+                        self.error(codes::UNSUPPORTED, s.span, what);
                     }
                 }
             }

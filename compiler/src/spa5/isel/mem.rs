@@ -1123,28 +1123,35 @@ fn aligned_accesses(
     layout: &crate::spa5::abi::LaunchLayout,
 ) -> HashMap<(ilc_passes::ir::Block, u32), u32> {
     let mut counts = HashMap::default();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            let data = &func.dfg.insts[inst];
-            let (Some(_), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
-                continue;
-            };
-            let kind = match m.space {
-                MemSpace::Uav(id) => ParamKind::UavSize(id),
-                MemSpace::Srv(id) => ParamKind::SrvSize(id),
-                MemSpace::Output(id) => ParamKind::OutSize(id),
-                MemSpace::Global => ParamKind::GlobalSize,
-                _ => continue,
-            };
-            if m.offset != 0 || m.align < 4 {
-                continue;
-            }
-            if let Some(off) = layout.cbank_offset(kind) {
-                *counts.entry((block, off)).or_default() += 1;
-            }
+    for (block, _, m) in addressed_accesses(func) {
+        let kind = match m.space {
+            MemSpace::Uav(id) => ParamKind::UavSize(id),
+            MemSpace::Srv(id) => ParamKind::SrvSize(id),
+            MemSpace::Output(id) => ParamKind::OutSize(id),
+            MemSpace::Global => ParamKind::GlobalSize,
+            _ => continue,
+        };
+        if m.offset != 0 || m.align < 4 {
+            continue;
+        }
+        if let Some(off) = layout.cbank_offset(kind) {
+            *counts.entry((block, off)).or_default() += 1;
         }
     }
     counts
+}
+
+/// Every memory access with an address operand, in layout order: its block, address and
+/// memory operand.
+fn addressed_accesses(
+    func: &ilc_passes::ir::Function,
+) -> impl Iterator<Item = (ilc_passes::ir::Block, Value, MemArg)> + '_ {
+    func.layout.blocks().flat_map(move |block| {
+        func.layout.block_insts(block).filter_map(move |inst| {
+            let data = &func.dfg.insts[inst];
+            Some((block, data.mem_addr()?, *data.mem_arg()?))
+        })
+    })
 }
 
 /// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
@@ -1157,22 +1164,16 @@ fn signed_bases(
     const_added: impl Fn(Value) -> Option<(Value, i64)>,
 ) -> HashSet<(ilc_passes::ir::Block, Value)> {
     let mut set = HashSet::default();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            let data = &func.dfg.insts[inst];
-            let (Some(addr), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
-                continue;
-            };
-            if !matches!(
-                m.space,
-                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
-            ) {
-                continue;
-            }
-            if let Some((x, c)) = const_added(addr) {
-                if !zext_exact(func, ranges, promised, x, c, Some(block)) {
-                    set.insert((block, x));
-                }
+    for (block, addr, m) in addressed_accesses(func) {
+        if !matches!(
+            m.space,
+            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) | MemSpace::Output(_)
+        ) {
+            continue;
+        }
+        if let Some((x, c)) = const_added(addr) {
+            if !zext_exact(func, ranges, promised, x, c, Some(block)) {
+                set.insert((block, x));
             }
         }
     }
@@ -1210,21 +1211,15 @@ pub(crate) fn promised_bases(
 ) -> HashSet<(ilc_passes::ir::Block, Value)> {
     const _: () = assert!(crate::spa5::abi::MAX_BUFFER_BYTES + (1 << 23) <= 1 << 31);
     let mut set = HashSet::default();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            let data = &func.dfg.insts[inst];
-            let (Some(addr), Some(m)) = (data.mem_addr(), data.mem_arg()) else {
-                continue;
-            };
-            if (assume_in_bounds || m.inbounds)
-                && matches!(
-                    m.space,
-                    MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
-                )
-                && (-(1 << 23)..=(1 << 23)).contains(&m.offset)
-            {
-                set.insert((block, addr));
-            }
+    for (block, addr, m) in addressed_accesses(func) {
+        if (assume_in_bounds || m.inbounds)
+            && matches!(
+                m.space,
+                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
+            )
+            && (-(1 << 23)..=(1 << 23)).contains(&m.offset)
+        {
+            set.insert((block, addr));
         }
     }
     set
