@@ -157,12 +157,7 @@ struct Scope<'a> {
 impl Scope<'_> {
     /// True if `v` is defined outside the loop.
     fn outside(&self, v: Value) -> bool {
-        let b = match self.func.dfg.value_def(v) {
-            ValueDef::Result(i, _) => self.func.layout.inst_block(i),
-            ValueDef::Param(b, _) => Some(b),
-            ValueDef::Detached => None,
-        };
-        b.is_some_and(|b| !self.members.contains(&b))
+        defined_outside(self.func, &self.members, v)
     }
 
     /// The instruction computing `v` inside the loop if it may be recomputed in front of the
@@ -234,6 +229,16 @@ impl Scope<'_> {
             _ => return None,
         })
     }
+}
+
+/// True if `v` is defined outside the blocks `members` (a detached value is not).
+fn defined_outside(func: &Function, members: &HashSet<Block>, v: Value) -> bool {
+    let b = match func.dfg.value_def(v) {
+        ValueDef::Result(i, _) => func.layout.inst_block(i),
+        ValueDef::Param(b, _) => Some(b),
+        ValueDef::Detached => None,
+    };
+    b.is_some_and(|b| !members.contains(&b))
 }
 
 /// Whether `space` has a length known only at launch (`special buflen`).
@@ -330,17 +335,13 @@ fn candidate(
     // window smaller than a buffer the loop walks, say) would send the whole loop down the
     // checked path. Launch-sized buffers are what the checks cost most on; the declared
     // sizes are versioned only in loops without such accesses.
-    let func_ref = func;
-    if accesses.iter().any(|&(i, _, _)| {
-        func_ref.dfg.insts[i]
+    let launch_sized = |i: Inst| {
+        func.dfg.insts[i]
             .mem_arg()
             .is_some_and(|m| has_buflen(m.space))
-    }) {
-        accesses.retain(|&(i, _, _)| {
-            func_ref.dfg.insts[i]
-                .mem_arg()
-                .is_some_and(|m| has_buflen(m.space))
-        });
+    };
+    if accesses.iter().any(|&(i, _, _)| launch_sized(i)) {
+        accesses.retain(|&(i, _, _)| launch_sized(i));
     }
     // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
     // turn into straight-line code) keeps its checks: they cost about what the test and the
@@ -390,14 +391,7 @@ fn induction_variables(
         .last_inst(lp.latch)
         .map(|t| func.dfg.insts[t].branch_destinations()[0].args.to_vec())
         .unwrap_or_default();
-    let outside = |v: Value| match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => func
-            .layout
-            .inst_block(i)
-            .is_some_and(|b| !members.contains(&b)),
-        ValueDef::Param(b, _) => !members.contains(&b),
-        ValueDef::Detached => false,
-    };
+    let outside = |v: Value| defined_outside(func, members, v);
     let mut out = Vec::new();
     for (k, &p) in params.iter().enumerate() {
         let (Some(&init), Some(&next)) = (entry.get(k), back.get(k)) else {
@@ -464,12 +458,7 @@ impl Eval<'_> {
     }
 
     fn outside(&self, func: &Function, v: Value) -> bool {
-        let b = match func.dfg.value_def(v) {
-            ValueDef::Result(i, _) => func.layout.inst_block(i),
-            ValueDef::Param(b, _) => Some(b),
-            ValueDef::Detached => None,
-        };
-        b.is_some_and(|b| !self.members.contains(&b))
+        defined_outside(func, self.members, v)
     }
 
     /// True if `v` depends on an induction variable (the analysis accepted `v`, so this only
