@@ -125,6 +125,11 @@ pub struct LaunchConfig {
     pub check_hazards: bool,
     /// Maximum warp instructions executed before [`EmuError::OutOfFuel`].
     pub fuel: u64,
+    /// Run each warp of a block, in id order, until it waits at a barrier or is done before
+    /// the next gets a turn (instead of round-robin slices): an interleaving that the IL
+    /// interpreter's `Schedule::Warps` follows too, so `ilc --verify` can compare outputs
+    /// that depend on it. A warp spinning on another warp's store never ends (out of fuel).
+    pub warp_to_barrier: bool,
 }
 
 impl Default for LaunchConfig {
@@ -136,6 +141,7 @@ impl Default for LaunchConfig {
             dynamic_shared: 0,
             check_hazards: true,
             fuel: 1 << 32,
+            warp_to_barrier: false,
         }
     }
 }

@@ -8,7 +8,8 @@
 //! every entry); when no lane is active the top entry is popped and its lanes resume at its
 //! address, so a divergent `RET` waits for the function's other paths like a `SYNC`. A warp whose stack empties with no active lane is done.
 //!
-//! Blocks run warps round-robin, [`SLICE`] instructions at a time; a warp reaching
+//! Blocks run warps round-robin, [`SLICE`] instructions at a time (or each until it waits
+//! or is done, with [`LaunchConfig::warp_to_barrier`]); a warp reaching
 //! `BAR.SYNC`/`BAR.RED` waits until every warp that has not finished has arrived, then all
 //! are released (with the `BAR.RED` reduction over the arriving lanes).
 
@@ -173,6 +174,9 @@ pub(crate) struct Block {
     ctaid: [u32; 3],
     block: [u32; 3],
     grid: [u32; 3],
+    /// Warp instructions a warp runs before the next gets a turn ([`SLICE`], or unbounded
+    /// with [`LaunchConfig::warp_to_barrier`]).
+    slice: u64,
 }
 
 impl Block {
@@ -231,6 +235,11 @@ impl Block {
             ctaid,
             block: cfg.block,
             grid: cfg.grid,
+            slice: if cfg.warp_to_barrier {
+                u64::MAX
+            } else {
+                u64::from(SLICE)
+            },
         }
     }
 
@@ -261,7 +270,7 @@ impl Block {
                     block: self.block,
                     grid: self.grid,
                 };
-                for _ in 0..SLICE {
+                for _ in 0..self.slice {
                     if *fuel == 0 {
                         return Err(EmuError::OutOfFuel {
                             executed: fuel0,

@@ -266,6 +266,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
         dynamic_shared: cli.dynamic_shared,
         check_hazards: !cli.no_hazards,
         fuel: cli.fuel,
+        ..LaunchConfig::default()
     };
     let report = dev
         .launch_decoded(&module, &kernel, &code, &cfg)
@@ -353,6 +354,7 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
     let run = EmulatedRun {
         check_hazards: !cli.no_hazards,
         fuel: Some(cli.fuel),
+        warp_to_barrier: false,
     };
     let (out, report) = run
         .run(cubin, name, &layout, &d)
