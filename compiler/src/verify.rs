@@ -2,17 +2,32 @@
 //! reference interpreter on the same random inputs and compare every output.
 //!
 //! [`verify`] compiles the kernel, then for each of `dispatches` seeded dispatches builds random
-//! contents for every UAV, constant buffer and `g[]` the kernel declares, runs
-//! `isa_amdil::interp` (lock step) and `isa_spa5::emu` (with the control-word hazard checker),
-//! and compares the written-back buffers dword by dword.
+//! contents for every UAV, constant buffer and `g[]` the kernel declares (or takes the user's,
+//! [`VerifyOptions::inputs`], see [`Inputs`]), runs `isa_amdil::interp` and `isa_spa5::emu`
+//! (with the control-word hazard checker), and compares the written-back buffers dword by
+//! dword.
 //!
 //! Inputs: each dword is, at random, a small integer (0..64, so data-dependent indices and
 //! trip counts stay small), a float in [-100, 100], or a random bit pattern. UAVs are sized
 //! from the dispatch (64 bytes per work-item, at least 1 KiB); accesses beyond them follow the
-//! IL rule (loads read 0, stores are dropped), which both sides implement. A dispatch whose
-//! interpreter run whose outputs differ between lock step and a shuffled interleaving (random
-//! addresses making work-items race) is skipped; one whose interpreter run runs out of fuel (a loop count taken from random bits) is retried with small
-//! integers (0..16) only; one that still fails is skipped and counted.
+//! IL rule (loads read 0, stores are dropped), which both sides implement.
+//!
+//! Long kernels: the interpreter's budget per run is [`VerifyOptions::fuel`], by default
+//! [`auto_fuel`] (it grows with the kernel's size and the dispatch's work-items). A dispatch
+//! that runs out is retried with small integers (0..16: a loop count taken from random bits),
+//! then with one group instead of the whole grid (a kernel that is simply long; reported in
+//! [`VerifyReport::notes`] and counted in [`VerifyReport::reduced`], and later dispatches
+//! start there); one that still does not finish is skipped with the reason.
+//!
+//! Interleaving: both sides run the same schedule, warps of 32 work-items in id order, each
+//! to its next barrier or its end (`interp::Schedule::Warps`, `LaunchConfig::warp_to_barrier`),
+//! so outputs one work-item writes and another reads without a barrier (or through atomics)
+//! are compared too; [`VerifyReport::order_dependent`] counts those a shuffled interleaving
+//! changes. What even that order leaves open (two lanes storing one dword in one
+//! instruction, the order in which a warp runs the two sides of a divergent branch) shows as
+//! a difference between the interpreter's warp-order run and its reversed run (highest pc and
+//! lane first): such dwords are racy under every schedule, not compared, and listed in
+//! [`VerifyReport::racy_bytes`].
 //!
 //! Tolerance: outputs must be bit-identical, except when the kernel uses an operation whose
 //! result the IL guide leaves to the implementation's precision (`sqrt`, `rsq`, `rcp`, `div`,
@@ -463,9 +478,9 @@ fn interpret(
     let full_groups = setup.inputs(k, false, false);
     let can_shrink = setup.work_items(&full_groups) > exec.group.iter().product::<u32>() as u64;
     let mut last_err = None;
-    // (tame, one group): mixed inputs on the whole grid, then on one group (a long kernel),
-    // then small integers (a loop count taken from random bits) on either.
-    let attempts = [(false, false), (false, true), (true, false), (true, true)]
+    // (tame, one group): mixed inputs on the whole grid, then small integers (a loop count
+    // taken from random bits), then both on one group (a kernel too long for the fuel).
+    let attempts = [(false, false), (true, false), (false, true), (true, true)]
         .into_iter()
         .filter(|&(_, shrink)| {
             if *small {

@@ -10,7 +10,7 @@
 //! | `srvN.bin` | read-only buffer `N` | raw bytes, as `--srv N=FILE` |
 //! | `cbN.bin` | constant buffer `N` | 16 bytes per element, as `--cb N=FILE` (a partial last element is zero-padded) |
 //! | `g.bin` | the global buffer `g[]` | 16 bytes per element, as `--g FILE` |
-//! | `texN-WxH[xD]-FORMAT[xC].bin` | texture resource `N` | texels row-major; FORMAT `f32 u32 s32 unorm8 u8 unorm16 u16`, C channels (default 1), as `--texture N=FILE:WxH[xD]:FORMAT[xC]` |
+//! | `texN-WxH[xD]-FORMAT[xC].bin` | texture resource `N` | texels row-major; FORMAT `f32 u32 s32 unorm8 u8 unorm16 u16`, C channels (default 1), as `il-run --tex N=FILE:WxH[xD]:FORMAT[xC]` |
 //! | `grid.txt` | groups of the dispatch | `X[,Y[,Z]]` (default: [`super::VerifyOptions::grid`]) |
 //! | `domain.txt` | pixels of a pixel shader | `W,H` |
 //!
