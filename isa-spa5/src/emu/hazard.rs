@@ -90,6 +90,10 @@ struct Slot {
     guard: Option<(u8, bool, u64)>,
     /// The same for the pending (or unprotected) variable-latency write.
     pending_guard: Option<(u8, bool, u64)>,
+    /// The warp's active lanes when the fixed-latency value was written.
+    lanes: u32,
+    /// The active lanes of the pending (or unprotected) variable-latency write.
+    pending_lanes: u32,
 }
 
 /// Whether two guards select disjoint lanes.
@@ -178,7 +182,24 @@ impl Tracker {
     }
 
     /// Checks and records instruction `inst` (at byte address `pc`) issuing now.
+    /// [`Tracker::issue_lanes`] with every lane active.
+    #[cfg(test)]
     pub(crate) fn issue(&mut self, pc: u32, inst: &Inst, ctrl: &Control, out: &mut Vec<Hazard>) {
+        self.issue_lanes(pc, inst, ctrl, u32::MAX, out);
+    }
+
+    /// Issues `inst` for the warp's active `lanes`: reports its hazards and records its
+    /// writes. A read or write by lanes disjoint from a pending write's (the other side of
+    /// a divergent branch, lanes that returned from a call while others run on) does not
+    /// touch that write's registers: no hazard.
+    pub(crate) fn issue_lanes(
+        &mut self,
+        pc: u32,
+        inst: &Inst,
+        ctrl: &Control,
+        lanes: u32,
+        out: &mut Vec<Hazard>,
+    ) {
         // Waits before issue: the control word's mask, then DEPBAR's own.
         for sb in 0..NUM_SCOREBOARDS as usize {
             if ctrl.wait_mask & (1 << sb) != 0 {
@@ -222,7 +243,8 @@ impl Tracker {
         for loc in uses.iter() {
             for (s, name) in slots_of(loc) {
                 let slot = self.slots[s];
-                let other_lanes = disjoint(slot.pending_guard, guard);
+                let other_lanes =
+                    disjoint(slot.pending_guard, guard) || slot.pending_lanes & lanes == 0;
                 if let Some((sb, op, from)) = slot.pending {
                     if self.in_queue(sb, op) && !other_lanes {
                         report(
@@ -251,7 +273,10 @@ impl Tracker {
                     continue;
                 }
                 let need = if s >= PRED_BASE { 0 } else { delay };
-                if slot.ready > self.now + need && !disjoint(slot.guard, guard) {
+                if slot.ready > self.now + need
+                    && !disjoint(slot.guard, guard)
+                    && slot.lanes & lanes != 0
+                {
                     report(
                         HazardKind::NotReady,
                         format!(
@@ -299,7 +324,8 @@ impl Tracker {
                         );
                     }
                 }
-                let other_lanes = disjoint(slot.pending_guard, guard);
+                let other_lanes =
+                    disjoint(slot.pending_guard, guard) || slot.pending_lanes & lanes == 0;
                 if let Some((sb, op, from)) = slot.pending {
                     if self.in_queue(sb, op) && wr_op.is_none_or(|(_, o)| o != op) && !other_lanes {
                         report(
@@ -320,6 +346,7 @@ impl Tracker {
                     slot.pending = wr_op.map(|(sb, op)| (sb, op, pc));
                     slot.unprotected = bare_op.map(|op| (pc, op, class));
                     slot.pending_guard = guard;
+                    slot.pending_lanes = lanes;
                     slot.ready = 0;
                 } else {
                     // A write to the other lanes leaves the pending write pending.
@@ -328,6 +355,7 @@ impl Tracker {
                         slot.unprotected = None;
                     }
                     slot.guard = guard;
+                    slot.lanes = lanes;
                     let lat = match (s, timing.gpr) {
                         (CC_SLOT, _) => CC_LATENCY as u64,
                         (s, _) if s >= PRED_BASE => latency::pred_latency() as u64,
@@ -382,6 +410,52 @@ mod tests {
         t.issue(8, &Inst::iadd(Reg(1), Reg(2), Reg(3)), &ctl(6), &mut out);
         t.issue(16, &Inst::iadd(Reg(4), Reg(1), Reg(3)), &ctl(6), &mut out);
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn other_lanes_do_not_wait_for_a_pending_write() {
+        // ptxas's recursive code: lanes that returned from a call leave an LDG pending on
+        // R4 while the other lanes of the warp run on and read their own R4.
+        let ld = Inst::ldg(crate::mods::Size::B32, Reg(4), Reg(2), 0);
+        let use4 = Inst::iadd(Reg(5), Reg(4), Reg(4));
+        let wr = Control {
+            wr_bar: Some(2),
+            ..ctl(1)
+        };
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        t.issue_lanes(8, &ld, &wr, 0x0000_ffff, &mut out);
+        t.issue_lanes(16, &use4, &ctl(1), 0xffff_0000, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // Once the lanes reconverge, the read waits.
+        t.issue_lanes(24, &use4, &ctl(1), u32::MAX, &mut out);
+        assert_eq!(out[0].kind, HazardKind::Pending);
+        // A fixed-latency result too.
+        let mut t = Tracker::default();
+        out.clear();
+        t.issue_lanes(
+            8,
+            &Inst::iadd(Reg(1), Reg(2), Reg(3)),
+            &ctl(1),
+            0xff,
+            &mut out,
+        );
+        t.issue_lanes(
+            16,
+            &Inst::iadd(Reg(4), Reg(1), Reg(3)),
+            &ctl(1),
+            0xff00,
+            &mut out,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        t.issue_lanes(
+            24,
+            &Inst::iadd(Reg(4), Reg(1), Reg(3)),
+            &ctl(1),
+            0xff,
+            &mut out,
+        );
+        assert_eq!(out[0].kind, HazardKind::NotReady);
     }
 
     #[test]
