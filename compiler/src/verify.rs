@@ -223,6 +223,10 @@ pub enum VerifyError {
     /// The interpreter cannot run the kernel at all.
     #[error("interpreter: {0}")]
     Interpreter(String),
+    /// The user's inputs do not fit the kernel (a texture in another storage than the
+    /// kernel was compiled for).
+    #[error("inputs: {0}")]
+    Inputs(String),
     /// The emulator failed on the compiled code (a compiler or emulator bug).
     #[error("emulator, dispatch {dispatch}: {message}")]
     Emulator {
@@ -630,6 +634,19 @@ pub fn verify_against(
         uav_bytes: (items * 64).max(1024) as usize,
     };
     if let Some(u) = &opts.inputs {
+        // The compiled code reads a texture in the storage it was compiled for (--texture).
+        for (&id, decl) in &exec.resources {
+            if let Some(t) = u.textures.get(&id) {
+                let (f, n) = compiler.options().textures.storage(id, decl);
+                if (t.format, t.channels) != (f, n) {
+                    return Err(VerifyError::Inputs(format!(
+                        "texture {id} is {:?}x{} in the inputs, but the kernel was compiled \
+                         for {f:?}x{n} (give --texture {id}=FORMATxN to match)",
+                        t.format, t.channels
+                    )));
+                }
+            }
+        }
         report.notes.extend(u.describe(&exec, &kernel.layout));
     }
     // The user's inputs are one dispatch; random ones are `dispatches` seeds.

@@ -145,3 +145,36 @@ fn user_inputs_are_used() {
     let r = verify_against(&c, src.as_bytes(), mutant.as_bytes(), &opts).expect("runs");
     assert!(r.mismatch_count > 0, "{r}");
 }
+
+#[test]
+fn user_textures_and_domain() {
+    let src = include_str!("../../tests/kernels_cal/ps_matmul.il");
+    let dir = std::env::temp_dir().join(format!("ilc-verify-tex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let texels: Vec<u8> = (0..8 * 8 * 4)
+        .flat_map(|k| ((k % 13) as f32 * 0.25).to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("tex0-8x8-f32x4.bin"), &texels).expect("write");
+    std::fs::write(dir.join("tex1-8x8-u8.bin"), [7u8; 64]).expect("write");
+    std::fs::write(dir.join("domain.txt"), "8,8\n").expect("write");
+    let c = Compiler::default();
+    let read = |dir: &std::path::Path| VerifyOptions {
+        inputs: Some(Inputs::from_dir(dir).expect("reads")),
+        ..VerifyOptions::default()
+    };
+    // The kernel was compiled for f32x4 texels: a u8 texture is refused, not "verified".
+    let e = verify(&c, src.as_bytes(), &read(&dir)).expect_err("storage differs");
+    assert!(e.to_string().contains("texture 1"), "{e}");
+    std::fs::remove_file(dir.join("tex1-8x8-u8.bin")).expect("remove");
+    std::fs::write(dir.join("tex1-8x8-f32x4.bin"), &texels).expect("write");
+    let opts = read(&dir);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+    assert_eq!(opts.inputs.as_ref().and_then(|i| i.domain), Some([8, 8]));
+    let r = verify(&c, src.as_bytes(), &opts).expect("runs");
+    assert_eq!(r.compared, 1, "{r}");
+    assert!(r.passed(), "{r}");
+    assert!(
+        r.notes.iter().any(|n| n.contains("texture 0, texture 1")),
+        "{r}"
+    );
+}
