@@ -13,7 +13,8 @@
 //! Scoreboards count outstanding operations in issue order (`DEPBAR.LE SBn, k` waits until
 //! at most `k` remain). Variable-latency operations of one class (memory, SFU, ...) complete
 //! in issue order: ptxas leaves the write scoreboard off a load whose result it reads only
-//! after waiting for a later load of the same kind, and this model accepts that.
+//! after waiting for a later load of the same kind, and this model accepts that (conversions
+//! and `MUFU` count as one pipe: a conversion read after waiting for a later `MUFU`).
 //! A variable-latency write may overwrite the sources of an older operation of the same class
 //! still on its read scoreboard: that pipe reads sources in issue order, before any later
 //! result comes back.
@@ -94,6 +95,16 @@ struct Slot {
     lanes: u32,
     /// The active lanes of the pending (or unprotected) variable-latency write.
     pending_lanes: u32,
+}
+
+/// The in-order pipe of a class: conversions and `MUFU` share one (ptxas leaves the write
+/// scoreboard off `F2F.F32.F32.TRUNC R6, R0` and reads R6 only after waiting for a later
+/// `MUFU.RCP`'s scoreboard).
+fn pipe(class: Class) -> Class {
+    match class {
+        Class::Conv => Class::Sfu,
+        c => c,
+    }
 }
 
 /// Whether two guards select disjoint lanes.
@@ -291,7 +302,7 @@ impl Tracker {
         // Writes.
         let timing = latency::timing(inst);
         let var = inst.is_variable_latency();
-        let class = inst.form().class;
+        let class = pipe(inst.form().class);
         // Sources are read before the result is written: the read scoreboard's operation is
         // the older one, so waiting for the result also covers the reads.
         let rd_op = ctrl
@@ -410,6 +421,33 @@ mod tests {
         t.issue(8, &Inst::iadd(Reg(1), Reg(2), Reg(3)), &ctl(6), &mut out);
         t.issue(16, &Inst::iadd(Reg(4), Reg(1), Reg(3)), &ctl(6), &mut out);
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_conversion_completes_before_a_later_waited_mufu() {
+        let p = |t: &str| crate::asm::parse_inst(t, 0).expect("parses").inst;
+        let (f2f, mufu) = (p("F2F.F32.F32.TRUNC R6, R0"), p("MUFU.RCP R4, R4"));
+        let use6 = Inst::iadd(Reg(7), Reg(6), Reg(6));
+        let wr = Control {
+            wr_bar: Some(0),
+            ..ctl(1)
+        };
+        let wait = Control {
+            wait_mask: 1,
+            ..ctl(1)
+        };
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        t.issue(8, &f2f, &ctl(1), &mut out);
+        t.issue(16, &mufu, &wr, &mut out);
+        t.issue(24, &use6, &wait, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // Without the wait the conversion's result is unprotected.
+        let mut t = Tracker::default();
+        t.issue(8, &f2f, &ctl(1), &mut out);
+        t.issue(16, &mufu, &wr, &mut out);
+        t.issue(24, &use6, &ctl(1), &mut out);
+        assert_eq!(out[0].kind, HazardKind::Unprotected);
     }
 
     #[test]
