@@ -136,8 +136,8 @@ pub struct LaunchConfig {
     /// that depend on it. A warp spinning on another warp's store never ends (out of fuel).
     pub warp_to_barrier: bool,
     /// Per-thread stack bytes, as `cudaDeviceSetLimit(cudaLimitStackSize)` (default 1024, the
-    /// driver's): the thread's local-memory window is the larger of this and the kernel's
-    /// frame (`EIATTR_FRAME_SIZE`).
+    /// driver's): the thread's local-memory window of a kernel that calls functions is the
+    /// larger of this and its frame (`EIATTR_FRAME_SIZE`); one without calls gets its frame.
     pub stack_size: u32,
 }
 
@@ -309,8 +309,13 @@ impl Device {
             ));
         }
         // The driver gives every thread the larger of the kernel's frame and the stack limit
-        // (`cudaLimitStackSize`): recursive code grows its stack below the frame.
-        let local_size = (k.local_size.max(cfg.stack_size).max(16) as u64).next_multiple_of(16);
+        // (`cudaLimitStackSize`): code that calls (recursion) grows its stack below the
+        // frame; code without calls addresses only its frame, which is all it gets here.
+        let calls = code
+            .iter()
+            .any(|(i, _)| matches!(i.form().mnemonic, "CAL" | "JCAL" | "PRET"));
+        let stack = if calls { cfg.stack_size } else { 0 };
+        let local_size = (k.local_size.max(stack).max(16) as u64).next_multiple_of(16);
         let banks = self.constant_banks(module, k, cfg, local_size)?;
         let shared = k.shared_size as u64 + cfg.dynamic_shared as u64;
         if shared > 0x1_0000 {
