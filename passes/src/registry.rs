@@ -185,8 +185,9 @@ mod tests {
         }
     }
 
-    /// A pass that claims to preserve the CFG leaves a kernel's CFG (a loop, a branch on `pnot`) as it found it
-    /// (the pipeline also checks this after every such pass in debug builds).
+    /// A pass that claims to preserve the CFG leaves a kernel's CFG (a loop, a branch on
+    /// `pnot`) as it found it (the pipeline also checks this after every such pass in debug
+    /// builds).
     #[test]
     fn passes_preserving_the_cfg_keep_the_edges() {
         let src = "kernel %k {

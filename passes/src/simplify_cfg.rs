@@ -15,6 +15,7 @@
 //! Guarantees: the result verifies, has no unreachable blocks, and behaves the same.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use crate::eval::{controlling_type, eval_pure};
 use crate::ir::{
@@ -186,9 +187,12 @@ fn merge_blocks(func: &mut Function, analyses: Option<&mut Analyses>) -> bool {
             &fresh
         }
     };
-    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    // Inline lists: most blocks have one or two predecessors (a heap list per block was most
+    // of this step's cost on small kernels).
+    let mut preds: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
+    preds.resize(func.dfg.num_blocks());
     for b in func.layout.blocks() {
-        preds[b] = cfg.preds(b).to_vec();
+        preds[b].extend_from_slice(cfg.preds(b));
     }
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
     let resolve = |s: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
@@ -302,6 +306,9 @@ fn bypass_forwarders(func: &mut Function) -> bool {
         call
     };
     let mut changed = false;
+    if !func.layout.blocks().any(|b| forwarder[b]) {
+        return false;
+    }
     for pred in func.layout.blocks().collect::<Vec<_>>() {
         if forwarder[pred] {
             continue;
@@ -309,7 +316,11 @@ fn bypass_forwarders(func: &mut Function) -> bool {
         let Some(t) = func.terminator(pred) else {
             continue;
         };
-        let dests = func.dfg.insts[t].branch_destinations().to_vec();
+        let dests = &func.dfg.insts[t].branch_destinations();
+        if !dests.iter().any(|d| forwarder[d.block]) {
+            continue;
+        }
+        let dests = dests.to_vec();
         for (k, d) in dests.into_iter().enumerate() {
             if !forwarder[d.block] {
                 continue;

@@ -23,10 +23,30 @@ use super::function::Function;
 /// Dominator tree of the reachable blocks.
 #[derive(Clone, Debug, Default)]
 pub struct DominatorTree {
-    idom: SecondaryMap<Block, Option<Block>>,
-    rpo_number: SecondaryMap<Block, u32>,
+    /// Per block (one map: a compile builds many small trees, and each map was an
+    /// allocation).
+    nodes: SecondaryMap<Block, DomNode>,
     rpo: Vec<Block>,
-    children: SecondaryMap<Block, SmallVec<[Block; 2]>>,
+}
+
+/// What the tree knows of one block.
+#[derive(Clone, Debug)]
+struct DomNode {
+    idom: Option<Block>,
+    /// Position in the reverse post-order; `u32::MAX` if unreachable.
+    rpo_number: u32,
+    /// Children in the dominator tree, in reverse post-order.
+    children: SmallVec<[Block; 2]>,
+}
+
+impl Default for DomNode {
+    fn default() -> Self {
+        DomNode {
+            idom: None,
+            rpo_number: u32::MAX,
+            children: SmallVec::new(),
+        }
+    }
 }
 
 /// Sentinel of the working arrays: no node.
@@ -214,38 +234,29 @@ impl DominatorTree {
             .rev()
             .map(|&v| Block::new(v as usize))
             .collect();
-        let mut num = SecondaryMap::with_default(u32::MAX);
-        num.resize(n);
+        let mut nodes: SecondaryMap<Block, DomNode> = SecondaryMap::new();
+        nodes.resize(n);
         for (i, &b) in rpo.iter().enumerate() {
-            num[b] = i as u32;
+            nodes[b].rpo_number = i as u32;
         }
-        let mut idom = SecondaryMap::new();
-        idom.resize(n);
-        let mut children: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
-        children.resize(n);
         // Children in reverse post-order (the order the passes walk the tree in).
         for &b in rpo.iter().skip(1) {
             let d = Block::new(s.node[s.semi[s.pre[b.index()] as usize] as usize] as usize);
-            idom[b] = Some(d);
-            children[d].push(b);
+            nodes[b].idom = Some(d);
+            nodes[d].children.push(b);
         }
         keep_scratch(s);
-        DominatorTree {
-            idom,
-            rpo_number: num,
-            rpo,
-            children,
-        }
+        DominatorTree { nodes, rpo }
     }
 
     /// Immediate dominator (None for the entry and unreachable blocks).
     pub fn idom(&self, b: Block) -> Option<Block> {
-        self.idom[b]
+        self.nodes[b].idom
     }
 
     /// True if `b` is reachable from the entry.
     pub fn is_reachable(&self, b: Block) -> bool {
-        self.rpo_number[b] != u32::MAX
+        self.nodes[b].rpo_number != u32::MAX
     }
 
     /// Reachable blocks in reverse post-order.
@@ -255,12 +266,12 @@ impl DominatorTree {
 
     /// Position of `b` in the reverse post-order (`u32::MAX` if unreachable).
     pub fn rpo_number(&self, b: Block) -> u32 {
-        self.rpo_number[b]
+        self.nodes[b].rpo_number
     }
 
     /// Children of `b` in the dominator tree.
     pub fn children(&self, b: Block) -> &[Block] {
-        &self.children[b]
+        &self.nodes[b].children
     }
 
     /// True if `a` dominates `b` (reflexive). False if either is unreachable.
@@ -274,10 +285,10 @@ impl DominatorTree {
                 return true;
             }
             // idom has a smaller RPO number: stop once we pass `a`.
-            if self.rpo_number[cur] < self.rpo_number[a] {
+            if self.nodes[cur].rpo_number < self.nodes[a].rpo_number {
                 return false;
             }
-            match self.idom[cur] {
+            match self.nodes[cur].idom {
                 Some(d) => cur = d,
                 None => return false,
             }

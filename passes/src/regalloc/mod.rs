@@ -42,7 +42,7 @@ pub mod testgen;
 use cranelift_entity::SecondaryMap;
 pub use display::{listing, RegAllocTest};
 
-use crate::ir::{AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
+use crate::ir::{Analyses, AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
 use crate::target::{PReg, TargetIsa};
 
 /// Options of a register allocation run.
@@ -283,9 +283,25 @@ fn attempt(
 ) -> Result<Allocation, Failure> {
     let mut alloc = Allocation::default();
     let bundles = prepare::run(func, target, &mut alloc)?;
-    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc)?;
-    color::run(func, target, &bundles, limits, group_hints, &mut alloc)?;
-    resolve::run(func, target, limits, spill_info, &mut alloc)?;
+    // Preparation split the critical edges; after it the control flow stays as it is (the
+    // later steps insert instructions and block parameters only), so they share one CFG
+    // and dominator tree.
+    let mut analyses = Analyses::new();
+    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc, &mut analyses)?;
+    color::run(
+        func,
+        target,
+        &bundles,
+        limits,
+        group_hints,
+        &mut alloc,
+        &mut analyses,
+    )?;
+    resolve::run(func, target, limits, spill_info, &mut alloc, &mut analyses)?;
+    debug_assert!(
+        analyses.is_current(func),
+        "the CFG changed after preparation"
+    );
     Ok(alloc)
 }
 
