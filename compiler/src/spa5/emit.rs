@@ -41,8 +41,8 @@ use std::collections::BTreeSet;
 
 use cranelift_entity::SecondaryMap;
 use ilc_passes::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, PostDominatorTree,
-    RegFile, Type, Value,
+    Analyses, Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode,
+    PostDominatorTree, RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
 use ilc_passes::uniformity::Uniformity;
@@ -140,10 +140,10 @@ pub fn emit(
     alloc: &Allocation,
     tgt: &Spa5Target,
     spill_base: u32,
+    analyses: &mut Analyses,
 ) -> Result<EmitResult, EmitError> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let pdt = PostDominatorTree::with_function(func, &cfg);
+    let (cfg, dt) = analyses.domtree(func);
+    let pdt = PostDominatorTree::with_function(func, cfg);
     let uni = divergence(func, tgt);
     let mut out = EmitResult::default();
 
