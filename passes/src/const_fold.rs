@@ -25,8 +25,7 @@ use cranelift_entity::SecondaryMap;
 use crate::eval::{controlling_type, eval_pure};
 use crate::ir::{Analyses, Function, InstructionData, IntCC, Opcode, Type, Value};
 
-/// Runs constant folding on `func`.
-/// Runs the pass with analyses of its own.
+/// Runs constant folding on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
     run_with(func, &mut Analyses::new());
 }

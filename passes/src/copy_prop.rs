@@ -12,8 +12,7 @@ use cranelift_entity::SecondaryMap;
 
 use crate::ir::{Analyses, Block, Function, Inst, Opcode, Value};
 
-/// Runs copy propagation on `func`.
-/// Runs the pass with analyses of its own.
+/// Runs copy propagation on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
     run_with(func, &mut Analyses::new());
 }

@@ -26,8 +26,7 @@ use crate::ir::{Analyses, Block, Function, Inst, InstructionData, Opcode, Type, 
 /// The identity of a pure computation.
 type Key = (InstructionData, SmallVec<[Type; 2]>);
 
-/// Runs GVN on `func`.
-/// Runs the pass with analyses of its own.
+/// Runs GVN on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
     run_with(func, &mut Analyses::new());
 }
