@@ -30,6 +30,7 @@ pub mod target;
 pub mod verifier;
 
 pub mod addr_fold;
+pub(crate) mod affine;
 pub mod bounds_version;
 pub mod combine;
 pub mod const_fold;
