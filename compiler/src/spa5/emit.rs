@@ -49,6 +49,7 @@ use ilc_passes::uniformity::Uniformity;
 use isa_spa5::inst::Operand;
 use isa_spa5::table::Class;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
+use smallvec::SmallVec;
 
 use super::target::{Slot, Spa5Target, SCRATCH};
 
@@ -749,8 +750,11 @@ pub fn check_sync_balance(out: &EmitResult) -> Result<(), EmitError> {
             .filter(|&t| t < n)
             .ok_or_else(|| EmitError::UnbalancedSync(i, "branch without a target".into()))
     };
-    let mut state: Vec<Option<Vec<usize>>> = vec![None; n];
-    let mut work: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new())];
+    // SSY target stacks, inline up to the usual nesting (a heap copy per instruction was
+    // most of this check's cost).
+    type Stack = SmallVec<[usize; 4]>;
+    let mut state: Vec<Option<Stack>> = vec![None; n];
+    let mut work: Vec<(usize, Stack)> = vec![(0, Stack::new())];
     while let Some((i, stack)) = work.pop() {
         if i >= n {
             return Err(EmitError::UnbalancedSync(
