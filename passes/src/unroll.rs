@@ -96,7 +96,7 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut found = Vec::new();
     for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
-        if let Some(c) = candidate(func, &cfg, &dt, &loops, h) {
+        if let Some(c) = candidate(func, cfg, dt, loops, h) {
             found.push(c);
         }
     }

@@ -352,7 +352,7 @@ pub fn emit(
             }
         }
     }
-    check_barriers_reconverged(func, tgt, &cfg, &pdt, &uni, &dt, &groups)?;
+    check_barriers_reconverged(func, tgt, cfg, &pdt, &uni, dt, &groups)?;
     // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
     // point (a block belongs to at most one innermost region ending there).
     let mut sync_edge: HashMap<Block, Block> = HashMap::default();

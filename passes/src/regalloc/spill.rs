@@ -706,13 +706,13 @@ fn reconstruct_ssa(
         }
         for &u in use_list {
             let b = func.layout.inst_block(u).expect("use in layout");
-            let d = r.lookup(func, &cfg, b, Some(u), alloc)?;
+            let d = r.lookup(func, cfg, b, Some(u), alloc)?;
             if d != v {
                 func.dfg.insts[u].map_values(|x| if x == v { d } else { x });
             }
-            r.drain(func, &cfg, alloc)?;
+            r.drain(func, cfg, alloc)?;
         }
-        r.drain(func, &cfg, alloc)?;
+        r.drain(func, cfg, alloc)?;
     }
     Ok(())
 }
