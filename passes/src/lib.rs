@@ -42,6 +42,7 @@ pub mod gvn;
 pub mod if_convert;
 pub mod launch_facts;
 pub mod licm;
+pub mod loop_reduce;
 pub mod mem_combine;
 pub mod pair_fuse;
 pub mod preheaders;

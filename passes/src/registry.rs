@@ -157,6 +157,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::reassociate::run_with,
         preserves_cfg: true,
     },
+    PassInfo {
+        name: "loop_reduce",
+        summary: "loop strength reduction: costly affine addresses as induction variables",
+        run: crate::loop_reduce::run,
+    },
 ];
 
 /// The pass called `name`.
