@@ -160,7 +160,8 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "loop_reduce",
         summary: "loop strength reduction: costly affine addresses as induction variables",
-        run: crate::loop_reduce::run,
+        run: |func, _| crate::loop_reduce::run(func),
+        preserves_cfg: false,
     },
 ];
 
