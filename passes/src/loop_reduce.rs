@@ -36,8 +36,7 @@
 use crate::addr_fold::const_added;
 use crate::affine::{induction_variables, At, Coef, Eval, LoopShape, Scope};
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, LoopInfo, Opcode, Type,
-    Value,
+    Analyses, Block, ControlFlowGraph, FuncCursor, Function, Inst, LoopInfo, Opcode, Type, Value,
 };
 use crate::mem_combine::{known_align, offset_align};
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
@@ -55,6 +54,11 @@ pub fn run(func: &mut Function) {
     reduce(func);
 }
 
+/// As [`run`], with `func`'s cached analyses (the pipeline revalidates them afterwards).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    reduce_with(func, analyses);
+}
+
 /// A loop to rewrite: its shape and the accesses grouped by base address.
 struct Candidate {
     shape: LoopShape,
@@ -69,13 +73,16 @@ struct Candidate {
 
 /// Reduces every candidate loop; returns how many accesses were rewritten.
 pub fn reduce(func: &mut Function) -> usize {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    reduce_with(func, &mut Analyses::new())
+}
+
+/// As [`reduce`], with `func`'s cached analyses (used before any change).
+pub fn reduce_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (cfg, _, loops) = analyses.loops(func);
     let mut found = Vec::new();
     for &h in &loops.headers {
         crate::budget::tick();
-        if let Some(c) = candidate(func, &cfg, &loops, h) {
+        if let Some(c) = candidate(func, cfg, loops, h) {
             found.push(c);
         }
     }

@@ -160,7 +160,7 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "loop_reduce",
         summary: "loop strength reduction: costly affine addresses as induction variables",
-        run: |func, _| crate::loop_reduce::run(func),
+        run: crate::loop_reduce::run_with,
         preserves_cfg: false,
     },
 ];
