@@ -8,7 +8,10 @@
 //! - declarations before use: constant buffers, UAV / SRV / LDS / GDS / resource ids, indexed
 //!   temp arrays (E0030); literals used but never declared, or declared after first use, are
 //!   warnings (W0001) because working code does it (DESIGN.md section 7);
-//! - duplicate declarations (E0031; an identical `dcl_literal` repeated is only a warning);
+//! - duplicate declarations (E0031, labelled with the first declaration; an identical
+//!   `dcl_literal` repeated is only a warning);
+//! - controls no IL form uses (`mad_ieeee`: E0014 with the closest known name as help; no
+//!   CAL kernel in the corpus writes one, so they are not a warning);
 //!   immediate indices past a declared size (W0001 for constant buffers, as hardware returns 0;
 //!   W0002 for indexed temps);
 //! - structured control flow: `if`/`else`/`endif`, `whileloop`/`loop`/`endloop`,
@@ -102,6 +105,22 @@ struct Decls {
     lds: HashSet<u32>,
     gds: HashSet<u32>,
     resources: HashSet<u32>,
+    /// Where each (kind, number) was first declared, for the "declared twice" label.
+    first: HashMap<(&'static str, u32), Span>,
+}
+
+impl Decls {
+    /// Records the declaration of `kind` number `n` at `span`; the first declaration's span
+    /// when there was one.
+    fn declared(&mut self, kind: &'static str, n: u32, span: Span) -> Option<Span> {
+        match self.first.entry((kind, n)) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(span);
+                None
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -127,9 +146,9 @@ impl Validator {
         self.diags.push(Diagnostic::error(code, span, msg));
     }
     fn error_note(&mut self, code: &'static str, span: Span, msg: impl Into<String>, open: Span) {
-        let note = format!("the open block starts at line {}", open.line);
-        self.diags
-            .push(Diagnostic::error(code, span, msg).with_note(note));
+        self.diags.push(
+            Diagnostic::error(code, span, msg).with_label(open, "the open block starts here"),
+        );
     }
     fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, msg));
@@ -179,12 +198,17 @@ impl Validator {
         for s in &p.statements {
             if s.opcode == Opcode::Func {
                 if let Payload::Label(l) = s.payload {
-                    if funcs.insert(l, s.span).is_some() {
-                        self.error(
-                            codes::DUPLICATE,
-                            s.span,
-                            format!("function {l} defined twice"),
+                    if let Some(first) = funcs.get(&l) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                codes::DUPLICATE,
+                                s.span,
+                                format!("function {l} defined twice"),
+                            )
+                            .with_label(*first, "first defined here"),
                         );
+                    } else {
+                        funcs.insert(l, s.span);
                     }
                 }
             }
@@ -472,20 +496,33 @@ impl Validator {
     ) {
         use Opcode::*;
         let id = s.id();
-        let dup = |v: &mut Validator, what: &str| {
-            v.error(codes::DUPLICATE, s.span, format!("{what} declared twice"));
+        let dup = |v: &mut Validator, what: &str, first: Option<Span>| {
+            let d = Diagnostic::error(codes::DUPLICATE, s.span, format!("{what} declared twice"));
+            v.diags.push(match first {
+                Some(f) => d.with_label(f, "first declared here"),
+                None => d,
+            });
         };
         match (s.opcode, &s.payload) {
             (DclLiteral, Payload::Literal { reg, values }) => {
+                let first = self.decls.declared("literal", *reg, s.span);
                 match self.decls.literals.insert(*reg, *values) {
-                    Some(old) if old != *values => {
-                        dup(self, &format!("literal l{reg} with different values"))
-                    }
-                    Some(_) => self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        format!("literal l{reg} declared twice with the same values"),
+                    Some(old) if old != *values => dup(
+                        self,
+                        &format!("literal l{reg} with different values"),
+                        first,
                     ),
+                    Some(_) => {
+                        let d = Diagnostic::warning(
+                            codes::SUSPICIOUS,
+                            s.span,
+                            format!("literal l{reg} declared twice with the same values"),
+                        );
+                        self.diags.push(match first {
+                            Some(f) => d.with_label(f, "first declared here"),
+                            None => d,
+                        });
+                    }
                     None => {}
                 }
             }
@@ -505,14 +542,17 @@ impl Validator {
                     );
                 }
                 if self.decls.cbs.contains_key(cb) {
-                    dup(self, &format!("constant buffer cb{cb}"));
+                    let first = self.decls.declared("cb", *cb, s.span);
+                    dup(self, &format!("constant buffer cb{cb}"), first);
                 } else {
+                    self.decls.declared("cb", *cb, s.span);
                     self.decls.cbs.insert(*cb, *size);
                 }
             }
             (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
+                let first = self.decls.declared("itemp", *reg, s.span);
                 if self.decls.itemps.contains_key(reg) {
-                    dup(self, &format!("indexed temp array x{reg}"));
+                    dup(self, &format!("indexed temp array x{reg}"), first);
                 } else {
                     self.decls.itemps.insert(*reg, *size);
                 }
@@ -527,33 +567,42 @@ impl Validator {
                         );
                     }
                 }
-                if thread_group.replace(s.span).is_some() {
-                    dup(self, "thread-group size");
+                match *thread_group {
+                    Some(first) => dup(self, "thread-group size", Some(first)),
+                    None => *thread_group = Some(s.span),
                 }
-                if max_threads.is_some() {
-                    self.error(
-                        codes::DUPLICATE,
-                        s.span,
-                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                if let Some(other) = *max_threads {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                        )
+                        .with_label(other, "the other one is here"),
                     );
                 }
             }
             (DclMaxThreadPerGroup, _) => {
-                if max_threads.replace(s.span).is_some() {
-                    dup(self, "maximum thread-group size");
+                match *max_threads {
+                    Some(first) => dup(self, "maximum thread-group size", Some(first)),
+                    None => *max_threads = Some(s.span),
                 }
-                if thread_group.is_some() {
-                    self.error(
-                        codes::DUPLICATE,
-                        s.span,
-                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                if let Some(other) = *thread_group {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                        )
+                        .with_label(other, "the other one is here"),
                     );
                 }
             }
             (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("uav", id, s.span);
                     if !self.decls.uavs.insert(id) {
-                        dup(self, &format!("UAV {id}"));
+                        dup(self, &format!("UAV {id}"), first);
                     }
                 }
                 if matches!(s.opcode, DclUav | DclTypedUav) {
@@ -564,29 +613,33 @@ impl Validator {
             }
             (DclRawSrv | DclStructSrv, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("srv", id, s.span);
                     if !self.decls.srvs.insert(id) {
-                        dup(self, &format!("SRV {id}"));
+                        dup(self, &format!("SRV {id}"), first);
                     }
                 }
             }
             (DclLds | DclStructLds, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("lds", id, s.span);
                     if !self.decls.lds.insert(id) {
-                        dup(self, &format!("LDS {id}"));
+                        dup(self, &format!("LDS {id}"), first);
                     }
                 }
             }
             (DclGds | DclStructGds, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("gds", id, s.span);
                     if !self.decls.gds.insert(id) {
-                        dup(self, &format!("GDS {id}"));
+                        dup(self, &format!("GDS {id}"), first);
                     }
                 }
             }
             (DclResource, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("resource", id, s.span);
                     if !self.decls.resources.insert(id) {
-                        dup(self, &format!("resource {id}"));
+                        dup(self, &format!("resource {id}"), first);
                     }
                 }
             }
@@ -674,7 +727,8 @@ impl Validator {
         }
     }
 
-    /// Generic controls are kept whatever their name; warn about names no IL form uses. Typed
+    /// Generic controls are kept by the parser whatever their name; names no IL form uses are
+    /// errors (E0014, with the closest known name as help). Typed
     /// controls may appear once (`_cached` and `_uncached` exclude each other).
     fn unknown_controls(&mut self, s: &Instruction) {
         let key = |c: &Control| -> Option<(u8, u8)> {
@@ -713,10 +767,26 @@ impl Validator {
         for c in &s.controls {
             if let Control::Generic { name, .. } = c {
                 if !KNOWN_GENERIC.contains(&name.as_str()) {
-                    self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        format!("unknown control `{c}` on `{}`; kept but ignored", s.opcode),
+                    // No CAL kernel we know of writes a control outside these lists, and
+                    // ignoring one (`mad_ieeee`) silently changes what the program means.
+                    let known = crate::parser::TYPED_CONTROLS
+                        .iter()
+                        .chain(KNOWN_GENERIC)
+                        .copied();
+                    let help = crate::diag::suggest(name, known).map(|g| {
+                        if s.controls.len() == 1 {
+                            format!("{}_{g}", s.opcode)
+                        } else {
+                            format!("_{g}")
+                        }
+                    });
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::BAD_MODIFIER,
+                            s.span,
+                            format!("unknown control `{c}` on `{}`", s.opcode),
+                        )
+                        .with_suggestion(help.as_deref()),
                     );
                 }
             }

@@ -126,7 +126,10 @@ fn main() -> ExitCode {
                             .join("\n")
                     );
                     if let Err(e) = std::fs::write(&path, body) {
-                        eprintln!("ilc-fuzz: {}: {e}", path.display());
+                        ilc_tools::report::error(
+                            "ilc-fuzz",
+                            format_args!("{}: {e}", path.display()),
+                        );
                     }
                 }
             }

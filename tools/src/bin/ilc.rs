@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use clap::{ArgGroup, Parser, ValueEnum};
 use ilc::{Compiler, OptLevel, Options};
 use ilc_tools::cli_args::{ArchArg, OptArg};
+use ilc_tools::report::{MessageFormat, Reporter};
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -51,6 +52,10 @@ struct Cli {
     /// Quiet: errors only (no warnings, no log output).
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// How to print diagnostics: `human` (rustc's layout, coloured on a terminal unless
+    /// NO_COLOR is set) or `json` (one JSON object per diagnostic and line on stderr).
+    #[arg(long = "message-format", value_enum, default_value = "human")]
+    message_format: MessageFormat,
     /// The kernel: AMD IL text or a binary token stream (`-`: standard input).
     #[arg(required_unless_present = "list_passes")]
     input: Option<PathBuf>,
@@ -161,6 +166,11 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ilc_tools::logging::LogArgs { quiet: cli.quiet }.init("ilc");
+    let reporter = Reporter {
+        tool: "ilc",
+        format: cli.message_format,
+        quiet: cli.quiet,
+    };
     if cli.list_passes {
         print!("{}", list_passes());
         return ExitCode::SUCCESS;
@@ -209,7 +219,7 @@ fn main() -> ExitCode {
     let (file_name, source) = if from_stdin {
         let mut bytes = Vec::new();
         if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-            eprintln!("ilc: cannot read standard input: {e}");
+            reporter.error(format_args!("cannot read standard input: {e}"));
             return ExitCode::from(1);
         }
         ("<stdin>".to_owned(), bytes)
@@ -217,7 +227,7 @@ fn main() -> ExitCode {
         match std::fs::read(&input) {
             Ok(s) => (input.display().to_string(), s),
             Err(e) => {
-                eprintln!("ilc: cannot read {}: {e}", input.display());
+                reporter.error(format_args!("cannot read {}: {e}", input.display()));
                 return ExitCode::from(1);
             }
         }
@@ -232,13 +242,11 @@ fn main() -> ExitCode {
     }
     // -q: errors only.
     let warn = |warnings: &ilc::Diagnostics, text: &str| {
-        if !cli.quiet {
-            eprint!("{}", warnings.render(&file_name, text));
-        }
+        reporter.diagnostics_and_summary(&warnings.0, &file_name, text);
     };
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
-        eprint!("{}", diags.render(&file_name, &text));
+        reporter.diagnostics_and_summary(&diags.0, &file_name, &text);
         ExitCode::from(1)
     };
     if let Some(n) = cli.verify {
@@ -252,7 +260,9 @@ fn main() -> ExitCode {
                 if !report.passed() {
                     ExitCode::from(1)
                 } else if report.compared == 0 {
-                    eprintln!("ilc: {file_name}: verify: no dispatch was compared");
+                    reporter.error(format_args!(
+                        "{file_name}: verify: no dispatch was compared"
+                    ));
                     ExitCode::from(3)
                 } else {
                     ExitCode::SUCCESS
@@ -260,7 +270,7 @@ fn main() -> ExitCode {
             }
             Err(ilc::verify::VerifyError::Compile(d)) => fail(d),
             Err(e) => {
-                eprintln!("ilc: {file_name}: verify: {e}");
+                reporter.error(format_args!("{file_name}: verify: {e}"));
                 ExitCode::from(1)
             }
         };
@@ -384,7 +394,7 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
         return Ok(());
     };
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("ilc: cannot create {}: {e}", dir.display());
+        ilc_tools::report::error("ilc", format_args!("cannot create {}: {e}", dir.display()));
         return Err(ExitCode::from(1));
     }
     for (i, dump) in log.dumps.iter().enumerate() {
@@ -399,12 +409,18 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
                     base.with_extension("dot"),
                     ilc_passes::ir::dot::function_to_dot(&f),
                 )),
-                Err(e) => eprintln!("ilc: {} does not parse back: {e}", dump.header()),
+                Err(e) => ilc_tools::report::error(
+                    "ilc",
+                    format_args!("{} does not parse back: {e}", dump.header()),
+                ),
             }
         }
         for (path, body) in files {
             if let Err(e) = std::fs::write(&path, body) {
-                eprintln!("ilc: cannot write {}: {e}", path.display());
+                ilc_tools::report::error(
+                    "ilc",
+                    format_args!("cannot write {}: {e}", path.display()),
+                );
                 return Err(ExitCode::from(1));
             }
         }
@@ -452,7 +468,7 @@ fn list_passes() -> String {
 }
 
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("ilc: {msg}");
+    ilc_tools::report::error("ilc", msg);
     ExitCode::from(2)
 }
 
@@ -465,7 +481,7 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ilc: cannot write output: {e}");
+            ilc_tools::report::error("ilc", format_args!("cannot write output: {e}"));
             ExitCode::from(1)
         }
     }

@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("spa5-as: {e}");
+            ilc_tools::report::error("spa5-as", e);
             ExitCode::from(1)
         }
     }

@@ -42,17 +42,20 @@ fn main() -> ExitCode {
     let bytes = match std::fs::read(&cli.file) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("spa5-dis: {}: {e}", cli.file.display());
+            ilc_tools::report::error("spa5-dis", format_args!("{}: {e}", cli.file.display()));
             return ExitCode::from(1);
         }
     };
     let mut out = String::new();
     if cli.raw {
         if !bytes.len().is_multiple_of(8) {
-            eprintln!(
-                "spa5-dis: {}: {} bytes is not a whole number of 64-bit words",
-                cli.file.display(),
-                bytes.len()
+            ilc_tools::report::error(
+                "spa5-dis",
+                format_args!(
+                    "{}: {} bytes is not a whole number of 64-bit words",
+                    cli.file.display(),
+                    bytes.len()
+                ),
             );
             return ExitCode::from(1);
         }
@@ -65,7 +68,7 @@ fn main() -> ExitCode {
         let cubin = match isa_spa5::cubin::read_cubin(&bytes) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("spa5-dis: {}: {e}", cli.file.display());
+                ilc_tools::report::error("spa5-dis", format_args!("{}: {e}", cli.file.display()));
                 return ExitCode::from(1);
             }
         };
