@@ -150,6 +150,30 @@ impl Validator {
             Diagnostic::error(code, span, msg).with_label(open, "the open block starts here"),
         );
     }
+    /// An E0030 for `what` number `n`; when others of its `kind` are declared, help naming
+    /// the numerically closest one and a label at its declaration.
+    fn undeclared(&mut self, span: Span, kind: &str, what: &str, n: u32, msg: String) {
+        let near = self
+            .decls
+            .first
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .min_by_key(|((_, m), _)| (m.abs_diff(n), *m))
+            .map(|((_, m), at)| (*m, *at));
+        let mut d = Diagnostic::error(codes::UNDECLARED, span, msg);
+        if let Some((m, at)) = near {
+            // `cb0`/`x0` are written without a space, `UAV 1` with one.
+            let name = if what.len() <= 2 {
+                format!("{what}{m}")
+            } else {
+                format!("{what} {m}")
+            };
+            d = d
+                .with_help(format!("did you mean {name}?"))
+                .with_label(at, format!("{name} is declared here"));
+        }
+        self.diags.push(d);
+    }
     fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, msg));
     }
@@ -683,9 +707,17 @@ impl Validator {
         }
         let check = |v: &mut Validator, set: &HashSet<u32>, what: &str| match id {
             Some(id) if !set.contains(&id) => {
-                v.error(
-                    codes::UNDECLARED,
+                let kind = match what {
+                    "UAV" => "uav",
+                    "SRV" => "srv",
+                    "LDS" => "lds",
+                    _ => "gds",
+                };
+                v.undeclared(
                     s.span,
+                    kind,
+                    what,
+                    id,
                     format!("{what} {id} is not declared"),
                 );
             }
@@ -717,12 +749,12 @@ impl Validator {
                 self.decls.resources.contains(&r)
             };
             if !known {
-                let what = if is_uav { "UAV" } else { "resource" };
-                self.error(
-                    codes::UNDECLARED,
-                    s.span,
-                    format!("{what} {r} is not declared"),
-                );
+                let (kind, what) = if is_uav {
+                    ("uav", "UAV")
+                } else {
+                    ("resource", "resource")
+                };
+                self.undeclared(s.span, kind, what, r, format!("{what} {r} is not declared"));
             }
         }
     }
@@ -991,9 +1023,11 @@ impl Validator {
         }
         match r.kind {
             RegKind::ConstBuffer if !self.decls.cbs.contains_key(&r.num) => {
-                self.error(
-                    codes::UNDECLARED,
+                self.undeclared(
                     span,
+                    "cb",
+                    "cb",
+                    r.num,
                     format!(
                         "constant buffer cb{} is not declared (`dcl_cb cb{}[N]`)",
                         r.num, r.num
@@ -1001,9 +1035,11 @@ impl Validator {
                 );
             }
             RegKind::IndexedTemp => match self.decls.itemps.get(&r.num) {
-                None => self.error(
-                    codes::UNDECLARED,
+                None => self.undeclared(
                     span,
+                    "itemp",
+                    "x",
+                    r.num,
                     format!("indexed temp array x{} is not declared", r.num),
                 ),
                 Some(size) => {
