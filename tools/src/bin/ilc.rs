@@ -335,11 +335,19 @@ fn main() -> ExitCode {
                 }
                 match cli.emit {
                     Emit::Asm => {
-                        let mut text = match cli.syntax {
-                            Syntax::Spa => k.asm_spa(),
-                            Syntax::Nvdisasm => k.asm_nvdisasm(),
+                        let text = match cli.syntax {
+                            // Directives first: `ilc --emit asm | spa5-as` gives this cubin.
+                            Syntax::Spa => match spa_directives(&k.cubin) {
+                                Ok(head) => head + &k.asm_spa(),
+                                Err(e) => {
+                                    reporter.error(format_args!("{file_name}: {e}"));
+                                    return ExitCode::from(1);
+                                }
+                            },
+                            Syntax::Nvdisasm => {
+                                k.asm_nvdisasm() + &literal_pool_comment(&k.const_bank2)
+                            }
                         };
-                        text.push_str(&literal_pool_comment(&k.const_bank2));
                         return write_output(cli.output.as_ref(), text.as_bytes());
                     }
                     Emit::Cubin => {
@@ -488,6 +496,18 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
 }
 
 /// The literal pool as a trailing comment of the listing (the code reads it as `c[0x2][..]`).
+/// The SPA directives of the (one) kernel of an ilc cubin, read back from its bytes so they
+/// say exactly what the cubin says.
+fn spa_directives(cubin: &[u8]) -> Result<String, String> {
+    let c =
+        isa_spa5::cubin::read_cubin(cubin).map_err(|e| format!("reading back the cubin: {e}"))?;
+    let mut s = ilc_tools::spa5_text::module_directives(&c);
+    for k in &c.kernels {
+        s.push_str(&ilc_tools::spa5_text::kernel_directives(k));
+    }
+    Ok(s)
+}
+
 fn literal_pool_comment(bank: &[u8]) -> String {
     let mut s = String::new();
     for (k, w) in bank.chunks(4).enumerate() {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use ilc_tools::spa5_text::{disassemble, Syntax};
+use ilc_tools::spa5_text::{disassemble, kernel_directives, module_directives, Syntax};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum SyntaxArg {
@@ -72,8 +72,16 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
+        // The SPA syntax carries the kernels' directives, so its text reassembles to the
+        // same cubin (spa5-as); nvdisasm's syntax names each code section as nvdisasm does.
+        if syntax == Syntax::Spa {
+            out.push_str(&module_directives(&cubin));
+        }
         for k in &cubin.kernels {
-            out.push_str(&format!("\t.text.{}:\n", k.name));
+            match syntax {
+                Syntax::Spa => out.push_str(&kernel_directives(k)),
+                Syntax::Nvdisasm => out.push_str(&format!("\t.text.{}:\n", k.name)),
+            }
             out.push_str(&disassemble(&k.code, syntax));
         }
     }
