@@ -1,7 +1,8 @@
 //! Disassembly and assembly of SPA 5.0 code for `spa5-dis` and `spa5-as`.
 //!
-//! Disassembly prints one instruction per line with its `/*addr*/` as nvdisasm does, in
-//! nvdisasm syntax or in the SPA syntax with scheduling hints. Assembly accepts either a whole
+//! Disassembly prints one instruction per line with its `/*addr*/` as nvdisasm does: in
+//! nvdisasm syntax exactly nvdisasm's section text (labels, `SYNC` targets, dual-issue braces;
+//! see [`isa_spa5::asm::nvtext`]), or in the SPA syntax with scheduling hints. Assembly accepts either a whole
 //! `nvdisasm -hex` listing (its control words are taken from the standalone `/* 0x... */`
 //! lines, so it reassembles to identical words) or SPA-syntax source, one instruction per
 //! line (`LDG.E R4, [R2] &wr0 ?WAIT1 ;`), with `;`/`//` comments and `.kernel NAME` lines.
@@ -11,7 +12,9 @@ use std::fmt::Write;
 use std::collections::HashMap;
 
 use isa_spa5::asm::directives::{print_module, Directives, KernelDirectives, Module};
-use isa_spa5::asm::{parse_listing, parse_spa_with, print_inst, print_spa, PrintCtx};
+use isa_spa5::asm::{
+    nvdisasm_section, parse_listing, parse_spa_with, print_inst, print_spa, PrintCtx,
+};
 use isa_spa5::control::unpack_control_word;
 use isa_spa5::cubin::{Cubin, CubinWriter, Kernel, Sm};
 use isa_spa5::{decode, encode_program, Loc};
@@ -33,6 +36,13 @@ pub fn inst_addr(k: usize) -> u64 {
 /// Disassembles code words (control words included), one line per instruction. Words that
 /// do not decode are printed as `.word` lines with the reason, never dropped.
 pub fn disassemble(words: &[u64], syntax: Syntax) -> String {
+    if syntax == Syntax::Nvdisasm {
+        // Whole sections as nvdisasm lays them out (labels, SYNC targets, dual-issue
+        // braces), when every word decodes.
+        if let Ok(insts) = decode_section(words) {
+            return nvdisasm_section(&insts);
+        }
+    }
     let mut out = String::new();
     let mut k = 0usize;
     for group in words.chunks(4) {
@@ -66,6 +76,22 @@ pub fn disassemble(words: &[u64], syntax: Syntax) -> String {
         }
     }
     out
+}
+
+/// The instructions and controls of a section's words (an error at the first word that
+/// does not decode).
+fn decode_section(words: &[u64]) -> Result<Vec<(isa_spa5::Inst, isa_spa5::Control)>, ()> {
+    if !words.len().is_multiple_of(4) {
+        return Err(());
+    }
+    let mut out = Vec::with_capacity(words.len() / 4 * 3);
+    for group in words.chunks(4) {
+        let controls = unpack_control_word(group[0]).map_err(|_| ())?;
+        for (slot, &w) in group[1..].iter().enumerate() {
+            out.push((decode(w).map_err(|_| ())?, controls[slot]));
+        }
+    }
+    Ok(out)
 }
 
 /// An assembled file: the module settings its directives gave and complete kernels.
@@ -285,7 +311,14 @@ mod tests {
         .kernels;
         assert_eq!(a[0].name, "saxpy");
         let text = disassemble(&a[0].code, Syntax::Nvdisasm);
-        assert!(text.contains("BRA 0x8"), "{text}");
+        assert!(text.starts_with(".L_x_0:\n"), "{text}");
+        assert!(text.contains("BRA `(.L_x_0) ;"), "{text}");
+        // nvdisasm's text (labels) reassembles to the same instruction words.
+        let again = assemble(&format!("\t.text.saxpy:\n{text}"))
+            .expect("reassembles")
+            .kernels;
+        let insts = |w: &[u64]| -> Vec<u64> { w.chunks(4).flat_map(|g| g[1..].to_vec()).collect() };
+        assert_eq!(insts(&again[0].code), insts(&a[0].code));
     }
 
     #[test]

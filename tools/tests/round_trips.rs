@@ -5,7 +5,8 @@
 //!   kernel name, parameters, block size, shared memory and constant banks);
 //! - `spa5-dis --syntax spa CUBIN | spa5-as` gives the same cubin back;
 //! - `nvdisasm -hex CUBIN | spa5-as -o X.bin` gives the cubin's code words (nvdisasm leaves
-//!   out the closing `NOP`s; skipped without nvdisasm, an error under CI=true).
+//!   out the closing `NOP`s), and `ilc --emit asm --syntax nvdisasm` is exactly nvdisasm's
+//!   text of the code section (skipped without nvdisasm, an error under CI=true).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -140,6 +141,32 @@ fn assembly_listings_reassemble_to_the_same_cubin() {
             let out = run(nv.to_str().unwrap(), &["-hex".as_ref(), cubin.as_os_str()]);
             assert!(out.status.success(), "{stem}: nvdisasm rejects ilc's cubin");
             std::fs::write(&listing, &out.stdout).unwrap();
+            // ilc --syntax nvdisasm is nvdisasm's text of the code section.
+            let plain = run(nv.to_str().unwrap(), &[cubin.as_os_str()]);
+            let section: String = String::from_utf8_lossy(&plain.stdout)
+                .lines()
+                .skip_while(|l| !l.starts_with(".text."))
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let ours = run(
+                ilc,
+                &[
+                    k.as_os_str(),
+                    "--emit".as_ref(),
+                    "asm".as_ref(),
+                    "--syntax".as_ref(),
+                    "nvdisasm".as_ref(),
+                ],
+            );
+            if String::from_utf8_lossy(&ours.stdout) != section {
+                failures.push(format!(
+                    "{stem}: ilc --syntax nvdisasm differs from nvdisasm:\n{}\n--- ours ---\n{}",
+                    section,
+                    String::from_utf8_lossy(&ours.stdout)
+                ));
+            }
             let out = run(
                 as_,
                 &[listing.as_os_str(), "-o".as_ref(), words.as_os_str()],

@@ -35,7 +35,8 @@ enum Emit {
 enum Syntax {
     /// The SPA syntax: nvdisasm's text plus the scheduling hints of every instruction.
     Spa,
-    /// Exactly what nvdisasm prints (no scheduling hints).
+    /// Exactly what nvdisasm prints for the code section (labels, SYNC targets; no
+    /// scheduling hints).
     Nvdisasm,
 }
 
@@ -344,9 +345,9 @@ fn main() -> ExitCode {
                                     return ExitCode::from(1);
                                 }
                             },
-                            Syntax::Nvdisasm => {
-                                k.asm_nvdisasm() + &literal_pool_comment(&k.const_bank2)
-                            }
+                            // nvdisasm's text of the code section, nothing else (the
+                            // literal pool is in the SPA syntax's `.const 2` lines).
+                            Syntax::Nvdisasm => k.asm_nvdisasm(),
                         };
                         return write_output(cli.output.as_ref(), text.as_bytes());
                     }
@@ -506,21 +507,4 @@ fn spa_directives(cubin: &[u8]) -> Result<String, String> {
         s.push_str(&ilc_tools::spa5_text::kernel_directives(k));
     }
     Ok(s)
-}
-
-fn literal_pool_comment(bank: &[u8]) -> String {
-    let mut s = String::new();
-    for (k, w) in bank.chunks(4).enumerate() {
-        if k % 4 == 0 {
-            s.push_str(&format!("\n// c[0x2][{:#x}]:", 4 * k));
-        }
-        let mut b = [0u8; 4];
-        b[..w.len()].copy_from_slice(w);
-        s.push_str(&format!(" {:#010x}", u32::from_le_bytes(b)));
-    }
-    if !s.is_empty() {
-        s.insert_str(0, "\n// constant bank 2 (literal pool):");
-        s.push('\n');
-    }
-    s
 }

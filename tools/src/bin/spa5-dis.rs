@@ -1,7 +1,9 @@
 //! `spa5-dis`: disassembles SPA 5.0 code: a cubin (every kernel) or raw words (`--raw`).
 //!
-//! `spa5-dis FILE [--raw] [--syntax nvdisasm|spa]`. Output matches `nvdisasm` line by line
-//! (modulo spacing) in the default syntax; `--syntax spa` adds the scheduling hints.
+//! `spa5-dis FILE [--raw] [--syntax nvdisasm|spa]`. In the default syntax each code section
+//! is `.text.NAME:` and then exactly nvdisasm's text of it (labels, `SYNC` targets, dual-issue
+//! braces; checked on ilc's cubins); `--syntax spa` prints the SPA directives and the
+//! scheduling hints instead, which `spa5-as` reassembles to the same cubin.
 //! Exit 1 with a message on unreadable input; never panics.
 
 use std::path::PathBuf;
@@ -80,7 +82,7 @@ fn main() -> ExitCode {
         for k in &cubin.kernels {
             match syntax {
                 Syntax::Spa => out.push_str(&kernel_directives(k)),
-                Syntax::Nvdisasm => out.push_str(&format!("\t.text.{}:\n", k.name)),
+                Syntax::Nvdisasm => out.push_str(&format!(".text.{}:\n", k.name)),
             }
             out.push_str(&disassemble(&k.code, syntax));
         }
