@@ -63,6 +63,9 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "combine",
             "copy_prop",
             "gvn",
+            // The start values it computes hold the loops' constant first iterations.
+            "loop_reduce",
+            "const_fold",
             "addr_fold",
             "mem_combine",
             "copy_prop",

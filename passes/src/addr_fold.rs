@@ -67,7 +67,7 @@ pub fn fold(func: &mut Function) -> usize {
 
 /// `(x, c)` when `v` is `iadd x, k` / `iadd k, x` (`c = k`) or `isub x, k` (`c = -k`), with
 /// `k` a `b32` constant read as signed.
-fn const_added(func: &Function, v: Value) -> Option<(Value, i64)> {
+pub(crate) fn const_added(func: &Function, v: Value) -> Option<(Value, i64)> {
     let inst = func.dfg.value_inst(v)?;
     if func.dfg.value_type(v) != Type::B32 {
         return None;

@@ -43,10 +43,11 @@
 //! `inbounds` only in the copy, only where the test proves it; a function grows by at most
 //! [`MAX_GROWTH`] instructions and at most [`MAX_LOOPS`] loops are versioned.
 
+use crate::affine::{induction_variables, At, Coef, Eval, Induction, LoopShape, Scope};
 use crate::counted_loop::{copy_blocks, CountedLoop};
 use crate::ir::{
     Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData,
-    IntCC, LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value, ValueDef,
+    IntCC, LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
@@ -110,137 +111,6 @@ struct Candidate {
     ivs: Vec<Induction>,
 }
 
-/// The coefficient `K` of `iv` in an affine address `A + K * iv (mod 2^32)`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Coef {
-    /// A known constant.
-    Const(u32),
-    /// A loop-invariant value, unknown at compile time.
-    Var,
-}
-
-impl Coef {
-    fn is_zero(self) -> bool {
-        self == Coef::Const(0)
-    }
-    fn add(self, o: Coef) -> Coef {
-        match (self, o) {
-            (Coef::Const(a), Coef::Const(b)) => Coef::Const(a.wrapping_add(b)),
-            _ => Coef::Var,
-        }
-    }
-    fn neg(self) -> Coef {
-        match self {
-            Coef::Const(a) => Coef::Const(a.wrapping_neg()),
-            Coef::Var => Coef::Var,
-        }
-    }
-    /// `self * x` for an invariant `x` (constant `c` when known).
-    fn scale(self, c: Option<u32>) -> Coef {
-        match (self, c) {
-            (Coef::Const(0), _) => Coef::Const(0),
-            (Coef::Const(a), Some(c)) => Coef::Const(a.wrapping_mul(c)),
-            _ => Coef::Var,
-        }
-    }
-}
-
-/// The loop's blocks and induction variable, for the address analysis.
-struct Scope<'a> {
-    func: &'a Function,
-    members: HashSet<Block>,
-    /// The induction variables (header parameters the latch advances by an invariant step,
-    /// the counted loop's own included) and their steps per iteration.
-    ivs: HashMap<Value, Coef>,
-}
-
-impl Scope<'_> {
-    /// True if `v` is defined outside the loop.
-    fn outside(&self, v: Value) -> bool {
-        defined_outside(self.func, &self.members, v)
-    }
-
-    /// The instruction computing `v` inside the loop if it may be recomputed in front of the
-    /// loop: pure, a single result, no memory, no cross-lane exchange.
-    fn clonable(&self, v: Value) -> Option<Inst> {
-        let inst = self.func.dfg.value_inst(v)?;
-        let data = &self.func.dfg.insts[inst];
-        let ok = matches!(
-            data,
-            InstructionData::UnaryImm { .. }
-                | InstructionData::Unary { .. }
-                | InstructionData::Binary { .. }
-                | InstructionData::Ternary { .. }
-                | InstructionData::Quaternary { .. }
-                | InstructionData::IntCompare { .. }
-                | InstructionData::FloatCompare { .. }
-                | InstructionData::Special { .. }
-        ) && !data.has_side_effects()
-            && data.opcode() != Opcode::QuadShuffle
-            && self.func.dfg.inst_results(inst).len() == 1;
-        ok.then_some(inst)
-    }
-
-    /// How much `v` grows per iteration if `v` is affine in the induction variables over
-    /// invariant values (module doc); `budget` bounds the instructions visited.
-    fn coef(&self, v: Value, budget: &mut usize) -> Option<Coef> {
-        if let Some(&k) = self.ivs.get(&v) {
-            return Some(k);
-        }
-        if self.outside(v) {
-            return Some(Coef::Const(0));
-        }
-        *budget = budget.checked_sub(1)?;
-        let inst = self.clonable(v)?;
-        let dfg = &self.func.dfg;
-        let args = dfg.inst_args(inst);
-        let mut ks = Vec::with_capacity(args.len());
-        for &a in args {
-            ks.push(self.coef(a, budget)?);
-        }
-        if ks.iter().all(|k| k.is_zero()) {
-            return Some(Coef::Const(0));
-        }
-        let c = |a: Value| dfg.value_const(a).map(|c| c as u32);
-        Some(match dfg.opcode(inst) {
-            Opcode::Iadd => ks[0].add(ks[1]),
-            Opcode::Isub => ks[0].add(ks[1].neg()),
-            Opcode::Ineg => ks[0].neg(),
-            Opcode::Imul | Opcode::Imad => {
-                let prod = match (ks[0].is_zero(), ks[1].is_zero()) {
-                    (false, true) => ks[0].scale(c(args[1])),
-                    (true, false) => ks[1].scale(c(args[0])),
-                    _ => return None,
-                };
-                match dfg.opcode(inst) {
-                    Opcode::Imad => prod.add(ks[2]),
-                    _ => prod,
-                }
-            }
-            Opcode::Ishl if ks[1].is_zero() => {
-                ks[0].scale(c(args[1]).map(|s| 1u32.wrapping_shl(s & 31)))
-            }
-            // (A + K iv) & ~(2^k - 1) = (A & ~(2^k - 1)) + K iv when 2^k divides K: the
-            // alignment mask AMD IL's raw addresses carry.
-            Opcode::Band if ks[1].is_zero() => match (ks[0], c(args[1])) {
-                (Coef::Const(k), Some(m)) if clears_low_bits(m) && k & !m == 0 => Coef::Const(k),
-                _ => return None,
-            },
-            _ => return None,
-        })
-    }
-}
-
-/// True if `v` is defined outside the blocks `members` (a detached value is not).
-fn defined_outside(func: &Function, members: &HashSet<Block>, v: Value) -> bool {
-    let b = match func.dfg.value_def(v) {
-        ValueDef::Result(i, _) => func.layout.inst_block(i),
-        ValueDef::Param(b, _) => Some(b),
-        ValueDef::Detached => None,
-    };
-    b.is_some_and(|b| !members.contains(&b))
-}
-
 /// Whether `space` has a length known only at launch (`special buflen`).
 fn has_buflen(space: MemSpace) -> bool {
     matches!(
@@ -258,12 +128,6 @@ fn static_len(func: &Function, space: MemSpace) -> Option<u32> {
         MemSpace::Cb(id) => func.cbs.get(&id).copied(),
         _ => None,
     }
-}
-
-/// True if `m` is `!(2^k - 1)` for some `k` (a mask clearing only the low `k` bits).
-fn clears_low_bits(m: u32) -> bool {
-    let low = !m;
-    low & low.wrapping_add(1) == 0
 }
 
 fn candidate(
@@ -288,7 +152,13 @@ fn candidate(
         return None;
     }
     let exit = *cfg.succs(h).iter().find(|s| !members.contains(s))?;
-    let ivs = induction_variables(func, &lp, &members);
+    let shape = LoopShape {
+        header: lp.header,
+        pre: lp.pre,
+        latch: lp.latch,
+        first: Some(lp.iv_value),
+    };
+    let ivs = induction_variables(func, &shape, &members);
     let scope = Scope {
         func,
         members,
@@ -357,159 +227,6 @@ fn candidate(
         accesses,
         ivs,
     })
-}
-
-/// An induction variable: a header parameter `p` entering as `init` that the latch passes
-/// on as `p + step`, `step` a constant (`coef`) or defined outside the loop.
-struct Induction {
-    param: Value,
-    init: Value,
-    step: Value,
-    coef: Coef,
-}
-
-/// The loop's induction variables, the counted loop's own first.
-fn induction_variables(
-    func: &Function,
-    lp: &CountedLoop,
-    members: &HashSet<Block>,
-) -> Vec<Induction> {
-    let params = func.dfg.block_params(lp.header);
-    let entry = func
-        .layout
-        .last_inst(lp.pre)
-        .and_then(|t| {
-            func.dfg.insts[t]
-                .branch_destinations()
-                .iter()
-                .find(|d| d.block == lp.header)
-                .map(|d| d.args.to_vec())
-        })
-        .unwrap_or_default();
-    let back = func
-        .layout
-        .last_inst(lp.latch)
-        .map(|t| func.dfg.insts[t].branch_destinations()[0].args.to_vec())
-        .unwrap_or_default();
-    let outside = |v: Value| defined_outside(func, members, v);
-    let mut out = Vec::new();
-    for (k, &p) in params.iter().enumerate() {
-        let (Some(&init), Some(&next)) = (entry.get(k), back.get(k)) else {
-            continue;
-        };
-        let Some(add) = func.dfg.value_inst(next) else {
-            continue;
-        };
-        if func.dfg.opcode(add) != Opcode::Iadd || func.dfg.value_type(p) != Type::B32 {
-            continue;
-        }
-        let a = func.dfg.inst_args(add);
-        let step = match (a[0] == p, a[1] == p) {
-            (true, false) => a[1],
-            (false, true) => a[0],
-            _ => continue,
-        };
-        let coef = match func.dfg.value_const(step) {
-            Some(c) => Coef::Const(c as u32),
-            None if outside(step) => Coef::Var,
-            None => continue,
-        };
-        let item = Induction {
-            param: p,
-            init,
-            step,
-            coef,
-        };
-        if p == lp.iv_value {
-            out.insert(0, item);
-        } else {
-            out.push(item);
-        }
-    }
-    out
-}
-
-/// The iteration at which an address is evaluated in front of the loop.
-#[derive(Copy, Clone, PartialEq, Eq, Hash)]
-enum At {
-    /// The first (`j = 0`).
-    First,
-    /// The second (`j = 1`, for the growth per iteration when it is not a constant).
-    Second,
-    /// The last the bound allows (`j = J`).
-    Last,
-}
-
-/// Emits, at the end of the block the cursor is at, address expressions with `iv` replaced.
-struct Eval<'s> {
-    members: &'s HashSet<Block>,
-    /// Each induction variable's value at the first, second and last iteration.
-    subst: HashMap<Value, [Value; 3]>,
-    memo: HashMap<(Value, Option<At>), Value>,
-}
-
-impl Eval<'_> {
-    fn slot(at: At) -> usize {
-        match at {
-            At::First => 0,
-            At::Second => 1,
-            At::Last => 2,
-        }
-    }
-
-    fn outside(&self, func: &Function, v: Value) -> bool {
-        defined_outside(func, self.members, v)
-    }
-
-    /// True if `v` depends on an induction variable (the analysis accepted `v`, so this only
-    /// walks clonable instructions).
-    fn varies(&self, func: &Function, v: Value) -> bool {
-        if self.subst.contains_key(&v) {
-            return true;
-        }
-        if self.outside(func, v) {
-            return false;
-        }
-        func.dfg
-            .value_inst(v)
-            .is_some_and(|i| func.dfg.inst_args(i).iter().any(|&a| self.varies(func, a)))
-    }
-
-    /// `v` with the induction variables at iteration `at`, as a value available at the end
-    /// of `block`.
-    fn eval(&mut self, func: &mut Function, block: Block, v: Value, at: At) -> Value {
-        if let Some(s) = self.subst.get(&v) {
-            return s[Self::slot(at)];
-        }
-        if self.outside(func, v) {
-            return v;
-        }
-        let key = (v, self.varies(func, v).then_some(at));
-        if let Some(&r) = self.memo.get(&key) {
-            return r;
-        }
-        let inst = func
-            .dfg
-            .value_inst(v)
-            .expect("the address analysis accepted only instruction results and iv");
-        let mut data = func.dfg.insts[inst].clone();
-        let args: Vec<Value> = data.args().to_vec();
-        let new_args: Vec<Value> = args
-            .iter()
-            .map(|&a| self.eval(func, block, a, at))
-            .collect();
-        let mut k = 0;
-        data.map_values(|_| {
-            k += 1;
-            new_args[k - 1]
-        });
-        let ty = func.dfg.value_type(v);
-        let ni = func.dfg.make_inst(data);
-        let r = func.dfg.append_result(ni, ty);
-        func.layout.append_inst(ni, block);
-        self.memo.insert(key, r);
-        r
-    }
 }
 
 /// Versions loop `c`; returns the copy's header.

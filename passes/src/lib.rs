@@ -30,6 +30,7 @@ pub mod target;
 pub mod verifier;
 
 pub mod addr_fold;
+pub(crate) mod affine;
 pub mod bounds_version;
 pub mod combine;
 pub mod const_fold;
@@ -41,6 +42,7 @@ pub mod gvn;
 pub mod if_convert;
 pub mod launch_facts;
 pub mod licm;
+pub mod loop_reduce;
 pub mod mem_combine;
 pub mod pair_fuse;
 pub mod preheaders;

@@ -13,7 +13,7 @@
 //!   may read or write `S` (a load, store or atomic of `S`, a barrier or fence);
 //! - a run of consecutive words is cut into `b128`/`b64` pieces where the effective address is
 //!   provably 16/8-byte aligned ([`known_align`]: shifts, multiplies by constants, sums,
-//!   masks); the new access records that alignment.
+//!   masks; or the first word's access records that alignment); the new access records it.
 //!
 //! What it buys: with accesses promised in bounds, `LDG.E.128`/`STG.E.64` instead of four or
 //! two instructions, and no register moves to assemble a double from two words (bounds-checked
@@ -45,6 +45,8 @@ struct Access {
     inst: Inst,
     offset: i32,
     data: Option<Value>,
+    /// The alignment the access itself records for its effective address.
+    align: u32,
 }
 
 /// The space and address of a plain 32-bit UAV/SRV access (load if `loads`, else store).
@@ -66,6 +68,7 @@ fn candidate(func: &Function, inst: Inst, loads: bool) -> Option<(MemSpace, Valu
             inst,
             offset: mem.offset,
             data: if loads { None } else { args.get(1).copied() },
+            align: mem.align,
         },
     ))
 }
@@ -153,7 +156,9 @@ fn combine_group(
     let mut i = 0;
     while i < by_off.len() {
         let off = by_off[i].offset;
-        let align_here = base_align.min(offset_align(off));
+        // What the address shows, or what the access records (an address that is an
+        // induction variable shows nothing; loop_reduce records the alignment it replaced).
+        let align_here = base_align.min(offset_align(off)).max(by_off[i].align);
         let run_len = |n: usize| {
             i + n <= by_off.len() && (0..n).all(|k| by_off[i + k].offset == off + 4 * k as i32)
         };
@@ -215,7 +220,7 @@ fn combine_group(
     made
 }
 
-fn offset_align(off: i32) -> u32 {
+pub(crate) fn offset_align(off: i32) -> u32 {
     if off == 0 {
         16
     } else {

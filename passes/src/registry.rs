@@ -108,6 +108,11 @@ pub static PASSES: &[PassInfo] = &[
         summary: "reassociate integer additions so constants move outward",
         run: crate::reassociate::run,
     },
+    PassInfo {
+        name: "loop_reduce",
+        summary: "loop strength reduction: costly affine addresses as induction variables",
+        run: crate::loop_reduce::run,
+    },
 ];
 
 /// The pass called `name`.

@@ -260,6 +260,16 @@ impl InstructionData {
         }
     }
 
+    /// The memory operand of loads, stores and atomics, mutable.
+    pub fn mem_arg_mut(&mut self) -> Option<&mut MemArg> {
+        match self {
+            InstructionData::Load { mem, .. }
+            | InstructionData::Store { mem, .. }
+            | InstructionData::Atomic { mem, .. } => Some(mem),
+            _ => None,
+        }
+    }
+
     /// The dynamic address operand of a memory instruction, if it has one.
     pub fn mem_addr(&self) -> Option<Value> {
         let (args, data) = match self {

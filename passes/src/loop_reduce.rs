@@ -1,0 +1,426 @@
+//! Loop strength reduction of addresses: a value in a loop that some memory access uses as
+//! its base address, that is affine in the loop's induction variables ([`crate::affine`]) and
+//! costs several instructions per iteration (`(i * n + x) << 2`) becomes a new induction
+//! variable `p`, which starts at the base's value in the first iteration and grows by the
+//! base's growth per iteration. Every use of the base in the loop reads `p` instead.
+//!
+//! For each innermost loop with a single latch and a single entry edge, each access's address
+//! has the constants added at its top removed (`a = base + c`: the copies of an unrolled body
+//! at `base + 16 * j` share one base). A base is reduced when its growth `K` is not zero and
+//! the loop-dependent instructions computing it weigh at least [`MIN_WEIGHT`] (integer
+//! multiplies count 3: on SM50 a 32-bit multiply is a three-`XMAD` sequence; a shift feeding
+//! an add counts 0, `ISCADD` does both; everything else 1); a base that adds an invariant to
+//! a reduced one (`a + r` next to `a`) is not, it becomes `p + r`, one add as before; at most
+//! [`MAX_GROUPS`] new variables per loop (each holds a register across the loop).
+//!
+//! ```text
+//! pre: jump H(args)        pre: jump N(args)
+//!                          N(q..): p0 := base with the induction variables at q..
+//!                                  K  := growth (a constant, or computed from the steps)
+//!                                  jump H(q.., p0)
+//! H(..):                   H(.., p):
+//!   b = base(i)              (uses of b read p)
+//! latch: jump H(..)        latch: jump H(.., p + K)
+//! ```
+//!
+//! Exactness: every operation of an affine base is a ring operation modulo 2^32 (or an
+//! alignment mask that commutes with the growth), so `base(j) = base(0) + K * j (mod 2^32)`
+//! in iteration `j`, with any wrap-around, and `p` holds exactly that in that iteration. The
+//! alignment the old address showed (`known_align`) is recorded on each access, so
+//! `mem_combine` still forms vector accesses through `p`.
+//!
+//! Requires: a verified SSA function; meant to run after unrolling and before `addr_fold`.
+//! Guarantees: the same observable behaviour; a verifier-clean function. The old base
+//! computations are left to DCE.
+
+use crate::addr_fold::const_added;
+use crate::affine::{induction_variables, At, Coef, Eval, LoopShape, Scope};
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, LoopInfo, Opcode, Type,
+    Value,
+};
+use crate::mem_combine::{known_align, offset_align};
+use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
+
+/// Least weight of the loop-dependent part of an address worth a new induction variable
+/// (which costs an add per iteration and a register).
+pub const MIN_WEIGHT: u32 = 3;
+/// Most new induction variables per loop (each holds a register across the loop).
+pub const MAX_GROUPS: usize = 8;
+/// Most instructions visited in one address expression.
+const MAX_EXPR: usize = 24;
+
+/// Runs the pass.
+pub fn run(func: &mut Function) {
+    reduce(func);
+}
+
+/// A loop to rewrite: its shape and the accesses grouped by base address.
+struct Candidate {
+    shape: LoopShape,
+    members: HashSet<Block>,
+    /// Each induction variable's step, a value defined outside the loop.
+    steps: HashMap<Value, Value>,
+    /// The bases to reduce and their growths, in program order.
+    groups: Vec<(Value, Coef)>,
+    /// Every access in the loop and the alignment its effective address shows.
+    aligns: Vec<(Inst, u32)>,
+}
+
+/// Reduces every candidate loop; returns how many accesses were rewritten.
+pub fn reduce(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let dt = DominatorTree::with_function(func, &cfg);
+    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    let mut found = Vec::new();
+    for &h in &loops.headers {
+        crate::budget::tick();
+        if let Some(c) = candidate(func, &cfg, &loops, h) {
+            found.push(c);
+        }
+    }
+    // Innermost loops are disjoint, so rewriting one leaves the others' analysis valid.
+    found.iter().map(|c| apply(func, c)).sum()
+}
+
+fn candidate(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<Candidate> {
+    if func.dfg.is_cold(h) {
+        return None;
+    }
+    let blocks = loops.loop_blocks(h);
+    if blocks.iter().any(|&b| b != h && loops.is_header(b)) {
+        return None;
+    }
+    let members: HashSet<Block> = blocks.iter().copied().collect();
+    let (inside, outside): (Vec<Block>, Vec<Block>) =
+        cfg.preds(h).iter().partition(|b| members.contains(b));
+    let ([latch], [pre]) = (inside.as_slice(), outside.as_slice()) else {
+        return None;
+    };
+    let (latch, pre) = (*latch, *pre);
+    // One edge from the preheader (a `brif` to the header on both arms would need two).
+    let pre_term = func.layout.last_inst(pre)?;
+    let edges = func.dfg.insts[pre_term]
+        .branch_destinations()
+        .iter()
+        .filter(|d| d.block == h)
+        .count();
+    let latch_term = func.layout.last_inst(latch)?;
+    if edges != 1 || func.dfg.insts[latch_term].branch_destinations().len() != 1 {
+        return None;
+    }
+    let shape = LoopShape {
+        header: h,
+        pre,
+        latch,
+        first: None,
+    };
+    let found = induction_variables(func, &shape, &members);
+    let ivs: HashMap<Value, Coef> = found.iter().map(|iv| (iv.param, iv.coef)).collect();
+    let steps: HashMap<Value, Value> = found.iter().map(|iv| (iv.param, iv.step)).collect();
+    if ivs.is_empty() {
+        return None;
+    }
+    let scope = Scope { func, members, ivs };
+    let mut groups: Vec<(Value, Coef)> = Vec::new();
+    let mut aligns = Vec::new();
+    for &b in blocks {
+        for inst in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[inst];
+            let Some(addr) = data.mem_addr() else {
+                continue;
+            };
+            let off = data.mem_arg().map_or(1, |m| offset_align(m.offset));
+            aligns.push((inst, known_align(func, addr, 4).min(off)));
+            let mut base = addr;
+            while let Some((x, _)) = const_added(func, base) {
+                base = x;
+            }
+            if groups.iter().any(|g| g.0 == base)
+                || scope.outside(base)
+                || scope.ivs.contains_key(&base)
+                || func.dfg.value_type(base) != Type::B32
+                || groups.len() == MAX_GROUPS
+            {
+                continue;
+            }
+            let mut budget = MAX_EXPR;
+            let Some(k) = scope.coef(base, &mut budget) else {
+                continue;
+            };
+            // A base that adds an invariant to an earlier one (`a + r` next to `a`) becomes
+            // `p + r`, one add as before, when the earlier one is reduced.
+            if let Some(x) = plus_invariant(&scope, base) {
+                if groups.iter().any(|g| g.0 == x) {
+                    continue;
+                }
+            }
+            if k.is_zero() || weight(&scope, base, false, &mut HashSet::default()) < MIN_WEIGHT {
+                continue;
+            }
+            groups.push((base, k));
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let Scope { members, .. } = scope;
+    Some(Candidate {
+        shape,
+        members,
+        steps,
+        groups,
+        aligns,
+    })
+}
+
+/// `x` when `v` is `x + r` (either order) with `r` invariant, constants added to `x` removed.
+fn plus_invariant(scope: &Scope, v: Value) -> Option<Value> {
+    let func = scope.func;
+    let inst = func.dfg.value_inst(v)?;
+    if func.dfg.opcode(inst) != Opcode::Iadd {
+        return None;
+    }
+    let a = func.dfg.inst_args(inst);
+    let mut x = match (scope.outside(a[0]), scope.outside(a[1])) {
+        (false, true) => a[0],
+        (true, false) => a[1],
+        _ => return None,
+    };
+    while let Some((y, _)) = const_added(func, x) {
+        x = y;
+    }
+    Some(x)
+}
+
+/// The weight of the loop-dependent instructions computing `v` (module doc), each counted
+/// once; `under_add`: `v` is an operand of an add (a shift there is free).
+fn weight(scope: &Scope, v: Value, under_add: bool, seen: &mut HashSet<Value>) -> u32 {
+    if scope.ivs.contains_key(&v) || scope.outside(v) || !seen.insert(v) {
+        return 0;
+    }
+    let func = scope.func;
+    let Some(inst) = func.dfg.value_inst(v) else {
+        return 0;
+    };
+    let op = func.dfg.opcode(inst);
+    let own = match op {
+        Opcode::Imul | Opcode::Imad => 3,
+        Opcode::Ishl if under_add => 0,
+        _ => 1,
+    };
+    let add = op == Opcode::Iadd;
+    own + func
+        .dfg
+        .inst_args(inst)
+        .iter()
+        .map(|&a| weight(scope, a, add, seen))
+        .sum::<u32>()
+}
+
+/// Rewrites the loop of `c`; returns the number of accesses rewritten.
+fn apply(func: &mut Function, c: &Candidate) -> usize {
+    let h = c.shape.header;
+    // N: a block between the preheader and the header, mirroring the header's parameters.
+    let n = func.dfg.make_block();
+    func.layout.insert_block(n, h);
+    let hparams: Vec<Value> = func.dfg.block_params(h).to_vec();
+    let nparams: Vec<Value> = hparams
+        .iter()
+        .map(|&p| {
+            let ty = func.dfg.value_type(p);
+            func.dfg.append_block_param(n, ty)
+        })
+        .collect();
+    let pre_term = func
+        .layout
+        .last_inst(c.shape.pre)
+        .expect("the candidate's preheader has a terminator");
+    for d in func.dfg.insts[pre_term].branch_destinations_mut() {
+        if d.block == h {
+            d.block = n;
+        }
+    }
+    // The steps as values available in N: a constant step may be an `iconst` inside the
+    // loop, so it is rebuilt in N.
+    let mut steps: HashMap<Value, Value> = HashMap::default();
+    for (p, &step) in hparams.iter().filter_map(|p| Some(p).zip(c.steps.get(p))) {
+        let v = match func.dfg.value_const(step) {
+            Some(k) => FuncCursor::new(func).at_end(n).ins().iconst(Type::B32, k),
+            None => step,
+        };
+        steps.insert(*p, v);
+    }
+    // The induction variables at iterations 0 and 1, in N.
+    let mut subst = HashMap::default();
+    for (k, &p) in hparams.iter().enumerate() {
+        if let Some(&step) = steps.get(&p) {
+            let first = nparams[k];
+            let second = FuncCursor::new(func).at_end(n).ins().iadd(first, step);
+            subst.insert(p, [first, second, first]);
+        }
+    }
+    let mut ev = Eval {
+        members: &c.members,
+        subst,
+        memo: HashMap::default(),
+    };
+    let mut inits = Vec::with_capacity(c.groups.len());
+    let mut growths = Vec::with_capacity(c.groups.len());
+    let mut gr = Growth {
+        c,
+        steps: &steps,
+        memo: HashMap::default(),
+        cse: HashMap::default(),
+    };
+    for &(base, k) in &c.groups {
+        inits.push(ev.eval(func, n, base, At::First));
+        let growth = match k {
+            Coef::Const(k) => gr.emit(func, n, Opcode::Iconst, &[], u64::from(k)),
+            Coef::Var => gr
+                .growth(func, n, base)
+                .expect("a base with a non-zero growth has a growth value"),
+        };
+        growths.push(growth);
+    }
+    let mut args = nparams.clone();
+    args.extend(&inits);
+    FuncCursor::new(func).at_end(n).ins().jump(h, &args);
+    // The new header parameters, advanced in the latch.
+    let latch_term = func
+        .layout
+        .last_inst(c.shape.latch)
+        .expect("the candidate's latch has a terminator");
+    let mut map: HashMap<Value, Value> = HashMap::default();
+    for (g, &(base, _)) in c.groups.iter().enumerate() {
+        let p = func.dfg.append_block_param(h, Type::B32);
+        let next = FuncCursor::new(func)
+            .at_inst(latch_term)
+            .ins()
+            .iadd(p, growths[g]);
+        let dest = &mut func.dfg.insts[latch_term].branch_destinations_mut()[0];
+        debug_assert_eq!(dest.block, h);
+        dest.args.push(next);
+        map.insert(base, p);
+    }
+    // In every iteration `p` equals the base, so every use in the loop may read it.
+    for &b in &c.members {
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for inst in insts {
+            func.dfg.insts[inst].map_values(|v| map.get(&v).copied().unwrap_or(v));
+        }
+    }
+    // The alignment facts the bases showed, kept on the accesses (mem_combine reads them).
+    for &(inst, align) in &c.aligns {
+        if let Some(mem) = func.dfg.insts[inst].mem_arg_mut() {
+            mem.align = mem.align.max(align);
+        }
+    }
+    c.groups.len()
+}
+
+/// Emits, in front of the loop, how much affine values grow per iteration, sharing equal
+/// computations (the copies of an unrolled body grow alike).
+struct Growth<'c> {
+    c: &'c Candidate,
+    /// Each induction variable's step, available in front of the loop.
+    steps: &'c HashMap<Value, Value>,
+    /// `None`: the value does not grow.
+    memo: HashMap<Value, Option<Value>>,
+    cse: HashMap<(Opcode, [Option<Value>; 2], u64), Value>,
+}
+
+impl Growth<'_> {
+    /// The growth of `v` (accepted by the affine analysis) per iteration, `None` for zero.
+    fn growth(&mut self, func: &mut Function, n: Block, v: Value) -> Option<Value> {
+        if let Some(&step) = self.steps.get(&v) {
+            return Some(step);
+        }
+        if crate::affine::defined_outside(func, &self.c.members, v) {
+            return None;
+        }
+        if let Some(&g) = self.memo.get(&v) {
+            return g;
+        }
+        let inst = func.dfg.value_inst(v)?;
+        let args = func.dfg.inst_args(inst).to_vec();
+        let gs: Vec<Option<Value>> = args.iter().map(|&a| self.growth(func, n, a)).collect();
+        let g = if gs.iter().all(Option::is_none) {
+            None
+        } else {
+            let op = func.dfg.opcode(inst);
+            match (op, gs.as_slice()) {
+                (Opcode::Iadd, [a, b]) => match (*a, *b) {
+                    (Some(a), Some(b)) => Some(self.emit2(func, n, Opcode::Iadd, a, b)),
+                    (a, b) => a.or(b),
+                },
+                (Opcode::Isub, [a, b]) => match (*a, *b) {
+                    (Some(a), Some(b)) => Some(self.emit2(func, n, Opcode::Isub, a, b)),
+                    (Some(a), None) => Some(a),
+                    (None, Some(b)) => Some(self.emit(func, n, Opcode::Ineg, &[b], 0)),
+                    (None, None) => None,
+                },
+                (Opcode::Ineg, [Some(a)]) => Some(self.emit(func, n, Opcode::Ineg, &[*a], 0)),
+                (Opcode::Imul, [Some(a), None]) => {
+                    Some(self.emit2(func, n, Opcode::Imul, *a, args[1]))
+                }
+                (Opcode::Imul, [None, Some(b)]) => {
+                    Some(self.emit2(func, n, Opcode::Imul, args[0], *b))
+                }
+                (Opcode::Imad, [Some(a), None, k]) | (Opcode::Imad, [None, Some(a), k]) => {
+                    let factor = if gs[0].is_some() { args[1] } else { args[0] };
+                    let prod = self.emit2(func, n, Opcode::Imul, *a, factor);
+                    match k {
+                        Some(k) => Some(self.emit2(func, n, Opcode::Iadd, prod, *k)),
+                        None => Some(prod),
+                    }
+                }
+                (Opcode::Imad, [None, None, Some(k)]) => Some(*k),
+                (Opcode::Ishl, [Some(a), None]) => {
+                    Some(self.emit2(func, n, Opcode::Ishl, *a, args[1]))
+                }
+                // The alignment mask commutes with the growth (the analysis checked it).
+                (Opcode::Band, [Some(a), None]) => Some(*a),
+                _ => unreachable!("the affine analysis accepts no other growing operation"),
+            }
+        };
+        self.memo.insert(v, g);
+        g
+    }
+
+    fn emit2(&mut self, func: &mut Function, n: Block, op: Opcode, a: Value, b: Value) -> Value {
+        self.emit(func, n, op, &[a, b], 0)
+    }
+
+    /// `op args` (or `iconst imm`) at the end of `n`, once per distinct computation.
+    fn emit(
+        &mut self,
+        func: &mut Function,
+        n: Block,
+        op: Opcode,
+        args: &[Value],
+        imm: u64,
+    ) -> Value {
+        let key = (op, [args.first().copied(), args.get(1).copied()], imm);
+        if let Some(&v) = self.cse.get(&key) {
+            return v;
+        }
+        let mut cur = FuncCursor::new(func).at_end(n);
+        let v = match (op, args) {
+            (Opcode::Iconst, []) => cur.ins().iconst(Type::B32, imm),
+            (Opcode::Ineg, [a]) => cur.ins().ineg(*a),
+            (Opcode::Iadd, [a, b]) => cur.ins().iadd(*a, *b),
+            (Opcode::Isub, [a, b]) => cur.ins().isub(*a, *b),
+            (Opcode::Imul, [a, b]) => cur.ins().imul(*a, *b),
+            (Opcode::Ishl, [a, b]) => cur.ins().ishl(*a, *b),
+            _ => unreachable!("growths use only these operations"),
+        };
+        self.cse.insert(key, v);
+        v
+    }
+}
