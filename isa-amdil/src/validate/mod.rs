@@ -246,7 +246,8 @@ impl Validator {
         }
 
         let mut stack: Vec<(Block, Span)> = Vec::new();
-        let mut switch_cases: Vec<(HashSet<i32>, bool)> = Vec::new();
+        // Per open switch: each case value's first span, the first `default`'s span.
+        let mut switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)> = Vec::new();
         let mut seen_endmain = false;
         let mut seen_end = false;
         let mut thread_group: Option<Span> = None;
@@ -317,7 +318,7 @@ impl Validator {
                 },
                 Switch => {
                     stack.push((Block::Switch, s.span));
-                    switch_cases.push((HashSet::new(), false));
+                    switch_cases.push((HashMap::new(), None));
                 }
                 Case | Default => {
                     if !matches!(stack.last(), Some((Block::Switch, _))) {
@@ -326,24 +327,32 @@ impl Validator {
                             s.span,
                             format!("`{op}` outside the body of a `switch`"),
                         );
-                    } else if let Some((cases, has_default)) = switch_cases.last_mut() {
+                    } else if let Some((cases, default)) = switch_cases.last_mut() {
                         if let Payload::Case(v) = s.payload {
-                            if !cases.insert(v) {
-                                self.diags.push(Diagnostic::error(
-                                    codes::DUPLICATE,
-                                    s.span,
-                                    format!("duplicate `case {v}` in one switch"),
-                                ));
+                            if let Some(first) = cases.get(&v) {
+                                self.diags.push(
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        s.span,
+                                        format!("duplicate `case {v}` in one switch"),
+                                    )
+                                    .with_label(*first, "first here"),
+                                );
+                            } else {
+                                cases.insert(v, s.span);
                             }
                         } else if op == Default {
-                            if *has_default {
-                                self.diags.push(Diagnostic::error(
-                                    codes::DUPLICATE,
-                                    s.span,
-                                    "second `default` in one switch",
-                                ));
+                            match default {
+                                Some(first) => self.diags.push(
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        s.span,
+                                        "second `default` in one switch",
+                                    )
+                                    .with_label(*first, "first `default` here"),
+                                ),
+                                None => *default = Some(s.span),
                             }
-                            *has_default = true;
                         }
                     }
                 }
