@@ -15,9 +15,9 @@
 //!
 //! ```text
 //! pre: jump H(args)        pre: jump N(args)
-//!                          N(q..): p0 := base with the induction variables at q..
+//!                          N:      p0 := base with the induction variables at args
 //!                                  K  := growth (a constant, or computed from the steps)
-//!                                  jump H(q.., p0)
+//!                                  jump H(args, p0)
 //! H(..):                   H(.., p):
 //!   b = base(i)              (uses of b read p)
 //! latch: jump H(..)        latch: jump H(.., p + K)
@@ -226,24 +226,21 @@ fn weight(scope: &Scope, v: Value, under_add: bool, seen: &mut HashSet<Value>) -
 /// Rewrites the loop of `c`; returns the number of accesses rewritten.
 fn apply(func: &mut Function, c: &Candidate) -> usize {
     let h = c.shape.header;
-    // N: a block between the preheader and the header, mirroring the header's parameters.
+    // N: a block between the preheader and the header. The preheader's arguments for the
+    // header are defined in blocks dominating it, so N uses them directly (constants stay
+    // visible to folding).
     let n = func.dfg.make_block();
     func.layout.insert_block(n, h);
     let hparams: Vec<Value> = func.dfg.block_params(h).to_vec();
-    let nparams: Vec<Value> = hparams
-        .iter()
-        .map(|&p| {
-            let ty = func.dfg.value_type(p);
-            func.dfg.append_block_param(n, ty)
-        })
-        .collect();
     let pre_term = func
         .layout
         .last_inst(c.shape.pre)
         .expect("the candidate's preheader has a terminator");
+    let mut nparams: Vec<Value> = Vec::new();
     for d in func.dfg.insts[pre_term].branch_destinations_mut() {
         if d.block == h {
-            d.block = n;
+            nparams = d.args.to_vec();
+            *d = crate::ir::BlockCall::new(n, &[]);
         }
     }
     // The steps as values available in N: a constant step may be an `iconst` inside the

@@ -177,3 +177,14 @@ fn generated_loops_get_versioned() {
         "only {versioned} loops versioned in 60 generated kernels"
     );
 }
+
+/// The generator reaches loop strength reduction: some loops address memory through a
+/// multiply of their counter (`imad`), which becomes an induction variable.
+#[test]
+fn generated_loops_get_strength_reduced() {
+    let reduced = loops_transformed("loop_reduce", ilc_passes::loop_reduce::reduce);
+    assert!(
+        reduced >= 5,
+        "only {reduced} addresses strength-reduced in 60 generated kernels"
+    );
+}

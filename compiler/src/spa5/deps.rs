@@ -23,8 +23,8 @@
 //!   (issue cycle + the class's typical latency) is waited on at no cost; otherwise the new
 //!   operation joins the youngest barrier of its kind (write or read): barriers count
 //!   operations, so a wait covers both, and an operation completes after the older ones of
-//!   its class anyway; without one of its kind, the barrier expected to complete first is
-//!   waited on;
+//!   its class anyway; without one of its kind, it joins the barrier expected to complete
+//!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
 //!   from a clean state whichever way it is entered;
@@ -97,8 +97,10 @@ struct Sb {
 }
 
 /// A barrier for a new operation (a write barrier if `write`), not one of `taken`: a free
-/// one, else (all busy) one to wait on now (added to `wait`) or to join (module doc).
-fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64) -> usize {
+/// one, else (all busy) one to wait on now (added to `wait`) or to join (module doc);
+/// `waited`: barriers the operation's first waiter waits on anyway (preferred when none is of
+/// its kind).
+fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64, waited: u8) -> usize {
     let avail = |b: usize| taken & (1 << b) == 0;
     if let Some(b) = (0..sbs.len())
         .find(|&b| !sbs[b].busy && avail(b) && *wait & (1 << b) == 0)
@@ -119,15 +121,14 @@ fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64) -> usiz
             b
         }
         Some(b) => b,
-        None => {
-            let b = (0..sbs.len())
-                .filter(|&b| avail(b))
-                .min_by_key(|&b| (sbs[b].done_at, sbs[b].age))
-                .unwrap_or(0);
-            *wait |= 1 << b;
-            sbs[b] = Sb::default();
-            b
-        }
+        // None of its kind: join one that the operation's first waiter waits on anyway, else
+        // the one expected to complete first. Waiting on it now would stall for its whole
+        // latency (a load's source read behind six pending loads waited ~200 cycles);
+        // joined, only the later waits on it also cover the new operation.
+        None => (0..sbs.len())
+            .filter(|&b| avail(b))
+            .min_by_key(|&b| (waited & (1 << b) == 0, sbs[b].done_at, sbs[b].age))
+            .unwrap_or(0),
     }
 }
 
@@ -160,25 +161,31 @@ fn join(
 /// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
 const LOOKAHEAD: usize = 256;
 
-/// Whether an instruction after `idx` (other than a variable-latency one of the same class)
-/// writes one of `srcs` before any instruction reads or
-/// writes one of `defs` (the wait for the result, which covers the source reads) and before
-/// the next control transfer (which waits for every barrier).
-fn sources_overwritten_early(insts: &[MInst], idx: usize, srcs: &[Key], defs: &[Key]) -> bool {
+/// The first instruction after `idx` (other than a variable-latency one of the same class)
+/// that writes one of `srcs`, if that happens before any instruction reads or writes one of
+/// `defs` (the wait for the result, which covers the source reads) and before the next
+/// control transfer (which waits for every barrier); `Some(None)` when the look-ahead ends
+/// first (assume it does).
+fn sources_overwritten_early(
+    insts: &[MInst],
+    idx: usize,
+    srcs: &[Key],
+    defs: &[Key],
+) -> Option<Option<usize>> {
     let class = insts[idx].form().class;
-    for later in insts.iter().skip(idx + 1).take(LOOKAHEAD) {
+    for (at, later) in insts.iter().enumerate().skip(idx + 1).take(LOOKAHEAD) {
         let uses = keys(later.uses().iter());
         let ldefs = keys(later.defs().iter());
         // A variable-latency write of the same class reads and writes in issue order.
         let same_pipe = later.is_variable_latency() && later.form().class == class;
         if !same_pipe && ldefs.iter().any(|k| srcs.contains(k)) {
-            return true;
+            return Some(Some(at));
         }
         if is_transfer(later) || uses.iter().chain(&ldefs).any(|k| defs.contains(k)) {
-            return false;
+            return None;
         }
     }
-    insts.len() > idx + 1 + LOOKAHEAD
+    (insts.len() > idx + 1 + LOOKAHEAD).then_some(None)
 }
 
 /// Computes the control of every instruction.
@@ -294,11 +301,23 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             // released once they are read, so overwriting a source does not wait for the
             // result (TEX/LDG address registers are often dead right after) -- needed only
             // when a source is overwritten before the result is waited for.
-            let b = take(&mut sbs, &mut wait, 0, true, t);
+            let b = take(&mut sbs, &mut wait, 0, true, t, 0);
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
-            let own_rd = gpr_srcs && sources_overwritten_early(insts, idx, &srcs, &defs);
-            let r = own_rd.then(|| take(&mut sbs, &mut wait, 1 << b, false, t));
+            let overwriter = if gpr_srcs {
+                sources_overwritten_early(insts, idx, &srcs, &defs)
+            } else {
+                None
+            };
+            // The barriers whose results the overwriting instruction reads or overwrites.
+            let waited = overwriter.flatten().map_or(0, |w| {
+                let w = &insts[w];
+                let touched = keys(w.uses().iter().chain(w.defs().iter()));
+                (0..sbs.len())
+                    .filter(|&x| sbs[x].busy && sbs[x].defs.iter().any(|k| touched.contains(k)))
+                    .fold(0u8, |m, x| m | 1 << x)
+            });
+            let r = overwriter.map(|_| take(&mut sbs, &mut wait, 1 << b, false, t, waited));
             counter += 1;
             join(
                 &mut sbs[b],
@@ -315,7 +334,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 ctl[idx].rd_bar = Some(r as u8);
             }
         } else if wants_rd {
-            let b = take(&mut sbs, &mut wait, 0, false, t);
+            let b = take(&mut sbs, &mut wait, 0, false, t, 0);
             counter += 1;
             join(
                 &mut sbs[b],
