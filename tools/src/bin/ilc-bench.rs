@@ -139,9 +139,9 @@ fn main() -> ExitCode {
         );
     }
     if failed > 0 {
-        eprintln!(
-            "ilc-bench: {failed} of {} kernels failed to compile",
-            cli.files.len()
+        ilc_tools::report::error(
+            "ilc-bench",
+            format_args!("{failed} of {} kernels failed to compile", cli.files.len()),
         );
         ExitCode::FAILURE
     } else {
