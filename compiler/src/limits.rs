@@ -263,7 +263,7 @@ fn size(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) {
         return;
     }
     // Control-flow nesting, measured before any pass walks the structure (deep nests make
-    // dominator computation quadratic).
+    // CFG simplification's rounds quadratic).
     let mut depth = 0usize;
     for st in sts {
         match st.opcode {

@@ -351,6 +351,8 @@ pub fn optimize(
             log.push(DumpPoint::After, "lower", text.clone());
         }
     }
+    // The CFG analyses, shared by the passes and kept current between them.
+    let mut analyses = ilc_passes::ir::Analyses::new();
     for planned in plan(options) {
         // Backend stages run in the backend.
         let Some(pass) = planned.pass else {
@@ -366,8 +368,14 @@ pub fn optimize(
         log.record_before(options, name, func);
         let start = Instant::now();
         ilc_passes::budget::set_stage(name);
-        (pass.run)(func);
+        let claim = pass.run_in(func, &mut analyses);
         let elapsed = start.elapsed();
+        if let Err(e) = claim {
+            return Err(Diagnostics::single(
+                "I0001",
+                format!("internal compiler error: {e}"),
+            ));
+        }
         log.times.push((name, elapsed));
         tracing::debug!(us = elapsed.as_micros() as u64, "done");
         verify(func, name)?;

@@ -2,17 +2,32 @@
 //! reference interpreter on the same random inputs and compare every output.
 //!
 //! [`verify`] compiles the kernel, then for each of `dispatches` seeded dispatches builds random
-//! contents for every UAV, constant buffer and `g[]` the kernel declares, runs
-//! `isa_amdil::interp` (lock step) and `isa_spa5::emu` (with the control-word hazard checker),
-//! and compares the written-back buffers dword by dword.
+//! contents for every UAV, constant buffer and `g[]` the kernel declares (or takes the user's,
+//! [`VerifyOptions::inputs`], see [`Inputs`]), runs `isa_amdil::interp` and `isa_spa5::emu`
+//! (with the control-word hazard checker), and compares the written-back buffers dword by
+//! dword.
 //!
 //! Inputs: each dword is, at random, a small integer (0..64, so data-dependent indices and
 //! trip counts stay small), a float in [-100, 100], or a random bit pattern. UAVs are sized
 //! from the dispatch (64 bytes per work-item, at least 1 KiB); accesses beyond them follow the
-//! IL rule (loads read 0, stores are dropped), which both sides implement. A dispatch whose
-//! interpreter run whose outputs differ between lock step and a shuffled interleaving (random
-//! addresses making work-items race) is skipped; one whose interpreter run runs out of fuel (a loop count taken from random bits) is retried with small
-//! integers (0..16) only; one that still fails is skipped and counted.
+//! IL rule (loads read 0, stores are dropped), which both sides implement.
+//!
+//! Long kernels: the interpreter's budget per run is [`VerifyOptions::fuel`], by default
+//! [`auto_fuel`] (it grows with the kernel's size and the dispatch's work-items). A dispatch
+//! that runs out is retried with small integers (0..16: a loop count taken from random bits),
+//! then with one group instead of the whole grid (a kernel that is simply long; reported in
+//! [`VerifyReport::notes`] and counted in [`VerifyReport::reduced`], and later dispatches
+//! start there); one that still does not finish is skipped with the reason.
+//!
+//! Interleaving: both sides run the same schedule, warps of 32 work-items in id order, each
+//! to its next barrier or its end (`interp::Schedule::Warps`, `LaunchConfig::warp_to_barrier`),
+//! so outputs one work-item writes and another reads without a barrier (or through atomics)
+//! are compared too; [`VerifyReport::order_dependent`] counts those a shuffled interleaving
+//! changes. What even that order leaves open (two lanes storing one dword in one
+//! instruction, the order in which a warp runs the two sides of a divergent branch) shows as
+//! a difference between the interpreter's warp-order run and its reversed run (highest pc and
+//! lane first): such dwords are racy under every schedule, not compared, and listed in
+//! [`VerifyReport::racy_bytes`].
 //!
 //! Tolerance: outputs must be bit-identical, except when the kernel uses an operation whose
 //! result the IL guide leaves to the implementation's precision (`sqrt`, `rsq`, `rcp`, `div`,
@@ -31,29 +46,47 @@ use std::fmt;
 use ilc_passes::ir::{TexKind, TexShape};
 use isa_amdil::ast::ElementFormat;
 use isa_amdil::interp::texture::{self, ResourceDecl, SamplerState, TexDim, Texture};
-use isa_amdil::interp::{self, Dispatch};
+use isa_amdil::interp::{self, Dispatch, InterpError};
 use isa_amdil::opcodes::Precision;
 use isa_spa5::emu::{Device, LaunchConfig, LaunchReport, TexOp, TexRequest, TextureUnit};
 
 use crate::spa5::abi::ParamKind;
 use crate::{CompiledKernel, Compiler, Diagnostics};
 
+mod inputs;
+pub use inputs::Inputs;
+
 /// Largest f32 distance in ulps accepted for kernels with approximate operations.
 pub const ULP_BOUND: u32 = 8;
 /// Largest relative error accepted for kernels with approximate operations.
 pub const REL_BOUND: f32 = 1e-5;
 
+/// Interpreter instructions per IL instruction and work-item in [`auto_fuel`]: a kernel
+/// may run its whole body this many times (loops) before the dispatch counts as too long.
+pub const FUEL_PER_STATEMENT: u64 = 256;
+/// The least interpreter budget per dispatch [`auto_fuel`] gives.
+pub const MIN_FUEL: u64 = 20_000_000;
+/// The most interpreter budget per dispatch [`auto_fuel`] gives (a few seconds per run);
+/// beyond it a dispatch shrinks to one group. `--verify-fuel` sets any budget.
+pub const MAX_AUTO_FUEL: u64 = 200_000_000;
+
 /// How to verify.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyOptions {
-    /// Number of random dispatches.
+    /// Number of random dispatches (one with [`VerifyOptions::inputs`]).
     pub dispatches: u32,
     /// Seed of the first dispatch (dispatch `k` uses `seed + k`).
     pub seed: u64,
     /// Groups in x, y, z (default: 3 in x).
     pub grid: [u32; 3],
-    /// Interpreter instruction budget per dispatch (work-item instructions).
-    pub fuel: u64,
+    /// Interpreter instruction budget per run of a dispatch (work-item instructions);
+    /// `None`: [`auto_fuel`] of the kernel's size and the dispatch's work-items. A dispatch
+    /// that does not finish within it runs again with one group (reported in
+    /// [`VerifyReport::notes`]), and is skipped only if that does not finish either.
+    pub fuel: Option<u64>,
+    /// The user's buffers, constant buffers and textures ([`Inputs::from_dir`]) instead of
+    /// random ones; resources it lacks get random contents.
+    pub inputs: Option<Inputs>,
 }
 
 impl Default for VerifyOptions {
@@ -62,7 +95,8 @@ impl Default for VerifyOptions {
             dispatches: 8,
             seed: 1,
             grid: [3, 1, 1],
-            fuel: 20_000_000,
+            fuel: None,
+            inputs: None,
         }
     }
 }
@@ -101,6 +135,20 @@ pub struct VerifyReport {
     /// by the allowed errors of approximate operations, or undefined): compared only within
     /// the range those runs span.
     pub ill_conditioned: u64,
+    /// Output dwords whose value depends on the interleaving of work-items (a shuffled
+    /// interleaving gives another value): compared in the warp order both the interpreter
+    /// and the emulator follow.
+    pub order_dependent: u64,
+    /// Output dwords left open even by the warp order (racy under every schedule: two lanes
+    /// storing one dword in one instruction, the order of a divergent branch's sides): not
+    /// compared.
+    pub racy: u64,
+    /// Which bytes were racy, per dispatch and buffer (capped).
+    pub racy_bytes: Vec<String>,
+    /// Dispatches run with one group because the whole grid did not finish in the fuel.
+    pub reduced: u32,
+    /// Remarks: smaller dispatches and why, which inputs came from the user's files.
+    pub notes: Vec<String>,
 }
 
 impl VerifyReport {
@@ -114,11 +162,25 @@ impl fmt::Display for VerifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "verify: {} dispatches compared ({} skipped), {} mismatches, {} hazards{}",
+            "verify: {} dispatches compared ({} skipped{}), {} mismatches, {} hazards{}{}",
             self.compared,
             self.skipped.len(),
+            if self.reduced > 0 {
+                format!(", {} with one group", self.reduced)
+            } else {
+                String::new()
+            },
             self.mismatch_count,
             self.hazards.len(),
+            if self.order_dependent + self.racy > 0 {
+                format!(
+                    "; {} dwords depend on the interleaving (compared in warp order), {} racy \
+                     under every schedule (not compared)",
+                    self.order_dependent, self.racy
+                )
+            } else {
+                String::new()
+            },
             if self.approximate {
                 format!(
                     " (approximate operations: f32 tolerance; {} ill-conditioned dwords \
@@ -142,6 +204,12 @@ impl fmt::Display for VerifyReport {
         for s in &self.skipped {
             writeln!(f, "  skipped: {s}")?;
         }
+        for r in &self.racy_bytes {
+            writeln!(f, "  racy: {r}")?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
+        }
         Ok(())
     }
 }
@@ -155,6 +223,10 @@ pub enum VerifyError {
     /// The interpreter cannot run the kernel at all.
     #[error("interpreter: {0}")]
     Interpreter(String),
+    /// The user's inputs do not fit the kernel (a texture in another storage than the
+    /// kernel was compiled for).
+    #[error("inputs: {0}")]
+    Inputs(String),
     /// The emulator failed on the compiled code (a compiler or emulator bug).
     #[error("emulator, dispatch {dispatch}: {message}")]
     Emulator {
@@ -281,6 +353,250 @@ pub fn verify(
     verify_against(compiler, source, source, opts)
 }
 
+/// The interpreter budget [`VerifyOptions::fuel`] defaults to: [`FUEL_PER_STATEMENT`]
+/// instructions per IL statement and work-item of the dispatch, within
+/// [`MIN_FUEL`]..=[`MAX_AUTO_FUEL`].
+pub fn auto_fuel(statements: u64, work_items: u64) -> u64 {
+    statements
+        .saturating_mul(work_items)
+        .saturating_mul(FUEL_PER_STATEMENT)
+        .clamp(MIN_FUEL, MAX_AUTO_FUEL)
+}
+
+/// Everything the dispatches of one verification share.
+struct Setup<'a> {
+    compiler: &'a Compiler,
+    kernel: &'a CompiledKernel,
+    exec: &'a interp::ExecProgram,
+    opts: &'a VerifyOptions,
+    uav_bytes: usize,
+}
+
+impl Setup<'_> {
+    /// The inputs of dispatch `k`: the user's buffers where [`VerifyOptions::inputs`] has
+    /// them, random ones elsewhere (`tame`: small integers only); `small`: one group (one
+    /// tile of a pixel shader) instead of the whole grid.
+    fn inputs(&self, k: u32, tame: bool, small: bool) -> Dispatch {
+        let (exec, opts) = (self.exec, self.opts);
+        let user = opts.inputs.as_ref();
+        let mut rng = Rng(opts
+            .seed
+            .wrapping_add(k as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            | 1);
+        let grid = user.and_then(|u| u.grid).unwrap_or(opts.grid);
+        let mut d = Dispatch::new(if small { [1, 1, 1] } else { grid });
+        let bytes = self.uav_bytes;
+        for &id in &exec.uavs {
+            let b = rng.buffer(bytes, tame);
+            d.uavs
+                .insert(id, user.and_then(|u| u.uavs.get(&id).cloned()).unwrap_or(b));
+        }
+        for (&id, &elems) in &exec.cbs {
+            let b = rng.buffer(elems.max(1) as usize * 16, tame);
+            d.cbs
+                .insert(id, user.and_then(|u| u.cbs.get(&id).cloned()).unwrap_or(b));
+        }
+        if exec.uses_global {
+            let b = rng.buffer(bytes, tame);
+            d.global = Some(user.and_then(|u| u.global.clone()).unwrap_or(b));
+        }
+        for p in &self.kernel.layout.params {
+            if let ParamKind::SrvPtr(id) = p.kind {
+                let id = u32::from(id);
+                if !exec.resources.contains_key(&id) {
+                    let b = rng.buffer(bytes, tame);
+                    d.srvs
+                        .insert(id, user.and_then(|u| u.srvs.get(&id).cloned()).unwrap_or(b));
+                }
+            }
+        }
+        let tex = &self.compiler.options().textures;
+        for (&id, decl) in &exec.resources {
+            let t = random_texture(&mut rng, tex.storage(id, decl), decl.dim, tame);
+            let t = user.and_then(|u| u.textures.get(&id).cloned()).unwrap_or(t);
+            d.textures.insert(id, t);
+        }
+        d.samplers = tex.samplers.clone();
+        if exec.pixel_shader {
+            // Not a multiple of the 8x8 tiles: the edge tiles have pixels outside.
+            let full = user
+                .and_then(|u| u.domain)
+                .unwrap_or([8 * opts.grid[0] + 5, 11]);
+            d.domain = Some(if small {
+                [full[0].min(exec.group[0]), full[1].min(exec.group[1])]
+            } else {
+                full
+            });
+        }
+        d.schedule = WARP_ORDER;
+        d
+    }
+
+    /// Work-items of a dispatch built by [`Setup::inputs`].
+    fn work_items(&self, d: &Dispatch) -> u64 {
+        let group = self.exec.group.iter().map(|&v| v as u64).product::<u64>();
+        match d.domain {
+            Some([w, h]) => {
+                let [bx, by, _] = self.exec.group;
+                w.div_ceil(bx.max(1)) as u64 * h.div_ceil(by.max(1)) as u64 * group
+            }
+            None => d.grid.iter().map(|&v| v as u64).product::<u64>() * group,
+        }
+    }
+}
+
+/// The interpreter's schedule for the reference run: warps of 32 run to their next barrier
+/// in order, as the emulator runs them in [`run_emulated`].
+const WARP_ORDER: interp::Schedule = interp::Schedule::Warps {
+    width: 32,
+    reverse: false,
+};
+
+/// One dispatch the interpreter finished: its inputs, the reference run, and the runs under
+/// other schedules and perturbations.
+struct Reference {
+    inputs: Dispatch,
+    /// In [`WARP_ORDER`].
+    warp: Dispatch,
+    /// Warp order with lanes and divergent paths reversed: differences are racy.
+    reversed: Option<Dispatch>,
+    /// A shuffled interleaving: differences depend on the interleaving.
+    shuffled: Option<Dispatch>,
+    /// Sensitivity runs.
+    spans: Vec<Dispatch>,
+}
+
+/// Runs dispatch `k` on the interpreter: mixed inputs first, then small integers (a loop
+/// count taken from random bits can exhaust the fuel); the whole grid first, then one group
+/// when the whole grid does not finish within the fuel (`small` remembers that for later
+/// dispatches). Returns the reference, or `None` after recording why it was skipped.
+fn interpret(
+    setup: &Setup,
+    k: u32,
+    approx: bool,
+    small: &mut bool,
+    report: &mut VerifyReport,
+) -> Option<Reference> {
+    let exec = setup.exec;
+    let full_groups = setup.inputs(k, false, false);
+    let can_shrink = setup.work_items(&full_groups) > exec.group.iter().product::<u32>() as u64;
+    let mut last_err = None;
+    // (tame, one group): mixed inputs on the whole grid, then small integers (a loop count
+    // taken from random bits), then both on one group (a kernel too long for the fuel).
+    let attempts = [(false, false), (true, false), (false, true), (true, true)]
+        .into_iter()
+        .filter(|&(_, shrink)| {
+            if *small {
+                shrink
+            } else {
+                !shrink || can_shrink
+            }
+        });
+    let mut full_out_of_fuel = false;
+    for (tame, shrink) in attempts {
+        if shrink && !*small && !full_out_of_fuel {
+            // Only a dispatch too long for the fuel shrinks.
+            continue;
+        }
+        {
+            let mut d = setup.inputs(k, tame, shrink);
+            let fuel = setup.opts.fuel.unwrap_or_else(|| {
+                auto_fuel(exec.insts.len() as u64, setup.work_items(&full_groups))
+            });
+            d.fuel = fuel;
+            let inputs = d.clone();
+            match interp::run_decoded(exec, &mut d) {
+                Ok(_) => {
+                    if shrink && !*small {
+                        *small = true;
+                        report.notes.push(format!(
+                            "dispatch {k} and later: one group ({} work-items) instead of \
+                             {}: the whole dispatch does not finish within {fuel} interpreter \
+                             instructions (raise it with --verify-fuel)",
+                            setup.work_items(&inputs),
+                            setup.work_items(&full_groups)
+                        ));
+                    }
+                    if shrink {
+                        report.reduced += 1;
+                    }
+                    let rerun = |schedule: Option<interp::Schedule>, perturb: Option<u64>| {
+                        let mut p = inputs.clone();
+                        if let Some(s) = schedule {
+                            p.schedule = s;
+                        }
+                        p.perturb = perturb;
+                        interp::run_decoded(exec, &mut p).ok().map(|_| p)
+                    };
+                    let reversed = rerun(
+                        Some(interp::Schedule::Warps {
+                            width: 32,
+                            reverse: true,
+                        }),
+                        None,
+                    );
+                    let shuffled = rerun(Some(interp::Schedule::Shuffled { seed: 7 }), None);
+                    // Sensitivity runs: every approximate result nudged within its allowed
+                    // error, twice; where they disagree the output depends on those errors.
+                    let spans = if approx {
+                        [0x5eed_0001u64, 0x5eed_0002]
+                            .iter()
+                            .filter_map(|s| rerun(None, Some(s.wrapping_add(k as u64))))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    return Some(Reference {
+                        inputs,
+                        warp: d,
+                        reversed,
+                        shuffled,
+                        spans,
+                    });
+                }
+                Err(e @ InterpError::OutOfFuel { .. }) => {
+                    full_out_of_fuel |= !shrink;
+                    last_err = Some(e);
+                }
+                Err(e) if tame => {
+                    report.skipped.push(format!("dispatch {k}: {e}"));
+                    return None;
+                }
+                Err(e) => last_err = Some(e),
+            }
+        }
+    }
+    let why = last_err.map_or_else(|| "no run".to_string(), |e| e.to_string());
+    report.skipped.push(format!(
+        "dispatch {k}: {why}{}",
+        if can_shrink {
+            " (even with one group; raise it with --verify-fuel)"
+        } else {
+            " (raise it with --verify-fuel)"
+        }
+    ));
+    None
+}
+
+/// Byte ranges `[a, b)` of the dwords at `idx` (sorted) as text: `0x10..0x18, 0x40..0x44`.
+fn ranges(idx: &[usize], cap: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < idx.len() && out.len() < cap {
+        let mut j = i;
+        while j + 1 < idx.len() && idx[j + 1] == idx[j] + 1 {
+            j += 1;
+        }
+        out.push(format!("{:#x}..{:#x}", 4 * idx[i], 4 * idx[j] + 4));
+        i = j + 1;
+    }
+    if i < idx.len() {
+        out.push("...".into());
+    }
+    out.join(", ")
+}
+
 /// Compiles `candidate` and compares it on the emulator with the interpreter running
 /// `reference` (which must declare the same resources): [`verify`] with both the same, or a
 /// deliberately different candidate to measure which miscompiles verification catches.
@@ -310,89 +626,41 @@ pub fn verify_against(
         .chain(&group)
         .map(|&v| v as u64)
         .product::<u64>();
-    let uav_bytes = (items * 64).max(1024) as usize;
-    for k in 0..opts.dispatches {
-        // Mixed inputs first; if the interpreter runs out of fuel (a loop count taken from
-        // random bits), the same dispatch again with small values only.
-        let mut attempt = None;
-        for tame in [false, true] {
-            let mut rng = Rng(opts
-                .seed
-                .wrapping_add(k as u64)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                | 1);
-            let mut d = Dispatch::new(opts.grid);
-            for &id in &exec.uavs {
-                d.uavs.insert(id, rng.buffer(uav_bytes, tame));
-            }
-            for (&id, &elems) in &exec.cbs {
-                d.cbs
-                    .insert(id, rng.buffer(elems.max(1) as usize * 16, tame));
-            }
-            if exec.uses_global {
-                d.global = Some(rng.buffer(uav_bytes, tame));
-            }
-            for p in &kernel.layout.params {
-                if let ParamKind::SrvPtr(id) = p.kind {
-                    let id = u32::from(id);
-                    if !exec.resources.contains_key(&id) {
-                        d.srvs.insert(id, rng.buffer(uav_bytes, tame));
-                    }
+    let setup = Setup {
+        compiler,
+        kernel: &kernel,
+        exec: &exec,
+        opts,
+        uav_bytes: (items * 64).max(1024) as usize,
+    };
+    if let Some(u) = &opts.inputs {
+        // The compiled code reads a texture in the storage it was compiled for (--texture).
+        for (&id, decl) in &exec.resources {
+            if let Some(t) = u.textures.get(&id) {
+                let (f, n) = compiler.options().textures.storage(id, decl);
+                if (t.format, t.channels) != (f, n) {
+                    return Err(VerifyError::Inputs(format!(
+                        "texture {id} is {:?}x{} in the inputs, but the kernel was compiled \
+                         for {f:?}x{n} (give --texture {id}=FORMATxN to match)",
+                        t.format, t.channels
+                    )));
                 }
-            }
-            let tex = &compiler.options().textures;
-            for (&id, decl) in &exec.resources {
-                let t = random_texture(&mut rng, tex.storage(id, decl), decl.dim, tame);
-                d.textures.insert(id, t);
-            }
-            d.samplers = tex.samplers.clone();
-            if exec.pixel_shader {
-                // Not a multiple of the 8x8 tiles: the edge tiles have pixels outside.
-                d.domain = Some([8 * opts.grid[0] + 5, 11]);
-            }
-            d.fuel = opts.fuel;
-            let inputs = d.clone();
-            match interp::run_decoded(&exec, &mut d) {
-                Ok(_) => {
-                    // Inputs that make work-items race (a store to where another loads, as
-                    // random addresses can) have no single right answer: compare only when
-                    // a shuffled interleaving agrees with lock step.
-                    let mut shuffled = inputs.clone();
-                    shuffled.schedule = interp::Schedule::Shuffled { seed: 7 };
-                    let agrees = interp::run_decoded(&exec, &mut shuffled).is_ok()
-                        && shuffled.uavs == d.uavs
-                        && shuffled.global == d.global
-                        && shuffled.ps_outputs == d.ps_outputs;
-                    if !agrees {
-                        report.skipped.push(format!(
-                            "dispatch {k}: outputs depend on the work-item interleaving for these inputs"
-                        ));
-                        break;
-                    }
-                    // Sensitivity runs: the same dispatch with every approximate result
-                    // nudged within its allowed error, twice; where they disagree the
-                    // output depends on those errors.
-                    let mut spans = Vec::new();
-                    if approx {
-                        for seed in [0x5eed_0001u64, 0x5eed_0002] {
-                            let mut p = inputs.clone();
-                            p.perturb = Some(seed.wrapping_add(k as u64));
-                            if interp::run_decoded(&exec, &mut p).is_ok() {
-                                spans.push(p);
-                            }
-                        }
-                    }
-                    attempt = Some((inputs, d, spans));
-                    break;
-                }
-                Err(e) if tame => report.skipped.push(format!("dispatch {k}: {e}")),
-                Err(_) => {}
             }
         }
-        let Some((inputs, d, spans)) = attempt else {
+        report.notes.extend(u.describe(&exec, &kernel.layout));
+    }
+    // The user's inputs are one dispatch; random ones are `dispatches` seeds.
+    let dispatches = if opts.inputs.is_some() {
+        opts.dispatches.min(1)
+    } else {
+        opts.dispatches
+    };
+    let mut small = false;
+    for k in 0..dispatches {
+        let Some(r) = interpret(&setup, k, approx, &mut small, &mut report) else {
             continue;
         };
-        let (emulated, launch) = run_emulated(&kernel, &inputs).map_err(|e| match e {
+        let (emulated, launch) = run_emulated(&kernel, &r.inputs).map_err(|e| match e {
             VerifyError::Emulator { message, .. } => VerifyError::Emulator {
                 dispatch: k,
                 message,
@@ -407,47 +675,105 @@ pub fn verify_against(
         }
         report.compared += 1;
         let mut recorded = 0;
-        // (name, interpreter, emulator, sensitivity runs) per output buffer.
-        type Out<'a> = (String, &'a [u8], &'a [u8], Vec<&'a [u8]>);
+        let d = &r.warp;
+        // (name, interpreter, emulator, sensitivity runs, reversed, shuffled) per output.
+        type Out<'a> = (
+            String,
+            &'a [u8],
+            &'a [u8],
+            Vec<&'a [u8]>,
+            Option<&'a [u8]>,
+            Option<&'a [u8]>,
+        );
         let mut pairs: Vec<Out> = Vec::new();
         for (id, want) in &d.uavs {
             let got = emulated.uavs.get(id).map_or(&[][..], |v| &v[..]);
-            let runs = spans.iter().filter_map(|p| p.uavs.get(id)).map(|v| &v[..]);
-            pairs.push((format!("uav{id}"), want, got, runs.collect()));
+            let runs = r
+                .spans
+                .iter()
+                .filter_map(|p| p.uavs.get(id))
+                .map(|v| &v[..]);
+            let rev = r
+                .reversed
+                .as_ref()
+                .and_then(|p| p.uavs.get(id))
+                .map(|v| &v[..]);
+            let shu = r
+                .shuffled
+                .as_ref()
+                .and_then(|p| p.uavs.get(id))
+                .map(|v| &v[..]);
+            pairs.push((format!("uav{id}"), want, got, runs.collect(), rev, shu));
         }
         if let (Some(want), Some(got)) = (&d.global, &emulated.global) {
-            let runs = spans.iter().filter_map(|p| p.global.as_deref());
-            pairs.push(("g".into(), want, got, runs.collect()));
+            let runs = r.spans.iter().filter_map(|p| p.global.as_deref());
+            let rev = r.reversed.as_ref().and_then(|p| p.global.as_deref());
+            let shu = r.shuffled.as_ref().and_then(|p| p.global.as_deref());
+            pairs.push(("g".into(), want, got, runs.collect(), rev, shu));
         }
         for (id, want) in &d.ps_outputs {
             let got = emulated.ps_outputs.get(id).map_or(&[][..], |v| &v[..]);
-            let runs = spans
+            let runs = r
+                .spans
                 .iter()
                 .filter_map(|p| p.ps_outputs.get(id))
                 .map(|v| &v[..]);
-            pairs.push((format!("o{id}"), want, got, runs.collect()));
+            let rev = r.reversed.as_ref().and_then(|p| p.ps_outputs.get(id));
+            let shu = r.shuffled.as_ref().and_then(|p| p.ps_outputs.get(id));
+            pairs.push((
+                format!("o{id}"),
+                want,
+                got,
+                runs.collect(),
+                rev.map(|v| &v[..]),
+                shu.map(|v| &v[..]),
+            ));
         }
-        for (name, want, got, runs) in pairs {
+        for (name, want, got, runs, rev, shu) in pairs {
             let runs: Vec<Vec<u32>> = runs.iter().map(|r| le_words(r).collect()).collect();
+            let rev: Option<Vec<u32>> = rev.map(|r| le_words(r).collect());
+            let shu: Option<Vec<u32>> = shu.map(|r| le_words(r).collect());
+            let mut racy = Vec::new();
             for (i, (w, g)) in le_words(want).zip(le_words(got)).enumerate() {
+                // What even the warp order leaves open (two lanes storing one dword in one
+                // instruction, the order of a divergent branch's sides) is not compared.
+                if rev
+                    .as_ref()
+                    .is_some_and(|v| v.get(i).is_some_and(|&x| x != w))
+                {
+                    racy.push(i);
+                    continue;
+                }
+                if shu
+                    .as_ref()
+                    .is_some_and(|v| v.get(i).is_some_and(|&x| x != w))
+                {
+                    report.order_dependent += 1;
+                }
                 let others: Vec<u32> = runs.iter().filter_map(|r| r.get(i).copied()).collect();
                 let sensitive = others.iter().any(|&o| !words_match(w, o, approx));
                 report.ill_conditioned += u64::from(sensitive);
                 if words_match(w, g, approx) || sensitive && within_span(w, &others, g) {
                     continue;
                 }
-                {
-                    report.mismatch_count += 1;
-                    if recorded < 20 {
-                        recorded += 1;
-                        report.mismatches.push(Mismatch {
-                            dispatch: k,
-                            buffer: name.clone(),
-                            offset: 4 * i,
-                            expected: w,
-                            got: g,
-                        });
-                    }
+                report.mismatch_count += 1;
+                if recorded < 20 {
+                    recorded += 1;
+                    report.mismatches.push(Mismatch {
+                        dispatch: k,
+                        buffer: name.clone(),
+                        offset: 4 * i,
+                        expected: w,
+                        got: g,
+                    });
+                }
+            }
+            if !racy.is_empty() {
+                report.racy += racy.len() as u64;
+                if report.racy_bytes.len() < 20 {
+                    report
+                        .racy_bytes
+                        .push(format!("dispatch {k}: {name} bytes {}", ranges(&racy, 8)));
                 }
             }
         }
@@ -465,6 +791,7 @@ pub fn run_emulated(
     let run = EmulatedRun {
         check_hazards: true,
         fuel: None,
+        warp_to_barrier: true,
     };
     run.run(&kernel.cubin, &kernel.name, &kernel.layout, d)
 }
@@ -476,6 +803,9 @@ pub struct EmulatedRun {
     pub check_hazards: bool,
     /// Emulator instruction budget (`None`: the emulator's default).
     pub fuel: Option<u64>,
+    /// Run each warp to its next barrier before the next warp (the interleaving the
+    /// interpreter's `Schedule::Warps` follows), instead of round-robin slices.
+    pub warp_to_barrier: bool,
 }
 
 impl EmulatedRun {
@@ -606,6 +936,7 @@ impl EmulatedRun {
             block: group,
             params,
             check_hazards: self.check_hazards,
+            warp_to_barrier: self.warp_to_barrier,
             ..LaunchConfig::default()
         };
         if let Some(f) = self.fuel {

@@ -218,3 +218,56 @@ fn throughput_is_reported() {
         s.instructions as f64 / dt / 1e6
     );
 }
+
+#[test]
+fn warp_order_runs_each_warp_to_its_barrier() {
+    // Without a barrier, warp 0 (items 0..31) ends before warp 1 starts: item 31 reads
+    // item 32's slot before it is written; items 32..62 read what their neighbours stored.
+    let src = exchange(false);
+    for reverse in [false, true] {
+        let mut d = Dispatch::new([1, 1, 1]);
+        d.uavs.insert(0, vec![0; 256]);
+        d.schedule = Schedule::Warps { width: 32, reverse };
+        interp::run_source(&src, &mut d).expect("runs");
+        let mut want = expected_exchange(1);
+        want[31] = 0;
+        assert_eq!(words(&d.uavs[&0]), want, "reverse {reverse}");
+    }
+    // With the barrier every warp order gives the lock-step result.
+    let mut d = Dispatch::new([2, 1, 1]);
+    d.uavs.insert(0, vec![0; 512]);
+    d.schedule = Schedule::Warps {
+        width: 32,
+        reverse: false,
+    };
+    let s = interp::run_source(&exchange(true), &mut d).expect("runs");
+    assert_eq!(words(&d.uavs[&0]), expected_exchange(2));
+    assert_eq!(s.barriers, 2);
+}
+
+#[test]
+fn warp_order_reconverges_like_simt() {
+    // Odd lanes store to LDS in the `if` side, even lanes load their odd neighbour's slot
+    // in the `else` side. A SIMT warp runs one side for its lanes, then the other: the
+    // lowest pc first (the `if` side) gives the stored values, the reversed order 0.
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 32\ndcl_raw_uav_id(0)\ndcl_lds_id(0) 128\n\
+               dcl_literal l0, 2, 1, 7, 4\ndcl_literal l1, 0, 0, 0, 0\n\
+               mov r0.x, vTidInGrpFlat.x\nishl r1.x, r0.x, l0.x\nand r2.x, r0.x, l0.y\n\
+               mov r4.x, l1.x\n\
+               if_logicalnz r2.x\n  iadd r3.x, r0.x, l0.z\n  lds_store_id(0) r1.x, r3.x\n\
+               else\n  iadd r5.x, r1.x, l0.w\n  lds_load_id(0) r4.x, r5.x\nendif\n\
+               uav_raw_store_id(0) mem.x, r1.x, r4.x\nend\n";
+    let run = |reverse| {
+        let mut d = Dispatch::new([1, 1, 1]);
+        d.uavs.insert(0, vec![0; 128]);
+        d.schedule = Schedule::Warps { width: 32, reverse };
+        interp::run_source(src, &mut d).expect("runs");
+        words(&d.uavs[&0])
+    };
+    let forward = run(false);
+    let backward = run(true);
+    for i in (0..32).step_by(2) {
+        assert_eq!(forward[i], i as u32 + 1 + 7, "lane {i}");
+        assert_eq!(backward[i], 0, "lane {i}");
+    }
+}

@@ -1083,6 +1083,10 @@ forms! {
     PCNT:       "PCNT",     fx(op16!(0xe2b0, 0xfff0), 0, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     CAL:        "CAL",      fx(op16!(0xe260, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
     JCAL:       "JCAL",     fx(op16!(0xe220, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Abs, W1)], [];
+    PRET:       "PRET",     fx(op16!(0xe270, 0xfff0), 0x40, 0xf_ffff), Ctrl, BRANCH | NO_GUARD, [u(K::Rel, W1)], [];
+    // Indirect branch to the next instruction + Ra + offset (ptxas: an indirect call after a
+    // PRET, `BRX R2 -0xa0` with Ra loaded from the `.nv.constant2` jump table).
+    BRX:        "BRX",      op16!(0xe250, 0xfff0), Ctrl, FLOW, [RA, u(K::SImm(20, 24), W1)], [cct(0)];
     RET:        "RET",      op16!(0xe320, 0xfff0), Ctrl, FLOW, [], [cct(0)];
     EXIT:       "EXIT",     op16!(0xe300, 0xfff0), Ctrl, FLOW, [], [cct(0)];
     BRK:        "BRK",      op16!(0xe340, 0xfff0), Ctrl, FLOW, [], [cct(0)];

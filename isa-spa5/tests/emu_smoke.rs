@@ -357,3 +357,133 @@ fn vmnmx_min_max() {
     assert_eq!(w[3], 0xffff_fff0, "unsigned max, no secondary op");
     assert_eq!(w[4], 8, "max(-16, 5) + 3");
 }
+
+/// `PCNT`/`CONT` (which neither ptxas nor ilc emits for sm_50: both use `BRA` to a loop's
+/// latch) and `PBK`/`BRK` under divergence, 32 lanes: lane `l` sums the `j` below
+/// `2 + l % 4` for which `l + j` is even, the odd ones skipped by a `CONT`.
+#[test]
+fn pcnt_cont_under_divergence() {
+    use isa_spa5::asm::parse_inst;
+    use isa_spa5::cubin::{self, Kernel, Param, Sm};
+    use isa_spa5::inst::Operand;
+    use isa_spa5::table::OpKind;
+    use isa_spa5::Control;
+    // (text, label of the branch target)
+    let text: &[(&str, Option<u32>)] = &[
+        ("S2R R0, SR_TID.X", None),
+        ("MOV R2, RZ", None),
+        ("MOV R3, RZ", None),
+        ("LOP32I.AND R8, R0, 0x3", None),
+        ("IADD32I R8, R8, 0x2", None),
+        ("PBK 0x0", Some(17)),
+        ("ISETP.GE.AND P0, PT, R3, R8, PT", None), // 6: loop head
+        ("@P0 BRK", None),
+        ("PCNT 0x0", Some(15)),
+        ("IADD R4, R0, R3", None),
+        ("LOP32I.AND R4, R4, 0x1", None),
+        ("ISETP.NE.AND P1, PT, R4, RZ, PT", None),
+        ("@P1 CONT", None),
+        ("IADD R2, R2, R3", None),
+        ("CONT", None),
+        ("IADD32I R3, R3, 0x1", None), // 15: continue point
+        ("BRA 0x0", Some(6)),
+        ("SHL R5, R0, 0x2", None), // 17: after the loop
+        ("IADD R6.CC, R5, c[0x0][0x140]", None),
+        ("IADD.X R7, RZ, c[0x0][0x144]", None),
+        ("STG.E [R6], R2", None),
+        ("EXIT", None),
+    ];
+    let prog: Vec<_> = text
+        .iter()
+        .map(|&(t, label)| {
+            let mut i = parse_inst(t, 0).unwrap_or_else(|e| panic!("{t}: {e}")).inst;
+            if let Some(l) = label {
+                for (f, o) in i.form().operands.iter().zip(i.operands.iter_mut()) {
+                    if f.kind == OpKind::Rel {
+                        *o = Operand::Label(l);
+                    }
+                }
+            }
+            (i, Control::stall(15))
+        })
+        .collect();
+    let code = isa_spa5::encode_program(&prog).expect("encodes");
+    let (exit_offsets, s2rctaid_offsets) = cubin::scan_instr_offsets(&code);
+    let kernel = Kernel {
+        name: "k".into(),
+        code,
+        num_regs: 16,
+        params: vec![Param::new(0, 8)],
+        exit_offsets,
+        s2rctaid_offsets,
+        ..Kernel::default()
+    };
+    let bytes = cubin::write_cubin(Sm::Sm50, [&kernel]).expect("cubin");
+    let mut dev = Device::new();
+    let out = dev.alloc(128);
+    let cfg = LaunchConfig {
+        block: [32, 1, 1],
+        params: Params::new().ptr(out).0,
+        ..LaunchConfig::default()
+    };
+    dev.launch(&bytes, "k", &cfg).expect("runs");
+    let got = words(&dev.read(out, 128).expect("read"));
+    let want: Vec<u32> = (0..32u32)
+        .map(|l| (0..2 + l % 4).filter(|j| (l + j) % 2 == 0).sum())
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// The condition code's overflow and sign flags: `IADD .CC` sets overflow on a signed
+/// wrap (0x7fffffff + 1, 0x80000000 - 1), and `CSETP` reads each flag (`OFT`/`OFF`/`SFT`/
+/// `SFF`); `I2I .CC` then `CSETP.LT` tests a sign, as ptxas compiles `llabs`.
+#[test]
+fn condition_code_overflow_and_sign() {
+    let w = run_asm(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "MOV32I R2, 0x7fffffff",
+            "IADD RZ.CC, R2, 0x1",
+            "CSETP.OFT.AND P0, PT, CC, PT",
+            "CSETP.SFT.AND P1, PT, CC, PT",
+            "SEL R0, RZ, 0x1, !P0",
+            "SEL R1, RZ, 0x1, !P1",
+            "IADD RZ.CC, R2, -0x1",
+            "CSETP.OFF.AND P0, PT, CC, PT",
+            "CSETP.SFF.AND P1, PT, CC, PT",
+            "SEL R3, RZ, 0x1, !P0",
+            "SEL R4, RZ, 0x1, !P1",
+            "MOV32I R5, 0x80000000",
+            "IADD RZ.CC, R5, -0x1",
+            "CSETP.OFT.AND P0, PT, CC, PT",
+            "SEL R5, RZ, 0x1, !P0",
+            "I2I.S32.S32 RZ.CC, R2",
+            "CSETP.LT.AND P0, PT, CC, PT",
+            "SEL R6, RZ, 0x1, !P0",
+            "MOV32I R7, 0xfffffffe",
+            "I2I.S32.S32 RZ.CC, R7",
+            "CSETP.LT.AND P0, PT, CC, PT",
+            "SEL R7, RZ, 0x1, !P0",
+            "STG.E.64 [R8], R0",
+            "STG.E [R8+0x8], R3",
+            "STG.E [R8+0xc], R5",
+            "STG.E.64 [R8+0x10], R6",
+            "STG.E [R8+0x18], R4",
+            "EXIT",
+        ],
+        7,
+    );
+    assert_eq!(
+        &w[0..2],
+        &[1, 1],
+        "0x7fffffff + 1 overflows to a negative value"
+    );
+    assert_eq!(
+        (w[2], w[6]),
+        (1, 1),
+        "0x7ffffffe: no overflow (OFF), not negative (SFF)"
+    );
+    assert_eq!(w[3], 1, "0x80000000 - 1 overflows");
+    assert_eq!(&w[4..6], &[0, 1], "I2I .CC: 0x7fffffff is not < 0, -2 is");
+}

@@ -23,14 +23,16 @@
 use cranelift_entity::SecondaryMap;
 
 use crate::eval::{controlling_type, eval_pure};
-use crate::ir::{
-    ControlFlowGraph, DominatorTree, Function, InstructionData, IntCC, Opcode, Type, Value,
-};
+use crate::ir::{Analyses, Function, InstructionData, IntCC, Opcode, Type, Value};
 
-/// Runs constant folding on `func`.
+/// Runs constant folding on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+    run_with(func, &mut Analyses::new());
+}
+
+/// Runs the pass with the pipeline's cached analyses (used before any branch changes).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    let (_, domtree) = analyses.domtree(func);
     let mut order: Vec<_> = domtree.rpo().to_vec();
     order.extend(func.layout.blocks().filter(|&b| !domtree.is_reachable(b)));
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();

@@ -10,10 +10,15 @@
 
 use cranelift_entity::SecondaryMap;
 
-use crate::ir::{Block, ControlFlowGraph, DominatorTree, Function, Inst, Opcode, Value};
+use crate::ir::{Analyses, Block, Function, Inst, Opcode, Value};
 
-/// Runs copy propagation on `func`.
+/// Runs copy propagation on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
+    run_with(func, &mut Analyses::new());
+}
+
+/// Runs the pass with the pipeline's cached analyses (the pass changes no control flow).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
     let resolve = |subst: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
         while let Some(n) = subst[v] {
@@ -35,8 +40,7 @@ pub fn run(func: &mut Function) {
         }
     }
     // 2. Trivial block parameters, to a fixed point.
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+    let (cfg, domtree) = analyses.domtree(func);
     let entry = func.entry_block();
     let mut removed: Vec<(Block, usize)> = Vec::new();
     let mut changed = true;

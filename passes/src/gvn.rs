@@ -21,17 +21,19 @@ use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
 use crate::ir::immediates::{MemSpace, SpecialReg};
-use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, Opcode, Type, Value,
-};
+use crate::ir::{Analyses, Block, Function, Inst, InstructionData, Opcode, Type, Value};
 
 /// The identity of a pure computation.
 type Key = (InstructionData, SmallVec<[Type; 2]>);
 
-/// Runs GVN on `func`.
+/// Runs GVN on `func`, with analyses of its own.
 pub fn run(func: &mut Function) {
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+    run_with(func, &mut Analyses::new());
+}
+
+/// Runs the pass with the pipeline's cached analyses (the pass changes no control flow).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    let (_, domtree) = analyses.domtree(func);
     let Some(entry) = func.entry_block() else {
         return;
     };

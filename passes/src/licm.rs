@@ -20,18 +20,26 @@
 use cranelift_entity::SecondaryMap;
 
 use crate::gvn::is_pure;
-use crate::ir::{Block, ControlFlowGraph, DominatorTree, Function, Inst, LoopInfo, Opcode};
+use crate::ir::{Analyses, Block, Function, Inst, Opcode};
 
 /// Runs LICM on `func`; returns the number of instructions moved.
 pub fn run(func: &mut Function) {
     hoist(func);
 }
 
+/// Runs the pass with the pipeline's cached analyses (the pass changes no control flow).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    hoist_with(func, analyses);
+}
+
 /// As [`run`], returning how many instructions were moved.
 pub fn hoist(func: &mut Function) -> usize {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    hoist_with(func, &mut Analyses::new())
+}
+
+/// As [`hoist`], with `func`'s cached analyses (used before any change).
+pub fn hoist_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (cfg, dt, loops) = analyses.loops(func);
     let mut moved = 0;
     // `headers` is outermost first: walk it backwards for inner loops first.
     for &h in loops.headers.iter().rev() {

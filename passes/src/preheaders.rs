@@ -12,18 +12,26 @@
 //! forwards its parameters); a verifier-clean function (a value that dominated the header
 //! dominates every edge into it, so it dominates the new block too); loops keep their blocks.
 
-use crate::ir::{BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, LoopInfo};
+use crate::ir::{Analyses, BlockCall, FuncCursor, Function};
 
 /// Runs the pass.
 pub fn run(func: &mut Function) {
     insert(func);
 }
 
+/// Runs the pass with the pipeline's cached analyses (used before any block is added).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    insert_with(func, analyses);
+}
+
 /// Gives every loop header entered from several outside edges a preheader; returns how many.
 pub fn insert(func: &mut Function) -> usize {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    insert_with(func, &mut Analyses::new())
+}
+
+/// As [`insert`], with `func`'s cached analyses (used before any change).
+pub fn insert_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (cfg, dt, loops) = analyses.loops(func);
     let headers: Vec<_> = dt
         .rpo()
         .iter()

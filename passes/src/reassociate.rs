@@ -16,13 +16,16 @@
 //! computes the same value (the identities hold modulo 2^32); new instructions are inserted
 //! right before the one rewritten; unused inner instructions are left to DCE.
 
-use crate::ir::{
-    ControlFlowGraph, DominatorTree, FuncCursor, Function, InstructionData, Opcode, Type, Value,
-};
+use crate::ir::{Analyses, FuncCursor, Function, InstructionData, Opcode, Type, Value};
 
 /// Runs the pass.
 pub fn run(func: &mut Function) {
     reassociate(func);
+}
+
+/// Runs the pass with the pipeline's cached analyses (the pass changes no control flow).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    reassociate_with(func, analyses);
 }
 
 /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c`.
@@ -41,8 +44,12 @@ fn plus_const(func: &Function, v: Value) -> Option<(Value, u32)> {
 
 /// Rewrites the function; returns how many instructions changed.
 pub fn reassociate(func: &mut Function) -> usize {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
+    reassociate_with(func, &mut Analyses::new())
+}
+
+/// As [`reassociate`], with `func`'s cached analyses (used before any change).
+pub fn reassociate_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (_, dt) = analyses.domtree(func);
     let mut changed = 0;
     for &b in dt.rpo() {
         let insts: Vec<_> = func.layout.block_insts(b).collect();

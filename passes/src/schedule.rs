@@ -28,9 +28,7 @@ use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use crate::ir::{
-    Block, ControlFlowGraph, Function, Inst, InstructionData, PerRegFile, RegFile, Value,
-};
+use crate::ir::{Block, Function, Inst, InstructionData, PerRegFile, RegFile, Value};
 use crate::regalloc::liveness::Liveness;
 use crate::target::{LatencyKind, MemEffects, Resource, TargetIsa};
 
@@ -222,8 +220,19 @@ pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) 
 
 /// Schedules every block of `func` in place.
 pub fn run(func: &mut Function, target: &dyn TargetIsa, opts: &ScheduleOptions) -> ScheduleStats {
-    let cfg = ControlFlowGraph::with_function(func);
-    let lv = Liveness::compute(func, &cfg);
+    run_with(func, target, opts, &mut crate::ir::Analyses::new())
+}
+
+/// As [`run`], with `func`'s cached analyses (scheduling reorders instructions within their
+/// blocks only: the analyses stay valid).
+pub fn run_with(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    opts: &ScheduleOptions,
+    analyses: &mut crate::ir::Analyses,
+) -> ScheduleStats {
+    let (cfg, _, loops) = analyses.loops(func);
+    let lv = Liveness::compute(func, cfg);
     let budget = PerRegFile(RegFile::ALL.map(|f| {
         let n = target.num_regs(f);
         opts.reg_budget[f].map_or(n, |b| b.min(n))
@@ -234,8 +243,6 @@ pub fn run(func: &mut Function, target: &dyn TargetIsa, opts: &ScheduleOptions) 
             .or(opts.reg_budget[f])
             .map_or(n, |b| b.min(n))
     }));
-    let dt = crate::ir::DominatorTree::with_function(func, &cfg);
-    let loops = crate::ir::LoopInfo::with_function(func, &cfg, &dt);
     let mut stats = ScheduleStats::default();
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for b in blocks {

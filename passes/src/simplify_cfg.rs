@@ -15,23 +15,38 @@
 //! Guarantees: the result verifies, has no unreachable blocks, and behaves the same.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use crate::eval::{controlling_type, eval_pure};
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Type,
-    Value,
+    Analyses, Block, BlockCall, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode,
+    Type, Value,
 };
 
 /// Runs CFG simplification on `func`.
 pub fn run(func: &mut Function) {
+    run_with(func, &mut Analyses::new());
+}
+
+/// Runs CFG simplification with the pipeline's cached analyses, used until the first change
+/// (then each step computes its own).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    let mut cached = Some(analyses);
     for _ in 0..1000 {
         let mut changed = fold_branches(func);
-        changed |= remove_unreachable(func);
-        changed |= merge_blocks(func);
+        if changed {
+            cached = None;
+        }
+        changed |= remove_unreachable(func, cached.as_deref_mut());
+        if changed {
+            cached = None;
+        }
+        changed |= merge_blocks(func, cached.as_deref_mut());
         changed |= bypass_forwarders(func);
         if !changed {
             break;
         }
+        cached = None;
     }
 }
 
@@ -137,9 +152,16 @@ fn eval_known(
     Some(vals[0] & func.dfg.value_type(v).mask())
 }
 
-fn remove_unreachable(func: &mut Function) -> bool {
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+/// Removes the blocks unreachable from the entry; `analyses`, if given, are `func`'s.
+fn remove_unreachable(func: &mut Function, analyses: Option<&mut Analyses>) -> bool {
+    let fresh;
+    let domtree = match analyses {
+        Some(a) => a.domtree(func).1,
+        None => {
+            fresh = DominatorTree::with_function(func, &ControlFlowGraph::with_function(func));
+            &fresh
+        }
+    };
     let mut changed = false;
     for b in func.layout.blocks().collect::<Vec<_>>() {
         if !domtree.is_reachable(b) {
@@ -153,13 +175,24 @@ fn remove_unreachable(func: &mut Function) -> bool {
     changed
 }
 
-fn merge_blocks(func: &mut Function) -> bool {
+/// Merges blocks into their single predecessor; `analyses`, if given, are `func`'s.
+fn merge_blocks(func: &mut Function, analyses: Option<&mut Analyses>) -> bool {
     let entry = func.entry_block();
     // Predecessor lists, kept up to date by hand while merging (linear overall).
-    let cfg = ControlFlowGraph::with_function(func);
-    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    let fresh;
+    let cfg = match analyses {
+        Some(a) => a.cfg(func),
+        None => {
+            fresh = ControlFlowGraph::with_function(func);
+            &fresh
+        }
+    };
+    // Inline lists: most blocks have one or two predecessors (a heap list per block was most
+    // of this step's cost on small kernels).
+    let mut preds: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
+    preds.resize(func.dfg.num_blocks());
     for b in func.layout.blocks() {
-        preds[b] = cfg.preds(b).to_vec();
+        preds[b].extend_from_slice(cfg.preds(b));
     }
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
     let resolve = |s: &SecondaryMap<Value, Option<Value>>, mut v: Value| {
@@ -273,6 +306,9 @@ fn bypass_forwarders(func: &mut Function) -> bool {
         call
     };
     let mut changed = false;
+    if !func.layout.blocks().any(|b| forwarder[b]) {
+        return false;
+    }
     for pred in func.layout.blocks().collect::<Vec<_>>() {
         if forwarder[pred] {
             continue;
@@ -280,7 +316,11 @@ fn bypass_forwarders(func: &mut Function) -> bool {
         let Some(t) = func.terminator(pred) else {
             continue;
         };
-        let dests = func.dfg.insts[t].branch_destinations().to_vec();
+        let dests = &func.dfg.insts[t].branch_destinations();
+        if !dests.iter().any(|d| forwarder[d.block]) {
+            continue;
+        }
+        let dests = dests.to_vec();
         for (k, d) in dests.into_iter().enumerate() {
             if !forwarder[d.block] {
                 continue;

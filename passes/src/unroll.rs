@@ -32,8 +32,8 @@
 use crate::FastHashMap as HashMap;
 
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC,
-    LoopInfo, Opcode, Type, Value,
+    Analyses, Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData,
+    IntCC, LoopInfo, Opcode, Type, Value,
 };
 
 /// Largest loop body (instructions outside the header) unrolled 4 times.
@@ -80,15 +80,23 @@ pub fn run(func: &mut Function) {
     unroll(func);
 }
 
+/// Runs the pass with the pipeline's cached analyses (used before any unrolling).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    unroll_with(func, analyses);
+}
+
 /// Unrolls every candidate loop; returns how many were unrolled.
 pub fn unroll(func: &mut Function) -> usize {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let loops = LoopInfo::with_function(func, &cfg, &dt);
+    unroll_with(func, &mut Analyses::new())
+}
+
+/// As [`unroll`], with `func`'s cached analyses (used before any change).
+pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (cfg, dt, loops) = analyses.loops(func);
     let mut found = Vec::new();
     for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
-        if let Some(c) = candidate(func, &cfg, &dt, &loops, h) {
+        if let Some(c) = candidate(func, cfg, dt, loops, h) {
             found.push(c);
         }
     }

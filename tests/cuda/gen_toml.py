@@ -82,6 +82,8 @@ el('fround_modes',[buf('out','f32',8*N,'out'),buf('a','f32',N,'in',rng=[-100,100
 el('shuffle_width',[buf('out','i32',3*256,'out'),buf('a','i32',256,'in'),n(256)],note='n multiple of 32')
 el('dround',[buf('out','f64',8*N,'out'),buf('a','f64',N,'in',rng=[-1000,1000]),buf('b','f64',N,'in',rng=[-1000,1000]),n()],note='bit exact; include halves (2.5, -0.5) for rint')
 el('fpoly',[buf('out','f32',2*N,'out'),buf('a','f32',N,'in',rng=[-4,4]),n()],note='bit exact with fmaf')
+el('call_indirect',[buf('out','i32',2*N,'out'),buf('a','i32',N,'in',rng=[-100000,100000]),n()],note='indirect calls (PRET + BRX, divergent) through a __device__ table of function pointers; recursion deeper than the frame')
+el('minmax64_cc',[buf('out','i64',6*N,'out'),buf('a','i64',N,'in',rng=[-6000000000,6000000000]),buf('b','i64',N,'in',rng=[-6000000000,6000000000]),n()],note='IMNMX.XHI/XLO pairs and I2I .CC + CSETP; inputs within +-6e9 so high words are often equal (the XLO compare decides) and often differ in sign')
 
 # convert_limits: edge values first, then a deterministic spread, CL elements in all.
 CL=64

@@ -337,6 +337,7 @@ pub fn launch_in(
             .unwrap_or(0) as u32,
         check_hazards: true,
         fuel: 1 << 28,
+        ..LaunchConfig::default()
     };
     let report = dev
         .launch(&cubin, name, &cfg)

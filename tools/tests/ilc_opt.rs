@@ -77,7 +77,7 @@ fn pipeline_resumes_from_every_dump() {
                 .unwrap_or_else(|e| panic!("{}: {}: {e}", path.display(), d.header()));
             assert_eq!(f.to_string(), d.text, "{}: {}", path.display(), d.header());
             for name in &passes[start..] {
-                (ilc::pipeline::pass_by_name(name).unwrap().run)(&mut f);
+                ilc::pipeline::pass_by_name(name).unwrap().run_alone(&mut f);
                 ilc_passes::verifier::verify_function(&f)
                     .unwrap_or_else(|e| panic!("{}: after {name}: {e}", path.display()));
             }

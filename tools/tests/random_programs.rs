@@ -149,7 +149,7 @@ fn loops_transformed(pass: &str, count: fn(&mut ilc_passes::ir::Function) -> usi
                 .into_iter()
                 .take_while(|n| *n != pass)
             {
-                (pass_by_name(name).expect("known pass").run)(&mut f);
+                pass_by_name(name).expect("known pass").run_alone(&mut f);
             }
             count(&mut f)
         })

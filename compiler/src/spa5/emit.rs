@@ -41,14 +41,15 @@ use std::collections::BTreeSet;
 
 use cranelift_entity::SecondaryMap;
 use ilc_passes::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, PostDominatorTree,
-    RegFile, Type, Value,
+    Analyses, Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode,
+    PostDominatorTree, RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
 use ilc_passes::uniformity::Uniformity;
 use isa_spa5::inst::Operand;
 use isa_spa5::table::Class;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
+use smallvec::SmallVec;
 
 use super::target::{Slot, Spa5Target, SCRATCH};
 
@@ -140,10 +141,10 @@ pub fn emit(
     alloc: &Allocation,
     tgt: &Spa5Target,
     spill_base: u32,
+    analyses: &mut Analyses,
 ) -> Result<EmitResult, EmitError> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let pdt = PostDominatorTree::with_function(func, &cfg);
+    let (cfg, dt) = analyses.domtree(func);
+    let pdt = PostDominatorTree::with_function(func, cfg);
     let uni = divergence(func, tgt);
     let mut out = EmitResult::default();
 
@@ -351,7 +352,7 @@ pub fn emit(
             }
         }
     }
-    check_barriers_reconverged(func, tgt, &cfg, &pdt, &uni, &dt, &groups)?;
+    check_barriers_reconverged(func, tgt, cfg, &pdt, &uni, dt, &groups)?;
     // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
     // point (a block belongs to at most one innermost region ending there).
     let mut sync_edge: HashMap<Block, Block> = HashMap::default();
@@ -749,8 +750,11 @@ pub fn check_sync_balance(out: &EmitResult) -> Result<(), EmitError> {
             .filter(|&t| t < n)
             .ok_or_else(|| EmitError::UnbalancedSync(i, "branch without a target".into()))
     };
-    let mut state: Vec<Option<Vec<usize>>> = vec![None; n];
-    let mut work: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new())];
+    // SSY target stacks, inline up to the usual nesting (a heap copy per instruction was
+    // most of this check's cost).
+    type Stack = SmallVec<[usize; 4]>;
+    let mut state: Vec<Option<Stack>> = vec![None; n];
+    let mut work: Vec<(usize, Stack)> = vec![(0, Stack::new())];
     while let Some((i, stack)) = work.pop() {
         if i >= n {
             return Err(EmitError::UnbalancedSync(

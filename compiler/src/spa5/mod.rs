@@ -241,6 +241,9 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     tracing::debug!(insts = f.dfg.num_insts(), "compacted");
     drop(span);
     timer.stage("isel");
+    // The CFG analyses of the compacted function, shared by the scheduler, the register
+    // allocator (which keeps them current) and emission.
+    let mut analyses = ilc_passes::ir::Analyses::new();
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.
@@ -254,7 +257,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ilc_passes::budget::set_stage("schedule");
         let _span = tracing::debug_span!("stage", name = "schedule").entered();
         dump(opts, Before, "schedule", &f, &tgt, &mut dumps);
-        let stats = ilc_passes::schedule::run(&mut f, &tgt, &so);
+        let stats = ilc_passes::schedule::run_with(&mut f, &tgt, &so, &mut analyses);
         tracing::debug!(
             cycles_before = stats.cycles_before,
             cycles_after = stats.cycles_after,
@@ -269,18 +272,19 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     let span = tracing::debug_span!("stage", name = "regalloc").entered();
     dump(opts, Before, "regalloc", &f, &tgt, &mut dumps);
     let alloc =
-        ilc_passes::regalloc::run(&mut f, &tgt, &RegAllocOptions::default()).map_err(|e| {
-            use ilc_passes::regalloc::RegAllocError as E;
-            let inst = match &e {
-                E::TooManyOperands { inst, .. }
-                | E::BadConstraint { inst, .. }
-                | E::UndefinedValue { inst, .. } => Some(*inst),
-                E::NoRegister { value, .. } => f.dfg.value_inst(*value),
-                _ => None,
-            };
-            let pos = inst.and_then(|i| f.srcloc(i));
-            Spa5Error::RegAlloc(e, pos)
-        })?;
+        ilc_passes::regalloc::run_with(&mut f, &tgt, &RegAllocOptions::default(), &mut analyses)
+            .map_err(|e| {
+                use ilc_passes::regalloc::RegAllocError as E;
+                let inst = match &e {
+                    E::TooManyOperands { inst, .. }
+                    | E::BadConstraint { inst, .. }
+                    | E::UndefinedValue { inst, .. } => Some(*inst),
+                    E::NoRegister { value, .. } => f.dfg.value_inst(*value),
+                    _ => None,
+                };
+                let pos = inst.and_then(|i| f.srcloc(i));
+                Spa5Error::RegAlloc(e, pos)
+            })?;
     dump(opts, After, "regalloc", &f, &tgt, &mut dumps);
     tracing::debug!(
         gprs = alloc.regs_used[ilc_passes::ir::RegFile::Gpr],
@@ -294,7 +298,11 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     timer.stage("regalloc");
     ilc_passes::budget::set_stage("emit");
     let span = tracing::debug_span!("stage", name = "emit").entered();
-    let em = emit::emit(&f, &alloc, &tgt, layout.spill_base)?;
+    debug_assert!(
+        analyses.is_current(&f),
+        "the analyses are the allocated function's"
+    );
+    let em = emit::emit(&f, &alloc, &tgt, layout.spill_base, &mut analyses)?;
     tracing::debug!(
         ssy_regions = em.ssy_regions,
         unreconverged = em.unreconverged,

@@ -23,6 +23,21 @@ pub enum Schedule {
         /// PRNG seed.
         seed: u64,
     },
+    /// Warps of `width` consecutive work-items (flat in-group ids), lowest first, each run
+    /// until all its work-items wait at a barrier or are done; inside a warp the work-items
+    /// at the lowest pc step together in id order (reconverging like a SIMT warp on
+    /// structured code). With `width` 32 this is the order the SPA 5.0 emulator follows when
+    /// it runs each warp to its next barrier (`LaunchConfig::warp_to_barrier`), so outputs
+    /// that depend on the interleaving can still be compared. `reverse` keeps the warp order
+    /// but steps the highest pc first and the work-items in descending order: what it
+    /// changes is left open even by a fixed warp order (two lanes storing one address in one
+    /// instruction, the order of the two sides of a divergent branch).
+    Warps {
+        /// Work-items per warp.
+        width: u32,
+        /// Highest pc and id first inside a warp.
+        reverse: bool,
+    },
 }
 
 /// Everything a compute dispatch needs besides the program.

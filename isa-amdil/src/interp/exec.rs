@@ -5,7 +5,8 @@
 //! [`Schedule`] until each reaches a `fence_threads` barrier or ends, then the barrier is
 //! released. In lock step every running work-item executes exactly one instruction per
 //! round in id order, which matches a SIMD wavefront executing each instruction for all
-//! lanes before the next. Requires the decoder's invariants (see [`super::program`]);
+//! lanes before the next; [`Schedule::Warps`] runs 32-wide (or any width) warps one after
+//! another to their next barrier, the order the SPA 5.0 emulator can follow. Requires the decoder's invariants (see [`super::program`]);
 //! guarantees that no input makes it panic: bad indices read 0, stores out of range are
 //! dropped, runaway loops stop with [`InterpError::OutOfFuel`].
 
@@ -295,7 +296,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
     sh.stats.warnings.extend(prog.warnings.iter().cloned());
     let mut rng = match schedule {
         Schedule::Shuffled { seed } => seed | 1,
-        Schedule::LockStep => 1,
+        Schedule::LockStep | Schedule::Warps { .. } => 1,
     };
     let mut items: Vec<Item> = (0..group_size)
         .map(|_| Item {
@@ -411,41 +412,12 @@ fn run_group(
     loop {
         // Run until every work-item is at a barrier or done.
         loop {
-            let mut any = false;
-            if let Schedule::Shuffled { .. } = schedule {
-                for i in (1..n).rev() {
-                    let j = (next_rand(rng) % (i as u64 + 1)) as usize;
-                    order.swap(i, j);
+            let any = match schedule {
+                Schedule::Warps { width, reverse } => {
+                    run_warps(prog, items, sh, width.max(1) as usize, reverse)?
                 }
-            }
-            for &k in &order {
-                let it = &mut items[k];
-                if it.state != State::Running {
-                    continue;
-                }
-                any = true;
-                let burst = match schedule {
-                    Schedule::LockStep => 1,
-                    Schedule::Shuffled { .. } => 1 + next_rand(rng) % 48,
-                };
-                for _ in 0..burst {
-                    match step(prog, it, sh)? {
-                        Flow::Next => {}
-                        Flow::Barrier => {
-                            it.state = State::AtBarrier;
-                            break;
-                        }
-                        Flow::Exchange(v) => {
-                            it.state = State::AtExchange(v);
-                            break;
-                        }
-                        Flow::Done => {
-                            it.state = State::Done;
-                            break;
-                        }
-                    }
-                }
-            }
+                _ => run_round(prog, items, sh, schedule, rng, &mut order)?,
+            };
             if !any && !exchange_neighbours(prog, items, sh)? {
                 break;
             }
@@ -470,6 +442,92 @@ fn run_group(
             }
         }
     }
+}
+
+/// Applies what one instruction asked of the scheduler to the work-item; returns whether it
+/// keeps running.
+fn settle(it: &mut Item, flow: Flow) -> bool {
+    it.state = match flow {
+        Flow::Next => return true,
+        Flow::Barrier => State::AtBarrier,
+        Flow::Exchange(v) => State::AtExchange(v),
+        Flow::Done => State::Done,
+    };
+    false
+}
+
+/// [`Schedule::LockStep`] and [`Schedule::Shuffled`]: one round over the running work-items
+/// (one instruction each, or a random burst); returns whether any ran.
+fn run_round(
+    prog: &ExecProgram,
+    items: &mut [Item],
+    sh: &mut Shared,
+    schedule: Schedule,
+    rng: &mut u64,
+    order: &mut [usize],
+) -> Result<bool, InterpError> {
+    let mut any = false;
+    if let Schedule::Shuffled { .. } = schedule {
+        for i in (1..order.len()).rev() {
+            let j = (next_rand(rng) % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+    }
+    for &k in order.iter() {
+        let it = &mut items[k];
+        if it.state != State::Running {
+            continue;
+        }
+        any = true;
+        let burst = match schedule {
+            Schedule::Shuffled { .. } => 1 + next_rand(rng) % 48,
+            _ => 1,
+        };
+        for _ in 0..burst {
+            let flow = step(prog, it, sh)?;
+            if !settle(it, flow) {
+                break;
+            }
+        }
+    }
+    Ok(any)
+}
+
+/// [`Schedule::Warps`]: each warp of `width` consecutive work-items in turn, lowest first,
+/// runs until all its work-items wait (barrier, exchange) or are done. Within a warp, every
+/// round executes one instruction for the running work-items at the lowest pc (the highest
+/// when `reverse`), in id order (descending when `reverse`): the lanes that stay on one side
+/// of a divergent branch or in a loop run on until the others' pc is reached again, which
+/// is how a SIMT warp reconverges on structured code. Returns whether any work-item ran.
+fn run_warps(
+    prog: &ExecProgram,
+    items: &mut [Item],
+    sh: &mut Shared,
+    width: usize,
+    reverse: bool,
+) -> Result<bool, InterpError> {
+    let mut any = false;
+    for warp in items.chunks_mut(width) {
+        loop {
+            let running = warp.iter().filter(|it| it.state == State::Running);
+            let pc = if reverse {
+                running.map(|it| it.pc).max()
+            } else {
+                running.map(|it| it.pc).min()
+            };
+            let Some(pc) = pc else { break };
+            any = true;
+            let lanes = warp.len();
+            for j in 0..lanes {
+                let it = &mut warp[if reverse { lanes - 1 - j } else { j }];
+                if it.state == State::Running && it.pc == pc {
+                    let flow = step(prog, it, sh)?;
+                    settle(it, flow);
+                }
+            }
+        }
+    }
+    Ok(any)
 }
 
 /// Completes the `lds_read_vec_neighborExch` every neighbourhood (four consecutive

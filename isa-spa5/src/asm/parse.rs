@@ -646,7 +646,13 @@ pub fn parse_inst_with(
     }
     let (mn, rest) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
     let mtoks: Vec<&str> = mn.split('.').collect();
-    let opers = split_operands(rest.trim());
+    let mut opers = split_operands(rest.trim());
+    if mtoks[0] == "BRX" {
+        // nvdisasm's `BRX [CC.T, ]R2 -0xa0`: register and offset separated by a space.
+        if let Some(last) = opers.pop() {
+            opers.extend(last.split_whitespace());
+        }
+    }
     let Some(cands) = by_mnemonic().get(mtoks[0]) else {
         return err(text, format!("unknown mnemonic `{}`", mtoks[0]));
     };

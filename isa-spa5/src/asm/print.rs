@@ -38,7 +38,7 @@ fn hex(v: i64) -> String {
 pub fn reuse_slot(form: &crate::table::Form, k: usize) -> Option<u8> {
     const NONE: &[&str] = &[
         "F2F", "F2I", "I2F", "I2I", "FLO", "POPC", "MUFU", "DMNMX", "DSETP", "DSET", "ATOM", "RED",
-        "BAR", "SHFL",
+        "BAR", "SHFL", "BRX",
     ];
     if NONE.iter().any(|p| form.mnemonic.starts_with(p)) || form.has(crate::table::flags::TEX) {
         return None;
@@ -196,7 +196,12 @@ pub fn print_inst_named(
         if f.optional && is_default(o) && name(k).is_none() {
             continue;
         }
-        s.push_str(if first { " " } else { ", " });
+        // nvdisasm separates BRX's offset from its register by a space: `BRX R2 -0xa0`.
+        s.push_str(if first || form.mnemonic == "BRX" && k == 1 {
+            " "
+        } else {
+            ", "
+        });
         first = false;
         let k = k as u8;
         let imm = is_imm(f.kind);

@@ -68,6 +68,8 @@ pub(crate) enum Kind {
     Dset,
     Psetp,
     Pset,
+    /// CSETP: a predicate from a condition-code test.
+    Csetp,
     Ld,
     St,
     Ldc,
@@ -79,6 +81,10 @@ pub(crate) enum Kind {
     Pbk,
     Pcnt,
     Cal,
+    /// PRET: pushes a return entry (the target) for a later `RET`, without jumping.
+    Pret,
+    /// BRX: indirect branch, per-lane target.
+    Brx,
     Ret,
     Exit,
     Brk,
@@ -146,6 +152,7 @@ impl Kind {
             "F2I" => K::F2i,
             "I2F" => K::I2f,
             "I2I" => K::I2i,
+            "CSETP" => K::Csetp,
             "DADD" => K::Dadd,
             "DMUL" => K::Dmul,
             "DFMA" => K::Dfma,
@@ -167,6 +174,8 @@ impl Kind {
             "PCNT" => K::Pcnt,
             "CAL" | "JCAL" => K::Cal,
             "RET" => K::Ret,
+            "PRET" => K::Pret,
+            "BRX" => K::Brx,
             "EXIT" => K::Exit,
             "BRK" => K::Brk,
             "CONT" => K::Cont,
@@ -245,9 +254,11 @@ fn flag(inst: &Inst, k: M) -> bool {
 
 /// Lanes for which a CC test holds (all lanes for the always-true test `15`).
 pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> Option<u32> {
-    // Flags of an integer or set result (ISET/FSET/IADD .CC): zero, sign, carry; the
-    // "unordered" forms (..U) equal the ordered ones on such results.
-    let (z, s, c) = (w.zf, w.sf, w.cf);
+    // Flags of an integer or set result (ISET/FSET/IADD/I2I .CC): zero, sign, carry,
+    // overflow; the "unordered" forms (..U) equal the ordered ones on such results. The
+    // ordered tests read zero and sign (ptxas: `I2I.S32.S32 RZ.CC, R5` then
+    // `CSETP.LT.AND P1, PT, CC, PT` for `R5 < 0`); OFF/OFT/SFF/SFT test one flag each.
+    let (z, s, c, o) = (w.zf, w.sf, w.cf, w.of);
     Some(match inst.get(M::CcTest) {
         None | Some(15) => u32::MAX,
         Some(0) => 0,
@@ -257,7 +268,11 @@ pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> Option<u32> {
         Some(4) | Some(12) => !s & !z, // GT, GTU
         Some(5) | Some(13) => !z,      // NE, NEU
         Some(6) | Some(14) => !s,      // GE, GEU
+        Some(16) => !o,                // OFF (overflow flag clear)
         Some(17) => !c,                // LO (unsigned <, no carry)
+        Some(18) => !s,                // SFF (sign flag clear)
+        Some(21) => s,                 // SFT (sign flag set)
+        Some(23) => o,                 // OFT (overflow flag set)
         Some(19) => !c | z,            // LS
         Some(20) => c & !z,            // HI
         Some(22) => c,                 // HS
@@ -456,21 +471,39 @@ pub(crate) fn execute(
             Ok(())
         }
         K::Imnmx => {
+            // 64-bit min/max in two steps (ptxas: `IMNMX.XHI R8.CC, R5, R3, !PT` on the
+            // high words, then `IMNMX.U32.XLO R9, R4, R2, !PT` on the low words): XHI
+            // compares the high words and leaves in the flags whether they are equal (zero)
+            // and whether a < b (sign; carry = not less, like a subtraction without
+            // borrow); XLO compares the low words only when the high words were equal and
+            // otherwise follows the high words' order.
             let signed = md(inst, M::Signed) == 1;
-            if md(inst, M::Mode) != 0 {
-                return Err(unsupported(inst, pc, "IMNMX.XLO/XMED/XHI"));
+            let mode = md(inst, M::Mode);
+            if mode == 2 {
+                return Err(unsupported(inst, pc, "IMNMX.XMED"));
+            }
+            if mode == 0 && flag(inst, M::Cc) {
+                return Err(unsupported(inst, pc, "IMNMX with .CC"));
             }
             let pmin = pred_operand(inst, w, 3);
             let d = dst_reg(inst, 0);
             for l in lanes(g) {
                 let (a, b) = (src(inst, 1, w, ctx, l), src(inst, 2, w, ctx, l));
-                let a_less = if signed {
-                    (a as i32) < (b as i32)
-                } else {
-                    a < b
+                let bit = 1u32 << l;
+                let a_less = match mode {
+                    1 if w.zf & bit == 0 => w.sf & bit != 0,
+                    _ if signed => (a as i32) < (b as i32),
+                    _ => a < b,
                 };
                 let min = pmin >> l & 1 != 0;
                 w.set_reg(d, l, if a_less == min { a } else { b });
+                if mode == 3 && flag(inst, M::Cc) {
+                    let set = |f: u32, on: bool| if on { f | bit } else { f & !bit };
+                    w.zf = set(w.zf, a == b);
+                    w.sf = set(w.sf, a_less);
+                    w.cf = set(w.cf, !a_less);
+                    w.of &= !bit;
+                }
             }
             Ok(())
         }
@@ -867,6 +900,19 @@ pub(crate) fn execute(
                 inv |= (bop(op2, !ab, cl) as u32) << l;
             }
             set_or_predicate(inst, w, g, kind == K::Psetp, res, inv);
+            Ok(())
+        }
+        K::Csetp => {
+            let t = cc_test(inst, w).ok_or_else(|| unsupported(inst, pc, "condition-code test"))?;
+            let c = pred_operand(inst, w, 3);
+            let op = md(inst, M::Bop);
+            let (mut res, mut inv) = (0u32, 0u32);
+            for l in lanes(g) {
+                let (tl, cl) = (t >> l & 1 != 0, c >> l & 1 != 0);
+                res |= (bop(op, tl, cl) as u32) << l;
+                inv |= (bop(op, !tl, cl) as u32) << l;
+            }
+            set_or_predicate(inst, w, g, true, res, inv);
             Ok(())
         }
         K::Ld | K::St | K::Ldc => memory(kind, inst, pc, w, g, ctx),
@@ -1377,7 +1423,9 @@ fn convert(
     let h1 = flag(inst, M::H1(1));
     let bsel = md(inst, M::ByteSel) as u32;
     let sat = flag(inst, M::Sat);
-    if flag(inst, M::Cc) {
+    // I2I .CC: the flags of the (32-bit) result, as ptxas uses them to test a sign.
+    let set_cc = flag(inst, M::Cc);
+    if set_cc && (kind != K::I2i || dbits == 64) {
         return Err(unsupported(inst, pc, "conversion with .CC"));
     }
     for l in lanes(g) {
@@ -1508,6 +1556,9 @@ fn convert(
                 }
             }
         };
+        if set_cc {
+            set_flags(w, l, out as u32, false, false, true);
+        }
         if dbits == 64 {
             set64(w, d, l, out);
         } else {

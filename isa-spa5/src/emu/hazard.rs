@@ -13,7 +13,8 @@
 //! Scoreboards count outstanding operations in issue order (`DEPBAR.LE SBn, k` waits until
 //! at most `k` remain). Variable-latency operations of one class (memory, SFU, ...) complete
 //! in issue order: ptxas leaves the write scoreboard off a load whose result it reads only
-//! after waiting for a later load of the same kind, and this model accepts that.
+//! after waiting for a later load of the same kind, and this model accepts that (conversions
+//! and `MUFU` count as one pipe: a conversion read after waiting for a later `MUFU`).
 //! A variable-latency write may overwrite the sources of an older operation of the same class
 //! still on its read scoreboard: that pipe reads sources in issue order, before any later
 //! result comes back.
@@ -90,6 +91,20 @@ struct Slot {
     guard: Option<(u8, bool, u64)>,
     /// The same for the pending (or unprotected) variable-latency write.
     pending_guard: Option<(u8, bool, u64)>,
+    /// The warp's active lanes when the fixed-latency value was written.
+    lanes: u32,
+    /// The active lanes of the pending (or unprotected) variable-latency write.
+    pending_lanes: u32,
+}
+
+/// The in-order pipe of a class: conversions and `MUFU` share one (ptxas leaves the write
+/// scoreboard off `F2F.F32.F32.TRUNC R6, R0` and reads R6 only after waiting for a later
+/// `MUFU.RCP`'s scoreboard).
+fn pipe(class: Class) -> Class {
+    match class {
+        Class::Conv => Class::Sfu,
+        c => c,
+    }
 }
 
 /// Whether two guards select disjoint lanes.
@@ -178,7 +193,24 @@ impl Tracker {
     }
 
     /// Checks and records instruction `inst` (at byte address `pc`) issuing now.
+    /// [`Tracker::issue_lanes`] with every lane active.
+    #[cfg(test)]
     pub(crate) fn issue(&mut self, pc: u32, inst: &Inst, ctrl: &Control, out: &mut Vec<Hazard>) {
+        self.issue_lanes(pc, inst, ctrl, u32::MAX, out);
+    }
+
+    /// Issues `inst` for the warp's active `lanes`: reports its hazards and records its
+    /// writes. A read or write by lanes disjoint from a pending write's (the other side of
+    /// a divergent branch, lanes that returned from a call while others run on) does not
+    /// touch that write's registers: no hazard.
+    pub(crate) fn issue_lanes(
+        &mut self,
+        pc: u32,
+        inst: &Inst,
+        ctrl: &Control,
+        lanes: u32,
+        out: &mut Vec<Hazard>,
+    ) {
         // Waits before issue: the control word's mask, then DEPBAR's own.
         for sb in 0..NUM_SCOREBOARDS as usize {
             if ctrl.wait_mask & (1 << sb) != 0 {
@@ -222,7 +254,8 @@ impl Tracker {
         for loc in uses.iter() {
             for (s, name) in slots_of(loc) {
                 let slot = self.slots[s];
-                let other_lanes = disjoint(slot.pending_guard, guard);
+                let other_lanes =
+                    disjoint(slot.pending_guard, guard) || slot.pending_lanes & lanes == 0;
                 if let Some((sb, op, from)) = slot.pending {
                     if self.in_queue(sb, op) && !other_lanes {
                         report(
@@ -251,7 +284,10 @@ impl Tracker {
                     continue;
                 }
                 let need = if s >= PRED_BASE { 0 } else { delay };
-                if slot.ready > self.now + need && !disjoint(slot.guard, guard) {
+                if slot.ready > self.now + need
+                    && !disjoint(slot.guard, guard)
+                    && slot.lanes & lanes != 0
+                {
                     report(
                         HazardKind::NotReady,
                         format!(
@@ -266,7 +302,7 @@ impl Tracker {
         // Writes.
         let timing = latency::timing(inst);
         let var = inst.is_variable_latency();
-        let class = inst.form().class;
+        let class = pipe(inst.form().class);
         // Sources are read before the result is written: the read scoreboard's operation is
         // the older one, so waiting for the result also covers the reads.
         let rd_op = ctrl
@@ -299,7 +335,8 @@ impl Tracker {
                         );
                     }
                 }
-                let other_lanes = disjoint(slot.pending_guard, guard);
+                let other_lanes =
+                    disjoint(slot.pending_guard, guard) || slot.pending_lanes & lanes == 0;
                 if let Some((sb, op, from)) = slot.pending {
                     if self.in_queue(sb, op) && wr_op.is_none_or(|(_, o)| o != op) && !other_lanes {
                         report(
@@ -320,6 +357,7 @@ impl Tracker {
                     slot.pending = wr_op.map(|(sb, op)| (sb, op, pc));
                     slot.unprotected = bare_op.map(|op| (pc, op, class));
                     slot.pending_guard = guard;
+                    slot.pending_lanes = lanes;
                     slot.ready = 0;
                 } else {
                     // A write to the other lanes leaves the pending write pending.
@@ -328,6 +366,7 @@ impl Tracker {
                         slot.unprotected = None;
                     }
                     slot.guard = guard;
+                    slot.lanes = lanes;
                     let lat = match (s, timing.gpr) {
                         (CC_SLOT, _) => CC_LATENCY as u64,
                         (s, _) if s >= PRED_BASE => latency::pred_latency() as u64,
@@ -382,6 +421,79 @@ mod tests {
         t.issue(8, &Inst::iadd(Reg(1), Reg(2), Reg(3)), &ctl(6), &mut out);
         t.issue(16, &Inst::iadd(Reg(4), Reg(1), Reg(3)), &ctl(6), &mut out);
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_conversion_completes_before_a_later_waited_mufu() {
+        let p = |t: &str| crate::asm::parse_inst(t, 0).expect("parses").inst;
+        let (f2f, mufu) = (p("F2F.F32.F32.TRUNC R6, R0"), p("MUFU.RCP R4, R4"));
+        let use6 = Inst::iadd(Reg(7), Reg(6), Reg(6));
+        let wr = Control {
+            wr_bar: Some(0),
+            ..ctl(1)
+        };
+        let wait = Control {
+            wait_mask: 1,
+            ..ctl(1)
+        };
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        t.issue(8, &f2f, &ctl(1), &mut out);
+        t.issue(16, &mufu, &wr, &mut out);
+        t.issue(24, &use6, &wait, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // Without the wait the conversion's result is unprotected.
+        let mut t = Tracker::default();
+        t.issue(8, &f2f, &ctl(1), &mut out);
+        t.issue(16, &mufu, &wr, &mut out);
+        t.issue(24, &use6, &ctl(1), &mut out);
+        assert_eq!(out[0].kind, HazardKind::Unprotected);
+    }
+
+    #[test]
+    fn other_lanes_do_not_wait_for_a_pending_write() {
+        // ptxas's recursive code: lanes that returned from a call leave an LDG pending on
+        // R4 while the other lanes of the warp run on and read their own R4.
+        let ld = Inst::ldg(crate::mods::Size::B32, Reg(4), Reg(2), 0);
+        let use4 = Inst::iadd(Reg(5), Reg(4), Reg(4));
+        let wr = Control {
+            wr_bar: Some(2),
+            ..ctl(1)
+        };
+        let mut out = Vec::new();
+        let mut t = Tracker::default();
+        t.issue_lanes(8, &ld, &wr, 0x0000_ffff, &mut out);
+        t.issue_lanes(16, &use4, &ctl(1), 0xffff_0000, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // Once the lanes reconverge, the read waits.
+        t.issue_lanes(24, &use4, &ctl(1), u32::MAX, &mut out);
+        assert_eq!(out[0].kind, HazardKind::Pending);
+        // A fixed-latency result too.
+        let mut t = Tracker::default();
+        out.clear();
+        t.issue_lanes(
+            8,
+            &Inst::iadd(Reg(1), Reg(2), Reg(3)),
+            &ctl(1),
+            0xff,
+            &mut out,
+        );
+        t.issue_lanes(
+            16,
+            &Inst::iadd(Reg(4), Reg(1), Reg(3)),
+            &ctl(1),
+            0xff00,
+            &mut out,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        t.issue_lanes(
+            24,
+            &Inst::iadd(Reg(4), Reg(1), Reg(3)),
+            &ctl(1),
+            0xff,
+            &mut out,
+        );
+        assert_eq!(out[0].kind, HazardKind::NotReady);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! [`Device::launch`] runs one kernel of a cubin over a whole grid, the way the CUDA driver
 //! would: constant bank 0 gets the driver area (block and grid sizes at `0x8..0x1c`, the top of
-//! the thread's local-memory window at `0x20`, see `tests/cuda/README.md`) and the parameters
+//! the thread's local-memory window at `0x20`, the larger of the kernel's frame and
+//! [`LaunchConfig::stack_size`], see `tests/cuda/README.md`) and the parameters
 //! from `0x140`; the other constant banks and the module's global data (`.nv.global.init`,
 //! `.nv.global`, with the relocations that put their addresses into constant banks) come from
 //! the cubin. Global memory is the [`Device`]'s: allocations made with [`Device::alloc`] that a
@@ -10,7 +11,8 @@
 //!
 //! Execution model (`warp.rs`): blocks run one after another; the warps of a block (32 lanes)
 //! run round-robin in slices, each with its own pc, active mask and reconvergence stack
-//! (`SSY`/`SYNC`, `PBK`/`BRK`, `PCNT`/`CONT`, divergent `BRA`, `EXIT` of some lanes, `CAL`/`RET`);
+//! (`SSY`/`SYNC`, `PBK`/`BRK`, `PCNT`/`CONT`, divergent `BRA`, `EXIT` of some lanes, `CAL`/`RET`,
+//! `PRET` + a divergent indirect `BRX`: ptxas's call through a function pointer);
 //! `BAR.SYNC`/`BAR.RED` wait for every warp of the block that has not exited. Instruction
 //! semantics (`exec.rs`, `fp.rs`) follow the hardware bit for bit where it is documented or
 //! observable (integer ops, carry chains, XMAD modes, IEEE float with rounding modes, `.FTZ`,
@@ -110,6 +112,9 @@ pub enum EmuError {
     BadLaunch(String),
 }
 
+/// The CUDA driver's default `cudaLimitStackSize`, in bytes per thread.
+pub const DEFAULT_STACK_SIZE: u32 = 1024;
+
 /// How to launch a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
@@ -125,6 +130,15 @@ pub struct LaunchConfig {
     pub check_hazards: bool,
     /// Maximum warp instructions executed before [`EmuError::OutOfFuel`].
     pub fuel: u64,
+    /// Run each warp of a block, in id order, until it waits at a barrier or is done before
+    /// the next gets a turn (instead of round-robin slices): an interleaving that the IL
+    /// interpreter's `Schedule::Warps` follows too, so `ilc --verify` can compare outputs
+    /// that depend on it. A warp spinning on another warp's store never ends (out of fuel).
+    pub warp_to_barrier: bool,
+    /// Per-thread stack bytes, as `cudaDeviceSetLimit(cudaLimitStackSize)` (default 1024, the
+    /// driver's): the thread's local-memory window of a kernel that calls functions is the
+    /// larger of this and its frame (`EIATTR_FRAME_SIZE`); one without calls gets its frame.
+    pub stack_size: u32,
 }
 
 impl Default for LaunchConfig {
@@ -136,6 +150,8 @@ impl Default for LaunchConfig {
             dynamic_shared: 0,
             check_hazards: true,
             fuel: 1 << 32,
+            warp_to_barrier: false,
+            stack_size: DEFAULT_STACK_SIZE,
         }
     }
 }
@@ -292,7 +308,14 @@ impl Device {
                 "parameters exceed constant bank 0".into(),
             ));
         }
-        let local_size = (k.local_size.max(16) as u64).next_multiple_of(16);
+        // The driver gives every thread the larger of the kernel's frame and the stack limit
+        // (`cudaLimitStackSize`): code that calls (recursion) grows its stack below the
+        // frame; code without calls addresses only its frame, which is all it gets here.
+        let calls = code
+            .iter()
+            .any(|(i, _)| matches!(i.form().mnemonic, "CAL" | "JCAL" | "PRET"));
+        let stack = if calls { cfg.stack_size } else { 0 };
+        let local_size = (k.local_size.max(stack).max(16) as u64).next_multiple_of(16);
         let banks = self.constant_banks(module, k, cfg, local_size)?;
         let shared = k.shared_size as u64 + cfg.dynamic_shared as u64;
         if shared > 0x1_0000 {

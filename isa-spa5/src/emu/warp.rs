@@ -8,7 +8,8 @@
 //! every entry); when no lane is active the top entry is popped and its lanes resume at its
 //! address, so a divergent `RET` waits for the function's other paths like a `SYNC`. A warp whose stack empties with no active lane is done.
 //!
-//! Blocks run warps round-robin, [`SLICE`] instructions at a time; a warp reaching
+//! Blocks run warps round-robin, [`SLICE`] instructions at a time (or each until it waits
+//! or is done, with [`LaunchConfig::warp_to_barrier`]); a warp reaching
 //! `BAR.SYNC`/`BAR.RED` waits until every warp that has not finished has arrived, then all
 //! are released (with the `BAR.RED` reduction over the arriving lanes).
 
@@ -173,6 +174,9 @@ pub(crate) struct Block {
     ctaid: [u32; 3],
     block: [u32; 3],
     grid: [u32; 3],
+    /// Warp instructions a warp runs before the next gets a turn ([`SLICE`], or unbounded
+    /// with [`LaunchConfig::warp_to_barrier`]).
+    slice: u64,
 }
 
 impl Block {
@@ -231,6 +235,11 @@ impl Block {
             ctaid,
             block: cfg.block,
             grid: cfg.grid,
+            slice: if cfg.warp_to_barrier {
+                u64::MAX
+            } else {
+                u64::from(SLICE)
+            },
         }
     }
 
@@ -261,7 +270,7 @@ impl Block {
                     block: self.block,
                     grid: self.grid,
                 };
-                for _ in 0..SLICE {
+                for _ in 0..self.slice {
                     if *fuel == 0 {
                         return Err(EmuError::OutOfFuel {
                             executed: fuel0,
@@ -337,19 +346,43 @@ fn target(prog: &Program, inst: &Inst, pc: usize) -> Result<usize, EmuError> {
                 Some(crate::table::OpKind::Abs) => *t as i64,
                 _ => inst_addr(pc) as i64 + 8 + *t as i64,
             };
-            let abs = if abs % 32 == 0 { abs + 8 } else { abs };
-            u32::try_from(abs)
-                .ok()
-                .and_then(|a| prog.by_addr.get(&a).copied())
+            return code_index(prog, abs, pc);
         }
         _ => None,
     };
     resolved
         .filter(|&t| t < prog.code.len())
-        .ok_or_else(|| EmuError::Control {
-            pc: inst_addr(pc),
-            message: "branch target outside the kernel's code".into(),
-        })
+        .ok_or_else(|| outside(pc))
+}
+
+fn outside(pc: usize) -> EmuError {
+    EmuError::Control {
+        pc: inst_addr(pc),
+        message: "branch target outside the kernel's code".into(),
+    }
+}
+
+/// The instruction at byte address `abs` of the kernel's code (a control word's address
+/// means its group's first instruction: ptxas branches to bundle starts).
+fn code_index(prog: &Program, abs: i64, pc: usize) -> Result<usize, EmuError> {
+    let abs = if abs % 32 == 0 { abs + 8 } else { abs };
+    u32::try_from(abs)
+        .ok()
+        .and_then(|a| prog.by_addr.get(&a).copied())
+        .filter(|&t| t < prog.code.len())
+        .ok_or_else(|| outside(pc))
+}
+
+/// A call (`CAL`, `PRET`) would nest deeper than [`MAX_CALL_DEPTH`].
+fn check_call_depth(w: &Warp, pc: u32) -> Result<(), EmuError> {
+    let depth = w.stack.iter().filter(|e| e.kind == EntryKind::Call).count();
+    if depth >= MAX_CALL_DEPTH {
+        return Err(EmuError::Control {
+            pc,
+            message: format!("call stack overflow (more than {MAX_CALL_DEPTH} nested calls)"),
+        });
+    }
+    Ok(())
 }
 
 /// Executes the instruction at the warp's pc.
@@ -370,7 +403,7 @@ fn step(
     let pc = inst_addr(idx);
     if let Some(t) = w.tracker.as_mut() {
         if report.hazards.len() < MAX_HAZARDS {
-            t.issue(pc, inst, ctrl, &mut report.hazards);
+            t.issue_lanes(pc, inst, ctrl, w.active, &mut report.hazards);
         }
     }
     w.clock += ctrl.stall.max(1) as u64;
@@ -447,15 +480,7 @@ fn step(
                 w.pc = idx + 1;
                 return Ok(State::Running);
             }
-            let depth = w.stack.iter().filter(|e| e.kind == EntryKind::Call).count();
-            if depth >= MAX_CALL_DEPTH {
-                return Err(EmuError::Control {
-                    pc,
-                    message: format!(
-                        "call stack overflow (more than {MAX_CALL_DEPTH} nested calls)"
-                    ),
-                });
-            }
+            check_call_depth(w, pc)?;
             if g != w.active {
                 // A predicated call under divergence: the lanes that do not call go on after
                 // it once the callers have returned.
@@ -472,6 +497,62 @@ fn step(
             });
             w.active = g;
             w.pc = t;
+        }
+        K::Pret => {
+            // The return entry of an indirect call (`PRET` then `BRX`): every active lane
+            // comes back to the target once it has returned.
+            let t = target(prog, inst, idx)?;
+            check_call_depth(w, pc)?;
+            w.stack.push(Entry {
+                kind: EntryKind::Call,
+                pc: t,
+                mask: w.active,
+            });
+            w.pc = idx + 1;
+        }
+        K::Brx => {
+            let g = g & exec::cc_test(inst, w)
+                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+            let off = match inst.ops().get(1) {
+                Some(Operand::Imm(v)) => *v as i32 as i64,
+                _ => return Err(exec::unsupported(inst, pc, "BRX without an offset")),
+            };
+            let ra = match inst.ops().first() {
+                Some(Operand::Reg(r)) => r.0,
+                _ => return Err(exec::unsupported(inst, pc, "BRX without a register")),
+            };
+            // Lanes grouped by target (lanes the guard turns off go on after the BRX); the
+            // group of the lowest lane runs first, the others wait as divergence entries.
+            let mut groups: Vec<(usize, u32)> = Vec::new();
+            for lane in 0..32 {
+                let bit = 1u32 << lane;
+                if w.active & bit == 0 {
+                    continue;
+                }
+                let t = if g & bit != 0 {
+                    let base = inst_addr(idx) as i64 + 8 + off;
+                    code_index(prog, base + w.reg(ra, lane) as i64, idx)?
+                } else {
+                    idx + 1
+                };
+                match groups.iter_mut().find(|(p, _)| *p == t) {
+                    Some((_, m)) => *m |= bit,
+                    None => groups.push((t, bit)),
+                }
+            }
+            let Some(&(first, mask)) = groups.first() else {
+                w.pc = idx + 1;
+                return Ok(State::Running);
+            };
+            for &(t, m) in groups[1..].iter().rev() {
+                w.stack.push(Entry {
+                    kind: EntryKind::Div,
+                    pc: t,
+                    mask: m,
+                });
+            }
+            w.active = mask;
+            w.pc = first;
         }
         K::Ret => {
             if !w.stack.iter().any(|e| e.kind == EntryKind::Call) {

@@ -74,7 +74,7 @@ impl SubTest for crate::registry::PassInfo {
         true
     }
     fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
-        (self.run)(func);
+        self.run_alone(func);
         Ok(func.to_string())
     }
 }
@@ -101,6 +101,7 @@ impl SubTest for PassSequenceTest {
         if names.is_empty() {
             return Err("`test passes` names no pass".into());
         }
+        let mut analyses = crate::ir::Analyses::new();
         for name in names {
             let pass = crate::registry::lookup(name).ok_or_else(|| {
                 format!(
@@ -108,7 +109,7 @@ impl SubTest for PassSequenceTest {
                     crate::registry::names()
                 )
             })?;
-            (pass.run)(func);
+            pass.run_in(func, &mut analyses)?;
             verify_function(func).map_err(|e| {
                 format!(
                     "after `{name}`: IR does not verify:\n{}",
@@ -207,8 +208,8 @@ impl SubTest for VerifierTest {
 }
 
 /// The pass called `name` in the pass registry ([`crate::registry`]).
-pub fn lookup_pass(name: &str) -> Option<fn(&mut Function)> {
-    crate::registry::lookup(name).map(|p| p.run)
+pub fn lookup_pass(name: &str) -> Option<&'static crate::registry::PassInfo> {
+    crate::registry::lookup(name)
 }
 
 /// The subtests this crate provides: the verifier, printer and interpreter subtests, the

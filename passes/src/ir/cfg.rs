@@ -32,6 +32,8 @@ thread_local! {
 pub struct ControlFlowGraph {
     preds: SecondaryMap<Block, Edges>,
     succs: SecondaryMap<Block, Edges>,
+    /// The function's block count when computed (the maps' extent).
+    num_blocks: usize,
     valid: bool,
 }
 
@@ -51,6 +53,7 @@ impl ControlFlowGraph {
         let n = func.dfg.num_blocks();
         self.preds.resize(n);
         self.succs.resize(n);
+        self.num_blocks = n;
         for b in func.layout.blocks() {
             for s in func.successors(b) {
                 if !self.succs[b].contains(&s) {
@@ -65,6 +68,15 @@ impl ControlFlowGraph {
     /// True once computed.
     pub fn is_valid(&self) -> bool {
         self.valid
+    }
+
+    /// True if both graphs have the same edges in the same order (the orders of a block's
+    /// predecessors and successors included).
+    pub fn same_edges(&self, other: &ControlFlowGraph) -> bool {
+        let n = self.num_blocks.max(other.num_blocks);
+        (0..n)
+            .map(Block::new)
+            .all(|b| self.preds[b] == other.preds[b] && self.succs[b] == other.succs[b])
     }
 
     /// Predecessors of `b`.

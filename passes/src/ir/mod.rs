@@ -1,6 +1,7 @@
 //! The SSA IR: entities, types, the opcode table, the data-flow graph, the layout, the
 //! function container, a builder, CFG analyses, and the text printer/parser.
 
+pub mod analyses;
 pub mod builder;
 pub mod cfg;
 pub mod dfg;
@@ -18,6 +19,7 @@ pub mod renumber;
 pub mod types;
 pub mod write;
 
+pub use analyses::Analyses;
 pub use builder::{CursorPosition, FuncCursor, InstBuilder};
 pub use cfg::ControlFlowGraph;
 pub use dfg::{DataFlowGraph, ValueDef};

@@ -18,7 +18,7 @@ use super::liveness::Liveness;
 use super::prepare::Bundles;
 use super::{Allocation, EditKind, Failure, RegAllocError};
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, Inst, Opcode, PerRegFile, RegFile, Value,
+    Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value,
 };
 use crate::target::{Footprint, LatencyKind, PReg, TargetIsa};
 
@@ -191,10 +191,10 @@ pub fn run(
     limits: PerRegFile<u32>,
     group_hints: bool,
     alloc: &mut Allocation,
+    analyses: &mut Analyses,
 ) -> Result<(), Failure> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let lv = Liveness::compute(func, &cfg);
+    let (cfg, dt) = analyses.domtree(func);
+    let lv = Liveness::compute(func, cfg);
     let mut c = Colorer {
         target,
         bundles,
@@ -223,7 +223,7 @@ pub fn run(
     let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
-        c.block(func, &cfg, &lv, b, alloc)?;
+        c.block(func, cfg, &lv, b, alloc)?;
         let mut kids = dt.children(b).to_vec();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);

@@ -42,7 +42,7 @@ pub mod testgen;
 use cranelift_entity::SecondaryMap;
 pub use display::{listing, RegAllocTest};
 
-use crate::ir::{AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
+use crate::ir::{Analyses, AnyEntity, Block, Function, Inst, PerRegFile, RegFile, Value};
 use crate::target::{PReg, TargetIsa};
 
 /// Options of a register allocation run.
@@ -188,12 +188,24 @@ pub fn run(
     target: &dyn TargetIsa,
     opts: &RegAllocOptions,
 ) -> Result<Allocation, RegAllocError> {
+    run_with(func, target, opts, &mut Analyses::new())
+}
+
+/// As [`run`], with `func`'s cached analyses, which on success are the allocated function's
+/// (allocation splits critical edges; the caller may use them afterwards).
+pub fn run_with(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    opts: &RegAllocOptions,
+    analyses: &mut Analyses,
+) -> Result<Allocation, RegAllocError> {
     // Each attempt works on a copy of the original; `func` itself is moved out meanwhile (one
     // copy fewer of the largest structure of a compile) and restored on failure.
     let original = std::mem::take(func);
-    let result = attempts(&original, func, target, opts);
+    let result = attempts(&original, func, target, opts, analyses);
     if result.is_err() {
         *func = original;
+        analyses.invalidate();
     }
     result
 }
@@ -204,6 +216,7 @@ fn attempts(
     func: &mut Function,
     target: &dyn TargetIsa,
     opts: &RegAllocOptions,
+    analyses: &mut Analyses,
 ) -> Result<Allocation, RegAllocError> {
     let limits = PerRegFile(RegFile::ALL.map(|rf| {
         let n = target.num_regs(rf);
@@ -213,13 +226,18 @@ fn attempts(
     // Retry with a smaller spill budget when fragmentation defeats coloring.
     let mut budget = limits;
     let mut fragmented: Option<(Value, RegFile)> = None;
+    let mut first = true;
     loop {
         let mut work = original.clone();
+        // The analyses are the original's for the first attempt; a retry starts over.
+        if !std::mem::take(&mut first) {
+            analyses.invalidate();
+        }
         // The first attempt places operand-group sources directly into their group's
         // run and keeps just-read registers of loads cool; retries drop both soft
         // preferences, which can fragment tiny files.
         let group_hints = fragmented.is_none();
-        match attempt(&mut work, target, limits, budget, group_hints) {
+        match attempt(&mut work, target, limits, budget, group_hints, analyses) {
             Ok(alloc) => {
                 if opts.check || cfg!(debug_assertions) {
                     checker::check(original, &work, &alloc, target, limits)?;
@@ -280,12 +298,28 @@ fn attempt(
     limits: PerRegFile<u32>,
     budget: PerRegFile<u32>,
     group_hints: bool,
+    analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
     let mut alloc = Allocation::default();
-    let bundles = prepare::run(func, target, &mut alloc)?;
-    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc)?;
-    color::run(func, target, &bundles, limits, group_hints, &mut alloc)?;
-    resolve::run(func, target, limits, spill_info, &mut alloc)?;
+    let bundles = prepare::run(func, target, &mut alloc, analyses)?;
+    // Preparation split the critical edges; after it the control flow stays as it is (the
+    // later steps insert instructions and block parameters only), so they share one CFG
+    // and dominator tree.
+    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc, analyses)?;
+    color::run(
+        func,
+        target,
+        &bundles,
+        limits,
+        group_hints,
+        &mut alloc,
+        analyses,
+    )?;
+    resolve::run(func, target, limits, spill_info, &mut alloc, analyses)?;
+    debug_assert!(
+        analyses.is_current(func),
+        "the CFG changed after preparation"
+    );
     Ok(alloc)
 }
 

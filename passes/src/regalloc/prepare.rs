@@ -12,8 +12,7 @@ use cranelift_entity::SecondaryMap;
 
 use super::{insert_inst, Allocation, EditKind, InsertAt, RegAllocError};
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, Opcode,
-    RegFile, Value,
+    Analyses, Block, BlockCall, Function, Inst, InstructionData, Opcode, RegFile, Value,
 };
 use crate::target::TargetIsa;
 
@@ -43,30 +42,38 @@ pub fn run(
     func: &mut Function,
     target: &dyn TargetIsa,
     alloc: &mut Allocation,
+    analyses: &mut Analyses,
 ) -> Result<Bundles, RegAllocError> {
-    remove_unreachable(func)?;
-    split_edges(func, alloc);
+    let removed = remove_unreachable(func, analyses)?;
+    let split = split_edges(func, alloc);
+    if removed || split {
+        analyses.invalidate();
+    }
     make_bundles(func, target, alloc)
 }
 
-fn remove_unreachable(func: &mut Function) -> Result<(), RegAllocError> {
+/// Removes the blocks unreachable from the entry; true if there were any.
+fn remove_unreachable(func: &mut Function, analyses: &mut Analyses) -> Result<bool, RegAllocError> {
     if func.entry_block().is_none() {
         return Err(RegAllocError::NoEntry);
     }
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
+    let (_, dt) = analyses.domtree(func);
     let dead: Vec<Block> = func
         .layout
         .blocks()
         .filter(|&b| !dt.is_reachable(b))
         .collect();
+    let removed = !dead.is_empty();
     for b in dead {
         func.layout.remove_block(b);
     }
-    Ok(())
+    Ok(removed)
 }
 
-fn split_edges(func: &mut Function, alloc: &mut Allocation) {
+/// Splits the critical edges and those passing arguments into a block with several
+/// predecessors; true if it split any.
+fn split_edges(func: &mut Function, alloc: &mut Allocation) -> bool {
+    let mut split = false;
     // Incoming edge counts (a branch naming a block twice counts twice).
     let mut incoming: SecondaryMap<Block, u32> = SecondaryMap::new();
     let blocks: Vec<Block> = func.layout.blocks().collect();
@@ -102,8 +109,10 @@ fn split_edges(func: &mut Function, alloc: &mut Allocation) {
             alloc.edits[j] = EditKind::EdgeJump;
             alloc.split_edges[nb] = Some((b, d as u16));
             func.dfg.insts[t].branch_destinations_mut()[d] = BlockCall::new(nb, &[]);
+            split = true;
         }
     }
+    split
 }
 
 fn make_bundles(

@@ -19,7 +19,7 @@ use cranelift_entity::SecondaryMap;
 use super::liveness::Liveness;
 use super::spill::SpillInfo;
 use super::{insert_inst, Allocation, EditKind, Failure, InsertAt, RegAllocError};
-use crate::ir::{ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Type, Value};
+use crate::ir::{Analyses, Function, Inst, Opcode, PerRegFile, RegFile, Type, Value};
 use crate::target::{PReg, TargetIsa};
 
 /// A pending move: argument index, current source value, destination.
@@ -46,9 +46,10 @@ pub fn run(
     limits: PerRegFile<u32>,
     spill: SpillInfo,
     alloc: &mut Allocation,
+    analyses: &mut Analyses,
 ) -> Result<(), Failure> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let lv = Liveness::compute(func, &cfg);
+    let cfg = analyses.cfg(func);
+    let lv = Liveness::compute(func, cfg);
     let mut area = spill.area_bytes;
     let mut emergency: SecondaryMap<Value, u32> = SecondaryMap::new();
     let _ = &mut emergency;

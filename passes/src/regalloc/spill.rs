@@ -35,8 +35,8 @@ use super::liveness::{def_block, Liveness};
 use super::prepare::Bundles;
 use super::{insert_inst, Allocation, EditKind, Failure, InsertAt, RegAllocError};
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, Inst, LoopInfo, PerRegFile, RegFile, Value,
-    ValueDef,
+    Analyses, Block, ControlFlowGraph, DominatorTree, Function, Inst, LoopInfo, PerRegFile,
+    RegFile, Value, ValueDef,
 };
 use crate::target::TargetIsa;
 
@@ -73,8 +73,8 @@ struct Spiller<'a> {
     lv: Liveness,
     info: SecondaryMap<Block, Option<usize>>,
     blocks: Vec<BlockInfo>,
-    loops: LoopInfo,
-    cfg: ControlFlowGraph,
+    loops: &'a LoopInfo,
+    cfg: &'a ControlFlowGraph,
     w_entry: SecondaryMap<Block, Vec<Value>>,
     w_exit: SecondaryMap<Block, Vec<Value>>,
     /// Blocks whose exit set is known.
@@ -95,11 +95,11 @@ pub fn run(
     bundles: &Bundles,
     budget: PerRegFile<u32>,
     alloc: &mut Allocation,
+    analyses: &mut Analyses,
 ) -> Result<SpillInfo, Failure> {
-    let cfg = ControlFlowGraph::with_function(func);
-    let dt = DominatorTree::with_function(func, &cfg);
-    let loops = LoopInfo::with_function(func, &cfg, &dt);
-    let lv = Liveness::compute(func, &cfg);
+    // Spill code adds instructions and block parameters, never edges: the CFG stays valid.
+    let (cfg, dt, loops) = analyses.loops(func);
+    let lv = Liveness::compute(func, cfg);
     // A value live into the entry block has no definition on some path (not strict SSA).
     if let Some(&v) = func.entry_block().and_then(|e| lv.live_in[e].first()) {
         let inst = func
@@ -123,13 +123,13 @@ pub fn run(
         reloads: Vec::new(),
         processed: SecondaryMap::new(),
     };
-    sp.compute_next_uses(func, &dt);
+    sp.compute_next_uses(func, dt);
     for &b in dt.rpo() {
         sp.process_block(func, b)?;
     }
     sp.couple_edges(func, dt.rpo());
     let reloads = std::mem::take(&mut sp.reloads);
-    insert_spill_code(func, target, reloads, alloc)
+    insert_spill_code(func, cfg, target, reloads, alloc)
 }
 
 impl Spiller<'_> {
@@ -474,6 +474,7 @@ impl Spiller<'_> {
 /// Inserts reloads and spill stores, then rebuilds SSA form.
 fn insert_spill_code(
     func: &mut Function,
+    cfg: &ControlFlowGraph,
     target: &dyn TargetIsa,
     reloads: Vec<(Value, InsertAt)>,
     alloc: &mut Allocation,
@@ -505,7 +506,7 @@ fn insert_spill_code(
     // whose live ranges do not interfere (neither live at the other's definition) can
     // share a slot.
     let stored: Vec<Value> = spilled.iter().copied().filter(|&v| !remat[v]).collect();
-    let conflicts = slot_conflicts(func, &stored);
+    let conflicts = slot_conflicts(func, cfg, &stored);
     let mut slots: Vec<(u32, u32, Vec<Value>)> = Vec::new();
     for &v in &stored {
         let ty = func.dfg.value_type(v);
@@ -569,7 +570,7 @@ fn insert_spill_code(
         super::check_made(func, inst, &[v], None, "spill")?;
         alloc.num_spills += 1;
     }
-    reconstruct_ssa(func, &spilled, &versions, alloc)?;
+    reconstruct_ssa(func, cfg, &spilled, &versions, alloc)?;
     remove_dead_reloads(func, alloc);
     Ok(info)
 }
@@ -599,7 +600,11 @@ fn remove_dead_reloads(func: &mut Function, alloc: &mut Allocation) {
 /// Pairs `(a, b)` with `a < b` of values in `vals` that interfere: one is live where the
 /// other is defined (block parameters of one block all interfere with each other and with
 /// the block's live-in values).
-fn slot_conflicts(func: &Function, vals: &[Value]) -> std::collections::HashSet<(Value, Value)> {
+fn slot_conflicts(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    vals: &[Value],
+) -> std::collections::HashSet<(Value, Value)> {
     let mut out = std::collections::HashSet::default();
     if vals.len() < 2 {
         return out;
@@ -608,8 +613,7 @@ fn slot_conflicts(func: &Function, vals: &[Value]) -> std::collections::HashSet<
     for &v in vals {
         wanted[v] = true;
     }
-    let cfg = ControlFlowGraph::with_function(func);
-    let lv = Liveness::compute(func, &cfg);
+    let lv = Liveness::compute(func, cfg);
     let mut add = |a: Value, b: Value| {
         if a != b {
             out.insert((a.min(b), a.max(b)));
@@ -658,11 +662,11 @@ fn slot_conflicts(func: &Function, vals: &[Value]) -> std::collections::HashSet<
 /// Renames every use of the spilled values to the nearest reaching version.
 fn reconstruct_ssa(
     func: &mut Function,
+    cfg: &ControlFlowGraph,
     spilled: &[Value],
     versions: &SecondaryMap<Value, Vec<Value>>,
     alloc: &mut Allocation,
 ) -> Result<(), Failure> {
-    let cfg = ControlFlowGraph::with_function(func);
     let mut is_spilled: SecondaryMap<Value, bool> = SecondaryMap::new();
     for &v in spilled {
         is_spilled[v] = true;
@@ -702,13 +706,13 @@ fn reconstruct_ssa(
         }
         for &u in use_list {
             let b = func.layout.inst_block(u).expect("use in layout");
-            let d = r.lookup(func, &cfg, b, Some(u), alloc)?;
+            let d = r.lookup(func, cfg, b, Some(u), alloc)?;
             if d != v {
                 func.dfg.insts[u].map_values(|x| if x == v { d } else { x });
             }
-            r.drain(func, &cfg, alloc)?;
+            r.drain(func, cfg, alloc)?;
         }
-        r.drain(func, &cfg, alloc)?;
+        r.drain(func, cfg, alloc)?;
     }
     Ok(())
 }

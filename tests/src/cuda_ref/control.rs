@@ -9,6 +9,31 @@ use crate::cuda_launch::{expect, f32_bits, f64_bits, within_ulp};
 
 /// The kernels of this area with their reference.
 pub const REFS: &[(&str, Reference)] = &[
+    ("call_indirect", |r| {
+        fn rec(v: i32, d: i32) -> i32 {
+            if d == 0 {
+                v
+            } else if v & 1 != 0 {
+                rec(v / 2, d - 1).wrapping_add(d)
+            } else {
+                rec(v.wrapping_add(d), d - 1).wrapping_mul(3)
+            }
+        }
+        let a = r.input("a").i32s();
+        let n = r.int("n") as usize;
+        let mut w = vec![0i32; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, ii) = (a[i], i as i32);
+            let y = x ^ ii;
+            w[2 * i] = match (x & 0x7fff_ffff) % 3 {
+                0 => y.wrapping_mul(3).wrapping_add(1),
+                1 => y ^ 0x55,
+                _ => y.wrapping_sub(7),
+            };
+            w[2 * i + 1] = rec(x, ii % 12);
+        }
+        expect("out", &r.output("out").i32s(), &w)
+    }),
     ("branch_uniform", |r| {
         let a = r.input("a").i32s();
         let (mode, k) = (r.int("mode"), r.int("k") as i32);

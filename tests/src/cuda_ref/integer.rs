@@ -9,6 +9,22 @@ use crate::cuda_launch::{expect, f32_bits, f64_bits, within_ulp};
 
 /// The kernels of this area with their reference.
 pub const REFS: &[(&str, Reference)] = &[
+    ("minmax64_cc", |r| {
+        let (a, b) = (r.input("a").i64s(), r.input("b").i64s());
+        let n = r.int("n") as usize;
+        let mut w = vec![0i64; r.output("out").data.len()];
+        for i in 0..n {
+            let (x, y) = (a[i], b[i]);
+            let (u, v) = (x as u64, y as u64);
+            w[6 * i] = x.min(y);
+            w[6 * i + 1] = x.max(y);
+            w[6 * i + 2] = u.min(v) as i64;
+            w[6 * i + 3] = u.max(v) as i64;
+            w[6 * i + 4] = x.wrapping_abs();
+            w[6 * i + 5] = if x < 0 { 1 } else { 2 };
+        }
+        expect("out", &r.output("out").i64s(), &w)
+    }),
     ("iadd", |r| {
         let (a, b) = (r.input("a").i32s(), r.input("b").i32s());
         let n = r.int("n") as usize;

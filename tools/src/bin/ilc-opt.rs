@@ -117,10 +117,15 @@ fn main() -> ExitCode {
             }
             return ExitCode::from(1);
         }
+        // Shared by the passes and kept current between them, as in the compiler's pipeline.
+        let mut analyses = ilc_passes::ir::Analyses::new();
         for (n, pass) in passes.iter().enumerate() {
             let _span = tracing::debug_span!("pass", name = pass.name, n = n + 1).entered();
             let start = std::time::Instant::now();
-            (pass.run)(&mut func);
+            if let Err(e) = pass.run_in(&mut func, &mut analyses) {
+                eprintln!("ilc-opt: %{}: {e}", func.name);
+                return ExitCode::from(1);
+            }
             tracing::debug!(us = start.elapsed().as_micros() as u64, "done");
             if let Err(errors) = ilc_passes::verifier::verify_function(&func) {
                 ilc_tools::report::error(

@@ -162,6 +162,16 @@ struct Cli {
     /// skipped: the kernel was not checked at all).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8", require_equals = true)]
     verify: Option<u32>,
+    /// With --verify: the interpreter's instruction budget per run of a dispatch (default:
+    /// scaled with the kernel's size and the dispatch's work-items, 20M..200M). A dispatch
+    /// that does not finish runs again with one group, reported as such.
+    #[arg(long = "verify-fuel", value_name = "N", requires = "verify")]
+    verify_fuel: Option<u64>,
+    /// With --verify: one dispatch with the buffers, constant buffers and textures in DIR
+    /// (uavN.bin, srvN.bin, cbN.bin, g.bin, texN-WxH[xD]-FORMAT[xC].bin, grid.txt,
+    /// domain.txt; the raw formats of il-run and spa5-run) instead of random ones.
+    #[arg(long = "verify-inputs", value_name = "DIR", requires = "verify")]
+    verify_inputs: Option<std::path::PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -251,8 +261,22 @@ fn main() -> ExitCode {
         ExitCode::from(1)
     };
     if let Some(n) = cli.verify {
+        let inputs = match cli
+            .verify_inputs
+            .as_deref()
+            .map(ilc::verify::Inputs::from_dir)
+        {
+            Some(Err(e)) => {
+                eprintln!("ilc: --verify-inputs: {e}");
+                return ExitCode::from(1);
+            }
+            Some(Ok(i)) => Some(i),
+            None => None,
+        };
         let opts = ilc::verify::VerifyOptions {
             dispatches: n,
+            fuel: cli.verify_fuel,
+            inputs,
             ..ilc::verify::VerifyOptions::default()
         };
         return match ilc::verify::verify(&compiler, &source, &opts) {

@@ -15,6 +15,8 @@
 //! OFFSET, write it back as `DIR/` + FILE's own name), `--dynamic-shared BYTES`,
 //! `--symbol NAME=FILE` (write FILE into the `__constant__`/`__device__` variable NAME before
 //! the launch, as `cudaMemcpyToSymbol` does). Flags of the other kind of cubin are rejected.
+//! `--stack-size BYTES` (either kind) sets the per-thread stack of kernels that call
+//! functions, as `cudaDeviceSetLimit(cudaLimitStackSize)` (default 1 KiB).
 //!
 //! `--stats` prints executed warp instructions, thread instructions, warp instructions by
 //! class and modeled issue cycles (the slowest warp and the sum over warps; see
@@ -67,6 +69,11 @@ struct Cli {
     /// Dynamic shared memory in bytes.
     #[arg(long, default_value_t = 0)]
     dynamic_shared: u32,
+    /// Per-thread stack bytes for kernels that call functions, as
+    /// cudaDeviceSetLimit(cudaLimitStackSize) (deep recursion needs more).
+    #[arg(long = "stack-size", value_name = "BYTES", default_value_t = isa_spa5::emu::DEFAULT_STACK_SIZE,
+          value_parser = clap::value_parser!(u32).range(0..=1 << 16))]
+    stack_size: u32,
     /// Do not run the hazard checker.
     #[arg(long)]
     no_hazards: bool,
@@ -264,8 +271,10 @@ fn run(cli: &Cli) -> Result<bool, String> {
         block,
         params,
         dynamic_shared: cli.dynamic_shared,
+        stack_size: cli.stack_size,
         check_hazards: !cli.no_hazards,
         fuel: cli.fuel,
+        ..LaunchConfig::default()
     };
     let report = dev
         .launch_decoded(&module, &kernel, &code, &cfg)
@@ -353,6 +362,7 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
     let run = EmulatedRun {
         check_hazards: !cli.no_hazards,
         fuel: Some(cli.fuel),
+        warp_to_barrier: false,
     };
     let (out, report) = run
         .run(cubin, name, &layout, &d)

@@ -86,7 +86,7 @@ impl Isel<'_> {
         let InstructionData::IntCompare { cond, args, .. } = self.func.dfg.insts[i] else {
             return None;
         };
-        (self.use_count.get(&x) == Some(&1) && self.ty(args[0]) == Type::B32)
+        (self.use_count[x] == 1 && self.ty(args[0]) == Type::B32)
             .then_some((cond, args[0], args[1]))
     }
 

@@ -18,7 +18,10 @@
 //! Guarantees: the chosen form encodes the value exactly (an immediate field only takes a
 //! constant it represents bit for bit).
 
+use std::cell::RefCell;
+
 use ilc_passes::ir::{InstructionData, Opcode, Type, Value};
+use ilc_passes::FastHashMap as HashMap;
 use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::table::{OpKind, FORMS};
 use isa_spa5::{Inst as MInst, Op};
@@ -87,6 +90,23 @@ impl SrcForms {
     /// The sibling forms of register form `reg` for source `k`, from the table: same
     /// mnemonic (`...32I` for the 32-bit immediate), same operands except source `k`.
     pub fn of(reg: Op, k: usize) -> SrcForms {
+        thread_local! {
+            /// The forms found so far (the search scans the whole table, and selection asks
+            /// for the same few operations in every kernel).
+            static FOUND: RefCell<HashMap<(Op, usize), SrcForms>> = RefCell::default();
+        }
+        FOUND.with(|found| {
+            if let Some(&s) = found.borrow().get(&(reg, k)) {
+                return s;
+            }
+            let s = SrcForms::search(reg, k);
+            found.borrow_mut().insert((reg, k), s);
+            s
+        })
+    }
+
+    /// [`SrcForms::of`] without the memo: a scan of the table.
+    fn search(reg: Op, k: usize) -> SrcForms {
         let base = reg.form();
         let mut s = SrcForms {
             reg,

@@ -18,6 +18,7 @@
 //! Requires: a verified function whose resources fit [`LaunchLayout`]. Guarantees: the result
 //! verifies, and only `Target`, `jump`, `brif` and `return` remain.
 
+use cranelift_entity::SecondaryMap;
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 
 use ilc_passes::ir::{Block, Function, Inst, InstructionData, Opcode, Type, Value};
@@ -115,11 +116,10 @@ pub struct Isel<'a> {
     pub(crate) pool: Vec<u32>,
     /// Pool word index of each (constant, is 64-bit) already placed.
     pub(crate) pool_index: HashMap<(u64, bool), u32>,
-    /// Values some instruction reads (before selection): texture fetches write only the
-    /// channels in it.
-    pub(crate) used: HashSet<Value>,
-    /// How many times each value is used (operands and block-call arguments).
-    pub(crate) use_count: HashMap<Value, u32>,
+    /// How many times each value is used before selection (operands and block-call
+    /// arguments; values made by selection count 0): texture fetches write only the channels
+    /// read.
+    pub(crate) use_count: SecondaryMap<Value, u32>,
     /// Two-word loads selected as one `b64` value because their words only feed one
     /// `concat` (first word -> (second word, the `b64`)): the concat is that value, no copies.
     pub(crate) fused_pairs: HashMap<Value, (Value, Value)>,
@@ -134,12 +134,11 @@ pub fn run(
     opts: &Spa5Options,
 ) -> Result<Vec<u32>, IselError> {
     let mut written = HashSet::default();
-    let mut used = HashSet::default();
-    let mut use_count: HashMap<Value, u32> = HashMap::default();
+    let mut use_count: SecondaryMap<Value, u32> = SecondaryMap::new();
+    use_count.resize(func.dfg.num_values());
     for inst in func.insts_in_layout() {
-        used.extend(func.dfg.insts[inst].all_values());
         for v in func.dfg.insts[inst].all_values() {
-            *use_count.entry(v).or_default() += 1;
+            use_count[v] += 1;
         }
         if let Some(m) = func.dfg.insts[inst].mem_arg() {
             if func.dfg.insts[inst].opcode().writes_memory() {
@@ -170,7 +169,6 @@ pub fn run(
         pool: Vec::new(),
         pool_index: HashMap::default(),
         bounds_memo: HashMap::default(),
-        used,
         use_count,
         fused_pairs: HashMap::default(),
     };
@@ -265,7 +263,7 @@ impl Isel<'_> {
     /// only use of both `lo` and `hi`: selecting `inst` can then produce that `b64` value
     /// directly (recorded in `fused_pairs`) instead of two words and two moves.
     pub(crate) fn sole_join(&self, inst: Inst, lo: Value, hi: Value) -> Option<Inst> {
-        if self.use_count.get(&lo) != Some(&1) || self.use_count.get(&hi) != Some(&1) {
+        if self.use_count[lo] != 1 || self.use_count[hi] != 1 {
             return None;
         }
         let mut at = self.func.layout.next_inst(inst);

@@ -316,7 +316,7 @@ impl Isel<'_> {
     fn channels_read(&self, inst: Inst) -> u8 {
         let results = self.func.dfg.inst_results(inst);
         (0..4)
-            .filter(|&c| self.used.contains(&results[c]))
+            .filter(|&c| self.use_count[results[c]] > 0)
             .fold(0, |m, c| m | 1 << c)
     }
 }
