@@ -382,60 +382,86 @@ def gen_kernel(n):
 
 
 def svg_bars(path, title, kernels, series, ylabel):
-    """Grouped bar chart: series = [(label, color, [value per kernel])], values are ratios."""
-    w, h, left, bottom, top = 60 + 38 * len(kernels), 360, 50, 110, 40
-    ymax = max([v for _, _, vs in series for v in vs if v == v] + [1.0]) * 1.1
+    """Grouped bar chart of ratios on a log axis: series = [(label, color, [value per kernel])].
+    Bars grow from 1.0 (up: ilc above ptxas, down: below); each series' geomean is a dashed
+    line in its colour, named in the legend."""
+    vals = [v for _, _, vs in series for v in vs if v == v and v > 0]
+    lo = min(vals + [0.5]) / 1.15
+    hi = max(vals + [2.0]) * 1.15
+    w, h, left, bottom, top = 70 + 14 * len(series) * len(kernels) + 8 * len(kernels), 420, 60, 120, 70
     ph = h - bottom - top
-    y = lambda v: top + ph - ph * v / ymax
+    y = lambda v: top + ph - ph * (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
            f'<text x="{left}" y="18" font-size="14">{title}</text>',
-           f'<line x1="{left}" y1="{y(1.0):.1f}" x2="{w - 10}" y2="{y(1.0):.1f}" stroke="#444" stroke-dasharray="4,3"/>',
-           f'<text x="4" y="{y(1.0) + 4:.1f}">1.0</text>',
-           f'<text x="4" y="{top + 10}">{ymax:.1f}</text>',
-           f'<text x="4" y="{top + ph + 4}">0</text>',
-           f'<text x="{left}" y="32" fill="#444">{ylabel}</text>']
-    bw = 30 / len(series)
+           f'<text x="{left}" y="34" fill="#444">{ylabel} (log scale; dashed: geomean of each series)</text>',
+           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>']
+    # Ticks at 1-2-5 steps inside the range.
+    for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            t = m * 10.0 ** e
+            if lo <= t <= hi:
+                style = 'stroke="#444"' if t == 1 else 'stroke="#ddd" stroke-width="0.5"'
+                out.append(f'<line x1="{left - 4}" y1="{y(t):.1f}" x2="{w - 10}" y2="{y(t):.1f}" {style}/>')
+                out.append(f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    group = 14 * len(series) + 8
+    bw = 13
     for i, k in enumerate(kernels):
-        x0 = left + 38 * i
-        for j, (label, color, vals) in enumerate(series):
-            v = vals[i]
-            if v != v:
+        x0 = left + 6 + group * i
+        for j, (label, color, vs) in enumerate(series):
+            v = vs[i]
+            if v != v or v <= 0:
                 continue
-            out.append(f'<rect x="{x0 + j * bw:.1f}" y="{y(v):.1f}" width="{bw - 1:.1f}" '
-                       f'height="{top + ph - y(v):.1f}" fill="{color}"><title>{k} {label}: {v:.2f}</title></rect>')
-        out.append(f'<text transform="translate({x0 + 12},{top + ph + 8}) rotate(60)">{k}</text>')
-    for j, (label, color, _) in enumerate(series):
-        out.append(f'<rect x="{w - 170}" y="{8 + 14 * j}" width="10" height="10" fill="{color}"/>'
-                   f'<text x="{w - 155}" y="{17 + 14 * j}">{label}</text>')
+            y1, y0 = sorted((y(v), y(1.0)))
+            out.append(f'<rect x="{x0 + j * (bw + 1):.1f}" y="{y1:.1f}" width="{bw:.1f}" '
+                       f'height="{max(y0 - y1, 0.5):.1f}" fill="{color}"><title>{k} {label}: {v:.2f}</title></rect>')
+        out.append(f'<text transform="translate({x0 + 6},{top + ph + 10}) rotate(60)">{k}</text>')
+    for j, (label, color, vs) in enumerate(series):
+        g = geomean([v for v in vs if v == v and v > 0])
+        if g == g:
+            out.append(f'<line x1="{left}" y1="{y(g):.1f}" x2="{w - 10}" y2="{y(g):.1f}" stroke="{color}" '
+                       f'stroke-dasharray="6,4"><title>{label} geomean {g:.2f}</title></line>')
+        col, row = j % 3, j // 3
+        out.append(f'<rect x="{left + 230 * col}" y="{44 + 14 * row}" width="10" height="10" fill="{color}"/>'
+                   f'<text x="{left + 230 * col + 14}" y="{53 + 14 * row}">{label} (geomean {g:.2f})</text>')
     out.append("</svg>")
     open(path, "w").write("\n".join(out))
 
 
 def svg_scaling(path, rows):
-    """Log-log plot of seconds against instructions, with an n log n reference."""
-    pts = [(n, t) for n, t, _ in rows if t]
+    """Log-log plot of seconds against IL instructions, with axes, every measured point and an
+    n log n reference through the first one."""
+    pts = [(n, t) for n, t, _ in rows if t is not None and t > 0]
     if len(pts) < 2:
         return
-    w, h, m = 520, 360, 60
+    w, h, m = 560, 380, 70
     lx = [math.log10(n) for n, _ in pts]
-    ly = [math.log10(t) for _, t in pts]
-    x0, x1 = min(lx), max(lx)
     ref = [(n, pts[0][1] * (n * math.log(n)) / (pts[0][0] * math.log(pts[0][0]))) for n, _ in pts]
-    ly_all = ly + [math.log10(t) for _, t in ref]
-    y0, y1 = min(ly_all), max(ly_all)
+    ly_all = [math.log10(t) for _, t in pts + ref]
+    x0, x1 = math.floor(min(lx)), math.ceil(max(lx))
+    y0, y1 = math.floor(min(ly_all)), math.ceil(max(ly_all))
     X = lambda v: m + (w - 2 * m) * (v - x0) / max(x1 - x0, 1e-9)
     Y = lambda v: h - m - (h - 2 * m) * (v - y0) / max(y1 - y0, 1e-9)
     poly = lambda ps: " ".join(f"{X(math.log10(n)):.1f},{Y(math.log10(t)):.1f}" for n, t in ps)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
-           '<text x="60" y="20" font-size="14">ilc whole-process compile time vs IL instructions (log-log)</text>',
-           f'<polyline points="{poly(pts)}" fill="none" stroke="#1f77b4" stroke-width="2"/>',
-           f'<polyline points="{poly(ref)}" fill="none" stroke="#999" stroke-dasharray="5,4"/>',
-           f'<text x="{w - 170}" y="40" fill="#1f77b4">ilc -O2</text>',
-           f'<text x="{w - 170}" y="54" fill="#999">n log n (from the first point)</text>']
+           '<text x="70" y="20" font-size="14">ilc whole-process compile time vs IL instructions (log-log)</text>',
+           f'<line x1="{m}" y1="{h - m}" x2="{w - m}" y2="{h - m}" stroke="#444"/>',
+           f'<line x1="{m}" y1="{m}" x2="{m}" y2="{h - m}" stroke="#444"/>',
+           f'<text x="{w / 2:.0f}" y="{h - 22}" text-anchor="middle">IL instructions</text>',
+           f'<text transform="translate(16,{h / 2:.0f}) rotate(-90)" text-anchor="middle">seconds</text>']
+    for e in range(x0, x1 + 1):
+        out.append(f'<line x1="{X(e):.1f}" y1="{h - m}" x2="{X(e):.1f}" y2="{h - m + 5}" stroke="#444"/>'
+                   f'<text x="{X(e):.1f}" y="{h - m + 18}" text-anchor="middle">{10 ** e:,}</text>')
+    for e in range(y0, y1 + 1):
+        out.append(f'<line x1="{m - 5}" y1="{Y(e):.1f}" x2="{w - m}" y2="{Y(e):.1f}" stroke="#ddd" stroke-width="0.5"/>'
+                   f'<text x="{m - 8}" y="{Y(e) + 4:.1f}" text-anchor="end">{10.0 ** e:g}</text>')
+    out += [f'<polyline points="{poly(pts)}" fill="none" stroke="#1f77b4" stroke-width="2"/>',
+            f'<polyline points="{poly(ref)}" fill="none" stroke="#999" stroke-dasharray="5,4"/>',
+            f'<text x="{m + 10}" y="{m - 20}" fill="#1f77b4">ilc -O2</text>',
+            f'<text x="{m + 80}" y="{m - 20}" fill="#999">n log n (from the first point)</text>']
     for n, t in pts:
-        out.append(f'<circle cx="{X(math.log10(n)):.1f}" cy="{Y(math.log10(t)):.1f}" r="3" fill="#1f77b4"/>')
-        out.append(f'<text x="{X(math.log10(n)) - 10:.1f}" y="{h - m + 16}">{n:,}</text>')
-        out.append(f'<text x="{X(math.log10(n)) + 5:.1f}" y="{Y(math.log10(t)) - 5:.1f}">{t:.3g} s</text>')
+        out.append(f'<circle cx="{X(math.log10(n)):.1f}" cy="{Y(math.log10(t)):.1f}" r="3" fill="#1f77b4">'
+                   f'<title>{n:,} instructions: {t:.3g} s</title></circle>')
+        out.append(f'<text x="{X(math.log10(n)) + 5:.1f}" y="{Y(math.log10(t)) - 6:.1f}">{t:.3g} s</text>')
     out.append("</svg>")
     open(path, "w").write("\n".join(out))
 
@@ -472,7 +498,10 @@ def main():
     plots = os.path.join(args.out, "plots")
     os.makedirs(plots, exist_ok=True)
     rows, failures = [], []
-    for n in names:
+    started = time.perf_counter()
+    print(f"bench_report: {len(names)} kernels, {args.runs} timing runs each", file=sys.stderr)
+    for idx, n in enumerate(names, 1):
+        k_start = time.perf_counter()
         il, cu = os.path.join(kdir, n + ".il"), os.path.join(kdir, n + ".cu")
         row = {"name": n}
         try:
@@ -516,6 +545,8 @@ def main():
             failures.append(f"{n}: {e}")
             row["error"] = str(e)
         rows.append(row)
+        # `[3/40 12.5s]`: this kernel's position and time, the time since the start.
+        n = f"[{idx}/{len(names)} {time.perf_counter() - k_start:.1f}s, {time.perf_counter() - started:.0f}s total] {n}"
         if "error" in row:
             print(f"bench_report: {n}: FAILS: {row['error'][:200]}", file=sys.stderr)
         elif "dyn" in row:
@@ -536,13 +567,19 @@ def main():
     for size in [int(s) for s in args.scaling.split(",") if s]:
         src = os.path.join(work, f"gen{size}.il")
         open(src, "w").write(gen_kernel(size))
-        p = run(["/usr/bin/time", "-f", "%e %M", ilc, src, "--target", "spa5", "--emit", "cubin", "-o", os.devnull])
+        # Wall time measured here (`/usr/bin/time -f %e` has 10 ms steps: a small kernel read
+        # 0.00 s and fell off the plot); /usr/bin/time still gives the peak RSS.
+        t0 = time.perf_counter()
+        p = run(["/usr/bin/time", "-f", "%M", ilc, src, "--target", "spa5", "--emit", "cubin", "-o", os.devnull])
+        secs = time.perf_counter() - t0
         if p.returncode:
             scaling.append((size, None, None))
             failures.append(f"scaling {size}: " + p.stderr.strip()[-300:])
+            print(f"bench_report: scaling {size:,} IL instructions: FAILS", file=sys.stderr)
             continue
-        secs, kb = p.stderr.strip().splitlines()[-1].split()
-        scaling.append((size, float(secs), int(kb)))
+        kb = p.stderr.strip().splitlines()[-1].split()[-1]
+        scaling.append((size, secs, int(kb)))
+        print(f"bench_report: scaling {size:,} IL instructions: {secs:.3f} s, {int(kb) / 1024:.0f} MiB", file=sys.stderr)
 
     ok = [r for r in rows if "error" not in r]
     ratio = lambda r, tag, m: (r[tag][m] / r["ptxas"][m]) if r["ptxas"][m] else float("nan")
@@ -607,7 +644,7 @@ def main():
             md.append(f"| {size:,} | fails | | |")
         else:
             md.append(f"| {size:,} | {secs:.2f} | {kb / 1024:.0f} | {size / max(secs, 1e-3):,.0f} |")
-    good = [(n, t) for n, t, _ in scaling if t]
+    good = [(n, t) for n, t, _ in scaling if t is not None]
     if len(good) >= 2:
         (n0, t0), (n1, t1) = good[-2], good[-1]
         exp = math.log(max(t1, 1e-3) / max(t0, 1e-3)) / math.log(n1 / n0)
@@ -617,10 +654,14 @@ def main():
     if failures:
         md += ["## Failures", ""] + [f"- {f}" for f in failures] + [""]
     open(os.path.join(args.out, "report.md"), "w").write("\n".join(md))
-    svg_bars(os.path.join(plots, "ratios.svg"), "ilc / ptxas (ilc --assume-in-bounds)", [r["name"] for r in ok],
-             [("instructions", "#1f77b4", [ratio(r, "ilc_aib", "instructions") for r in ok]),
-              ("registers", "#ff7f0e", [ratio(r, "ilc_aib", "registers") for r in ok]),
-              ("stall cycles", "#2ca02c", [ratio(r, "ilc_aib", "stall_cycles") for r in ok])], "ratio, 1.0 = ptxas")
+    svg_bars(os.path.join(plots, "ratios.svg"), "ilc / ptxas, default mode and --assume-in-bounds (aib)",
+             [r["name"] for r in ok],
+             [(f"{m} {'aib' if tag == 'ilc_aib' else 'default'}", color, [ratio(r, tag, key) for r in ok])
+              for m, key, colors in (("instructions", "instructions", ("#1f77b4", "#9ec5e8")),
+                                     ("registers", "registers", ("#ff7f0e", "#ffc08a")),
+                                     ("stall cycles", "stall_cycles", ("#2ca02c", "#98df8a")))
+              for tag, color in (("ilc", colors[0]), ("ilc_aib", colors[1]))],
+             "ratio, 1.0 = ptxas")
     svg_scaling(os.path.join(plots, "scaling.svg"), scaling)
     # Only a full run into the committed report updates the README's figures (a partial run
     # or one written elsewhere would put figures in the README that no report shows).

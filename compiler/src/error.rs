@@ -18,9 +18,17 @@ impl Diagnostics {
         self.0.iter().any(Diagnostic::is_error)
     }
 
-    /// Renders every diagnostic against the source text.
+    /// Renders every diagnostic against the source text (plain text).
     pub fn render(&self, file_name: &str, source: &str) -> String {
         self.0.iter().map(|d| d.render(file_name, source)).collect()
+    }
+
+    /// [`Diagnostics::render`] with ANSI colours, for a terminal.
+    pub fn render_styled(&self, file_name: &str, source: &str) -> String {
+        self.0
+            .iter()
+            .map(|d| d.render_styled(file_name, source))
+            .collect()
     }
 
     /// Appends diagnostics.
@@ -41,7 +49,7 @@ impl Diagnostics {
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for d in &self.0 {
-            writeln!(f, "{}[{}]: {}", d.severity, d.code, d.message)?;
+            writeln!(f, "{d}")?;
         }
         Ok(())
     }

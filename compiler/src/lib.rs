@@ -168,9 +168,10 @@ impl CompiledKernel {
         }
     }
 
-    /// Assembly in nvdisasm syntax.
+    /// Assembly exactly as nvdisasm prints the code section (labels, `SYNC` targets; see
+    /// `isa_spa5::asm::nvtext`).
     pub fn asm_nvdisasm(&self) -> String {
-        spa5::listing::listing_nvdisasm(&self.insts)
+        isa_spa5::asm::nvdisasm_section(&self.insts)
     }
 
     /// Assembly in the SPA syntax, with the scheduling hints of every instruction.

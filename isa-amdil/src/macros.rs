@@ -101,14 +101,14 @@ pub fn expand(p: &mut Program) -> Vec<Diagnostic> {
             continue;
         };
         if let Some(prev) = macros.get(&id) {
-            diags.push(Diagnostic::error(
-                codes::DUPLICATE,
-                head.span,
-                format!(
-                    "macro {id} is defined twice (first at line {})",
-                    prev.span.line
-                ),
-            ));
+            diags.push(
+                Diagnostic::error(
+                    codes::DUPLICATE,
+                    head.span,
+                    format!("macro {id} is defined twice"),
+                )
+                .with_label(prev.span, "first defined here"),
+            );
             continue;
         }
         macros.insert(

@@ -342,7 +342,7 @@ fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
         );
         let msg = last(Channel::Compiler);
         assert!(
-            msg.contains(":3:1: error[E0060]") && msg.contains("`2d`"),
+            msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`2d`"),
             "{msg}"
         );
         ok(calShutdown());

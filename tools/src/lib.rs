@@ -211,3 +211,201 @@ pub mod logging {
         }
     }
 }
+
+/// How every tool reports: source diagnostics in rustc's layout (or one JSON object per line
+/// with `--message-format=json`), a closing summary line, and the tool's own failures as
+/// `TOOL: error: message` (warnings `TOOL: warning: message`). Colours go to stderr only
+/// when it is a terminal and `NO_COLOR` is unset (`anstream` strips them otherwise, and
+/// honours `CLICOLOR_FORCE`); text is never coloured in files or pipes.
+pub mod report {
+    use isa_amdil::diag::{summary, summary_styled, Diagnostic};
+
+    /// The `--message-format` values.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+    pub enum MessageFormat {
+        /// Rendered for people: `error[E0010]: ...`, the source line, carets, notes.
+        #[default]
+        Human,
+        /// One JSON object per diagnostic and line on stderr (code, severity, message, file,
+        /// line, col, spans, notes, help); no summary line.
+        Json,
+    }
+
+    /// Prints diagnostics and messages for one tool.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Reporter {
+        /// The tool's name, the prefix of its own messages.
+        pub tool: &'static str,
+        /// Human or JSON.
+        pub format: MessageFormat,
+        /// Errors only (warnings are not printed, nor counted in the summary).
+        pub quiet: bool,
+    }
+
+    impl Reporter {
+        /// A human-format reporter.
+        pub fn new(tool: &'static str) -> Reporter {
+            Reporter {
+                tool,
+                format: MessageFormat::Human,
+                quiet: false,
+            }
+        }
+
+        /// The text [`Reporter::diagnostics`] prints (styled: with ANSI colours, which the
+        /// caller's `anstream` stream strips when not on a terminal).
+        pub fn format_diagnostics(
+            &self,
+            diags: &[Diagnostic],
+            file_name: &str,
+            source: &str,
+            styled: bool,
+        ) -> String {
+            let mut out = String::new();
+            for d in diags.iter().filter(|d| d.is_error() || !self.quiet) {
+                match self.format {
+                    MessageFormat::Json => {
+                        out.push_str(&d.to_json(file_name, source));
+                        out.push('\n');
+                    }
+                    MessageFormat::Human if styled => {
+                        out.push_str(&d.render_styled(file_name, source))
+                    }
+                    MessageFormat::Human => out.push_str(&d.render(file_name, source)),
+                }
+            }
+            out
+        }
+
+        /// Prints `diags` (warnings skipped when quiet) to stderr.
+        pub fn diagnostics(&self, diags: &[Diagnostic], file_name: &str, source: &str) {
+            let text = self.format_diagnostics(diags, file_name, source, true);
+            if !text.is_empty() {
+                anstream::eprint!("{text}");
+            }
+        }
+
+        /// The summary line for `diags` (`error: aborting due to 2 previous errors`), none
+        /// in JSON format or when there is nothing to count.
+        pub fn format_summary(&self, diags: &[Diagnostic], styled: bool) -> Option<String> {
+            if self.format == MessageFormat::Json {
+                return None;
+            }
+            let counted: Vec<Diagnostic> = diags
+                .iter()
+                .filter(|d| d.is_error() || !self.quiet)
+                .cloned()
+                .collect();
+            if styled {
+                summary_styled(&counted)
+            } else {
+                summary(&counted)
+            }
+        }
+
+        /// Prints the diagnostics then their summary line.
+        pub fn diagnostics_and_summary(&self, diags: &[Diagnostic], file_name: &str, source: &str) {
+            self.diagnostics(diags, file_name, source);
+            if let Some(s) = self.format_summary(diags, true) {
+                anstream::eprintln!("{s}");
+            }
+        }
+
+        /// `TOOL: error: message` on stderr.
+        pub fn error(&self, message: impl std::fmt::Display) {
+            anstream::eprintln!("{}", prefixed(self.tool, "error", &message.to_string()));
+        }
+
+        /// `TOOL: warning: message` on stderr (nothing when quiet).
+        pub fn warning(&self, message: impl std::fmt::Display) {
+            if !self.quiet {
+                anstream::eprintln!("{}", prefixed(self.tool, "warning", &message.to_string()));
+            }
+        }
+    }
+
+    /// `tool: level: message` with the level word coloured like the diagnostics.
+    pub fn prefixed(tool: &str, level: &str, message: &str) -> String {
+        use annotate_snippets::renderer::{DEFAULT_ERROR_STYLE, DEFAULT_WARNING_STYLE};
+        let style = if level == "error" {
+            DEFAULT_ERROR_STYLE
+        } else {
+            DEFAULT_WARNING_STYLE
+        };
+        format!("{tool}: {style}{level}{style:#}: {message}")
+    }
+
+    /// `TOOL: error: message` for a tool without a [`Reporter`].
+    pub fn error(tool: &str, message: impl std::fmt::Display) {
+        anstream::eprintln!("{}", prefixed(tool, "error", &message.to_string()));
+    }
+
+    /// `TOOL: warning: message` for a tool without a [`Reporter`].
+    pub fn warning(tool: &str, message: impl std::fmt::Display) {
+        anstream::eprintln!("{}", prefixed(tool, "warning", &message.to_string()));
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use isa_amdil::ast::Span;
+
+        fn diags() -> Vec<Diagnostic> {
+            let at = Span {
+                start: 10,
+                end: 13,
+                line: 2,
+                col: 1,
+            };
+            vec![
+                Diagnostic::warning("W0001", at, "w"),
+                Diagnostic::error("E0010", at, "unknown opcode `bad`"),
+            ]
+        }
+
+        #[test]
+        fn human_json_quiet_and_summary() {
+            let src = "il_cs_2_0\nbad r0\nend\n";
+            let mut r = Reporter::new("ilc");
+            let human = r.format_diagnostics(&diags(), "k.il", src, false);
+            assert!(
+                human.starts_with("warning[W0001]: w\n --> k.il:2:1\n"),
+                "{human}"
+            );
+            assert!(human.contains("error[E0010]: unknown opcode `bad`"));
+            assert!(!human.contains('\x1b'));
+            assert!(r
+                .format_diagnostics(&diags(), "k.il", src, true)
+                .contains('\x1b'));
+            assert_eq!(
+                r.format_summary(&diags(), false).as_deref(),
+                Some("error: aborting due to 1 previous error; 1 warning emitted")
+            );
+            r.quiet = true;
+            assert!(!r
+                .format_diagnostics(&diags(), "k.il", src, false)
+                .contains("W0001"));
+            assert_eq!(
+                r.format_summary(&diags(), false).as_deref(),
+                Some("error: aborting due to 1 previous error")
+            );
+            r.quiet = false;
+            r.format = MessageFormat::Json;
+            let json = r.format_diagnostics(&diags(), "k.il", src, true);
+            let lines: Vec<&str> = json.lines().collect();
+            assert_eq!(lines.len(), 2);
+            assert!(lines[1].starts_with("{\"code\":\"E0010\",\"severity\":\"error\""));
+            assert!(!json.contains('\x1b'));
+            assert_eq!(r.format_summary(&diags(), false), None);
+        }
+
+        #[test]
+        fn prefix_style() {
+            let p = prefixed("spa5-as", "error", "bad");
+            assert!(p.starts_with("spa5-as: "));
+            assert!(p.ends_with(": bad"));
+            let plain = anstream::adapter::strip_str(&p).to_string();
+            assert_eq!(plain, "spa5-as: error: bad");
+        }
+    }
+}

@@ -249,7 +249,8 @@ fn cli_details() {
     assert_eq!(run(&["-", "-o", cubin], KERNEL).status.code(), Some(0));
     let empty = run(&["-", "-o", cubin], "");
     assert_eq!(empty.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&empty.stderr).contains("<stdin>:1:1: error"));
+    let text = String::from_utf8_lossy(&empty.stderr);
+    assert!(text.contains("error[E0017]: empty program") && text.contains("--> <stdin>:1:1"));
 
     // ilc-bench: a kernel that fails makes the exit status 1, after every line.
     let bad = dir.join("bad.il");
@@ -317,4 +318,84 @@ fn logging() {
     let off = run(&[("ILC_LOG", "error"), ("RUST_LOG", "debug")], &[]);
     assert_eq!(off, "");
     assert_eq!(run(&[("ILC_LOG", "debug")], &["-q"]), "");
+}
+
+/// Diagnostics: rustc's layout with help and labels, a summary line, colour only when forced
+/// (stderr is a pipe here), `--message-format=json`, and `TOOL: error:` for the tool's own.
+#[test]
+fn diagnostics_forms() {
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("ilc-cli-diag-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let il = dir.join("bad.il");
+    std::fs::write(
+        &il,
+        "il_cs_2_0\ndcl_cb cb0[2]\ndcl_cb cb0[4]\nmad_ieeee r0, r1, r2, r3\nend\n",
+    )
+    .unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ilc"));
+        c.env_remove("ILC_LOG")
+            .env_remove("RUST_LOG")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .arg(&il)
+            .args(args)
+            .args(["-o", dir.join("k.cubin").to_str().unwrap()])
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().expect("runs ilc");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, text) = run(&[], &[]);
+    assert_eq!(code, Some(1));
+    assert!(!text.contains('\x1b'), "{text}");
+    assert!(
+        text.contains("error[E0031]: constant buffer cb0 declared twice"),
+        "{text}"
+    );
+    assert!(text.contains("first declared here"), "{text}");
+    assert!(
+        text.contains("error[E0014]: unknown control `_ieeee` on `mad`"),
+        "{text}"
+    );
+    assert!(text.contains("= help: did you mean `mad_ieee`?"), "{text}");
+    assert!(
+        text.ends_with("error: aborting due to 2 previous errors\n"),
+        "{text}"
+    );
+    let (_, forced) = run(&[], &[("CLICOLOR_FORCE", "1")]);
+    assert!(forced.contains('\x1b'), "{forced}");
+    let (_, no_color) = run(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]);
+    assert!(!no_color.contains('\x1b'), "{no_color}");
+    let (code, json) = run(&["--message-format=json"], &[("CLICOLOR_FORCE", "1")]);
+    assert_eq!(code, Some(1));
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(lines.len(), 2, "{json}");
+    for l in &lines {
+        assert!(l.starts_with("{\"code\":\"E00") && l.ends_with('}'), "{l}");
+        assert!(l.contains("\"file\":") && l.contains("\"spans\":[{"), "{l}");
+    }
+    assert!(
+        lines[0].contains("\"label\":\"first declared here\""),
+        "{json}"
+    );
+    assert!(
+        lines[1].contains("\"help\":[\"did you mean `mad_ieee`?\"]"),
+        "{json}"
+    );
+    let (code, text) = run(&["--message-format=yaml"], &[]);
+    assert_eq!(code, Some(2), "{text}");
+    let missing = Command::new(env!("CARGO_BIN_EXE_ilc"))
+        .arg(dir.join("missing.il"))
+        .output()
+        .expect("runs ilc");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).starts_with("ilc: error: cannot read "));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

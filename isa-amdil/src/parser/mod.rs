@@ -287,11 +287,14 @@ impl<'a> Parser<'a> {
         let (opcode, rest_at) = match self.lookup(text) {
             Some(x) => x,
             None => {
-                return Err(self.err(
+                let d = Diagnostic::error(
                     codes::UNKNOWN_OPCODE,
                     mspan,
                     format!("unknown opcode `{}`", truncate(text)),
-                ));
+                )
+                .with_suggestion(suggest_mnemonic(text));
+                self.diags.push(d);
+                return Err(Failed);
             }
         };
         let mut inst = Instruction::new(opcode);
@@ -1028,6 +1031,56 @@ fn only_macros(stmts: &[Instruction]) -> bool {
 
 fn starts_with_ci(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// The names of the controls [`Parser::control`] turns into typed [`Control`]s (every other
+/// name is kept as [`Control::Generic`]), for "did you mean" help.
+pub const TYPED_CONTROLS: &[&str] = &[
+    "ieee",
+    "relop",
+    "zeroop",
+    "cmpval",
+    "id",
+    "resource",
+    "sampler",
+    "stride",
+    "loffset",
+    "cached",
+    "uncached",
+    "fmtx",
+    "fmty",
+    "fmtz",
+    "fmtw",
+    "sat",
+    "x2",
+    "x4",
+    "x8",
+    "d2",
+    "d4",
+    "d8",
+    "prec",
+    "threads",
+    "lds",
+    "memory",
+    "sr",
+    "gds",
+    "mem_write_only",
+    "mem_read_only",
+];
+
+/// The mnemonic closest to an unknown opcode word (controls and a `(` value cut off first,
+/// so `iaddd_sat` suggests `iadd`).
+fn suggest_mnemonic(text: &str) -> Option<&'static str> {
+    let head = text.split('(').next().unwrap_or(text);
+    let all = || {
+        crate::opcodes::OPCODES
+            .iter()
+            .flat_map(|i| i.mnemonics.iter().copied())
+    };
+    crate::diag::suggest(head, all()).or_else(|| {
+        let word = head.split('_').next().unwrap_or(head);
+        crate::diag::suggest(word, all())
+    })
 }
 
 fn truncate(s: &str) -> String {

@@ -8,7 +8,10 @@
 //! - declarations before use: constant buffers, UAV / SRV / LDS / GDS / resource ids, indexed
 //!   temp arrays (E0030); literals used but never declared, or declared after first use, are
 //!   warnings (W0001) because working code does it (DESIGN.md section 7);
-//! - duplicate declarations (E0031; an identical `dcl_literal` repeated is only a warning);
+//! - duplicate declarations (E0031, labelled with the first declaration; an identical
+//!   `dcl_literal` repeated is only a warning);
+//! - controls no IL form uses (`mad_ieeee`: E0014 with the closest known name as help; no
+//!   CAL kernel in the corpus writes one, so they are not a warning);
 //!   immediate indices past a declared size (W0001 for constant buffers, as hardware returns 0;
 //!   W0002 for indexed temps);
 //! - structured control flow: `if`/`else`/`endif`, `whileloop`/`loop`/`endloop`,
@@ -102,6 +105,22 @@ struct Decls {
     lds: HashSet<u32>,
     gds: HashSet<u32>,
     resources: HashSet<u32>,
+    /// Where each (kind, number) was first declared, for the "declared twice" label.
+    first: HashMap<(&'static str, u32), Span>,
+}
+
+impl Decls {
+    /// Records the declaration of `kind` number `n` at `span`; the first declaration's span
+    /// when there was one.
+    fn declared(&mut self, kind: &'static str, n: u32, span: Span) -> Option<Span> {
+        match self.first.entry((kind, n)) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(span);
+                None
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -127,9 +146,33 @@ impl Validator {
         self.diags.push(Diagnostic::error(code, span, msg));
     }
     fn error_note(&mut self, code: &'static str, span: Span, msg: impl Into<String>, open: Span) {
-        let note = format!("the open block starts at line {}", open.line);
-        self.diags
-            .push(Diagnostic::error(code, span, msg).with_note(note));
+        self.diags.push(
+            Diagnostic::error(code, span, msg).with_label(open, "the open block starts here"),
+        );
+    }
+    /// An E0030 for `what` number `n`; when others of its `kind` are declared, help naming
+    /// the numerically closest one and a label at its declaration.
+    fn undeclared(&mut self, span: Span, kind: &str, what: &str, n: u32, msg: String) {
+        let near = self
+            .decls
+            .first
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .min_by_key(|((_, m), _)| (m.abs_diff(n), *m))
+            .map(|((_, m), at)| (*m, *at));
+        let mut d = Diagnostic::error(codes::UNDECLARED, span, msg);
+        if let Some((m, at)) = near {
+            // `cb0`/`x0` are written without a space, `UAV 1` with one.
+            let name = if what.len() <= 2 {
+                format!("{what}{m}")
+            } else {
+                format!("{what} {m}")
+            };
+            d = d
+                .with_help(format!("did you mean {name}?"))
+                .with_label(at, format!("{name} is declared here"));
+        }
+        self.diags.push(d);
     }
     fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, msg));
@@ -179,12 +222,17 @@ impl Validator {
         for s in &p.statements {
             if s.opcode == Opcode::Func {
                 if let Payload::Label(l) = s.payload {
-                    if funcs.insert(l, s.span).is_some() {
-                        self.error(
-                            codes::DUPLICATE,
-                            s.span,
-                            format!("function {l} defined twice"),
+                    if let Some(first) = funcs.get(&l) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                codes::DUPLICATE,
+                                s.span,
+                                format!("function {l} defined twice"),
+                            )
+                            .with_label(*first, "first defined here"),
                         );
+                    } else {
+                        funcs.insert(l, s.span);
                     }
                 }
             }
@@ -198,7 +246,8 @@ impl Validator {
         }
 
         let mut stack: Vec<(Block, Span)> = Vec::new();
-        let mut switch_cases: Vec<(HashSet<i32>, bool)> = Vec::new();
+        // Per open switch: each case value's first span, the first `default`'s span.
+        let mut switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)> = Vec::new();
         let mut seen_endmain = false;
         let mut seen_end = false;
         let mut thread_group: Option<Span> = None;
@@ -269,7 +318,7 @@ impl Validator {
                 },
                 Switch => {
                     stack.push((Block::Switch, s.span));
-                    switch_cases.push((HashSet::new(), false));
+                    switch_cases.push((HashMap::new(), None));
                 }
                 Case | Default => {
                     if !matches!(stack.last(), Some((Block::Switch, _))) {
@@ -278,24 +327,32 @@ impl Validator {
                             s.span,
                             format!("`{op}` outside the body of a `switch`"),
                         );
-                    } else if let Some((cases, has_default)) = switch_cases.last_mut() {
+                    } else if let Some((cases, default)) = switch_cases.last_mut() {
                         if let Payload::Case(v) = s.payload {
-                            if !cases.insert(v) {
-                                self.diags.push(Diagnostic::error(
-                                    codes::DUPLICATE,
-                                    s.span,
-                                    format!("duplicate `case {v}` in one switch"),
-                                ));
+                            if let Some(first) = cases.get(&v) {
+                                self.diags.push(
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        s.span,
+                                        format!("duplicate `case {v}` in one switch"),
+                                    )
+                                    .with_label(*first, "first here"),
+                                );
+                            } else {
+                                cases.insert(v, s.span);
                             }
                         } else if op == Default {
-                            if *has_default {
-                                self.diags.push(Diagnostic::error(
-                                    codes::DUPLICATE,
-                                    s.span,
-                                    "second `default` in one switch",
-                                ));
+                            match default {
+                                Some(first) => self.diags.push(
+                                    Diagnostic::error(
+                                        codes::DUPLICATE,
+                                        s.span,
+                                        "second `default` in one switch",
+                                    )
+                                    .with_label(*first, "first `default` here"),
+                                ),
+                                None => *default = Some(s.span),
                             }
-                            *has_default = true;
                         }
                     }
                 }
@@ -472,20 +529,33 @@ impl Validator {
     ) {
         use Opcode::*;
         let id = s.id();
-        let dup = |v: &mut Validator, what: &str| {
-            v.error(codes::DUPLICATE, s.span, format!("{what} declared twice"));
+        let dup = |v: &mut Validator, what: &str, first: Option<Span>| {
+            let d = Diagnostic::error(codes::DUPLICATE, s.span, format!("{what} declared twice"));
+            v.diags.push(match first {
+                Some(f) => d.with_label(f, "first declared here"),
+                None => d,
+            });
         };
         match (s.opcode, &s.payload) {
             (DclLiteral, Payload::Literal { reg, values }) => {
+                let first = self.decls.declared("literal", *reg, s.span);
                 match self.decls.literals.insert(*reg, *values) {
-                    Some(old) if old != *values => {
-                        dup(self, &format!("literal l{reg} with different values"))
-                    }
-                    Some(_) => self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        format!("literal l{reg} declared twice with the same values"),
+                    Some(old) if old != *values => dup(
+                        self,
+                        &format!("literal l{reg} with different values"),
+                        first,
                     ),
+                    Some(_) => {
+                        let d = Diagnostic::warning(
+                            codes::SUSPICIOUS,
+                            s.span,
+                            format!("literal l{reg} declared twice with the same values"),
+                        );
+                        self.diags.push(match first {
+                            Some(f) => d.with_label(f, "first declared here"),
+                            None => d,
+                        });
+                    }
                     None => {}
                 }
             }
@@ -505,14 +575,17 @@ impl Validator {
                     );
                 }
                 if self.decls.cbs.contains_key(cb) {
-                    dup(self, &format!("constant buffer cb{cb}"));
+                    let first = self.decls.declared("cb", *cb, s.span);
+                    dup(self, &format!("constant buffer cb{cb}"), first);
                 } else {
+                    self.decls.declared("cb", *cb, s.span);
                     self.decls.cbs.insert(*cb, *size);
                 }
             }
             (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
+                let first = self.decls.declared("itemp", *reg, s.span);
                 if self.decls.itemps.contains_key(reg) {
-                    dup(self, &format!("indexed temp array x{reg}"));
+                    dup(self, &format!("indexed temp array x{reg}"), first);
                 } else {
                     self.decls.itemps.insert(*reg, *size);
                 }
@@ -527,33 +600,42 @@ impl Validator {
                         );
                     }
                 }
-                if thread_group.replace(s.span).is_some() {
-                    dup(self, "thread-group size");
+                match *thread_group {
+                    Some(first) => dup(self, "thread-group size", Some(first)),
+                    None => *thread_group = Some(s.span),
                 }
-                if max_threads.is_some() {
-                    self.error(
-                        codes::DUPLICATE,
-                        s.span,
-                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                if let Some(other) = *max_threads {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                        )
+                        .with_label(other, "the other one is here"),
                     );
                 }
             }
             (DclMaxThreadPerGroup, _) => {
-                if max_threads.replace(s.span).is_some() {
-                    dup(self, "maximum thread-group size");
+                match *max_threads {
+                    Some(first) => dup(self, "maximum thread-group size", Some(first)),
+                    None => *max_threads = Some(s.span),
                 }
-                if thread_group.is_some() {
-                    self.error(
-                        codes::DUPLICATE,
-                        s.span,
-                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                if let Some(other) = *thread_group {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                        )
+                        .with_label(other, "the other one is here"),
                     );
                 }
             }
             (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("uav", id, s.span);
                     if !self.decls.uavs.insert(id) {
-                        dup(self, &format!("UAV {id}"));
+                        dup(self, &format!("UAV {id}"), first);
                     }
                 }
                 if matches!(s.opcode, DclUav | DclTypedUav) {
@@ -564,29 +646,33 @@ impl Validator {
             }
             (DclRawSrv | DclStructSrv, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("srv", id, s.span);
                     if !self.decls.srvs.insert(id) {
-                        dup(self, &format!("SRV {id}"));
+                        dup(self, &format!("SRV {id}"), first);
                     }
                 }
             }
             (DclLds | DclStructLds, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("lds", id, s.span);
                     if !self.decls.lds.insert(id) {
-                        dup(self, &format!("LDS {id}"));
+                        dup(self, &format!("LDS {id}"), first);
                     }
                 }
             }
             (DclGds | DclStructGds, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("gds", id, s.span);
                     if !self.decls.gds.insert(id) {
-                        dup(self, &format!("GDS {id}"));
+                        dup(self, &format!("GDS {id}"), first);
                     }
                 }
             }
             (DclResource, _) => {
                 if let Some(id) = id {
+                    let first = self.decls.declared("resource", id, s.span);
                     if !self.decls.resources.insert(id) {
-                        dup(self, &format!("resource {id}"));
+                        dup(self, &format!("resource {id}"), first);
                     }
                 }
             }
@@ -630,9 +716,17 @@ impl Validator {
         }
         let check = |v: &mut Validator, set: &HashSet<u32>, what: &str| match id {
             Some(id) if !set.contains(&id) => {
-                v.error(
-                    codes::UNDECLARED,
+                let kind = match what {
+                    "UAV" => "uav",
+                    "SRV" => "srv",
+                    "LDS" => "lds",
+                    _ => "gds",
+                };
+                v.undeclared(
                     s.span,
+                    kind,
+                    what,
+                    id,
                     format!("{what} {id} is not declared"),
                 );
             }
@@ -664,17 +758,18 @@ impl Validator {
                 self.decls.resources.contains(&r)
             };
             if !known {
-                let what = if is_uav { "UAV" } else { "resource" };
-                self.error(
-                    codes::UNDECLARED,
-                    s.span,
-                    format!("{what} {r} is not declared"),
-                );
+                let (kind, what) = if is_uav {
+                    ("uav", "UAV")
+                } else {
+                    ("resource", "resource")
+                };
+                self.undeclared(s.span, kind, what, r, format!("{what} {r} is not declared"));
             }
         }
     }
 
-    /// Generic controls are kept whatever their name; warn about names no IL form uses. Typed
+    /// Generic controls are kept by the parser whatever their name; names no IL form uses are
+    /// errors (E0014, with the closest known name as help). Typed
     /// controls may appear once (`_cached` and `_uncached` exclude each other).
     fn unknown_controls(&mut self, s: &Instruction) {
         let key = |c: &Control| -> Option<(u8, u8)> {
@@ -713,10 +808,26 @@ impl Validator {
         for c in &s.controls {
             if let Control::Generic { name, .. } = c {
                 if !KNOWN_GENERIC.contains(&name.as_str()) {
-                    self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        format!("unknown control `{c}` on `{}`; kept but ignored", s.opcode),
+                    // No CAL kernel we know of writes a control outside these lists, and
+                    // ignoring one (`mad_ieeee`) silently changes what the program means.
+                    let known = crate::parser::TYPED_CONTROLS
+                        .iter()
+                        .chain(KNOWN_GENERIC)
+                        .copied();
+                    let help = crate::diag::suggest(name, known).map(|g| {
+                        if s.controls.len() == 1 {
+                            format!("{}_{g}", s.opcode)
+                        } else {
+                            format!("_{g}")
+                        }
+                    });
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::BAD_MODIFIER,
+                            s.span,
+                            format!("unknown control `{c}` on `{}`", s.opcode),
+                        )
+                        .with_suggestion(help.as_deref()),
                     );
                 }
             }
@@ -921,9 +1032,11 @@ impl Validator {
         }
         match r.kind {
             RegKind::ConstBuffer if !self.decls.cbs.contains_key(&r.num) => {
-                self.error(
-                    codes::UNDECLARED,
+                self.undeclared(
                     span,
+                    "cb",
+                    "cb",
+                    r.num,
                     format!(
                         "constant buffer cb{} is not declared (`dcl_cb cb{}[N]`)",
                         r.num, r.num
@@ -931,9 +1044,11 @@ impl Validator {
                 );
             }
             RegKind::IndexedTemp => match self.decls.itemps.get(&r.num) {
-                None => self.error(
-                    codes::UNDECLARED,
+                None => self.undeclared(
                     span,
+                    "itemp",
+                    "x",
+                    r.num,
                     format!("indexed temp array x{} is not declared", r.num),
                 ),
                 Some(size) => {

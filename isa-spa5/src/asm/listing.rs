@@ -6,7 +6,8 @@
 //! or label. The hex comments of a section, read in order, are exactly its code words; the
 //! instruction texts are matched to words by their `/*addr*/`. [`ListingFunction::assemble`]
 //! parses every text back (labels resolved), packs the `.reuse` flags it finds into the
-//! control words taken from the listing, and so reproduces the section's words.
+//! control words taken from the listing, and so reproduces the section's words. The padding
+//! `NOP`s nvdisasm omits after the last instruction are put back.
 
 use std::collections::HashMap;
 
@@ -74,7 +75,7 @@ pub fn parse_listing(text: &str) -> Listing {
             .filter(|r| r.starts_with(char::is_whitespace))
         {
             if let Some(f) = cur.take() {
-                out.functions.push(f);
+                out.functions.push(close(f));
             }
             let name = rest.trim().split(',').next().unwrap_or("").trim();
             if let Some(n) = name.strip_prefix(".text.") {
@@ -129,9 +130,26 @@ pub fn parse_listing(text: &str) -> Listing {
         for l in pending_labels.drain(..) {
             f.labels.insert(l, end);
         }
-        out.functions.push(f);
+        out.functions.push(close(f));
     }
     out
+}
+
+/// Completes the last group of a section: nvdisasm leaves out the `NOP`s that pad the code
+/// to whole groups after the final `EXIT` (the group's control word is printed), so missing
+/// instruction words are `NOP`s, as every compiler pads.
+fn close(mut f: ListingFunction) -> ListingFunction {
+    if !f.words.len().is_multiple_of(4) {
+        let nop = parse_inst_with("NOP", 0, None)
+            .ok()
+            .and_then(|p| encode(&p.inst).ok());
+        if let Some(nop) = nop {
+            while !f.words.len().is_multiple_of(4) {
+                f.words.push(nop);
+            }
+        }
+    }
+    f
 }
 
 impl ListingFunction {
@@ -162,8 +180,27 @@ impl ListingFunction {
         let mut out = self.words.clone();
         let mut ctrl: HashMap<usize, [Control; 3]> = HashMap::new();
         for (addr, r) in self.parse_all() {
-            let p = r?;
+            let mut p = r?;
             let idx = (addr / 8) as usize;
+            // A label printed before a group's first instruction names either the group's
+            // control word (ptxas's branch targets) or the instruction (ilc's): when the
+            // first reading does not give the listing's word, try the other.
+            if let Some(&orig) = self.words.get(idx) {
+                if encode(&p.inst).ok() != Some(orig) {
+                    if let Some((_, text)) = self.insts.iter().find(|(a, _)| *a == addr) {
+                        let alt = |name: &str| {
+                            self.labels
+                                .get(name)
+                                .map(|&a| if (a / 8) % 4 == 0 { a + 8 } else { a })
+                        };
+                        if let Ok(q) = parse_inst_with(text, addr, Some(&alt)) {
+                            if encode(&q.inst).ok() == Some(orig) {
+                                p = q;
+                            }
+                        }
+                    }
+                }
+            }
             if idx >= out.len() || idx.is_multiple_of(4) {
                 return Err(ParseError {
                     text: format!("{addr:#x}"),

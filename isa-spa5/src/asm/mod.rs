@@ -9,11 +9,14 @@
 //! reads a whole `nvdisasm -hex` listing of a cubin (directives, labels, addresses, hex
 //! comments, dual-issue braces) into instructions and control words.
 
+pub mod directives;
 pub mod float;
 pub mod listing;
+pub mod nvtext;
 pub mod parse;
 pub mod print;
 
 pub use listing::{parse_listing, Listing, ListingFunction};
-pub use parse::{parse_inst, parse_inst_with, parse_spa, ParseError, Parsed};
+pub use nvtext::nvdisasm_section;
+pub use parse::{parse_inst, parse_inst_with, parse_spa, parse_spa_with, ParseError, Parsed};
 pub use print::{print_inst, print_inst_named, print_spa, PrintCtx};

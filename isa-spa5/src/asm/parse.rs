@@ -670,6 +670,15 @@ pub fn parse_inst_with(
 /// Parse one instruction in the SPA syntax: nvdisasm text followed by hints (`&wrN`,
 /// `&rdN`, `&req={..}`, `?WAITn`, `?YIELD`) and `;`.
 pub fn parse_spa(text: &str, addr: u64) -> Result<(Inst, Control), ParseError> {
+    parse_spa_with(text, addr, None)
+}
+
+/// [`parse_spa`] with a resolver for `` `(label) `` targets.
+pub fn parse_spa_with(
+    text: &str,
+    addr: u64,
+    labels: Option<LabelResolver>,
+) -> Result<(Inst, Control), ParseError> {
     let mut s = text.trim();
     s = s.strip_suffix(';').unwrap_or(s).trim_end();
     let mut ctrl = Control {
@@ -717,7 +726,7 @@ pub fn parse_spa(text: &str, addr: u64) -> Result<(Inst, Control), ParseError> {
     if let Err(e) = ctrl.validate() {
         return err(text, e.to_string());
     }
-    let p = parse_inst(s, addr)?;
+    let p = parse_inst_with(s, addr, labels)?;
     ctrl.reuse = p.reuse;
     Ok((p.inst, ctrl))
 }

@@ -396,7 +396,15 @@ impl Plan {
                 index_of(What::Text(k)),
                 0,
             ),
-            What::IlcAbi(k) => (elf::SHT_PROGBITS.0, 0, 0, index_of(What::Text(k)), 0),
+            // sh_info names the kernel's code section, so SHF_INFO_LINK says so (without it
+            // `readelf -a` warns about an unexpected info field).
+            What::IlcAbi(k) => (
+                elf::SHT_PROGBITS.0,
+                info_link,
+                0,
+                index_of(What::Text(k)),
+                0,
+            ),
             What::Callgraph => (SHT_CUDA_CALLGRAPH, 0, symtab.0, 0, 8),
             What::RelAction => (SHT_CUDA_RELOCINFO, 0, 0, 0, 8),
             What::Rel(t, rela) => {

@@ -21,6 +21,7 @@ use ilc_tools::dispatch::{
     check_work_items, write_outputs, write_ps_outputs, Budget, DispatchArgs, TextureArgs,
     DEFAULT_FUEL,
 };
+use ilc_tools::report::Reporter;
 use isa_amdil::interp::{self, Dispatch, Schedule};
 
 /// Run an AMD IL compute kernel on the reference interpreter.
@@ -56,7 +57,7 @@ struct Cli {
 use ilc::frontend::is_binary;
 
 /// Reads the kernel as IL text or as a binary token stream.
-fn load_program(path: &std::path::Path) -> Result<isa_amdil::Program, String> {
+fn load_program(path: &std::path::Path, report: &Reporter) -> Result<isa_amdil::Program, String> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
     if is_binary(&bytes) {
@@ -68,19 +69,18 @@ fn load_program(path: &std::path::Path) -> Result<isa_amdil::Program, String> {
     }
     let source = String::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8 IL text"))?;
     let (prog, diags) = isa_amdil::parse(&source);
-    let rendered = isa_amdil::diag::render_all(&diags, &file, &source);
-    let Some(prog) = prog else {
-        return Err(rendered.trim_end().to_string());
-    };
-    if !rendered.is_empty() {
-        eprint!("{rendered}");
-    }
-    Ok(prog)
+    report.diagnostics_and_summary(&diags, &file, &source);
+    // The diagnostics said why (an empty message adds no `il-run: error:` line).
+    prog.ok_or_else(String::new)
 }
 
 fn run(cli: &Cli) -> Result<bool, String> {
     let file = cli.kernel.display().to_string();
-    let prog = load_program(&cli.kernel)?;
+    let report = Reporter {
+        quiet: cli.log.quiet,
+        ..Reporter::new("il-run")
+    };
+    let prog = load_program(&cli.kernel, &report)?;
     let exec = interp::prepare(&prog).map_err(|e| format!("{file}: {e}"))?;
     check_work_items(cli.dispatch.grid, exec.group, cli.tex.domain).map_err(|e| e.to_string())?;
     let mut budget = Budget::default();
@@ -101,7 +101,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
     }
     let stats = interp::run_decoded(&exec, &mut d).map_err(|e| format!("{file}: {e}"))?;
     for w in &stats.warnings {
-        eprintln!("warning: {w}");
+        report.warning(w);
     }
     for o in &stats.oob {
         eprintln!(
@@ -143,7 +143,9 @@ fn main() -> ExitCode {
         Ok(clean) if clean || !cli.strict => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(msg) => {
-            eprintln!("il-run: error: {msg}");
+            if !msg.is_empty() {
+                ilc_tools::report::error("il-run", msg);
+            }
             ExitCode::FAILURE
         }
     }
@@ -167,10 +169,14 @@ mod tests {
         let (t, b) = (dir.join("k.il"), dir.join("k.ilb"));
         std::fs::write(&t, src).expect("write");
         std::fs::write(&b, &bytes).expect("write");
-        let from_text = interp::prepare(&load_program(&t).expect("text loads")).expect("decodes");
-        let from_bin = interp::prepare(&load_program(&b).expect("binary loads")).expect("decodes");
+        let from_text =
+            interp::prepare(&load_program(&t, &Reporter::new("il-run")).expect("text loads"))
+                .expect("decodes");
+        let from_bin =
+            interp::prepare(&load_program(&b, &Reporter::new("il-run")).expect("binary loads"))
+                .expect("decodes");
         assert_eq!(from_text.insts.len(), from_bin.insts.len());
-        assert!(load_program(&dir.join("missing.il")).is_err());
+        assert!(load_program(&dir.join("missing.il"), &Reporter::new("il-run")).is_err());
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -38,19 +38,7 @@ struct Cli {
     stages: bool,
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
+use isa_amdil::diag::json_str;
 
 /// A JSON list of `[stage, median us]` over the runs (every run of one kernel runs the same
 /// stages in the same order).
@@ -83,7 +71,7 @@ fn main() -> ExitCode {
         let src = match std::fs::read(f) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("ilc-bench: {}: {e}", f.display());
+                ilc_tools::report::error("ilc-bench", format_args!("{}: {e}", f.display()));
                 return ExitCode::from(1);
             }
         };
@@ -151,9 +139,9 @@ fn main() -> ExitCode {
         );
     }
     if failed > 0 {
-        eprintln!(
-            "ilc-bench: {failed} of {} kernels failed to compile",
-            cli.files.len()
+        ilc_tools::report::error(
+            "ilc-bench",
+            format_args!("{failed} of {} kernels failed to compile", cli.files.len()),
         );
         ExitCode::FAILURE
     } else {

@@ -5,11 +5,16 @@
 //! given level and compares the emulator with the interpreter on D random dispatches
 //! (`ilc::verify`). Kernels that mismatch, report hazards, fail in the emulator or fail to
 //! compile with anything but an "unsupported" diagnostic are written to DIR (default
-//! `fuzz-failures/`), minimized first with `--minimize`. Prints a summary; exit status 1 if
-//! anything failed.
+//! `fuzz-failures/`), minimized first with `--minimize`. Prints a progress line on stderr every
+//! `--progress` seconds and a summary at the end, also when interrupted with Ctrl-C (SIGINT:
+//! the kernel in hand finishes, a second Ctrl-C ends at once). Exit status 1 if anything
+//! failed, else 130 when interrupted, else 0.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use ilc::options::{OptLevel, Options};
@@ -47,6 +52,42 @@ struct Cli {
     /// Where failing kernels go.
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
+    /// Seconds between progress lines on stderr (0: none).
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    progress: u64,
+}
+
+/// Counts so far.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    pass: u64,
+    unsupported: u64,
+    failed: u64,
+}
+
+impl Tally {
+    fn done(&self) -> u64 {
+        self.pass + self.unsupported + self.failed
+    }
+}
+
+/// `ilc-fuzz: 120/1000 kernels (12.0%), 118 passed, 1 unsupported, 1 failed; 24.0/s, ETA 37s`.
+fn progress_line(t: &Tally, total: u64, elapsed: Duration) -> String {
+    let done = t.done();
+    let rate = done as f64 / elapsed.as_secs_f64().max(1e-9);
+    let eta = if rate > 0.0 {
+        let left = (total - done.min(total)) as f64 / rate;
+        format!("{}s", left.round() as u64)
+    } else {
+        "?".into()
+    };
+    format!(
+        "ilc-fuzz: {done}/{total} kernels ({:.1}%), {} passed, {} unsupported, {} failed; {rate:.1}/s, ETA {eta}",
+        100.0 * done as f64 / total.max(1) as f64,
+        t.pass,
+        t.unsupported,
+        t.failed
+    )
 }
 
 /// The outcome of one kernel.
@@ -89,18 +130,43 @@ fn main() -> ExitCode {
         assume_in_bounds: cli.assume_in_bounds,
         ..Options::default()
     });
-    let (mut pass, mut unsupported, mut failed) = (0u64, 0u64, 0u64);
+    // Ctrl-C sets the flag (the loop stops after the kernel in hand and prints the summary); a
+    // second one, with the flag already set, ends the process at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    for r in [
+        signal_hook::flag::register_conditional_shutdown(
+            signal_hook::consts::SIGINT,
+            130,
+            Arc::clone(&stop),
+        ),
+        signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop)),
+    ] {
+        if let Err(e) = r {
+            ilc_tools::report::warning("ilc-fuzz", format_args!("no Ctrl-C summary: {e}"));
+        }
+    }
+    let start = Instant::now();
+    let mut last_progress = start;
+    let every = Duration::from_secs(cli.progress);
+    let mut t = Tally::default();
     for seed in cli.seed..cli.seed + cli.count {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if cli.progress > 0 && last_progress.elapsed() >= every {
+            eprintln!("{}", progress_line(&t, cli.count, start.elapsed()));
+            last_progress = Instant::now();
+        }
         let src = if cli.assume_in_bounds {
             ilgen::generate_in_bounds(seed, cli.size)
         } else {
             ilgen::generate(seed, cli.size)
         };
         match check(&compiler, &src, cli.dispatches, seed) {
-            Outcome::Pass => pass += 1,
-            Outcome::Unsupported => unsupported += 1,
+            Outcome::Pass => t.pass += 1,
+            Outcome::Unsupported => t.unsupported += 1,
             Outcome::Fail(why) => {
-                failed += 1;
+                t.failed += 1;
                 let first = why.lines().next().unwrap_or("").to_string();
                 eprintln!("seed {seed}: FAIL: {first}");
                 let text = if cli.minimize {
@@ -126,19 +192,60 @@ fn main() -> ExitCode {
                             .join("\n")
                     );
                     if let Err(e) = std::fs::write(&path, body) {
-                        eprintln!("ilc-fuzz: {}: {e}", path.display());
+                        ilc_tools::report::error(
+                            "ilc-fuzz",
+                            format_args!("{}: {e}", path.display()),
+                        );
                     }
                 }
             }
         }
     }
-    println!(
-        "ilc-fuzz -O{}: {} kernels: {pass} passed, {unsupported} unsupported, {failed} failed",
-        cli.opt, cli.count
-    );
-    if failed == 0 {
-        ExitCode::SUCCESS
+    let interrupted = t.done() < cli.count;
+    let seeds = if t.done() == 0 {
+        "no seed run".to_owned()
     } else {
+        format!("seeds {}..={}", cli.seed, cli.seed + t.done() - 1)
+    };
+    println!(
+        "ilc-fuzz -O{}: {} kernels{}: {} passed, {} unsupported, {} failed ({seeds}, {:.1} s)",
+        cli.opt,
+        t.done(),
+        if interrupted {
+            format!(" of {} (interrupted)", cli.count)
+        } else {
+            String::new()
+        },
+        t.pass,
+        t.unsupported,
+        t.failed,
+        start.elapsed().as_secs_f64()
+    );
+    if t.failed > 0 {
         ExitCode::FAILURE
+    } else if interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_line_counts_rate_and_eta() {
+        let t = Tally {
+            pass: 8,
+            unsupported: 1,
+            failed: 1,
+        };
+        let line = progress_line(&t, 40, Duration::from_secs(5));
+        assert_eq!(
+            line,
+            "ilc-fuzz: 10/40 kernels (25.0%), 8 passed, 1 unsupported, 1 failed; 2.0/s, ETA 15s"
+        );
+        assert!(progress_line(&Tally::default(), 0, Duration::ZERO).contains("ETA ?"));
     }
 }

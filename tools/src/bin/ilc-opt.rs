@@ -69,9 +69,12 @@ fn main() -> ExitCode {
         match ilc::pipeline::pass_by_name(name) {
             Some(p) => passes.push(p),
             None => {
-                eprintln!(
-                    "ilc-opt: unknown pass `{name}` (valid: {})",
-                    ilc_passes::registry::names()
+                ilc_tools::report::error(
+                    "ilc-opt",
+                    format_args!(
+                        "unknown pass `{name}` (valid: {})",
+                        ilc_passes::registry::names()
+                    ),
                 );
                 return ExitCode::from(2);
             }
@@ -80,18 +83,21 @@ fn main() -> ExitCode {
     let (file_name, text) = match read_input(cli.input.as_ref()) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("ilc-opt: {e}");
+            ilc_tools::report::error("ilc-opt", e);
             return ExitCode::from(1);
         }
     };
     let funcs = match parse_functions_with_source_maps(&text) {
         Ok(f) if f.is_empty() => {
-            eprintln!("ilc-opt: {file_name}: no kernel in the input");
+            ilc_tools::report::error(
+                "ilc-opt",
+                format_args!("{file_name}: no kernel in the input"),
+            );
             return ExitCode::from(1);
         }
         Ok(f) => f,
         Err(e) => {
-            eprintln!("ilc-opt: {file_name}:{e}");
+            ilc_tools::report::error("ilc-opt", format_args!("{file_name}:{e}"));
             return ExitCode::from(1);
         }
     };
@@ -104,9 +110,9 @@ fn main() -> ExitCode {
                     .line_of(&func, e.location)
                     .or_else(|| map.line_of(&func, AnyEntity::Function))
                     .unwrap_or(0);
-                eprintln!(
-                    "ilc-opt: {file_name}:{line}: invalid IR in %{}: {e}",
-                    func.name
+                ilc_tools::report::error(
+                    "ilc-opt",
+                    format_args!("{file_name}:{line}: invalid IR in %{}: {e}", func.name),
                 );
             }
             return ExitCode::from(1);
@@ -122,11 +128,14 @@ fn main() -> ExitCode {
             }
             tracing::debug!(us = start.elapsed().as_micros() as u64, "done");
             if let Err(errors) = ilc_passes::verifier::verify_function(&func) {
-                eprintln!(
-                    "ilc-opt: %{}: IR does not verify after `{}`:\n{}",
-                    func.name,
-                    pass.name,
-                    errors.display_with(&func)
+                ilc_tools::report::error(
+                    "ilc-opt",
+                    format_args!(
+                        "%{}: IR does not verify after `{}`:\n{}",
+                        func.name,
+                        pass.name,
+                        errors.display_with(&func)
+                    ),
                 );
                 return ExitCode::from(1);
             }
@@ -171,7 +180,7 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ilc-opt: cannot write output: {e}");
+            ilc_tools::report::error("ilc-opt", format_args!("cannot write output: {e}"));
             ExitCode::from(1)
         }
     }

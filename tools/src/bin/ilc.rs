@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use clap::{ArgGroup, Parser, ValueEnum};
 use ilc::{Compiler, OptLevel, Options};
 use ilc_tools::cli_args::{ArchArg, OptArg};
+use ilc_tools::report::{MessageFormat, Reporter};
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -34,7 +35,8 @@ enum Emit {
 enum Syntax {
     /// The SPA syntax: nvdisasm's text plus the scheduling hints of every instruction.
     Spa,
-    /// Exactly what nvdisasm prints (no scheduling hints).
+    /// Exactly what nvdisasm prints for the code section (labels, SYNC targets; no
+    /// scheduling hints).
     Nvdisasm,
 }
 
@@ -51,6 +53,10 @@ struct Cli {
     /// Quiet: errors only (no warnings, no log output).
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
+    /// How to print diagnostics: `human` (rustc's layout, coloured on a terminal unless
+    /// NO_COLOR is set) or `json` (one JSON object per diagnostic and line on stderr).
+    #[arg(long = "message-format", value_enum, default_value = "human")]
+    message_format: MessageFormat,
     /// The kernel: AMD IL text or a binary token stream (`-`: standard input).
     #[arg(required_unless_present = "list_passes")]
     input: Option<PathBuf>,
@@ -171,6 +177,11 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ilc_tools::logging::LogArgs { quiet: cli.quiet }.init("ilc");
+    let reporter = Reporter {
+        tool: "ilc",
+        format: cli.message_format,
+        quiet: cli.quiet,
+    };
     if cli.list_passes {
         print!("{}", list_passes());
         return ExitCode::SUCCESS;
@@ -219,7 +230,7 @@ fn main() -> ExitCode {
     let (file_name, source) = if from_stdin {
         let mut bytes = Vec::new();
         if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-            eprintln!("ilc: cannot read standard input: {e}");
+            reporter.error(format_args!("cannot read standard input: {e}"));
             return ExitCode::from(1);
         }
         ("<stdin>".to_owned(), bytes)
@@ -227,7 +238,7 @@ fn main() -> ExitCode {
         match std::fs::read(&input) {
             Ok(s) => (input.display().to_string(), s),
             Err(e) => {
-                eprintln!("ilc: cannot read {}: {e}", input.display());
+                reporter.error(format_args!("cannot read {}: {e}", input.display()));
                 return ExitCode::from(1);
             }
         }
@@ -242,13 +253,11 @@ fn main() -> ExitCode {
     }
     // -q: errors only.
     let warn = |warnings: &ilc::Diagnostics, text: &str| {
-        if !cli.quiet {
-            eprint!("{}", warnings.render(&file_name, text));
-        }
+        reporter.diagnostics_and_summary(&warnings.0, &file_name, text);
     };
     let fail = |diags: ilc::Diagnostics| {
         let text = String::from_utf8_lossy(&source);
-        eprint!("{}", diags.render(&file_name, &text));
+        reporter.diagnostics_and_summary(&diags.0, &file_name, &text);
         ExitCode::from(1)
     };
     if let Some(n) = cli.verify {
@@ -276,7 +285,9 @@ fn main() -> ExitCode {
                 if !report.passed() {
                     ExitCode::from(1)
                 } else if report.compared == 0 {
-                    eprintln!("ilc: {file_name}: verify: no dispatch was compared");
+                    reporter.error(format_args!(
+                        "{file_name}: verify: no dispatch was compared"
+                    ));
                     ExitCode::from(3)
                 } else {
                     ExitCode::SUCCESS
@@ -284,7 +295,7 @@ fn main() -> ExitCode {
             }
             Err(ilc::verify::VerifyError::Compile(d)) => fail(d),
             Err(e) => {
-                eprintln!("ilc: {file_name}: verify: {e}");
+                reporter.error(format_args!("{file_name}: verify: {e}"));
                 ExitCode::from(1)
             }
         };
@@ -349,11 +360,19 @@ fn main() -> ExitCode {
                 }
                 match cli.emit {
                     Emit::Asm => {
-                        let mut text = match cli.syntax {
-                            Syntax::Spa => k.asm_spa(),
+                        let text = match cli.syntax {
+                            // Directives first: `ilc --emit asm | spa5-as` gives this cubin.
+                            Syntax::Spa => match spa_directives(&k.cubin) {
+                                Ok(head) => head + &k.asm_spa(),
+                                Err(e) => {
+                                    reporter.error(format_args!("{file_name}: {e}"));
+                                    return ExitCode::from(1);
+                                }
+                            },
+                            // nvdisasm's text of the code section, nothing else (the
+                            // literal pool is in the SPA syntax's `.const 2` lines).
                             Syntax::Nvdisasm => k.asm_nvdisasm(),
                         };
-                        text.push_str(&literal_pool_comment(&k.const_bank2));
                         return write_output(cli.output.as_ref(), text.as_bytes());
                     }
                     Emit::Cubin => {
@@ -408,7 +427,7 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
         return Ok(());
     };
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("ilc: cannot create {}: {e}", dir.display());
+        ilc_tools::report::error("ilc", format_args!("cannot create {}: {e}", dir.display()));
         return Err(ExitCode::from(1));
     }
     for (i, dump) in log.dumps.iter().enumerate() {
@@ -423,12 +442,18 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
                     base.with_extension("dot"),
                     ilc_passes::ir::dot::function_to_dot(&f),
                 )),
-                Err(e) => eprintln!("ilc: {} does not parse back: {e}", dump.header()),
+                Err(e) => ilc_tools::report::error(
+                    "ilc",
+                    format_args!("{} does not parse back: {e}", dump.header()),
+                ),
             }
         }
         for (path, body) in files {
             if let Err(e) = std::fs::write(&path, body) {
-                eprintln!("ilc: cannot write {}: {e}", path.display());
+                ilc_tools::report::error(
+                    "ilc",
+                    format_args!("cannot write {}: {e}", path.display()),
+                );
                 return Err(ExitCode::from(1));
             }
         }
@@ -476,7 +501,7 @@ fn list_passes() -> String {
 }
 
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("ilc: {msg}");
+    ilc_tools::report::error("ilc", msg);
     ExitCode::from(2)
 }
 
@@ -489,26 +514,21 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ilc: cannot write output: {e}");
+            ilc_tools::report::error("ilc", format_args!("cannot write output: {e}"));
             ExitCode::from(1)
         }
     }
 }
 
 /// The literal pool as a trailing comment of the listing (the code reads it as `c[0x2][..]`).
-fn literal_pool_comment(bank: &[u8]) -> String {
-    let mut s = String::new();
-    for (k, w) in bank.chunks(4).enumerate() {
-        if k % 4 == 0 {
-            s.push_str(&format!("\n// c[0x2][{:#x}]:", 4 * k));
-        }
-        let mut b = [0u8; 4];
-        b[..w.len()].copy_from_slice(w);
-        s.push_str(&format!(" {:#010x}", u32::from_le_bytes(b)));
+/// The SPA directives of the (one) kernel of an ilc cubin, read back from its bytes so they
+/// say exactly what the cubin says.
+fn spa_directives(cubin: &[u8]) -> Result<String, String> {
+    let c =
+        isa_spa5::cubin::read_cubin(cubin).map_err(|e| format!("reading back the cubin: {e}"))?;
+    let mut s = ilc_tools::spa5_text::module_directives(&c);
+    for k in &c.kernels {
+        s.push_str(&ilc_tools::spa5_text::kernel_directives(k));
     }
-    if !s.is_empty() {
-        s.insert_str(0, "\n// constant bank 2 (literal pool):");
-        s.push('\n');
-    }
-    s
+    Ok(s)
 }

@@ -2,7 +2,9 @@
 //!
 //! `spa5-as FILE -o OUT [--arch sm_50]`: FILE is a whole `nvdisasm -hex` listing (reassembles
 //! to identical words) or SPA-syntax source (one instruction per line with its scheduling
-//! hints, `.kernel NAME` to start a kernel). OUT ending in `.bin` gets the raw little-endian
+//! hints; kernel directives such as `.kernel NAME`, `.regs N`, `.param OFF SIZE`, `.block X Y
+//! Z`, `.const BANK OFF HEX` give the cubin what ilc's or spa5-dis's listing recorded, so
+//! their SPA output reassembles to the same cubin). OUT ending in `.bin` gets the raw little-endian
 //! words of the first kernel; otherwise a cubin with every kernel. Exit 1 with a message
 //! naming the line on bad input; never panics.
 
@@ -10,8 +12,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use ilc_tools::spa5_text::{assemble, register_count};
-use isa_spa5::cubin::{scan_instr_offsets, write_cubin, Kernel, Sm};
+use ilc_tools::spa5_text::assemble;
+use isa_spa5::cubin::Sm;
 
 /// Assemble SPA 5.0 (Maxwell) code.
 #[derive(Parser, Debug)]
@@ -24,9 +26,9 @@ struct Cli {
     /// Output: `.bin` for raw words, anything else for a cubin.
     #[arg(short = 'o', long)]
     output: PathBuf,
-    /// Architecture recorded in the cubin.
-    #[arg(long, default_value = "sm_50")]
-    arch: String,
+    /// Architecture recorded in the cubin (default: the file's `.target`, else sm_50).
+    #[arg(long)]
+    arch: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -35,7 +37,7 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("spa5-as: {e}");
+            ilc_tools::report::error("spa5-as", e);
             ExitCode::from(1)
         }
     }
@@ -44,33 +46,19 @@ fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<(), String> {
     let name = cli.file.display().to_string();
     let text = std::fs::read_to_string(&cli.file).map_err(|e| format!("{name}: {e}"))?;
-    let kernels = assemble(&text).map_err(|e| format!("{name}: {e}"))?;
+    let asm = assemble(&text).map_err(|e| format!("{name}: {e}"))?;
     let bytes = if cli.output.extension().is_some_and(|e| e == "bin") {
-        let first = kernels.first().ok_or(format!("{name}: no code"))?;
-        first.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        let first = asm.kernels.first().ok_or(format!("{name}: no code"))?;
+        first.code.iter().flat_map(|w| w.to_le_bytes()).collect()
     } else {
-        let sm = cli
-            .arch
-            .trim_start_matches("sm_")
-            .parse()
-            .ok()
-            .and_then(Sm::from_number)
-            .ok_or(format!("unknown architecture `{}`", cli.arch))?;
-        let ks: Vec<Kernel> = kernels
-            .iter()
-            .map(|k| {
-                let (exit_offsets, s2rctaid_offsets) = scan_instr_offsets(&k.words);
-                Kernel {
-                    name: k.name.clone(),
-                    code: k.words.clone(),
-                    num_regs: register_count(&k.words),
-                    exit_offsets,
-                    s2rctaid_offsets,
-                    ..Kernel::default()
-                }
-            })
-            .collect();
-        write_cubin(sm, &ks).map_err(|e| format!("cubin: {e}"))?
+        let arch = match cli.arch.as_deref() {
+            Some(a) => Some(
+                a.parse::<Sm>()
+                    .map_err(|_| format!("unknown architecture `{a}`"))?,
+            ),
+            None => None,
+        };
+        asm.to_cubin(arch)?
     };
     ilc_tools::write_file(&cli.output, &bytes).map_err(|e| format!("{}: {e}", cli.output.display()))
 }

@@ -1,14 +1,16 @@
 //! `spa5-dis`: disassembles SPA 5.0 code: a cubin (every kernel) or raw words (`--raw`).
 //!
-//! `spa5-dis FILE [--raw] [--syntax nvdisasm|spa]`. Output matches `nvdisasm` line by line
-//! (modulo spacing) in the default syntax; `--syntax spa` adds the scheduling hints.
+//! `spa5-dis FILE [--raw] [--syntax nvdisasm|spa]`. In the default syntax each code section
+//! is `.text.NAME:` and then exactly nvdisasm's text of it (labels, `SYNC` targets, dual-issue
+//! braces; checked on ilc's cubins); `--syntax spa` prints the SPA directives and the
+//! scheduling hints instead, which `spa5-as` reassembles to the same cubin.
 //! Exit 1 with a message on unreadable input; never panics.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use ilc_tools::spa5_text::{disassemble, Syntax};
+use ilc_tools::spa5_text::{disassemble, kernel_directives, module_directives, Syntax};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum SyntaxArg {
@@ -42,17 +44,20 @@ fn main() -> ExitCode {
     let bytes = match std::fs::read(&cli.file) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("spa5-dis: {}: {e}", cli.file.display());
+            ilc_tools::report::error("spa5-dis", format_args!("{}: {e}", cli.file.display()));
             return ExitCode::from(1);
         }
     };
     let mut out = String::new();
     if cli.raw {
         if !bytes.len().is_multiple_of(8) {
-            eprintln!(
-                "spa5-dis: {}: {} bytes is not a whole number of 64-bit words",
-                cli.file.display(),
-                bytes.len()
+            ilc_tools::report::error(
+                "spa5-dis",
+                format_args!(
+                    "{}: {} bytes is not a whole number of 64-bit words",
+                    cli.file.display(),
+                    bytes.len()
+                ),
             );
             return ExitCode::from(1);
         }
@@ -65,12 +70,20 @@ fn main() -> ExitCode {
         let cubin = match isa_spa5::cubin::read_cubin(&bytes) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("spa5-dis: {}: {e}", cli.file.display());
+                ilc_tools::report::error("spa5-dis", format_args!("{}: {e}", cli.file.display()));
                 return ExitCode::from(1);
             }
         };
+        // The SPA syntax carries the kernels' directives, so its text reassembles to the
+        // same cubin (spa5-as); nvdisasm's syntax names each code section as nvdisasm does.
+        if syntax == Syntax::Spa {
+            out.push_str(&module_directives(&cubin));
+        }
         for k in &cubin.kernels {
-            out.push_str(&format!("\t.text.{}:\n", k.name));
+            match syntax {
+                Syntax::Spa => out.push_str(&kernel_directives(k)),
+                Syntax::Nvdisasm => out.push_str(&format!(".text.{}:\n", k.name)),
+            }
             out.push_str(&disassemble(&k.code, syntax));
         }
     }

@@ -390,7 +390,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(3),
         Err(e) => {
-            eprintln!("spa5-run: error: {e}");
+            ilc_tools::report::error("spa5-run", e);
             ExitCode::FAILURE
         }
     }

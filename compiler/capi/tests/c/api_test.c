@@ -113,7 +113,7 @@ int main(void) {
     ilc_status st = ilc_compile(compiler, (const uint8_t *)WARNS, strlen(WARNS), "warns.il",
                                 "my_kernel", &kernel, &log);
     CHECK(st == ILC_OK && kernel != NULL);
-    CHECK(log != NULL && strstr(log, "warns.il:6:1: warning[W0001]") != NULL);
+    CHECK(log != NULL && strstr(log, "warning[W0001]") != NULL && strstr(log, "--> warns.il:6:1") != NULL);
     ilc_string_free(log);
     log = NULL;
     CHECK(kernel && strcmp(ilc_kernel_name(kernel), "my_kernel") == 0);
