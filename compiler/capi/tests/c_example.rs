@@ -96,8 +96,10 @@ fn c_example_compiles_a_kernel_and_prints_its_layout() {
         stderr.contains("compile failed (2: compile error)"),
         "{stderr}"
     );
+    // The log carries the rendered diagnostic: code, then the position under it.
+    assert!(stderr.contains("error[E0010]: unknown opcode"), "{stderr}");
     assert!(
-        stderr.contains(&format!("{}:2:1: error[", bad.display())),
+        stderr.contains(&format!("--> {}:2:1", bad.display())),
         "{stderr}"
     );
     let _ = std::fs::remove_file(&out);
