@@ -247,7 +247,6 @@ fn errors_are_values() {
 /// and returns the first `n` words of the 32-byte buffer it got.
 fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
     use isa_spa5::asm::parse_inst;
-    use isa_spa5::cubin::{self, Kernel, Param, Sm};
     use isa_spa5::Control;
     let prog: Vec<_> = text
         .iter()
@@ -256,7 +255,14 @@ fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
             (p.inst, Control::stall(15))
         })
         .collect();
-    let code = isa_spa5::encode_program(&prog).expect("encodes");
+    run_program(&prog, 1, n)
+}
+
+/// Runs `prog` (a kernel with one pointer parameter at c[0x0][0x140]) as one block of
+/// `block` threads and returns the first `n` words of the buffer (at least 32 bytes) it got.
+fn run_program(prog: &[(isa_spa5::Inst, isa_spa5::Control)], block: u32, n: usize) -> Vec<u32> {
+    use isa_spa5::cubin::{self, Kernel, Param, Sm};
+    let code = isa_spa5::encode_program(prog).expect("encodes");
     let (exit_offsets, s2rctaid_offsets) = cubin::scan_instr_offsets(&code);
     let kernel = Kernel {
         name: "k".into(),
@@ -269,8 +275,9 @@ fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
     };
     let bytes = cubin::write_cubin(Sm::Sm50, [&kernel]).expect("cubin");
     let mut dev = Device::new();
-    let out = dev.alloc(32);
+    let out = dev.alloc((4 * n as u64).max(32));
     let cfg = LaunchConfig {
+        block: [block, 1, 1],
         params: Params::new().ptr(out).0,
         ..LaunchConfig::default()
     };
@@ -364,7 +371,6 @@ fn vmnmx_min_max() {
 #[test]
 fn pcnt_cont_under_divergence() {
     use isa_spa5::asm::parse_inst;
-    use isa_spa5::cubin::{self, Kernel, Param, Sm};
     use isa_spa5::inst::Operand;
     use isa_spa5::table::OpKind;
     use isa_spa5::Control;
@@ -407,27 +413,7 @@ fn pcnt_cont_under_divergence() {
             (i, Control::stall(15))
         })
         .collect();
-    let code = isa_spa5::encode_program(&prog).expect("encodes");
-    let (exit_offsets, s2rctaid_offsets) = cubin::scan_instr_offsets(&code);
-    let kernel = Kernel {
-        name: "k".into(),
-        code,
-        num_regs: 16,
-        params: vec![Param::new(0, 8)],
-        exit_offsets,
-        s2rctaid_offsets,
-        ..Kernel::default()
-    };
-    let bytes = cubin::write_cubin(Sm::Sm50, [&kernel]).expect("cubin");
-    let mut dev = Device::new();
-    let out = dev.alloc(128);
-    let cfg = LaunchConfig {
-        block: [32, 1, 1],
-        params: Params::new().ptr(out).0,
-        ..LaunchConfig::default()
-    };
-    dev.launch(&bytes, "k", &cfg).expect("runs");
-    let got = words(&dev.read(out, 128).expect("read"));
+    let got = run_program(&prog, 32, 32);
     let want: Vec<u32> = (0..32u32)
         .map(|l| (0..2 + l % 4).filter(|j| (l + j) % 2 == 0).sum())
         .collect();

@@ -536,6 +536,19 @@ impl Validator {
                 None => d,
             });
         };
+        // The group size is declared exactly (`num`) or as a maximum (`max`), not both.
+        let exclusive = |v: &mut Validator, other: Option<Span>| {
+            if let Some(other) = other {
+                v.diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE,
+                        s.span,
+                        "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
+                    )
+                    .with_label(other, "the other one is here"),
+                );
+            }
+        };
         match (s.opcode, &s.payload) {
             (DclLiteral, Payload::Literal { reg, values }) => {
                 let first = self.decls.declared("literal", *reg, s.span);
@@ -604,32 +617,14 @@ impl Validator {
                     Some(first) => dup(self, "thread-group size", Some(first)),
                     None => *thread_group = Some(s.span),
                 }
-                if let Some(other) = *max_threads {
-                    self.diags.push(
-                        Diagnostic::error(
-                            codes::DUPLICATE,
-                            s.span,
-                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
-                        )
-                        .with_label(other, "the other one is here"),
-                    );
-                }
+                exclusive(self, *max_threads);
             }
             (DclMaxThreadPerGroup, _) => {
                 match *max_threads {
                     Some(first) => dup(self, "maximum thread-group size", Some(first)),
                     None => *max_threads = Some(s.span),
                 }
-                if let Some(other) = *thread_group {
-                    self.diags.push(
-                        Diagnostic::error(
-                            codes::DUPLICATE,
-                            s.span,
-                            "`dcl_num_thread_per_group` and `dcl_max_thread_per_group` are exclusive",
-                        )
-                        .with_label(other, "the other one is here"),
-                    );
-                }
+                exclusive(self, *thread_group);
             }
             (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
                 if let Some(id) = id {
