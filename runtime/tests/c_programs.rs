@@ -41,7 +41,11 @@ fn build(name: &str) -> Option<PathBuf> {
         skip_or_fail("no C compiler `cc`");
         return None;
     }
-    let out = std::env::temp_dir().join(format!("ilc-cal-{name}-{}", std::process::id()));
+    // One file per build: tests run in parallel, and several build the same program (one
+    // removing its executable while another still runs it made the test flaky).
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("ilc-cal-{name}-{}-{n}", std::process::id()));
     let cc = Command::new("cc")
         .args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(root().join("include"))
