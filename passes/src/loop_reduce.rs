@@ -59,7 +59,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     reduce_with(func, analyses);
 }
 
-/// A loop to rewrite: its shape and the accesses grouped by base address.
+/// A loop to rewrite: its shape and the bases to reduce.
 struct Candidate {
     shape: LoopShape,
     members: HashSet<Block>,
@@ -67,11 +67,9 @@ struct Candidate {
     steps: HashMap<Value, Value>,
     /// The bases to reduce and their growths, in program order.
     groups: Vec<(Value, Coef)>,
-    /// Every access in the loop and the alignment its effective address shows.
-    aligns: Vec<(Inst, u32)>,
 }
 
-/// Reduces every candidate loop; returns how many accesses were rewritten.
+/// Reduces every candidate loop; returns how many bases became induction variables.
 pub fn reduce(func: &mut Function) -> usize {
     reduce_with(func, &mut Analyses::new())
 }
@@ -135,19 +133,12 @@ fn candidate(
     }
     let scope = Scope { func, members, ivs };
     let mut groups: Vec<(Value, Coef)> = Vec::new();
-    let mut aligns = Vec::new();
     for &b in blocks {
         for inst in func.layout.block_insts(b) {
-            let data = &func.dfg.insts[inst];
-            let Some(addr) = data.mem_addr() else {
+            let Some(addr) = func.dfg.insts[inst].mem_addr() else {
                 continue;
             };
-            let off = data.mem_arg().map_or(1, |m| offset_align(m.offset));
-            aligns.push((inst, known_align(func, addr, 4).min(off)));
-            let mut base = addr;
-            while let Some((x, _)) = const_added(func, base) {
-                base = x;
-            }
+            let base = without_constants(func, addr);
             if groups.iter().any(|g| g.0 == base)
                 || scope.outside(base)
                 || scope.ivs.contains_key(&base)
@@ -182,7 +173,6 @@ fn candidate(
         members,
         steps,
         groups,
-        aligns,
     })
 }
 
@@ -194,15 +184,20 @@ fn plus_invariant(scope: &Scope, v: Value) -> Option<Value> {
         return None;
     }
     let a = func.dfg.inst_args(inst);
-    let mut x = match (scope.outside(a[0]), scope.outside(a[1])) {
+    let x = match (scope.outside(a[0]), scope.outside(a[1])) {
         (false, true) => a[0],
         (true, false) => a[1],
         _ => return None,
     };
-    while let Some((y, _)) = const_added(func, x) {
-        x = y;
+    Some(without_constants(func, x))
+}
+
+/// `v` with the constants added at its top removed (`(b + 4) + 8` is `b`).
+fn without_constants(func: &Function, mut v: Value) -> Value {
+    while let Some((x, _)) = const_added(func, v) {
+        v = x;
     }
-    Some(x)
+    v
 }
 
 /// The weight of the loop-dependent instructions computing `v` (module doc), each counted
@@ -233,6 +228,19 @@ fn weight(scope: &Scope, v: Value, under_add: bool, seen: &mut HashSet<Value>) -
 /// Rewrites the loop of `c`; returns the number of accesses rewritten.
 fn apply(func: &mut Function, c: &Candidate) -> usize {
     let h = c.shape.header;
+    // The alignment each access's effective address shows, taken before its base becomes a
+    // parameter (which shows nothing); kept on the access for mem_combine.
+    let aligns: Vec<(Inst, u32)> = c
+        .members
+        .iter()
+        .flat_map(|&b| func.layout.block_insts(b))
+        .filter_map(|inst| {
+            let data = &func.dfg.insts[inst];
+            let (addr, mem) = (data.mem_addr()?, data.mem_arg()?);
+            let align = known_align(func, addr, 4).min(offset_align(mem.offset));
+            Some((inst, align))
+        })
+        .collect();
     // N: a block between the preheader and the header. The preheader's arguments for the
     // header are defined in blocks dominating it, so N uses them directly (constants stay
     // visible to folding).
@@ -320,7 +328,7 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
         }
     }
     // The alignment facts the bases showed, kept on the accesses (mem_combine reads them).
-    for &(inst, align) in &c.aligns {
+    for &(inst, align) in &aligns {
         if let Some(mem) = func.dfg.insts[inst].mem_arg_mut() {
             mem.align = mem.align.max(align);
         }
