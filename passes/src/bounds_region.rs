@@ -54,7 +54,7 @@ pub const MAX_GROWTH: usize = 2048;
 pub const MAX_RUN: usize = 400;
 /// How many instructions the removed checks must exceed the test by: the copy costs code
 /// size and a branch that drains the scoreboard.
-pub const MARGIN: i64 = 2;
+pub const MARGIN: i64 = 1;
 /// Most instructions moved in front of a run to compute one access's address.
 const MAX_EXPR: usize = 24;
 
@@ -279,14 +279,17 @@ fn choose(
     })
 }
 
-/// The backend instructions the checks of `chosen` cost, per distinct word (accesses at one
+/// The backend instructions the checks of `chosen` cost: the sum of an address `x + c`
+/// (folded away unchecked); per distinct word (accesses at one
 /// address and offset share one check): the compare, the add forming the word's last byte
-/// (none for an aligned word at the address itself: the backend compares the address with the
-/// length rounded down), a wrap-around compare where the add may wrap, a compare for a
+/// (for aligned words at the address itself, when a space has several, the backend compares
+/// with the length rounded down instead: two instructions in all), a wrap-around compare where the add may wrap, a compare for a
 /// negative offset; a zeroing move per loaded word; one instruction per word beyond the first
 /// of a vector (split into words when checked).
 fn savings(func: &Function, ranges: &crate::value_bound::Ranges, b: Block, chosen: &[Inst]) -> i64 {
     let mut words_seen: HashSet<(Option<Value>, MemSpace, i64)> = HashSet::default();
+    let mut sums_seen: HashSet<Value> = HashSet::default();
+    let mut aligned: HashMap<MemSpace, i64> = HashMap::default();
     let mut saved = 0i64;
     for &i in chosen {
         let data = &func.dfg.insts[i];
@@ -294,6 +297,13 @@ fn savings(func: &Function, ranges: &crate::value_bound::Ranges, b: Block, chose
         let bytes = i64::from(m.size.bytes());
         let words = (bytes + 3) / 4;
         let a = data.mem_addr();
+        // An address `x + c`: unchecked, the backend folds `c` into the access's offset; the
+        // check needs the sum.
+        if let Some(a) = a {
+            if base_of(func, a).1 != 0 && sums_seen.insert(a) {
+                saved += 1;
+            }
+        }
         for k in 0..words {
             let off = i64::from(m.offset) + 4 * k;
             if !words_seen.insert((a, m.space, off)) {
@@ -302,8 +312,9 @@ fn savings(func: &Function, ranges: &crate::value_bound::Ranges, b: Block, chose
             saved += 1;
             let Some(a) = a else { continue };
             let end = off + bytes.min(4);
-            let aligned = crate::mem_combine::known_align(func, a, 6) >= 4;
-            if !(off == 0 && aligned) {
+            if off == 0 && crate::mem_combine::known_align(func, a, 6) >= 4 {
+                *aligned.entry(m.space).or_insert(0) += 1;
+            } else {
                 saved += 1;
             }
             if !no_wrap(func, ranges, b, a, end) {
@@ -317,6 +328,13 @@ fn savings(func: &Function, ranges: &crate::value_bound::Ranges, b: Block, chose
             saved += words;
         }
         saved += words - 1;
+    }
+    // Aligned words at their address itself: with at least MASKED of them in one space the
+    // backend compares against the length rounded down (a mask constant and an `and`, once),
+    // else each adds its last byte's offset.
+    const MASKED: i64 = 3;
+    for n in aligned.into_values() {
+        saved += if n >= MASKED { 2 } else { n };
     }
     saved
 }
@@ -452,15 +470,48 @@ fn no_wrap(
         || u64::from(crate::mem_combine::known_align(func, a, 6)) > last
 }
 
+/// The test's compares: spaces whose slots are the same (one index into several buffers)
+/// share one, against the `umin` of their lengths (computed while the index is, so the chain
+/// after it is one compare, the vote and the branch). Each entry: the slots (base, add) and
+/// the spaces.
+type Compare = (Vec<(Option<Value>, i64)>, Vec<MemSpace>);
+
+fn compares(slots: &[Slot]) -> Vec<Compare> {
+    let mut per_space: Vec<(MemSpace, Vec<(Option<Value>, i64)>)> = Vec::new();
+    for s in slots {
+        match per_space.iter_mut().find(|(sp, _)| *sp == s.space) {
+            Some((_, v)) => v.push((s.base, s.add)),
+            None => per_space.push((s.space, vec![(s.base, s.add)])),
+        }
+    }
+    let mut out: Vec<Compare> = Vec::new();
+    for (space, mut v) in per_space {
+        v.sort_by_key(|&(b, a)| (b.map(|x| x.as_u32()), a));
+        match out.iter_mut().find(|(w, _)| *w == v) {
+            Some((_, spaces)) => spaces.push(space),
+            None => out.push((v, vec![space])),
+        }
+    }
+    out
+}
+
 /// The test's instructions as the backend emits them: an add per distinct nonzero slot sum,
-/// per space a `umax` per further slot and a compare, then the vote and the branch.
+/// per compare a `umax` per further slot, the lengths' move and `umin`s, the compare; then the
+/// vote and the branch.
 fn test_cost(slots: &[Slot]) -> i64 {
     let adds: HashSet<(Option<Value>, i64)> = slots
         .iter()
         .filter(|s| s.add != 0 && s.base.is_some())
         .map(|s| (s.base, s.add))
         .collect();
-    2 + adds.len() as i64 + slots.len() as i64
+    let mut cost = 2 + adds.len() as i64;
+    for (v, spaces) in compares(slots) {
+        cost += v.len() as i64 - 1 + 1;
+        if spaces.len() > 1 {
+            cost += spaces.len() as i64;
+        }
+    }
+    cost
 }
 
 /// Versions `run` of block `b`; returns the block holding the rest of `b`.
@@ -542,30 +593,39 @@ fn apply(func: &mut Function, b: Block, run: &Run) -> Block {
         }
     }
     func.dfg.set_cold(r, true);
-    // The test at the end of B: per space, the slots' `umax` below the length (a `umax`
-    // chain is shorter than a chain of compares, each waiting for the previous predicate).
+    // The test at the end of B: per compare (module doc), the slots' `umax` below the
+    // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
+    // the previous predicate).
     let slots = slots(func, &ranges, b, &run.chosen);
     let mut all = Conj::default();
-    let mut highest: Vec<(MemSpace, Value)> = Vec::new();
     let mut cur = FuncCursor::new(func).at_end(b);
-    for s in slots {
-        let v = match s.base {
-            Some(x) if s.add == 0 => x,
-            Some(x) => {
-                let k = cur.ins().iconst(Type::B32, u64::from(s.add as i32 as u32));
-                cur.ins().iadd(x, k)
-            }
-            None => cur.ins().iconst(Type::B32, u64::from(s.add as i32 as u32)),
-        };
-        match highest.iter_mut().find(|(sp, _)| *sp == s.space) {
-            Some((_, m)) => *m = cur.ins().umax(*m, v),
-            None => highest.push((s.space, v)),
+    for (v, spaces) in compares(&slots) {
+        let mut m: Option<Value> = None;
+        for (base, add) in v {
+            let k = cur.ins().iconst(Type::B32, u64::from(add as i32 as u32));
+            let x = match base {
+                Some(x) if add == 0 => x,
+                Some(x) => cur.ins().iadd(x, k),
+                None => k,
+            };
+            m = Some(match m {
+                Some(m) => cur.ins().umax(m, x),
+                None => x,
+            });
         }
-    }
-    for (space, m) in highest {
-        let len = match static_len(cur.func, space) {
-            Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
-            None => cur.ins().special(SpecialReg::BufLen(space)),
+        let mut len: Option<Value> = None;
+        for space in spaces {
+            let l = match static_len(cur.func, space) {
+                Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
+                None => cur.ins().special(SpecialReg::BufLen(space)),
+            };
+            len = Some(match len {
+                Some(len) => cur.ins().umin(len, l),
+                None => l,
+            });
+        }
+        let (Some(m), Some(len)) = (m, len) else {
+            continue;
         };
         all.and(&mut cur, IntCC::Ult, m, len);
     }
