@@ -2,9 +2,12 @@
 //! negative, `b32` constant) addresses `x` instead, with `-c` moved into the access's immediate
 //! byte offset.
 //!
-//! Requires: verified SSA. Guarantees: behaviour unchanged except at the wrap: the IR's
-//! effective address is `addr + offset` computed exactly ([`MemArg`](crate::ir::MemArg)), and
-//! `(x - c) + o = x + (o - c)` whenever `x >= c`; chains (`(x - 4) - 8`) fold completely. The new offset stays within
+//! Requires: verified SSA. Guarantees: behaviour unchanged: the IR's effective address is
+//! `addr + offset` computed exactly ([`MemArg`](crate::ir::MemArg)), and `(x - c) + o = x +
+//! (o - c)` whenever `x >= c`; when `x - c` wraps (`x < c`), the access at `2^32 + x - c + o`
+//! is out of range, and so is the folded one at `x - c + o < 0` provided `o <= 0`: an access
+//! with a positive offset of its own (a vector's later word, `r.y` at `+4`) is left alone.
+//! Chains (`(x - 4) - 8`) fold completely. The new offset stays within
 //! +-[`MAX_OFFSET`], inside every SM50 immediate offset field (LDG/STG/LDS/LDL take 24 signed
 //! bits). The `isub`/`iadd` itself is left for its other users (DCE removes it otherwise).
 //!
@@ -40,7 +43,9 @@ pub fn fold(func: &mut Function) -> usize {
         let mut offset = i64::from(mem.offset);
         while let Some((x, c)) = const_added(func, base) {
             let next = offset + c;
-            if c >= 0 || next.abs() > MAX_OFFSET {
+            // With an offset `o > 0` of its own, an access at a wrapped `x + c` (`x < -c`:
+            // `2^32 + x + c + o`, out of range) would become `x + c + o`, possibly in range.
+            if c >= 0 || offset > 0 || next.abs() > MAX_OFFSET {
                 break;
             }
             base = x;
