@@ -227,7 +227,8 @@ pub mod report {
         #[default]
         Human,
         /// One JSON object per diagnostic and line on stderr (code, severity, message, file,
-        /// line, col, spans, notes, help); no summary line.
+        /// line, col, spans, notes, help); no summary line. The tool's own errors (I/O,
+        /// usage) too, with code and file null and a "tool" key.
         Json,
     }
 
@@ -311,15 +312,93 @@ pub mod report {
             }
         }
 
-        /// `TOOL: error: message` on stderr.
-        pub fn error(&self, message: impl std::fmt::Display) {
-            anstream::eprintln!("{}", prefixed(self.tool, "error", &message.to_string()));
+        /// The line [`Reporter::error`] and [`Reporter::warning`] print: `TOOL: level:
+        /// message` (styled: the level coloured), or in JSON format [`tool_json`].
+        pub fn format_message(&self, level: &str, message: &str, styled: bool) -> String {
+            match self.format {
+                MessageFormat::Json => tool_json(self.tool, level, message, &[]),
+                MessageFormat::Human if styled => prefixed(self.tool, level, message),
+                MessageFormat::Human => format!("{}: {level}: {message}", self.tool),
+            }
         }
 
-        /// `TOOL: warning: message` on stderr (nothing when quiet).
+        /// `TOOL: error: message` on stderr (a JSON line in JSON format).
+        pub fn error(&self, message: impl std::fmt::Display) {
+            anstream::eprintln!(
+                "{}",
+                self.format_message("error", &message.to_string(), true)
+            );
+        }
+
+        /// `TOOL: warning: message` on stderr (nothing when quiet; a JSON line in JSON
+        /// format).
         pub fn warning(&self, message: impl std::fmt::Display) {
             if !self.quiet {
-                anstream::eprintln!("{}", prefixed(self.tool, "warning", &message.to_string()));
+                anstream::eprintln!(
+                    "{}",
+                    self.format_message("warning", &message.to_string(), true)
+                );
+            }
+        }
+    }
+
+    /// A tool's own message (I/O, usage) as one JSON object with the keys of a diagnostic's
+    /// ([`Diagnostic::to_json`]): `code`, `file` null, `line` and `col` 0 and no spans, as
+    /// for a diagnostic without a position, plus `"tool"`; `notes` carries further lines
+    /// (clap's tip and usage line).
+    pub fn tool_json(tool: &str, level: &str, message: &str, notes: &[&str]) -> String {
+        use isa_amdil::diag::json_str;
+        let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
+        format!(
+            "{{\"code\":null,\"severity\":{},\"message\":{},\"file\":null,\"line\":0,\"col\":0,\"spans\":[],\"notes\":[{}],\"help\":[],\"tool\":{}}}",
+            json_str(level),
+            json_str(message),
+            notes.join(","),
+            json_str(tool)
+        )
+    }
+
+    /// True when `args` (the command line after the program name) asks for
+    /// `--message-format=json` (or `--message-format json`): consulted when clap cannot
+    /// parse the command line, so even a usage error comes as JSON.
+    pub fn json_requested<I, S>(args: I) -> bool
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut prev_flag = false;
+        let mut json = false;
+        for a in args {
+            let a = a.as_ref().to_string_lossy();
+            if a == "--" {
+                break;
+            }
+            if prev_flag {
+                json = a == "json";
+            } else if let Some(v) = a.strip_prefix("--message-format=") {
+                json = v == "json";
+            }
+            prev_flag = a == "--message-format";
+        }
+        json
+    }
+
+    /// Parses the command line of a tool with `--message-format`: help and version print
+    /// and exit 0 as usual; a usage error is printed by clap, or as one [`tool_json`] line
+    /// (the message, clap's tip and usage lines as notes) when JSON was asked for, and the
+    /// process exits with clap's code (2).
+    pub fn parse_cli<C: clap::Parser>(tool: &str) -> C {
+        match C::try_parse() {
+            Ok(c) => c,
+            Err(e) if !e.use_stderr() || !json_requested(std::env::args_os().skip(1)) => e.exit(),
+            Err(e) => {
+                let text = e.to_string();
+                let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+                let first = lines.next().unwrap_or("invalid command line");
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                let notes: Vec<&str> = lines.collect();
+                eprintln!("{}", tool_json(tool, "error", message, &notes));
+                std::process::exit(e.exit_code());
             }
         }
     }
@@ -397,6 +476,41 @@ pub mod report {
             assert!(lines[1].starts_with("{\"code\":\"E0010\",\"severity\":\"error\""));
             assert!(!json.contains('\x1b'));
             assert_eq!(r.format_summary(&diags(), false), None);
+        }
+
+        #[test]
+        fn tool_messages_follow_the_format() {
+            let mut r = Reporter::new("ilc");
+            assert_eq!(
+                r.format_message("error", "cannot read k.il: gone", false),
+                "ilc: error: cannot read k.il: gone"
+            );
+            r.format = MessageFormat::Json;
+            assert_eq!(
+                r.format_message("error", "cannot read \"k.il\"", true),
+                "{\"code\":null,\"severity\":\"error\",\"message\":\"cannot read \\\"k.il\\\"\",\
+                 \"file\":null,\"line\":0,\"col\":0,\"spans\":[],\"notes\":[],\"help\":[],\
+                 \"tool\":\"ilc\"}"
+            );
+            assert_eq!(
+                tool_json("ilc", "error", "m", &["tip: x", "Usage: ilc"]),
+                "{\"code\":null,\"severity\":\"error\",\"message\":\"m\",\"file\":null,\
+                 \"line\":0,\"col\":0,\"spans\":[],\"notes\":[\"tip: x\",\"Usage: ilc\"],\
+                 \"help\":[],\"tool\":\"ilc\"}"
+            );
+        }
+
+        #[test]
+        fn json_request_is_found_before_clap_parses() {
+            assert!(json_requested(["k.il", "--message-format=json"]));
+            assert!(json_requested(["--message-format", "json", "--bogus"]));
+            assert!(!json_requested(["--message-format=human", "k.il"]));
+            assert!(!json_requested([
+                "--message-format=json",
+                "--message-format=human"
+            ]));
+            assert!(!json_requested(["--", "--message-format=json"]));
+            assert!(!json_requested(["k.il"]));
         }
 
         #[test]
