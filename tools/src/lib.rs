@@ -142,7 +142,8 @@ pub mod cli_args {
 ///
 /// The filter is `ILC_LOG` if set, else `RUST_LOG`, else `warn` (directives as in
 /// `tracing_subscriber::EnvFilter`: `ILC_LOG=debug`, `ILC_LOG=ilc=debug,ilc_passes=trace`);
-/// `-q` turns logging off whatever they say. Events go to stderr with the time since start and
+/// `-q` turns logging off whatever they say. Events go to stderr with the time since the first
+/// span or event (a plain level builds the formatter then, see [`Filter`]) and
 /// their span path (`kernel{name=saxpy}:pass{name=gvn}: ...`), coloured when stderr is a
 /// terminal and `NO_COLOR` is unset or empty.
 pub mod logging {
@@ -171,6 +172,28 @@ pub mod logging {
             .to_owned()
     }
 
+    /// How [`LogArgs::init`] filters: a plain level needs no `EnvFilter` (whose directive
+    /// parser compiles regular expressions at start-up, ~2% of a small compile's process
+    /// time), and `off` needs no subscriber at all.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Filter {
+        /// Nothing is logged: no subscriber is installed.
+        Off,
+        /// Events at this level and more severe, from every target.
+        Level(tracing::Level),
+        /// Anything else: `EnvFilter` directives.
+        Directives(String),
+    }
+
+    /// The filter of directives `spec` (as [`directives`] returns them).
+    pub fn filter(spec: &str) -> Filter {
+        use tracing_subscriber::filter::LevelFilter;
+        match spec.trim().parse::<LevelFilter>() {
+            Ok(l) => l.into_level().map_or(Filter::Off, Filter::Level),
+            Err(_) => Filter::Directives(spec.to_owned()),
+        }
+    }
+
     impl LogArgs {
         /// Installs the subscriber for `tool` (its name prefixes a warning about a filter
         /// that does not parse, which is then replaced by `warn`).
@@ -178,19 +201,114 @@ pub mod logging {
             let ilc_log = std::env::var("ILC_LOG").ok();
             let rust_log = std::env::var("RUST_LOG").ok();
             let spec = directives(self.quiet, ilc_log.as_deref(), rust_log.as_deref());
-            let filter = EnvFilter::try_new(&spec).unwrap_or_else(|e| {
-                eprintln!("{tool}: warning: ignoring the log filter `{spec}`: {e}");
-                EnvFilter::new("warn")
-            });
-            let color = std::io::stderr().is_terminal()
-                && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty());
+            fn color() -> bool {
+                std::io::stderr().is_terminal()
+                    && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty())
+            }
+            let builder = || {
+                tracing_subscriber::fmt()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(color())
+                    .with_timer(tracing_subscriber::fmt::time::uptime())
+            };
             // A second initialization (tests calling main twice) keeps the first subscriber.
-            let _ = tracing_subscriber::fmt()
-                .with_env_filter(filter)
-                .with_writer(std::io::stderr)
-                .with_ansi(color)
-                .with_timer(tracing_subscriber::fmt::time::uptime())
-                .try_init();
+            match filter(&spec) {
+                Filter::Off => {}
+                Filter::Level(level) => {
+                    // Built at the first event: a run that logs nothing (the default
+                    // `warn`: nothing in the compiler logs at that level) never pays for
+                    // the formatter and its span registry.
+                    let build = move || -> Box<dyn tracing::Subscriber + Send + Sync> {
+                        Box::new(builder().with_max_level(level).finish())
+                    };
+                    let _ = tracing::subscriber::set_global_default(lazy::Lazy::new(
+                        level,
+                        Box::new(build),
+                    ));
+                }
+                Filter::Directives(spec) => {
+                    let filter = EnvFilter::try_new(&spec).unwrap_or_else(|e| {
+                        eprintln!("{tool}: warning: ignoring the log filter `{spec}`: {e}");
+                        EnvFilter::new("warn")
+                    });
+                    let _ = builder().with_env_filter(filter).try_init();
+                }
+            }
+        }
+    }
+
+    /// A subscriber that builds the real one when the first enabled span or event arrives.
+    mod lazy {
+        use std::sync::OnceLock;
+
+        use tracing::span::{Attributes, Id, Record};
+        use tracing::subscriber::Interest;
+        use tracing::{Event, Level, Metadata, Subscriber};
+        use tracing_subscriber::filter::LevelFilter;
+
+        type Inner = Box<dyn Subscriber + Send + Sync>;
+        type Build = Box<dyn Fn() -> Inner + Send + Sync>;
+
+        /// Filters by level itself; everything else goes to the subscriber `build` makes,
+        /// once, at the first span or event the level lets through.
+        pub struct Lazy {
+            level: Level,
+            build: Build,
+            inner: OnceLock<Inner>,
+        }
+
+        impl Lazy {
+            pub fn new(level: Level, build: Build) -> Lazy {
+                Lazy {
+                    level,
+                    build,
+                    inner: OnceLock::new(),
+                }
+            }
+
+            fn inner(&self) -> &Inner {
+                self.inner.get_or_init(|| (self.build)())
+            }
+        }
+
+        impl Subscriber for Lazy {
+            fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+                if self.enabled(meta) {
+                    Interest::always()
+                } else {
+                    Interest::never()
+                }
+            }
+            fn enabled(&self, meta: &Metadata<'_>) -> bool {
+                *meta.level() <= self.level
+            }
+            fn max_level_hint(&self) -> Option<LevelFilter> {
+                Some(LevelFilter::from_level(self.level))
+            }
+            fn new_span(&self, span: &Attributes<'_>) -> Id {
+                self.inner().new_span(span)
+            }
+            fn record(&self, span: &Id, values: &Record<'_>) {
+                self.inner().record(span, values)
+            }
+            fn record_follows_from(&self, span: &Id, follows: &Id) {
+                self.inner().record_follows_from(span, follows)
+            }
+            fn event(&self, event: &Event<'_>) {
+                self.inner().event(event)
+            }
+            fn enter(&self, span: &Id) {
+                self.inner().enter(span)
+            }
+            fn exit(&self, span: &Id) {
+                self.inner().exit(span)
+            }
+            fn clone_span(&self, id: &Id) -> Id {
+                self.inner().clone_span(id)
+            }
+            fn try_close(&self, id: Id) -> bool {
+                self.inner().try_close(id)
+            }
         }
     }
 
@@ -208,6 +326,22 @@ pub mod logging {
             );
             assert_eq!(directives(false, Some(" "), Some("info")), "info");
             assert_eq!(directives(true, Some("trace"), Some("trace")), "off");
+        }
+
+        #[test]
+        fn plain_levels_need_no_env_filter() {
+            use super::{filter, Filter};
+            assert_eq!(filter("off"), Filter::Off);
+            assert_eq!(filter("warn"), Filter::Level(tracing::Level::WARN));
+            assert_eq!(filter("DEBUG"), Filter::Level(tracing::Level::DEBUG));
+            assert_eq!(
+                filter("ilc=debug"),
+                Filter::Directives("ilc=debug".to_owned())
+            );
+            assert_eq!(
+                filter("warn,ilc_passes=trace"),
+                Filter::Directives("warn,ilc_passes=trace".to_owned())
+            );
         }
     }
 }
