@@ -356,8 +356,9 @@ fn bypass_forwarders(func: &mut Function) -> bool {
                 opcode: Opcode::Jump,
                 dests: [dest],
             };
-            // Its parameters were counted as used (by the branch): only a block without
-            // any becomes a forwarder.
+            changed = true;
+            // It was no forwarder when uses were counted, so the parameters its branch
+            // passes count as used elsewhere: only a block passing none becomes one.
             forwarder[pred] = Some(pred) != entry
                 && is_forwarder(func, pred)
                 && !func
