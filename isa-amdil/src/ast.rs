@@ -246,7 +246,7 @@ impl Instruction {
     /// `_name(v)`, `None` when absent.
     pub fn generic(&self, name: &str) -> Option<Option<&str>> {
         self.controls.iter().find_map(|c| match c {
-            Control::Generic { name: n, value } if n.eq_ignore_ascii_case(name) => {
+            Control::Generic { name: n, value, .. } if n.eq_ignore_ascii_case(name) => {
                 Some(value.as_deref())
             }
             _ => None,
@@ -378,6 +378,9 @@ pub enum Control {
         name: String,
         /// Text inside the parentheses, if any.
         value: Option<String>,
+        /// Where the control is, `_name(value)` (NONE when decoded from binary or
+        /// synthesized); informational like every span.
+        span: Span,
     },
 }
 

@@ -446,7 +446,7 @@ fn for_each_reg(s: &Instruction, f: &mut impl FnMut(RegKind, u32)) {
 /// `k` of `mdef(k)` / `mcall(k)`: the nameless control the parser keeps.
 fn nameless_value(s: &Instruction) -> Option<u32> {
     s.controls.iter().find_map(|c| match c {
-        Control::Generic { name, value } if name.is_empty() => {
+        Control::Generic { name, value, .. } if name.is_empty() => {
             value.as_deref().and_then(parse_number)
         }
         _ => None,

@@ -148,11 +148,15 @@ impl fmt::Display for Control {
             Control::Generic {
                 name,
                 value: Some(v),
+                ..
             } if name.is_empty() => write!(f, "({v})"),
-            Control::Generic { name, value: None } => write!(f, "_{name}"),
+            Control::Generic {
+                name, value: None, ..
+            } => write!(f, "_{name}"),
             Control::Generic {
                 name,
                 value: Some(v),
+                ..
             } => write!(f, "_{name}({v})"),
         }
     }

@@ -171,6 +171,7 @@ fn add_required_controls(i: &mut Instruction) {
         i.controls.push(Control::Generic {
             name: "hi".into(),
             value: None,
+            span: Span::NONE,
         });
     }
 }

@@ -59,6 +59,8 @@ impl Uniformity {
             divergent_branch: SecondaryMap::new(),
         };
         let blocks: Vec<Block> = dt.rpo().to_vec();
+        // The header of the loop whose blocks are being looked at (temporal divergence).
+        let mut stamp: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
         let mut changed = true;
         while changed {
             changed = false;
@@ -144,16 +146,12 @@ impl Uniformity {
             }
             // Temporal divergence.
             for &h in &loops.headers {
-                let in_loop = |b: Block| {
-                    let mut cur = loops.innermost_loop(b);
-                    while let Some(x) = cur {
-                        if x == h {
-                            return true;
-                        }
-                        cur = loops.parent_loop(x);
-                    }
-                    false
-                };
+                // The loop's blocks, stamped with its header: membership in O(1) (walking
+                // the loop nest from each block made deep nests cubic).
+                for &b in loops.loop_blocks(h) {
+                    stamp[b] = Some(h);
+                }
+                let in_loop = |b: Block| stamp[b] == Some(h);
                 let body: Vec<Block> = blocks.iter().copied().filter(|&b| in_loop(b)).collect();
                 let divergent_exit = body
                     .iter()

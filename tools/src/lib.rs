@@ -142,7 +142,8 @@ pub mod cli_args {
 ///
 /// The filter is `ILC_LOG` if set, else `RUST_LOG`, else `warn` (directives as in
 /// `tracing_subscriber::EnvFilter`: `ILC_LOG=debug`, `ILC_LOG=ilc=debug,ilc_passes=trace`);
-/// `-q` turns logging off whatever they say. Events go to stderr with the time since start and
+/// `-q` turns logging off whatever they say. Events go to stderr with the time since the first
+/// span or event (a plain level builds the formatter then, see [`Filter`]) and
 /// their span path (`kernel{name=saxpy}:pass{name=gvn}: ...`), coloured when stderr is a
 /// terminal and `NO_COLOR` is unset or empty.
 pub mod logging {
@@ -171,6 +172,28 @@ pub mod logging {
             .to_owned()
     }
 
+    /// How [`LogArgs::init`] filters: a plain level needs no `EnvFilter` (whose directive
+    /// parser compiles regular expressions at start-up, ~2% of a small compile's process
+    /// time), and `off` needs no subscriber at all.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Filter {
+        /// Nothing is logged: no subscriber is installed.
+        Off,
+        /// Events at this level and more severe, from every target.
+        Level(tracing::Level),
+        /// Anything else: `EnvFilter` directives.
+        Directives(String),
+    }
+
+    /// The filter of directives `spec` (as [`directives`] returns them).
+    pub fn filter(spec: &str) -> Filter {
+        use tracing_subscriber::filter::LevelFilter;
+        match spec.trim().parse::<LevelFilter>() {
+            Ok(l) => l.into_level().map_or(Filter::Off, Filter::Level),
+            Err(_) => Filter::Directives(spec.to_owned()),
+        }
+    }
+
     impl LogArgs {
         /// Installs the subscriber for `tool` (its name prefixes a warning about a filter
         /// that does not parse, which is then replaced by `warn`).
@@ -178,19 +201,114 @@ pub mod logging {
             let ilc_log = std::env::var("ILC_LOG").ok();
             let rust_log = std::env::var("RUST_LOG").ok();
             let spec = directives(self.quiet, ilc_log.as_deref(), rust_log.as_deref());
-            let filter = EnvFilter::try_new(&spec).unwrap_or_else(|e| {
-                eprintln!("{tool}: warning: ignoring the log filter `{spec}`: {e}");
-                EnvFilter::new("warn")
-            });
-            let color = std::io::stderr().is_terminal()
-                && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty());
+            fn color() -> bool {
+                std::io::stderr().is_terminal()
+                    && !matches!(std::env::var_os("NO_COLOR"), Some(v) if !v.is_empty())
+            }
+            let builder = || {
+                tracing_subscriber::fmt()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(color())
+                    .with_timer(tracing_subscriber::fmt::time::uptime())
+            };
             // A second initialization (tests calling main twice) keeps the first subscriber.
-            let _ = tracing_subscriber::fmt()
-                .with_env_filter(filter)
-                .with_writer(std::io::stderr)
-                .with_ansi(color)
-                .with_timer(tracing_subscriber::fmt::time::uptime())
-                .try_init();
+            match filter(&spec) {
+                Filter::Off => {}
+                Filter::Level(level) => {
+                    // Built at the first event: a run that logs nothing (the default
+                    // `warn`: nothing in the compiler logs at that level) never pays for
+                    // the formatter and its span registry.
+                    let build = move || -> Box<dyn tracing::Subscriber + Send + Sync> {
+                        Box::new(builder().with_max_level(level).finish())
+                    };
+                    let _ = tracing::subscriber::set_global_default(lazy::Lazy::new(
+                        level,
+                        Box::new(build),
+                    ));
+                }
+                Filter::Directives(spec) => {
+                    let filter = EnvFilter::try_new(&spec).unwrap_or_else(|e| {
+                        eprintln!("{tool}: warning: ignoring the log filter `{spec}`: {e}");
+                        EnvFilter::new("warn")
+                    });
+                    let _ = builder().with_env_filter(filter).try_init();
+                }
+            }
+        }
+    }
+
+    /// A subscriber that builds the real one when the first enabled span or event arrives.
+    mod lazy {
+        use std::sync::OnceLock;
+
+        use tracing::span::{Attributes, Id, Record};
+        use tracing::subscriber::Interest;
+        use tracing::{Event, Level, Metadata, Subscriber};
+        use tracing_subscriber::filter::LevelFilter;
+
+        type Inner = Box<dyn Subscriber + Send + Sync>;
+        type Build = Box<dyn Fn() -> Inner + Send + Sync>;
+
+        /// Filters by level itself; everything else goes to the subscriber `build` makes,
+        /// once, at the first span or event the level lets through.
+        pub struct Lazy {
+            level: Level,
+            build: Build,
+            inner: OnceLock<Inner>,
+        }
+
+        impl Lazy {
+            pub fn new(level: Level, build: Build) -> Lazy {
+                Lazy {
+                    level,
+                    build,
+                    inner: OnceLock::new(),
+                }
+            }
+
+            fn inner(&self) -> &Inner {
+                self.inner.get_or_init(|| (self.build)())
+            }
+        }
+
+        impl Subscriber for Lazy {
+            fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+                if self.enabled(meta) {
+                    Interest::always()
+                } else {
+                    Interest::never()
+                }
+            }
+            fn enabled(&self, meta: &Metadata<'_>) -> bool {
+                *meta.level() <= self.level
+            }
+            fn max_level_hint(&self) -> Option<LevelFilter> {
+                Some(LevelFilter::from_level(self.level))
+            }
+            fn new_span(&self, span: &Attributes<'_>) -> Id {
+                self.inner().new_span(span)
+            }
+            fn record(&self, span: &Id, values: &Record<'_>) {
+                self.inner().record(span, values)
+            }
+            fn record_follows_from(&self, span: &Id, follows: &Id) {
+                self.inner().record_follows_from(span, follows)
+            }
+            fn event(&self, event: &Event<'_>) {
+                self.inner().event(event)
+            }
+            fn enter(&self, span: &Id) {
+                self.inner().enter(span)
+            }
+            fn exit(&self, span: &Id) {
+                self.inner().exit(span)
+            }
+            fn clone_span(&self, id: &Id) -> Id {
+                self.inner().clone_span(id)
+            }
+            fn try_close(&self, id: Id) -> bool {
+                self.inner().try_close(id)
+            }
         }
     }
 
@@ -208,6 +326,22 @@ pub mod logging {
             );
             assert_eq!(directives(false, Some(" "), Some("info")), "info");
             assert_eq!(directives(true, Some("trace"), Some("trace")), "off");
+        }
+
+        #[test]
+        fn plain_levels_need_no_env_filter() {
+            use super::{filter, Filter};
+            assert_eq!(filter("off"), Filter::Off);
+            assert_eq!(filter("warn"), Filter::Level(tracing::Level::WARN));
+            assert_eq!(filter("DEBUG"), Filter::Level(tracing::Level::DEBUG));
+            assert_eq!(
+                filter("ilc=debug"),
+                Filter::Directives("ilc=debug".to_owned())
+            );
+            assert_eq!(
+                filter("warn,ilc_passes=trace"),
+                Filter::Directives("warn,ilc_passes=trace".to_owned())
+            );
         }
     }
 }
@@ -227,7 +361,8 @@ pub mod report {
         #[default]
         Human,
         /// One JSON object per diagnostic and line on stderr (code, severity, message, file,
-        /// line, col, spans, notes, help); no summary line.
+        /// line, col, spans, notes, help); no summary line. The tool's own errors (I/O,
+        /// usage) too, with code and file null and a "tool" key.
         Json,
     }
 
@@ -311,15 +446,93 @@ pub mod report {
             }
         }
 
-        /// `TOOL: error: message` on stderr.
-        pub fn error(&self, message: impl std::fmt::Display) {
-            anstream::eprintln!("{}", prefixed(self.tool, "error", &message.to_string()));
+        /// The line [`Reporter::error`] and [`Reporter::warning`] print: `TOOL: level:
+        /// message` (styled: the level coloured), or in JSON format [`tool_json`].
+        pub fn format_message(&self, level: &str, message: &str, styled: bool) -> String {
+            match self.format {
+                MessageFormat::Json => tool_json(self.tool, level, message, &[]),
+                MessageFormat::Human if styled => prefixed(self.tool, level, message),
+                MessageFormat::Human => format!("{}: {level}: {message}", self.tool),
+            }
         }
 
-        /// `TOOL: warning: message` on stderr (nothing when quiet).
+        /// `TOOL: error: message` on stderr (a JSON line in JSON format).
+        pub fn error(&self, message: impl std::fmt::Display) {
+            anstream::eprintln!(
+                "{}",
+                self.format_message("error", &message.to_string(), true)
+            );
+        }
+
+        /// `TOOL: warning: message` on stderr (nothing when quiet; a JSON line in JSON
+        /// format).
         pub fn warning(&self, message: impl std::fmt::Display) {
             if !self.quiet {
-                anstream::eprintln!("{}", prefixed(self.tool, "warning", &message.to_string()));
+                anstream::eprintln!(
+                    "{}",
+                    self.format_message("warning", &message.to_string(), true)
+                );
+            }
+        }
+    }
+
+    /// A tool's own message (I/O, usage) as one JSON object with the keys of a diagnostic's
+    /// ([`Diagnostic::to_json`]): `code`, `file` null, `line` and `col` 0 and no spans, as
+    /// for a diagnostic without a position, plus `"tool"`; `notes` carries further lines
+    /// (clap's tip and usage line).
+    pub fn tool_json(tool: &str, level: &str, message: &str, notes: &[&str]) -> String {
+        use isa_amdil::diag::json_str;
+        let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
+        format!(
+            "{{\"code\":null,\"severity\":{},\"message\":{},\"file\":null,\"line\":0,\"col\":0,\"spans\":[],\"notes\":[{}],\"help\":[],\"tool\":{}}}",
+            json_str(level),
+            json_str(message),
+            notes.join(","),
+            json_str(tool)
+        )
+    }
+
+    /// True when `args` (the command line after the program name) asks for
+    /// `--message-format=json` (or `--message-format json`): consulted when clap cannot
+    /// parse the command line, so even a usage error comes as JSON.
+    pub fn json_requested<I, S>(args: I) -> bool
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut prev_flag = false;
+        let mut json = false;
+        for a in args {
+            let a = a.as_ref().to_string_lossy();
+            if a == "--" {
+                break;
+            }
+            if prev_flag {
+                json = a == "json";
+            } else if let Some(v) = a.strip_prefix("--message-format=") {
+                json = v == "json";
+            }
+            prev_flag = a == "--message-format";
+        }
+        json
+    }
+
+    /// Parses the command line of a tool with `--message-format`: help and version print
+    /// and exit 0 as usual; a usage error is printed by clap, or as one [`tool_json`] line
+    /// (the message, clap's tip and usage lines as notes) when JSON was asked for, and the
+    /// process exits with clap's code (2).
+    pub fn parse_cli<C: clap::Parser>(tool: &str) -> C {
+        match C::try_parse() {
+            Ok(c) => c,
+            Err(e) if !e.use_stderr() || !json_requested(std::env::args_os().skip(1)) => e.exit(),
+            Err(e) => {
+                let text = e.to_string();
+                let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+                let first = lines.next().unwrap_or("invalid command line");
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                let notes: Vec<&str> = lines.collect();
+                eprintln!("{}", tool_json(tool, "error", message, &notes));
+                std::process::exit(e.exit_code());
             }
         }
     }
@@ -397,6 +610,41 @@ pub mod report {
             assert!(lines[1].starts_with("{\"code\":\"E0010\",\"severity\":\"error\""));
             assert!(!json.contains('\x1b'));
             assert_eq!(r.format_summary(&diags(), false), None);
+        }
+
+        #[test]
+        fn tool_messages_follow_the_format() {
+            let mut r = Reporter::new("ilc");
+            assert_eq!(
+                r.format_message("error", "cannot read k.il: gone", false),
+                "ilc: error: cannot read k.il: gone"
+            );
+            r.format = MessageFormat::Json;
+            assert_eq!(
+                r.format_message("error", "cannot read \"k.il\"", true),
+                "{\"code\":null,\"severity\":\"error\",\"message\":\"cannot read \\\"k.il\\\"\",\
+                 \"file\":null,\"line\":0,\"col\":0,\"spans\":[],\"notes\":[],\"help\":[],\
+                 \"tool\":\"ilc\"}"
+            );
+            assert_eq!(
+                tool_json("ilc", "error", "m", &["tip: x", "Usage: ilc"]),
+                "{\"code\":null,\"severity\":\"error\",\"message\":\"m\",\"file\":null,\
+                 \"line\":0,\"col\":0,\"spans\":[],\"notes\":[\"tip: x\",\"Usage: ilc\"],\
+                 \"help\":[],\"tool\":\"ilc\"}"
+            );
+        }
+
+        #[test]
+        fn json_request_is_found_before_clap_parses() {
+            assert!(json_requested(["k.il", "--message-format=json"]));
+            assert!(json_requested(["--message-format", "json", "--bogus"]));
+            assert!(!json_requested(["--message-format=human", "k.il"]));
+            assert!(!json_requested([
+                "--message-format=json",
+                "--message-format=human"
+            ]));
+            assert!(!json_requested(["--", "--message-format=json"]));
+            assert!(!json_requested(["k.il"]));
         }
 
         #[test]

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use isa_spa5::asm::directives::{print_module, Directives, KernelDirectives, Module};
 use isa_spa5::asm::{
-    nvdisasm_section, parse_listing, parse_spa_with, print_inst, print_spa, PrintCtx,
+    nvdisasm_section, nvdisasm_sections, parse_listing, parse_spa_with, print_inst, print_spa,
+    PrintCtx,
 };
 use isa_spa5::control::unpack_control_word;
 use isa_spa5::cubin::{Cubin, CubinWriter, Kernel, Sm};
@@ -76,6 +77,24 @@ pub fn disassemble(words: &[u64], syntax: Syntax) -> String {
         }
     }
     out
+}
+
+/// Disassembles the code sections of a module in nvdisasm's syntax, one text per section:
+/// as [`disassemble`], but with labels numbered across the module as nvdisasm numbers them
+/// (see [`isa_spa5::asm::nvdisasm_sections`]) when every section decodes.
+pub fn disassemble_sections(sections: &[&[u64]]) -> Vec<String> {
+    let decoded: Result<Vec<_>, ()> = sections.iter().map(|w| decode_section(w)).collect();
+    match decoded {
+        Ok(insts) => {
+            let refs: Vec<&[(isa_spa5::Inst, isa_spa5::Control)]> =
+                insts.iter().map(Vec::as_slice).collect();
+            nvdisasm_sections(&refs)
+        }
+        Err(()) => sections
+            .iter()
+            .map(|w| disassemble(w, Syntax::Nvdisasm))
+            .collect(),
+    }
 }
 
 /// The instructions and controls of a section's words (an error at the first word that

@@ -397,5 +397,59 @@ fn diagnostics_forms() {
         .expect("runs ilc");
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).starts_with("ilc: error: cannot read "));
+    // Under --message-format=json the tool's own errors are JSON lines too: I/O, usage
+    // errors found by clap (before the flag itself is parsed) and by ilc.
+    let json_run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ilc"))
+            .env_remove("ILC_LOG")
+            .env_remove("RUST_LOG")
+            .env("CLICOLOR_FORCE", "1")
+            .args(args)
+            .output()
+            .expect("runs ilc");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let missing = dir.join("missing.il");
+    let il = il.to_str().unwrap();
+    for (args, code, message) in [
+        (
+            vec![missing.to_str().unwrap(), "--message-format=json"],
+            1,
+            "\"message\":\"cannot read ",
+        ),
+        (
+            vec!["--message-format", "json", "--bogus", il],
+            2,
+            "\"message\":\"unexpected argument '--bogus' found\"",
+        ),
+        (
+            vec![il, "--max-regs", "300", "--message-format=json"],
+            2,
+            "\"message\":\"invalid value '300' for '--max-regs <N>'",
+        ),
+        (
+            vec![il, "--dump-after=nopass", "--message-format=json"],
+            2,
+            "\"message\":\"unknown pass or stage `nopass`",
+        ),
+    ] {
+        let (got, text) = json_run(&args);
+        assert_eq!(got, Some(code), "{args:?}: {text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {text}");
+        assert!(
+            lines[0].starts_with("{\"code\":null,\"severity\":\"error\",")
+                && lines[0].contains(message)
+                && lines[0].ends_with(",\"tool\":\"ilc\"}"),
+            "{args:?}: {text}"
+        );
+    }
+    // Help still prints as help.
+    let (code, help) = json_run(&["--message-format=json", "--help"]);
+    assert_eq!(code, Some(0));
+    assert!(help.is_empty(), "{help}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

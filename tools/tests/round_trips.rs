@@ -183,3 +183,40 @@ fn assembly_listings_reassemble_to_the_same_cubin() {
     assert!(compared >= 50, "only {compared} kernels compiled");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The code-section lines of a disassembly: from the first `.text.` section on, section
+/// names, labels and instructions (not nvdisasm's `.global`/`.type`/`.size` directives, its
+/// data lines, which hold tabs, or blank lines).
+fn section_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with(".text."))
+        .filter(|l| {
+            !l.contains('\t')
+                && (l.starts_with(".text.")
+                    || l.starts_with(".L_x_")
+                    || l.starts_with("        /*"))
+        })
+        .collect()
+}
+
+#[test]
+fn spa5_dis_numbers_labels_across_kernels_as_nvdisasm() {
+    // ptxas's three-kernel cubin: nvdisasm numbers every section's branch targets first,
+    // then the end labels (.L_x_0 .. .L_x_2, then .L_x_3 .. .L_x_5).
+    let cubin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/cuda/cubins-multi/three_kernels.cubin");
+    let ours = run(env!("CARGO_BIN_EXE_spa5-dis"), &[cubin.as_os_str()]);
+    assert!(ours.status.success());
+    let ours = String::from_utf8_lossy(&ours.stdout).into_owned();
+    assert_eq!(ours.matches(".text.").count(), 3, "{ours}");
+    for label in [".L_x_2:", ".L_x_5:"] {
+        assert!(ours.contains(label), "{label} missing:\n{ours}");
+    }
+    let Some(nv) = nvdisasm() else {
+        return;
+    };
+    let theirs = run(nv.to_str().unwrap(), &[cubin.as_os_str()]);
+    assert!(theirs.status.success());
+    let theirs = String::from_utf8_lossy(&theirs.stdout).into_owned();
+    assert_eq!(section_lines(&ours), section_lines(&theirs));
+}

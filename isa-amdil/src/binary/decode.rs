@@ -156,6 +156,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 inst.controls.push(Control::Generic {
                     name: "type".into(),
                     value: Some(pixtex_text(t, unnorm)),
+                    span: Span::NONE,
                 });
             }
             if t as usize >= PIXTEX.len() || tok & (1 << 30) != 0 {
@@ -170,6 +171,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 inst.controls.push(Control::Generic {
                     name: "type".into(),
                     value: Some(pixtex_text(t, false)),
+                    span: Span::NONE,
                 });
             }
         }
@@ -181,10 +183,12 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 Some(name) if is_fetch4(op) => Control::Generic {
                     name: "compselect".into(),
                     value: Some((*name).into()),
+                    span: Span::NONE,
                 },
                 _ => Control::Generic {
                     name: "primod".into(),
                     value: Some(hex_text(m)),
+                    span: Span::NONE,
                 },
             };
             inst.controls.push(c);
@@ -194,6 +198,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             inst.controls.push(Control::Generic {
                 name: "secmod".into(),
                 value: Some(hex_text(m)),
+                span: Span::NONE,
             });
         }
         if layout(op) == Layout::Sample && bits & (1 << 13) != 0 {
@@ -201,6 +206,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             inst.controls.push(Control::Generic {
                 name: "aoffimmi".into(),
                 value: Some(aoffimmi_text(m)),
+                span: Span::NONE,
             });
         }
         match info.form {
@@ -318,6 +324,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     inst.controls.push(Control::Generic {
                         name: "type".into(),
                         value: Some(pixtex_text(ty as u32, false)),
+                        span: Span::NONE,
                     });
                 }
             }
@@ -331,6 +338,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                     inst.controls.push(Control::Generic {
                         name: "word1".into(),
                         value: Some(hex_text(w1)),
+                        span: Span::NONE,
                     });
                 }
             }

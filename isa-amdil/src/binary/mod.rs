@@ -365,6 +365,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "compselect"
                 && pri.is_none()
@@ -378,6 +379,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "aoffimmi" && aoff.is_none() && aoffimmi_word(v).is_some() => {
                 aoff = aoffimmi_word(v);
@@ -388,6 +390,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "primod"
                 && may_pri
@@ -402,6 +405,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "secmod" && sec.is_none() && hex_word(v).is_some() => {
                 sec = hex_word(v);
@@ -419,6 +423,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "type"
                 && tail[0] & 0xF0 == 0
@@ -435,6 +440,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "word1" && tail[1] == 0 && hex_word(v).is_some_and(|n| n != 0) => {
                 tail[1] = hex_word(v).unwrap_or(0);
@@ -452,6 +458,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "type"
                 && !typed
@@ -472,9 +479,12 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             (Layout::ZeroOp | Layout::Nrm, Control::ZeroOp(z)) if *z as u32 != 0 => {
                 bits |= *z as u32
             }
-            (Layout::Nrm, Control::Generic { name, value: None }) if name == "nrm4" => {
-                bits |= 1 << 2
-            }
+            (
+                Layout::Nrm,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "nrm4" => bits |= 1 << 2,
             (Layout::Ieee, Control::Ieee) => bits |= 1,
             (Layout::Id, Control::Id(n)) => bits |= fits(*n, 14, "id")?,
             (Layout::RawLoad | Layout::Arena, Control::Id(n)) => bits |= fits(*n, 10, "id")?,
@@ -485,6 +495,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "size" && v != "dword" => {
                 bits |= match v.as_str() {
@@ -496,31 +507,46 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
             (Layout::Sample | Layout::ResInfo, Control::Resource(n)) => {
                 bits |= fits(*n, 8, "resource")?
             }
-            (Layout::Sample, Control::Generic { name, value: None }) if name == "ext" => {
-                bits |= 1 << 12
-            }
+            (
+                Layout::Sample,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "ext" => bits |= 1 << 12,
             (Layout::Sample, Control::Sampler(n)) if takes_sampler(inst.opcode) || *n != 0 => {
                 bits |= fits(*n, 4, "sampler")? << 8
             }
-            (Layout::ResInfo, Control::Generic { name, value: None }) if name == "uint" => {
-                bits |= 1 << 8
-            }
-            (Layout::Repeat, Control::Generic { name, value: None }) if name == "repeat" => {
-                bits |= 1
-            }
-            (Layout::FirstBit, Control::Generic { name, value: None })
-                if name == "lo" || name == "hi" || name == "shi" =>
-            {
+            (
+                Layout::ResInfo,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "uint" => bits |= 1 << 8,
+            (
+                Layout::Repeat,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "repeat" => bits |= 1,
+            (
+                Layout::FirstBit,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "lo" || name == "hi" || name == "shi" => {
                 bits |= match name.as_str() {
                     "lo" => 0,
                     "hi" => 1,
                     _ => 2,
                 };
             }
-            (Layout::Fine, Control::Generic { name, value: None }) if name == "fine" => {
-                bits |= 1 << 7
-            }
-            (Layout::DclInput | Layout::DclOutput, Control::Generic { name, value })
+            (
+                Layout::Fine,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "fine" => bits |= 1 << 7,
+            (Layout::DclInput | Layout::DclOutput, Control::Generic { name, value, .. })
                 if usage_of(name, value.as_deref()).is_some() && !usage_set =>
             {
                 usage_set = true;
@@ -531,13 +557,17 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "interp" && interp_mode(v).is_some() && bits & 0xE0 == 0 => {
                 bits |= interp_mode(v).unwrap_or(0) << 5;
             }
-            (Layout::DclInput, Control::Generic { name, value: None })
-                if INPUT_FLAGS.contains(&name.as_str()) =>
-            {
+            (
+                Layout::DclInput,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if INPUT_FLAGS.contains(&name.as_str()) => {
                 let i = INPUT_FLAGS.iter().position(|f| f == name).unwrap_or(0);
                 bits |= 1 << (8 + i);
             }
@@ -548,15 +578,17 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name,
                     value: Some(v),
+                    ..
                 },
             ) if name == "sharingmode" && v.eq_ignore_ascii_case("abs") && bits & 3 == 0 => {
                 bits |= 1
             }
-            (Layout::OwnerLds, Control::Generic { name, value: None })
-                if name == "neighborexch" && inst.opcode == Opcode::LdsReadVec =>
-            {
-                bits |= 1 << 2
-            }
+            (
+                Layout::OwnerLds,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "neighborexch" && inst.opcode == Opcode::LdsReadVec => bits |= 1 << 2,
             (Layout::OwnerLds, Control::LOffset(n))
                 if inst.opcode == Opcode::LdsWriteVec && bits & 0xFC == 0 =>
             {
@@ -616,7 +648,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
 /// encodes it (`_relop(..)`, `_id(n)`, `_resource(n)`, `_lo`/`_hi`/`_shi`), if it is missing.
 pub(crate) fn missing_required_control(inst: &Instruction) -> Option<&'static str> {
     let has_generic = |names: &[&str]| {
-        inst.controls.iter().any(|c| matches!(c, Control::Generic { name, value: None } if names.contains(&name.as_str())))
+        inst.controls.iter().any(|c| matches!(c, Control::Generic { name, value: None, .. } if names.contains(&name.as_str())))
     };
     match layout(inst.opcode) {
         Layout::Relop | Layout::Cmp if inst.relop().is_none() => Some("_relop(op)"),
@@ -740,7 +772,7 @@ fn canonical_io_controls(inst: &mut Instruction) {
     let mut out = Vec::new();
     for c in std::mem::take(&mut inst.controls) {
         match &c {
-            Control::Generic { name, value } if usage.is_none() => {
+            Control::Generic { name, value, .. } if usage.is_none() => {
                 if let Some(u) = usage_of(name, value.as_deref()) {
                     usage = Some(u);
                     continue;
@@ -754,6 +786,7 @@ fn canonical_io_controls(inst: &mut Instruction) {
         if let Control::Generic {
             name,
             value: Some(v),
+            ..
         } = c
         {
             if lay == Layout::DclInput && name == "interp" {
@@ -764,7 +797,7 @@ fn canonical_io_controls(inst: &mut Instruction) {
         }
     }
     out.retain(|c| {
-        !matches!(c, Control::Generic { name, value: Some(v) }
+        !matches!(c, Control::Generic { name, value: Some(v), .. }
             if lay == Layout::DclInput && name == "interp" && interp_mode(v) == Some(0))
     });
     let u = usage.unwrap_or_else(|| default_usage(inst));
@@ -779,14 +812,17 @@ fn usage_control(u: u32) -> Control {
         Some(n) if !n.contains('_') => Control::Generic {
             name: n.to_string(),
             value: None,
+            span: Span::NONE,
         },
         Some(n) => Control::Generic {
             name: "usage".into(),
             value: Some(n.to_string()),
+            span: Span::NONE,
         },
         None => Control::Generic {
             name: "usage".into(),
             value: Some(u.to_string()),
+            span: Span::NONE,
         },
     }
 }
@@ -812,6 +848,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
     let gen = |n: &str| Control::Generic {
         name: n.to_string(),
         value: None,
+        span: Span::NONE,
     };
     match layout(op) {
         Layout::None
@@ -832,6 +869,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
                     v.push(Control::Generic {
                         name: "interp".into(),
                         value: Some(INTERP_MODES[m as usize - 1].into()),
+                        span: Span::NONE,
                     });
                 }
                 for (i, f) in INPUT_FLAGS.iter().enumerate() {
@@ -852,6 +890,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
                 v.push(Control::Generic {
                     name: "sharingmode".into(),
                     value: Some("abs".into()),
+                    span: Span::NONE,
                 });
             }
         }
@@ -914,6 +953,7 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
                 v.push(Control::Generic {
                     name: "size".into(),
                     value: Some(if f == 1 { "short" } else { "byte" }.into()),
+                    span: Span::NONE,
                 });
             }
         }

@@ -728,7 +728,7 @@ pub fn sharing_mode(st: &Instruction) -> Option<bool> {
         _ => None,
     };
     for c in &st.controls {
-        if let ast::Control::Generic { name, value } = c {
+        if let ast::Control::Generic { name, value, .. } = c {
             if name == "sharingmode" {
                 return value.as_deref().and_then(word);
             }

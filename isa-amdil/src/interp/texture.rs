@@ -118,7 +118,7 @@ pub fn resource_decl(st: &crate::ast::Instruction) -> Result<ResourceDecl, Strin
     let mut have_type = false;
     for c in &st.controls {
         match c {
-            crate::ast::Control::Generic { name, value } if name == "type" => {
+            crate::ast::Control::Generic { name, value, .. } if name == "type" => {
                 let v = value.as_deref().unwrap_or("");
                 let mut parts = v.split(',').map(str::trim);
                 let t = parts.next().unwrap_or("");

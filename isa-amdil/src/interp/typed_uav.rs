@@ -37,7 +37,7 @@ pub fn typed_uav_decl(st: &Instruction) -> Result<TypedUav, String> {
     let mut format: Option<ElementFormat> = None;
     for c in &st.controls {
         match c {
-            Control::Generic { name, value } if name == "type" => {
+            Control::Generic { name, value, .. } if name == "type" => {
                 ty = Some(value.as_deref().unwrap_or("").trim());
             }
             Control::Fmt(0, f) => format = Some(*f),

@@ -462,15 +462,18 @@ impl<'a> Parser<'a> {
                 // `ffb(hi)` (the guide's `ffb(option)`) is `ffb_hi`.
                 let ffb = inst.opcode == Opcode::IFirstbit
                     && matches!(value.as_str(), "lo" | "hi" | "shi");
+                let span = sub_span(mark, offset, close + 1);
                 controls.push(if ffb {
                     Control::Generic {
                         name: value,
                         value: None,
+                        span,
                     }
                 } else {
                     Control::Generic {
                         name: String::new(),
                         value: Some(value),
+                        span,
                     }
                 });
                 i = close + 1;
@@ -680,6 +683,7 @@ impl<'a> Parser<'a> {
                             .join(",")
                             .to_ascii_lowercase()
                     }),
+                    span,
                 }
             }
         };

@@ -801,7 +801,7 @@ impl Validator {
             }
         }
         for c in &s.controls {
-            if let Control::Generic { name, .. } = c {
+            if let Control::Generic { name, span, .. } = c {
                 if !KNOWN_GENERIC.contains(&name.as_str()) {
                     // No CAL kernel we know of writes a control outside these lists, and
                     // ignoring one (`mad_ieeee`) silently changes what the program means.
@@ -819,7 +819,9 @@ impl Validator {
                     self.diags.push(
                         Diagnostic::error(
                             codes::BAD_MODIFIER,
-                            s.span,
+                            // The control itself; the statement when it has no position
+                            // (decoded from binary).
+                            if span.line == 0 { s.span } else { *span },
                             format!("unknown control `{c}` on `{}`", s.opcode),
                         )
                         .with_suggestion(help.as_deref()),

@@ -17,6 +17,6 @@ pub mod parse;
 pub mod print;
 
 pub use listing::{parse_listing, Listing, ListingFunction};
-pub use nvtext::nvdisasm_section;
+pub use nvtext::{nvdisasm_section, nvdisasm_sections};
 pub use parse::{parse_inst, parse_inst_with, parse_spa, parse_spa_with, ParseError, Parsed};
 pub use print::{print_inst, print_inst_named, print_spa, PrintCtx};

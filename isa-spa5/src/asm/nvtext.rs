@@ -7,7 +7,9 @@
 //! - branch targets (`BRA`, `SSY`, `PBK`, `PCNT`, `CAL`) as `` `(.L_x_N) `` labels, numbered
 //!   in order of first reference, each printed as `.L_x_N:` before the instruction it names
 //!   (a target at a group's control word names the group's first instruction), and a last
-//!   label after the final instruction;
+//!   label after the final instruction; in a module of several sections
+//!   ([`nvdisasm_sections`]) the targets of all sections are numbered first, in section
+//!   order, then the end labels;
 //! - `SYNC` annotated with its reconvergence label, `(*"TARGET= .L_x_N "*)`, one column after
 //!   the longest other line (at least column 84); the label is found as nvdisasm does, by
 //!   carrying the `SSY` stack along the control flow;
@@ -61,22 +63,61 @@ fn label_addr(target: u64) -> u64 {
     }
 }
 
-/// nvdisasm's lines for `insts` (see the module documentation), each ending in `\n`.
+/// nvdisasm's lines for `insts` (see the module documentation), each ending in `\n`: the
+/// text of a module's only code section.
 pub fn nvdisasm_section(insts: &[(Inst, Control)]) -> String {
-    let addrs: Vec<u64> = (0..insts.len()).map(inst_addr).collect();
-    // Labels in order of first reference.
+    let labels = branch_targets(insts).0.len();
+    section_text(insts, 0, labels)
+}
+
+/// nvdisasm's text of each code section of a module, in order. nvdisasm numbers labels
+/// across the module: first the branch targets of every section in order, then each
+/// section's end label (a second section's first target is `.L_x_N` after the first's
+/// targets, not `.L_x_0`).
+pub fn nvdisasm_sections(sections: &[&[(Inst, Control)]]) -> Vec<String> {
+    let counts: Vec<usize> = sections.iter().map(|s| branch_targets(s).0.len()).collect();
+    let targets: usize = counts.iter().sum();
+    let mut first = 0;
+    sections
+        .iter()
+        .zip(&counts)
+        .enumerate()
+        .map(|(k, (insts, &n))| {
+            let text = section_text(insts, first, targets + k);
+            first += n;
+            text
+        })
+        .collect()
+}
+
+/// A section's labels (label address -> number from 0, in order of first reference) and
+/// each instruction's target operand and label address.
+type BranchTargets = (HashMap<u64, usize>, Vec<Option<(usize, u64)>>);
+
+fn branch_targets(insts: &[(Inst, Control)]) -> BranchTargets {
     let mut labels: HashMap<u64, usize> = HashMap::new();
     let mut targets: Vec<Option<(usize, u64)>> = Vec::with_capacity(insts.len());
     for (k, (inst, _)) in insts.iter().enumerate() {
-        let t = branch_target(inst, addrs[k]).map(|(op, t)| (op, label_addr(t)));
+        let t = branch_target(inst, inst_addr(k)).map(|(op, t)| (op, label_addr(t)));
         if let Some((_, t)) = t {
             let n = labels.len();
             labels.entry(t).or_insert(n);
         }
         targets.push(t);
     }
+    (labels, targets)
+}
+
+/// One section's text, its branch targets numbered from `first` and its end label
+/// `end_label`.
+fn section_text(insts: &[(Inst, Control)], first: usize, end_label: usize) -> String {
+    let addrs: Vec<u64> = (0..insts.len()).map(inst_addr).collect();
+    // Labels in order of first reference.
+    let (mut labels, targets) = branch_targets(insts);
+    for n in labels.values_mut() {
+        *n += first;
+    }
     let (sync_target, reachable) = sync_targets(insts, &targets);
-    let end_label = labels.len();
     let name = |t: u64| format!(".L_x_{}", labels.get(&t).copied().unwrap_or(end_label));
     // With an SSY in the code nvdisasm works from the control flow and leaves out what the
     // entry cannot reach (the NOPs closing the section, code after an unconditional branch),
@@ -295,6 +336,30 @@ mod tests {
                     \x20       /*0048*/                   EXIT ;\n\
                     .L_x_2:\n";
         assert_eq!(text, want);
+    }
+
+    #[test]
+    fn sections_of_a_module_number_targets_first_then_end_labels() {
+        // nvdisasm on a three-kernel cubin: the targets .L_x_0 .. .L_x_2, then the end
+        // labels .L_x_3 .. .L_x_5 (tests/cuda/cubins-multi/three_kernels.cubin).
+        let a = section(&["EXIT ?WAIT1 ;", "BRA 0x10 ?WAIT1 ;", "NOP ?WAIT1 ;"]);
+        let b = section(&["EXIT ?WAIT1 ;", "NOP ?WAIT1 ;", "BRA 0x18 ?WAIT1 ;"]);
+        let texts = nvdisasm_sections(&[&a, &b]);
+        assert_eq!(
+            texts[0],
+            "        /*0008*/                   EXIT ;\n\
+             .L_x_0:\n\
+             \x20       /*0010*/                   BRA `(.L_x_0) ;\n\
+             \x20       /*0018*/                   NOP;\n\
+             .L_x_2:\n"
+        );
+        assert!(
+            texts[1].contains("BRA `(.L_x_1) ;\n.L_x_3:\n"),
+            "{}",
+            texts[1]
+        );
+        // One section alone is numbered as before.
+        assert_eq!(nvdisasm_sections(&[&a])[0], nvdisasm_section(&a));
     }
 
     #[test]

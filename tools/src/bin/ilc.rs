@@ -175,7 +175,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = ilc_tools::report::parse_cli("ilc");
     ilc_tools::logging::LogArgs { quiet: cli.quiet }.init("ilc");
     let reporter = Reporter {
         tool: "ilc",
@@ -187,11 +187,11 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let Some(input) = cli.input.clone() else {
-        return usage("no input file");
+        return usage(&reporter, "no input file");
     };
     let from_stdin = input.as_os_str() == "-";
     if from_stdin && cli.emit == Emit::Cubin && cli.output.is_none() {
-        return usage("the kernel comes from standard input: name the cubin with -o FILE (or -o - for stdout)");
+        return usage(&reporter, "the kernel comes from standard input: name the cubin with -o FILE (or -o - for stdout)");
     }
     let compiler = Compiler::new(Options {
         arch: cli.arch.into(),
@@ -225,7 +225,7 @@ fn main() -> ExitCode {
         },
     });
     if let Err(e) = compiler.options().validate() {
-        return usage(&e.message);
+        return usage(&reporter, &e.message);
     }
     let (file_name, source) = if from_stdin {
         let mut bytes = Vec::new();
@@ -267,7 +267,7 @@ fn main() -> ExitCode {
             .map(ilc::verify::Inputs::from_dir)
         {
             Some(Err(e)) => {
-                eprintln!("ilc: --verify-inputs: {e}");
+                reporter.error(format_args!("--verify-inputs: {e}"));
                 return ExitCode::from(1);
             }
             Some(Ok(i)) => Some(i),
@@ -324,7 +324,7 @@ fn main() -> ExitCode {
                 } else {
                     ir.log.clone()
                 };
-                if let Err(code) = write_dumps(&cli, &log) {
+                if let Err(code) = write_dumps(&cli, &reporter, &log) {
                     return code;
                 }
                 if cli.time_passes {
@@ -340,7 +340,7 @@ fn main() -> ExitCode {
                 // kernel's memory back faster than its destructors would free it.
                 let k = std::mem::ManuallyDrop::new(k);
                 warn(&k.warnings, &String::from_utf8_lossy(&source));
-                if let Err(code) = write_dumps(&cli, &k.log) {
+                if let Err(code) = write_dumps(&cli, &reporter, &k.log) {
                     return code;
                 }
                 if cli.time_passes {
@@ -352,11 +352,16 @@ fn main() -> ExitCode {
                     eprint!("{}", usage.report("ilc", &k.name, &arch));
                 }
                 if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
-                    eprintln!(
-                        "ilc warning : Registers are spilled to local memory in function '{}', \
+                    let msg = format!(
+                        "Registers are spilled to local memory in function '{}', \
                          {} bytes spill stores, {} bytes spill loads",
                         k.name, usage.spill_store_bytes, usage.spill_load_bytes
                     );
+                    // ptxas's own line (`ptxas warning : ...`) for scripts that grep it.
+                    match cli.message_format {
+                        MessageFormat::Human => eprintln!("ilc warning : {msg}"),
+                        MessageFormat::Json => reporter.warning(msg),
+                    }
                 }
                 match cli.emit {
                     Emit::Asm => {
@@ -373,25 +378,25 @@ fn main() -> ExitCode {
                             // literal pool is in the SPA syntax's `.const 2` lines).
                             Syntax::Nvdisasm => k.asm_nvdisasm(),
                         };
-                        return write_output(cli.output.as_ref(), text.as_bytes());
+                        return write_output(&reporter, cli.output.as_ref(), text.as_bytes());
                     }
                     Emit::Cubin => {
                         let path = cli
                             .output
                             .clone()
                             .unwrap_or_else(|| input.with_extension("cubin"));
-                        return write_output(Some(&path), &k.cubin);
+                        return write_output(&reporter, Some(&path), &k.cubin);
                     }
                     _ => {
                         let bytes: Vec<u8> = k.code.iter().flat_map(|w| w.to_le_bytes()).collect();
-                        return write_output(cli.output.as_ref(), &bytes);
+                        return write_output(&reporter, cli.output.as_ref(), &bytes);
                     }
                 }
             }
             Err(diags) => return fail(diags),
         },
     };
-    write_output(cli.output.as_ref(), out.as_bytes())
+    write_output(&reporter, cli.output.as_ref(), out.as_bytes())
 }
 
 /// A C-identifier kernel name from the input file's stem (`my-kernel.il` -> `my_kernel`).
@@ -417,7 +422,7 @@ fn kernel_name(input: &std::path::Path) -> String {
 }
 
 /// Writes the requested IR dumps (and DOT files) to stderr or the dump directory.
-fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
+fn write_dumps(cli: &Cli, reporter: &Reporter, log: &ilc::PassLog) -> Result<(), ExitCode> {
     let dir = cli
         .dump_dir
         .clone()
@@ -427,7 +432,7 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
         return Ok(());
     };
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        ilc_tools::report::error("ilc", format_args!("cannot create {}: {e}", dir.display()));
+        reporter.error(format_args!("cannot create {}: {e}", dir.display()));
         return Err(ExitCode::from(1));
     }
     for (i, dump) in log.dumps.iter().enumerate() {
@@ -442,18 +447,14 @@ fn write_dumps(cli: &Cli, log: &ilc::PassLog) -> Result<(), ExitCode> {
                     base.with_extension("dot"),
                     ilc_passes::ir::dot::function_to_dot(&f),
                 )),
-                Err(e) => ilc_tools::report::error(
-                    "ilc",
-                    format_args!("{} does not parse back: {e}", dump.header()),
-                ),
+                Err(e) => {
+                    reporter.error(format_args!("{} does not parse back: {e}", dump.header()))
+                }
             }
         }
         for (path, body) in files {
             if let Err(e) = std::fs::write(&path, body) {
-                ilc_tools::report::error(
-                    "ilc",
-                    format_args!("cannot write {}: {e}", path.display()),
-                );
+                reporter.error(format_args!("cannot write {}: {e}", path.display()));
                 return Err(ExitCode::from(1));
             }
         }
@@ -500,12 +501,12 @@ fn list_passes() -> String {
     out
 }
 
-fn usage(msg: &str) -> ExitCode {
-    ilc_tools::report::error("ilc", msg);
+fn usage(reporter: &Reporter, msg: &str) -> ExitCode {
+    reporter.error(msg);
     ExitCode::from(2)
 }
 
-fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
+fn write_output(reporter: &Reporter, path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     use std::io::Write;
     let res = match path {
         Some(p) if p.as_os_str() != "-" => ilc_tools::write_file(p, bytes),
@@ -514,7 +515,7 @@ fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            ilc_tools::report::error("ilc", format_args!("cannot write output: {e}"));
+            reporter.error(format_args!("cannot write output: {e}"));
             ExitCode::from(1)
         }
     }

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use ilc_tools::spa5_text::{disassemble, kernel_directives, module_directives, Syntax};
+use ilc_tools::spa5_text::{
+    disassemble, disassemble_sections, kernel_directives, module_directives, Syntax,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum SyntaxArg {
@@ -76,15 +78,22 @@ fn main() -> ExitCode {
         };
         // The SPA syntax carries the kernels' directives, so its text reassembles to the
         // same cubin (spa5-as); nvdisasm's syntax names each code section as nvdisasm does.
-        if syntax == Syntax::Spa {
-            out.push_str(&module_directives(&cubin));
-        }
-        for k in &cubin.kernels {
-            match syntax {
-                Syntax::Spa => out.push_str(&kernel_directives(k)),
-                Syntax::Nvdisasm => out.push_str(&format!(".text.{}:\n", k.name)),
+        match syntax {
+            Syntax::Spa => {
+                out.push_str(&module_directives(&cubin));
+                for k in &cubin.kernels {
+                    out.push_str(&kernel_directives(k));
+                    out.push_str(&disassemble(&k.code, syntax));
+                }
             }
-            out.push_str(&disassemble(&k.code, syntax));
+            Syntax::Nvdisasm => {
+                // Labels are numbered across the kernels, as nvdisasm numbers them.
+                let code: Vec<&[u64]> = cubin.kernels.iter().map(|k| k.code.as_slice()).collect();
+                for (k, text) in cubin.kernels.iter().zip(disassemble_sections(&code)) {
+                    out.push_str(&format!(".text.{}:\n", k.name));
+                    out.push_str(&text);
+                }
+            }
         }
     }
     print!("{out}");
