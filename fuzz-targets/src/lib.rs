@@ -63,14 +63,20 @@ pub fn il_text(data: &[u8]) {
         return;
     }
     if let Ok(words) = encode_binary(&prog) {
-        let back = decode_binary(&words)
-            .unwrap_or_else(|e| panic!("our own encoding does not decode: {e}\n{printed}"));
-        assert_eq!(
-            back,
-            isa_amdil::binary::normalize(&prog),
-            "text -> binary -> text changed the program:\n{printed}"
-        );
+        assert_decodes_to(&words, &prog, "text -> binary -> text");
     }
+}
+
+/// `words`, our encoding of the valid `prog`, decode to `prog` (normalized: the decoder
+/// supplies the controls the text may leave implicit).
+fn assert_decodes_to(words: &[u32], prog: &isa_amdil::Program, what: &str) {
+    let back = decode_binary(words)
+        .unwrap_or_else(|e| panic!("{what}: our own encoding does not decode: {e}\n{prog}"));
+    assert_eq!(
+        back,
+        isa_amdil::binary::normalize(prog),
+        "{what} changed the program:\n{prog}"
+    );
 }
 
 /// IL binary tokens: see the table in the crate doc.
@@ -91,13 +97,7 @@ pub fn il_binary(data: &[u8]) {
     }
     let again = encode_binary(&prog)
         .unwrap_or_else(|e| panic!("a decoded, valid program does not encode: {e:?}\n{prog}"));
-    let back = decode_binary(&again)
-        .unwrap_or_else(|e| panic!("our own encoding does not decode: {e}\n{prog}"));
-    assert_eq!(
-        back,
-        isa_amdil::binary::normalize(&prog),
-        "binary -> binary changed the program:\n{prog}"
-    );
+    assert_decodes_to(&again, &prog, "binary -> binary");
 }
 
 /// SPA 5.0 instruction words: see the table in the crate doc.
