@@ -688,6 +688,14 @@ fn parse_mem(
     ))
 }
 
+/// An instruction's opcode, the mnemonic's suffix after the first `.`, and where the mnemonic
+/// stands.
+struct Mnemonic {
+    opcode: Opcode,
+    suffix: String,
+    loc: Location,
+}
+
 fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), ParseError> {
     let start = p.loc();
     // Results.
@@ -730,10 +738,15 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
         };
     }
     let suffix = suffix.unwrap_or_default();
+    let head = Mnemonic {
+        opcode,
+        suffix: suffix.clone(),
+        loc: mloc,
+    };
     let nargs = opcode.arg_types().len();
     let data = match opcode.format() {
         InstructionFormat::Nullary => InstructionData::Nullary { opcode },
-        InstructionFormat::UnaryImm => parse_unary_imm(p, opcode, &suffix, mloc)?,
+        InstructionFormat::UnaryImm => parse_unary_imm(p, &head)?,
         InstructionFormat::Unary => InstructionData::Unary {
             opcode,
             args: [parse_value(p, fb)?],
@@ -873,8 +886,8 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 dests,
             }
         }
-        InstructionFormat::Texture => parse_texture(p, fb, opcode, &suffix, mloc)?,
-        InstructionFormat::Target => parse_target(p, fb, opcode, &suffix, mloc)?,
+        InstructionFormat::Texture => parse_texture(p, fb, &head)?,
+        InstructionFormat::Target => parse_target(p, fb, &head)?,
     };
     let tys = fb.func.dfg.compute_result_types(&data);
     if tys.len() != results.len() {
@@ -902,10 +915,9 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
 fn parse_texture(
     p: &mut Parser,
     fb: &mut FuncBuilder,
-    opcode: Opcode,
-    suffix: &str,
-    mloc: Location,
+    m: &Mnemonic,
 ) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
     let (kind, shape) = suffix.split_once('.').unwrap_or((suffix, ""));
     let kind = match kind {
         "sample" => TexKind::Sample,
@@ -966,10 +978,9 @@ fn parse_texture(
 fn parse_target(
     p: &mut Parser,
     fb: &mut FuncBuilder,
-    opcode: Opcode,
-    suffix: &str,
-    mloc: Location,
+    m: &Mnemonic,
 ) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
     let Ok(code) = suffix.parse::<u16>() else {
         return err!(
             mloc,
@@ -1017,12 +1028,8 @@ fn parse_target(
 }
 
 /// The immediate of `pconst` (`true`/`false`) or `iconst.TYPE` (`suffix`: the type).
-fn parse_unary_imm(
-    p: &mut Parser,
-    opcode: Opcode,
-    suffix: &str,
-    mloc: Location,
-) -> Result<InstructionData, ParseError> {
+fn parse_unary_imm(p: &mut Parser, m: &Mnemonic) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
     if opcode == Opcode::Pconst {
         let loc = p.loc();
         let imm = match p.next("true or false")? {
