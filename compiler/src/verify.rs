@@ -44,6 +44,7 @@
 use std::fmt;
 
 use ilc_passes::ir::{TexKind, TexShape};
+use ilc_test_support::Rng;
 use isa_amdil::ast::ElementFormat;
 use isa_amdil::interp::texture::{self, ResourceDecl, SamplerState, TexDim, Texture};
 use isa_amdil::interp::{self, Dispatch, InterpError};
@@ -237,39 +238,29 @@ pub enum VerifyError {
     },
 }
 
-/// xorshift64*, deterministic across platforms.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+/// A random input dword: small integers, ordinary floats or arbitrary bits; small integers
+/// only when `tame` (for kernels whose loop counts come from data).
+fn random_dword(rng: &mut Rng, tame: bool) -> u32 {
+    let r = rng.next_u64();
+    if tame {
+        return ((r >> 8) % 16) as u32;
     }
-
-    fn dword(&mut self, tame: bool) -> u32 {
-        let r = self.next();
-        if tame {
-            // Small integers only: for kernels whose loop counts come from data.
-            return ((r >> 8) % 16) as u32;
+    match r % 10 {
+        0..=3 => ((r >> 8) % 64) as u32,
+        4..=6 => {
+            let f = ((r >> 8) % 20_001) as f32 / 100.0 - 100.0;
+            f.to_bits()
         }
-        match r % 10 {
-            0..=3 => ((r >> 8) % 64) as u32,
-            4..=6 => {
-                let f = ((r >> 8) % 20_001) as f32 / 100.0 - 100.0;
-                f.to_bits()
-            }
-            _ => (r >> 16) as u32,
-        }
+        _ => (r >> 16) as u32,
     }
+}
 
-    fn buffer(&mut self, bytes: usize, tame: bool) -> Vec<u8> {
-        (0..bytes.div_ceil(4))
-            .flat_map(|_| self.dword(tame).to_le_bytes())
-            .take(bytes)
-            .collect()
-    }
+/// `bytes` bytes of [`random_dword`]s.
+fn random_buffer(rng: &mut Rng, bytes: usize, tame: bool) -> Vec<u8> {
+    (0..bytes.div_ceil(4))
+        .flat_map(|_| random_dword(rng, tame).to_le_bytes())
+        .take(bytes)
+        .collect()
 }
 
 /// A texture of random small size (1..=9 texels per axis) and contents in the given storage.
@@ -280,7 +271,7 @@ fn random_texture(
     tame: bool,
 ) -> interp::texture::Texture {
     use interp::texture::TexDim;
-    let mut size = |n: u64| 1 + (rng.next() % n) as u32;
+    let mut size = |n: u64| 1 + rng.below(n) as u32;
     let (w, h, dp) = match dim {
         TexDim::Buffer | TexDim::D1 => (size(64), 1, 1),
         TexDim::D1Array => (size(9), size(4), 1),
@@ -296,7 +287,7 @@ fn random_texture(
         data: Vec::new(),
     };
     let bytes = t.size_bytes();
-    t.data = rng.buffer(bytes, tame);
+    t.data = random_buffer(rng, bytes, tame);
     t
 }
 
@@ -379,33 +370,29 @@ impl Setup<'_> {
     fn inputs(&self, k: u32, tame: bool, small: bool) -> Dispatch {
         let (exec, opts) = (self.exec, self.opts);
         let user = opts.inputs.as_ref();
-        let mut rng = Rng(opts
-            .seed
-            .wrapping_add(k as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            | 1);
+        let mut rng = Rng::new(opts.seed.wrapping_add(k as u64));
         let grid = user.and_then(|u| u.grid).unwrap_or(opts.grid);
         let mut d = Dispatch::new(if small { [1, 1, 1] } else { grid });
         let bytes = self.uav_bytes;
         for &id in &exec.uavs {
-            let b = rng.buffer(bytes, tame);
+            let b = random_buffer(&mut rng, bytes, tame);
             d.uavs
                 .insert(id, user.and_then(|u| u.uavs.get(&id).cloned()).unwrap_or(b));
         }
         for (&id, &elems) in &exec.cbs {
-            let b = rng.buffer(elems.max(1) as usize * 16, tame);
+            let b = random_buffer(&mut rng, elems.max(1) as usize * 16, tame);
             d.cbs
                 .insert(id, user.and_then(|u| u.cbs.get(&id).cloned()).unwrap_or(b));
         }
         if exec.uses_global {
-            let b = rng.buffer(bytes, tame);
+            let b = random_buffer(&mut rng, bytes, tame);
             d.global = Some(user.and_then(|u| u.global.clone()).unwrap_or(b));
         }
         for p in &self.kernel.layout.params {
             if let ParamKind::SrvPtr(id) = p.kind {
                 let id = u32::from(id);
                 if !exec.resources.contains_key(&id) {
-                    let b = rng.buffer(bytes, tame);
+                    let b = random_buffer(&mut rng, bytes, tame);
                     d.srvs
                         .insert(id, user.and_then(|u| u.srvs.get(&id).cloned()).unwrap_or(b));
                 }

@@ -6,26 +6,8 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use ilc_test_support::Rng;
 use isa_amdil::{decode_binary, encode_binary, parse_lossy, validate};
-
-/// xorshift64*: deterministic, dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 const CHARS: &[char] = &[
     '(',
@@ -168,33 +150,33 @@ fn tokenize(s: &str) -> Vec<String> {
 
 fn mutate_chars(rng: &mut Rng, src: &str) -> String {
     let mut c: Vec<char> = src.chars().collect();
-    for _ in 0..1 + rng.below(4) {
+    for _ in 0..1 + rng.index(4) {
         let n = c.len();
-        match rng.below(5) {
+        match rng.index(5) {
             0 if n > 0 => {
-                let i = rng.below(n);
-                c[i] = CHARS[rng.below(CHARS.len())];
+                let i = rng.index(n);
+                c[i] = CHARS[rng.index(CHARS.len())];
             }
             1 if n > 0 => {
-                let i = rng.below(n);
-                let len = 1 + rng.below(20.min(n - i));
+                let i = rng.index(n);
+                let len = 1 + rng.index(20.min(n - i));
                 c.drain(i..i + len);
             }
             2 => {
-                let i = rng.below(n + 1);
-                c.insert(i, CHARS[rng.below(CHARS.len())]);
+                let i = rng.index(n + 1);
+                c.insert(i, CHARS[rng.index(CHARS.len())]);
             }
             3 if n > 0 => {
-                let i = rng.below(n);
-                let len = 1 + rng.below(40.min(n - i));
+                let i = rng.index(n);
+                let len = 1 + rng.index(40.min(n - i));
                 let piece: Vec<char> = c[i..i + len].to_vec();
-                let at = rng.below(n + 1);
+                let at = rng.index(n + 1);
                 c.splice(at..at, piece);
             }
             _ if n > 0 => {
                 // Random printable ASCII byte.
-                let i = rng.below(n);
-                c[i] = (0x20 + rng.below(0x5f) as u8) as char;
+                let i = rng.index(n);
+                c[i] = (0x20 + rng.index(0x5f) as u8) as char;
             }
             _ => {}
         }
@@ -204,28 +186,28 @@ fn mutate_chars(rng: &mut Rng, src: &str) -> String {
 
 fn mutate_tokens(rng: &mut Rng, src: &str) -> String {
     let mut t = tokenize(src);
-    for _ in 0..1 + rng.below(3) {
+    for _ in 0..1 + rng.index(3) {
         let n = t.len();
         if n == 0 {
-            t.push(TOKENS[rng.below(TOKENS.len())].to_string());
+            t.push(TOKENS[rng.index(TOKENS.len())].to_string());
             continue;
         }
-        match rng.below(4) {
+        match rng.index(4) {
             0 => {
-                let (a, b) = (rng.below(n), rng.below(n));
+                let (a, b) = (rng.index(n), rng.index(n));
                 t.swap(a, b);
             }
             1 => {
-                t.remove(rng.below(n));
+                t.remove(rng.index(n));
             }
             2 => {
-                let i = rng.below(n);
+                let i = rng.index(n);
                 let dup = t[i].clone();
-                t.insert(rng.below(n + 1), dup);
+                t.insert(rng.index(n + 1), dup);
             }
             _ => {
-                let i = rng.below(n);
-                t[i] = TOKENS[rng.below(TOKENS.len())].to_string();
+                let i = rng.index(n);
+                t[i] = TOKENS[rng.index(TOKENS.len())].to_string();
             }
         }
     }
@@ -295,7 +277,7 @@ fn ten_thousand_mutations_never_panic_or_hang() {
     let worker = std::thread::spawn(move || {
         let kernels = kernels();
         assert!(!kernels.is_empty());
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let mut errors_seen = 0usize;
         for i in 0..10_000 {
             let k = &kernels[i % kernels.len()];
@@ -316,11 +298,11 @@ fn ten_thousand_mutations_never_panic_or_hang() {
             let Ok(mut words) = encode_binary(&prog) else {
                 continue;
             };
-            for _ in 0..1 + rng.below(3) {
-                let j = rng.below(words.len());
-                match rng.below(3) {
-                    0 => words[j] ^= 1 << rng.below(32),
-                    1 => words[j] = rng.next() as u32,
+            for _ in 0..1 + rng.index(3) {
+                let j = rng.index(words.len());
+                match rng.index(3) {
+                    0 => words[j] ^= 1 << rng.index(32),
+                    1 => words[j] = rng.next_u64() as u32,
                     _ => words.truncate(j),
                 }
                 if words.is_empty() {
@@ -380,33 +362,33 @@ fn pathological_inputs_finish_quickly() {
 
 #[test]
 fn random_token_streams_never_panic() {
-    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut rng = Rng::new(0xD1B5_4A32_D192_ED03);
     let mut decoded = 0usize;
     for _ in 0..50_000 {
-        let n = rng.below(12);
+        let n = rng.index(12);
         let mut w = vec![12u32, 0x0003_0200];
         for _ in 0..n {
-            let word = match rng.below(4) {
+            let word = match rng.index(4) {
                 // An opcode token with a random control field, sometimes with modifier flags.
                 0 => {
-                    (rng.below(490) as u32)
-                        | ((rng.next() as u32) & 0x3FFF) << 16
-                        | ((rng.below(8) == 0) as u32) << 31
+                    (rng.index(490) as u32)
+                        | ((rng.next_u64() as u32) & 0x3FFF) << 16
+                        | ((rng.index(8) == 0) as u32) << 31
                 }
                 // A register token of a known type with random flags.
                 1 => {
                     let kinds = isa_amdil::ast::RegKind::ALL;
-                    let code = kinds[rng.below(kinds.len())].code() as u32;
-                    let num = if rng.below(2) == 0 {
-                        rng.below(4) as u32
+                    let code = kinds[rng.index(kinds.len())].code() as u32;
+                    let num = if rng.index(2) == 0 {
+                        rng.index(4) as u32
                     } else {
-                        rng.next() as u32 & 0xFFFF
+                        rng.next_u64() as u32 & 0xFFFF
                     };
-                    code << 16 | num | (rng.next() as u32 & 0x07C0_0000)
+                    code << 16 | num | (rng.next_u64() as u32 & 0x07C0_0000)
                 }
                 // A modifier-like small word.
-                2 => rng.next() as u32 & 0x01FF_FFFF,
-                _ => rng.next() as u32,
+                2 => rng.next_u64() as u32 & 0x01FF_FFFF,
+                _ => rng.next_u64() as u32,
             };
             w.push(word);
         }
@@ -434,16 +416,16 @@ fn random_token_streams_never_panic() {
 /// modifier / index words those flags announce (sometimes inconsistent on purpose).
 fn push_register(rng: &mut Rng, w: &mut Vec<u32>, dst: bool) {
     let kinds = isa_amdil::ast::RegKind::ALL;
-    let kind = kinds[rng.below(kinds.len())];
+    let kind = kinds[rng.index(kinds.len())];
     let num = if kind.is_numbered() {
-        rng.below(20) as u32
+        rng.index(20) as u32
     } else {
         0
     };
-    let modp = rng.below(2) == 0;
-    let rel = [0u32, 0, 2, 1][rng.below(4)];
-    let imm = rng.below(2) == 0;
-    let dim = rng.below(6) == 0;
+    let modp = rng.index(2) == 0;
+    let rel = [0u32, 0, 2, 1][rng.index(4)];
+    let imm = rng.index(2) == 0;
+    let dim = rng.index(6) == 0;
     w.push(
         num | (kind.code() as u32) << 16
             | (modp as u32) << 22
@@ -453,26 +435,26 @@ fn push_register(rng: &mut Rng, w: &mut Vec<u32>, dst: bool) {
     );
     if modp {
         w.push(if dst {
-            rng.next() as u32 & 0x1FFF
+            rng.next_u64() as u32 & 0x1FFF
         } else {
-            rng.next() as u32 & 0x01FF_FFFF
+            rng.next_u64() as u32 & 0x01FF_FFFF
         });
     }
     if rel == 2 {
-        w.push(4 << 16 | 1 << 22 | rng.below(8) as u32);
-        w.push(rng.below(4) as u32 * 0x1111);
+        w.push(4 << 16 | 1 << 22 | rng.index(8) as u32);
+        w.push(rng.index(4) as u32 * 0x1111);
     }
     if imm {
-        w.push(rng.below(64) as u32);
+        w.push(rng.index(64) as u32);
     }
     if dim {
-        w.push(rng.below(16) as u32);
+        w.push(rng.index(16) as u32);
     }
 }
 
 #[test]
 fn table_driven_random_streams_round_trip_through_text() {
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     let ops: Vec<_> = isa_amdil::opcodes::OPCODES
         .iter()
         .filter(|i| {
@@ -482,22 +464,22 @@ fn table_driven_random_streams_round_trip_through_text() {
     let mut decoded = 0usize;
     for _ in 0..20_000 {
         let mut w = vec![12u32, 0x0003_0200];
-        for _ in 0..1 + rng.below(4) {
-            if rng.below(10) == 0 {
+        for _ in 0..1 + rng.index(4) {
+            if rng.index(10) == 0 {
                 // An immediate constant buffer declaration: count, then the dwords.
-                let n = rng.below(9);
+                let n = rng.index(9);
                 w.push(isa_amdil::Opcode::DclConstBuffer.code() as u32 | 1 << 31);
                 w.push(n as u32);
                 for _ in 0..n {
-                    w.push(rng.next() as u32);
+                    w.push(rng.next_u64() as u32);
                 }
                 continue;
             }
-            let info = ops[rng.below(ops.len())];
-            let ctrl = if rng.below(2) == 0 {
+            let info = ops[rng.index(ops.len())];
+            let ctrl = if rng.index(2) == 0 {
                 0
             } else {
-                rng.next() as u32 & 0x3FFF
+                rng.next_u64() as u32 & 0x3FFF
             };
             w.push(info.code as u32 | ctrl << 16);
             for _ in 0..info.dsts {

@@ -7,7 +7,7 @@
 
 use crate::inst::{Inst, Operand};
 use crate::regs::Reg;
-use crate::table::{flags, Form, ModField, OpKind, ENCODERS, FORM_TABLE};
+use crate::table::{flags, Form, OpKind, ENCODERS, FORM_TABLE};
 
 /// Why an instruction cannot be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -151,10 +151,6 @@ impl Enc {
         self.put(20, 19, b & 0x7ffff, "imm")?;
         self.put(56, 1, b >> 19, "imm")
     }
-}
-
-fn mod_value(_m: &ModField, v: u8) -> u64 {
-    v as u64
 }
 
 /// A row's encoder (see [`encode_form`]).
@@ -375,7 +371,7 @@ fn encode_with(inst: &Inst, form: &'static Form, rules: bool) -> Result<u64, Enc
                 value: v,
             });
         }
-        let v = mod_value(m, v);
+        let v = u64::from(v);
         let (alo, alen) = m.a;
         e.put(alo, alen, v & ((1 << alen) - 1), "modifier")?;
         if m.b.1 > 0 {

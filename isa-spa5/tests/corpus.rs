@@ -11,7 +11,8 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{norm, nvidia_tool};
+use common::norm;
+use ilc_test_support::nvidia_tool;
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
 use isa_spa5::control::unpack_control_word;
 use isa_spa5::decode;

@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use ilc_test_support::nvidia_tool as tool;
 use isa_spa5::cubin::{
     read_cubin, scan_instr_offsets, write_cubin, AbiParam, Cubin, CubinError, CubinWriter, IlcAbi,
     Kernel, Param, ParamRole, Sm,
@@ -26,51 +27,7 @@ fn corpus_dir() -> PathBuf {
 
 /// (name, bytes) of every corpus cubin, sorted by name.
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = corpus_dir().join("cubins");
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("readable directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned();
-            let bytes = std::fs::read(&p).expect("readable cubin");
-            (name, bytes)
-        })
-        .collect();
-    out.sort();
-    assert!(out.len() >= 40, "only {} corpus cubins", out.len());
-    out
-}
-
-/// The NVIDIA tool `name`, following the lookup rule in the module doc; `None` (after a loud
-/// message) when missing outside CI.
-fn tool(name: &str) -> Option<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(d) = std::env::var_os("ILC_NVIDIA_BIN") {
-        dirs.push(PathBuf::from(d));
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        dirs.push(PathBuf::from(h).join(".cache/nvidia-sm5-tools/usr/bin"));
-    }
-    if let Some(p) = std::env::var_os("PATH") {
-        dirs.extend(std::env::split_paths(&p));
-    }
-    if let Some(found) = dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file()) {
-        return Some(found);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{name} not found (CI=true): run tools/install-nvidia-tools.sh and set ILC_NVIDIA_BIN"
-        );
-    }
-    eprintln!(
-        "SKIPPED: {name} not found (set ILC_NVIDIA_BIN or run tools/install-nvidia-tools.sh)"
-    );
-    None
+    ilc_test_support::corpus_bytes("tests/cuda/cubins", "cubin", 40)
 }
 
 /// Runs `tool args.. file`; panics with the tool's stderr when it rejects the file.

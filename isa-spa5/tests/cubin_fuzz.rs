@@ -6,43 +6,11 @@
 //! Deterministic: a fixed-seed xorshift generator drives the mutations, so a failure names the
 //! file and mutation and reproduces.
 
-use std::path::Path;
-
+use ilc_test_support::Rng;
 use isa_spa5::cubin::{read_cubin, write_cubin, CubinWriter, Kernel, Param, Sm};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda/cubins");
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("readable directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned();
-            (name, std::fs::read(&p).expect("readable cubin"))
-        })
-        .collect();
-    out.sort();
-    assert!(out.len() >= 40);
-    out
+    ilc_test_support::corpus_bytes("tests/cuda/cubins", "cubin", 40)
 }
 
 /// One of our own cubins, with every optional part present.
@@ -104,14 +72,14 @@ fn truncations_never_panic() {
 
 #[test]
 fn random_byte_mutations_never_panic() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let (mut tried, mut parsed) = (0, 0);
     for (name, bytes) in all_inputs() {
         for round in 0..150 {
             let mut m = bytes.clone();
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(m.len());
-                m[at] = rng.next() as u8;
+            for _ in 0..1 + rng.index(8) {
+                let at = rng.index(m.len());
+                m[at] = rng.next_u64() as u8;
             }
             tried += 1;
             parsed += usize::from(exercise(&format!("{name} mutation round {round}"), &m));
@@ -159,14 +127,18 @@ fn field_offsets(bytes: &[u8]) -> Vec<(usize, usize)> {
 
 #[test]
 fn corrupted_fields_never_panic() {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let specials: [u64; 8] = [0, 1, 0x7f, 0xff, 0xffff, 0xffff_ffff, u64::MAX, 1 << 40];
     for (name, bytes) in all_inputs() {
         for (at, len) in field_offsets(&bytes) {
             if at + len > bytes.len() {
                 continue;
             }
-            for value in specials.iter().copied().chain([rng.next(), rng.next()]) {
+            for value in specials
+                .iter()
+                .copied()
+                .chain([rng.next_u64(), rng.next_u64()])
+            {
                 let mut m = bytes.clone();
                 m[at..at + len].copy_from_slice(&value.to_le_bytes()[..len]);
                 let _ = exercise(&format!("{name}: {len} bytes at {at:#x} = {value:#x}"), &m);
@@ -179,7 +151,7 @@ fn corrupted_fields_never_panic() {
 fn corrupted_info_records_never_panic() {
     // Rewrite every byte of the .nv.info.K section of a few cubins with special values: this is
     // where the CUDA-specific decoding happens.
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     for (name, bytes) in all_inputs().into_iter().step_by(5) {
         let c = read_cubin(&bytes).expect("inputs parse");
         let info = format!(".nv.info.{}", c.kernels[0].name);
@@ -210,7 +182,7 @@ fn corrupted_info_records_never_panic() {
         };
         let (start, size) = (field(sect, 24) as usize, field(sect, 32) as usize);
         for at in start..start + size {
-            for v in [0u8, 1, 2, 3, 4, 5, 0xff, rng.next() as u8] {
+            for v in [0u8, 1, 2, 3, 4, 5, 0xff, rng.next_u64() as u8] {
                 let mut m = bytes.clone();
                 m[at] = v;
                 let _ = exercise(&format!("{name}: .nv.info byte {at:#x} = {v:#x}"), &m);
@@ -221,27 +193,27 @@ fn corrupted_info_records_never_panic() {
 
 /// A random kernel; about one in eight violates some writer rule.
 fn random_kernel(rng: &mut Rng, name: String) -> Kernel {
-    let bundles = 1 + rng.below(12);
-    let code: Vec<u64> = (0..bundles * 4).map(|_| rng.next()).collect();
+    let bundles = 1 + rng.index(12);
+    let code: Vec<u64> = (0..bundles * 4).map(|_| rng.next_u64()).collect();
     let code_bytes = code.len() as u32 * 8;
     let mut offset = 0u32;
-    let params = (0..rng.below(6))
+    let params = (0..rng.index(6))
         .map(|_| {
-            let size: u32 = [4, 8, 16][rng.below(3)];
+            let size: u32 = [4, 8, 16][rng.index(3)];
             offset = offset.next_multiple_of(size.min(8));
             let p = Param {
                 offset,
                 size,
-                log_align: rng.below(4) as u8,
+                log_align: rng.index(4) as u8,
             };
             offset += size;
             p
         })
         .collect();
     let instr_offsets = |rng: &mut Rng| -> Vec<u32> {
-        (0..rng.below(4))
+        (0..rng.index(4))
             .map(|_| {
-                let slot = rng.below(code_bytes as usize / 8) as u32;
+                let slot = rng.index(code_bytes as usize / 8) as u32;
                 // Never a control-word slot.
                 if slot.is_multiple_of(4) {
                     (slot + 1) * 8
@@ -251,36 +223,38 @@ fn random_kernel(rng: &mut Rng, name: String) -> Kernel {
             })
             .collect()
     };
-    let mut banks: Vec<u8> = (1..=17).filter(|_| rng.below(8) == 0).collect();
+    let mut banks: Vec<u8> = (1..=17).filter(|_| rng.index(8) == 0).collect();
     banks.truncate(3);
     let mut k = Kernel {
         name,
-        num_regs: 1 + rng.below(255) as u32,
-        num_barriers: rng.below(17) as u32,
+        num_regs: 1 + rng.index(255) as u32,
+        num_barriers: rng.index(17) as u32,
         params,
-        shared_size: if rng.below(2) == 0 {
+        shared_size: if rng.index(2) == 0 {
             0
         } else {
-            4 * (1 + rng.below(4096)) as u32
+            4 * (1 + rng.index(4096)) as u32
         },
-        shared_align: [0, 4, 8, 16][rng.below(4)],
-        local_size: 8 * rng.below(64) as u32,
-        max_stack_size: (rng.below(3) == 0).then(|| 8 * rng.below(64) as u32),
-        crs_stack_size: (rng.below(3) == 0).then(|| 16 * rng.below(64) as u32),
-        block_size: (rng.below(2) == 0)
-            .then(|| [1 + rng.below(1024) as u32, 1 + rng.below(4) as u32, 1]),
-        max_threads: (rng.below(3) == 0).then_some([256, 1, 1]),
-        max_reg_count: (rng.below(3) == 0).then(|| 16 + rng.below(200) as u32),
+        shared_align: [0, 4, 8, 16][rng.index(4)],
+        local_size: 8 * rng.index(64) as u32,
+        max_stack_size: (rng.index(3) == 0).then(|| 8 * rng.index(64) as u32),
+        crs_stack_size: (rng.index(3) == 0).then(|| 16 * rng.index(64) as u32),
+        block_size: (rng.index(2) == 0)
+            .then(|| [1 + rng.index(1024) as u32, 1 + rng.index(4) as u32, 1]),
+        max_threads: (rng.index(3) == 0).then_some([256, 1, 1]),
+        max_reg_count: (rng.index(3) == 0).then(|| 16 + rng.index(200) as u32),
         exit_offsets: instr_offsets(rng),
         s2rctaid_offsets: instr_offsets(rng),
         const_banks: banks
             .into_iter()
             .map(|bank| isa_spa5::cubin::ConstBank {
                 bank,
-                data: (0..4 * rng.below(64)).map(|_| rng.next() as u8).collect(),
+                data: (0..4 * rng.index(64))
+                    .map(|_| rng.next_u64() as u8)
+                    .collect(),
             })
             .collect(),
-        extra_info: if rng.below(3) == 0 {
+        extra_info: if rng.index(3) == 0 {
             vec![isa_spa5::cubin::InfoAttr {
                 attr: 0x33,
                 value: isa_spa5::cubin::InfoValue::Sized(vec![1, 2, 3, 4]),
@@ -288,23 +262,23 @@ fn random_kernel(rng: &mut Rng, name: String) -> Kernel {
         } else {
             Vec::new()
         },
-        ilc_abi: (rng.below(2) == 0)
-            .then(|| (0..rng.below(40)).map(|_| rng.next() as u8).collect()),
-        subroutines: (0..rng.below(3))
+        ilc_abi: (rng.index(2) == 0)
+            .then(|| (0..rng.index(40)).map(|_| rng.next_u64() as u8).collect()),
+        subroutines: (0..rng.index(3))
             .map(|i| isa_spa5::cubin::Subroutine {
                 name: format!("$sub{i}"),
                 offset: u64::from(code_bytes / 2),
                 size: u64::from(code_bytes / 2),
-                frame_size: (rng.below(2) == 0).then_some(0),
-                local: rng.below(2) == 0,
+                frame_size: (rng.index(2) == 0).then_some(0),
+                local: rng.index(2) == 0,
             })
             .collect(),
         code,
         ..Kernel::default()
     };
-    if rng.below(8) == 0 {
-        match rng.below(5) {
-            0 => k.num_regs = 256 + rng.below(1000) as u32,
+    if rng.index(8) == 0 {
+        match rng.index(5) {
+            0 => k.num_regs = 256 + rng.index(1000) as u32,
             1 => k.code.truncate(k.code.len() - 1),
             2 => k.exit_offsets.push(code_bytes + 8),
             3 => k.params.push(Param::new(4096, 4)),
@@ -334,13 +308,13 @@ fn as_read_back(k: &Kernel) -> Kernel {
 
 #[test]
 fn random_kernels_write_and_read_back() {
-    let mut rng = Rng(0x0ddb_1a5e_5ca1_ab1e);
+    let mut rng = Rng::new(0x0ddb_1a5e_5ca1_ab1e);
     let (mut written, mut refused) = (0, 0);
     for round in 0..400 {
-        let kernels: Vec<Kernel> = (0..1 + rng.below(3))
+        let kernels: Vec<Kernel> = (0..1 + rng.index(3))
             .map(|i| random_kernel(&mut rng, format!("k{round}_{i}")))
             .collect();
-        let arch = [Sm::Sm50, Sm::Sm52, Sm::Sm53][rng.below(3)];
+        let arch = [Sm::Sm50, Sm::Sm52, Sm::Sm53][rng.index(3)];
         match write_cubin(arch, &kernels) {
             Ok(bytes) => {
                 let c = read_cubin(&bytes).unwrap_or_else(|e| panic!("round {round}: {e}"));

@@ -11,7 +11,8 @@ mod common;
 
 use std::process::Command;
 
-use common::{norm, nvidia_tool, random_inst, Rng};
+use common::{norm, random_inst, Rng};
+use ilc_test_support::nvidia_tool;
 use isa_spa5::asm::{print_inst, PrintCtx};
 use isa_spa5::control::{pack_control_word, Control};
 use isa_spa5::inst::Inst;
@@ -78,7 +79,7 @@ fn every_form_matches_nvdisasm() {
         return;
     };
     let verbose = std::env::var_os("SPA5_ORACLE_VERBOSE").is_some();
-    let mut rng = Rng(0x005e_ed0f_5a5a);
+    let mut rng = Rng::new(0x005e_ed0f_5a5a);
     let (mut total, mut agree) = (0usize, 0usize);
     let mut bad_forms = Vec::new();
     for op in all_ops() {

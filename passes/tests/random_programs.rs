@@ -2,7 +2,7 @@
 //! fixed point, and keep its interpreter results through every pass (alone and chained),
 //! with the output verifying after each pass. The generator covers every pure opcode,
 //! diamonds with block parameters, bounded loops, `br_table`, private/LDS/UAV memory,
-//! sub-word and vector accesses, and barriers. Deterministic (seeded xorshift);
+//! sub-word and vector accesses, and barriers. Deterministic (seeded `ilc_test_support::Rng`);
 //! `ILC_RANDOM_PROGRAMS=N` changes the number of kernels.
 
 use ilc_passes::filetest::check_fixed_point;
@@ -15,30 +15,17 @@ use ilc_passes::ir::{
     SpecialReg, Type, UavKind, Value,
 };
 use ilc_passes::verifier::verify_function;
+use ilc_test_support::Rng;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
-    }
-    fn word(&mut self) -> u64 {
-        match self.below(6) {
-            0 => self.below(8) as u64,
-            1 => 0xFFFF_FFFF - self.below(3) as u64,
-            2 => f32::from_bits(0x3F80_0000 + self.below(1 << 23) as u32).to_bits() as u64,
-            3 => (self.below(200) as f32 - 100.0).to_bits() as u64,
-            _ => self.next() & 0xFFFF_FFFF,
-        }
+/// A 32-bit pattern: small integers, all-ones neighbours, floats in [1, 2), small
+/// integral floats or arbitrary bits.
+fn random_word(rng: &mut Rng) -> u64 {
+    match rng.index(6) {
+        0 => rng.below(8),
+        1 => 0xFFFF_FFFF - rng.below(3),
+        2 => f32::from_bits(0x3F80_0000 + rng.below(1 << 23) as u32).to_bits() as u64,
+        3 => (rng.below(200) as f32 - 100.0).to_bits() as u64,
+        _ => rng.next_u64() & 0xFFFF_FFFF,
     }
 }
 
@@ -154,7 +141,7 @@ impl Gen<'_> {
             Opcode::Bxor,
             Opcode::Umax,
         ];
-        match self.rng.below(14) {
+        match self.rng.index(14) {
             0..=3 => {
                 let (op, a) = (self.rng.pick(&ops32u), self.v32());
                 let v = c.ins().unary(op, a);
@@ -177,7 +164,7 @@ impl Gen<'_> {
             }
             9 => {
                 let (a, b) = (self.v32(), self.v32());
-                let p = match self.rng.below(3) {
+                let p = match self.rng.index(3) {
                     0 => c.ins().icmp(self.rng.pick(&IntCC::ALL), a, b),
                     1 => c.ins().fcmp(self.rng.pick(&FloatCC::ALL), a, b),
                     _ => {
@@ -214,7 +201,7 @@ impl Gen<'_> {
             }
             11 => {
                 let (a, b) = (self.v32(), self.v32());
-                let w = match self.rng.below(4) {
+                let w = match self.rng.index(4) {
                     0 => c.ins().concat(a, b),
                     1 => c.ins().f2d(a),
                     2 => c.ins().i2d(a),
@@ -262,7 +249,7 @@ impl Gen<'_> {
             align: 4,
             inbounds: false,
         };
-        match self.rng.below(5) {
+        match self.rng.index(5) {
             0 => {
                 // Read-only input uav0: any address (out of range reads 0).
                 let a = self.v32();
@@ -276,7 +263,7 @@ impl Gen<'_> {
                     MemSize::S16,
                 ]);
                 let vals = c.ins().load(
-                    mem(MemSpace::Uav(0), self.rng.below(3) as i32 * 4, size),
+                    mem(MemSpace::Uav(0), self.rng.index(3) as i32 * 4, size),
                     Some(a),
                 );
                 self.b32.extend(vals);
@@ -322,7 +309,7 @@ impl Gen<'_> {
                     ilc_passes::ir::AtomicOp::Xor,
                     ilc_passes::ir::AtomicOp::Umax,
                 ];
-                let k = self.rng.below(ops.len());
+                let k = self.rng.index(ops.len());
                 let at = mem(
                     MemSpace::Uav(1),
                     ((GROUP * OUT_WORDS + k as u32) * 4) as i32,
@@ -343,7 +330,7 @@ impl Gen<'_> {
 
     fn emit_straight(&mut self, c: &mut FuncCursor, ss: ilc_passes::ir::StackSlot, n: usize) {
         for _ in 0..n {
-            if self.rng.below(5) == 0 {
+            if self.rng.index(5) == 0 {
                 self.emit_mem(c, ss);
             } else {
                 self.emit_pure(c);
@@ -369,13 +356,13 @@ fn generate(rng: &mut Rng) -> Function {
     let out_base = c.ins().imul(tid, stride);
     let mut b32 = vec![tid, two, tid4];
     for _ in 0..3 {
-        let w = rng.word();
+        let w = random_word(rng);
         b32.push(c.ins().iconst(Type::B32, w));
     }
-    let k = rng.next();
+    let k = rng.next_u64();
     let d = c.ins().iconst(Type::B64, k);
-    let dd = c.ins().f64const(rng.below(1000) as f64 / 7.0);
-    let p = c.ins().pconst(rng.below(2) == 1);
+    let dd = c.ins().f64const(rng.index(1000) as f64 / 7.0);
+    let p = c.ins().pconst(rng.index(2) == 1);
     let mut g = Gen {
         rng,
         b32,
@@ -385,8 +372,8 @@ fn generate(rng: &mut Rng) -> Function {
         tid4,
     };
     g.emit_straight(&mut c, ss, 4);
-    for _ in 0..g.rng.below(4) + 1 {
-        match g.rng.below(3) {
+    for _ in 0..g.rng.index(4) + 1 {
+        match g.rng.index(3) {
             0 => {
                 // Diamond joining through block parameters.
                 let (t, e, j) = (c.create_block(), c.create_block(), c.create_block());
@@ -427,7 +414,7 @@ fn generate(rng: &mut Rng) -> Function {
                 g.preds.truncate(saved.2);
                 let one = c.ins().iconst(Type::B32, 1);
                 let i2 = c.ins().iadd(i, one);
-                let n = c.ins().iconst(Type::B32, g.rng.below(5) as u64 + 1);
+                let n = c.ins().iconst(Type::B32, g.rng.index(5) as u64 + 1);
                 let more = c.ins().icmp(IntCC::Ult, i2, n);
                 c.ins().brif(more, h, &[i2, next_acc], exit, &[]);
                 c.goto_end(exit);
@@ -550,7 +537,7 @@ fn random_programs_survive_every_pass() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(150);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     for case in 0..n {
         let func = generate(&mut rng);
         if let Err(e) = verify_function(&func) {
@@ -560,7 +547,7 @@ fn random_programs_survive_every_pass() {
             );
         }
         check_fixed_point(&func).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        let input: Vec<u32> = (0..40).map(|_| rng.word() as u32).collect();
+        let input: Vec<u32> = (0..40).map(|_| random_word(&mut rng) as u32).collect();
         let want = run(&func, &input, Schedule::LockStep)
             .unwrap_or_else(|e| panic!("case {case}: {e}\n{func}"));
         for schedule in [Schedule::Reverse, Schedule::Shuffled { seed: case as u64 }] {
@@ -630,7 +617,7 @@ fn check(
 /// The reader must reject malformed text with an error, never panic.
 #[test]
 fn reader_never_panics_on_mutated_text() {
-    let mut rng = Rng(12345);
+    let mut rng = Rng::new(12345);
     let mut base = generate(&mut rng).to_string();
     let alphabet = b"v0123456789block,:=()[]{}+-|% \n;.xabc";
     let n: usize = std::env::var("ILC_MUTATIONS")
@@ -643,14 +630,14 @@ fn reader_never_panics_on_mutated_text() {
             base = generate(&mut rng).to_string();
         }
         let mut t = base.as_bytes().to_vec();
-        for _ in 0..rng.below(4) + 1 {
-            let pos = rng.below(t.len());
-            match rng.below(3) {
-                0 => t[pos] = alphabet[rng.below(alphabet.len())],
+        for _ in 0..rng.index(4) + 1 {
+            let pos = rng.index(t.len());
+            match rng.index(3) {
+                0 => t[pos] = alphabet[rng.index(alphabet.len())],
                 1 => {
                     t.remove(pos);
                 }
-                _ => t.insert(pos, alphabet[rng.below(alphabet.len())]),
+                _ => t.insert(pos, alphabet[rng.index(alphabet.len())]),
             }
         }
         let text = String::from_utf8_lossy(&t);

@@ -8,10 +8,10 @@ use std::time::Instant;
 use ilc_passes::ir::{
     FuncCursor, Function, IntCC, MemArg, MemSize, MemSpace, Type, UavKind, Value,
 };
-use ilc_passes::regalloc::testgen::Rng;
 use ilc_passes::regalloc::{self, RegAllocOptions};
 use ilc_passes::schedule::{self, ScheduleOptions};
 use ilc_passes::target::ToyTarget;
+use ilc_test_support::Rng;
 
 fn big_function(insts: usize, per_block: usize, seed: u64) -> Function {
     let mut rng = Rng::new(seed);
@@ -36,10 +36,10 @@ fn big_function(insts: usize, per_block: usize, seed: u64) -> Function {
             window.push(c);
         }
         for _ in 0..per_block {
-            let x = window[window.len() - 1 - rng.below(window.len().min(32))];
-            let y = window[window.len() - 1 - rng.below(window.len().min(32))];
-            let v = match rng.below(6) {
-                0 => cur.ins().load(mem(4 * rng.below(16) as i32), Some(x))[0],
+            let x = window[window.len() - 1 - rng.index(window.len().min(32))];
+            let y = window[window.len() - 1 - rng.index(window.len().min(32))];
+            let v = match rng.index(6) {
+                0 => cur.ins().load(mem(4 * rng.index(16) as i32), Some(x))[0],
                 1 => {
                     cur.ins().store(mem(0), Some(x), &[y]);
                     continue;

@@ -20,21 +20,7 @@ pub fn cuda_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda")
 }
 
-/// xorshift64*.
-pub struct Rng(pub u64);
-impl Rng {
-    /// The next 64 pseudo-random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// A uniform value in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use ilc_test_support::Rng;
 
 /// A buffer's elements as raw 32- or 64-bit patterns.
 #[derive(Clone, Debug)]
@@ -284,7 +270,7 @@ pub fn launch_in(
         [0, 1, 2].map(|i| a.get(i).and_then(|v| v.as_integer()).unwrap_or(1) as u32)
     };
     let (grid, block) = (dims("grid"), dims("block"));
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     let mut dev = Device::new();
     let mut params = Vec::new();
     let mut inputs = BTreeMap::new();
@@ -495,9 +481,9 @@ mod tests {
     #[test]
     fn random_buffers_are_deterministic_and_in_range() {
         let p = param("elem = \"i32\"\nlen = 100\ninit = \"random\"\nrange = [-5, 7]\nstep = 2");
-        let a = gen_buffer(&p, &mut Rng(42)).unwrap();
-        let b = gen_buffer(&p, &mut Rng(42)).unwrap();
-        let c = gen_buffer(&p, &mut Rng(43)).unwrap();
+        let a = gen_buffer(&p, &mut Rng::new(42)).unwrap();
+        let b = gen_buffer(&p, &mut Rng::new(42)).unwrap();
+        let c = gen_buffer(&p, &mut Rng::new(43)).unwrap();
         assert_eq!(a.data, b.data);
         assert_ne!(a.data, c.data);
         for v in a.i32s() {
@@ -505,7 +491,7 @@ mod tests {
         }
         let f =
             param("elem = \"f32\"\nlen = 50\ninit = \"random\"\nrange = [-1.0, 1.0]\nstep = 0.25");
-        for v in gen_buffer(&f, &mut Rng(1)).unwrap().f32s() {
+        for v in gen_buffer(&f, &mut Rng::new(1)).unwrap().f32s() {
             assert!((-1.0..=1.0).contains(&v) && (v * 4.0).fract() == 0.0, "{v}");
         }
     }
@@ -513,20 +499,20 @@ mod tests {
     #[test]
     fn values_iota_and_byte_round_trip() {
         let p = param("elem = \"u64\"\nlen = 3\ninit = \"values\"\nvalues = [0, -1, 5]");
-        let b = gen_buffer(&p, &mut Rng(1)).unwrap();
+        let b = gen_buffer(&p, &mut Rng::new(1)).unwrap();
         assert_eq!(b.data, vec![0, u64::MAX, 5]);
         assert_eq!(Buf::from_bytes("u64", &b.bytes()).data, b.data);
         let f = param("elem = \"f32\"\nlen = 3\ninit = \"values\"\nvalues = [0.0, 1.5, -inf]");
-        let f = gen_buffer(&f, &mut Rng(1)).unwrap();
+        let f = gen_buffer(&f, &mut Rng::new(1)).unwrap();
         assert_eq!(f.f32s(), vec![0.0, 1.5, f32::NEG_INFINITY]);
         assert_eq!(f.bytes().len(), 12);
         let i = param("elem = \"i32\"\nlen = 4\ninit = \"iota\"");
         assert_eq!(
-            gen_buffer(&i, &mut Rng(1)).unwrap().i32s(),
+            gen_buffer(&i, &mut Rng::new(1)).unwrap().i32s(),
             vec![0, 1, 2, 3]
         );
         let bad = param("elem = \"i32\"\nlen = 4\ninit = \"bogus\"");
-        assert!(gen_buffer(&bad, &mut Rng(1)).is_err());
+        assert!(gen_buffer(&bad, &mut Rng::new(1)).is_err());
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Backend precise-output filetests (Cranelift's `filetests/isa` are the model): every file
-//! under `tests/filetests/isel/` names `test compile precise-output [OPTIONS]` and states the
+//! under `tests/filetests/isel/` (selection rules) and `tests/filetests/pipeline/` (one
+//! kernel per optimization pass whose effect shows in the code, so that removing the pass
+//! from the pipeline fails a test: `tools/mutation_check.py`) names `test compile precise-output [OPTIONS]` and states the
 //! exact SPA 5.0 listing (SPA syntax with scheduling hints, then `regs N` and the literal
 //! pool words) as the `;` comment block after each kernel.
 //!
@@ -124,10 +126,11 @@ fn run_il(path: &Path) -> Result<(), String> {
 }
 
 fn files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests/isel");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut v = Vec::new();
+    for dir in ["tests/filetests/isel", "tests/filetests/pipeline"] {
+        v.extend(ilc_test_support::corpus(dir, "ir", 0));
+        v.extend(ilc_test_support::corpus(dir, "il", 1));
+    }
     v.sort();
     v
 }
@@ -136,7 +139,7 @@ fn files() -> Vec<PathBuf> {
 fn compile_filetests() {
     let filter = std::env::var("ILC_FILETEST").unwrap_or_default();
     let all = files();
-    assert!(!all.is_empty(), "no files under tests/filetests/isel");
+    assert!(all.len() >= 10, "only {} compile filetests", all.len());
     let mut failures = Vec::new();
     let mut ran = 0;
     for f in all.iter().filter(|f| f.to_string_lossy().contains(&filter)) {

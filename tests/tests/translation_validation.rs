@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use ilc::lower::validate::{self, Buffers, Outputs, Tolerance};
 use ilc_passes::ir::Function;
+use ilc_test_support::Rng;
 use isa_amdil::ast::{Payload, Program, RegKind};
 
 fn kernels_dir() -> PathBuf {
@@ -24,38 +25,23 @@ fn kernels_dir() -> PathBuf {
 }
 
 fn kernel_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    ilc_test_support::corpus(kernels_dir(), "il", 40)
 }
 
-struct Rng(u64);
+/// A word mixing small ints, ordinary floats and arbitrary bits.
+fn random_word(rng: &mut Rng) -> u32 {
+    let r = rng.next_u64();
+    match r % 4 {
+        0 => (r >> 8) as u32 % 64,
+        1 | 2 => ((((r >> 8) % 20_000) as f32 - 10_000.0) / 100.0).to_bits(),
+        _ => (r >> 16) as u32,
+    }
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A word mixing small ints, ordinary floats and arbitrary bits.
-    fn word(&mut self) -> u32 {
-        let r = self.next();
-        match r % 4 {
-            0 => (r >> 8) as u32 % 64,
-            1 | 2 => ((((r >> 8) % 20_000) as f32 - 10_000.0) / 100.0).to_bits(),
-            _ => (r >> 16) as u32,
-        }
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n / 4).flat_map(|_| self.word().to_le_bytes()).collect()
-    }
+fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n / 4)
+        .flat_map(|_| random_word(rng).to_le_bytes())
+        .collect()
 }
 
 /// Declared resources of a program: UAV ids, cb sizes (bytes), uses of `g[]`.
@@ -173,17 +159,18 @@ fn load_case(dir: &Path) -> Option<Case> {
 }
 
 fn random_case(p: &Program, seed: u64) -> Buffers {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let (uavs, cbs, global) = resources(p);
     let mut b = Buffers::default();
     for id in uavs {
-        b.uavs.insert(id, rng.bytes(4096));
+        b.uavs.insert(id, random_bytes(&mut rng, 4096));
     }
     for (id, size) in cbs {
-        b.cbs.insert(id, rng.bytes(size.div_ceil(4) * 4));
+        b.cbs
+            .insert(id, random_bytes(&mut rng, size.div_ceil(4) * 4));
     }
     if global {
-        b.global = Some(rng.bytes(4096));
+        b.global = Some(random_bytes(&mut rng, 4096));
     }
     b
 }
@@ -373,9 +360,11 @@ fn corpus_lowers_and_matches_the_il_interpreter() {
 #[test]
 fn corpus_matches_after_every_pass() {
     let mut failures = Vec::new();
+    let mut checked = 0;
     for path in &kernel_files() {
         let p = parse(path);
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        // A kernel that does not lower fails the test above.
         let Ok(mut func) = ilc::lower::lower(&p) else {
             continue;
         };
@@ -384,6 +373,7 @@ fn corpus_matches_after_every_pass() {
         if validate::run_il(&p, grid, &bufs).is_err() {
             continue;
         }
+        checked += 1;
         let tol = random_tolerance(&p, &BTreeMap::new());
         for (pass, run) in passes() {
             run(&mut func);
@@ -401,4 +391,9 @@ fn corpus_matches_after_every_pass() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Most kernels run on random inputs (the rest exhaust their fuel or need case inputs).
+    assert!(
+        checked >= 40,
+        "only {checked} kernels ran through the pass chain"
+    );
 }

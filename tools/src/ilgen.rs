@@ -15,10 +15,15 @@
 //! flow), every temp is written before it is read, and no two work-items write the same
 //! dword except through atomics.
 //!
-//! [`minimize`] shrinks a failing kernel by deleting body statements while a predicate still
-//! holds.
+//! [`check`] compiles a kernel and compares it with the IL interpreter (what `ilc-fuzz` and
+//! the `compile_verify` fuzz target do with each kernel); [`minimize`] shrinks a failing
+//! kernel by deleting body statements while a predicate still holds.
 
 use std::fmt::Write;
+
+use ilc::verify::{verify, VerifyError, VerifyOptions};
+use ilc::Compiler;
+use ilc_test_support::Rng;
 
 /// Most iterations of a generated loop.
 pub const MAX_TRIPS: u32 = 4;
@@ -26,27 +31,6 @@ pub const MAX_TRIPS: u32 = 4;
 const TEMPS: u32 = 8;
 /// First generated temp.
 const T0: u32 = 2;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
 
 const COMP: [char; 4] = ['x', 'y', 'z', 'w'];
 
@@ -136,7 +120,7 @@ impl Gen {
         if self.rng.chance(3) {
             return String::new();
         }
-        let s: String = (0..4).map(|_| *self.rng.pick(&COMP)).collect();
+        let s: String = (0..4).map(|_| self.rng.pick(&COMP)).collect();
         format!(".{s}")
     }
 
@@ -181,9 +165,9 @@ impl Gen {
     fn alu(&mut self) {
         let float = self.rng.chance(3);
         let (op, n) = if float {
-            *self.rng.pick(FLOAT_OPS)
+            self.rng.pick(FLOAT_OPS)
         } else {
-            *self.rng.pick(INT_OPS)
+            self.rng.pick(INT_OPS)
         };
         let d = self.reg();
         let mask = self.mask();
@@ -204,7 +188,7 @@ impl Gen {
         match self.rng.below(20) {
             0 | 1 if self.depth < 3 => {
                 let c = self.reg();
-                let comp = *self.rng.pick(&COMP);
+                let comp = self.rng.pick(&COMP);
                 self.line(&format!("if_logicalnz r{c}.{comp}"));
                 self.depth += 1;
                 for _ in 0..1 + self.rng.below(4) {
@@ -277,7 +261,7 @@ impl Gen {
                 // In-bounds load from UAV 0: (value & 63) * 4.
                 let d = self.reg();
                 let a = self.reg();
-                let comp = *self.rng.pick(&COMP);
+                let comp = self.rng.pick(&COMP);
                 let l = self.lit([63, 2, 0, 0]);
                 self.line(&format!("iand r{a}.{comp}, r{a}.{comp}, l{l}.x"));
                 self.line(&format!("ishl r{a}.{comp}, r{a}.{comp}, l{l}.y"));
@@ -289,7 +273,7 @@ impl Gen {
                 // never is; neighbours share `y - z`.
                 let d = self.reg();
                 let (a, b) = (self.reg(), self.reg());
-                let comp = *self.rng.pick(&COMP);
+                let comp = self.rng.pick(&COMP);
                 let l = self.lit([63, 2, 256, 4]);
                 self.line(&format!("iand r16.x, r{a}.{comp}, l{l}.x"));
                 self.line(&format!("ishl r16.x, r16.x, l{l}.y"));
@@ -351,18 +335,17 @@ impl Gen {
     fn affine_load(&mut self) {
         let d = self.reg();
         let b = self.reg();
-        let comp = *self.rng.pick(&COMP);
-        let ctr = *self.rng.pick(&self.up_counters.clone());
-        let k = *self.rng.pick(&[4u32, 8, 12]);
+        let comp = self.rng.pick(&COMP);
+        let ctr = self.rng.pick(&self.up_counters.clone());
+        let k = self.rng.pick(&[4u32, 8, 12]);
         let l = self.lit([63, 2, k, 0x4000_0004]);
         let variant = if self.wild { self.rng.below(5) } else { 0 };
         match variant {
             // A base near 2^32 or near the end of the buffer, or any data.
             1 => {
-                let near =
-                    *self
-                        .rng
-                        .pick(&[0xffff_fff0u32, 0xffff_fffc, 0x3f0, 0x400, 0x7fff_fffc]);
+                let near = self
+                    .rng
+                    .pick(&[0xffff_fff0u32, 0xffff_fffc, 0x3f0, 0x400, 0x7fff_fffc]);
                 let n = self.lit([near, 0, 0, 0]);
                 self.line(&format!("mov r16.w, l{n}.x"));
             }
@@ -431,17 +414,24 @@ impl Gen {
 /// A random valid IL kernel from `seed` with about `size` statements; some of its accesses
 /// may fall outside their buffers (IL's rules: loads read 0, stores are dropped).
 pub fn generate(seed: u64, size: u32) -> String {
-    generate_with(seed, size, true)
+    generate_with(Rng::new(seed), &format!("seed {seed}"), size, true)
 }
 
 /// As [`generate`], with every access inside its buffer (for `--assume-in-bounds`).
 pub fn generate_in_bounds(seed: u64, size: u32) -> String {
-    generate_with(seed, size, false)
+    generate_with(Rng::new(seed), &format!("seed {seed}"), size, false)
 }
 
-fn generate_with(seed: u64, size: u32, wild: bool) -> String {
+/// As [`generate`] (`wild`) or [`generate_in_bounds`], every choice read from `data`: for a
+/// coverage-guided fuzzer, whose mutations of the bytes then change the program's shape.
+/// Any byte string gives a valid kernel (choices read as 0 once the bytes run out).
+pub fn generate_from_bytes(data: &[u8], size: u32, wild: bool) -> String {
+    generate_with(Rng::from_bytes(data), "fuzzer bytes", size, wild)
+}
+
+fn generate_with(rng: Rng, origin: &str, size: u32, wild: bool) -> String {
     let mut g = Gen {
-        rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        rng,
         out: String::new(),
         depth: 0,
         group: 0,
@@ -453,7 +443,7 @@ fn generate_with(seed: u64, size: u32, wild: bool) -> String {
         up_counters: Vec::new(),
         wild,
     };
-    g.group = *g.rng.pick(&[32, 64, 128]);
+    g.group = g.rng.pick(&[32, 64, 128]);
     g.lds = g.rng.chance(2);
     g.owner = g.rng.chance(4);
     g.tex = g.rng.chance(3);
@@ -488,7 +478,7 @@ fn generate_with(seed: u64, size: u32, wild: bool) -> String {
     }
     let body = std::mem::take(&mut g.out);
     let mut h = String::new();
-    let _ = writeln!(h, "; generated by ilc-tools ilgen, seed {seed}");
+    let _ = writeln!(h, "; generated by ilc-tools ilgen, {origin}");
     h.push_str("il_cs_2_0\n");
     let _ = writeln!(h, "dcl_num_thread_per_group {}, 1, 1", g.group);
     h.push_str("dcl_raw_uav_id(0)\ndcl_raw_uav_id(1)\ndcl_raw_uav_id(2)\n");
@@ -580,6 +570,42 @@ pub fn minimize(source: &str, still: &mut dyn FnMut(&str) -> bool) -> String {
         }
     }
     lines.join("\n") + "\n"
+}
+
+/// The outcome of [`check`]ing one kernel.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Compiled, and the outputs match.
+    Pass,
+    /// The compiler reports an operation it does not support.
+    Unsupported,
+    /// A mismatch, a crash of the emulated code or another compile error.
+    Fail(String),
+}
+
+/// Compiles `src` with `compiler` and compares the emulated code with the IL interpreter on
+/// `dispatches` random dispatches from `seed` (2 groups each); an unsupported operation is
+/// [`Outcome::Unsupported`], not a failure.
+pub fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome {
+    let opts = VerifyOptions {
+        dispatches,
+        seed,
+        grid: [2, 1, 1],
+        ..VerifyOptions::default()
+    };
+    match verify(compiler, src.as_bytes(), &opts) {
+        Ok(r) if r.passed() => Outcome::Pass,
+        Ok(r) => Outcome::Fail(r.to_string()),
+        Err(VerifyError::Compile(d)) => {
+            let text = d.to_string();
+            if text.contains("not supported") || text.contains("unsupported") {
+                Outcome::Unsupported
+            } else {
+                Outcome::Fail(format!("compile error: {text}"))
+            }
+        }
+        Err(e) => Outcome::Fail(e.to_string()),
+    }
 }
 
 #[cfg(test)]

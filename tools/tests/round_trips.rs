@@ -8,23 +8,14 @@
 //!   out the closing `NOP`s), and `ilc --emit asm --syntax nvdisasm` is exactly nvdisasm's
 //!   text of the code section (skipped without nvdisasm, an error under CI=true).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn kernels() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut v = Vec::new();
-    for dir in ["tests/kernels", "tests/kernels_cal", "bench/kernels"] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        v.extend(
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "il")),
-        );
-    }
+    let mut v = ilc_test_support::corpus("tests/kernels", "il", 40);
+    v.extend(ilc_test_support::corpus("tests/kernels_cal", "il", 15));
+    v.extend(ilc_test_support::corpus("bench/kernels", "il", 40));
     v.sort();
-    assert!(v.len() >= 50, "corpus too small: {}", v.len());
     v
 }
 
@@ -36,28 +27,6 @@ fn run(bin: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("{bin}: {e}"))
-}
-
-fn nvdisasm() -> Option<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(d) = std::env::var_os("ILC_NVIDIA_BIN") {
-        dirs.push(PathBuf::from(d));
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        dirs.push(PathBuf::from(h).join(".cache/nvidia-sm5-tools/usr/bin"));
-    }
-    let found = dirs
-        .into_iter()
-        .map(|d| d.join("nvdisasm"))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "nvdisasm not found (CI=true): set ILC_NVIDIA_BIN"
-        );
-        eprintln!("SKIPPED the nvdisasm -hex round trip: nvdisasm not found (ILC_NVIDIA_BIN)");
-    }
-    found
 }
 
 /// The code words of the first kernel of a cubin.
@@ -74,7 +43,7 @@ fn code_words(cubin: &[u8]) -> Vec<u8> {
 fn assembly_listings_reassemble_to_the_same_cubin() {
     let dir = std::env::temp_dir().join(format!("ilc-round-trips-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let nv = nvdisasm();
+    let nv = ilc_test_support::nvidia_tool("nvdisasm");
     let (ilc, as_, dis) = (
         env!("CARGO_BIN_EXE_ilc"),
         env!("CARGO_BIN_EXE_spa5-as"),

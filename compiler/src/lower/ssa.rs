@@ -122,11 +122,6 @@ impl SsaBuilder {
         }
     }
 
-    /// True once `block` is sealed.
-    pub fn is_sealed(&self, block: Block) -> bool {
-        self.blocks.get(&block).is_some_and(|s| s.sealed)
-    }
-
     /// Declares that every predecessor of `block` is known; completes its pending phis.
     pub fn seal(&mut self, func: &mut Function, block: Block) {
         let pending = {

@@ -1,40 +1,13 @@
-//! Shared helpers for the isa-spa5 integration tests: a seeded RNG, random instructions for
-//! any table row, and the NVIDIA tool lookup (ILC_NVIDIA_BIN, ~/.cache path, PATH; a missing
-//! tool skips loudly unless CI=true, where it fails).
+//! Shared helpers for the isa-spa5 integration tests: random instructions for any table row
+//! (drawn from the workspace's one [`Rng`]) and nvdisasm text normalization. The NVIDIA tool
+//! lookup is [`ilc_test_support::nvidia_tool`].
 #![allow(dead_code)]
-
-use std::path::PathBuf;
 
 use isa_spa5::inst::{Inst, Op, Operand};
 use isa_spa5::regs::{Pred, PredReg, Reg, SpecialReg};
 use isa_spa5::table::{OpKind, Place};
 
-/// xorshift64*: small, seeded, reproducible.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    pub fn bits(&mut self, len: u32) -> u64 {
-        if len >= 64 {
-            self.next()
-        } else {
-            self.next() & ((1u64 << len) - 1)
-        }
-    }
-    pub fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-}
+pub use ilc_test_support::Rng;
 
 fn sext(v: u64, len: u32) -> i64 {
     let s = 64 - len;
@@ -52,7 +25,7 @@ fn rand_reg(r: &mut Rng) -> Reg {
 /// A random f32 that is not a NaN (nvdisasm prints every NaN as ±QNAN).
 fn rand_f32(r: &mut Rng, low_zero_bits: u32) -> u32 {
     loop {
-        let b = (r.next() as u32) & !((1u32 << low_zero_bits) - 1);
+        let b = (r.next_u64() as u32) & !((1u32 << low_zero_bits) - 1);
         if !f32::from_bits(b).is_nan() {
             return b;
         }
@@ -148,33 +121,6 @@ fn random_inst_once(op: Op, r: &mut Rng) -> Inst {
     }
     i.fill_derived();
     i
-}
-
-/// Locate an NVIDIA tool: $ILC_NVIDIA_BIN, then ~/.cache/nvidia-sm5-tools/usr/bin, then PATH.
-/// Returns None (after printing a loud SKIPPED line) when absent, and panics when CI=true.
-pub fn nvidia_tool(name: &str) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(d) = std::env::var_os("ILC_NVIDIA_BIN") {
-        dirs.push(PathBuf::from(d));
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        dirs.push(PathBuf::from(h).join(".cache/nvidia-sm5-tools/usr/bin"));
-    }
-    if let Some(p) = std::env::var_os("PATH") {
-        dirs.extend(std::env::split_paths(&p));
-    }
-    for d in dirs {
-        let p = d.join(name);
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{name} not found (CI=true requires the NVIDIA tools: run tools/install-nvidia-tools.sh)");
-    }
-    eprintln!("SKIPPED: {name} not found");
-    println!("SKIPPED: {name} not found");
-    None
 }
 
 /// Normalize spacing for comparisons with nvdisasm text.

@@ -167,11 +167,6 @@ impl Function {
         }
     }
 
-    /// Replaces every use of `old` with `new`.
-    pub fn replace_uses(&mut self, old: Value, new: Value) {
-        self.rewrite_uses(|v| if v == old { new } else { v });
-    }
-
     /// Number of instructions in the layout.
     pub fn inst_count(&self) -> usize {
         self.layout

@@ -688,6 +688,14 @@ fn parse_mem(
     ))
 }
 
+/// An instruction's opcode, the mnemonic's suffix after the first `.`, and where the mnemonic
+/// stands.
+struct Mnemonic {
+    opcode: Opcode,
+    suffix: String,
+    loc: Location,
+}
+
 fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), ParseError> {
     let start = p.loc();
     // Results.
@@ -730,41 +738,15 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
         };
     }
     let suffix = suffix.unwrap_or_default();
+    let head = Mnemonic {
+        opcode,
+        suffix: suffix.clone(),
+        loc: mloc,
+    };
     let nargs = opcode.arg_types().len();
     let data = match opcode.format() {
         InstructionFormat::Nullary => InstructionData::Nullary { opcode },
-        InstructionFormat::UnaryImm => {
-            if opcode == Opcode::Pconst {
-                let loc = p.loc();
-                let imm = match p.next("true or false")? {
-                    Tok::Word(w) if w == "true" => 1,
-                    Tok::Word(w) if w == "false" => 0,
-                    t => return err!(loc, "expected true or false, found {t}"),
-                };
-                InstructionData::UnaryImm {
-                    opcode,
-                    ty: Type::Pred,
-                    imm,
-                }
-            } else {
-                let Some(ty) = Type::from_name(&suffix).filter(|t| *t != Type::Pred) else {
-                    return err!(mloc, "iconst needs type b32 or b64, found '{suffix}'");
-                };
-                let loc = p.loc();
-                let v = p.signed("an immediate")? as u64;
-                if ty == Type::B32 && (v >> 32) != 0 && (v as i64) < -(1i64 << 31) {
-                    return err!(loc, "immediate does not fit in b32");
-                }
-                if ty == Type::B32 && (v >> 32) != 0 && (v as i64) >= 0 {
-                    return err!(loc, "immediate does not fit in b32");
-                }
-                InstructionData::UnaryImm {
-                    opcode,
-                    ty,
-                    imm: v & ty.mask(),
-                }
-            }
-        }
+        InstructionFormat::UnaryImm => parse_unary_imm(p, &head)?,
         InstructionFormat::Unary => InstructionData::Unary {
             opcode,
             args: [parse_value(p, fb)?],
@@ -904,108 +886,8 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 dests,
             }
         }
-        InstructionFormat::Texture => {
-            let (kind, shape) = suffix.split_once('.').unwrap_or((&suffix, ""));
-            let kind = match kind {
-                "sample" => TexKind::Sample,
-                "fetch" => TexKind::Fetch,
-                "query" => TexKind::Query,
-                "gatherr" => TexKind::Gather(0),
-                "gatherg" => TexKind::Gather(1),
-                "gatherb" => TexKind::Gather(2),
-                "gathera" => TexKind::Gather(3),
-                _ => return err!(mloc, "unknown texture operation '{kind}'"),
-            };
-            let (shape, unnorm) = match shape.strip_suffix(".unnorm") {
-                Some(s) if matches!(kind, TexKind::Sample | TexKind::Gather(_)) => (s, true),
-                _ => (shape, false),
-            };
-            let (shape, float_mask) = match shape.split_once('.') {
-                Some((s, m)) if kind != TexKind::Query => match TexArg::parse_float_mask(m) {
-                    Some(m) => (s, m),
-                    None => return err!(mloc, "bad texture channel formats '{m}' (like ffff)"),
-                },
-                _ => (shape, 0),
-            };
-            let Some(shape) = TexShape::from_name(shape) else {
-                return err!(mloc, "unknown texture shape '{shape}'");
-            };
-            let mut id = |prefix: &str, what: &str| -> Result<u8, ParseError> {
-                let (w, loc) = p.word(what)?;
-                match numbered(&w, prefix).and_then(|n| u8::try_from(n).ok()) {
-                    Some(n) => Ok(n),
-                    None => err!(loc, "expected {what} like {prefix}0, found '{w}'"),
-                }
-            };
-            let resource = id("t", "a texture")?;
-            let sampler = if matches!(kind, TexKind::Sample | TexKind::Gather(_)) {
-                id("s", "a sampler")?
-            } else {
-                0
-            };
-            let mut args = ValueList::new();
-            args.push(parse_value(p, fb)?);
-            parse_more_values(p, fb, &mut args)?;
-            InstructionData::Texture {
-                opcode,
-                tex: TexArg {
-                    kind,
-                    resource,
-                    sampler,
-                    shape,
-                    unnorm,
-                    float_mask,
-                },
-                args,
-            }
-        }
-        InstructionFormat::Target => {
-            let Ok(code) = suffix.parse::<u16>() else {
-                return err!(
-                    mloc,
-                    "target code must be a number below 65536, found '{suffix}'"
-                );
-            };
-            let imm = p.int("an immediate")?;
-            // Operands, `side` and result types of a target instruction must be on the
-            // mnemonic's line: the next line may start with a result list.
-            let same_line = |p: &Parser| p.loc().line == mloc.line && p.pos < p.toks.len();
-            let mut side_effects = false;
-            if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if w == "side") {
-                p.pos += 1;
-                side_effects = true;
-            }
-            let mut args = ValueList::new();
-            if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if numbered(w, "v").is_some())
-            {
-                args.push(parse_value(p, fb)?);
-                parse_more_values(p, fb, &mut args)?;
-            }
-            let mut tys = TypeList::new();
-            if same_line(p) && p.peek() == Some(&Tok::Arrow) {
-                p.pos += 1;
-                loop {
-                    let (t, tloc) = p.word("a type")?;
-                    let Some(ty) = Type::from_name(&t) else {
-                        return err!(tloc, "unknown type '{t}'");
-                    };
-                    if tys.try_push(ty).is_err() {
-                        return err!(tloc, "more than {} result types", TypeList::CAPACITY);
-                    }
-                    if !p.eat_punct(',') {
-                        break;
-                    }
-                }
-            }
-            InstructionData::Target {
-                opcode,
-                code,
-                imm,
-                side_effects,
-                args,
-                results: tys,
-            }
-        }
+        InstructionFormat::Texture => parse_texture(p, fb, &head)?,
+        InstructionFormat::Target => parse_target(p, fb, &head)?,
     };
     let tys = fb.func.dfg.compute_result_types(&data);
     if tys.len() != results.len() {
@@ -1026,6 +908,158 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
     fb.func.layout.append_inst(inst, block);
     fb.map.insts[inst] = start.line;
     Ok(())
+}
+
+/// The rest of a texture instruction (`tex.KIND.SHAPE[.unnorm][.MASK] tN[, sN] v, ...`)
+/// after its mnemonic (`suffix`: the mnemonic after `tex.`).
+fn parse_texture(
+    p: &mut Parser,
+    fb: &mut FuncBuilder,
+    m: &Mnemonic,
+) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
+    let (kind, shape) = suffix.split_once('.').unwrap_or((suffix, ""));
+    let kind = match kind {
+        "sample" => TexKind::Sample,
+        "fetch" => TexKind::Fetch,
+        "query" => TexKind::Query,
+        "gatherr" => TexKind::Gather(0),
+        "gatherg" => TexKind::Gather(1),
+        "gatherb" => TexKind::Gather(2),
+        "gathera" => TexKind::Gather(3),
+        _ => return err!(mloc, "unknown texture operation '{kind}'"),
+    };
+    let (shape, unnorm) = match shape.strip_suffix(".unnorm") {
+        Some(s) if matches!(kind, TexKind::Sample | TexKind::Gather(_)) => (s, true),
+        _ => (shape, false),
+    };
+    let (shape, float_mask) = match shape.split_once('.') {
+        Some((s, m)) if kind != TexKind::Query => match TexArg::parse_float_mask(m) {
+            Some(m) => (s, m),
+            None => return err!(mloc, "bad texture channel formats '{m}' (like ffff)"),
+        },
+        _ => (shape, 0),
+    };
+    let Some(shape) = TexShape::from_name(shape) else {
+        return err!(mloc, "unknown texture shape '{shape}'");
+    };
+    let mut id = |prefix: &str, what: &str| -> Result<u8, ParseError> {
+        let (w, loc) = p.word(what)?;
+        match numbered(&w, prefix).and_then(|n| u8::try_from(n).ok()) {
+            Some(n) => Ok(n),
+            None => err!(loc, "expected {what} like {prefix}0, found '{w}'"),
+        }
+    };
+    let resource = id("t", "a texture")?;
+    let sampler = if matches!(kind, TexKind::Sample | TexKind::Gather(_)) {
+        id("s", "a sampler")?
+    } else {
+        0
+    };
+    let mut args = ValueList::new();
+    args.push(parse_value(p, fb)?);
+    parse_more_values(p, fb, &mut args)?;
+    Ok(InstructionData::Texture {
+        opcode,
+        tex: TexArg {
+            kind,
+            resource,
+            sampler,
+            shape,
+            unnorm,
+            float_mask,
+        },
+        args,
+    })
+}
+
+/// The rest of a target instruction (`target.CODE IMM [side] [v, ...] [-> types]`) after its
+/// mnemonic, all on the mnemonic's line (`suffix`: the code).
+fn parse_target(
+    p: &mut Parser,
+    fb: &mut FuncBuilder,
+    m: &Mnemonic,
+) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
+    let Ok(code) = suffix.parse::<u16>() else {
+        return err!(
+            mloc,
+            "target code must be a number below 65536, found '{suffix}'"
+        );
+    };
+    let imm = p.int("an immediate")?;
+    // Operands, `side` and result types of a target instruction must be on the
+    // mnemonic's line: the next line may start with a result list.
+    let same_line = |p: &Parser| p.loc().line == mloc.line && p.pos < p.toks.len();
+    let mut side_effects = false;
+    if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if w == "side") {
+        p.pos += 1;
+        side_effects = true;
+    }
+    let mut args = ValueList::new();
+    if same_line(p) && matches!(p.peek(), Some(Tok::Word(w)) if numbered(w, "v").is_some()) {
+        args.push(parse_value(p, fb)?);
+        parse_more_values(p, fb, &mut args)?;
+    }
+    let mut tys = TypeList::new();
+    if same_line(p) && p.peek() == Some(&Tok::Arrow) {
+        p.pos += 1;
+        loop {
+            let (t, tloc) = p.word("a type")?;
+            let Some(ty) = Type::from_name(&t) else {
+                return err!(tloc, "unknown type '{t}'");
+            };
+            if tys.try_push(ty).is_err() {
+                return err!(tloc, "more than {} result types", TypeList::CAPACITY);
+            }
+            if !p.eat_punct(',') {
+                break;
+            }
+        }
+    }
+    Ok(InstructionData::Target {
+        opcode,
+        code,
+        imm,
+        side_effects,
+        args,
+        results: tys,
+    })
+}
+
+/// The immediate of `pconst` (`true`/`false`) or `iconst.TYPE` (`suffix`: the type).
+fn parse_unary_imm(p: &mut Parser, m: &Mnemonic) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (m.opcode, m.suffix.as_str(), m.loc);
+    if opcode == Opcode::Pconst {
+        let loc = p.loc();
+        let imm = match p.next("true or false")? {
+            Tok::Word(w) if w == "true" => 1,
+            Tok::Word(w) if w == "false" => 0,
+            t => return err!(loc, "expected true or false, found {t}"),
+        };
+        Ok(InstructionData::UnaryImm {
+            opcode,
+            ty: Type::Pred,
+            imm,
+        })
+    } else {
+        let Some(ty) = Type::from_name(suffix).filter(|t| *t != Type::Pred) else {
+            return err!(mloc, "iconst needs type b32 or b64, found '{suffix}'");
+        };
+        let loc = p.loc();
+        let v = p.signed("an immediate")? as u64;
+        if ty == Type::B32 && (v >> 32) != 0 && (v as i64) < -(1i64 << 31) {
+            return err!(loc, "immediate does not fit in b32");
+        }
+        if ty == Type::B32 && (v >> 32) != 0 && (v as i64) >= 0 {
+            return err!(loc, "immediate does not fit in b32");
+        }
+        Ok(InstructionData::UnaryImm {
+            opcode,
+            ty,
+            imm: v & ty.mask(),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::ir::{
     Function, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Type, UavKind, Value,
 };
 use crate::target::toy_codes;
+use ilc_test_support::Rng;
 
 /// Size knobs of the generator.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -47,36 +48,8 @@ impl Default for GenConfig {
     }
 }
 
-/// A small xorshift PRNG (deterministic, no dependencies).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-    /// True with probability `num / den`.
-    pub fn chance(&mut self, num: usize, den: usize) -> bool {
-        self.below(den) < num
-    }
-}
-
 fn pick_type(rng: &mut Rng) -> Type {
-    match rng.below(10) {
+    match rng.index(10) {
         0..=5 => Type::B32,
         6..=7 => Type::B64,
         _ => Type::Pred,
@@ -85,14 +58,23 @@ fn pick_type(rng: &mut Rng) -> Type {
 
 /// Generates a random function from `seed`.
 pub fn generate(seed: u64, cfg: &GenConfig) -> Function {
-    let mut rng = Rng::new(seed);
-    let mut func = Function::new(format!("rand{seed}"));
+    generate_with(Rng::new(seed), format!("rand{seed}"), cfg)
+}
+
+/// Generates a function whose every choice is read from `data` (for a coverage-guided
+/// fuzzer); any byte string gives a verifier-clean function.
+pub fn generate_from_bytes(data: &[u8], cfg: &GenConfig) -> Function {
+    generate_with(Rng::from_bytes(data), "fuzz".to_string(), cfg)
+}
+
+fn generate_with(mut rng: Rng, name: String, cfg: &GenConfig) -> Function {
+    let mut func = Function::new(name);
     func.uavs.insert(0, UavKind::Raw);
     func.group_size = Some([64, 1, 1]);
-    let n = 1 + rng.below(cfg.max_blocks.max(1));
+    let n = 1 + rng.index(cfg.max_blocks.max(1));
     let blocks: Vec<Block> = (0..n).map(|_| func.append_new_block()).collect();
     for &b in &blocks[1..] {
-        for _ in 0..rng.below(4) {
+        for _ in 0..rng.index(4) {
             let ty = pick_type(&mut rng);
             func.dfg.append_block_param(b, ty);
         }
@@ -101,12 +83,12 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> Function {
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, s) in succs.iter_mut().enumerate().take(n - 1) {
         s.push(i + 1);
-        let extra = rng.below(3);
+        let extra = rng.index(3);
         for _ in 0..extra {
-            let t = if i > 0 && rng.chance(1, 3) {
-                1 + rng.below(i)
+            let t = if i > 0 && rng.chance(3) {
+                1 + rng.index(i)
             } else {
-                i + 1 + rng.below(n - i - 1)
+                i + 1 + rng.index(n - i - 1)
             };
             s.push(t);
         }
@@ -228,11 +210,11 @@ impl Gen<'_, '_> {
             .copied()
             .filter(|&v| cur.func.dfg.value_type(v) == ty)
             .collect();
-        if !cands.is_empty() && !self.rng.chance(1, 8) {
-            return cands[self.rng.below(cands.len())];
+        if !cands.is_empty() && !self.rng.chance(8) {
+            return cands[self.rng.index(cands.len())];
         }
         let v = match ty {
-            Type::Pred => cur.ins().pconst(self.rng.chance(1, 2)),
+            Type::Pred => cur.ins().pconst(self.rng.chance(2)),
             t => {
                 let imm = self.rng.next_u64() & 0xFFFF;
                 cur.ins().iconst(t, imm)
@@ -245,7 +227,7 @@ impl Gen<'_, '_> {
     fn mem(&mut self, words: u8) -> MemArg {
         MemArg {
             space: MemSpace::Uav(0),
-            offset: 4 * self.rng.below(8) as i32,
+            offset: 4 * self.rng.index(8) as i32,
             size: MemSize::Words(words),
             align: 4,
             inbounds: false,
@@ -254,14 +236,14 @@ impl Gen<'_, '_> {
 
     fn fill(&mut self, func: &mut Function, b: Block) {
         let mut cur = FuncCursor::new(func).at_end(b);
-        let count = self.rng.below(self.cfg.max_insts + 1);
+        let count = self.rng.index(self.cfg.max_insts + 1);
         for _ in 0..count {
-            let new: Vec<Value> = match self.rng.below(if self.cfg.target_ops { 19 } else { 16 }) {
+            let new: Vec<Value> = match self.rng.index(if self.cfg.target_ops { 19 } else { 16 }) {
                 16 => {
                     // A selected ALU op: any operands, one or two results.
                     let x = self.value(&mut cur, Type::B32);
                     let y = self.value(&mut cur, Type::B64);
-                    let tys: &[Type] = if self.rng.chance(1, 2) {
+                    let tys: &[Type] = if self.rng.chance(2) {
                         &[Type::B32]
                     } else {
                         &[Type::B64, Type::Pred]
@@ -271,14 +253,14 @@ impl Gen<'_, '_> {
                 }
                 17 => {
                     let a = self.value(&mut cur, Type::B64);
-                    let n = 1 + self.rng.below(4);
+                    let n = 1 + self.rng.index(4);
                     let tys = vec![Type::B32; n];
                     let i = cur.ins().target(toy_codes::WIDE_LOAD, 0, false, &[a], &tys);
                     cur.func.dfg.inst_results(i).to_vec()
                 }
                 18 => {
                     let a = self.value(&mut cur, Type::B64);
-                    let n = 1 + self.rng.below(usize::from(self.cfg.max_store_words));
+                    let n = 1 + self.rng.index(usize::from(self.cfg.max_store_words));
                     let mut args = vec![a];
                     for _ in 0..n {
                         let v = self.value(&mut cur, Type::B32);
@@ -317,7 +299,7 @@ impl Gen<'_, '_> {
                 }
                 4 => {
                     let p = self.value(&mut cur, Type::Pred);
-                    let ty = if self.rng.chance(1, 3) {
+                    let ty = if self.rng.chance(3) {
                         Type::B64
                     } else {
                         Type::B32
@@ -334,20 +316,20 @@ impl Gen<'_, '_> {
                 }
                 6 => {
                     let x = self.value(&mut cur, Type::B64);
-                    if self.rng.chance(1, 2) {
+                    if self.rng.chance(2) {
                         vec![cur.ins().lo(x)]
                     } else {
                         vec![cur.ins().hi(x)]
                     }
                 }
                 7 => {
-                    let words = 1 + self.rng.below(usize::from(self.cfg.max_load_words)) as u8;
+                    let words = 1 + self.rng.index(usize::from(self.cfg.max_load_words)) as u8;
                     let mem = self.mem(words);
                     let a = self.value(&mut cur, Type::B32);
                     cur.ins().load(mem, Some(a)).to_vec()
                 }
                 8 => {
-                    let words = 1 + self.rng.below(usize::from(self.cfg.max_store_words)) as u8;
+                    let words = 1 + self.rng.index(usize::from(self.cfg.max_store_words)) as u8;
                     let mem = self.mem(words);
                     let a = self.value(&mut cur, Type::B32);
                     let data: Vec<Value> = (0..words)

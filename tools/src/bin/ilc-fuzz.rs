@@ -18,9 +18,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use ilc::options::{OptLevel, Options};
-use ilc::verify::{verify, VerifyError, VerifyOptions};
 use ilc::Compiler;
-use ilc_tools::ilgen;
+use ilc_tools::ilgen::{self, check, Outcome};
 
 /// Differential soak testing with random IL kernels.
 #[derive(Debug, Parser)]
@@ -88,36 +87,6 @@ fn progress_line(t: &Tally, total: u64, elapsed: Duration) -> String {
         t.unsupported,
         t.failed
     )
-}
-
-/// The outcome of one kernel.
-#[derive(Debug, PartialEq, Eq)]
-enum Outcome {
-    Pass,
-    Unsupported,
-    Fail(String),
-}
-
-fn check(compiler: &Compiler, src: &str, dispatches: u32, seed: u64) -> Outcome {
-    let opts = VerifyOptions {
-        dispatches,
-        seed,
-        grid: [2, 1, 1],
-        ..VerifyOptions::default()
-    };
-    match verify(compiler, src.as_bytes(), &opts) {
-        Ok(r) if r.passed() => Outcome::Pass,
-        Ok(r) => Outcome::Fail(r.to_string()),
-        Err(VerifyError::Compile(d)) => {
-            let text = d.to_string();
-            if text.contains("not supported") || text.contains("unsupported") {
-                Outcome::Unsupported
-            } else {
-                Outcome::Fail(format!("compile error: {text}"))
-            }
-        }
-        Err(e) => Outcome::Fail(e.to_string()),
-    }
 }
 
 fn main() -> ExitCode {

@@ -1,0 +1,3 @@
+#![no_main]
+//! `ilc_fuzz_targets::il_binary` under libFuzzer.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ilc_fuzz_targets::il_binary(data));
