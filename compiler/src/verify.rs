@@ -392,6 +392,9 @@ impl Setup<'_> {
             d.uavs
                 .insert(id, user.and_then(|u| u.uavs.get(&id).cloned()).unwrap_or(b));
         }
+        if let Some(u) = user {
+            d.uav_views = u.uav_views.clone();
+        }
         for (&id, &elems) in &exec.cbs {
             let b = rng.buffer(elems.max(1) as usize * 16, tame);
             d.cbs
@@ -919,6 +922,11 @@ impl EmulatedRun {
                         .get(&(id as u32))
                         .map_or([0; 3], |t| [t.width, t.height, t.depth]);
                     let v: Vec<u8> = dims.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    put(&mut params, p.offset, p.size, &v);
+                }
+                ParamKind::UavView(id) => {
+                    let words = d.uav_view(u32::from(id)).words();
+                    let v: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
                     put(&mut params, p.offset, p.size, &v);
                 }
             }

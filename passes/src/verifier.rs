@@ -325,6 +325,14 @@ impl Verifier<'_> {
                         self.report(inst, "special register component must be x, y or z");
                     }
                 }
+                if let UavView(id, c) = reg {
+                    if *c > 3 {
+                        self.report(inst, "uav view word must be x, y, z or w");
+                    }
+                    if self.func.uavs.get(id) != Some(&crate::ir::UavKind::Typed) {
+                        self.report(inst, format!("uav{id} is not a typed UAV"));
+                    }
+                }
                 if let BufLen(space) = reg {
                     let declared = match space {
                         MemSpace::Uav(id) => self.func.uavs.contains_key(id),

@@ -12,6 +12,7 @@
 //! | `SrvPtr(n)` / `SrvSize(n)`   | `iN`     | the resource's bytes (read only), size           |
 //! | `Texture{resource: n, ..}`   | `iN`     | a texture object over the resource: width x height texels of its format, point sampling, clamp |
 //! | `ResDims(n)`                 | `iN`     | width, height, 1                                  |
+//! | `UavView(n)`                 | `uavN`   | the typed UAV's view: components of the format, width, height, 1 |
 //! | `CbData(n)`                  | `cbN`    | the resource's first bytes, copied into the parameters (16 per `cbN[k]`) |
 //! | `Domain`                     | -        | the domain's width and height                     |
 //! | `OutPtr(n)` / `OutSize(n)`   | `oN`     | a width x height x 16-byte buffer (one vec4 per pixel, row-major); after the run each pixel's vec4 is stored into the bound resource at (x + i, y + j) in the resource's format |
@@ -19,8 +20,11 @@
 //!
 //! Resources are stored row-major with the pitch equal to the width (what `calResMap`
 //! reports), so a UAV or `g[]` bound to a 2-D resource sees its rows back to back. A typed
-//! UAV (`LaunchLayout::typed_uavs`) must be bound to a format of one 32-bit component
-//! (`NOT_SUPPORTED` otherwise): ilc addresses typed UAVs as arrays of such elements.
+//! UAV (`LaunchLayout::typed_uavs`) addresses the resource's elements through its view
+//! (`isa_amdil::interp::typed_uav`: `(x, y)` is element `x + width * y`, each of the format's
+//! components), so it must be bound to a format of 32-bit components, 1, 2 or 4 of them
+//! (`UINT_1`, `FLOAT_4`, ...; `NOT_SUPPORTED` otherwise: ilc stores typed components
+//! unconverted).
 //!
 //! Grids: a pixel-shader kernel (`il_ps`: it has the `Domain` parameter) run with
 //! `calCtxRunProgram` covers the domain with groups of the kernel's block (8x8 tiles); the
@@ -255,11 +259,12 @@ pub fn plan<'a>(
                 let r = need(Name::Uav(id))?;
                 let f = r.format;
                 if layout.typed_uavs.contains(&id)
-                    && !(f.comps == 1 && f.bits == 32 && f.kind != crate::format::Kind::Packed)
+                    && !(f.bits == 32 && f.kind != crate::format::Kind::Packed)
                 {
                     return Err(CalError::unsupported(format!(
                         "uav{id} is a typed UAV bound to a {} resource: ilc implements typed \
-                         UAVs of one 32-bit component per element (32-bit `_1` formats)",
+                         UAVs of 32-bit components (the `UINT`, `INT` and `FLOAT` formats of \
+                         1, 2 or 4 components), stored unconverted",
                         f.name
                     )));
                 }
@@ -275,6 +280,12 @@ pub fn plan<'a>(
                 let r = need(Name::Input(id))?;
                 let i = buffer(&mut p, &r, false);
                 p.launch.pointers.push((off, i));
+            }
+            ParamKind::UavView(id) => {
+                let r = need(Name::Uav(id))?;
+                let words = [u32::from(r.format.comps), r.width, r.height.max(1), 1];
+                let v: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                put(&mut p.launch.params, off, size, &v);
             }
             ParamKind::UavSize(id) => {
                 let n = need(Name::Uav(id))?.data.len() as u64;

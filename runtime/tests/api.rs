@@ -301,7 +301,7 @@ end
 ";
 
 #[test]
-fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
+fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     unsafe {
         let (dev, ctx) = open();
@@ -320,21 +320,43 @@ fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
         ok(calCtxRunProgram(&mut e, ctx, func, &d));
         let got: Vec<u32> = read(out, 64);
         assert_eq!(got, (5..69).collect::<Vec<u32>>());
-        // Two components per element: the kernel would store only .x of each; refused.
+        // Two components per element: the store writes (x, y) of its source, here
+        // `r0.x` broadcast (a scalar source's swizzle is .xxxx).
         let mut wide = 0;
         ok(calResAllocLocal1D(&mut wide, dev, 64, UINT_2, 0));
         bind(ctx, module, "uav0", wide);
+        ok(calCtxRunProgram(&mut e, ctx, func, &d));
+        let got: Vec<u32> = read(wide, 128);
+        let want: Vec<u32> = (5..69).flat_map(|v| [v, v]).collect();
+        assert_eq!(got, want);
+        // A 2-D typed UAV over a 16x4 FLOAT_4 resource: (x, y) = (id % 16, id / 16).
+        let src = TYPED_CS
+            .replace("_type(buffer)_fmtx(uint)", "_type(2d)_fmtx(float)")
+            .replace(
+                "uav_store_id(0) vAbsTidFlat.x, r0.x",
+                "dcl_literal l1, 15, 4, 0, 0\niand r1.x, vAbsTidFlat.x, l1.x\n\
+                 ushr r1.y, vAbsTidFlat.x, l1.y\nuav_store_id(0) r1.xy, r0.xyxy",
+            );
+        let (module2, func2) = load(ctx, &src);
+        let mut img = 0;
+        ok(calResAllocLocal2D(&mut img, dev, 16, 4, FLOAT_4, 0));
+        bind(ctx, module2, "uav0", img);
+        ok(calCtxRunProgram(&mut e, ctx, func2, &d));
+        let got: Vec<u32> = read(img, 256);
+        let want: Vec<u32> = (5..69).flat_map(|v| [v, 0, v, 0]).collect();
+        assert_eq!(got, want);
+        // Formats whose components convert (8-bit normalized) are refused at the run.
+        let mut bytes = 0;
+        ok(calResAllocLocal1D(&mut bytes, dev, 64, UBYTE_4, 0));
+        bind(ctx, module, "uav0", bytes);
         assert_eq!(
             calCtxRunProgram(&mut e, ctx, func, &d),
             CAL_RESULT_NOT_SUPPORTED
         );
         let msg = last(Channel::Runtime);
-        assert!(
-            msg.contains("uav0 is a typed UAV") && msg.contains("INT32_2"),
-            "{msg}"
-        );
-        // A 2-D typed UAV is a compile error at its declaration.
-        let src = CString::new(TYPED_CS.replace("_type(buffer)", "_type(2d)")).unwrap();
+        assert!(msg.contains("uav0 is a typed UAV"), "{msg}");
+        // A cube-map typed UAV is a compile error at its declaration.
+        let src = CString::new(TYPED_CS.replace("_type(buffer)", "_type(cube)")).unwrap();
         let mut obj: *mut c_void = std::ptr::null_mut();
         assert_ne!(
             calclCompile(&mut obj, CAL_LANGUAGE_IL, src.as_ptr(), 8),
@@ -342,7 +364,7 @@ fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
         );
         let msg = last(Channel::Compiler);
         assert!(
-            msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`2d`"),
+            msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`cube`"),
             "{msg}"
         );
         ok(calShutdown());

@@ -12,7 +12,9 @@
 //!    a pointer and size per output `o#` it writes (one 16-byte vec4 per pixel, row-major, so
 //!    the row pitch is `width * 16` bytes); for each texture resource whose size the code
 //!    reads (sampling, `resinfo`): its width, height and depth in texels (three words in a
-//!    16-byte slot), after the SRV pair that points at its texels;
+//!    16-byte slot), after the SRV pair that points at its texels; for each typed UAV the
+//!    code addresses (ascending id): its view (four words: 32-bit components per element,
+//!    width, height, depth in elements; `isa_amdil::interp::typed_uav`);
 //! 4. the contents of each declared constant buffer (ascending id, 16-byte aligned), copied in
 //!    by the driver, so a direct read is a `c[0x0][imm]` operand and an indexed one an `LDC`.
 //!
@@ -61,6 +63,10 @@ pub enum ParamKind {
     OutSize(u8),
     /// Width, height and depth in texels of texture resource `id` (three 32-bit words).
     ResDims(u8),
+    /// The view of typed UAV `id` (four 32-bit words: components per element, width,
+    /// height, depth in elements); the embedder describes the resource it binds. Without
+    /// one, `[1, size / 4, 1, 1]` (a 1-D array of 32-bit elements) is the convention.
+    UavView(u8),
     /// Address of UAV `id`'s append/consume counter: one 32-bit word the embedder sets
     /// before the launch (the count of items already in the buffer) and reads after it.
     CounterPtr(u8),
@@ -226,7 +232,7 @@ impl LaunchLayout {
             });
             off += 16;
         }
-        let (domain, res_dims) = launch_constants(func);
+        let (domain, res_dims, uav_views) = launch_constants(func);
         if domain || !func.outputs.is_empty() {
             l.params.push(LaunchParam {
                 offset: off,
@@ -254,6 +260,15 @@ impl LaunchLayout {
                 offset: off,
                 size: 12,
                 kind: ParamKind::ResDims(id),
+            });
+            off += 16;
+        }
+        for id in uav_views {
+            off = off.next_multiple_of(16);
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 16,
+                kind: ParamKind::UavView(id),
             });
             off += 16;
         }
@@ -379,6 +394,7 @@ impl LaunchLayout {
                 ParamKind::OutPtr(i) => ("out_ptr", i as i32),
                 ParamKind::OutSize(i) => ("out_size", i as i32),
                 ParamKind::ResDims(i) => ("res_dims", i as i32),
+                ParamKind::UavView(i) => ("uav_view", i as i32),
                 ParamKind::CounterPtr(i) => ("counter_ptr", i as i32),
                 ParamKind::Texture {
                     resource,
@@ -450,6 +466,7 @@ impl LaunchLayout {
                         "out_ptr" => ParamKind::OutPtr(id8),
                         "out_size" => ParamKind::OutSize(id8),
                         "res_dims" => ParamKind::ResDims(id8),
+                        "uav_view" => ParamKind::UavView(id8),
                         "counter_ptr" => ParamKind::CounterPtr(id8),
                         "tex_handle" => ParamKind::Texture {
                             resource: id as u8,
@@ -498,11 +515,13 @@ impl LaunchLayout {
     }
 }
 
-/// Whether `func` reads the pixel-shader domain, and the texture ids whose sizes it reads.
-fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
+/// Whether `func` reads the pixel-shader domain, the texture ids whose sizes it reads and the
+/// typed UAV ids whose views it reads.
+fn launch_constants(func: &Function) -> (bool, BTreeSet<u8>, BTreeSet<u8>) {
     use ilc_passes::ir::{InstructionData, SpecialReg};
     let mut domain = false;
-    let mut dims = std::collections::BTreeSet::new();
+    let mut dims = BTreeSet::new();
+    let mut views = BTreeSet::new();
     for inst in func.insts_in_layout() {
         if let InstructionData::Special { reg, .. } = func.dfg.insts[inst] {
             match reg {
@@ -510,11 +529,14 @@ fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
                 SpecialReg::ResDim(id, _) => {
                     dims.insert(id);
                 }
+                SpecialReg::UavView(id, _) => {
+                    views.insert(id);
+                }
                 _ => {}
             }
         }
     }
-    (domain, dims)
+    (domain, dims, views)
 }
 
 /// The UAV ids whose append counters `func` uses.

@@ -29,6 +29,7 @@ use super::program::{
     SrcKind, SrcMods, TexOp, Ty, WideFn,
 };
 use super::texture::{self, SamplerState, Texture};
+use super::typed_uav::UavView;
 use crate::opcodes::Precision;
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
@@ -84,6 +85,8 @@ enum Flow {
 /// State shared by the work-items of a dispatch.
 struct Shared<'d> {
     uavs: &'d mut BTreeMap<u32, Vec<u8>>,
+    /// Views of the UAVs (typed accesses), fixed at the start of the dispatch.
+    uav_views: BTreeMap<u32, UavView>,
     srvs: &'d BTreeMap<u32, Vec<u8>>,
     cbs: Vec<Vec<[u32; 4]>>,
     global: Option<&'d mut Vec<u8>>,
@@ -160,6 +163,14 @@ impl Shared<'_> {
                 .ok_or_else(|| missing(format!("gds {id} not declared"))),
             Space::Srv(id) => Err(missing(format!("srv {id} is read-only"))),
         }
+    }
+
+    fn uav_view(&self, space: Space) -> UavView {
+        match space {
+            Space::Uav(id) => self.uav_views.get(&id).copied(),
+            _ => None,
+        }
+        .unwrap_or(UavView::linear(0))
     }
 
     fn read_only(&self, space: Space) -> Result<&Vec<u8>, InterpError> {
@@ -264,8 +275,10 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         }
     }
     let schedule = d.schedule;
+    let uav_views = d.uavs.keys().map(|&id| (id, d.uav_view(id))).collect();
     let mut sh = Shared {
         uavs: &mut d.uavs,
+        uav_views,
         srvs: &d.srvs,
         cbs,
         global: d.global.as_mut(),
@@ -904,12 +917,26 @@ fn comp(f: CompFn, s: &[[u32; 4]; 4], i: usize) -> u32 {
     }
 }
 
-fn address(addr: Addr, s: &[[u32; 4]; 4]) -> u64 {
+/// Past every buffer: the address of a typed element out of its view's range.
+const TYPED_OUT_OF_RANGE: u64 = 1 << 40;
+
+fn address(sh: &Shared, space: Space, addr: Addr, s: &[[u32; 4]; 4]) -> u64 {
     match addr {
         Addr::Raw => s[0][0] as u64,
         Addr::Struct(stride) => s[0][0] as u64 * stride as u64 + s[0][1] as u64,
         Addr::StructVec(stride) => s[0][0] as u64 * stride as u64 + s[1][0] as u64,
-        Addr::Typed(_) => s[0][0] as u64 * 4,
+        Addr::Typed(t) => sh
+            .uav_view(space)
+            .offset(t, s[0])
+            .unwrap_or(TYPED_OUT_OF_RANGE),
+    }
+}
+
+/// The 32-bit components per element of typed accesses to `space` (4 for other accesses).
+fn typed_components(sh: &Shared, space: Space, addr: Addr) -> usize {
+    match addr {
+        Addr::Typed(_) => sh.uav_view(space).components.min(4) as usize,
+        _ => 4,
     }
 }
 
@@ -1236,7 +1263,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             vec,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let mut r = [0u32; 4];
             let mut oob = false;
             let lds_id = match space {
@@ -1244,8 +1271,15 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                 _ => None,
             };
             if *vec {
+                let comps = typed_components(sh, *space, *addr);
                 for i in 0..4 {
                     if inst.dst.mask[i] != DstComp::Write {
+                        continue;
+                    }
+                    if i >= comps {
+                        if let Addr::Typed(t) = addr {
+                            r[i] = t.default_component(i);
+                        }
                         continue;
                     }
                     let a = base + 4 * i as u64;
@@ -1256,9 +1290,6 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     if let Some(id) = lds_id {
                         sh.lds_touch(id, a, Access::Read);
                     }
-                }
-                if let Addr::Typed(float) = addr {
-                    r = [r[0], 0, 0, if *float { ONE } else { 1 }];
                 }
             } else {
                 match memory::load_width(sh.read_only(*space)?, base, *width) {
@@ -1281,14 +1312,15 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             vec,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let data = s[inst.src.len().saturating_sub(1).min(3)];
             let mut oob = false;
             let mut touched = [None; 4];
+            let comps = typed_components(sh, *space, *addr);
             {
                 let buf = sh.buffer(*space)?;
                 if *vec {
-                    for i in 0..4 {
+                    for i in 0..comps {
                         let v = match inst.dst.mask[i] {
                             DstComp::Write => data[i],
                             DstComp::Zero => 0,
@@ -1320,7 +1352,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             ret,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let (s1, s2) = (s[1][0], s[2][0]);
             let old = memory::atomic(sh.buffer(*space)?, base, *op, s1, s2);
             if let Space::Lds(id) = space {

@@ -600,6 +600,10 @@ pub enum SpecialReg {
     /// Length in bytes of the buffer behind a UAV, SRV or `g[]` memory space: a launch
     /// constant below 2^31 (`buflen.uav2`, `buflen.srv0`, `buflen.global`). Only those spaces.
     BufLen(MemSpace),
+    /// The view of typed UAV `id`, word 0..3: 32-bit components per element, then width,
+    /// height and depth in elements (`uavview2.x` .. `uavview2.w`): a launch constant the
+    /// front end addresses typed elements with (`isa_amdil::interp::typed_uav`).
+    UavView(u8, u8),
 }
 
 impl SpecialReg {
@@ -631,10 +635,16 @@ impl SpecialReg {
                 | SpecialReg::Domain(_)
                 | SpecialReg::ResDim(..)
                 | SpecialReg::BufLen(_)
+                | SpecialReg::UavView(..)
         )
     }
     /// Parses the text form.
     pub fn parse(s: &str) -> Option<SpecialReg> {
+        if let Some(rest) = s.strip_prefix("uavview") {
+            let (id, word) = rest.split_once('.')?;
+            let word = ["x", "y", "z", "w"].iter().position(|&c| c == word)?;
+            return Some(SpecialReg::UavView(id.parse().ok()?, word as u8));
+        }
         if let Some(rest) = s.strip_prefix("resdim") {
             let (id, axis) = rest.split_once('.')?;
             let axis = match axis {
@@ -673,6 +683,13 @@ impl fmt::Display for SpecialReg {
             SpecialReg::Domain(i) => write!(f, "domain.{}", c(i)),
             SpecialReg::ResDim(id, i) => write!(f, "resdim{id}.{}", c(i)),
             SpecialReg::BufLen(space) => write!(f, "buflen.{space}"),
+            SpecialReg::UavView(id, i) => {
+                write!(
+                    f,
+                    "uavview{id}.{}",
+                    ["x", "y", "z", "w"][(*i as usize).min(3)]
+                )
+            }
         }
     }
 }
@@ -697,6 +714,8 @@ mod tests {
         for r in SpecialReg::all() {
             assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         }
+        let v = SpecialReg::UavView(3, 3);
+        assert_eq!(SpecialReg::parse(&v.to_string()), Some(v));
         let r = SpecialReg::ResDim(7, 2);
         assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         assert_eq!(SpecialReg::parse("resdim7.w"), None);
