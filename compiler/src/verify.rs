@@ -394,6 +394,7 @@ impl Setup<'_> {
         }
         if let Some(u) = user {
             d.uav_views = u.uav_views.clone();
+            d.domain_origin = u.domain_origin;
         }
         for (&id, &elems) in &exec.cbs {
             let b = rng.buffer(elems.max(1) as usize * 16, tame);
@@ -878,6 +879,12 @@ impl EmulatedRun {
                     let [w, h] = d.domain.unwrap_or([0, 0]);
                     let mut v = w.to_le_bytes().to_vec();
                     v.extend_from_slice(&h.to_le_bytes());
+                    put(&mut params, p.offset, p.size, &v);
+                }
+                ParamKind::DomainOrigin => {
+                    let [x, y] = d.domain_origin;
+                    let mut v = x.to_le_bytes().to_vec();
+                    v.extend_from_slice(&y.to_le_bytes());
                     put(&mut params, p.offset, p.size, &v);
                 }
                 ParamKind::OutPtr(id) => {

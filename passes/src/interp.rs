@@ -73,6 +73,8 @@ pub struct Memory {
     pub outputs: BTreeMap<u8, Vec<u8>>,
     /// Pixel-shader domain (width, height): `special domain.x/.y`.
     pub domain: [u32; 2],
+    /// Pixel-shader domain origin (x, y): `special origin.x/.y`.
+    pub domain_origin: [u32; 2],
     /// Texture sizes by resource id: `special resdimN.x/.y/.z`.
     pub res_dims: BTreeMap<u8, [u32; 3]>,
     /// Typed UAV views by UAV id (components, width, height, depth): `special uavviewN.x`..
@@ -549,6 +551,7 @@ impl Group<'_> {
             SpecialReg::LaneId => item.flat % 32,
             SpecialReg::Clock => item.executed as u32,
             SpecialReg::Domain(i) => mem.domain[(i as usize).min(1)],
+            SpecialReg::DomainOrigin(i) => mem.domain_origin[(i as usize).min(1)],
             SpecialReg::ResDim(id, i) => mem.res_dims.get(&id).map_or(0, |d| d[c(i)]),
             SpecialReg::UavView(id, i) => {
                 let view = mem.uav_views.get(&id).copied().unwrap_or_else(|| {

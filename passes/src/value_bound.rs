@@ -310,6 +310,7 @@ fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
         SpecialReg::LaneId => (0, 31),
         SpecialReg::Clock
         | SpecialReg::Domain(_)
+        | SpecialReg::DomainOrigin(_)
         | SpecialReg::ResDim(..)
         | SpecialReg::UavView(..) => FULL,
         // Buffers are below 2^31 bytes (the IR's rule for `buflen`).

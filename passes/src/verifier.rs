@@ -325,6 +325,11 @@ impl Verifier<'_> {
                         self.report(inst, "special register component must be x, y or z");
                     }
                 }
+                if let Domain(c) | DomainOrigin(c) = reg {
+                    if *c > 1 {
+                        self.report(inst, "domain component must be x or y");
+                    }
+                }
                 if let UavView(id, c) = reg {
                     if *c > 3 {
                         self.report(inst, "uav view word must be x, y, z or w");

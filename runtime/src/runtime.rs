@@ -730,9 +730,14 @@ impl Runtime {
                         data[..n].copy_from_slice(&bytes[..n]);
                     }
                 }
-                WriteBack::Pixels { handle, size } => {
+                WriteBack::Pixels {
+                    handle,
+                    size,
+                    origin,
+                } => {
                     if let Some(r) = self.resources.get_mut(&handle) {
-                        launch::store_pixels(bytes, size, r.data.bytes_mut(), r.width, r.format);
+                        let area = [size, origin];
+                        launch::store_pixels(bytes, area, r.data.bytes_mut(), r.width, r.format);
                     }
                 }
             }

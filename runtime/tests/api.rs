@@ -371,6 +371,59 @@ fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
     }
 }
 
+const POSITION_PS: &str = "il_ps_2_0
+dcl_output_generic o0
+dcl_input_position_interp(linear_noperspective) vWinCoord0.xy__
+mov o0, vWinCoord0.xyxy
+end
+";
+
+/// `calCtxRunProgram` over a domain at (3, 2): the pixel position is absolute (the origin
+/// plus the place in the domain) and each pixel lands at its position in the resource.
+#[test]
+fn pixel_shader_domains_keep_their_origin() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    unsafe {
+        let (dev, ctx) = open();
+        let (module, func) = load(ctx, POSITION_PS);
+        let mut out = 0;
+        ok(calResAllocLocal2D(&mut out, dev, 8, 6, FLOAT_4, 0));
+        bind(ctx, module, "o0", out);
+        let d = CALdomain {
+            x: 3,
+            y: 2,
+            width: 4,
+            height: 3,
+        };
+        let mut e = 0;
+        ok(calCtxRunProgram(&mut e, ctx, func, &d));
+        let got: Vec<f32> = read(out, 8 * 6 * 4);
+        for y in 0..6usize {
+            for x in 0..8usize {
+                let px = &got[(y * 8 + x) * 4..(y * 8 + x) * 4 + 2];
+                let inside = (3..7).contains(&x) && (2..5).contains(&y);
+                let want = if inside {
+                    [x as f32 + 0.5, y as f32 + 0.5]
+                } else {
+                    [0.0, 0.0]
+                };
+                assert_eq!(px, want, "pixel ({x}, {y})");
+            }
+        }
+        // A domain the resource does not hold at its origin is an error naming both.
+        let d = CALdomain {
+            x: 5,
+            y: 2,
+            width: 4,
+            height: 3,
+        };
+        assert_eq!(calCtxRunProgram(&mut e, ctx, func, &d), CAL_RESULT_ERROR);
+        let msg = last(Channel::Runtime);
+        assert!(msg.contains("4x3 domain at (5, 2)"), "{msg}");
+        ok(calShutdown());
+    }
+}
+
 /// The C header's struct sizes and member offsets equal the Rust definitions.
 #[test]
 fn header_layouts_agree_with_the_rust_types() {

@@ -89,6 +89,8 @@ pub const ILC_PARAM_APPEND_COUNTER: i32 = 12;
 /// The view of typed UAV `id`: four 32-bit words, components per element (1..4), width,
 /// height and depth in elements (default `1, size / 4, 1, 1`).
 pub const ILC_PARAM_UAV_VIEW: i32 = 13;
+/// Pixel-shader domain origin: x and y of the domain's first pixel (two 32-bit words).
+pub const ILC_PARAM_DOMAIN_ORIGIN: i32 = 14;
 
 /// Compiler options (`ilc_options`); fill with [`ilc_options_init`]. The layout is the ABI:
 /// members are only ever appended (see the crate documentation).
@@ -811,6 +813,7 @@ pub unsafe extern "C" fn ilc_kernel_param(
         ParamKind::OutSize(i) => (ILC_PARAM_OUTPUT_SIZE, i as i32),
         ParamKind::ResDims(i) => (ILC_PARAM_TEXTURE_DIMS, i as i32),
         ParamKind::UavView(i) => (ILC_PARAM_UAV_VIEW, i as i32),
+        ParamKind::DomainOrigin => (ILC_PARAM_DOMAIN_ORIGIN, -1),
         ParamKind::CounterPtr(i) => (ILC_PARAM_APPEND_COUNTER, i as i32),
         ParamKind::Texture {
             resource,

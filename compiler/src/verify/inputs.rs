@@ -45,6 +45,8 @@ pub struct Inputs {
     pub grid: Option<[u32; 3]>,
     /// Pixel-shader domain.
     pub domain: Option<[u32; 2]>,
+    /// Pixel-shader domain origin (default (0, 0)).
+    pub domain_origin: [u32; 2],
 }
 
 /// `N` of `PREFIXN.bin`.

@@ -64,6 +64,10 @@ pub struct Dispatch {
     /// Pixel-shader compute (`il_ps`): the 2-D domain in pixels; `grid` is then ignored
     /// (work-items run in 8x8 tiles covering the domain).
     pub domain: Option<[u32; 2]>,
+    /// Pixel-shader compute: the domain's origin (CAL's `CALdomain.x/y`): work-item (i, j)
+    /// of the domain is pixel `(x + i, y + j)`, which `vWinCoord0` reads (`+ 0.5`); the
+    /// domain check and the `o#` buffers stay relative to the domain.
+    pub domain_origin: [u32; 2],
     /// Pixel-shader outputs `o#`: `width * height` pixels of 16 bytes (the vec4), row-major;
     /// created zero-filled for each output the program writes when absent.
     pub ps_outputs: BTreeMap<u32, Vec<u8>>,
@@ -102,6 +106,7 @@ impl Default for Dispatch {
             textures: BTreeMap::new(),
             samplers: BTreeMap::new(),
             domain: None,
+            domain_origin: [0, 0],
             ps_outputs: BTreeMap::new(),
             fuel: 1 << 32,
             schedule: Schedule::LockStep,

@@ -95,6 +95,8 @@ struct Shared<'d> {
     outputs: &'d mut BTreeMap<u32, Vec<u8>>,
     /// Pixel-shader domain (width, height).
     domain: [u32; 2],
+    /// Pixel-shader domain origin (added to `vWinCoord0`).
+    origin: [u32; 2],
     lds: BTreeMap<u32, Vec<u8>>,
     gds: BTreeMap<u32, Vec<u8>>,
     tracker: Option<RaceTracker>,
@@ -286,6 +288,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         samplers: &d.samplers,
         outputs: &mut d.ps_outputs,
         domain,
+        origin: d.domain_origin,
         lds: BTreeMap::new(),
         gds: prog
             .gds
@@ -350,7 +353,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
                 if let Some(t) = sh.tracker.as_mut() {
                     t.clear();
                 }
-                init_group(&mut items, prog, [x, y, z], sh.domain, gflat);
+                init_group(&mut items, prog, [x, y, z], [sh.domain, sh.origin], gflat);
                 run_group(prog, &mut items, &mut sh, schedule, &mut rng)?;
                 sh.stats.groups += 1;
                 sh.stats.work_items += group_size;
@@ -361,7 +364,15 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
     Ok(sh.stats)
 }
 
-fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], domain: [u32; 2], gflat: u32) {
+/// `area`: the pixel-shader domain's size and origin.
+fn init_group(
+    items: &mut [Item],
+    prog: &ExecProgram,
+    g: [u32; 3],
+    area: [[u32; 2]; 2],
+    gflat: u32,
+) {
+    let [domain, origin] = area;
     let [bx, by, bz] = prog.group;
     let size = bx * by * bz;
     for (i, it) in items.iter_mut().enumerate() {
@@ -393,8 +404,8 @@ fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], domain: [u32;
         if prog.pixel_shader {
             let (px, py) = (g[0] * bx + tx, g[1] * by + ty);
             it.sys[6] = [
-                (px as f32 + 0.5).to_bits(),
-                (py as f32 + 0.5).to_bits(),
+                (px.wrapping_add(origin[0]) as f32 + 0.5).to_bits(),
+                (py.wrapping_add(origin[1]) as f32 + 0.5).to_bits(),
                 0,
                 ONE,
             ];

@@ -594,6 +594,9 @@ pub enum SpecialReg {
     /// Pixel-shader domain size in pixels, component 0 (width) or 1 (height): a launch
     /// constant (`domain.x`).
     Domain(u8),
+    /// Pixel-shader domain origin, component 0 (x) or 1 (y): a launch constant added to the
+    /// pixel position `vWinCoord0` reads (`origin.x`).
+    DomainOrigin(u8),
     /// Size in texels of texture resource `id` along axis 0..2 (width, height, depth or
     /// layers): a launch constant (`resdim3.y`).
     ResDim(u8, u8),
@@ -623,6 +626,8 @@ impl SpecialReg {
             SpecialReg::Clock,
             SpecialReg::Domain(0),
             SpecialReg::Domain(1),
+            SpecialReg::DomainOrigin(0),
+            SpecialReg::DomainOrigin(1),
         ]);
         v
     }
@@ -633,6 +638,7 @@ impl SpecialReg {
             SpecialReg::GroupSize(_)
                 | SpecialReg::GridSize(_)
                 | SpecialReg::Domain(_)
+                | SpecialReg::DomainOrigin(_)
                 | SpecialReg::ResDim(..)
                 | SpecialReg::BufLen(_)
                 | SpecialReg::UavView(..)
@@ -681,6 +687,7 @@ impl fmt::Display for SpecialReg {
             SpecialReg::LaneId => f.write_str("laneid"),
             SpecialReg::Clock => f.write_str("clock"),
             SpecialReg::Domain(i) => write!(f, "domain.{}", c(i)),
+            SpecialReg::DomainOrigin(i) => write!(f, "origin.{}", c(i)),
             SpecialReg::ResDim(id, i) => write!(f, "resdim{id}.{}", c(i)),
             SpecialReg::BufLen(space) => write!(f, "buflen.{space}"),
             SpecialReg::UavView(id, i) => {

@@ -114,6 +114,7 @@ impl Isel<'_> {
         let (kind, word) = match reg {
             IrSreg::GridSize(i) if i < 3 => return Some(0x14 + 4 * u32::from(i)),
             IrSreg::Domain(i) if i < 2 => (ParamKind::Domain, i),
+            IrSreg::DomainOrigin(i) if i < 2 => (ParamKind::DomainOrigin, i),
             IrSreg::ResDim(id, i) if i < 3 => (ParamKind::ResDims(id), i),
             IrSreg::UavView(id, i) if i < 4 => (ParamKind::UavView(id), i),
             IrSreg::BufLen(MemSpace::Uav(id)) => (ParamKind::UavSize(id), 0),
@@ -138,6 +139,7 @@ impl Isel<'_> {
             }
             IrSreg::GridSize(_)
             | IrSreg::Domain(_)
+            | IrSreg::DomainOrigin(_)
             | IrSreg::ResDim(..)
             | IrSreg::BufLen(_)
             | IrSreg::UavView(..) => {
