@@ -244,6 +244,64 @@ fn contexts_on_several_threads_run_at_once() {
     }
 }
 
+const INCREMENT_CS: &str = "il_cs_2_0
+dcl_num_thread_per_group 64
+dcl_raw_uav_id(0)
+dcl_literal l0, 2, 1, 0, 0
+ishl r0.x, vAbsTidFlat.x, l0.x
+uav_raw_load_id(0) r1.x, r0.x
+iadd r1.x, r1.x, l0.y
+uav_raw_store_id(0) mem.x, r0.x, r1.x
+end
+";
+
+/// Runs on one context from several threads happen one at a time: each adds 1 to every
+/// element of the same resource, so a run that overlapped another (both copying the old
+/// contents in, both writing back) would lose an increment; the events are 1..=N.
+#[test]
+fn runs_on_one_context_from_several_threads_are_serialized() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    unsafe {
+        let (dev, ctx) = open();
+        let (module, func) = load(ctx, INCREMENT_CS);
+        let mut out = 0;
+        ok(calResAllocLocal1D(&mut out, dev, 256, UINT_1, 0));
+        bind(ctx, module, "uav0", out);
+        let events: Vec<u32> = (0..4)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    (0..5)
+                        .map(|_| {
+                            let g = CALprogramGrid {
+                                func,
+                                grid_block: CALdomain3D::default(),
+                                grid_size: CALdomain3D {
+                                    width: 4,
+                                    height: 1,
+                                    depth: 1,
+                                },
+                                flags: 0,
+                            };
+                            let mut e = 0;
+                            ok(calCtxRunProgramGrid(&mut e, ctx, &g as *const _ as *mut _));
+                            e
+                        })
+                        .collect::<Vec<u32>>()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|t| t.join().expect("thread"))
+            .collect();
+        let mut sorted = events.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (1..=20).collect::<Vec<u32>>());
+        let got: Vec<u32> = read(out, 256);
+        assert_eq!(got, vec![20; 256]);
+        ok(calShutdown());
+    }
+}
+
 #[test]
 fn res_create_runs_kernels_on_application_memory() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
