@@ -265,7 +265,7 @@ fn runs_on_one_context_from_several_threads_are_serialized() {
         let (dev, ctx) = open();
         let (module, func) = load(ctx, INCREMENT_CS);
         let mut out = 0;
-        ok(calResAllocLocal1D(&mut out, dev, 256, UINT_1, 0));
+        ok(calResAllocLocal1D(&mut out, dev, 8192, UINT_1, 0));
         bind(ctx, module, "uav0", out);
         let events: Vec<u32> = (0..4)
             .map(|_| {
@@ -276,7 +276,7 @@ fn runs_on_one_context_from_several_threads_are_serialized() {
                                 func,
                                 grid_block: CALdomain3D::default(),
                                 grid_size: CALdomain3D {
-                                    width: 4,
+                                    width: 128,
                                     height: 1,
                                     depth: 1,
                                 },
@@ -296,8 +296,13 @@ fn runs_on_one_context_from_several_threads_are_serialized() {
         let mut sorted = events.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (1..=20).collect::<Vec<u32>>());
-        let got: Vec<u32> = read(out, 256);
-        assert_eq!(got, vec![20; 256]);
+        let got: Vec<u32> = read(out, 8192);
+        let lost = got.iter().filter(|&&v| v != 20).count();
+        assert_eq!(
+            lost, 0,
+            "elements that lost increments (first: {:?})",
+            got[0]
+        );
         ok(calShutdown());
     }
 }
