@@ -171,3 +171,19 @@ fn atomics_address_the_first_component_of_an_element() {
     assert_eq!(got[2 * (5 + 1)], 3 * 5);
     check(src, inp, Some(src.replace("r0.xy, l0.z", "r0.yx, l0.z")));
 }
+
+#[test]
+fn typed_access_to_a_raw_uav_uses_its_linear_view() {
+    // `uav_store`/`uav_load` on a UAV declared raw: 32-bit elements, as wide as the buffer.
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(3)\n\
+               dcl_literal l0, 5, 0, 0, 0\n\
+               uav_load_id(3) r0, vAbsTidFlat.x\niadd r0.x, r0.x, l0.x\n\
+               uav_store_id(3) vAbsTidFlat.x, r0\nend\n";
+    let mut inp = Inputs::default();
+    inp.uavs
+        .insert(3, (0..200u32).flat_map(|v| v.to_le_bytes()).collect());
+    inp.grid = Some([4, 1, 1]);
+    let got = interpret(src, &inp, 3);
+    assert_eq!(got, (5..205).collect::<Vec<u32>>());
+    check(src, inp, None);
+}

@@ -334,8 +334,10 @@ impl Verifier<'_> {
                     if *c > 3 {
                         self.report(inst, "uav view word must be x, y, z or w");
                     }
-                    if self.func.uavs.get(id) != Some(&crate::ir::UavKind::Typed) {
-                        self.report(inst, format!("uav{id} is not a typed UAV"));
+                    // (Any declared UAV: `uav_load`/`uav_store` on a raw one address it as
+                    // typed elements too.)
+                    if !self.func.uavs.contains_key(id) {
+                        self.report(inst, format!("uav{id} is not declared"));
                     }
                 }
                 if let BufLen(space) = reg {

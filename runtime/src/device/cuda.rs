@@ -312,8 +312,8 @@ impl Device for Cuda {
                         "cuTexObjectCreate",
                         (self.api.tex_object_create)(
                             &mut h,
-                            plan.resource.as_ptr().cast(),
-                            plan.texture.as_ptr().cast(),
+                            std::ptr::from_ref(&plan.resource).cast(),
+                            std::ptr::from_ref(&plan.texture).cast(),
                             std::ptr::null(),
                         ),
                     )?;

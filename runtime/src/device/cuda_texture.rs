@@ -34,6 +34,11 @@ pub const RESOURCE_DESC_BYTES: usize = 144;
 /// Size of `CUDA_TEXTURE_DESC`.
 pub const TEXTURE_DESC_BYTES: usize = 104;
 
+/// A driver struct's bytes, aligned as the struct (its widest members are 8 bytes).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(8))]
+pub struct Desc<const N: usize>(pub [u8; N]);
+
 /// A texture ready for the driver: padded texels and the two descriptors (the resource
 /// descriptor's device pointer is set with [`TexturePlan::set_device_ptr`]).
 #[derive(Debug)]
@@ -41,15 +46,15 @@ pub struct TexturePlan {
     /// Texels, `height` rows of `pitch` bytes.
     pub data: Vec<u8>,
     /// `CUDA_RESOURCE_DESC`.
-    pub resource: [u8; RESOURCE_DESC_BYTES],
+    pub resource: Desc<RESOURCE_DESC_BYTES>,
     /// `CUDA_TEXTURE_DESC`.
-    pub texture: [u8; TEXTURE_DESC_BYTES],
+    pub texture: Desc<TEXTURE_DESC_BYTES>,
 }
 
 impl TexturePlan {
     /// Sets `res.pitch2D.devPtr`.
     pub fn set_device_ptr(&mut self, p: u64) {
-        put(&mut self.resource, 8, &p.to_le_bytes());
+        put(&mut self.resource.0, 8, &p.to_le_bytes());
     }
 }
 
@@ -133,8 +138,8 @@ pub fn plan(t: &TextureArg, pitch_align: usize) -> Result<TexturePlan, String> {
     put(&mut texture, 16, &flags.to_le_bytes());
     Ok(TexturePlan {
         data,
-        resource,
-        texture,
+        resource: Desc(resource),
+        texture: Desc(texture),
     })
 }
 
@@ -182,13 +187,14 @@ mod tests {
         assert_eq!(&p.data[64..64 + 48], &(49..=96).collect::<Vec<u8>>()[..]);
         assert!(p.data[48..64].iter().all(|&b| b == 0));
         p.set_device_ptr(0x1234_5678_9000);
-        let r = &p.resource;
+        assert_eq!(std::mem::align_of_val(&p.resource), 8);
+        let r = &p.resource.0;
         assert_eq!(word(r, 0), RESOURCE_TYPE_PITCH2D);
         assert_eq!(dword(r, 8), 0x1234_5678_9000);
         assert_eq!((word(r, 16), word(r, 20)), (0x20, 4));
         assert_eq!((dword(r, 24), dword(r, 32), dword(r, 40)), (3, 2, 64));
         assert_eq!(word(r, 136), 0, "flags");
-        let t = &p.texture;
+        let t = &p.texture.0;
         assert_eq!([word(t, 0), word(t, 4), word(t, 8)], [1, 1, 1], "clamp");
         assert_eq!(word(t, 12), 0, "point");
         assert_eq!(
@@ -200,16 +206,19 @@ mod tests {
     #[test]
     fn normalized_storage_read_as_float_converts_and_unnorm_coordinates_stay_texels() {
         let p = plan(&arg(TexelFormat::Unorm8, 4, ElementFormat::Float, true), 32).expect("plans");
-        assert_eq!(word(&p.resource, 16), 0x01);
+        assert_eq!(word(&p.resource.0, 16), 0x01);
         assert_eq!(
-            word(&p.texture, 16),
+            word(&p.texture.0, 16),
             0,
             "normalized float reads, texel coordinates"
         );
         let p = plan(&arg(TexelFormat::U16, 2, ElementFormat::Uint, false), 32).expect("plans");
-        assert_eq!((word(&p.resource, 16), word(&p.resource, 20)), (0x02, 2));
         assert_eq!(
-            word(&p.texture, 16),
+            (word(&p.resource.0, 16), word(&p.resource.0, 20)),
+            (0x02, 2)
+        );
+        assert_eq!(
+            word(&p.texture.0, 16),
             TRSF_READ_AS_INTEGER | TRSF_NORMALIZED_COORDINATES
         );
     }
