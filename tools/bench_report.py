@@ -29,7 +29,9 @@ status 1 if any step fails.
 import argparse
 import json
 import math
+import atexit
 import os
+import shutil
 import random
 import re
 import statistics
@@ -495,6 +497,8 @@ def main():
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
     work = tempfile.mkdtemp(prefix="ilc-bench-")
+    # The scaling inputs alone are hundreds of megabytes: never leave them behind.
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     plots = os.path.join(args.out, "plots")
     os.makedirs(plots, exist_ok=True)
     rows, failures = [], []

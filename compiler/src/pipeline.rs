@@ -68,6 +68,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "const_fold",
             "addr_fold",
             "mem_combine",
+            // After combining, so that the vectors whose checks split them count.
+            "bounds_region",
             "copy_prop",
             "pair_fuse",
             "licm",

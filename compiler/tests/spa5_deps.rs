@@ -11,7 +11,10 @@
 //!   the producer set (`&wrN`); a register read by a pending store/variable-latency op
 //!   without a write barrier may be overwritten only after waiting on its `&rdN`;
 //! - control transfers start a new state (the target may be entered from elsewhere), so
-//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`.
+//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a guarded
+//!   forward `BRA`, before which only the fixed-latency results must be complete: what is
+//!   pending there stays pending on both paths (the target's state is the union of its
+//!   fall-through state and every such branch's).
 //!
 //! A violation names the kernel, the instruction index and the register.
 
@@ -55,7 +58,14 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
     let mut wr: HashMap<K, u8> = HashMap::new();
     // Sources a pending operation still reads: register -> (barrier, the operation's class).
     let mut rd: HashMap<K, (u8, isa_spa5::table::Class)> = HashMap::new();
+    // State carried by guarded forward branches to their targets.
+    type Pending = (HashMap<K, u8>, HashMap<K, (u8, isa_spa5::table::Class)>);
+    let mut carried: HashMap<usize, Vec<Pending>> = HashMap::new();
     for (idx, (i, c)) in prog.iter().enumerate() {
+        for (w, r) in carried.remove(&idx).unwrap_or_default() {
+            wr.extend(w);
+            rd.extend(r);
+        }
         // Waits release barriers.
         wr.retain(|_, b| c.wait_mask & (1 << *b) == 0);
         rd.retain(|_, (b, _)| c.wait_mask & (1 << *b) == 0);
@@ -91,7 +101,14 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 ));
             }
         }
-        if transfer(i) {
+        let forward = forward_target(prog, idx);
+        if let Some(target) = forward {
+            carried
+                .entry(target)
+                .or_default()
+                .push((wr.clone(), rd.clone()));
+        }
+        if transfer(i) && forward.is_none() {
             if let Some((k, b)) = wr
                 .iter()
                 .next()
@@ -101,6 +118,8 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                     "#{idx} control transfer with {k:?} pending on barrier {b}"
                 ));
             }
+        }
+        if transfer(i) {
             if let Some((k, r)) = ready.iter().find(|(_, r)| **r > t + u64::from(c.stall)) {
                 return Err(format!(
                     "#{idx} control transfer before {k:?} is ready ({r})"
@@ -161,6 +180,23 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
         t += u64::from(c.stall);
     }
     Ok(())
+}
+
+/// The target of a guarded `BRA` at `idx` when it lies ahead.
+fn forward_target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
+    let i = &prog[idx].0;
+    if i.form().mnemonic != "BRA" || i.guard == isa_spa5::Pred::TRUE {
+        return None;
+    }
+    let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
+        return None;
+    };
+    // Instruction addresses: 3 instructions after each 8-byte control word.
+    let next = ((idx / 3) * 32 + 8 + (idx % 3) * 8 + 8) as i64;
+    let addr = next + i64::from(*rel);
+    let (group, slot) = (addr / 32, (addr % 32) / 8);
+    let t = (group * 3 + slot - 1) as usize;
+    (addr % 8 == 0 && slot > 0 && t > idx && t < prog.len()).then_some(t)
 }
 
 fn corpus() -> Vec<PathBuf> {

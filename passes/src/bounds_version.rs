@@ -28,11 +28,13 @@
 //!
 //! Then every word the access touches is in range, which is what `inbounds` promises. When
 //! the test fails (or the loop does not run), the original loop runs with its checks; its
-//! blocks are marked cold (unrolling leaves them alone).
+//! blocks are marked cold (unrolling leaves them alone). The branch is on `vote_all` of the
+//! test: a warp takes the copy only when every thread passes, so the versions never run
+//! side by side in one warp (no reconvergence point).
 //!
 //! ```text
-//! pre:   jump P                 P:  test := ...
-//!                                   brif test, H'(args), H(args)
+//! pre:   jump P                 P:  test := ...; v := vote_all test
+//!                                   brif v, H'(args), H(args)
 //! H(..): brif c, body, X(..)    H': the copy, accesses marked inbounds, exits to X too
 //! X(p):  jump exit              uses of header values after the loop read X's parameters
 //! ```
@@ -112,7 +114,7 @@ struct Candidate {
 }
 
 /// Whether `space` has a length known only at launch (`special buflen`).
-fn has_buflen(space: MemSpace) -> bool {
+pub(crate) fn has_buflen(space: MemSpace) -> bool {
     matches!(
         space,
         MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
@@ -123,7 +125,7 @@ fn has_buflen(space: MemSpace) -> bool {
 /// left alone: their loops are mostly short per work-item (reductions, tiles), where the test
 /// costs more than the checks, and an LDS window smaller than the range a loop walks would
 /// fail the test every time.
-fn static_len(func: &Function, space: MemSpace) -> Option<u32> {
+pub(crate) fn static_len(func: &Function, space: MemSpace) -> Option<u32> {
     match space {
         MemSpace::Cb(id) => func.cbs.get(&id).copied(),
         _ => None,
@@ -274,7 +276,9 @@ fn apply(func: &mut Function, c: &Candidate) -> Block {
         func.dfg.set_cold(b, true);
     }
     let mut cur = FuncCursor::new(func).at_end(test);
-    cur.ins().brif(cond, copy, &entry_args, h, &entry_args);
+    // A warp enters the copy only when all its threads pass: the branch never diverges.
+    let vote = cur.ins().vote_all(cond);
+    cur.ins().brif(vote, copy, &entry_args, h, &entry_args);
     // Values of the header used after the loop come through a block both versions exit to.
     let escaping = escaping_values(func, h, &members, &block_map);
     if !escaping.is_empty() {
@@ -409,7 +413,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         let at_last = cur.ins().iadd(iv.init, grown);
         subst.insert(iv.param, [iv.init, second, at_last]);
     }
-    let mut all = Conj(None, HashSet::default());
+    let mut all = Conj::default();
     if lp.step > 1 {
         let max: u64 = if lp.signed { 0x7fff_ffff } else { 0xffff_ffff };
         let lim = cur.ins().iconst(Type::B32, max - u64::from(lp.step - 1));
@@ -514,10 +518,17 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
 /// A conjunction of compares, built as they are emitted (one live `pred` at a time; the
 /// backend folds each `pand` of a compare into the compare's instruction).
 /// A compare already in the conjunction is not added twice.
-struct Conj(Option<Value>, HashSet<(IntCC, Value, Value)>);
+#[derive(Default)]
+pub(crate) struct Conj(Option<Value>, HashSet<(IntCC, Value, Value)>);
 
 impl Conj {
-    fn and(&mut self, cur: &mut FuncCursor, cc: IntCC, a: Value, b: Value) {
+    /// The conjunction so far (None while empty).
+    pub(crate) fn value(&self) -> Option<Value> {
+        self.0
+    }
+
+    /// Adds `icmp cc a, b`.
+    pub(crate) fn and(&mut self, cur: &mut FuncCursor, cc: IntCC, a: Value, b: Value) {
         if !self.1.insert((cc, a, b)) {
             return;
         }

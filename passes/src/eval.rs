@@ -312,6 +312,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Por => pred((a | b) != 0),
         Pxor => pred((a ^ b) != 0),
         Pnot => pred(a == 0),
+        VoteAll => pred(a != 0),
         Fadd => one(rf(f(a) + f(b))),
         Fsub => one(rf(f(a) - f(b))),
         Fmul => one(rf(f(a) * f(b))),

@@ -31,6 +31,7 @@ pub mod verifier;
 
 pub mod addr_fold;
 pub(crate) mod affine;
+pub mod bounds_region;
 pub mod bounds_version;
 pub mod combine;
 pub mod const_fold;

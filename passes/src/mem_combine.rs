@@ -1,4 +1,4 @@
-//! Memory access combining: neighbouring 32-bit loads (or stores) of one UAV or SRV through
+//! Memory access combining: neighbouring 32-bit loads (or stores) of one UAV, SRV or `g[]` through
 //! the same address value become one 64- or 128-bit access when the address is known to be
 //! aligned for it.
 //!
@@ -12,7 +12,7 @@
 //! - stores combine at the last one (the earlier ones move down) when nothing between them
 //!   may read or write `S` (a load, store or atomic of `S`, a barrier or fence);
 //! - a run of consecutive words is cut into `b128`/`b64` pieces where the effective address is
-//!   provably 16/8-byte aligned ([`known_align`]: shifts, multiplies by constants, sums,
+//!   provably 16/8-byte aligned ([`known_align`]: shifts, multiplies by constants, sums, selects,
 //!   masks; or the first word's access records that alignment); the new access records it.
 //!
 //! What it buys: with accesses promised in bounds, `LDG.E.128`/`STG.E.64` instead of four or
@@ -57,7 +57,12 @@ fn candidate(func: &Function, inst: Inst, loads: bool) -> Option<(MemSpace, Valu
         (InstructionData::Store { mem, args, .. }, false) => (mem, args),
         _ => return None,
     };
-    if mem.size != MemSize::Words(1) || !matches!(mem.space, MemSpace::Uav(_) | MemSpace::Srv(_)) {
+    if mem.size != MemSize::Words(1)
+        || !matches!(
+            mem.space,
+            MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+        )
+    {
         return None;
     }
     let addr = data.mem_addr()?;
@@ -287,6 +292,16 @@ pub fn known_align(func: &Function, v: Value, depth: u32) -> u32 {
             let fb = k(b).map_or_else(|| rec(b), pow);
             cap(u64::from(fa) * u64::from(fb)).min(rec(c))
         }
+        // Either choice (a clamped index: `g[]` addresses past the window).
+        InstructionData::Ternary {
+            opcode: Opcode::Select,
+            args,
+        } if func.dfg.value_type(v) == crate::ir::Type::B32 => {
+            let [_, b, c] = *args;
+            let fb = k(b).map_or_else(|| rec(b), pow);
+            let fc = k(c).map_or_else(|| rec(c), pow);
+            fb.min(fc)
+        }
         _ => 1,
     }
 }
@@ -349,5 +364,41 @@ block0:
 }",
         );
         assert_eq!(n, 0, "{text}");
+    }
+
+    #[test]
+    fn global_vectors_through_a_clamped_index_combine() {
+        // `g[]` as the lowering forms it: the byte address of a vec4 element or a clamp
+        // constant past the window; both choices are 16-byte aligned. A select with an odd
+        // constant is not.
+        let (n, text) = run_text(
+            "kernel %k {
+    global
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x4
+    v2 = ishl v0, v1
+    v3 = icmp ugt v0, v1
+    v4 = iconst.b32 0xfffffff0
+    v5 = select v3, v4, v2
+    v6 = load.b32 global[v5]
+    v7 = load.b32 global[v5+4]
+    v8 = load.b32 global[v5+8]
+    v9 = load.b32 global[v5+12]
+    v10 = iconst.b32 0x3
+    v11 = select v3, v10, v2
+    v12 = load.b32 global[v11]
+    v13 = load.b32 global[v11+4]
+    store.b32 global[v2], v6
+    store.b32 global[v2+4], v7
+    store.b32 global[v2+8], v12
+    store.b32 global[v2+12], v13
+    return
+}",
+        );
+        assert_eq!(n, 2, "{text}");
+        assert!(text.contains("load.b128 align 16 global[v5]"), "{text}");
+        assert!(text.contains("store.b128 align 16 global[v2]"), "{text}");
+        assert!(text.contains("v12 = load.b32 global[v11]"), "{text}");
     }
 }

@@ -146,6 +146,13 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "bounds_region",
+        summary:
+            "copy of a straight-line run without buffer checks, entered when one test proves them",
+        run: |func, _| crate::bounds_region::run(func),
+        preserves_cfg: false,
+    },
+    PassInfo {
         name: "unroll",
         summary: "unroll counted loops (fully for short constant trip counts)",
         run: crate::unroll::run_with,

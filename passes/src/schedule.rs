@@ -7,7 +7,8 @@
 //!   producer's latency (a variable-latency producer uses its typical latency);
 //! - memory edges keeping every read after the preceding write/barrier, every write after
 //!   the preceding reads, writes and barriers, and every barrier after all earlier memory
-//!   operations (weight 1);
+//!   operations (weight 1), per memory class (`MemClasses`: global, shared, local): a load
+//!   of a buffer may move above a store to shared memory;
 //! - the terminator stays last.
 //!
 //! The list scheduler issues, cycle by cycle, the ready instruction with the longest
@@ -15,9 +16,9 @@
 //! S2R operations start early), preferring instructions whose operands are available,
 //! keeping a functional unit's throughput (`issue_cycles`) and breaking ties by source
 //! order. It tracks the registers live in each file; when issuing the preferred
-//! instruction would take the pressure past the budget, it picks the first instruction in
-//! source order that does not increase pressure, else the first in source order, so under
-//! pressure the schedule drifts back toward the source order.
+//! instruction would take the pressure past the budget, it picks the tallest instruction
+//! that does not increase pressure, else the first in source order, so under pressure the
+//! schedule drifts back toward the source order.
 //!
 //! Requires: a verifier-clean function. Guarantees: only the order of instructions inside
 //! each block changes; every dependency above is respected; the result is a pure function
@@ -102,8 +103,10 @@ fn build_dag(
         })
         .collect();
     let mut edges: Vec<(usize, usize, u32)> = Vec::with_capacity(3 * insts.len());
-    let mut last_write: Option<usize> = None;
-    let mut reads_since: Vec<usize> = Vec::new();
+    // Per memory class (`MemClasses` bit): the last write and the reads since.
+    const CLASSES: usize = 3;
+    let mut last_write: [Option<usize>; CLASSES] = [None; CLASSES];
+    let mut reads_since: [Vec<usize>; CLASSES] = Default::default();
     for (i, &inst) in insts.iter().enumerate() {
         crate::budget::tick();
         for v in func.dfg.insts[inst].all_values() {
@@ -115,20 +118,27 @@ fn build_dag(
             }
         }
         let fx = target.mem_effects(func, inst);
-        if fx.writes || fx.barrier {
-            if let Some(w) = last_write {
-                edges.push((w, i, 1));
+        let spaces = if fx.barrier {
+            crate::target::MemClasses::ALL
+        } else {
+            fx.spaces
+        };
+        for c in (0..CLASSES).filter(|&c| spaces.0 & (1 << c) != 0) {
+            if fx.writes || fx.barrier {
+                if let Some(w) = last_write[c] {
+                    edges.push((w, i, 1));
+                }
+                for &r in &reads_since[c] {
+                    edges.push((r, i, 1));
+                }
+                reads_since[c].clear();
+                last_write[c] = Some(i);
+            } else if fx.reads {
+                if let Some(w) = last_write[c] {
+                    edges.push((w, i, 1));
+                }
+                reads_since[c].push(i);
             }
-            for &r in &reads_since {
-                edges.push((r, i, 1));
-            }
-            reads_since.clear();
-            last_write = Some(i);
-        } else if fx.reads {
-            if let Some(w) = last_write {
-                edges.push((w, i, 1));
-            }
-            reads_since.push(i);
         }
     }
     // Readers of each value in the block, for the late block-argument updates above.
@@ -422,13 +432,19 @@ fn schedule_block(
         };
         let pick = if over(best) {
             stats.pressure_picks += 1;
-            // The first instruction in source order (among the first 64 ready) that does
-            // not grow pressure, else plain source order.
+            // Among the first 64 ready in source order, the tallest that does not grow
+            // pressure (latency still counts among those), else plain source order (which
+            // keeps the program's own pressure).
             let first = *ready.iter().next().expect("best is ready");
-            let calm = ready.iter().take(64).copied().find(|&i| {
-                let d = delta(nodes[i].inst, &remaining);
-                d[0] + d[1] <= 0
-            });
+            let calm = ready
+                .iter()
+                .take(64)
+                .copied()
+                .filter(|&i| {
+                    let d = delta(nodes[i].inst, &remaining);
+                    d[0] + d[1] <= 0
+                })
+                .min_by_key(|&i| (Reverse(nodes[i].height), i));
             calm.unwrap_or(first)
         } else {
             best

@@ -189,6 +189,57 @@ pub struct MemEffects {
     /// A barrier/fence or other full ordering point: nothing with memory or side effects
     /// crosses it.
     pub barrier: bool,
+    /// The memories read or written: accesses of disjoint memories never conflict.
+    pub spaces: MemClasses,
+}
+
+/// A set of memories that no access of another reaches: global (UAVs, SRVs, `g[]`,
+/// outputs: buffers the launch may bind to overlapping memory), the group's shared memory
+/// (LDS) and a thread's local memory (private arrays, spills). Constant buffers are never
+/// written, so their reads are in no class. The default is every class.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MemClasses(pub u8);
+
+impl MemClasses {
+    /// Global memory.
+    pub const GLOBAL: MemClasses = MemClasses(1);
+    /// Shared memory (LDS).
+    pub const SHARED: MemClasses = MemClasses(2);
+    /// A thread's local memory.
+    pub const LOCAL: MemClasses = MemClasses(4);
+    /// Every class (unknown effects).
+    pub const ALL: MemClasses = MemClasses(7);
+    /// No class.
+    pub const NONE: MemClasses = MemClasses(0);
+
+    /// The class of an IR memory space.
+    pub fn of(space: crate::ir::MemSpace) -> MemClasses {
+        use crate::ir::MemSpace;
+        match space {
+            MemSpace::Lds(_) => MemClasses::SHARED,
+            MemSpace::Private(_) => MemClasses::LOCAL,
+            MemSpace::Cb(_) => MemClasses::NONE,
+            _ => MemClasses::GLOBAL,
+        }
+    }
+
+    /// Whether the two sets share a class.
+    pub fn meet(self, other: MemClasses) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl Default for MemClasses {
+    fn default() -> Self {
+        MemClasses::ALL
+    }
+}
+
+impl std::ops::BitOr for MemClasses {
+    type Output = MemClasses;
+    fn bitor(self, o: MemClasses) -> MemClasses {
+        MemClasses(self.0 | o.0)
+    }
 }
 
 /// Memory effects of generic opcodes (used by [`TargetIsa::mem_effects`]'s default).
@@ -199,16 +250,22 @@ pub fn generic_mem_effects(data: &InstructionData) -> MemEffects {
             reads: true,
             writes: true,
             barrier: true,
+            spaces: MemClasses::ALL,
         },
         Opcode::Target => MemEffects {
             reads: data.has_side_effects(),
             writes: data.has_side_effects(),
             barrier: false,
+            spaces: MemClasses::ALL,
         },
         _ => MemEffects {
             reads: op.reads_memory(),
             writes: op.writes_memory() || (op.has_side_effects() && !op.is_terminator()),
             barrier: false,
+            spaces: match data.mem_arg() {
+                Some(m) if op.reads_memory() || op.writes_memory() => MemClasses::of(m.space),
+                _ => MemClasses::ALL,
+            },
         },
     }
 }

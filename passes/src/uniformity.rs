@@ -11,7 +11,8 @@
 //! from memory threads can write or own (UAVs, LDS, private arrays, `g[]`, outputs) — only
 //! constant-buffer and read-only SRV loads at a uniform address are uniform. Divergence then
 //! spreads through
-//! - data: an instruction with a divergent operand has divergent results;
+//! - data: an instruction with a divergent operand has divergent results (except `vote_all`,
+//!   uniform by definition);
 //! - control (sync dependence): below a divergent branch in block `D` with immediate
 //!   post-dominator `P`, a block parameter of `P` or of a block with several predecessors
 //!   that two different successors of `D` reach before `P` merges values from paths
@@ -26,7 +27,7 @@
 use cranelift_entity::SecondaryMap;
 
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, LoopInfo, MemSpace,
+    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, LoopInfo, MemSpace, Opcode,
     PostDominatorTree, SpecialReg, Value,
 };
 
@@ -37,17 +38,17 @@ pub struct Uniformity {
 }
 
 impl Uniformity {
-    /// Analyses `func` with the IR's sources of divergence ([`is_source`]).
+    /// Analyses `func` with the IR's sources of divergence and uniformity ([`origin`]).
     pub fn compute(func: &Function) -> Uniformity {
-        Self::compute_with(func, is_source)
+        Self::compute_with(func, origin)
     }
 
-    /// Analyses `func` with `is_source` naming the instructions whose results differ between
-    /// threads whatever their operands (a backend passes one that knows its `Target`
-    /// instructions, whose semantics the IR does not see).
+    /// Analyses `func` with `origin` saying which instructions' results differ between
+    /// threads, or are equal in all of them, whatever their operands (a backend passes one
+    /// that knows its `Target` instructions, whose semantics the IR does not see).
     pub fn compute_with(
         func: &Function,
-        is_source: impl Fn(&InstructionData) -> bool,
+        origin: impl Fn(&InstructionData) -> Origin,
     ) -> Uniformity {
         let cfg = ControlFlowGraph::with_function(func);
         let dt = DominatorTree::with_function(func, &cfg);
@@ -67,7 +68,11 @@ impl Uniformity {
                 for inst in func.layout.block_insts(b) {
                     let data = &func.dfg.insts[inst];
                     // (`args` excludes branch arguments, handled below.)
-                    let div = is_source(data) || data.args().iter().any(|&a| u.divergent[a]);
+                    let div = match origin(data) {
+                        Origin::Divergent => true,
+                        Origin::Uniform => false,
+                        Origin::Operands => data.args().iter().any(|&a| u.divergent[a]),
+                    };
                     if div {
                         for &r in func.dfg.inst_results(inst) {
                             changed |= mark(&mut u.divergent, r);
@@ -244,6 +249,28 @@ fn mark(map: &mut SecondaryMap<Value, bool>, v: Value) -> bool {
     let was = map[v];
     map[v] = true;
     !was
+}
+
+/// Where an instruction's results stand whatever the data rule would say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Divergent when an operand is.
+    Operands,
+    /// May differ between threads whatever the operands (a source of divergence).
+    Divergent,
+    /// Equal in every thread that computes them together whatever the operands (a vote).
+    Uniform,
+}
+
+/// The IR's rule: the sources of divergence ([`is_source`]) and `vote_all`, uniform.
+pub fn origin(data: &InstructionData) -> Origin {
+    if is_source(data) {
+        Origin::Divergent
+    } else if data.opcode() == Opcode::VoteAll {
+        Origin::Uniform
+    } else {
+        Origin::Operands
+    }
 }
 
 /// Whether the instruction's results differ between threads whatever its operands.

@@ -188,3 +188,14 @@ fn generated_loops_get_strength_reduced() {
         "only {reduced} addresses strength-reduced in 60 generated kernels"
     );
 }
+
+/// The generator reaches straight-line versioning on bounds checks: some kernels have runs of
+/// accesses (vectors, neighbours at one address) worth one test.
+#[test]
+fn generated_runs_get_versioned() {
+    let versioned = loops_transformed("bounds_region", ilc_passes::bounds_region::version);
+    assert!(
+        versioned >= 5,
+        "only {versioned} straight-line runs versioned in 60 generated kernels"
+    );
+}

@@ -27,7 +27,10 @@
 //!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
-//!   from a clean state whichever way it is entered;
+//!   from a clean state whichever way it is entered; except a guarded forward `BRA` (an `if`,
+//!   a versioning test), which only stalls for the fixed-latency results: the barriers
+//!   pending at it stay pending on the fall-through path, and its target's first instruction
+//!   waits on them (so loads issued before an `if` stay in flight across it);
 //! - `serial` mode: every instruction stalls 15 cycles and waits on both barriers used.
 //!
 //! Guarantees: every control field is in range (stall <= 15, barriers < 6).
@@ -69,6 +72,20 @@ pub fn keys(locs: impl Iterator<Item = Loc>) -> smallvec::SmallVec<[Key; 8]> {
         }
     }
     v
+}
+
+/// The target of a guarded forward `BRA` at `idx` (module doc: it keeps the barriers pending).
+pub fn soft_branch_target(insts: &[MInst], idx: usize) -> Option<usize> {
+    let i = &insts[idx];
+    if i.op != Op::BRA || i.guard.reg.is_true() && !i.guard.not {
+        return None;
+    }
+    let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
+        return None;
+    };
+    let addr = isa_spa5::program::inst_addr(idx) as i64 + 8 + i64::from(*rel);
+    let t = isa_spa5::program::addr_inst(u64::try_from(addr).ok()?)?;
+    (t > idx && t < insts.len()).then_some(t)
 }
 
 /// Whether `i` transfers control (the state is drained before it).
@@ -168,6 +185,7 @@ const LOOKAHEAD: usize = 256;
 /// first (assume it does).
 fn sources_overwritten_early(
     insts: &[MInst],
+    soft: &[Option<usize>],
     idx: usize,
     srcs: &[Key],
     defs: &[Key],
@@ -181,7 +199,10 @@ fn sources_overwritten_early(
         if !same_pipe && ldefs.iter().any(|k| srcs.contains(k)) {
             return Some(Some(at));
         }
-        if is_transfer(later) || uses.iter().chain(&ldefs).any(|k| defs.contains(k)) {
+        // A soft branch waits for nothing; its target waits for everything pending.
+        if is_transfer(later) && soft[at].is_none()
+            || uses.iter().chain(&ldefs).any(|k| defs.contains(k))
+        {
             return None;
         }
     }
@@ -214,6 +235,11 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         }
         return ctl;
     }
+    let soft: Vec<Option<usize>> = (0..insts.len())
+        .map(|i| soft_branch_target(insts, i))
+        .collect();
+    // Barriers a soft branch left pending, owed by the first instruction of its target.
+    let mut owed = vec![0u8; insts.len()];
     let mut ready: HashMap<Key, u64> = HashMap::default();
     let mut sbs: Vec<Sb> = vec![Sb::default(); 6];
     let mut t: u64 = 0;
@@ -226,7 +252,12 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let transfer = is_transfer(inst);
         let class = inst.form().class;
         // Scoreboard waits.
-        let mut wait = 0u8;
+        let mut wait = owed[idx];
+        if let Some(target) = soft[idx] {
+            owed[target] |= (0..sbs.len())
+                .filter(|&b| sbs[b].busy)
+                .fold(0u8, |m, b| m | 1 << b);
+        }
         for (b, sb) in sbs.iter().enumerate() {
             if !sb.busy {
                 continue;
@@ -234,7 +265,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             // A variable-latency write of the barrier's class may overwrite the sources of
             // its operations: that pipe reads them in issue order (as ptxas relies on).
             let same_pipe = inst.is_variable_latency() && sb.class == Some(class);
-            let hit = transfer
+            let hit = transfer && soft[idx].is_none()
                 || uses.iter().any(|k| sb.defs.contains(k))
                 || defs
                     .iter()
@@ -305,7 +336,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
             let overwriter = if gpr_srcs {
-                sources_overwritten_early(insts, idx, &srcs, &defs)
+                sources_overwritten_early(insts, &soft, idx, &srcs, &defs)
             } else {
                 None
             };

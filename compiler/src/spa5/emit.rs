@@ -45,7 +45,7 @@ use ilc_passes::ir::{
     PostDominatorTree, RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
-use ilc_passes::uniformity::Uniformity;
+use ilc_passes::uniformity::{Origin, Uniformity};
 use isa_spa5::inst::Operand;
 use isa_spa5::table::Class;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg, SpecialReg};
@@ -101,17 +101,21 @@ pub enum EmitError {
 /// instructions' own sources of divergence. A `Target` instruction's results differ between
 /// threads whatever its operands when a machine instruction of its template reads memory
 /// threads write or own (shared, global, local: loads, atomics, spill reloads), exchanges
-/// values between lanes (shuffles, votes) or reads a per-thread special register (anything but
+/// values between lanes (shuffles) or reads a per-thread special register (anything but
 /// the group id); constant-bank and texture reads are uniform at a uniform address, like the
-/// IR's constant-buffer and SRV loads. Computed on the allocated function itself, so it
+/// IR's constant-buffer and SRV loads. A template that is one `VOTE` gives the same result to
+/// every thread (the vote of `vote_all`). Computed on the allocated function itself, so it
 /// covers the blocks and copies selection, scheduling and allocation added.
 pub fn divergence(func: &Function, tgt: &Spa5Target) -> Uniformity {
     Uniformity::compute_with(func, |data| match data {
-        InstructionData::Target { code, .. } => tgt
-            .templates
-            .get(*code as usize)
-            .is_none_or(|t| t.seq.iter().any(|ti| thread_dependent(&ti.inst))),
-        other => ilc_passes::uniformity::is_source(other),
+        InstructionData::Target { code, .. } => match tgt.templates.get(*code as usize) {
+            Some(t) if t.seq.len() == 1 && t.seq[0].inst.op == isa_spa5::Op::VOTE => {
+                Origin::Uniform
+            }
+            Some(t) if !t.seq.iter().any(|ti| thread_dependent(&ti.inst)) => Origin::Operands,
+            _ => Origin::Divergent,
+        },
+        other => ilc_passes::uniformity::origin(other),
     })
 }
 

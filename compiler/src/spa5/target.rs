@@ -24,7 +24,7 @@ use ilc_passes::FastHashMap as HashMap;
 
 use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
 use ilc_passes::target::{
-    InstConstraints, LatencyKind, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
+    InstConstraints, LatencyKind, MemClasses, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
 };
 use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::latency;
@@ -524,7 +524,9 @@ impl TargetIsa for Spa5Target {
                     reads: false,
                     writes: data.has_side_effects(),
                     barrier: false,
+                    spaces: MemClasses::NONE,
                 };
+                let mut known = true;
                 for ti in &t.seq {
                     let m = &ti.inst;
                     fx.reads |= m.is_memory_load();
@@ -535,6 +537,23 @@ impl TargetIsa for Spa5Target {
                         fx.reads = true;
                         fx.writes = true;
                     }
+                    if m.is_memory_load() || m.is_memory_store() {
+                        match (m.form().class, mn) {
+                            (Class::Shared, _) => fx.spaces = fx.spaces | MemClasses::SHARED,
+                            (_, "LDL" | "STL") => fx.spaces = fx.spaces | MemClasses::LOCAL,
+                            (Class::Const, _) => {}
+                            (Class::Global | Class::Tex, _) => {
+                                fx.spaces = fx.spaces | MemClasses::GLOBAL
+                            }
+                            _ => known = false,
+                        }
+                    }
+                }
+                // Side effects without a memory access of a known class (and instructions
+                // without memory effects, which compare equal to the default) count for
+                // every class.
+                if !known || fx.spaces == MemClasses::NONE && (fx.writes || !fx.reads) {
+                    fx.spaces = MemClasses::ALL;
                 }
                 fx
             }

@@ -363,7 +363,7 @@ impl InstBuilder<'_, '_> {
     unary_methods! {
         copy => Copy, ineg => Ineg, bnot => Bnot, bitrev => Bitrev, popcnt => Popcnt, clz => Clz,
         firstbit_hi => FirstbitHi, firstbit_lo => FirstbitLo, firstbit_shi => FirstbitShi,
-        iabs => Iabs, bmask => Bmask, pnot => Pnot, fneg => Fneg, fabs => Fabs, frcp => Frcp,
+        iabs => Iabs, bmask => Bmask, pnot => Pnot, vote_all => VoteAll, fneg => Fneg, fabs => Fabs, frcp => Frcp,
         frsq => Frsq, fsqrt => Fsqrt, fexp2 => Fexp2, flog2 => Flog2, fsin => Fsin, fcos => Fcos,
         ffloor => Ffloor, fceil => Fceil, ftrunc => Ftrunc, fround_even => FroundEven,
         ffract => Ffract, fsat => Fsat, drcp => Drcp, dsqrt => Dsqrt, dneg => Dneg, dabs => Dabs,

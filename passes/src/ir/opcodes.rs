@@ -254,6 +254,12 @@ define_opcodes! {
     Pxor = "pxor", Binary, [P, P] -> [P], COMM;
     /// Predicate not.
     Pnot = "pnot", Unary, [P] -> [P], 0;
+    /// `vote_all p`: a `pred` that implies `p` and is the same in every work-item that
+    /// executes it together with this one (a warp's active threads: `VOTE.ALL`), so a branch
+    /// on it never diverges. It may be false where `p` holds; a lone work-item (the
+    /// interpreters, folding) takes it as `p`. For versioning: a warp enters the fast copy
+    /// only when all of its threads pass the test.
+    VoteAll = "vote_all", Unary, [P] -> [P], 0;
     // ---- f32 ----
     /// a + b.
     Fadd = "fadd", Binary, [I, I] -> [I], COMM;

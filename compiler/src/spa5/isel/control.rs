@@ -75,6 +75,19 @@ impl Isel<'_> {
                 one(self.psetp(bop, args[0], false, Some((args[1], false)))?)
             }
             Opcode::Pnot => one(self.psetp(Bop::And, args[0], true, None)?),
+            // `VOTE.ALL RZ, p, q`: p holds in every active thread iff q does in all of them.
+            Opcode::VoteAll => {
+                let inst = MInst::build(
+                    Op::VOTE,
+                    &[
+                        Operand::Reg(Reg::RZ),
+                        Operand::Pred(Pred::p(0)),
+                        Operand::Pred(Pred::TRUE),
+                    ],
+                )
+                .with_name(isa_spa5::ModKind::VoteOp, "ALL");
+                one(self.one_ty(inst, &[Slot::Keep, Res(0, 0), Arg(0, 0)], &args, Type::Pred)?)
+            }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
     }

@@ -151,9 +151,18 @@ impl Isel<'_> {
                 let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
                 let min = matches!(op, Opcode::Imin | Opcode::Umin);
                 let p = if min { Pred::TRUE } else { Pred::FALSE };
+                // Commutative: a constant or parameter operand goes second, as its immediate
+                // or c[] form.
+                let (a, b) = self.canon(args[0], args[1]);
+                let forms = SrcForms::of(Op::IMNMX_R, 2);
+                if let Some((op, ob)) = self.legal_src(&forms, b, &ANY, &no_mods) {
+                    let inst =
+                        MInst::build(op, &[R, R, ob, Operand::Pred(p)]).m(ModKind::Signed, signed);
+                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[a])?);
+                }
                 let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(p)])
                     .m(ModKind::Signed, signed);
-                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])?)
             }
             Opcode::Iabs if is64 => unsupported64(self),
             Opcode::Iabs => {

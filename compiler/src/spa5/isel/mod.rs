@@ -602,7 +602,9 @@ pub fn family(op: Opcode) -> Family {
         | O::U2d
         | O::F16to32
         | O::F32to16 => Family::Conv,
-        O::Pconst | O::Select | O::Bmask | O::Pand | O::Por | O::Pxor | O::Pnot => Family::Control,
+        O::Pconst | O::Select | O::Bmask | O::Pand | O::Por | O::Pxor | O::Pnot | O::VoteAll => {
+            Family::Control
+        }
         O::Load | O::Store | O::Atomic | O::AtomicNoret | O::Barrier => Family::Mem,
         O::Tex => Family::Tex,
         O::Jump | O::Brif | O::Return => Family::Generic,

@@ -1,0 +1,636 @@
+//! Versioning of straight-line code on bounds checks: a run of a block holding several
+//! checked memory accesses gets a copy in which those accesses are marked `inbounds`,
+//! entered when one test in front of the run shows every one of them in range, through a
+//! branch on `vote_all` of the test, so a warp never splits between the versions (it runs the
+//! copy only when all of its threads pass).
+//!
+//! This is the straight-line counterpart of [`crate::bounds_version`], which versions loops.
+//! The backend checks each word of a UAV, SRV or `g[]` access against its buffer's length
+//! (known only at launch) and each indexed constant-buffer read it cannot prove in range:
+//! a compare per word, a zeroing move per loaded word, and a vector access split into words
+//! (so that a partly out-of-range vector behaves as the IR says). One compare per group of
+//! accesses at one address (their offsets folded) proves them all.
+//!
+//! A run starts at a block's first checked access whose address is available there (defined
+//! before it, or computed from such values by pure instructions, which move up in front of
+//! it) and ends at the last such access before a barrier or a `quad_shuffle` (convergent
+//! operations that must not sit in one version only). The block becomes
+//!
+//! ```text
+//! B:   ...; test := ...; v := vote_all test; brif v, R', R
+//! R':  the run, chosen accesses marked inbounds; jump P(escaping copies)
+//! P(e..): the rest of B (uses of the run's values read P's parameters)
+//! R:   the run, unchanged (cold, laid out last); jump P(escaping values)
+//! ```
+//!
+//! and `P` is searched again (for a run after a barrier). Blocks in loops are left to
+//! [`crate::bounds_version`] (a test there would run every iteration). The test requires, per group of
+//! accesses in one space at one address `a` with offsets from `lo` to the highest end `hi`
+//! (`hi = max(offset + size)`): `a + lo >= 0` (a compare only for `lo < 0`) and `a + hi <=
+//! len` in exact arithmetic: `t = a + (hi - 1)` in 32 bits, `t < len`, plus `t >= hi - 1`
+//! (no wrap) unless `a`'s value range or alignment rules a wrap out; the `t`s of one space
+//! fold by `umax` into one compare. A run is versioned only
+//! when the checks it removes (an estimate of the backend's instructions: a compare per word
+//! and a move per loaded word, and a split per vector) exceed the test by [`MARGIN`].
+//!
+//! Requires: a verified SSA function; meant to run after access combining (vectors are
+//! visible) and after [`crate::bounds_version`] (whose unchecked loop copies have nothing
+//! left to check; cold blocks are left alone). Guarantees: the same observable behaviour
+//! for every buffer length and address (near 2^32 too); a verifier-clean function; an
+//! access is marked `inbounds` only in a copy and only where the test proves it; a function
+//! grows by at most [`MAX_GROWTH`] instructions.
+
+use crate::bounds_version::{has_buflen, static_len, Conj};
+use crate::counted_loop::copy_blocks;
+use crate::ir::{
+    Block, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData, IntCC,
+    LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value,
+};
+use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
+
+/// Most instructions versioning adds to one function.
+pub const MAX_GROWTH: usize = 2048;
+/// Longest run (instructions) that is copied.
+pub const MAX_RUN: usize = 400;
+/// How many instructions the removed checks must exceed the test by: the copy costs code
+/// size and a branch that drains the scoreboard.
+pub const MARGIN: i64 = 1;
+/// Most instructions moved in front of a run to compute one access's address.
+const MAX_EXPR: usize = 24;
+
+/// Runs the pass.
+pub fn run(func: &mut Function) {
+    version(func);
+}
+
+/// Versions every run worth it; returns how many were versioned.
+pub fn version(func: &mut Function) -> usize {
+    let mut work: Vec<Block> = func.layout.blocks().collect();
+    work.reverse();
+    let mut grown = 0;
+    let mut count = 0;
+    let ranges = crate::value_bound::Ranges::new(func);
+    // Loops are left to `bounds_version`, which tests once in front of a loop: a test in a
+    // loop body runs every iteration, and its serial chain (compares, vote, branch) costs
+    // more cycles there than the parallel checks it removes. The blocks split off a block
+    // outside loops stay outside.
+    let in_loop: HashSet<Block> = {
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        func.layout
+            .blocks()
+            .filter(|&b| loops.loop_depth(b) > 0)
+            .collect()
+    };
+    while let Some(b) = work.pop() {
+        crate::budget::tick();
+        if func.dfg.is_cold(b) || in_loop.contains(&b) {
+            continue;
+        }
+        let Some(run) = find_run(func, &ranges, b) else {
+            continue;
+        };
+        if grown + run.len > MAX_GROWTH {
+            break;
+        }
+        grown += run.len;
+        let rest = apply(func, b, &run);
+        count += 1;
+        work.push(rest);
+    }
+    count
+}
+
+/// A run to version.
+struct Run {
+    /// Pure instructions after the run's first access that compute chosen addresses: they
+    /// move in front of it, in this (block) order.
+    hoist: Vec<Inst>,
+    /// The first and last instruction of the run.
+    first: Inst,
+    last: Inst,
+    /// The accesses the copy marks `inbounds`.
+    chosen: Vec<Inst>,
+    /// Instructions in the run.
+    len: usize,
+}
+
+/// Whether a checked access in `space` is one this pass proves: launch-sized buffers, and
+/// constant buffers read at addresses whose range does not already fit (the backend drops
+/// those checks itself).
+fn checked(func: &Function, ranges: &crate::value_bound::Ranges, inst: Inst, b: Block) -> bool {
+    let data = &func.dfg.insts[inst];
+    let Some(m) = data.mem_arg() else {
+        return false;
+    };
+    // An access at a constant negative address is never in range: nothing to prove.
+    if m.inbounds || data.mem_addr().is_none() && m.offset < 0 {
+        return false;
+    }
+    if has_buflen(m.space) {
+        return true;
+    }
+    let Some(len) = static_len(func, m.space) else {
+        return false;
+    };
+    let Some(a) = data.mem_addr() else {
+        return false;
+    };
+    let (lo, hi) = ranges.range(func, a, Some(b));
+    let (lo, hi) = (
+        lo as i64 + i64::from(m.offset),
+        hi as i64 + i64::from(m.offset),
+    );
+    !(lo >= 0 && hi + i64::from(m.size.bytes()) <= i64::from(len))
+}
+
+/// Whether `v` can be computed in front of `first` (in block `b`): defined there already, or
+/// by pure instructions of `b` after it whose operands can; those are added to `hoist`.
+fn available(
+    func: &Function,
+    b: Block,
+    first: Inst,
+    v: Value,
+    hoist: &mut HashSet<Inst>,
+    budget: &mut usize,
+) -> bool {
+    let Some(def) = func.dfg.value_inst(v) else {
+        return true; // a block parameter: of `b` or of a dominating block
+    };
+    if func.layout.inst_block(def) != Some(b)
+        || func.layout.cmp_in_block(def, first) == std::cmp::Ordering::Less
+        || hoist.contains(&def)
+    {
+        return true;
+    }
+    let data = &func.dfg.insts[def];
+    if !crate::gvn::is_pure(data) || data.opcode() == Opcode::Load || *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let args: Vec<Value> = data.args().to_vec();
+    for a in args {
+        if !available(func, b, first, a, hoist, budget) {
+            return false;
+        }
+    }
+    hoist.insert(def);
+    true
+}
+
+/// The first run of block `b` worth versioning.
+fn find_run(func: &Function, ranges: &crate::value_bound::Ranges, b: Block) -> Option<Run> {
+    let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+    let mut start = 0;
+    while start < insts.len() {
+        // The span: from the first checked access to a convergent operation (or the end).
+        let Some(first_pos) = (start..insts.len()).find(|&k| checked(func, ranges, insts[k], b))
+        else {
+            return None;
+        };
+        let end_pos = (first_pos..insts.len())
+            .find(|&k| is_fence(&func.dfg.insts[insts[k]]))
+            .unwrap_or(insts.len());
+        if let Some(run) = choose(func, ranges, b, &insts[first_pos..end_pos]) {
+            return Some(run);
+        }
+        start = end_pos + 1;
+    }
+    None
+}
+
+/// Barriers and cross-lane operations end a run; so does the block's terminator.
+fn is_fence(data: &InstructionData) -> bool {
+    matches!(data, InstructionData::Barrier { .. })
+        || data.opcode() == Opcode::QuadShuffle
+        || data.opcode().is_terminator()
+}
+
+/// The accesses of `span` (starting at a checked access) whose addresses are available at
+/// its start, when versioning on them pays.
+fn choose(
+    func: &Function,
+    ranges: &crate::value_bound::Ranges,
+    b: Block,
+    span: &[Inst],
+) -> Option<Run> {
+    let first = span[0];
+    let mut hoist: HashSet<Inst> = HashSet::default();
+    let mut chosen = Vec::new();
+    for &i in span {
+        if !checked(func, ranges, i, b) {
+            continue;
+        }
+        let data = &func.dfg.insts[i];
+        let mut trial = hoist.clone();
+        let mut budget = MAX_EXPR;
+        let ok = fits(func, i)
+            && match data.mem_addr() {
+                Some(a) => available(func, b, first, a, &mut trial, &mut budget),
+                None => true,
+            };
+        if ok {
+            hoist = trial;
+            chosen.push(i);
+        }
+    }
+    let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
+    let saved = savings(func, ranges, b, &chosen);
+    let cost = test_cost(&slots(func, ranges, b, &chosen));
+    if saved < cost + MARGIN {
+        return None;
+    }
+    // The run: from the first chosen access to the last; hoisted instructions before it
+    // leave it.
+    let pos = |i: Inst| span.iter().position(|&x| x == i).expect("in the span");
+    let (p0, p1) = (pos(first_chosen), pos(last));
+    // Pure instructions of the run that do not depend on its loads move in front of it too:
+    // both versions compute them, and their values would otherwise leave the run through
+    // block parameters (moves and longer live ranges).
+    let mut inside: HashSet<Value> = HashSet::default();
+    for &i in &span[p0..=p1] {
+        if hoist.contains(&i) {
+            continue;
+        }
+        let data = &func.dfg.insts[i];
+        let movable = crate::gvn::is_pure(data)
+            && data.opcode() != Opcode::Load
+            && !data.args().iter().any(|a| inside.contains(a));
+        if movable {
+            hoist.insert(i);
+        } else {
+            inside.extend(func.dfg.inst_results(i).iter().copied());
+        }
+    }
+    let len = span[p0..=p1].iter().filter(|i| !hoist.contains(i)).count();
+    if len > MAX_RUN {
+        return None;
+    }
+    let mut hoist: Vec<Inst> = hoist.into_iter().collect();
+    hoist.sort_by(|&x, &y| func.layout.cmp_in_block(x, y));
+    // The hoisted instructions go in front of the first chosen access, so it starts the run.
+    Some(Run {
+        hoist,
+        first: first_chosen,
+        last,
+        chosen,
+        len,
+    })
+}
+
+/// The backend instructions the checks of `chosen` cost: the sum of an address `x + c`
+/// (folded away unchecked); per distinct word (accesses at one
+/// address and offset share one check): the compare, the add forming the word's last byte
+/// (for aligned words at the address itself, when a space has several, the backend compares
+/// with the length rounded down instead: two instructions in all), a wrap-around compare where the add may wrap, a compare for a
+/// negative offset; a zeroing move per loaded word; one instruction per word beyond the first
+/// of a vector (split into words when checked).
+fn savings(func: &Function, ranges: &crate::value_bound::Ranges, b: Block, chosen: &[Inst]) -> i64 {
+    let mut words_seen: HashSet<(Option<Value>, MemSpace, i64)> = HashSet::default();
+    let mut sums_seen: HashSet<Value> = HashSet::default();
+    let mut aligned: HashMap<MemSpace, i64> = HashMap::default();
+    let mut saved = 0i64;
+    for &i in chosen {
+        let data = &func.dfg.insts[i];
+        let m = data.mem_arg().expect("chosen accesses are memory accesses");
+        let bytes = i64::from(m.size.bytes());
+        let words = (bytes + 3) / 4;
+        let a = data.mem_addr();
+        // An address `x + c`: unchecked, the backend folds `c` into the access's offset; the
+        // check needs the sum.
+        if let Some(a) = a {
+            if base_of(func, a).1 != 0 && sums_seen.insert(a) {
+                saved += 1;
+            }
+        }
+        for k in 0..words {
+            let off = i64::from(m.offset) + 4 * k;
+            if !words_seen.insert((a, m.space, off)) {
+                continue;
+            }
+            saved += 1;
+            let Some(a) = a else { continue };
+            let end = off + bytes.min(4);
+            if off == 0 && crate::mem_combine::known_align(func, a, 6) >= 4 {
+                *aligned.entry(m.space).or_insert(0) += 1;
+            } else {
+                saved += 1;
+            }
+            if !no_wrap(func, ranges, b, a, end) {
+                saved += 1;
+            }
+            if off < 0 {
+                saved += 1;
+            }
+        }
+        if data.opcode() == Opcode::Load {
+            saved += words;
+        }
+        saved += words - 1;
+    }
+    // Aligned words at their address itself: with at least MASKED of them in one space the
+    // backend compares against the length rounded down (a mask constant and an `and`, once),
+    // else each adds its last byte's offset.
+    const MASKED: i64 = 3;
+    for n in aligned.into_values() {
+        saved += if n >= MASKED { 2 } else { n };
+    }
+    saved
+}
+
+/// Largest offset magnitude (and group extent) the test reasons about: far below 2^31, so
+/// the wrap-around arguments of [`slots`] hold.
+const MAX_OFFSET: i64 = 1 << 24;
+
+/// The base and constant of an address: `iadd x, c` with `0 <= c <= MAX_OFFSET` is `x` plus
+/// `c` (an exact sum once the test bounds `x + c` below the length: see [`slots`]).
+fn base_of(func: &Function, a: Value) -> (Value, i64) {
+    if let Some(i) = func.dfg.value_inst(a) {
+        if let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args,
+        } = &func.dfg.insts[i]
+        {
+            for (x, c) in [(args[0], args[1]), (args[1], args[0])] {
+                if let Some(c) = func.dfg.value_const(c) {
+                    let c = i64::from(c as u32);
+                    if c <= MAX_OFFSET {
+                        return (x, c);
+                    }
+                }
+            }
+        }
+    }
+    (a, 0)
+}
+
+/// A value the test requires below a space's length: `base + add` in 32 bits (`add` alone
+/// for a constant address).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Slot {
+    space: MemSpace,
+    base: Option<Value>,
+    add: i64,
+}
+
+/// What the test bounds: per group of accesses in one space at one base (`x`, or `x + c`
+/// folded into the offsets) spanning bytes `[x + lo, x + hi)`, with every slot below the
+/// length `len < 2^31`:
+/// - `x + (hi - 1)`, the last byte;
+/// - `lo < 0`: `x + lo`, which wraps to at least `2^32 - MAX_OFFSET` when `x + lo < 0`, so
+///   it is below `len` only if the group starts in the buffer; then `x < 2^31 + MAX_OFFSET`
+///   and `x + (hi - 1)` cannot have wrapped;
+/// - `lo >= 0` and `x + (hi - 1)` possibly wrapping: `x` itself (below `len`, `x + (hi - 1)`
+///   cannot wrap either). A folded `x + c` is then exact too, so every access's address is
+///   what the slots bound.
+fn slots(
+    func: &Function,
+    ranges: &crate::value_bound::Ranges,
+    b: Block,
+    chosen: &[Inst],
+) -> Vec<Slot> {
+    // (space, base) -> (lo, hi).
+    let mut groups: Vec<(MemSpace, Option<Value>, i64, i64)> = Vec::new();
+    for &i in chosen {
+        let data = &func.dfg.insts[i];
+        let m = data.mem_arg().expect("chosen accesses are memory accesses");
+        let (base, c) = match data.mem_addr() {
+            Some(a) => {
+                let (x, c) = base_of(func, a);
+                (Some(x), c)
+            }
+            None => (None, 0),
+        };
+        let lo = i64::from(m.offset) + c;
+        let hi = lo + i64::from(m.size.bytes());
+        match groups.iter_mut().find(|g| g.0 == m.space && g.1 == base) {
+            Some(g) => {
+                g.2 = g.2.min(lo);
+                g.3 = g.3.max(hi);
+            }
+            None => groups.push((m.space, base, lo, hi)),
+        }
+    }
+    let mut out: Vec<Slot> = Vec::new();
+    let mut push = |s: Slot| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for (space, base, lo, hi) in groups {
+        let Some(x) = base else {
+            push(Slot {
+                space,
+                base: None,
+                add: hi - 1,
+            });
+            continue;
+        };
+        if lo < 0 {
+            push(Slot {
+                space,
+                base,
+                add: lo,
+            });
+        } else if !no_wrap(func, ranges, b, x, hi) {
+            push(Slot {
+                space,
+                base,
+                add: 0,
+            });
+        }
+        push(Slot {
+            space,
+            base,
+            add: hi - 1,
+        });
+    }
+    out
+}
+
+/// Whether the accesses of `chosen` fit the test's arithmetic ([`MAX_OFFSET`]).
+fn fits(func: &Function, i: Inst) -> bool {
+    let data = &func.dfg.insts[i];
+    data.mem_arg()
+        .is_some_and(|m| i64::from(m.offset).abs() <= MAX_OFFSET / 2)
+}
+
+/// Whether `t = a + (hi - 1)` cannot wrap: `a`'s range, or its alignment (an `A`-aligned `a`
+/// is at most `2^32 - A`).
+fn no_wrap(
+    func: &Function,
+    ranges: &crate::value_bound::Ranges,
+    b: Block,
+    a: Value,
+    hi: i64,
+) -> bool {
+    let last = (hi - 1).max(0) as u64;
+    ranges.range(func, a, Some(b)).1 + last <= u64::from(u32::MAX)
+        || u64::from(crate::mem_combine::known_align(func, a, 6)) > last
+}
+
+/// The test's compares: spaces whose slots are the same (one index into several buffers)
+/// share one, against the `umin` of their lengths (computed while the index is, so the chain
+/// after it is one compare, the vote and the branch). Each entry: the slots (base, add) and
+/// the spaces.
+type Compare = (Vec<(Option<Value>, i64)>, Vec<MemSpace>);
+
+fn compares(slots: &[Slot]) -> Vec<Compare> {
+    let mut per_space: Vec<(MemSpace, Vec<(Option<Value>, i64)>)> = Vec::new();
+    for s in slots {
+        match per_space.iter_mut().find(|(sp, _)| *sp == s.space) {
+            Some((_, v)) => v.push((s.base, s.add)),
+            None => per_space.push((s.space, vec![(s.base, s.add)])),
+        }
+    }
+    let mut out: Vec<Compare> = Vec::new();
+    for (space, mut v) in per_space {
+        v.sort_by_key(|&(b, a)| (b.map(|x| x.as_u32()), a));
+        match out.iter_mut().find(|(w, _)| *w == v) {
+            Some((_, spaces)) => spaces.push(space),
+            None => out.push((v, vec![space])),
+        }
+    }
+    out
+}
+
+/// The test's instructions as the backend emits them: an add per distinct nonzero slot sum,
+/// per compare a `umax` per further slot, the lengths' move and `umin`s, the compare; then the
+/// vote and the branch.
+fn test_cost(slots: &[Slot]) -> i64 {
+    let adds: HashSet<(Option<Value>, i64)> = slots
+        .iter()
+        .filter(|s| s.add != 0 && s.base.is_some())
+        .map(|s| (s.base, s.add))
+        .collect();
+    let mut cost = 2 + adds.len() as i64;
+    for (v, spaces) in compares(slots) {
+        cost += v.len() as i64 - 1 + 1;
+        if spaces.len() > 1 {
+            cost += spaces.len() as i64;
+        }
+    }
+    cost
+}
+
+/// Versions `run` of block `b`; returns the block holding the rest of `b`.
+fn apply(func: &mut Function, b: Block, run: &Run) -> Block {
+    let ranges = crate::value_bound::Ranges::new(func);
+    for &i in &run.hoist {
+        func.layout.remove_inst(i);
+        func.layout.insert_inst(i, run.first);
+    }
+    // Split: the run moves to R, what follows it to P.
+    let r = func.dfg.make_block();
+    let p = func.dfg.make_block();
+    func.layout.insert_block_after(p, b);
+    func.layout.append_block(r);
+    let mut cur_inst = Some(run.first);
+    let mut in_run = true;
+    while let Some(i) = cur_inst {
+        cur_inst = func.layout.next_inst(i);
+        func.layout.remove_inst(i);
+        func.layout.append_inst(i, if in_run { r } else { p });
+        if i == run.last {
+            in_run = false;
+        }
+    }
+    // Values of the run used elsewhere come through P's parameters.
+    let mut defined: Vec<Value> = Vec::new();
+    for i in func.layout.block_insts(r) {
+        defined.extend_from_slice(func.dfg.inst_results(i));
+    }
+    let defined_set: HashSet<Value> = defined.iter().copied().collect();
+    let mut used_outside: HashSet<Value> = HashSet::default();
+    for blk in func.layout.blocks() {
+        if blk == r {
+            continue;
+        }
+        for i in func.layout.block_insts(blk) {
+            let data = &func.dfg.insts[i];
+            used_outside.extend(data.args().iter().filter(|v| defined_set.contains(v)));
+            for d in data.branch_destinations() {
+                used_outside.extend(d.args.iter().filter(|v| defined_set.contains(v)));
+            }
+        }
+    }
+    let escaping: Vec<Value> = defined
+        .into_iter()
+        .filter(|v| used_outside.contains(v))
+        .collect();
+    let params: Vec<Value> = escaping
+        .iter()
+        .map(|&v| {
+            let ty = func.dfg.value_type(v);
+            func.dfg.append_block_param(p, ty)
+        })
+        .collect();
+    let rename: HashMap<Value, Value> = escaping
+        .iter()
+        .copied()
+        .zip(params.iter().copied())
+        .collect();
+    let others: Vec<Block> = func.layout.blocks().filter(|&x| x != r).collect();
+    for blk in others {
+        let insts: Vec<Inst> = func.layout.block_insts(blk).collect();
+        for i in insts {
+            func.dfg.insts[i].map_values(|v| rename.get(&v).copied().unwrap_or(v));
+        }
+    }
+    let mut cur = FuncCursor::new(func).at_end(r);
+    cur.ins().jump(p, &escaping);
+    // The copy, between B and P, with the chosen accesses marked.
+    let mut map: HashMap<Value, Value> = HashMap::default();
+    let (block_map, inst_map) = copy_blocks(func, &[r], p, &mut map);
+    let copy = block_map[&r];
+    for &i in &run.chosen {
+        if let InstructionData::Load { mem, .. }
+        | InstructionData::Store { mem, .. }
+        | InstructionData::Atomic { mem, .. } = &mut func.dfg.insts[inst_map[&i]]
+        {
+            mem.inbounds = true;
+        }
+    }
+    func.dfg.set_cold(r, true);
+    // The test at the end of B: per compare (module doc), the slots' `umax` below the
+    // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
+    // the previous predicate).
+    let slots = slots(func, &ranges, b, &run.chosen);
+    let mut all = Conj::default();
+    let mut cur = FuncCursor::new(func).at_end(b);
+    for (v, spaces) in compares(&slots) {
+        let mut m: Option<Value> = None;
+        for (base, add) in v {
+            let k = cur.ins().iconst(Type::B32, u64::from(add as i32 as u32));
+            let x = match base {
+                Some(x) if add == 0 => x,
+                Some(x) => cur.ins().iadd(x, k),
+                None => k,
+            };
+            m = Some(match m {
+                Some(m) => cur.ins().umax(m, x),
+                None => x,
+            });
+        }
+        let mut len: Option<Value> = None;
+        for space in spaces {
+            let l = match static_len(cur.func, space) {
+                Some(n) => cur.ins().iconst(Type::B32, u64::from(n)),
+                None => cur.ins().special(SpecialReg::BufLen(space)),
+            };
+            len = Some(match len {
+                Some(len) => cur.ins().umin(len, l),
+                None => l,
+            });
+        }
+        let (Some(m), Some(len)) = (m, len) else {
+            continue;
+        };
+        all.and(&mut cur, IntCC::Ult, m, len);
+    }
+    let test = all.value().expect("a run has at least one access");
+    let vote = cur.ins().vote_all(test);
+    cur.ins().brif(vote, copy, &[], r, &[]);
+    p
+}
