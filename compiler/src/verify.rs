@@ -379,6 +379,10 @@ impl Setup<'_> {
             d.uavs
                 .insert(id, user.and_then(|u| u.uavs.get(&id).cloned()).unwrap_or(b));
         }
+        if let Some(u) = user {
+            d.uav_views = u.uav_views.clone();
+            d.domain_origin = u.domain_origin;
+        }
         for (&id, &elems) in &exec.cbs {
             let b = random_buffer(&mut rng, elems.max(1) as usize * 16, tame);
             d.cbs
@@ -864,6 +868,12 @@ impl EmulatedRun {
                     v.extend_from_slice(&h.to_le_bytes());
                     put(&mut params, p.offset, p.size, &v);
                 }
+                ParamKind::DomainOrigin => {
+                    let [x, y] = d.domain_origin;
+                    let mut v = x.to_le_bytes().to_vec();
+                    v.extend_from_slice(&y.to_le_bytes());
+                    put(&mut params, p.offset, p.size, &v);
+                }
                 ParamKind::OutPtr(id) => {
                     let [w, h] = d.domain.unwrap_or([0, 0]);
                     let len = w as usize * h as usize * 16;
@@ -906,6 +916,11 @@ impl EmulatedRun {
                         .get(&(id as u32))
                         .map_or([0; 3], |t| [t.width, t.height, t.depth]);
                     let v: Vec<u8> = dims.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    put(&mut params, p.offset, p.size, &v);
+                }
+                ParamKind::UavView(id) => {
+                    let words = d.uav_view(u32::from(id)).words();
+                    let v: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
                     put(&mut params, p.offset, p.size, &v);
                 }
             }

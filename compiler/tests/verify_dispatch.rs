@@ -178,3 +178,50 @@ fn user_textures_and_domain() {
         "{r}"
     );
 }
+
+/// Pixel-shader domains at an origin other than (0, 0) (CAL's `CALdomain.x/y`): every CAL
+/// pixel-shader kernel of the corpus, interpreter against emulator, with the origin in the
+/// pixel position; a mutant that ignores it (reads the position as if at (0, 0)) is caught.
+#[test]
+fn pixel_shader_domains_at_an_origin() {
+    let c = Compiler::default();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/kernels_cal");
+    let mut ran = 0;
+    for e in std::fs::read_dir(dir).expect("corpus") {
+        let path = e.expect("entry").path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if !name.starts_with("ps_") || !name.ends_with(".il") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).expect("reads");
+        let opts = VerifyOptions {
+            dispatches: 1,
+            inputs: Some(Inputs {
+                domain: Some([13, 9]),
+                domain_origin: [5, 3],
+                ..Inputs::default()
+            }),
+            ..VerifyOptions::default()
+        };
+        let r = verify(&c, src.as_bytes(), &opts).expect("runs");
+        assert_eq!(r.compared, 1, "{name}: {r}");
+        assert!(r.passed(), "{name}: {r}");
+        ran += 1;
+    }
+    assert!(ran >= 5, "only {ran} pixel-shader kernels");
+    // Output = the pixel position: at origin (5, 3) pixel (0, 0) of the domain is (5.5, 3.5).
+    let src = "il_ps_2_0\ndcl_output_generic o0\n\
+               dcl_input_position_interp(linear_noperspective) vWinCoord0.xy__\n\
+               mov o0, vWinCoord0.xyxy\nend\n";
+    let mut d = isa_amdil::interp::Dispatch::new([1, 1, 1]);
+    d.domain = Some([2, 2]);
+    d.domain_origin = [5, 3];
+    isa_amdil::interp::run_source(src, &mut d).expect("interprets");
+    let o = &d.ps_outputs[&0];
+    assert_eq!(&o[0..4], &5.5f32.to_le_bytes());
+    assert_eq!(&o[4..8], &3.5f32.to_le_bytes());
+}

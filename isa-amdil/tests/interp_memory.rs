@@ -88,11 +88,11 @@ fn structured_uav_7_16() {
 
 #[test]
 fn typed_uav_forms_not_modelled_exactly_are_unsupported() {
-    // The interpreter addresses typed UAVs as 1-D arrays of one 32-bit component: a 2-D type
-    // (src0.y selects the row), several components or a converting format is refused at the
-    // declaration's line instead of being run with the wrong addresses or values.
+    // Types without a row-major element layout, components declared past `_fmtx` and
+    // converting formats are refused at the declaration's line instead of being run with
+    // the wrong addresses or values.
     for (decl, what) in [
-        ("dcl_uav_id(0)_type(2d)_fmtx(uint)", "type `2d`"),
+        ("dcl_uav_id(0)_type(cube)_fmtx(uint)", "type `cube`"),
         (
             "dcl_uav_id(0)_type(buffer)_fmtx(uint)_fmty(uint)",
             "`_fmty(uint)`",
@@ -112,6 +112,42 @@ fn typed_uav_forms_not_modelled_exactly_are_unsupported() {
             other => panic!("{decl}: expected Unsupported, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn typed_uavs_address_through_the_launch_view() {
+    // UAV_STORE L9086 / UAV_LOAD L8770 on a 2-D typed UAV whose resource has 2 components
+    // per element and 3x2 elements: (x, y) is element x + 3y, 8 bytes each; a store writes
+    // the element's two components, a load reads them and gives (_, _, 0, 1) for the rest;
+    // out of range (x = 3 or y = 2) stores nothing and loads (0, 0, 0, 1).
+    let src = "il_cs_2_0\ndcl_num_thread_per_group 1\n\
+               dcl_uav_id(1)_type(2d)_fmtx(uint)\ndcl_raw_uav_id(0)\n\
+               dcl_literal l0, 2, 1, 7, 9\ndcl_literal l1, 3, 0, 0, 0\ndcl_literal l2, 0, 2, 0, 0\n\
+               uav_store_id(1) l0.xy, l0.zwzw\n\
+               uav_store_id(1) l1.xy, l0.zwzw\n\
+               uav_store_id(1) l2.xy, l0.zwzw\n\
+               uav_load_id(1) r0, l0.xy\n\
+               uav_load_id(1) r1, l1.xy\n\
+               uav_raw_store_id(0) mem, l1.y, r0\n\
+               uav_raw_store_id(0) mem, l0.w, r1\nend\n";
+    let mut d = Dispatch::new([1, 1, 1]);
+    d.uavs.insert(1, bytes(&[0; 12]));
+    d.uavs.insert(0, bytes(&[5; 7]));
+    d.uav_views.insert(
+        1,
+        interp::typed_uav::UavView {
+            components: 2,
+            dims: [3, 2, 1],
+        },
+    );
+    d.report_oob = true;
+    interp::run_source(src, &mut d).expect("runs");
+    let mut want = [0; 12];
+    want[10] = 7;
+    want[11] = 9;
+    assert_eq!(words(&d.uavs[&1]), want);
+    // r0 = (7, 9, 0, 1) at word 0, then r1 = (0, 0, 0, 1) at byte 9 & !3 = word 2.
+    assert_eq!(words(&d.uavs[&0]), [7, 9, 0, 0, 0, 1, 5]);
 }
 
 #[test]

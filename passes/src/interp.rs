@@ -73,8 +73,14 @@ pub struct Memory {
     pub outputs: BTreeMap<u8, Vec<u8>>,
     /// Pixel-shader domain (width, height): `special domain.x/.y`.
     pub domain: [u32; 2],
+    /// Pixel-shader domain origin (x, y): `special origin.x/.y`.
+    pub domain_origin: [u32; 2],
     /// Texture sizes by resource id: `special resdimN.x/.y/.z`.
     pub res_dims: BTreeMap<u8, [u32; 3]>,
+    /// Typed UAV views by UAV id (components, width, height, depth): `special uavviewN.x`..
+    /// `.w`; absent: one component, as wide as the UAV's 4-byte words, height and depth 1
+    /// (`isa_amdil::interp::typed_uav::UavView::linear`).
+    pub uav_views: BTreeMap<u8, [u32; 4]>,
     /// Append counters by UAV id (4 bytes each; created as 0 on first use).
     pub counters: BTreeMap<u8, Vec<u8>>,
 }
@@ -545,7 +551,15 @@ impl Group<'_> {
             SpecialReg::LaneId => item.flat % 32,
             SpecialReg::Clock => item.executed as u32,
             SpecialReg::Domain(i) => mem.domain[(i as usize).min(1)],
+            SpecialReg::DomainOrigin(i) => mem.domain_origin[(i as usize).min(1)],
             SpecialReg::ResDim(id, i) => mem.res_dims.get(&id).map_or(0, |d| d[c(i)]),
+            SpecialReg::UavView(id, i) => {
+                let view = mem.uav_views.get(&id).copied().unwrap_or_else(|| {
+                    let len = mem.uavs.get(&id).map_or(0, Vec::len);
+                    [1, u32::try_from(len / 4).unwrap_or(u32::MAX), 1, 1]
+                });
+                view[(i as usize).min(3)]
+            }
             SpecialReg::BufLen(space) => {
                 let len = match space {
                     MemSpace::Uav(id) => mem.uavs.get(&id).map_or(0, Vec::len),

@@ -308,7 +308,11 @@ fn special_range(func: &Function, reg: SpecialReg) -> (u64, u64) {
         SpecialReg::GroupId(c) => (0, GRID_DIM_MAX[dim(c)] - 1),
         SpecialReg::GridSize(c) => (1, GRID_DIM_MAX[dim(c)]),
         SpecialReg::LaneId => (0, 31),
-        SpecialReg::Clock | SpecialReg::Domain(_) | SpecialReg::ResDim(..) => FULL,
+        SpecialReg::Clock
+        | SpecialReg::Domain(_)
+        | SpecialReg::DomainOrigin(_)
+        | SpecialReg::ResDim(..)
+        | SpecialReg::UavView(..) => FULL,
         // Buffers are below 2^31 bytes (the IR's rule for `buflen`).
         SpecialReg::BufLen(_) => (0, (1 << 31) - 1),
     }

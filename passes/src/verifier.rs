@@ -325,6 +325,21 @@ impl Verifier<'_> {
                         self.report(inst, "special register component must be x, y or z");
                     }
                 }
+                if let Domain(c) | DomainOrigin(c) = reg {
+                    if *c > 1 {
+                        self.report(inst, "domain component must be x or y");
+                    }
+                }
+                if let UavView(id, c) = reg {
+                    if *c > 3 {
+                        self.report(inst, "uav view word must be x, y, z or w");
+                    }
+                    // (Any declared UAV: `uav_load`/`uav_store` on a raw one address it as
+                    // typed elements too.)
+                    if !self.func.uavs.contains_key(id) {
+                        self.report(inst, format!("uav{id} is not declared"));
+                    }
+                }
                 if let BufLen(space) = reg {
                     let declared = match space {
                         MemSpace::Uav(id) => self.func.uavs.contains_key(id),

@@ -453,16 +453,14 @@ pub unsafe extern "C" fn calCtxRunProgram(
         }
         // SAFETY: non-null, readable by contract.
         let d = unsafe { *domain };
-        let e = runtime::with(|r| {
-            r.run(
-                ctx,
-                func,
-                Shape::Domain {
-                    origin: [d.x, d.y],
-                    size: [d.width, d.height],
-                },
-            )
-        })?;
+        let e = runtime::run(
+            ctx,
+            func,
+            Shape::Domain {
+                origin: [d.x, d.y],
+                size: [d.width, d.height],
+            },
+        )?;
         if !event.is_null() {
             // SAFETY: non-null, writable.
             unsafe { event.write(e) };
@@ -485,7 +483,7 @@ pub unsafe extern "C" fn calCtxRunProgramGrid(
         }
         // SAFETY: non-null, readable by contract.
         let g = unsafe { *grid };
-        let e = runtime::with(|r| r.run(ctx, g.func, grid_shape(&g)))?;
+        let e = runtime::run(ctx, g.func, grid_shape(&g))?;
         if !event.is_null() {
             // SAFETY: non-null, writable.
             unsafe { event.write(e) };
@@ -528,7 +526,7 @@ pub unsafe extern "C" fn calCtxRunProgramGridArray(
         };
         let mut last = 0;
         for g in grids {
-            last = runtime::with(|r| r.run(ctx, g.func, grid_shape(g)))?;
+            last = runtime::run(ctx, g.func, grid_shape(g))?;
         }
         if last == 0 {
             return Err(CalError::invalid("pGridArray->num is 0"));

@@ -12,19 +12,25 @@
 //! | `SrvPtr(n)` / `SrvSize(n)`   | `iN`     | the resource's bytes (read only), size           |
 //! | `Texture{resource: n, ..}`   | `iN`     | a texture object over the resource: width x height texels of its format, point sampling, clamp |
 //! | `ResDims(n)`                 | `iN`     | width, height, 1                                  |
+//! | `UavView(n)`                 | `uavN`   | the typed UAV's view: components of the format, width, height, 1 |
 //! | `CbData(n)`                  | `cbN`    | the resource's first bytes, copied into the parameters (16 per `cbN[k]`) |
 //! | `Domain`                     | -        | the domain's width and height                     |
+//! | `DomainOrigin`               | -        | the domain's x and y (`CALdomain.x/y`)            |
 //! | `OutPtr(n)` / `OutSize(n)`   | `oN`     | a width x height x 16-byte buffer (one vec4 per pixel, row-major); after the run each pixel's vec4 is stored into the bound resource at (x + i, y + j) in the resource's format |
 //! | `CounterPtr(n)`              | -        | a 4-byte append counter starting at 0             |
 //!
 //! Resources are stored row-major with the pitch equal to the width (what `calResMap`
 //! reports), so a UAV or `g[]` bound to a 2-D resource sees its rows back to back. A typed
-//! UAV (`LaunchLayout::typed_uavs`) must be bound to a format of one 32-bit component
-//! (`NOT_SUPPORTED` otherwise): ilc addresses typed UAVs as arrays of such elements.
+//! UAV (`LaunchLayout::typed_uavs`) addresses the resource's elements through its view
+//! (`isa_amdil::interp::typed_uav`: `(x, y)` is element `x + width * y`, each of the format's
+//! components), so it must be bound to a format of 32-bit components, 1, 2 or 4 of them
+//! (`UINT_1`, `FLOAT_4`, ...; `NOT_SUPPORTED` otherwise: ilc stores typed components
+//! unconverted).
 //!
 //! Grids: a pixel-shader kernel (`il_ps`: it has the `Domain` parameter) run with
 //! `calCtxRunProgram` covers the domain with groups of the kernel's block (8x8 tiles); the
-//! domain's origin must be (0, 0) because ilc's pixel position has no origin parameter. A
+//! pixel position `vWinCoord0` is the origin plus the place in the domain, and each `oN`
+//! pixel is stored at that position of its resource (which must hold the domain there). A
 //! compute kernel run with `calCtxRunProgram` gets one thread per domain point (groups of its
 //! block along x, domain rows along y); `calCtxRunProgramGrid` launches `gridSize` groups of
 //! the kernel's block (`gridBlock`, if not zero, must equal the kernel's
@@ -140,6 +146,8 @@ pub enum WriteBack {
         handle: u32,
         /// Domain width and height.
         size: [u32; 2],
+        /// Where the domain's first pixel goes in the resource.
+        origin: [u32; 2],
     },
 }
 
@@ -161,7 +169,7 @@ pub fn plan<'a>(
     let layout = &image.layout;
     let pixel = layout.param(ParamKind::Domain).is_some();
     let block = image.block;
-    let (grid, domain) = match shape {
+    let (grid, domain, origin) = match shape {
         Shape::Domain { origin, size } => {
             if size[0] == 0 || size[1] == 0 {
                 return Err(CalError::invalid(format!(
@@ -169,11 +177,11 @@ pub fn plan<'a>(
                     size[0], size[1]
                 )));
             }
-            if pixel && origin != [0, 0] {
-                return Err(CalError::unsupported(format!(
-                    "domain origin ({}, {}): ilc runs pixel-shader kernels over domains at \
-                     (0, 0) only",
-                    origin[0], origin[1]
+            if origin[0].checked_add(size[0]).is_none() || origin[1].checked_add(size[1]).is_none()
+            {
+                return Err(CalError::invalid(format!(
+                    "domain at ({}, {}) of {}x{} passes 2^32",
+                    origin[0], origin[1], size[0], size[1]
                 )));
             }
             let grid = if pixel {
@@ -187,7 +195,7 @@ pub fn plan<'a>(
                     [threads.div_ceil(per).min(u64::from(u32::MAX)) as u32, 1, 1]
                 }
             };
-            (grid, size)
+            (grid, size, origin)
         }
         Shape::Grid {
             block: want,
@@ -206,7 +214,7 @@ pub fn plan<'a>(
                     groups[0], groups[1], groups[2]
                 )));
             }
-            (groups, [0, 0])
+            (groups, [0, 0], [0, 0])
         }
     };
     let mut p = Plan {
@@ -255,11 +263,12 @@ pub fn plan<'a>(
                 let r = need(Name::Uav(id))?;
                 let f = r.format;
                 if layout.typed_uavs.contains(&id)
-                    && !(f.comps == 1 && f.bits == 32 && f.kind != crate::format::Kind::Packed)
+                    && !(f.bits == 32 && f.kind != crate::format::Kind::Packed)
                 {
                     return Err(CalError::unsupported(format!(
                         "uav{id} is a typed UAV bound to a {} resource: ilc implements typed \
-                         UAVs of one 32-bit component per element (32-bit `_1` formats)",
+                         UAVs of 32-bit components (the `UINT`, `INT` and `FLOAT` formats of \
+                         1, 2 or 4 components), stored unconverted",
                         f.name
                     )));
                 }
@@ -275,6 +284,12 @@ pub fn plan<'a>(
                 let r = need(Name::Input(id))?;
                 let i = buffer(&mut p, &r, false);
                 p.launch.pointers.push((off, i));
+            }
+            ParamKind::UavView(id) => {
+                let r = need(Name::Uav(id))?;
+                let words = [u32::from(r.format.comps), r.width, r.height.max(1), 1];
+                let v: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                put(&mut p.launch.params, off, size, &v);
             }
             ParamKind::UavSize(id) => {
                 let n = need(Name::Uav(id))?.data.len() as u64;
@@ -297,12 +312,19 @@ pub fn plan<'a>(
                 v.extend_from_slice(&domain[1].to_le_bytes());
                 put(&mut p.launch.params, off, size, &v);
             }
+            ParamKind::DomainOrigin => {
+                let mut v = origin[0].to_le_bytes().to_vec();
+                v.extend_from_slice(&origin[1].to_le_bytes());
+                put(&mut p.launch.params, off, size, &v);
+            }
             ParamKind::OutPtr(id) => {
                 let r = need(Name::Output(id))?;
-                if r.width < domain[0] || r.height < domain[1] {
+                // (The sums were checked against 2^32 with the domain.)
+                if r.width < origin[0] + domain[0] || r.height < origin[1] + domain[1] {
                     return Err(CalError::error(format!(
-                        "o{id} is bound to a {}x{} resource, smaller than the {}x{} domain",
-                        r.width, r.height, domain[0], domain[1]
+                        "o{id} is bound to a {}x{} resource that does not hold the {}x{} \
+                         domain at ({}, {})",
+                        r.width, r.height, domain[0], domain[1], origin[0], origin[1]
                     )));
                 }
                 if r.format
@@ -323,6 +345,7 @@ pub fn plan<'a>(
                     WriteBack::Pixels {
                         handle: r.handle,
                         size: domain,
+                        origin,
                     },
                 ));
             }
@@ -378,8 +401,15 @@ pub fn plan<'a>(
 
 /// Stores the pixel outputs `buf` (`size[0] * size[1]` vec4s) into a resource's `data`
 /// (`width` elements per row, format `format`).
-pub fn store_pixels(buf: &[u8], size: [u32; 2], data: &mut [u8], width: u32, format: Format) {
+pub fn store_pixels(
+    buf: &[u8],
+    [size, origin]: [[u32; 2]; 2],
+    data: &mut [u8],
+    width: u32,
+    format: Format,
+) {
     let eb = format.bytes();
+    let [ox, oy] = origin.map(|v| v as usize);
     for y in 0..size[1] as usize {
         for x in 0..size[0] as usize {
             let src = (y * size[0] as usize + x) * 16;
@@ -388,7 +418,7 @@ pub fn store_pixels(buf: &[u8], size: [u32; 2], data: &mut [u8], width: u32, for
                 let b = &buf[src + 4 * c..src + 4 * c + 4];
                 *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
-            let dst = (y * width as usize + x) * eb;
+            let dst = ((oy + y) * width as usize + ox + x) * eb;
             if let Some(out) = data.get_mut(dst..dst + eb) {
                 // Formats without a store were refused when the launch was planned.
                 let _ = format.store(v, out);

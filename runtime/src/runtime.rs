@@ -83,6 +83,8 @@ struct Context {
     /// (module, name) -> memory handle.
     bindings: HashMap<(u32, Name), u32>,
     events: u32,
+    /// Held for the whole of each run on this context (see [`run`]).
+    run_lock: Arc<Mutex<()>>,
 }
 
 struct Module {
@@ -168,6 +170,39 @@ fn not_initialized() -> CalError {
         CAL_RESULT_NOT_INITIALIZED,
         "CAL is not initialized (call calInit first)",
     )
+}
+
+/// A run between its planning and its write-back, outside the runtime's lock.
+struct PendingRun {
+    device: Arc<dyn Device>,
+    program: Arc<Program>,
+    plan: launch::Plan,
+    ctx: u32,
+    started: std::time::Instant,
+}
+
+/// `calCtxRunProgram` / `calCtxRunProgramGrid`: runs `func` (a module handle) on context
+/// `ctx` and returns the event, done on return.
+///
+/// Threads (CAL lets each context be driven by its own thread): the context's own lock is
+/// held for the whole run, so runs on one context happen one after the other in the order
+/// they were called; the runtime's lock only while the launch is planned (the bound
+/// resources copied) and while the results are written back, so the device runs kernels of
+/// different contexts at the same time. A resource that one context's run writes must not be
+/// used by another context (or mapped) until that run returns: its contents are copied in
+/// at the start and back at the end, as on a GPU whose copies are not ordered across
+/// contexts.
+pub fn run(ctx: u32, func: u32, shape: Shape) -> Result<u32, CalError> {
+    let lock = with(|r| Ok(Arc::clone(&r.context(ctx)?.run_lock)))?;
+    let _serial = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let mut pending = with(|r| r.prepare_run(ctx, func, shape))?;
+    let device_started = std::time::Instant::now();
+    let mut stats = pending
+        .device
+        .run(&pending.program.loaded, &mut pending.plan.launch)
+        .map_err(|e| CalError::error(format!("the kernel failed on the device: {e}")))?;
+    stats.device_ns = device_started.elapsed().as_nanos() as u64;
+    with(|r| r.finish_run(pending, stats))
 }
 
 /// Runs `f` on the initialized runtime.
@@ -486,6 +521,7 @@ impl Runtime {
                 mems: HashMap::new(),
                 bindings: HashMap::new(),
                 events: 0,
+                run_lock: Arc::default(),
             },
         );
         Ok(h)
@@ -676,9 +712,9 @@ impl Runtime {
         })
     }
 
-    /// `calCtxRunProgram` / `calCtxRunProgramGrid`: runs `func` (a module handle) and returns
-    /// the event, done on return.
-    pub fn run(&mut self, ctx: u32, func: u32, shape: Shape) -> Result<u32, CalError> {
+    /// The first part of a run (under the runtime's lock): the kernel's program, its device
+    /// and the launch planned from the resources bound now (their contents copied).
+    fn prepare_run(&mut self, ctx: u32, func: u32, shape: Shape) -> Result<PendingRun, CalError> {
         let started = std::time::Instant::now();
         let program = Arc::clone(
             &self
@@ -704,7 +740,7 @@ impl Runtime {
             }
         }
         let resources = &self.resources;
-        let mut plan = launch::plan(&program.image, shape, |n| {
+        let plan = launch::plan(&program.image, shape, |n| {
             let &h = views.get(&n)?;
             let r = resources.get(&h)?;
             Some(ResView {
@@ -715,11 +751,21 @@ impl Runtime {
                 data: r.data.bytes(),
             })
         })?;
-        let device_started = std::time::Instant::now();
-        let mut stats = device
-            .run(&program.loaded, &mut plan.launch)
-            .map_err(|e| CalError::error(format!("the kernel failed on the device: {e}")))?;
-        stats.device_ns = device_started.elapsed().as_nanos() as u64;
+        Ok(PendingRun {
+            device,
+            program,
+            plan,
+            ctx,
+            started,
+        })
+    }
+
+    /// The last part of a run (under the runtime's lock): the buffers the kernel wrote go
+    /// back into their resources (those freed meanwhile are skipped); the context's event.
+    fn finish_run(&mut self, run: PendingRun, mut stats: RunStats) -> Result<u32, CalError> {
+        let PendingRun {
+            plan, ctx, started, ..
+        } = run;
         for (buf, wb) in plan.writeback {
             let bytes = &plan.launch.buffers[buf];
             match wb {
@@ -730,9 +776,14 @@ impl Runtime {
                         data[..n].copy_from_slice(&bytes[..n]);
                     }
                 }
-                WriteBack::Pixels { handle, size } => {
+                WriteBack::Pixels {
+                    handle,
+                    size,
+                    origin,
+                } => {
                     if let Some(r) = self.resources.get_mut(&handle) {
-                        launch::store_pixels(bytes, size, r.data.bytes_mut(), r.width, r.format);
+                        let area = [size, origin];
+                        launch::store_pixels(bytes, area, r.data.bytes_mut(), r.width, r.format);
                     }
                 }
             }

@@ -244,6 +244,69 @@ fn contexts_on_several_threads_run_at_once() {
     }
 }
 
+const INCREMENT_CS: &str = "il_cs_2_0
+dcl_num_thread_per_group 64
+dcl_raw_uav_id(0)
+dcl_literal l0, 2, 1, 0, 0
+ishl r0.x, vAbsTidFlat.x, l0.x
+uav_raw_load_id(0) r1.x, r0.x
+iadd r1.x, r1.x, l0.y
+uav_raw_store_id(0) mem.x, r0.x, r1.x
+end
+";
+
+/// Runs on one context from several threads happen one at a time: each adds 1 to every
+/// element of the same resource, so a run that overlapped another (both copying the old
+/// contents in, both writing back) would lose an increment; the events are 1..=N.
+#[test]
+fn runs_on_one_context_from_several_threads_are_serialized() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    unsafe {
+        let (dev, ctx) = open();
+        let (module, func) = load(ctx, INCREMENT_CS);
+        let mut out = 0;
+        ok(calResAllocLocal1D(&mut out, dev, 8192, UINT_1, 0));
+        bind(ctx, module, "uav0", out);
+        let events: Vec<u32> = (0..4)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    (0..5)
+                        .map(|_| {
+                            let g = CALprogramGrid {
+                                func,
+                                grid_block: CALdomain3D::default(),
+                                grid_size: CALdomain3D {
+                                    width: 128,
+                                    height: 1,
+                                    depth: 1,
+                                },
+                                flags: 0,
+                            };
+                            let mut e = 0;
+                            ok(calCtxRunProgramGrid(&mut e, ctx, &g as *const _ as *mut _));
+                            e
+                        })
+                        .collect::<Vec<u32>>()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|t| t.join().expect("thread"))
+            .collect();
+        let mut sorted = events.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (1..=20).collect::<Vec<u32>>());
+        let got: Vec<u32> = read(out, 8192);
+        let lost = got.iter().filter(|&&v| v != 20).count();
+        assert_eq!(
+            lost, 0,
+            "elements that lost increments (first: {:?})",
+            got[0]
+        );
+        ok(calShutdown());
+    }
+}
+
 #[test]
 fn res_create_runs_kernels_on_application_memory() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -301,7 +364,7 @@ end
 ";
 
 #[test]
-fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
+fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     unsafe {
         let (dev, ctx) = open();
@@ -320,21 +383,43 @@ fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
         ok(calCtxRunProgram(&mut e, ctx, func, &d));
         let got: Vec<u32> = read(out, 64);
         assert_eq!(got, (5..69).collect::<Vec<u32>>());
-        // Two components per element: the kernel would store only .x of each; refused.
+        // Two components per element: the store writes (x, y) of its source, here
+        // `r0.x` broadcast (a scalar source's swizzle is .xxxx).
         let mut wide = 0;
         ok(calResAllocLocal1D(&mut wide, dev, 64, UINT_2, 0));
         bind(ctx, module, "uav0", wide);
+        ok(calCtxRunProgram(&mut e, ctx, func, &d));
+        let got: Vec<u32> = read(wide, 128);
+        let want: Vec<u32> = (5..69).flat_map(|v| [v, v]).collect();
+        assert_eq!(got, want);
+        // A 2-D typed UAV over a 16x4 FLOAT_4 resource: (x, y) = (id % 16, id / 16).
+        let src = TYPED_CS
+            .replace("_type(buffer)_fmtx(uint)", "_type(2d)_fmtx(float)")
+            .replace(
+                "uav_store_id(0) vAbsTidFlat.x, r0.x",
+                "dcl_literal l1, 15, 4, 0, 0\niand r1.x, vAbsTidFlat.x, l1.x\n\
+                 ushr r1.y, vAbsTidFlat.x, l1.y\nuav_store_id(0) r1.xy, r0.xyxy",
+            );
+        let (module2, func2) = load(ctx, &src);
+        let mut img = 0;
+        ok(calResAllocLocal2D(&mut img, dev, 16, 4, FLOAT_4, 0));
+        bind(ctx, module2, "uav0", img);
+        ok(calCtxRunProgram(&mut e, ctx, func2, &d));
+        let got: Vec<u32> = read(img, 256);
+        let want: Vec<u32> = (5..69).flat_map(|v| [v, 0, v, 0]).collect();
+        assert_eq!(got, want);
+        // Formats whose components convert (8-bit normalized) are refused at the run.
+        let mut bytes = 0;
+        ok(calResAllocLocal1D(&mut bytes, dev, 64, UBYTE_4, 0));
+        bind(ctx, module, "uav0", bytes);
         assert_eq!(
             calCtxRunProgram(&mut e, ctx, func, &d),
             CAL_RESULT_NOT_SUPPORTED
         );
         let msg = last(Channel::Runtime);
-        assert!(
-            msg.contains("uav0 is a typed UAV") && msg.contains("INT32_2"),
-            "{msg}"
-        );
-        // A 2-D typed UAV is a compile error at its declaration.
-        let src = CString::new(TYPED_CS.replace("_type(buffer)", "_type(2d)")).unwrap();
+        assert!(msg.contains("uav0 is a typed UAV"), "{msg}");
+        // A cube-map typed UAV is a compile error at its declaration.
+        let src = CString::new(TYPED_CS.replace("_type(buffer)", "_type(cube)")).unwrap();
         let mut obj: *mut c_void = std::ptr::null_mut();
         assert_ne!(
             calclCompile(&mut obj, CAL_LANGUAGE_IL, src.as_ptr(), 8),
@@ -342,9 +427,62 @@ fn typed_uavs_take_one_32_bit_component_and_2d_types_are_refused() {
         );
         let msg = last(Channel::Compiler);
         assert!(
-            msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`2d`"),
+            msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`cube`"),
             "{msg}"
         );
+        ok(calShutdown());
+    }
+}
+
+const POSITION_PS: &str = "il_ps_2_0
+dcl_output_generic o0
+dcl_input_position_interp(linear_noperspective) vWinCoord0.xy__
+mov o0, vWinCoord0.xyxy
+end
+";
+
+/// `calCtxRunProgram` over a domain at (3, 2): the pixel position is absolute (the origin
+/// plus the place in the domain) and each pixel lands at its position in the resource.
+#[test]
+fn pixel_shader_domains_keep_their_origin() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    unsafe {
+        let (dev, ctx) = open();
+        let (module, func) = load(ctx, POSITION_PS);
+        let mut out = 0;
+        ok(calResAllocLocal2D(&mut out, dev, 8, 6, FLOAT_4, 0));
+        bind(ctx, module, "o0", out);
+        let d = CALdomain {
+            x: 3,
+            y: 2,
+            width: 4,
+            height: 3,
+        };
+        let mut e = 0;
+        ok(calCtxRunProgram(&mut e, ctx, func, &d));
+        let got: Vec<f32> = read(out, 8 * 6 * 4);
+        for y in 0..6usize {
+            for x in 0..8usize {
+                let px = &got[(y * 8 + x) * 4..(y * 8 + x) * 4 + 2];
+                let inside = (3..7).contains(&x) && (2..5).contains(&y);
+                let want = if inside {
+                    [x as f32 + 0.5, y as f32 + 0.5]
+                } else {
+                    [0.0, 0.0]
+                };
+                assert_eq!(px, want, "pixel ({x}, {y})");
+            }
+        }
+        // A domain the resource does not hold at its origin is an error naming both.
+        let d = CALdomain {
+            x: 5,
+            y: 2,
+            width: 4,
+            height: 3,
+        };
+        assert_eq!(calCtxRunProgram(&mut e, ctx, func, &d), CAL_RESULT_ERROR);
+        let msg = last(Channel::Runtime);
+        assert!(msg.contains("4x3 domain at (5, 2)"), "{msg}");
         ok(calShutdown());
     }
 }

@@ -119,7 +119,8 @@ fn the_emulator_is_device_zero() {
 
 /// With `ILC_CAL_DEVICE=cuda` the devices are the CUDA driver's Maxwell GPUs. Where there is
 /// no driver or no such GPU, the runtime reports no devices and says why; the device tests
-/// are then skipped with that reason (loudly: they did not run).
+/// are then skipped with that reason (loudly: they did not run). The texture-object
+/// descriptors are checked without a GPU by `device::cuda_texture`'s unit tests.
 #[test]
 fn cuda_device_runs_compute_kernels_or_reports_itself_absent() {
     let Some(out) = run("devices", &[("ILC_CAL_DEVICE", "cuda")]) else {
@@ -137,15 +138,19 @@ fn cuda_device_runs_compute_kernels_or_reports_itself_absent() {
         eprintln!("SKIPPED: CUDA device tests: no CUDA device ({why})");
         return;
     }
-    let Some(out) = run("compute", &[("ILC_CAL_DEVICE", "cuda")]) else {
-        return;
-    };
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Compute kernels over grids and domains; pixel shaders and a matrix multiply that
+    // sample textures (texture objects over pitched texels).
+    for name in ["compute", "hello_ps", "matmul"] {
+        let Some(out) = run(name, &[("ILC_CAL_DEVICE", "cuda")]) else {
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

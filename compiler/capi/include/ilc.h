@@ -69,6 +69,11 @@ typedef int32_t ilc_status;
 #define ILC_PARAM_TEXTURE_HANDLE 11
 /* Address of a UAV's append/consume counter (one 32-bit word); id = the UAV id. */
 #define ILC_PARAM_APPEND_COUNTER 12
+/* The view of typed UAV `id`: four 32-bit words, components per element (1..4), width, height
+   and depth in elements (without a resource shape: 1, size / 4, 1, 1). */
+#define ILC_PARAM_UAV_VIEW 13
+/* Pixel-shader domain origin: x and y of the domain's first pixel (two 32-bit words). */
+#define ILC_PARAM_DOMAIN_ORIGIN 14
 
 /* The storage of one texture resource (as `ilc --texture ID=FORMATxN`). */
 typedef struct ilc_texture_format {

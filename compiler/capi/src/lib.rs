@@ -86,6 +86,11 @@ pub const ILC_PARAM_TEXTURE_DIMS: i32 = 10;
 pub const ILC_PARAM_TEXTURE_HANDLE: i32 = 11;
 /// Address of a UAV's append/consume counter (one 32-bit word); `id` = the UAV id.
 pub const ILC_PARAM_APPEND_COUNTER: i32 = 12;
+/// The view of typed UAV `id`: four 32-bit words, components per element (1..4), width,
+/// height and depth in elements (default `1, size / 4, 1, 1`).
+pub const ILC_PARAM_UAV_VIEW: i32 = 13;
+/// Pixel-shader domain origin: x and y of the domain's first pixel (two 32-bit words).
+pub const ILC_PARAM_DOMAIN_ORIGIN: i32 = 14;
 
 /// Compiler options (`ilc_options`); fill with [`ilc_options_init`]. The layout is the ABI:
 /// members are only ever appended (see the crate documentation).
@@ -807,6 +812,8 @@ pub unsafe extern "C" fn ilc_kernel_param(
         ParamKind::OutPtr(i) => (ILC_PARAM_OUTPUT_POINTER, i as i32),
         ParamKind::OutSize(i) => (ILC_PARAM_OUTPUT_SIZE, i as i32),
         ParamKind::ResDims(i) => (ILC_PARAM_TEXTURE_DIMS, i as i32),
+        ParamKind::UavView(i) => (ILC_PARAM_UAV_VIEW, i as i32),
+        ParamKind::DomainOrigin => (ILC_PARAM_DOMAIN_ORIGIN, -1),
         ParamKind::CounterPtr(i) => (ILC_PARAM_APPEND_COUNTER, i as i32),
         ParamKind::Texture {
             resource,

@@ -49,6 +49,7 @@ pub mod validate;
 mod vector;
 
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
+use isa_amdil::interp::typed_uav::TypedUav;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -233,8 +234,8 @@ pub(crate) enum BufKind {
     Raw,
     /// Structured with a stride in bytes.
     Struct(u32),
-    /// Typed 32-bit elements; `true` for a float format.
-    Typed(bool),
+    /// Typed elements of 32-bit components, addressed through the launch's view.
+    Typed(TypedUav),
 }
 
 /// Declarations gathered before lowering instructions.
@@ -549,17 +550,17 @@ impl<'p> Lowerer<'p> {
                 (Opcode::DclUav | Opcode::DclTypedUav, _) => {
                     // An unsupported form is an error here; it is still recorded so that its
                     // uses do not add "undeclared UAV" errors.
-                    let float = match isa_amdil::interp::typed_uav::typed_uav_decl(st) {
-                        Ok(d) => d.is_float(),
+                    let decl = match isa_amdil::interp::typed_uav::typed_uav_decl(st) {
+                        Ok(d) => d,
                         Err(what) => {
                             // (Not `self.error`: the statements are borrowed from `self`.)
                             self.errors.push(LowerError::at(st.span, st.opcode, what));
-                            false
+                            TypedUav::UNDECLARED
                         }
                     };
                     self.decls
                         .uavs
-                        .insert(st.id().unwrap_or(0), BufKind::Typed(float));
+                        .insert(st.id().unwrap_or(0), BufKind::Typed(decl));
                 }
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), BufKind::Raw);

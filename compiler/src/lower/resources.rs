@@ -21,6 +21,7 @@ use ilc_passes::ir::{
     AtomicOp as IrAtomic, BarrierFlags, IntCC, MemArg, MemSize, MemSpace, SpecialReg, Value,
 };
 use isa_amdil::ast::{DstComp, DstOperand, FenceFlag, Instruction, RegKind, RegRef};
+use isa_amdil::interp::typed_uav::TypedUav;
 use isa_amdil::opcodes::Opcode;
 
 use super::ops::{Srcs, Ty};
@@ -41,7 +42,8 @@ enum Addr {
     Raw,
     Struct(u32),
     StructVec(u32),
-    Typed(bool),
+    /// Typed UAV `id`: coordinates in `src0`, elements through its launch view.
+    Typed(TypedUav, u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -442,9 +444,76 @@ impl Lowerer<'_> {
     fn uav_addr(&self, id: u32) -> Addr {
         match self.decls.uavs.get(&id) {
             Some(BufKind::Struct(s)) => Addr::Struct(*s),
-            Some(BufKind::Typed(f)) => Addr::Typed(*f),
+            Some(BufKind::Typed(t)) => Addr::Typed(*t, id as u8),
             _ => Addr::Raw,
         }
+    }
+
+    /// The addressing of `uav_load`/`uav_store` on UAV `id`: typed (a UAV without a typed
+    /// declaration is a 1-D `uint` one, as the interpreter has it).
+    fn typed_addr(&self, id: u32) -> Addr {
+        match self.uav_addr(id) {
+            a @ Addr::Typed(..) => a,
+            _ => Addr::Typed(TypedUav::UNDECLARED, id as u8),
+        }
+    }
+
+    /// The byte address of the element of typed UAV `id` at the coordinates in `src0`,
+    /// through its launch view (`uavviewN`: components, width, height, depth; the rule is
+    /// `isa_amdil::interp::typed_uav`): `(x + w * (y + h * z)) * components * 4`, or
+    /// [`OUT_OF_RANGE`] when a used coordinate is not below its size.
+    fn typed_address(
+        &mut self,
+        st: &Instruction,
+        srcs: &mut Srcs,
+        t: TypedUav,
+        id: u8,
+    ) -> LResult<Value> {
+        let n = t.coords.clamp(1, 3);
+        let mut coords = Vec::with_capacity(n as usize);
+        let mut sizes = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            coords.push(srcs.get(self, st, 0, usize::from(i), Ty::Int)?);
+            sizes.push(self.special(SpecialReg::UavView(id, i + 1)));
+        }
+        let mut inside: Option<Value> = None;
+        for (&c, &s) in coords.iter().zip(&sizes) {
+            let ok = self.cursor().ins().icmp(IntCC::Ult, c, s);
+            inside = Some(match inside {
+                Some(p) => self.cursor().ins().pand(p, ok),
+                None => ok,
+            });
+        }
+        // Horner from the outermost coordinate: x + w * (y + h * z).
+        let mut elem = coords[coords.len() - 1];
+        for i in (0..coords.len() - 1).rev() {
+            let scaled = self.cursor().ins().imul(sizes[i], elem);
+            elem = self.cursor().ins().iadd(coords[i], scaled);
+        }
+        let comps = self.special(SpecialReg::UavView(id, 0));
+        let two = self.iconst(2);
+        let stride = self.cursor().ins().ishl(comps, two);
+        let a = self.cursor().ins().imul(elem, stride);
+        match inside {
+            Some(p) if !self.assume_in_bounds => {
+                let out = self.iconst(OUT_OF_RANGE);
+                Ok(self.cursor().ins().select(p, a, out))
+            }
+            _ => Ok(a),
+        }
+    }
+
+    /// For component `i` (1..4) of a typed element: whether the view's element has it, and
+    /// the byte offset to access for it (`4 i`, or 0, the first component, when it has not:
+    /// always inside the element, so the access needs no bounds of its own).
+    fn typed_component(&mut self, id: u8, i: u32) -> (Value, Value) {
+        let comps = self.special(SpecialReg::UavView(id, 0));
+        let k = self.iconst(i);
+        let has = self.cursor().ins().icmp(IntCC::Ult, k, comps);
+        let off = self.iconst(4 * i);
+        let zero = self.iconst(0);
+        let off = self.cursor().ins().select(has, off, zero);
+        (has, off)
     }
 
     fn lds_addr(&self, id: u32, vec: bool) -> Addr {
@@ -512,7 +581,7 @@ impl Lowerer<'_> {
                 };
                 self.exact_address(x, stride, Some(off))
             }
-            Addr::Typed(_) => self.exact_address(x, 4, None),
+            Addr::Typed(t, id) => self.typed_address(st, srcs, t, id)?,
         })
     }
 
@@ -588,22 +657,28 @@ impl Lowerer<'_> {
         let mut srcs = Srcs::default();
         let base = self.address(st, &mut srcs, addr)?;
         let mut res = [None; 4];
-        if vec {
-            let a = self.align_down(base, 4);
+        if let (true, Addr::Typed(t, id)) = (vec, addr) {
+            // Component i < components from memory, the others the format's default.
             for (i, slot) in res.iter_mut().enumerate() {
                 if !w[i] {
                     continue;
                 }
-                if let Addr::Typed(float) = addr {
-                    if i > 0 {
-                        let v = match (i, float) {
-                            (3, true) => ONE,
-                            (3, false) => 1,
-                            _ => 0,
-                        };
-                        *slot = Some(self.iconst(v));
-                        continue;
-                    }
+                let m = mem(space, 0, MemSize::Words(1));
+                if i == 0 {
+                    *slot = Some(self.cursor().ins().load(m, Some(base))[0]);
+                    continue;
+                }
+                let (has, off) = self.typed_component(id, i as u32);
+                let a = self.cursor().ins().iadd(base, off);
+                let v = self.cursor().ins().load(m, Some(a))[0];
+                let default = self.iconst(t.default_component(i));
+                *slot = Some(self.cursor().ins().select(has, v, default));
+            }
+        } else if vec {
+            let a = self.align_down(base, 4);
+            for (i, slot) in res.iter_mut().enumerate() {
+                if !w[i] {
+                    continue;
                 }
                 let m = mem(space, 4 * i as i32, MemSize::Words(1));
                 *slot = Some(self.cursor().ins().load(m, Some(a))[0]);
@@ -634,7 +709,20 @@ impl Lowerer<'_> {
         let mut srcs = Srcs::default();
         let base = self.address(st, &mut srcs, addr)?;
         let data_k = st.srcs.len().saturating_sub(1).min(3);
-        if vec {
+        if let (true, Addr::Typed(_, id)) = (vec, addr) {
+            // Components 0..components of src1; a component the element lacks stores
+            // component 0's value to component 0 again (no branch, no extra bounds).
+            let m = mem(space, 0, MemSize::Words(1));
+            let first = srcs.get(self, st, data_k, 0, Ty::Int)?;
+            self.cursor().ins().store(m, Some(base), &[first]);
+            for i in 1..4u32 {
+                let v = srcs.get(self, st, data_k, i as usize, Ty::Int)?;
+                let (has, off) = self.typed_component(id, i);
+                let a = self.cursor().ins().iadd(base, off);
+                let v = self.cursor().ins().select(has, v, first);
+                self.cursor().ins().store(m, Some(a), &[v]);
+            }
+        } else if vec {
             let a = self.align_down(base, 4);
             for (i, m) in mask.iter().enumerate() {
                 let v = match m {
@@ -814,10 +902,7 @@ impl Lowerer<'_> {
                 self.load(st, self.uav_space(id)?, a, Width::U32, true)
             }
             O::UavLoad => {
-                let a = match self.uav_addr(id) {
-                    a @ Addr::Typed(_) => a,
-                    _ => Addr::Typed(false),
-                };
+                let a = self.typed_addr(id);
                 self.load(st, self.uav_space(id)?, a, Width::U32, true)
             }
             O::UavArenaLoad => {
@@ -843,16 +928,8 @@ impl Lowerer<'_> {
                 self.store(st, self.uav_space(id)?, a, Width::U32, true, mask)
             }
             O::UavStore => {
-                let a = match self.uav_addr(id) {
-                    a @ Addr::Typed(_) => a,
-                    _ => Addr::Typed(false),
-                };
-                let mask = [
-                    DstComp::Write,
-                    DstComp::NoWrite,
-                    DstComp::NoWrite,
-                    DstComp::NoWrite,
-                ];
+                let a = self.typed_addr(id);
+                let mask = [DstComp::Write; 4];
                 self.store(st, self.uav_space(id)?, a, Width::U32, true, mask)
             }
             O::UavArenaStore | O::UavByteStore | O::UavShortStore => {

@@ -670,7 +670,8 @@ impl Lowerer<'_> {
         self.switch_to(body);
     }
 
-    /// `vWinCoord0` / interpolated `v#` in pixel-shader compute: `(x + 0.5, y + 0.5, 0, 1)`.
+    /// `vWinCoord0` / interpolated `v#` in pixel-shader compute: `(x + 0.5, y + 0.5, 0, 1)`
+    /// for the pixel (x, y) = the domain's origin plus the work-item's place in the domain.
     pub(crate) fn win_coord(&mut self, c: usize) -> Value {
         match c {
             0 | 1 => {
@@ -679,6 +680,11 @@ impl Lowerer<'_> {
                 }
                 let p = self.pixel(c);
                 self.at_entry = true;
+                let origin = self
+                    .cursor()
+                    .ins()
+                    .special(SpecialReg::DomainOrigin(c as u8));
+                let p = self.cursor().ins().iadd(p, origin);
                 let f = self.cursor().ins().u2f(p);
                 let half = self.iconst(HALF);
                 let v = self.cursor().ins().fadd(f, half);

@@ -8,11 +8,14 @@
 //!    it with sign-extended 32-bit offsets plus an immediate (the driver refuses larger ones);
 //! 2. the same pair for the global buffer `g[]` if the function uses it, then for each
 //!    read-only resource (SRV) id;
-//! 3. for a pixel-shader (`il_ps`) kernel: the domain (width, height: two 32-bit words), then
+//! 3. for a pixel-shader (`il_ps`) kernel: the domain (width, height: two 32-bit words), its
+//!    origin (x, y: two words, when the code reads the pixel position `vWinCoord0`), then
 //!    a pointer and size per output `o#` it writes (one 16-byte vec4 per pixel, row-major, so
 //!    the row pitch is `width * 16` bytes); for each texture resource whose size the code
 //!    reads (sampling, `resinfo`): its width, height and depth in texels (three words in a
-//!    16-byte slot), after the SRV pair that points at its texels;
+//!    16-byte slot), after the SRV pair that points at its texels; for each typed UAV the
+//!    code addresses (ascending id): its view (four words: 32-bit components per element,
+//!    width, height, depth in elements; `isa_amdil::interp::typed_uav`);
 //! 4. the contents of each declared constant buffer (ascending id, 16-byte aligned), copied in
 //!    by the driver, so a direct read is a `c[0x0][imm]` operand and an indexed one an `LDC`.
 //!
@@ -55,12 +58,19 @@ pub enum ParamKind {
     CbData(u8),
     /// Pixel-shader domain: width and height in pixels (two 32-bit words).
     Domain,
+    /// Pixel-shader domain origin: the x and y of its first pixel (two 32-bit words; CAL's
+    /// `CALdomain.x/y`), added to the pixel position.
+    DomainOrigin,
     /// Base address of pixel-shader output `o<id>`.
     OutPtr(u8),
     /// Size in bytes of pixel-shader output `o<id>`.
     OutSize(u8),
     /// Width, height and depth in texels of texture resource `id` (three 32-bit words).
     ResDims(u8),
+    /// The view of typed UAV `id` (four 32-bit words: components per element, width,
+    /// height, depth in elements); the embedder describes the resource it binds. Without
+    /// one, `[1, size / 4, 1, 1]` (a 1-D array of 32-bit elements) is the convention.
+    UavView(u8),
     /// Address of UAV `id`'s append/consume counter: one 32-bit word the embedder sets
     /// before the launch (the count of items already in the buffer) and reads after it.
     CounterPtr(u8),
@@ -226,12 +236,20 @@ impl LaunchLayout {
             });
             off += 16;
         }
-        let (domain, res_dims) = launch_constants(func);
-        if domain || !func.outputs.is_empty() {
+        let c = launch_constants(func);
+        if c.domain || !func.outputs.is_empty() {
             l.params.push(LaunchParam {
                 offset: off,
                 size: 8,
                 kind: ParamKind::Domain,
+            });
+            off += 8;
+        }
+        if c.origin {
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 8,
+                kind: ParamKind::DomainOrigin,
             });
             off += 8;
         }
@@ -248,12 +266,21 @@ impl LaunchLayout {
             });
             off += 16;
         }
-        for id in res_dims {
+        for id in c.res_dims {
             off = off.next_multiple_of(16);
             l.params.push(LaunchParam {
                 offset: off,
                 size: 12,
                 kind: ParamKind::ResDims(id),
+            });
+            off += 16;
+        }
+        for id in c.uav_views {
+            off = off.next_multiple_of(16);
+            l.params.push(LaunchParam {
+                offset: off,
+                size: 16,
+                kind: ParamKind::UavView(id),
             });
             off += 16;
         }
@@ -376,9 +403,11 @@ impl LaunchLayout {
                 ParamKind::SrvSize(i) => ("srv_size", i as i32),
                 ParamKind::CbData(i) => ("cb", i as i32),
                 ParamKind::Domain => ("domain", -1),
+                ParamKind::DomainOrigin => ("domain_origin", -1),
                 ParamKind::OutPtr(i) => ("out_ptr", i as i32),
                 ParamKind::OutSize(i) => ("out_size", i as i32),
                 ParamKind::ResDims(i) => ("res_dims", i as i32),
+                ParamKind::UavView(i) => ("uav_view", i as i32),
                 ParamKind::CounterPtr(i) => ("counter_ptr", i as i32),
                 ParamKind::Texture {
                     resource,
@@ -447,9 +476,11 @@ impl LaunchLayout {
                         "srv_size" => ParamKind::SrvSize(id8),
                         "cb" => ParamKind::CbData(id8),
                         "domain" => ParamKind::Domain,
+                        "domain_origin" => ParamKind::DomainOrigin,
                         "out_ptr" => ParamKind::OutPtr(id8),
                         "out_size" => ParamKind::OutSize(id8),
                         "res_dims" => ParamKind::ResDims(id8),
+                        "uav_view" => ParamKind::UavView(id8),
                         "counter_ptr" => ParamKind::CounterPtr(id8),
                         "tex_handle" => ParamKind::Texture {
                             resource: id as u8,
@@ -498,23 +529,38 @@ impl LaunchLayout {
     }
 }
 
-/// Whether `func` reads the pixel-shader domain, and the texture ids whose sizes it reads.
-fn launch_constants(func: &Function) -> (bool, std::collections::BTreeSet<u8>) {
+/// The launch constants a function reads (besides buffer sizes and the grid).
+#[derive(Default)]
+struct LaunchConstants {
+    /// The pixel-shader domain's size.
+    domain: bool,
+    /// The domain's origin.
+    origin: bool,
+    /// Texture ids whose sizes it reads.
+    res_dims: BTreeSet<u8>,
+    /// Typed UAV ids whose views it reads.
+    uav_views: BTreeSet<u8>,
+}
+
+fn launch_constants(func: &Function) -> LaunchConstants {
     use ilc_passes::ir::{InstructionData, SpecialReg};
-    let mut domain = false;
-    let mut dims = std::collections::BTreeSet::new();
+    let mut c = LaunchConstants::default();
     for inst in func.insts_in_layout() {
         if let InstructionData::Special { reg, .. } = func.dfg.insts[inst] {
             match reg {
-                SpecialReg::Domain(_) => domain = true,
+                SpecialReg::Domain(_) => c.domain = true,
+                SpecialReg::DomainOrigin(_) => c.origin = true,
                 SpecialReg::ResDim(id, _) => {
-                    dims.insert(id);
+                    c.res_dims.insert(id);
+                }
+                SpecialReg::UavView(id, _) => {
+                    c.uav_views.insert(id);
                 }
                 _ => {}
             }
         }
     }
-    (domain, dims)
+    c
 }
 
 /// The UAV ids whose append counters `func` uses.

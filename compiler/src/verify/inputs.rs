@@ -30,6 +30,9 @@ use crate::spa5::abi::{LaunchLayout, ParamKind};
 pub struct Inputs {
     /// UAV contents by id.
     pub uavs: BTreeMap<u32, Vec<u8>>,
+    /// The resource shapes behind typed UAVs by id (absent: the linear default,
+    /// `isa_amdil::interp::typed_uav::UavView::linear`).
+    pub uav_views: BTreeMap<u32, isa_amdil::interp::typed_uav::UavView>,
     /// Read-only buffer contents by id.
     pub srvs: BTreeMap<u32, Vec<u8>>,
     /// Constant buffer contents by id (16 bytes per element).
@@ -42,6 +45,8 @@ pub struct Inputs {
     pub grid: Option<[u32; 3]>,
     /// Pixel-shader domain.
     pub domain: Option<[u32; 2]>,
+    /// Pixel-shader domain origin (default (0, 0)).
+    pub domain_origin: [u32; 2],
 }
 
 /// `N` of `PREFIXN.bin`.

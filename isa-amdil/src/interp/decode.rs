@@ -27,8 +27,8 @@ pub(crate) enum UavKind {
     Raw,
     /// Structured with a stride.
     Struct(u32),
-    /// Typed; `true` for a float format.
-    Typed(bool),
+    /// Typed.
+    Typed(super::typed_uav::TypedUav),
 }
 
 /// Declarations gathered before instructions are decoded.
@@ -230,7 +230,7 @@ impl Decoder<'_> {
                 (Opcode::DclUav | Opcode::DclTypedUav, _) => {
                     let id = st.id().unwrap_or(0);
                     let decl = super::typed_uav::typed_uav_decl(st).map_err(|w| err(line, w))?;
-                    self.decls.uavs.insert(id, UavKind::Typed(decl.is_float()));
+                    self.decls.uavs.insert(id, UavKind::Typed(decl));
                 }
                 (Opcode::DclRawSrv, _) => {
                     self.decls.srvs.insert(st.id().unwrap_or(0), UavKind::Raw);

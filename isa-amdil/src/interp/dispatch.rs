@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 use super::texture::{SamplerState, Texture};
+use super::typed_uav::UavView;
 
 /// How work-items of one group interleave between barriers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -47,6 +48,9 @@ pub struct Dispatch {
     pub grid: [u32; 3],
     /// UAV contents by id (raw bytes).
     pub uavs: BTreeMap<u32, Vec<u8>>,
+    /// The resource shape behind typed UAVs by id (absent: [`UavView::linear`] over the
+    /// UAV's bytes; see [`super::typed_uav`]).
+    pub uav_views: BTreeMap<u32, UavView>,
     /// Read-only SRV contents by id.
     pub srvs: BTreeMap<u32, Vec<u8>>,
     /// Constant buffer contents by id (16 bytes per element).
@@ -60,6 +64,10 @@ pub struct Dispatch {
     /// Pixel-shader compute (`il_ps`): the 2-D domain in pixels; `grid` is then ignored
     /// (work-items run in 8x8 tiles covering the domain).
     pub domain: Option<[u32; 2]>,
+    /// Pixel-shader compute: the domain's origin (CAL's `CALdomain.x/y`): work-item (i, j)
+    /// of the domain is pixel `(x + i, y + j)`, which `vWinCoord0` reads (`+ 0.5`); the
+    /// domain check and the `o#` buffers stay relative to the domain.
+    pub domain_origin: [u32; 2],
     /// Pixel-shader outputs `o#`: `width * height` pixels of 16 bytes (the vec4), row-major;
     /// created zero-filled for each output the program writes when absent.
     pub ps_outputs: BTreeMap<u32, Vec<u8>>,
@@ -91,12 +99,14 @@ impl Default for Dispatch {
         Dispatch {
             grid: [1, 1, 1],
             uavs: BTreeMap::new(),
+            uav_views: BTreeMap::new(),
             srvs: BTreeMap::new(),
             cbs: BTreeMap::new(),
             global: None,
             textures: BTreeMap::new(),
             samplers: BTreeMap::new(),
             domain: None,
+            domain_origin: [0, 0],
             ps_outputs: BTreeMap::new(),
             fuel: 1 << 32,
             schedule: Schedule::LockStep,
@@ -115,6 +125,15 @@ impl Dispatch {
             grid,
             ..Dispatch::default()
         }
+    }
+
+    /// The view of typed UAV `id`: the one set in [`Dispatch::uav_views`], else the linear
+    /// default over its buffer.
+    pub fn uav_view(&self, id: u32) -> UavView {
+        self.uav_views
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| UavView::linear(self.uavs.get(&id).map_or(0, Vec::len)))
     }
 }
 

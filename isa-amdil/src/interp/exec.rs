@@ -29,6 +29,7 @@ use super::program::{
     SrcKind, SrcMods, TexOp, Ty, WideFn,
 };
 use super::texture::{self, SamplerState, Texture};
+use super::typed_uav::UavView;
 use crate::opcodes::Precision;
 
 /// Return-address stack depth: a call made with a full stack is skipped (L3498).
@@ -84,6 +85,8 @@ enum Flow {
 /// State shared by the work-items of a dispatch.
 struct Shared<'d> {
     uavs: &'d mut BTreeMap<u32, Vec<u8>>,
+    /// Views of the UAVs (typed accesses), fixed at the start of the dispatch.
+    uav_views: BTreeMap<u32, UavView>,
     srvs: &'d BTreeMap<u32, Vec<u8>>,
     cbs: Vec<Vec<[u32; 4]>>,
     global: Option<&'d mut Vec<u8>>,
@@ -92,6 +95,8 @@ struct Shared<'d> {
     outputs: &'d mut BTreeMap<u32, Vec<u8>>,
     /// Pixel-shader domain (width, height).
     domain: [u32; 2],
+    /// Pixel-shader domain origin (added to `vWinCoord0`).
+    origin: [u32; 2],
     lds: BTreeMap<u32, Vec<u8>>,
     gds: BTreeMap<u32, Vec<u8>>,
     tracker: Option<RaceTracker>,
@@ -160,6 +165,14 @@ impl Shared<'_> {
                 .ok_or_else(|| missing(format!("gds {id} not declared"))),
             Space::Srv(id) => Err(missing(format!("srv {id} is read-only"))),
         }
+    }
+
+    fn uav_view(&self, space: Space) -> UavView {
+        match space {
+            Space::Uav(id) => self.uav_views.get(&id).copied(),
+            _ => None,
+        }
+        .unwrap_or(UavView::linear(0))
     }
 
     fn read_only(&self, space: Space) -> Result<&Vec<u8>, InterpError> {
@@ -264,8 +277,10 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         }
     }
     let schedule = d.schedule;
+    let uav_views = d.uavs.keys().map(|&id| (id, d.uav_view(id))).collect();
     let mut sh = Shared {
         uavs: &mut d.uavs,
+        uav_views,
         srvs: &d.srvs,
         cbs,
         global: d.global.as_mut(),
@@ -273,6 +288,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
         samplers: &d.samplers,
         outputs: &mut d.ps_outputs,
         domain,
+        origin: d.domain_origin,
         lds: BTreeMap::new(),
         gds: prog
             .gds
@@ -337,7 +353,7 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
                 if let Some(t) = sh.tracker.as_mut() {
                     t.clear();
                 }
-                init_group(&mut items, prog, [x, y, z], sh.domain, gflat);
+                init_group(&mut items, prog, [x, y, z], [sh.domain, sh.origin], gflat);
                 run_group(prog, &mut items, &mut sh, schedule, &mut rng)?;
                 sh.stats.groups += 1;
                 sh.stats.work_items += group_size;
@@ -348,7 +364,15 @@ pub fn execute(prog: &ExecProgram, d: &mut Dispatch) -> Result<RunStats, InterpE
     Ok(sh.stats)
 }
 
-fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], domain: [u32; 2], gflat: u32) {
+/// `area`: the pixel-shader domain's size and origin.
+fn init_group(
+    items: &mut [Item],
+    prog: &ExecProgram,
+    g: [u32; 3],
+    area: [[u32; 2]; 2],
+    gflat: u32,
+) {
+    let [domain, origin] = area;
     let [bx, by, bz] = prog.group;
     let size = bx * by * bz;
     for (i, it) in items.iter_mut().enumerate() {
@@ -380,8 +404,8 @@ fn init_group(items: &mut [Item], prog: &ExecProgram, g: [u32; 3], domain: [u32;
         if prog.pixel_shader {
             let (px, py) = (g[0] * bx + tx, g[1] * by + ty);
             it.sys[6] = [
-                (px as f32 + 0.5).to_bits(),
-                (py as f32 + 0.5).to_bits(),
+                (px.wrapping_add(origin[0]) as f32 + 0.5).to_bits(),
+                (py.wrapping_add(origin[1]) as f32 + 0.5).to_bits(),
                 0,
                 ONE,
             ];
@@ -904,12 +928,26 @@ fn comp(f: CompFn, s: &[[u32; 4]; 4], i: usize) -> u32 {
     }
 }
 
-fn address(addr: Addr, s: &[[u32; 4]; 4]) -> u64 {
+/// Past every buffer: the address of a typed element out of its view's range.
+const TYPED_OUT_OF_RANGE: u64 = 1 << 40;
+
+fn address(sh: &Shared, space: Space, addr: Addr, s: &[[u32; 4]; 4]) -> u64 {
     match addr {
         Addr::Raw => s[0][0] as u64,
         Addr::Struct(stride) => s[0][0] as u64 * stride as u64 + s[0][1] as u64,
         Addr::StructVec(stride) => s[0][0] as u64 * stride as u64 + s[1][0] as u64,
-        Addr::Typed(_) => s[0][0] as u64 * 4,
+        Addr::Typed(t) => sh
+            .uav_view(space)
+            .offset(t, s[0])
+            .unwrap_or(TYPED_OUT_OF_RANGE),
+    }
+}
+
+/// The 32-bit components per element of typed accesses to `space` (4 for other accesses).
+fn typed_components(sh: &Shared, space: Space, addr: Addr) -> usize {
+    match addr {
+        Addr::Typed(_) => sh.uav_view(space).components.min(4) as usize,
+        _ => 4,
     }
 }
 
@@ -1236,7 +1274,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             vec,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let mut r = [0u32; 4];
             let mut oob = false;
             let lds_id = match space {
@@ -1244,8 +1282,15 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                 _ => None,
             };
             if *vec {
+                let comps = typed_components(sh, *space, *addr);
                 for i in 0..4 {
                     if inst.dst.mask[i] != DstComp::Write {
+                        continue;
+                    }
+                    if i >= comps {
+                        if let Addr::Typed(t) = addr {
+                            r[i] = t.default_component(i);
+                        }
                         continue;
                     }
                     let a = base + 4 * i as u64;
@@ -1256,9 +1301,6 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                     if let Some(id) = lds_id {
                         sh.lds_touch(id, a, Access::Read);
                     }
-                }
-                if let Addr::Typed(float) = addr {
-                    r = [r[0], 0, 0, if *float { ONE } else { 1 }];
                 }
             } else {
                 match memory::load_width(sh.read_only(*space)?, base, *width) {
@@ -1281,14 +1323,15 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             vec,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let data = s[inst.src.len().saturating_sub(1).min(3)];
             let mut oob = false;
             let mut touched = [None; 4];
+            let comps = typed_components(sh, *space, *addr);
             {
                 let buf = sh.buffer(*space)?;
                 if *vec {
-                    for i in 0..4 {
+                    for i in 0..comps {
                         let v = match inst.dst.mask[i] {
                             DstComp::Write => data[i],
                             DstComp::Zero => 0,
@@ -1320,7 +1363,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             ret,
         } => {
             let s = read_srcs(it, sh, prog, inst);
-            let base = address(*addr, &s);
+            let base = address(sh, *space, *addr, &s);
             let (s1, s2) = (s[1][0], s[2][0]);
             let old = memory::atomic(sh.buffer(*space)?, base, *op, s1, s2);
             if let Space::Lds(id) = space {

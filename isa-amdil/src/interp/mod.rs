@@ -84,7 +84,7 @@
 //! | call with a full 32-entry stack | skipped (L3498) | skipped | |
 //! | `idiv`/`imod` (enum only) | no text | truncating; `/0` -> `0xFFFFFFFF` | |
 //! | 3-D system values' `.w` | invalid (L1408) | 0 | |
-//! | typed UAV load (buffer, 32-bit format) | format defaults | `(v, 0, 0, 1)` (1.0 for float formats) | |
+//! | typed UAV load, components the resource lacks | format defaults | `(_, 0, 0, 1)` (1.0 for float formats; see [`typed_uav`]) | |
 //! | NaN produced by arithmetic | bit pattern undefined (L649) | `0x7FFFFFFF` (f32), `0x7FFFFFFF_FFFFFFFF` (f64); moves, `_neg`, `_abs` keep bits | canonical NaN of FP32 units |
 //! | `dmovc` polarity | pseudo code picks src1 when `src0.x == 0` (L7766) | `src0.x != 0 ? src1 : src2`, as `cmov_logical` and DX `dmovc` | `SEL` |
 //! | barrier reached by only part of a group | undefined | released once the others end; warning | |

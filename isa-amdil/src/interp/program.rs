@@ -305,9 +305,9 @@ pub enum Addr {
     Struct(u32),
     /// (index src0.x, byte offset src1.x): `lds_*_vec` on structured LDS.
     StructVec(u32),
-    /// Element index in src0.x, 4-byte elements (typed buffer UAV of a 32-bit format);
-    /// `true` for a float format (loads return `(v, 0, 0, 1.0)`, else `(v, 0, 0, 1)`).
-    Typed(bool),
+    /// A typed UAV element: coordinates in src0, addressed through the launch's
+    /// [`super::typed_uav::UavView`] (see that module).
+    Typed(super::typed_uav::TypedUav),
 }
 
 /// The operation of an instruction.

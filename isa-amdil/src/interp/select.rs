@@ -11,9 +11,7 @@ use super::dispatch::InterpError;
 use super::dops;
 use super::fops::{self, RelOp, ZeroOp};
 use super::iops::{self, bool32};
-use super::program::{
-    Addr, AtomicOp, CompFn, Dst, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width,
-};
+use super::program::{Addr, AtomicOp, CompFn, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width};
 use super::texture::TexDim;
 use crate::ast::{self, Instruction};
 use crate::opcodes::Opcode;
@@ -662,14 +660,6 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             Ok(())
         }
     };
-    let single_x = |dst: &mut Dst| {
-        dst.mask = [
-            DstComp::Write,
-            DstComp::NoWrite,
-            DstComp::NoWrite,
-            DstComp::NoWrite,
-        ];
-    };
     let load = |space, addr, width, vec| Op::Load {
         space,
         addr,
@@ -695,7 +685,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             need(1)?;
             let addr = match uav_addr(dec, id) {
                 a @ Addr::Typed(_) => a,
-                _ => Addr::Typed(false),
+                _ => Addr::Typed(super::typed_uav::TypedUav::UNDECLARED),
             };
             load(Space::Uav(id), addr, Width::U32, true)
         }
@@ -736,10 +726,11 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         }
         O::UavStore => {
             need(2)?;
-            single_x(&mut dst);
+            // Components past the element's are skipped at run time (the view's count).
+            dst.mask = [DstComp::Write; 4];
             let addr = match uav_addr(dec, id) {
                 a @ Addr::Typed(_) => a,
-                _ => Addr::Typed(false),
+                _ => Addr::Typed(super::typed_uav::TypedUav::UNDECLARED),
             };
             store(Space::Uav(id), addr, Width::U32, true)
         }

@@ -1,32 +1,100 @@
-//! Typed UAV declarations (`dcl_uav_id(n)_type(t)_fmtx(f)`, guide L8184, and the binary-era
-//! `dcl_typed_uav`): the one place that says which forms ilc implements exactly.
+//! Typed UAVs (`dcl_uav_id(n)_type(t)_fmtx(f)`, guide L8184, and the binary-era
+//! `dcl_typed_uav`): the one place that says which forms ilc implements and how a typed
+//! access finds its element.
 //!
-//! The interpreter and the compiler's lowering address a typed UAV as a 1-D array of 32-bit
-//! elements (`src0.x` in elements; a load returns `(v, 0, 0, 1)`, a store writes `src1.x`).
-//! That is exact for `_type(buffer)` and `_type(1d)` with one 32-bit `uint`, `sint` or `float`
-//! component per element. Every other declared form (2-D/3-D and array types, whose `src0.y`
-//! and `src0.z` address rows, slices or array elements; `_fmty`..`_fmtw`; normalized, sRGB,
-//! mixed or unknown formats, which convert on access) would be computed with the wrong
-//! addresses or values, so [`typed_uav_decl`] rejects it and every consumer (validator,
-//! interpreter, lowering) reports the error instead of guessing.
+//! The IL declares only the dimension type and the element format (`uint`, `sint`, `float`);
+//! the number of components per element and the surface's width, height and depth belong
+//! to the resource bound at launch (`uav_load`: "based on the format of UAV(n), up to four
+//! components are read", L8771). The launcher describes them in a [`UavView`], a launch
+//! constant of four words (ilc's launch layout: `uav_view`), and every consumer (this
+//! interpreter, the compiler's lowering) addresses the UAV through it:
 //!
-//! The number of components per element of a CAL resource bound to the UAV (`UINT_2`,
-//! `FLOAT_4`, ...) is not in the IL; the embedder binding the memory must make sure it is one
-//! 32-bit component (see the runtime's launch plan).
+//! - the address has [`TypedUav::coords`] components: `src0.x` for `buffer` and `1d`,
+//!   `src0.xy` for `1darray` (x, array index) and `2d`, `src0.xyz` for `2darray` and `3d`;
+//! - an element is in range when every used coordinate is below the view's width, height,
+//!   depth (unsigned); its byte offset is `(x + width * (y + height * z)) * components * 4`,
+//!   elements stored row-major with no padding (CAL's linear layout, pitch = width);
+//! - a load reads components `0..components` (0 where the element is out of range) and
+//!   gives the format defaults for the others: `(_, 0, 0, 1)`, `1.0` for `float`;
+//! - a store writes components `0..components` of `src1` and nothing out of range;
+//! - atomics address the element's first component.
+//!
+//! A view of one component, `width` = the buffer's 4-byte words, height and depth 1 is the
+//! default ([`UavView::linear`]) where the launcher gives none: a 1-D array of 32-bit
+//! elements.
+//!
+//! Components are 32-bit and stored unconverted: normalized, sRGB, mixed or unknown formats
+//! (which convert on access) are rejected, and so are `_fmty`..`_fmtw` (the guide's
+//! declaration has `_fmtx` only) and other types (`cube`, MSAA).
 
 use crate::ast::{Control, ElementFormat, Instruction};
 
-/// A typed UAV declaration ilc implements: a 1-D array of one-component 32-bit elements.
+/// A typed UAV declaration ilc implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TypedUav {
     /// The element format (`uint`, `sint` or `float`).
     pub format: ElementFormat,
+    /// Address components the type uses: 1 (`buffer`, `1d`), 2 (`1darray`, `2d`) or 3
+    /// (`2darray`, `3d`).
+    pub coords: u8,
 }
 
 impl TypedUav {
-    /// True for a float element (a load's `.w` is 1.0 rather than 1).
+    /// A typed UAV used without a declaration: a 1-D array of `uint` elements.
+    pub const UNDECLARED: TypedUav = TypedUav {
+        format: ElementFormat::Uint,
+        coords: 1,
+    };
+
+    /// True for a float element (a load's `.w` default is 1.0 rather than 1).
     pub fn is_float(self) -> bool {
         self.format == ElementFormat::Float
+    }
+
+    /// The default of component `c` (1..4) that the element does not have.
+    pub fn default_component(self, c: usize) -> u32 {
+        match (c, self.is_float()) {
+            (3, true) => 0x3f80_0000,
+            (3, false) => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// The resource behind a typed UAV at launch: components per element (1..4 32-bit words)
+/// and the size in elements along each axis (width, height, depth or array size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UavView {
+    /// 32-bit components per element (1..4).
+    pub components: u32,
+    /// Width, height and depth (or layers) in elements.
+    pub dims: [u32; 3],
+}
+
+impl UavView {
+    /// The default view of a buffer of `bytes`: one component, `bytes / 4` wide.
+    pub fn linear(bytes: usize) -> UavView {
+        UavView {
+            components: 1,
+            dims: [u32::try_from(bytes / 4).unwrap_or(u32::MAX), 1, 1],
+        }
+    }
+
+    /// The four launch-constant words: components, width, height, depth.
+    pub fn words(self) -> [u32; 4] {
+        [self.components, self.dims[0], self.dims[1], self.dims[2]]
+    }
+
+    /// The byte offset of the element at `coord` (the used components of the address) for
+    /// `uav`, or `None` when it is out of range.
+    pub fn offset(self, uav: TypedUav, coord: [u32; 4]) -> Option<u64> {
+        let n = usize::from(uav.coords.clamp(1, 3));
+        if (0..n).any(|i| coord[i] >= self.dims[i]) {
+            return None;
+        }
+        let c = |i: usize| if i < n { u64::from(coord[i]) } else { 0 };
+        let [w, h, _] = self.dims.map(u64::from);
+        Some((c(0) + w * (c(1) + h * c(2))) * u64::from(self.components) * 4)
     }
 }
 
@@ -44,28 +112,30 @@ pub fn typed_uav_decl(st: &Instruction) -> Result<TypedUav, String> {
             Control::Fmt(c, f) => {
                 let comp = ['x', 'y', 'z', 'w'][(*c as usize).min(3)];
                 return Err(format!(
-                    "typed UAV with `_fmt{comp}({})`: elements of more than one component are \
-                     not supported (ilc implements one 32-bit component per element)",
+                    "typed UAV with `_fmt{comp}({})`: a typed UAV declares its format with \
+                     `_fmtx` alone (the number of components comes from the bound resource)",
                     f.name()
                 ));
             }
             _ => {}
         }
     }
-    match ty {
+    let coords = match ty.map(str::to_ascii_lowercase).as_deref() {
         None => return Err("typed UAV declaration without `_type(..)`".into()),
-        Some(t) if t.eq_ignore_ascii_case("buffer") || t.eq_ignore_ascii_case("1d") => {}
+        Some("buffer" | "1d") => 1,
+        Some("1darray" | "2d") => 2,
+        Some("2darray" | "3d") => 3,
         Some(t) => {
             return Err(format!(
-                "typed UAV of type `{t}` is not supported (ilc implements `buffer` and `1d`, \
-                 addressed by `src0.x` alone; other types also address with `src0.y`/`src0.z`)"
+                "typed UAV of type `{t}` is not supported (ilc implements `buffer`, `1d`, \
+                 `1darray`, `2d`, `2darray` and `3d`)"
             ))
         }
-    }
+    };
     match format {
         None => Err("typed UAV declaration without `_fmtx(..)`".into()),
         Some(f @ (ElementFormat::Uint | ElementFormat::Sint | ElementFormat::Float)) => {
-            Ok(TypedUav { format: f })
+            Ok(TypedUav { format: f, coords })
         }
         Some(f) => Err(format!(
             "typed UAV of format `{}` is not supported (ilc implements `uint`, `sint` and \
@@ -87,25 +157,78 @@ mod tests {
     }
 
     #[test]
-    fn one_dimensional_32_bit_forms_are_accepted() {
-        for (line, f) in [
-            ("dcl_uav_id(0)_type(buffer)_fmtx(uint)", ElementFormat::Uint),
-            ("dcl_uav_id(1)_type(1d)_fmtx(float)", ElementFormat::Float),
+    fn the_32_bit_forms_are_accepted_with_their_address_components() {
+        for (line, format, coords) in [
+            (
+                "dcl_uav_id(0)_type(buffer)_fmtx(uint)",
+                ElementFormat::Uint,
+                1,
+            ),
+            (
+                "dcl_uav_id(1)_type(1d)_fmtx(float)",
+                ElementFormat::Float,
+                1,
+            ),
             (
                 "dcl_typed_uav_id(2)_type(buffer)_fmtx(sint)",
                 ElementFormat::Sint,
+                1,
+            ),
+            ("dcl_uav_id(0)_type(2d)_fmtx(uint)", ElementFormat::Uint, 2),
+            (
+                "dcl_uav_id(0)_type(1darray)_fmtx(float)",
+                ElementFormat::Float,
+                2,
+            ),
+            (
+                "dcl_uav_id(0)_type(2darray)_fmtx(sint)",
+                ElementFormat::Sint,
+                3,
+            ),
+            (
+                "dcl_uav_id(0)_type(3d)_fmtx(float)",
+                ElementFormat::Float,
+                3,
             ),
         ] {
-            assert_eq!(decl(line), Ok(TypedUav { format: f }), "{line}");
+            assert_eq!(decl(line), Ok(TypedUav { format, coords }), "{line}");
         }
+    }
+
+    #[test]
+    fn views_address_row_major_elements_and_check_every_used_coordinate() {
+        let d2 = TypedUav {
+            format: ElementFormat::Uint,
+            coords: 2,
+        };
+        let v = UavView {
+            components: 2,
+            dims: [128, 8, 1],
+        };
+        assert_eq!(v.offset(d2, [3, 2, 99, 99]), Some((2 * 128 + 3) * 8));
+        assert_eq!(v.offset(d2, [128, 0, 0, 0]), None);
+        assert_eq!(v.offset(d2, [0, 8, 0, 0]), None);
+        let d1 = TypedUav { coords: 1, ..d2 };
+        assert_eq!(
+            v.offset(d1, [5, 7, 0, 0]),
+            Some(5 * 8),
+            "y is ignored in 1-D"
+        );
+        let d3 = TypedUav { coords: 3, ..d2 };
+        let v3 = UavView {
+            components: 4,
+            dims: [4, 3, 2],
+        };
+        assert_eq!(v3.offset(d3, [1, 2, 1, 0]), Some((1 + 4 * (2 + 3)) * 16));
+        assert_eq!(v3.offset(d3, [1, 2, 2, 0]), None);
+        assert_eq!(UavView::linear(40).words(), [1, 10, 1, 1]);
     }
 
     #[test]
     fn other_forms_are_rejected_naming_the_part() {
         for (line, what) in [
-            ("dcl_uav_id(0)_type(2d)_fmtx(uint)", "type `2d`"),
-            ("dcl_uav_id(0)_type(3d)_fmtx(float)", "type `3d`"),
-            ("dcl_uav_id(0)_type(1darray)_fmtx(float)", "type `1darray`"),
+            ("dcl_uav_id(0)_type(cube)_fmtx(uint)", "type `cube`"),
+            ("dcl_uav_id(0)_type(2dmsaa)_fmtx(float)", "type `2dmsaa`"),
             (
                 "dcl_uav_id(0)_type(buffer)_fmtx(uint)_fmty(uint)",
                 "`_fmty(uint)`",

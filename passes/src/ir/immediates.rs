@@ -594,12 +594,19 @@ pub enum SpecialReg {
     /// Pixel-shader domain size in pixels, component 0 (width) or 1 (height): a launch
     /// constant (`domain.x`).
     Domain(u8),
+    /// Pixel-shader domain origin, component 0 (x) or 1 (y): a launch constant added to the
+    /// pixel position `vWinCoord0` reads (`origin.x`).
+    DomainOrigin(u8),
     /// Size in texels of texture resource `id` along axis 0..2 (width, height, depth or
     /// layers): a launch constant (`resdim3.y`).
     ResDim(u8, u8),
     /// Length in bytes of the buffer behind a UAV, SRV or `g[]` memory space: a launch
     /// constant below 2^31 (`buflen.uav2`, `buflen.srv0`, `buflen.global`). Only those spaces.
     BufLen(MemSpace),
+    /// The view of typed UAV `id`, word 0..3: 32-bit components per element, then width,
+    /// height and depth in elements (`uavview2.x` .. `uavview2.w`): a launch constant the
+    /// front end addresses typed elements with (`isa_amdil::interp::typed_uav`).
+    UavView(u8, u8),
 }
 
 impl SpecialReg {
@@ -619,6 +626,8 @@ impl SpecialReg {
             SpecialReg::Clock,
             SpecialReg::Domain(0),
             SpecialReg::Domain(1),
+            SpecialReg::DomainOrigin(0),
+            SpecialReg::DomainOrigin(1),
         ]);
         v
     }
@@ -629,12 +638,19 @@ impl SpecialReg {
             SpecialReg::GroupSize(_)
                 | SpecialReg::GridSize(_)
                 | SpecialReg::Domain(_)
+                | SpecialReg::DomainOrigin(_)
                 | SpecialReg::ResDim(..)
                 | SpecialReg::BufLen(_)
+                | SpecialReg::UavView(..)
         )
     }
     /// Parses the text form.
     pub fn parse(s: &str) -> Option<SpecialReg> {
+        if let Some(rest) = s.strip_prefix("uavview") {
+            let (id, word) = rest.split_once('.')?;
+            let word = ["x", "y", "z", "w"].iter().position(|&c| c == word)?;
+            return Some(SpecialReg::UavView(id.parse().ok()?, word as u8));
+        }
         if let Some(rest) = s.strip_prefix("resdim") {
             let (id, axis) = rest.split_once('.')?;
             let axis = match axis {
@@ -671,8 +687,16 @@ impl fmt::Display for SpecialReg {
             SpecialReg::LaneId => f.write_str("laneid"),
             SpecialReg::Clock => f.write_str("clock"),
             SpecialReg::Domain(i) => write!(f, "domain.{}", c(i)),
+            SpecialReg::DomainOrigin(i) => write!(f, "origin.{}", c(i)),
             SpecialReg::ResDim(id, i) => write!(f, "resdim{id}.{}", c(i)),
             SpecialReg::BufLen(space) => write!(f, "buflen.{space}"),
+            SpecialReg::UavView(id, i) => {
+                write!(
+                    f,
+                    "uavview{id}.{}",
+                    ["x", "y", "z", "w"][(*i as usize).min(3)]
+                )
+            }
         }
     }
 }
@@ -697,6 +721,8 @@ mod tests {
         for r in SpecialReg::all() {
             assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         }
+        let v = SpecialReg::UavView(3, 3);
+        assert_eq!(SpecialReg::parse(&v.to_string()), Some(v));
         let r = SpecialReg::ResDim(7, 2);
         assert_eq!(SpecialReg::parse(&r.to_string()), Some(r));
         assert_eq!(SpecialReg::parse("resdim7.w"), None);

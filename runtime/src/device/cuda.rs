@@ -5,8 +5,9 @@
 //! compute capability 5.x (the cubins are sm_50 code, which Maxwell parts run). Each run
 //! allocates the launch's buffers with `cuMemAlloc`, copies them in with `cuMemcpyHtoD`,
 //! launches with `cuLaunchKernel` passing ilc's parameter bytes as one buffer
-//! (`CU_LAUNCH_PARAM_BUFFER_POINTER`), synchronizes and copies the buffers back. Kernels that
-//! sample textures are refused with a message (texture objects are not created yet).
+//! (`CU_LAUNCH_PARAM_BUFFER_POINTER`), synchronizes and copies the buffers back. Textures are
+//! texture objects (`cuTexObjectCreate`) over pitched copies of their texels
+//! ([`super::cuda_texture`]), destroyed after the run.
 //!
 //! Where the library or a Maxwell GPU is missing, [`Cuda::probe`] says why and the runtime
 //! reports no devices; nothing here has run on a GPU in this project's CI (no GPU there).
@@ -26,6 +27,7 @@ type CuDevicePtr = u64;
 const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: c_int = 16;
 const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: c_int = 13;
 const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: c_int = 51;
 const CU_LAUNCH_PARAM_END: usize = 0;
 const CU_LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
 const CU_LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
@@ -50,6 +52,9 @@ struct Api {
     mem_free: unsafe extern "C" fn(CuDevicePtr) -> CuResult,
     memcpy_htod: unsafe extern "C" fn(CuDevicePtr, *const c_void, usize) -> CuResult,
     memcpy_dtoh: unsafe extern "C" fn(*mut c_void, CuDevicePtr, usize) -> CuResult,
+    tex_object_create:
+        unsafe extern "C" fn(*mut u64, *const c_void, *const c_void, *const c_void) -> CuResult,
+    tex_object_destroy: unsafe extern "C" fn(u64) -> CuResult,
     #[allow(clippy::type_complexity)]
     launch_kernel: unsafe extern "C" fn(
         CuFunction,
@@ -131,6 +136,8 @@ impl Api {
             mem_free: sym!("cuMemFree_v2"),
             memcpy_htod: sym!("cuMemcpyHtoD_v2"),
             memcpy_dtoh: sym!("cuMemcpyDtoH_v2"),
+            tex_object_create: sym!("cuTexObjectCreate"),
+            tex_object_destroy: sym!("cuTexObjectDestroy"),
             launch_kernel: sym!("cuLaunchKernel"),
         })
     }
@@ -159,6 +166,8 @@ pub struct Cuda {
     api: Arc<Api>,
     ctx: Mutex<usize>,
     desc: DeviceDesc,
+    /// Row alignment of pitched textures in bytes.
+    pitch_align: usize,
 }
 
 /// A loaded module and its kernel; unloaded when the runtime drops it (`calShutdown`).
@@ -214,6 +223,7 @@ impl Cuda {
                 out.push(Cuda {
                     api: Arc::clone(&api),
                     ctx: Mutex::new(ctx as usize),
+                    pitch_align: attr(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT).max(1) as usize,
                     desc: DeviceDesc {
                         name: CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned(),
                         local_mib: (mem >> 20) as u32,
@@ -273,17 +283,44 @@ impl Device for Cuda {
         let k = kernel
             .downcast_ref::<CudaKernel>()
             .ok_or("the kernel was loaded on another device")?;
-        if !launch.textures.is_empty() {
-            return Err(
-                "the CUDA device does not create texture objects yet: kernels that \
-                        sample i# resources run on the emulator only"
-                    .into(),
-            );
+        let mut textures = Vec::with_capacity(launch.textures.len());
+        for t in &launch.textures {
+            let plan = super::cuda_texture::plan(t, self.pitch_align)
+                .map_err(|e| format!("the CUDA device cannot sample this texture: {e}"))?;
+            textures.push((t.offset, plan));
         }
         let _g = self.current()?;
         let mut ptrs: Vec<CuDevicePtr> = Vec::new();
+        let mut objects: Vec<u64> = Vec::new();
+        let mut texels: Vec<CuDevicePtr> = Vec::new();
         let result = (|| {
             let mut params = launch.params.clone();
+            for (off, plan) in &mut textures {
+                let mut p = 0;
+                let mut h = 0;
+                // SAFETY: valid out-pointers; the host texels are `plan.data.len()` bytes; the
+                // descriptors are the driver's structs (see `cuda_texture`).
+                unsafe {
+                    check("cuMemAlloc", (self.api.mem_alloc)(&mut p, plan.data.len()))?;
+                    texels.push(p);
+                    check(
+                        "cuMemcpyHtoD",
+                        (self.api.memcpy_htod)(p, plan.data.as_ptr().cast(), plan.data.len()),
+                    )?;
+                    plan.set_device_ptr(p);
+                    check(
+                        "cuTexObjectCreate",
+                        (self.api.tex_object_create)(
+                            &mut h,
+                            std::ptr::from_ref(&plan.resource).cast(),
+                            std::ptr::from_ref(&plan.texture).cast(),
+                            std::ptr::null(),
+                        ),
+                    )?;
+                }
+                objects.push(h);
+                super::emu::patch(&mut params, *off, h)?;
+            }
             for b in &launch.buffers {
                 let mut p = 0;
                 // SAFETY: valid out-pointer; the host buffer is `b.len()` bytes.
@@ -340,7 +377,11 @@ impl Device for Cuda {
             }
             Ok(RunStats::default())
         })();
-        for p in ptrs {
+        for h in objects {
+            // SAFETY: created above by cuTexObjectCreate, destroyed before its memory.
+            unsafe { (self.api.tex_object_destroy)(h) };
+        }
+        for p in ptrs.into_iter().chain(texels) {
             // SAFETY: allocated above by cuMemAlloc.
             unsafe { (self.api.mem_free)(p) };
         }

@@ -11,6 +11,7 @@
 //! `ILC_CAL_DEVICE=cuda`; absent, with a reason, where the library or a GPU is missing).
 
 pub mod cuda;
+pub mod cuda_texture;
 pub mod emu;
 
 use std::any::Any;

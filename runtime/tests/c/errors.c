@@ -123,9 +123,11 @@ int main(void) {
     EXPECT(calResUnmap(out), CAL_RESULT_OK, NULL);
     EXPECT(calResUnmap(out), CAL_RESULT_ERROR, "not mapped");
     CALdomain far = {0, 0, 17, 16};
-    EXPECT(calCtxRunProgram(&e, ctx, f, &far), CAL_RESULT_ERROR, "smaller");
+    EXPECT(calCtxRunProgram(&e, ctx, f, &far), CAL_RESULT_ERROR, "does not hold");
     CALdomain moved = {4, 0, 8, 8};
-    EXPECT(calCtxRunProgram(&e, ctx, f, &moved), CAL_RESULT_NOT_SUPPORTED, "origin");
+    EXPECT(calCtxRunProgram(&e, ctx, f, &moved), CAL_RESULT_OK, NULL);
+    CALdomain past = {12, 0, 8, 8};
+    EXPECT(calCtxRunProgram(&e, ctx, f, &past), CAL_RESULT_ERROR, "8x8 domain at (12, 0)");
     EXPECT(calCtxRunProgram(&e, ctx, f + 1000, &d), CAL_RESULT_BAD_HANDLE, "CALfunc");
     EXPECT(calCtxRunProgram(&e, ctx, f, &d), CAL_RESULT_OK, NULL);
     EXPECT(calCtxIsEventDone(ctx, e), CAL_RESULT_OK, NULL);

@@ -114,7 +114,9 @@ impl Isel<'_> {
         let (kind, word) = match reg {
             IrSreg::GridSize(i) if i < 3 => return Some(0x14 + 4 * u32::from(i)),
             IrSreg::Domain(i) if i < 2 => (ParamKind::Domain, i),
+            IrSreg::DomainOrigin(i) if i < 2 => (ParamKind::DomainOrigin, i),
             IrSreg::ResDim(id, i) if i < 3 => (ParamKind::ResDims(id), i),
+            IrSreg::UavView(id, i) if i < 4 => (ParamKind::UavView(id), i),
             IrSreg::BufLen(MemSpace::Uav(id)) => (ParamKind::UavSize(id), 0),
             IrSreg::BufLen(MemSpace::Srv(id)) => (ParamKind::SrvSize(id), 0),
             IrSreg::BufLen(MemSpace::Global) => (ParamKind::GlobalSize, 0),
@@ -135,7 +137,12 @@ impl Isel<'_> {
                 }
                 return self.one(MInst::mov(R, cb0(0x8 + 4 * i as u32)), &[Res(0, 0)], &[]);
             }
-            IrSreg::GridSize(_) | IrSreg::Domain(_) | IrSreg::ResDim(..) | IrSreg::BufLen(_) => {
+            IrSreg::GridSize(_)
+            | IrSreg::Domain(_)
+            | IrSreg::DomainOrigin(_)
+            | IrSreg::ResDim(..)
+            | IrSreg::BufLen(_)
+            | IrSreg::UavView(..) => {
                 // A launch constant in the parameter bank, or 0 when the layout has no slot
                 // for it (an undeclared resource, a component past the last).
                 return match self.launch_constant_offset(reg) {
