@@ -185,10 +185,7 @@ fn find_run(func: &Function, ranges: &crate::value_bound::Ranges, b: Block) -> O
     let mut start = 0;
     while start < insts.len() {
         // The span: from the first checked access to a convergent operation (or the end).
-        let Some(first_pos) = (start..insts.len()).find(|&k| checked(func, ranges, insts[k], b))
-        else {
-            return None;
-        };
+        let first_pos = (start..insts.len()).find(|&k| checked(func, ranges, insts[k], b))?;
         let end_pos = (first_pos..insts.len())
             .find(|&k| is_fence(&func.dfg.insts[insts[k]]))
             .unwrap_or(insts.len());
@@ -474,10 +471,13 @@ fn no_wrap(
 /// share one, against the `umin` of their lengths (computed while the index is, so the chain
 /// after it is one compare, the vote and the branch). Each entry: the slots (base, add) and
 /// the spaces.
-type Compare = (Vec<(Option<Value>, i64)>, Vec<MemSpace>);
+type Compare = (Vec<SlotSum>, Vec<MemSpace>);
+
+/// A slot's value: its base (None for a constant address) plus a constant.
+type SlotSum = (Option<Value>, i64);
 
 fn compares(slots: &[Slot]) -> Vec<Compare> {
-    let mut per_space: Vec<(MemSpace, Vec<(Option<Value>, i64)>)> = Vec::new();
+    let mut per_space: Vec<(MemSpace, Vec<SlotSum>)> = Vec::new();
     for s in slots {
         match per_space.iter_mut().find(|(sp, _)| *sp == s.space) {
             Some((_, v)) => v.push((s.base, s.add)),

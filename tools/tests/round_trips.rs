@@ -181,7 +181,7 @@ fn spa5_dis_numbers_labels_across_kernels_as_nvdisasm() {
     for label in [".L_x_2:", ".L_x_5:"] {
         assert!(ours.contains(label), "{label} missing:\n{ours}");
     }
-    let Some(nv) = nvdisasm() else {
+    let Some(nv) = ilc_test_support::nvidia_tool("nvdisasm") else {
         return;
     };
     let theirs = run(nv.to_str().unwrap(), &[cubin.as_os_str()]);

@@ -155,7 +155,7 @@ impl Isel<'_> {
                 // or c[] form.
                 let (a, b) = self.canon(args[0], args[1]);
                 let forms = SrcForms::of(Op::IMNMX_R, 2);
-                if let Some((op, ob)) = self.legal_src(&forms, b, &ANY, &no_mods) {
+                if let Some((op, ob)) = self.legal_src(&forms, b, ANY, &no_mods) {
                     let inst =
                         MInst::build(op, &[R, R, ob, Operand::Pred(p)]).m(ModKind::Signed, signed);
                     return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[a])?);
