@@ -108,7 +108,8 @@ block0:
     v2 = isub v0, v1
     v3 = iconst.b32 0xfffffff8
     v4 = iadd v2, v3
-    v5 = load.b32 uav0[v4+16]
+    v5 = load.b32 uav0[v4]
+    v7 = load.b32 uav0[v4+16]
     v6 = iadd v0, v1
     store.b32 uav0[v6], v2
     return
@@ -118,7 +119,10 @@ block0:
         assert_eq!(fold(&mut f), 1);
         crate::verifier::verify_function(&f).expect("verifies");
         let text = f.to_string();
-        assert!(text.contains("load.b32 uav0[v0+4]"), "{text}");
+        assert!(text.contains("v5 = load.b32 uav0[v0-12]"), "{text}");
+        // A positive offset of the access's own stays on the wrapped address: for v0 < 12,
+        // `v4 + 16` is past 2^32 (reads 0) where `v0 + 4` would be in range.
+        assert!(text.contains("v7 = load.b32 uav0[v4+16]"), "{text}");
         // `x + 4` stays: its 32-bit wrap is part of the address.
         assert!(text.contains("store.b32 uav0[v6], v2"), "{text}");
     }

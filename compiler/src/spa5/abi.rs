@@ -266,21 +266,17 @@ impl LaunchLayout {
             });
             off += 16;
         }
-        for id in c.res_dims {
+        // Vectors of launch constants, one 16-byte slot each: resource dimensions (three
+        // words) and typed UAV views (four).
+        let vectors = c.res_dims.iter().map(|&id| (12, ParamKind::ResDims(id)));
+        for (size, kind) in
+            vectors.chain(c.uav_views.iter().map(|&id| (16, ParamKind::UavView(id))))
+        {
             off = off.next_multiple_of(16);
             l.params.push(LaunchParam {
                 offset: off,
-                size: 12,
-                kind: ParamKind::ResDims(id),
-            });
-            off += 16;
-        }
-        for id in c.uav_views {
-            off = off.next_multiple_of(16);
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 16,
-                kind: ParamKind::UavView(id),
+                size,
+                kind,
             });
             off += 16;
         }
