@@ -95,7 +95,7 @@ pub fn version(func: &mut Function) -> usize {
             break;
         }
         grown += run.len;
-        let rest = apply(func, b, &run);
+        let rest = apply(func, &ranges, b, &run);
         count += 1;
         work.push(rest);
     }
@@ -146,13 +146,15 @@ fn checked(func: &Function, ranges: &crate::value_bound::Ranges, inst: Inst, b: 
 }
 
 /// Whether `v` can be computed in front of `first` (in block `b`): defined there already, or
-/// by pure instructions of `b` after it whose operands can; those are added to `hoist`.
+/// by pure instructions of `b` after it whose operands can; those are added to `hoist` (and
+/// listed in `added`).
 fn available(
     func: &Function,
     b: Block,
     first: Inst,
     v: Value,
     hoist: &mut HashSet<Inst>,
+    added: &mut Vec<Inst>,
     budget: &mut usize,
 ) -> bool {
     let Some(def) = func.dfg.value_inst(v) else {
@@ -171,11 +173,12 @@ fn available(
     *budget -= 1;
     let args: Vec<Value> = data.args().to_vec();
     for a in args {
-        if !available(func, b, first, a, hoist, budget) {
+        if !available(func, b, first, a, hoist, added, budget) {
             return false;
         }
     }
     hoist.insert(def);
+    added.push(def);
     true
 }
 
@@ -220,16 +223,20 @@ fn choose(
             continue;
         }
         let data = &func.dfg.insts[i];
-        let mut trial = hoist.clone();
+        // What a failed address expression added to `hoist` is taken back.
+        let mut added = Vec::new();
         let mut budget = MAX_EXPR;
         let ok = fits(func, i)
             && match data.mem_addr() {
-                Some(a) => available(func, b, first, a, &mut trial, &mut budget),
+                Some(a) => available(func, b, first, a, &mut hoist, &mut added, &mut budget),
                 None => true,
             };
         if ok {
-            hoist = trial;
             chosen.push(i);
+        } else {
+            for d in added {
+                hoist.remove(&d);
+            }
         }
     }
     let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
@@ -446,7 +453,7 @@ fn slots(
     out
 }
 
-/// Whether the accesses of `chosen` fit the test's arithmetic ([`MAX_OFFSET`]).
+/// Whether access `i`'s offset fits the test's arithmetic ([`MAX_OFFSET`]).
 fn fits(func: &Function, i: Inst) -> bool {
     let data = &func.dfg.insts[i];
     data.mem_arg()
@@ -506,7 +513,7 @@ fn test_cost(slots: &[Slot]) -> i64 {
         .collect();
     let mut cost = 2 + adds.len() as i64;
     for (v, spaces) in compares(slots) {
-        cost += v.len() as i64 - 1 + 1;
+        cost += v.len() as i64; // the umaxes and the compare
         if spaces.len() > 1 {
             cost += spaces.len() as i64;
         }
@@ -515,8 +522,7 @@ fn test_cost(slots: &[Slot]) -> i64 {
 }
 
 /// Versions `run` of block `b`; returns the block holding the rest of `b`.
-fn apply(func: &mut Function, b: Block, run: &Run) -> Block {
-    let ranges = crate::value_bound::Ranges::new(func);
+fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run: &Run) -> Block {
     for &i in &run.hoist {
         func.layout.remove_inst(i);
         func.layout.insert_inst(i, run.first);
@@ -596,7 +602,7 @@ fn apply(func: &mut Function, b: Block, run: &Run) -> Block {
     // The test at the end of B: per compare (module doc), the slots' `umax` below the
     // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
     // the previous predicate).
-    let slots = slots(func, &ranges, b, &run.chosen);
+    let slots = slots(func, ranges, b, &run.chosen);
     let mut all = Conj::default();
     let mut cur = FuncCursor::new(func).at_end(b);
     for (v, spaces) in compares(&slots) {

@@ -419,7 +419,7 @@ fn sanitize(name: &str) -> String {
 
 /// Byte address of instruction `i` in the code (a control word precedes every three).
 pub fn inst_addr(i: usize) -> i64 {
-    ((i / 3) * 32 + 8 + (i % 3) * 8) as i64
+    isa_spa5::program::inst_addr(i) as i64
 }
 
 /// Resolves branch targets to relative offsets; returns the instructions (no padding yet).
