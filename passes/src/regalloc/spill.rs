@@ -109,27 +109,90 @@ pub fn run(
             .unwrap_or_else(|| Inst::new(0));
         return Err(RegAllocError::UndefinedValue { value: v, inst }.into());
     }
-    let mut sp = Spiller {
-        target,
-        bundles,
-        budget,
-        lv,
-        info: SecondaryMap::new(),
-        blocks: Vec::new(),
-        loops,
-        cfg,
-        w_entry: SecondaryMap::new(),
-        w_exit: SecondaryMap::new(),
-        reloads: Vec::new(),
-        processed: SecondaryMap::new(),
-    };
-    sp.compute_next_uses(func, dt);
-    for &b in dt.rpo() {
-        sp.process_block(func, b)?;
+    if fits_without_spilling(func, target, &lv, budget, dt.rpo()) {
+        // The full walk below would insert nothing (checked in debug builds).
+        if cfg!(debug_assertions) {
+            let mut sp = Spiller::new(target, bundles, budget, lv, loops, cfg);
+            sp.walk(func, dt)?;
+            debug_assert!(sp.reloads.is_empty(), "spilling where every block fits");
+        }
+        return Ok(SpillInfo::default());
     }
-    sp.couple_edges(func, dt.rpo());
+    let mut sp = Spiller::new(target, bundles, budget, lv, loops, cfg);
+    sp.walk(func, dt)?;
     let reloads = std::mem::take(&mut sp.reloads);
     insert_spill_code(func, cfg, target, reloads, alloc)
+}
+
+/// True if, in every reachable block, the live-in values, the block parameters and every
+/// value the block defines fit the budget together in each register file, and no next-use
+/// distance can reach [`INF`]. The set `W` of a block only ever holds such values, so then
+/// nothing is evicted, every live-in value is in its predecessors' exit sets, and the walk
+/// would insert no reload: small kernels skip it (its per-block maps and the next-use
+/// fixpoint were most of the allocator's time on them).
+fn fits_without_spilling(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    budget: PerRegFile<u32>,
+    rpo: &[Block],
+) -> bool {
+    // A shortest path visits a block once: its distance is at most every instruction plus
+    // one loop-exit penalty per block, which must stay below `INF`.
+    let bound = (func.dfg.num_insts() as u64)
+        .saturating_add((rpo.len() as u64).saturating_mul(u64::from(LOOP_EXIT_PENALTY)));
+    if bound >= u64::from(INF) {
+        return false;
+    }
+    rpo.iter().all(|&b| {
+        let mut used = [0u32; RegFile::ALL.len()];
+        let mut add = |v: Value| {
+            let (file, n) = footprint(func, target, v);
+            used[file as usize] += n;
+        };
+        lv.live_in[b].iter().for_each(|&v| add(v));
+        func.dfg.block_params(b).iter().for_each(|&v| add(v));
+        for inst in func.layout.block_insts(b) {
+            func.dfg.inst_results(inst).iter().for_each(|&v| add(v));
+        }
+        RegFile::ALL.iter().all(|&f| used[f as usize] <= budget[f])
+    })
+}
+
+impl<'a> Spiller<'a> {
+    fn new(
+        target: &'a dyn TargetIsa,
+        bundles: &'a Bundles,
+        budget: PerRegFile<u32>,
+        lv: Liveness,
+        loops: &'a LoopInfo,
+        cfg: &'a ControlFlowGraph,
+    ) -> Spiller<'a> {
+        Spiller {
+            target,
+            bundles,
+            budget,
+            lv,
+            info: SecondaryMap::new(),
+            blocks: Vec::new(),
+            loops,
+            cfg,
+            w_entry: SecondaryMap::new(),
+            w_exit: SecondaryMap::new(),
+            reloads: Vec::new(),
+            processed: SecondaryMap::new(),
+        }
+    }
+
+    /// Decides which values are in registers through every block and collects the reloads.
+    fn walk(&mut self, func: &Function, dt: &DominatorTree) -> Result<(), Failure> {
+        self.compute_next_uses(func, dt);
+        for &b in dt.rpo() {
+            self.process_block(func, b)?;
+        }
+        self.couple_edges(func, dt.rpo());
+        Ok(())
+    }
 }
 
 impl Spiller<'_> {
