@@ -41,6 +41,9 @@ pub struct ScheduleOptions {
     /// The same inside loops, where hiding latency pays on every iteration (default:
     /// `reg_budget`).
     pub loop_reg_budget: PerRegFile<Option<u32>>,
+    /// Fill [`ScheduleStats::cycles_before`] and [`ScheduleStats::cycles_after`] (two
+    /// [`estimate_cycles`] walks per block; they stay 0 otherwise).
+    pub estimate: bool,
 }
 
 /// What scheduling did, for reports and tests.
@@ -261,7 +264,11 @@ pub fn run_with(
             Some(&t) if func.dfg.insts[t].is_terminator() => insts.pop(),
             _ => None,
         };
-        let before = estimate_cycles(func, target, &insts);
+        let before = if opts.estimate {
+            estimate_cycles(func, target, &insts)
+        } else {
+            0
+        };
         stats.cycles_before += before;
         if insts.len() < 2 {
             stats.cycles_after += before;
@@ -273,8 +280,9 @@ pub fn run_with(
             budget
         };
         let order = schedule_block(func, target, &lv, b, &insts, term, budget, &mut stats);
-        let after = estimate_cycles(func, target, &order);
-        stats.cycles_after += after;
+        if opts.estimate {
+            stats.cycles_after += estimate_cycles(func, target, &order);
+        }
         if order != insts {
             stats.blocks_changed += 1;
             // Re-append everything (appending keeps the layout's sequence numbers cheap;
@@ -511,7 +519,10 @@ impl crate::filetest::SubTest for ScheduleTest {
         ctx: &crate::filetest::Context<'_>,
     ) -> Result<String, String> {
         let target = crate::target::ToyTarget::default();
-        let mut opts = ScheduleOptions::default();
+        let mut opts = ScheduleOptions {
+            estimate: true,
+            ..ScheduleOptions::default()
+        };
         for o in ctx.options {
             match o.split_once('=') {
                 Some(("budget", n)) => {
@@ -553,7 +564,11 @@ block0:
 }",
         )
         .expect("valid");
-        let stats = run(&mut f, &ToyTarget::default(), &ScheduleOptions::default());
+        let opts = ScheduleOptions {
+            estimate: true,
+            ..ScheduleOptions::default()
+        };
+        let stats = run(&mut f, &ToyTarget::default(), &opts);
         let text = f.to_string();
         let p = |s: &str| {
             text.find(s)

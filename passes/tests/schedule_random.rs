@@ -73,7 +73,11 @@ fn random_functions_schedule_legally() {
                 )
             })
             .collect();
-        let stats = schedule::run(&mut f, &target, &ScheduleOptions::default());
+        let opts = ScheduleOptions {
+            estimate: true,
+            ..ScheduleOptions::default()
+        };
+        let stats = schedule::run(&mut f, &target, &opts);
         if let Err(e) = verify_function(&f) {
             panic!("seed {seed}: {}", e.display_with(&f));
         }

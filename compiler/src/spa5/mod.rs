@@ -254,6 +254,8 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
+        // The cycle estimates only feed the debug log below.
+        so.estimate = tracing::enabled!(tracing::Level::DEBUG);
         ilc_passes::budget::set_stage("schedule");
         let _span = tracing::debug_span!("stage", name = "schedule").entered();
         dump(opts, Before, "schedule", &f, &tgt, &mut dumps);
