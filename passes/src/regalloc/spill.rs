@@ -109,7 +109,7 @@ pub fn run(
             .unwrap_or_else(|| Inst::new(0));
         return Err(RegAllocError::UndefinedValue { value: v, inst }.into());
     }
-    if fits_without_spilling(func, target, &lv, budget, dt.rpo()) {
+    if fits_without_spilling(func, target, &lv, bundles, budget, dt.rpo()) {
         // The full walk below would insert nothing (checked in debug builds).
         if cfg!(debug_assertions) {
             let mut sp = Spiller::new(target, bundles, budget, lv, loops, cfg);
@@ -124,16 +124,18 @@ pub fn run(
     insert_spill_code(func, cfg, target, reloads, alloc)
 }
 
-/// True if, in every reachable block, the live-in values, the block parameters and every
-/// value the block defines fit the budget together in each register file, and no next-use
-/// distance can reach [`INF`]. The set `W` of a block only ever holds such values, so then
-/// nothing is evicted, every live-in value is in its predecessors' exit sets, and the walk
-/// would insert no reload: small kernels skip it (its per-block maps and the next-use
-/// fixpoint were most of the allocator's time on them).
+/// True if the walk below would insert no reload: no next-use distance can reach [`INF`],
+/// and at every instruction of every reachable block the values live before it, its
+/// results (a bundle head: every member of the bundle) and the block's parameters fit each
+/// register file's budget together. The set `W` only ever holds values live at the point
+/// (and the block parameters, and the results being defined), so then nothing is evicted and
+/// every live-in value is in its predecessors' exit sets. Small kernels skip the walk (its
+/// per-block maps and the next-use fixpoint were most of the allocator's time on them).
 fn fits_without_spilling(
     func: &Function,
     target: &dyn TargetIsa,
     lv: &Liveness,
+    bundles: &Bundles,
     budget: PerRegFile<u32>,
     rpo: &[Block],
 ) -> bool {
@@ -144,19 +146,60 @@ fn fits_without_spilling(
     if bound >= u64::from(INF) {
         return false;
     }
-    rpo.iter().all(|&b| {
-        let mut used = [0u32; RegFile::ALL.len()];
-        let mut add = |v: Value| {
-            let (file, n) = footprint(func, target, v);
-            used[file as usize] += n;
-        };
-        lv.live_in[b].iter().for_each(|&v| add(v));
-        func.dfg.block_params(b).iter().for_each(|&v| add(v));
-        for inst in func.layout.block_insts(b) {
-            func.dfg.inst_results(inst).iter().for_each(|&v| add(v));
+    const FILES: usize = RegFile::ALL.len();
+    let add = |sum: &mut [u32; FILES], v: Value| {
+        let (file, n) = footprint(func, target, v);
+        sum[file as usize] += n;
+    };
+    // `live[v] == stamp`: `v` is live at the current point of the block numbered `stamp`.
+    let mut live: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    let mut insts: Vec<Inst> = Vec::new();
+    for (n, &b) in rpo.iter().enumerate() {
+        let stamp = n as u32 + 1;
+        let mut params = [0u32; FILES];
+        for &v in func.dfg.block_params(b) {
+            add(&mut params, v);
         }
-        RegFile::ALL.iter().all(|&f| used[f as usize] <= budget[f])
-    })
+        let mut used = [0u32; FILES];
+        for &v in &lv.live_out[b] {
+            live[v] = stamp;
+            add(&mut used, v);
+        }
+        insts.clear();
+        insts.extend(func.layout.block_insts(b));
+        for &inst in insts.iter().rev() {
+            let mut defs = [0u32; FILES];
+            for &r in func.dfg.inst_results(inst) {
+                add(&mut defs, r);
+                if live[r] == stamp {
+                    live[r] = 0;
+                    let (file, n) = footprint(func, target, r);
+                    used[file as usize] -= n;
+                }
+            }
+            for v in func.dfg.insts[inst].all_values() {
+                if live[v] != stamp {
+                    live[v] = stamp;
+                    add(&mut used, v);
+                }
+            }
+            if let Some(bd) = bundles.of_move[inst].map(|i| &bundles.list[i as usize]) {
+                if bd.head == inst {
+                    defs = [0; FILES];
+                    for &m in &bd.members {
+                        add(&mut defs, m);
+                    }
+                }
+            }
+            if RegFile::ALL
+                .iter()
+                .any(|&f| used[f as usize] + defs[f as usize] + params[f as usize] > budget[f])
+            {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 impl<'a> Spiller<'a> {
