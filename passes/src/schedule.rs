@@ -263,8 +263,7 @@ pub fn run_with(
     // (its pressure fallback chose an instruction) may use up to the peak some block
     // reached in round one: registers the function needs somewhere anyway cost nothing, and
     // the block gets the latency hiding its budget denied it.
-    let mut plans: Vec<(Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule)> =
-        Vec::with_capacity(blocks.len());
+    let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
     let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
@@ -326,6 +325,9 @@ pub fn run_with(
     }
     stats
 }
+
+/// A block's instructions (terminator apart), its schedule and what scheduling found.
+type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
 
 /// What scheduling one block found.
 #[derive(Clone, Copy, Default)]
