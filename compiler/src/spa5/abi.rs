@@ -388,7 +388,9 @@ impl LaunchLayout {
     /// typed UAV), `shared` and `local` lines. Runners parse it to
     /// bind `--uav`/`--cb` files.
     pub fn abi_bytes(&self) -> Vec<u8> {
-        let mut s = String::from("ilc-abi 1\n");
+        use std::fmt::Write as _;
+        let mut s = String::with_capacity(64 + 48 * self.params.len());
+        s.push_str("ilc-abi 1\n");
         for p in &self.params {
             let (k, id) = match p.kind {
                 ParamKind::UavPtr(i) => ("uav_ptr", i as i32),
@@ -416,24 +418,25 @@ impl LaunchLayout {
                     ParamKind::texture_id(resource, sampler, unnorm, shape, float_mask),
                 ),
             };
-            s.push_str(&format!("param {:#x} {} {} {}\n", p.offset, p.size, k, id));
+            let _ = writeln!(s, "param {:#x} {} {} {}", p.offset, p.size, k, id);
         }
         for (id, (off, size)) in &self.lds {
-            s.push_str(&format!("lds {id} {off:#x} {size}\n"));
+            let _ = writeln!(s, "lds {id} {off:#x} {size}");
         }
         if let Some([x, y, z]) = self.block_size {
-            s.push_str(&format!("block {x} {y} {z}\n"));
+            let _ = writeln!(s, "block {x} {y} {z}");
         }
         if self.grid_1d {
             s.push_str("launch 1d\n");
         }
         for id in &self.typed_uavs {
-            s.push_str(&format!("typed_uav {id}\n"));
+            let _ = writeln!(s, "typed_uav {id}");
         }
-        s.push_str(&format!(
+        let _ = write!(
+            s,
             "shared {}\nlocal {}\n",
             self.shared_size, self.local_size
-        ));
+        );
         s.into_bytes()
     }
 }

@@ -79,7 +79,7 @@ pub fn renumber(func: &Function) -> Function {
                     }
                 };
             }
-            let mut vals: Vec<Value> = data.all_values().collect();
+            let mut vals: smallvec::SmallVec<[Value; 8]> = data.all_values().collect();
             for v in vals.iter_mut() {
                 *v = map_value(*v, &mut vmap, &mut out);
             }

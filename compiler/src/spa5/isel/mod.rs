@@ -75,6 +75,9 @@ use Slot::Res;
 /// sign word when the index is sign-extended).
 pub(crate) type LeaKey = (Block, Value, u32, u8, Option<Value>);
 
+/// The arguments of one emitted instruction (the IR's inline size).
+type Args = SmallVec<[Value; 4]>;
+
 /// Selection state for one function.
 pub struct Isel<'a> {
     pub(crate) func: &'a mut Function,
@@ -233,16 +236,19 @@ impl Isel<'_> {
     /// Inserts a `Target` for `tpl` before the instruction being selected.
     pub(crate) fn emit(
         &mut self,
-        tpl: Template,
+        mut tpl: Template,
         args: &[Value],
         results: &[Type],
     ) -> Result<Vals, IselError> {
-        let (tpl, args) = self.fold_zero_args(tpl, args);
-        let (tpl, args) = self.fold_half_args(tpl, args);
+        let mut args: Args = args.iter().copied().collect();
+        self.fold_zero_args(&mut tpl, &mut args);
+        self.fold_half_args(&mut tpl, &mut args);
         tpl.check(args.len()).map_err(IselError::Template)?;
         let side = tpl.side_effects;
         let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
-        let args: SmallVec<[Value; 4]> = args.iter().map(|a| self.v(*a)).collect();
+        for a in args.iter_mut() {
+            *a = self.v(*a);
+        }
         let data = InstructionData::Target {
             opcode: Opcode::Target,
             code,
@@ -286,13 +292,13 @@ impl Isel<'_> {
     /// Reads `RZ` instead of a `b32` argument that is the constant 0 wherever the template
     /// reads it as a plain register, and drops the argument when nothing else uses it (so no
     /// register holds the zero). Grouped (multi-register) arguments are left alone.
-    fn fold_zero_args(&self, mut tpl: Template, args: &[Value]) -> (Template, Vec<Value>) {
+    fn fold_zero_args(&self, tpl: &mut Template, args: &mut Args) {
         let in_group = |k: usize| {
             tpl.arg_groups
                 .iter()
                 .any(|g| (g.start as usize..(g.start + g.len) as usize).contains(&k))
         };
-        let zero: Vec<bool> = args
+        let zero: SmallVec<[bool; 8]> = args
             .iter()
             .enumerate()
             .map(|(k, &a)| {
@@ -300,7 +306,7 @@ impl Isel<'_> {
             })
             .collect();
         if !zero.iter().any(|&z| z) {
-            return (tpl, args.to_vec());
+            return;
         }
         for t in tpl.seq.iter_mut() {
             for (i, slot) in t.slots.iter_mut().enumerate() {
@@ -313,7 +319,7 @@ impl Isel<'_> {
             }
         }
         // Renumber the arguments still referenced.
-        let mut used = vec![false; args.len()];
+        let mut used: SmallVec<[bool; 8]> = smallvec::smallvec![false; args.len()];
         for t in &tpl.seq {
             for slot in t.slots {
                 match slot {
@@ -333,10 +339,10 @@ impl Isel<'_> {
             }
         }
         if used.iter().all(|&u| u) {
-            return (tpl, args.to_vec());
+            return;
         }
-        let mut new_index = vec![0u8; args.len()];
-        let mut kept = Vec::new();
+        let mut new_index: SmallVec<[u8; 8]> = smallvec::smallvec![0u8; args.len()];
+        let mut kept = Args::new();
         for (k, &a) in args.iter().enumerate() {
             if used[k] {
                 new_index[k] = kept.len() as u8;
@@ -361,14 +367,13 @@ impl Isel<'_> {
         for g in tpl.arg_groups.iter_mut() {
             g.start = re(g.start);
         }
-        (tpl, kept)
+        *args = kept;
     }
 
     /// Reads the register pair of `x` directly wherever the template reads `lo x` / `hi x`
     /// (a `b32` argument, not in a register group, read only as a plain register): the split
     /// would otherwise be a `MOV` into a register of its own.
-    fn fold_half_args(&self, mut tpl: Template, args: Vec<Value>) -> (Template, Vec<Value>) {
-        let mut args = args;
+    fn fold_half_args(&self, tpl: &mut Template, args: &mut Args) {
         for (k, arg) in args.iter_mut().enumerate() {
             let in_group = tpl
                 .arg_groups
@@ -415,7 +420,6 @@ impl Isel<'_> {
             }
             *arg = x;
         }
-        (tpl, args)
     }
 
     /// One instruction producing one `b32`.
