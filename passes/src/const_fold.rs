@@ -21,6 +21,7 @@
 //! pass; unreachable blocks are folded too.
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use crate::eval::{controlling_type, eval_pure};
 use crate::ir::{Analyses, Function, InstructionData, IntCC, Opcode, Type, Value};
@@ -59,10 +60,13 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
                 continue;
             }
             let result = results[0];
-            let args: Vec<Value> = data.args().to_vec();
-            let consts: Option<Vec<u64>> = args.iter().map(|&a| func.dfg.value_const(a)).collect();
+            // Inline lists: three heap Vecs per instruction and run were this pass's cost.
+            let args = data.args();
+            let consts: Option<SmallVec<[u64; 4]>> =
+                args.iter().map(|&a| func.dfg.value_const(a)).collect();
             if let Some(consts) = consts {
-                let tys: Vec<Type> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
+                let tys: SmallVec<[Type; 4]> =
+                    args.iter().map(|&a| func.dfg.value_type(a)).collect();
                 let ty = controlling_type(data, &tys);
                 if let Some(vals) = eval_pure(data, ty, &consts) {
                     let rty = func.dfg.value_type(result);

@@ -526,7 +526,7 @@ fn schedule_block(
             pressure[f] = (i64::from(pressure[f]) + d[f as usize]).max(0) as u32;
         }
         let inst = nodes[pick].inst;
-        let mut seen: Vec<Value> = Vec::new();
+        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);

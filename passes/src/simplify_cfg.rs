@@ -155,11 +155,11 @@ fn eval_known(
         let p = known_within(func, args[0], memo, depth)?;
         return known_within(func, args[if p != 0 { 1 } else { 2 }], memo, depth);
     }
-    let mut consts = Vec::with_capacity(args.len());
+    let mut consts: SmallVec<[u64; 4]> = SmallVec::with_capacity(args.len());
     for &a in args {
         consts.push(known_within(func, a, memo, depth)?);
     }
-    let tys: Vec<Type> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
+    let tys: SmallVec<[Type; 4]> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
     let vals = eval_pure(data, controlling_type(data, &tys), &consts)?;
     Some(vals[0] & func.dfg.value_type(v).mask())
 }
