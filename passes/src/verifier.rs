@@ -247,7 +247,7 @@ impl Verifier<'_> {
             }
         }
         let expect = func.dfg.compute_result_types(data);
-        let got: Vec<Type> = func
+        let got: smallvec::SmallVec<[Type; 4]> = func
             .dfg
             .inst_results(inst)
             .iter()

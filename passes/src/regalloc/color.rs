@@ -13,6 +13,7 @@
 use crate::FastHashSet as HashSet;
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use super::liveness::Liveness;
 use super::prepare::Bundles;
@@ -544,7 +545,7 @@ impl Colorer<'_> {
         // starting from a constant held elsewhere) must not take the register the next
         // parameter's argument sits in, which would shift every later parameter by one and
         // cost a move per parameter on the edge.
-        let params = func.dfg.block_params(b).to_vec();
+        let params: SmallVec<[Value; 4]> = func.dfg.block_params(b).into();
         let mut incoming: Vec<(Vec<PReg>, Vec<Value>)> = Vec::with_capacity(params.len());
         for i in 0..params.len() {
             let mut hints: Vec<PReg> = Vec::new();
@@ -634,8 +635,8 @@ impl Colorer<'_> {
                     self.free_value(func, v, alloc);
                 }
             }
-            let results = func.dfg.inst_results(inst).to_vec();
-            let mut grouped = vec![false; results.len()];
+            let results: SmallVec<[Value; 4]> = func.dfg.inst_results(inst).into();
+            let mut grouped: SmallVec<[bool; 4]> = smallvec::smallvec![false; results.len()];
             for g in &c.result_groups {
                 let (s, n) = (usize::from(g.start), usize::from(g.len));
                 if n == 0 || s + n > results.len() || !g.align.is_power_of_two() {

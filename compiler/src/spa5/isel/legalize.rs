@@ -25,6 +25,7 @@ use ilc_passes::FastHashMap as HashMap;
 use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::table::{OpKind, FORMS};
 use isa_spa5::{Inst as MInst, Op};
+use smallvec::SmallVec;
 
 use super::{Isel, IselError};
 use crate::spa5::target::{cb0, fits_i20, Slot, TInst, Template, R};
@@ -394,27 +395,28 @@ impl Isel<'_> {
                 break;
             }
         }
-        let (op, ops, slots, args) = match chosen {
-            None => (first.reg, ops.to_vec(), slots.to_vec(), args.to_vec()),
+        // Inline copies: three heap Vecs per legalized instruction were selection's largest
+        // allocation count.
+        let mut ops: SmallVec<[Operand; 8]> = ops.iter().copied().collect();
+        let mut slots: SmallVec<[Slot; 8]> = slots.iter().copied().collect();
+        let mut args: SmallVec<[Value; 4]> = args.iter().copied().collect();
+        let op = match chosen {
+            None => first.reg,
             Some((k, j, (op, o))) => {
-                let mut ops = ops.to_vec();
                 ops[k] = o;
                 let re = |a: u8| if a > j { a - 1 } else { a };
-                let slots: Vec<Slot> = slots
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| match *s {
+                for (i, s) in slots.iter_mut().enumerate() {
+                    *s = match *s {
                         _ if i == k => Slot::Keep,
                         Slot::Arg(a, p) => Slot::Arg(re(a), p),
                         Slot::ArgNot(a) => Slot::ArgNot(re(a)),
                         Slot::MemArg(a) => Slot::MemArg(re(a)),
                         Slot::CIdxArg(a) => Slot::CIdxArg(re(a)),
                         other => other,
-                    })
-                    .collect();
-                let mut args = args.to_vec();
+                    };
+                }
                 args.remove(j as usize);
-                (op, ops, slots, args)
+                op
             }
         };
         let inst = mods(MInst::build(op, &ops))?;
