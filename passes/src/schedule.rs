@@ -457,7 +457,7 @@ fn schedule_block(
                 .find(|(r, _)| *r == nodes[i].resource)
                 .is_none_or(|&(_, f)| f <= cycle)
         };
-        let mut skipped = Vec::new();
+        let mut skipped: SmallVec<[(u32, bool, Reverse<usize>); 9]> = SmallVec::new();
         let mut best = None;
         while let Some(top) = avail.pop() {
             let i = (top.2).0;

@@ -124,7 +124,9 @@ fn make_bundles(
     // Groups already formed in the current block, by their original members and alignment:
     // a later instruction using the same values as a group (two loads through one 64-bit
     // address) reads the same copies instead of making new ones.
-    let mut formed: crate::FastHashMap<(Vec<Value>, u8), Vec<Value>> = Default::default();
+    // Inline keys and values: a group has a few members.
+    type Members = smallvec::SmallVec<[Value; 4]>;
+    let mut formed: crate::FastHashMap<(Members, u8), Members> = Default::default();
     let mut cur_block = None;
     let insts = func.insts_in_layout();
     for inst in insts {
@@ -143,7 +145,7 @@ fn make_bundles(
                     reason: format!("operand group {start}..{} of {nargs}", start + len),
                 });
             }
-            let original: Vec<Value> = func.dfg.inst_args(inst)[start..start + len].to_vec();
+            let original: Members = func.dfg.inst_args(inst)[start..start + len].into();
             if let Some(copies) = formed.get(&(original.clone(), g.align)) {
                 for (k, &c) in (start..start + len).zip(copies) {
                     func.dfg.insts[inst].args_mut()[k] = c;
@@ -170,7 +172,7 @@ fn make_bundles(
                 head.get_or_insert(mv);
                 bundles.of_move[mv] = Some(bundles.list.len() as u32);
             }
-            formed.insert((original, g.align), members.clone());
+            formed.insert((original, g.align), members.iter().copied().collect());
             bundles.list.push(Bundle {
                 // A group has at least one member, checked above.
                 head: head.expect("non-empty group"),

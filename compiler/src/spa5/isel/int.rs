@@ -24,7 +24,7 @@ use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 
 use super::legalize::{no_mods, SrcForms, ANY};
 use super::{Isel, IselError, Vals};
@@ -520,8 +520,8 @@ impl Isel<'_> {
             R,
             Operand::Pred(Pred::TRUE),
         ];
-        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
-        let mut args = vec![a, b];
+        let mut slots: SmallVec<[Slot; 8]> = smallvec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
+        let mut args: SmallVec<[Value; 4]> = smallvec![a, b];
         if let Some(q) = q {
             slots.push(Arg(2, 0));
             args.push(q);

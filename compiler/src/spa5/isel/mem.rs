@@ -21,7 +21,7 @@ use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
 use isa_spa5::inst::{mem, Operand};
 use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size};
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 
 use super::{Isel, IselError};
 use crate::spa5::abi::{slot_index, ParamKind};
@@ -199,8 +199,8 @@ impl Isel<'_> {
         b: Operand,
         and: Option<Value>,
     ) -> Result<Value, IselError> {
-        let mut args = vec![a];
-        let mut slots = vec![Res(0, 0), Slot::Keep, Arg(0, 0)];
+        let mut args: SmallVec<[Value; 4]> = smallvec![a];
+        let mut slots: SmallVec<[Slot; 8]> = smallvec![Res(0, 0), Slot::Keep, Arg(0, 0)];
         let b = match b {
             Operand::Imm(v) if (0..1 << 19).contains(&v) => {
                 slots.push(Slot::Keep);
@@ -838,10 +838,10 @@ impl Isel<'_> {
         let (ti, args) = load_tinst(place, sname)?;
         let mut args = args;
         // As one b64 value (its register pair) or n b32 values in an aligned group.
-        let results: Vec<Type> = if as_pair {
-            vec![Type::B64]
+        let results: SmallVec<[Type; 4]> = if as_pair {
+            smallvec![Type::B64]
         } else {
-            vec![Type::B32; n]
+            smallvec![Type::B32; n]
         };
         let res_slot = |k: u8| if as_pair { Res(0, k) } else { Res(k, 0) };
         let mut t = match pred {
@@ -1225,19 +1225,22 @@ pub(crate) fn promised_bases(
     set
 }
 
-fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselError> {
+fn load_tinst(place: Place, sname: Size) -> Result<(TInst, SmallVec<[Value; 4]>), IselError> {
     Ok(match place {
         Place::Global { lo, hi, off, ro } => {
             let i = MInst::ldg(sname, R, RB, off).t(if ro { Cache::Ci } else { Cache::Default })?;
-            (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![lo, hi])
+            (
+                TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]),
+                smallvec![lo, hi],
+            )
         }
         Place::Flat {
             op_ld, addr, off, ..
         } => {
             let i = MInst::build(op_ld, &[R, mem(RB, off)]).t(sname)?;
             match addr {
-                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), vec![a]),
-                None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::MemArg(0)]), smallvec![a]),
+                None => (TInst::new(i, &[Res(0, 0)]), SmallVec::new()),
             }
         }
         Place::Const { addr, off } => {
@@ -1254,8 +1257,8 @@ fn load_tinst(place: Place, sname: Size) -> Result<(TInst, Vec<Value>), IselErro
             )
             .t(sname)?;
             match addr {
-                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), vec![a]),
-                None => (TInst::new(i, &[Res(0, 0)]), vec![]),
+                Some(a) => (TInst::new(i, &[Res(0, 0), Slot::CIdxArg(0)]), smallvec![a]),
+                None => (TInst::new(i, &[Res(0, 0)]), SmallVec::new()),
             }
         }
     })
