@@ -19,8 +19,11 @@
 //! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
 //! iterations the original would, and the original loop (now the remainder) finishes the last
 //! `< k` of them. A body's size counts the instructions that depend on the loop (pure
-//! computations on loop-invariant values are hoisted later, not copied code). The factor is 4
-//! for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
+//! computations on loop-invariant values are hoisted later, not copied code). The factor is 8
+//! for bodies of at most [`MAX_BODY_8`] instructions whose loads keep at most
+//! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
+//! copies behind the test `p.iv < n - 3s` that run at most once before the original loop. It
+//! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops with
 //! barriers and loops whose header is marked cold are left alone;
 //! a function grows by at most [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
