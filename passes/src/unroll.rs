@@ -50,7 +50,8 @@ pub const MAX_LOAD_WORDS: usize = 24;
 /// short body's loads are most of its time, and eight of them in flight hide the latency
 /// ptxas hides with its 16-fold unrolling.
 pub const MAX_BODY_8: usize = 16;
-/// Most registers the loads of eight copies may hold in flight ([`load_registers`]): eight
+/// Most registers the loads of eight copies may hold in flight (results, and addresses: one per
+/// copy for a strided access, one shared for an access growing by a constant): eight
 /// copies then fit the scheduler's loop register budget. poly_covar's two column accesses
 /// (a 64-bit address per copy each: 48 registers) stay at factor 4: at 8 the pressure
 /// fallback issued them a few at a time (modeled cycles 1.50x -> 3.26x ptxas's).
