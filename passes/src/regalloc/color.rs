@@ -180,6 +180,19 @@ struct Colorer<'a> {
     uses: SecondaryMap<Value, u32>,
 }
 
+/// Per-block lists of [`Colorer::block`], kept from block to block (allocated once).
+#[derive(Default)]
+struct BlockScratch {
+    /// The block's instructions.
+    insts: Vec<Inst>,
+    /// Values whose last use is each instruction.
+    kills: Vec<ValueList>,
+    /// Results of each instruction that are never used.
+    dead: Vec<ValueList>,
+    /// Values live below the scan point.
+    live: HashSet<Value>,
+}
+
 /// How far a loop-carried value's register preference reaches back through the values it is
 /// computed from.
 const WANT_DEPTH: u32 = 3;
@@ -223,9 +236,10 @@ pub fn run(
     // Dominator-tree pre-order, children in reverse post-order.
     let entry = func.entry_block().ok_or(RegAllocError::NoEntry)?;
     let mut stack = vec![entry];
+    let mut scratch = BlockScratch::default();
     while let Some(b) = stack.pop() {
-        c.block(func, cfg, &lv, b, alloc)?;
-        let mut kids = dt.children(b).to_vec();
+        c.block(func, cfg, &lv, b, alloc, &mut scratch)?;
+        let mut kids: SmallVec<[Block; 4]> = dt.children(b).into();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);
     }
@@ -512,6 +526,7 @@ impl Colorer<'_> {
         lv: &Liveness,
         b: Block,
         alloc: &mut Allocation,
+        scratch: &mut BlockScratch,
     ) -> Result<(), Failure> {
         self.regs.clear();
         for &v in &lv.live_in[b] {
@@ -520,13 +535,24 @@ impl Colorer<'_> {
                 self.regs.set(r.file, u32::from(r.index), w, Some(v));
             }
         }
-        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        let BlockScratch {
+            insts,
+            kills,
+            dead,
+            live,
+        } = scratch;
+        insts.clear();
+        insts.extend(func.layout.block_insts(b));
+        let insts: &[Inst] = insts;
         // Last uses and dead results, by a backward scan.
         // Inline lists: two heap Vecs per instruction were the allocator's largest count.
-        let mut kills: Vec<ValueList> = vec![ValueList::new(); insts.len()];
-        let mut dead: Vec<ValueList> = vec![ValueList::new(); insts.len()];
+        kills.clear();
+        kills.resize(insts.len(), ValueList::new());
+        dead.clear();
+        dead.resize(insts.len(), ValueList::new());
         {
-            let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
+            live.clear();
+            live.extend(lv.live_out[b].iter().copied());
             for (k, &inst) in insts.iter().enumerate().rev() {
                 for &r in func.dfg.inst_results(inst) {
                     if !live.remove(&r) {
@@ -540,6 +566,7 @@ impl Colorer<'_> {
                 }
             }
         }
+        let (kills, dead): (&[ValueList], &[ValueList]) = (kills, dead);
         // Parameters, with hints from the arguments of already colored predecessors. Those
         // whose hinted register is free go first: a parameter without one (a loop counter
         // starting from a constant held elsewhere) must not take the register the next
