@@ -648,7 +648,7 @@ impl Colorer<'_> {
             if let Some(bi) = self.bundles.of_move[inst] {
                 let bd = &self.bundles.list[bi as usize];
                 if bd.head == inst {
-                    self.bundle_head(func, &insts, &kills, k, bi as usize, alloc)?;
+                    self.bundle_head(func, insts, kills, k, bi as usize, alloc)?;
                 } else {
                     for &v in &kills[k] {
                         self.free_value(func, v, alloc);
