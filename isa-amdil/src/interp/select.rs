@@ -6,7 +6,7 @@
 //! [`InterpError::Unsupported`] naming the opcode for anything it does not implement
 //! (graphics, textures, GDS, SM30), never a wrong result.
 
-use super::decode::{err, malformed, Decoder, UavKind};
+use super::decode::{err, malformed, Decoder};
 use super::dispatch::InterpError;
 use super::dops;
 use super::fops::{self, RelOp, ZeroOp};
@@ -14,6 +14,7 @@ use super::iops::{self, bool32};
 use super::program::{Addr, AtomicOp, CompFn, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width};
 use super::texture::TexDim;
 use crate::ast::{self, Instruction};
+use crate::decls::BufferKind;
 use crate::opcodes::Opcode;
 
 /// Maps the AST relop to ours.
@@ -632,15 +633,16 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
     let line = dec.line;
     let id = st.id().unwrap_or(0);
     let uav_addr = |dec: &Decoder, id: u32| match dec.decls.uavs.get(&id) {
-        Some(UavKind::Struct(s)) => Addr::Struct(*s),
-        Some(UavKind::Typed(f)) => Addr::Typed(*f),
+        Some(BufferKind::Struct(s)) => Addr::Struct(*s),
+        Some(BufferKind::Typed(f)) => Addr::Typed(*f),
         _ => Addr::Raw,
     };
-    let lds_addr = |dec: &Decoder, id: u32, vec: bool| match dec.decls.lds_stride.get(&id) {
-        Some(Some(s)) if vec => Addr::StructVec(*s),
-        Some(Some(s)) => Addr::Struct(*s),
-        _ => Addr::Raw,
-    };
+    let lds_addr =
+        |dec: &Decoder, id: u32, vec: bool| match dec.decls.lds.get(&id).and_then(|r| r.stride) {
+            Some(s) if vec => Addr::StructVec(s),
+            Some(s) => Addr::Struct(s),
+            _ => Addr::Raw,
+        };
     let gds_addr = |dec: &Decoder, id: u32| match dec.out.gds_stride.get(&id) {
         Some(s) => Addr::Struct(*s),
         None => Addr::Raw,
@@ -696,7 +698,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         O::SrvStructLoad => {
             need(1)?;
             let addr = match dec.decls.srvs.get(&id) {
-                Some(UavKind::Struct(s)) => Addr::Struct(*s),
+                Some(BufferKind::Struct(s)) => Addr::Struct(*s),
                 _ => Addr::Raw,
             };
             load(Space::Srv(id), addr, Width::U32, true)
@@ -797,7 +799,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
                     format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
                 ));
             };
-            let abs = super::decode::sharing_mode(st).unwrap_or(abs_default);
+            let abs = crate::decls::sharing_mode(st).unwrap_or(abs_default);
             need(1)?;
             if st.opcode == O::LdsReadVec {
                 Op::OwnerRead {

@@ -24,6 +24,10 @@
 //!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
 //!   `.w` of the 3-D id registers, functions without `endmain`.
 //!
+//! Declarations are read through the declarations summary ([`crate::decls`]), built here
+//! statement by statement so that uses are checked against what is declared so far; the
+//! interpreter and the compiler's lowering take the same summary.
+//!
 //! Guarantees: never panics; diagnostics come in statement order (then end-of-program ones).
 
 #![cfg_attr(
@@ -40,6 +44,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ast::*;
+use crate::decls::{Declarations, ProblemKind};
 use crate::diag::{codes, Diagnostic};
 use crate::opcodes::{Form, Opcode, Usage};
 
@@ -95,16 +100,11 @@ enum Block {
     Func,
 }
 
+/// What is declared so far, and where each (kind, number) was first declared.
 #[derive(Default)]
 struct Decls {
-    literals: HashMap<u32, [u32; 4]>,
-    cbs: HashMap<u32, u32>,
-    itemps: HashMap<u32, u32>,
-    uavs: HashSet<u32>,
-    srvs: HashSet<u32>,
-    lds: HashSet<u32>,
-    gds: HashSet<u32>,
-    resources: HashSet<u32>,
+    /// The declarations summary of the statements seen so far.
+    sum: Declarations,
     /// Where each (kind, number) was first declared, for the "declared twice" label.
     first: HashMap<(&'static str, u32), Span>,
 }
@@ -217,33 +217,8 @@ impl Validator {
                 "no version line (`il_cs_2_0`); assuming a compute shader",
             );
         }
-        // Function labels and calls are checked against the whole program.
-        let mut funcs: HashMap<u32, Span> = HashMap::new();
-        for s in &p.statements {
-            if s.opcode == Opcode::Func {
-                if let Payload::Label(l) = s.payload {
-                    if let Some(first) = funcs.get(&l) {
-                        self.diags.push(
-                            Diagnostic::error(
-                                codes::DUPLICATE,
-                                s.span,
-                                format!("function {l} defined twice"),
-                            )
-                            .with_label(*first, "first defined here"),
-                        );
-                    } else {
-                        funcs.insert(l, s.span);
-                    }
-                }
-            }
-        }
-        // Literals declared anywhere (used for the declared-after-use warning).
-        let mut all_literals: HashSet<u32> = HashSet::new();
-        for s in &p.statements {
-            if let Payload::Literal { reg, .. } = s.payload {
-                all_literals.insert(reg);
-            }
-        }
+        // Function labels and forward literal uses are checked against the whole program.
+        let whole = Declarations::collect(p.version.as_ref(), &p.statements);
 
         let mut stack: Vec<(Block, Span)> = Vec::new();
         // Per open switch: each case value's first span, the first `default`'s span.
@@ -256,7 +231,7 @@ impl Validator {
         let mut prev_closed_func_by_ret = false;
         let mut warned_func_without_endmain = false;
 
-        for s in &p.statements {
+        for (at, s) in p.statements.iter().enumerate() {
             let op = s.opcode;
             let info = op.info();
             if compute && !matches!(info.usage, Usage::Cs | Usage::Tex | Usage::Meta) {
@@ -281,7 +256,7 @@ impl Validator {
                     );
                 }
             }
-            self.declaration(s, &mut thread_group, &mut max_threads);
+            self.declaration(at, s, &mut thread_group, &mut max_threads);
             if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
                 uses_lds = Some(s.span);
             }
@@ -381,6 +356,19 @@ impl Validator {
                     }
                 }
                 Func => {
+                    if let Some(l) = crate::decls::label_of(s) {
+                        let first = whole.functions.get(&l).copied().unwrap_or(at);
+                        if first != at {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    codes::DUPLICATE,
+                                    s.span,
+                                    format!("function {l} defined twice"),
+                                )
+                                .with_label(p.statements[first].span, "first defined here"),
+                            );
+                        }
+                    }
                     if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
                         let open = *open;
                         self.error_note(
@@ -450,7 +438,7 @@ impl Validator {
                 }
                 Call | CallLogicalz | CallLogicalnz | Callnz => {
                     if let Payload::Label(l) = s.payload {
-                        if !funcs.contains_key(&l) {
+                        if !whole.functions.contains_key(&l) {
                             self.error(
                                 codes::NO_SUCH_FUNCTION,
                                 s.span,
@@ -480,10 +468,10 @@ impl Validator {
             // Literal use/declaration order.
             for reg in operand_regs(s) {
                 if reg.kind == RegKind::Literal
-                    && !self.decls.literals.contains_key(&reg.num)
+                    && !self.decls.sum.literals.contains_key(&reg.num)
                     && self.used_literals.insert(reg.num)
                 {
-                    if all_literals.contains(&reg.num) {
+                    if whole.literals.contains_key(&reg.num) {
                         self.warn(
                             codes::PRACTICE,
                             s.span,
@@ -521,8 +509,12 @@ impl Validator {
         }
     }
 
+    /// Records declaration `s` (statement `at`) in the summary and reports what is wrong
+    /// with it: declared twice, out of range, unsupported; then checks the ids a memory
+    /// instruction names against what is declared so far.
     fn declaration(
         &mut self,
+        at: usize,
         s: &Instruction,
         thread_group: &mut Option<Span>,
         max_threads: &mut Option<Span>,
@@ -549,29 +541,51 @@ impl Validator {
                 );
             }
         };
-        match (s.opcode, &s.payload) {
-            (DclLiteral, Payload::Literal { reg, values }) => {
-                let first = self.decls.declared("literal", *reg, s.span);
-                match self.decls.literals.insert(*reg, *values) {
-                    Some(old) if old != *values => dup(
-                        self,
-                        &format!("literal l{reg} with different values"),
-                        first,
-                    ),
-                    Some(_) => {
-                        let d = Diagnostic::warning(
-                            codes::SUSPICIOUS,
-                            s.span,
-                            format!("literal l{reg} declared twice with the same values"),
-                        );
-                        self.diags.push(match first {
-                            Some(f) => d.with_label(f, "first declared here"),
-                            None => d,
-                        });
-                    }
-                    None => {}
-                }
+        // The kind and number this statement declares, and (what, first) when it repeats.
+        let key: Option<(&'static str, &str, u32)> = match (s.opcode, &s.payload) {
+            (DclLiteral, Payload::Literal { reg, .. }) => Some(("literal", "literal", *reg)),
+            (DclConstBuffer, Payload::ConstBuffer { cb, .. }) => {
+                Some(("cb", "constant buffer cb", *cb))
             }
+            (DclIndexedTempArray, Payload::IndexedTemp { reg, .. }) => {
+                Some(("itemp", "indexed temp array x", *reg))
+            }
+            (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
+                id.map(|n| ("uav", "UAV ", n))
+            }
+            (DclRawSrv | DclStructSrv, _) => id.map(|n| ("srv", "SRV ", n)),
+            (DclLds | DclStructLds, _) => id.map(|n| ("lds", "LDS ", n)),
+            (DclGds | DclStructGds, _) => id.map(|n| ("gds", "GDS ", n)),
+            (DclResource, _) => id.map(|n| ("resource", "resource ", n)),
+            _ => None,
+        };
+        let first = key.and_then(|(kind, _, n)| self.decls.declared(kind, n, s.span));
+        let previous_literal = match &s.payload {
+            Payload::Literal { reg, .. } => self.decls.sum.literal_at(*reg, at),
+            _ => None,
+        };
+        let problems = self.decls.sum.problems.len();
+        self.decls.sum.record(at, s);
+        match (s.opcode, &s.payload) {
+            (DclLiteral, Payload::Literal { reg, values }) => match previous_literal {
+                Some(old) if old != *values => dup(
+                    self,
+                    &format!("literal l{reg} with different values"),
+                    first,
+                ),
+                Some(_) => {
+                    let d = Diagnostic::warning(
+                        codes::SUSPICIOUS,
+                        s.span,
+                        format!("literal l{reg} declared twice with the same values"),
+                    );
+                    self.diags.push(match first {
+                        Some(f) => d.with_label(f, "first declared here"),
+                        None => d,
+                    });
+                }
+                None => {}
+            },
             (DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
                 if *cb > 14 {
                     self.warn(
@@ -586,21 +600,6 @@ impl Validator {
                         s.span,
                         format!("cb{cb}[{size}] exceeds 4096 elements"),
                     );
-                }
-                if self.decls.cbs.contains_key(cb) {
-                    let first = self.decls.declared("cb", *cb, s.span);
-                    dup(self, &format!("constant buffer cb{cb}"), first);
-                } else {
-                    self.decls.declared("cb", *cb, s.span);
-                    self.decls.cbs.insert(*cb, *size);
-                }
-            }
-            (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                let first = self.decls.declared("itemp", *reg, s.span);
-                if self.decls.itemps.contains_key(reg) {
-                    dup(self, &format!("indexed temp array x{reg}"), first);
-                } else {
-                    self.decls.itemps.insert(*reg, *size);
                 }
             }
             (DclNumThreadPerGroup, p) => {
@@ -626,52 +625,20 @@ impl Validator {
                 }
                 exclusive(self, *thread_group);
             }
-            (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("uav", id, s.span);
-                    if !self.decls.uavs.insert(id) {
-                        dup(self, &format!("UAV {id}"), first);
-                    }
-                }
-                if matches!(s.opcode, DclUav | DclTypedUav) {
-                    if let Err(what) = crate::interp::typed_uav::typed_uav_decl(s) {
-                        self.error(codes::UNSUPPORTED, s.span, what);
-                    }
-                }
-            }
-            (DclRawSrv | DclStructSrv, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("srv", id, s.span);
-                    if !self.decls.srvs.insert(id) {
-                        dup(self, &format!("SRV {id}"), first);
-                    }
-                }
-            }
-            (DclLds | DclStructLds, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("lds", id, s.span);
-                    if !self.decls.lds.insert(id) {
-                        dup(self, &format!("LDS {id}"), first);
-                    }
-                }
-            }
-            (DclGds | DclStructGds, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("gds", id, s.span);
-                    if !self.decls.gds.insert(id) {
-                        dup(self, &format!("GDS {id}"), first);
-                    }
-                }
-            }
-            (DclResource, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("resource", id, s.span);
-                    if !self.decls.resources.insert(id) {
-                        dup(self, &format!("resource {id}"), first);
-                    }
-                }
-            }
             _ => {}
+        }
+        if let (Some((kind, what, n)), Some(first)) = (key, first) {
+            if kind != "literal" {
+                dup(self, &format!("{what}{n}"), Some(first));
+            }
+        }
+        let unsupported: Vec<String> = self.decls.sum.problems[problems..]
+            .iter()
+            .filter(|p| p.kind == ProblemKind::TypedUav)
+            .map(|p| p.message.clone())
+            .collect();
+        for what in unsupported {
+            self.error(codes::UNSUPPORTED, s.span, what);
         }
         if s.opcode.is_declaration() && s.opcode.info().form == Form::Operands {
             let m = s.opcode.mnemonic();
@@ -709,48 +676,39 @@ impl Validator {
         if s.opcode.is_declaration() {
             return;
         }
-        let check = |v: &mut Validator, set: &HashSet<u32>, what: &str| match id {
-            Some(id) if !set.contains(&id) => {
-                let kind = match what {
-                    "UAV" => "uav",
-                    "SRV" => "srv",
-                    "LDS" => "lds",
-                    _ => "gds",
-                };
-                v.undeclared(
+        let sum = &self.decls.sum;
+        let known = |ids: &dyn Fn(u32) -> bool| id.is_some_and(ids);
+        let space = if m.starts_with("uav_") || m.starts_with("append_buf") {
+            Some(("uav", "UAV", known(&|i| sum.uavs.contains_key(&i))))
+        } else if m.starts_with("srv_") {
+            Some(("srv", "SRV", known(&|i| sum.srvs.contains_key(&i))))
+        } else if m.starts_with("lds_") && !matches!(s.opcode, LdsReadVec | LdsWriteVec) {
+            Some(("lds", "LDS", known(&|i| sum.lds.contains_key(&i))))
+        } else if m.starts_with("gds_") {
+            Some(("gds", "GDS", known(&|i| sum.gds.contains_key(&i))))
+        } else {
+            None
+        };
+        if let Some((kind, what, known)) = space {
+            match id {
+                Some(id) if !known => self.undeclared(
                     s.span,
                     kind,
                     what,
                     id,
                     format!("{what} {id} is not declared"),
-                );
+                ),
+                None => self.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`")),
+                _ => {}
             }
-            None => v.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`")),
-            _ => {}
-        };
-        if m.starts_with("uav_") || m.starts_with("append_buf") {
-            let set = std::mem::take(&mut self.decls.uavs);
-            check(self, &set, "UAV");
-            self.decls.uavs = set;
-        } else if m.starts_with("srv_") {
-            let set = std::mem::take(&mut self.decls.srvs);
-            check(self, &set, "SRV");
-            self.decls.srvs = set;
-        } else if m.starts_with("lds_") && !matches!(s.opcode, LdsReadVec | LdsWriteVec) {
-            let set = std::mem::take(&mut self.decls.lds);
-            check(self, &set, "LDS");
-            self.decls.lds = set;
-        } else if m.starts_with("gds_") {
-            let set = std::mem::take(&mut self.decls.gds);
-            check(self, &set, "GDS");
-            self.decls.gds = set;
         }
         if let Some(r) = s.resource() {
             let is_uav = s.generic("uav").is_some();
+            let sum = &self.decls.sum;
             let known = if is_uav {
-                self.decls.uavs.contains(&r)
+                sum.uavs.contains_key(&r)
             } else {
-                self.decls.resources.contains(&r)
+                sum.resources.contains_key(&r)
             };
             if !known {
                 let (kind, what) = if is_uav {
@@ -963,7 +921,7 @@ impl Validator {
             }
             if src.reg.kind == RegKind::ConstBuffer {
                 if let (Some(size), [Index { reg: None, offset }]) =
-                    (self.decls.cbs.get(&src.reg.num), &src.reg.indices[..])
+                    (self.decls.sum.cbs.get(&src.reg.num), &src.reg.indices[..])
                 {
                     if *offset < 0 || *offset as u32 >= *size {
                         self.warn(
@@ -1018,7 +976,7 @@ impl Validator {
                         format!("`{}` cannot be an index register", ir.kind.name()),
                     );
                 }
-                if ir.kind == RegKind::Literal && !self.decls.literals.contains_key(&ir.num) {
+                if ir.kind == RegKind::Literal && !self.decls.sum.literals.contains_key(&ir.num) {
                     self.warn(
                         codes::PRACTICE,
                         span,
@@ -1028,7 +986,7 @@ impl Validator {
             }
         }
         match r.kind {
-            RegKind::ConstBuffer if !self.decls.cbs.contains_key(&r.num) => {
+            RegKind::ConstBuffer if !self.decls.sum.cbs.contains_key(&r.num) => {
                 self.undeclared(
                     span,
                     "cb",
@@ -1040,7 +998,7 @@ impl Validator {
                     ),
                 );
             }
-            RegKind::IndexedTemp => match self.decls.itemps.get(&r.num) {
+            RegKind::IndexedTemp => match self.decls.sum.itemps.get(&r.num).map(|t| t.size) {
                 None => self.undeclared(
                     span,
                     "itemp",
@@ -1050,7 +1008,7 @@ impl Validator {
                 ),
                 Some(size) => {
                     if let [Index { reg: None, offset }] = &r.indices[..] {
-                        if *offset < 0 || *offset as u32 >= *size {
+                        if *offset < 0 || *offset as u32 >= size {
                             self.warn(
                                 codes::SUSPICIOUS,
                                 span,
