@@ -123,6 +123,20 @@ impl Decls {
     }
 }
 
+/// Structured control-flow state while the statements are checked in order.
+#[derive(Default)]
+struct Flow {
+    /// Open blocks and where each starts.
+    stack: Vec<(Block, Span)>,
+    /// Per open switch: each case value's first span, the first `default`'s span.
+    switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)>,
+    seen_endmain: bool,
+    seen_end: bool,
+    /// The previous statement was a `ret` that closed a function.
+    prev_closed_func_by_ret: bool,
+    warned_func_without_endmain: bool,
+}
+
 #[derive(Default)]
 struct Validator {
     diags: Vec<Diagnostic>,
@@ -178,10 +192,6 @@ impl Validator {
         self.diags.push(Diagnostic::warning(code, span, msg));
     }
 
-    #[expect(
-        clippy::collapsible_match,
-        reason = "one arm per opcode group, the check inside, reads better than guards"
-    )]
     fn run(&mut self, p: &Program) {
         let compute = p
             .version
@@ -189,24 +199,7 @@ impl Validator {
             .map(|v| v.shader == ShaderType::Compute)
             .unwrap_or(true);
         if p.statements.iter().all(|s| s.opcode == Opcode::Comment) {
-            // Nothing but whitespace, comments or NULs (or a version token alone): not a
-            // kernel; an embedder passing the wrong buffer must not get an empty kernel back.
-            let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
-            let at = if at.line == 0 {
-                Span {
-                    line: 1,
-                    col: 1,
-                    ..Span::NONE
-                }
-            } else {
-                at
-            };
-            let what = if p.version.is_none() {
-                "empty program: no version line (`il_cs_2_0`) and no instructions"
-            } else {
-                "empty program: no instructions after the version line"
-            };
-            self.error(codes::BAD_VERSION, at, what);
+            self.empty_program(p);
             return;
         }
         if p.version.is_none() {
@@ -219,18 +212,10 @@ impl Validator {
         }
         // Function labels and forward literal uses are checked against the whole program.
         let whole = Declarations::collect(p.version.as_ref(), &p.statements);
-
-        let mut stack: Vec<(Block, Span)> = Vec::new();
-        // Per open switch: each case value's first span, the first `default`'s span.
-        let mut switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)> = Vec::new();
-        let mut seen_endmain = false;
-        let mut seen_end = false;
+        let mut flow = Flow::default();
         let mut thread_group: Option<Span> = None;
         let mut max_threads: Option<Span> = None;
         let mut uses_lds = None;
-        let mut prev_closed_func_by_ret = false;
-        let mut warned_func_without_endmain = false;
-
         for (at, s) in p.statements.iter().enumerate() {
             let op = s.opcode;
             let info = op.info();
@@ -260,234 +245,321 @@ impl Validator {
             if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
                 uses_lds = Some(s.span);
             }
-            let closed_by_ret = prev_closed_func_by_ret;
-            prev_closed_func_by_ret = false;
-            use Opcode::*;
-            match op {
-                IfLogicalz | IfLogicalnz | Ifc | Ifnz => {
-                    stack.push((Block::If { has_else: false }, s.span))
+            self.structure(p, at, s, &whole, &mut flow);
+            self.literal_uses(s, &whole);
+        }
+        self.end_of_program(p, flow);
+        if let (Some(span), None, None) = (uses_lds, thread_group, max_threads) {
+            self.warn(
+                codes::PRACTICE,
+                span,
+                "LDS used without `dcl_num_thread_per_group`",
+            );
+        }
+    }
+
+    /// A program of nothing but whitespace, comments or NULs (or a version token alone) is
+    /// not a kernel: an embedder passing the wrong buffer must not get an empty kernel back.
+    fn empty_program(&mut self, p: &Program) {
+        let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
+        let at = if at.line == 0 {
+            Span {
+                line: 1,
+                col: 1,
+                ..Span::NONE
+            }
+        } else {
+            at
+        };
+        let what = if p.version.is_none() {
+            "empty program: no version line (`il_cs_2_0`) and no instructions"
+        } else {
+            "empty program: no instructions after the version line"
+        };
+        self.error(codes::BAD_VERSION, at, what);
+    }
+
+    /// Structured control flow at statement `s` (index `at`): blocks open and close in
+    /// order, `break`/`continue`/`case` sit where they may, calls name functions.
+    #[expect(
+        clippy::collapsible_match,
+        reason = "one arm per opcode group, the check inside, reads better than guards"
+    )]
+    fn structure(
+        &mut self,
+        p: &Program,
+        at: usize,
+        s: &Instruction,
+        whole: &Declarations,
+        flow: &mut Flow,
+    ) {
+        let op = s.opcode;
+        let closed_by_ret = std::mem::take(&mut flow.prev_closed_func_by_ret);
+        if op == Opcode::Func {
+            self.func_label(p, at, s, whole, flow);
+            return;
+        }
+        let Flow {
+            stack,
+            switch_cases,
+            seen_endmain,
+            seen_end,
+            prev_closed_func_by_ret,
+            ..
+        } = flow;
+        use Opcode::*;
+        match op {
+            IfLogicalz | IfLogicalnz | Ifc | Ifnz => {
+                stack.push((Block::If { has_else: false }, s.span))
+            }
+            Else => match stack.last_mut() {
+                Some((Block::If { has_else }, _)) if !*has_else => *has_else = true,
+                Some((Block::If { .. }, _)) => {
+                    self.error(codes::NESTING, s.span, "second `else` in one `if`")
                 }
-                Else => match stack.last_mut() {
-                    Some((Block::If { has_else }, _)) if !*has_else => *has_else = true,
-                    Some((Block::If { .. }, _)) => {
-                        self.error(codes::NESTING, s.span, "second `else` in one `if`")
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`else` without `if`"),
-                },
-                Endif => match stack.last() {
-                    Some((Block::If { .. }, _)) => {
-                        stack.pop();
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`endif` without `if`"),
-                },
-                While | Loop => stack.push((Block::Loop, s.span)),
-                Endloop => match stack.last() {
-                    Some((Block::Loop, _)) => {
-                        stack.pop();
-                    }
-                    _ => self.error(
+                _ => self.error(codes::NESTING, s.span, "`else` without `if`"),
+            },
+            Endif => match stack.last() {
+                Some((Block::If { .. }, _)) => {
+                    stack.pop();
+                }
+                _ => self.error(codes::NESTING, s.span, "`endif` without `if`"),
+            },
+            While | Loop => stack.push((Block::Loop, s.span)),
+            Endloop => match stack.last() {
+                Some((Block::Loop, _)) => {
+                    stack.pop();
+                }
+                _ => self.error(
+                    codes::NESTING,
+                    s.span,
+                    "`endloop` without `whileloop`/`loop`",
+                ),
+            },
+            Switch => {
+                stack.push((Block::Switch, s.span));
+                switch_cases.push((HashMap::new(), None));
+            }
+            Case | Default => self.case_label(s, stack, switch_cases),
+            Endswitch => match stack.last() {
+                Some((Block::Switch, _)) => {
+                    stack.pop();
+                    switch_cases.pop();
+                }
+                _ => self.error(codes::NESTING, s.span, "`endswitch` without `switch`"),
+            },
+            Break | Breakc | BreakLogicalz | BreakLogicalnz => {
+                if !stack
+                    .iter()
+                    .any(|(b, _)| matches!(b, Block::Loop | Block::Switch))
+                {
+                    self.error(
                         codes::NESTING,
                         s.span,
-                        "`endloop` without `whileloop`/`loop`",
-                    ),
-                },
-                Switch => {
-                    stack.push((Block::Switch, s.span));
-                    switch_cases.push((HashMap::new(), None));
-                }
-                Case | Default => {
-                    if !matches!(stack.last(), Some((Block::Switch, _))) {
-                        self.error(
-                            codes::NESTING,
-                            s.span,
-                            format!("`{op}` outside the body of a `switch`"),
-                        );
-                    } else if let Some((cases, default)) = switch_cases.last_mut() {
-                        if let Payload::Case(v) = s.payload {
-                            if let Some(first) = cases.get(&v) {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        codes::DUPLICATE,
-                                        s.span,
-                                        format!("duplicate `case {v}` in one switch"),
-                                    )
-                                    .with_label(*first, "first here"),
-                                );
-                            } else {
-                                cases.insert(v, s.span);
-                            }
-                        } else if op == Default {
-                            match default {
-                                Some(first) => self.diags.push(
-                                    Diagnostic::error(
-                                        codes::DUPLICATE,
-                                        s.span,
-                                        "second `default` in one switch",
-                                    )
-                                    .with_label(*first, "first `default` here"),
-                                ),
-                                None => *default = Some(s.span),
-                            }
-                        }
-                    }
-                }
-                Endswitch => match stack.last() {
-                    Some((Block::Switch, _)) => {
-                        stack.pop();
-                        switch_cases.pop();
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`endswitch` without `switch`"),
-                },
-                Break | Breakc | BreakLogicalz | BreakLogicalnz => {
-                    if !stack
-                        .iter()
-                        .any(|(b, _)| matches!(b, Block::Loop | Block::Switch))
-                    {
-                        self.error(
-                            codes::NESTING,
-                            s.span,
-                            format!("`{op}` outside any loop or switch"),
-                        );
-                    }
-                }
-                Continue | Continuec | ContinueLogicalz | ContinueLogicalnz => {
-                    if !stack.iter().any(|(b, _)| matches!(b, Block::Loop)) {
-                        self.error(codes::NESTING, s.span, format!("`{op}` outside any loop"));
-                    }
-                }
-                Func => {
-                    if let Some(l) = crate::decls::label_of(s) {
-                        let first = whole.functions.get(&l).copied().unwrap_or(at);
-                        if first != at {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    codes::DUPLICATE,
-                                    s.span,
-                                    format!("function {l} defined twice"),
-                                )
-                                .with_label(p.statements[first].span, "first defined here"),
-                            );
-                        }
-                    }
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(
-                            codes::NESTING,
-                            s.span,
-                            "`func` inside an open control-flow block",
-                            open,
-                        );
-                    }
-                    stack.clear();
-                    if !seen_endmain && !warned_func_without_endmain {
-                        warned_func_without_endmain = true;
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            "function before `endmain` (the guide puts functions after `endmain`)",
-                        );
-                    }
-                    stack.push((Block::Func, s.span));
-                }
-                Endfunc => match stack.last() {
-                    Some((Block::Func, _)) if stack.len() == 1 => {
-                        stack.pop();
-                    }
-                    None if closed_by_ret => {}
-                    _ => self.error(
-                        codes::NESTING,
-                        s.span,
-                        "`endfunc` without matching `func` (or inside a block)",
-                    ),
-                },
-                Ret => {
-                    if stack.len() == 1 && stack[0].0 == Block::Func {
-                        stack.pop();
-                        prev_closed_func_by_ret = true;
-                    } else if !stack.is_empty() {
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            "`ret` inside control flow (the guide requires `ret_dyn` there)",
-                        );
-                    }
-                }
-                Endmain => {
-                    if seen_endmain {
-                        self.error(codes::NESTING, s.span, "second `endmain`");
-                    }
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(
-                            codes::NESTING,
-                            s.span,
-                            "`endmain` inside an open block",
-                            open,
-                        );
-                    }
-                    seen_endmain = true;
-                    stack.clear();
-                }
-                End => {
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(codes::END, s.span, "`end` inside an open block", open);
-                    }
-                    stack.clear();
-                    seen_end = true;
-                }
-                Call | CallLogicalz | CallLogicalnz | Callnz => {
-                    if let Payload::Label(l) = s.payload {
-                        if !whole.functions.contains_key(&l) {
-                            self.error(
-                                codes::NO_SUCH_FUNCTION,
-                                s.span,
-                                format!("call to function {l}, which is not defined"),
-                            );
-                        }
-                    }
-                }
-                Fence if !s.controls.iter().any(|c| matches!(c, Control::Fence(_))) => {
-                    self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        "`fence` without `_threads`, `_lds`, `_memory`, `_gds` or `_sr` does nothing",
+                        format!("`{op}` outside any loop or switch"),
                     );
                 }
-                Fence if s.has_fence(FenceFlag::Threads) => {
-                    if stack.iter().any(|(b, _)| *b != Block::Func) {
-                        self.warn(
-                            codes::PRACTICE,
+            }
+            Continue | Continuec | ContinueLogicalz | ContinueLogicalnz => {
+                if !stack.iter().any(|(b, _)| matches!(b, Block::Loop)) {
+                    self.error(codes::NESTING, s.span, format!("`{op}` outside any loop"));
+                }
+            }
+            Endfunc => match stack.last() {
+                Some((Block::Func, _)) if stack.len() == 1 => {
+                    stack.pop();
+                }
+                None if closed_by_ret => {}
+                _ => self.error(
+                    codes::NESTING,
+                    s.span,
+                    "`endfunc` without matching `func` (or inside a block)",
+                ),
+            },
+            Ret => {
+                if stack.len() == 1 && stack[0].0 == Block::Func {
+                    stack.pop();
+                    *prev_closed_func_by_ret = true;
+                } else if !stack.is_empty() {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        "`ret` inside control flow (the guide requires `ret_dyn` there)",
+                    );
+                }
+            }
+            Endmain => {
+                if *seen_endmain {
+                    self.error(codes::NESTING, s.span, "second `endmain`");
+                }
+                if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                    let open = *open;
+                    self.error_note(
+                        codes::NESTING,
+                        s.span,
+                        "`endmain` inside an open block",
+                        open,
+                    );
+                }
+                *seen_endmain = true;
+                stack.clear();
+            }
+            End => {
+                if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                    let open = *open;
+                    self.error_note(codes::END, s.span, "`end` inside an open block", open);
+                }
+                stack.clear();
+                *seen_end = true;
+            }
+            Call | CallLogicalz | CallLogicalnz | Callnz => {
+                if let Payload::Label(l) = s.payload {
+                    if !whole.functions.contains_key(&l) {
+                        self.error(
+                            codes::NO_SUCH_FUNCTION,
                             s.span,
-                            "barrier inside control flow: the guide forbids it; accepted, correct only if the condition is uniform across the group",
+                            format!("call to function {l}, which is not defined"),
                         );
                     }
                 }
-                _ => {}
             }
-            // Literal use/declaration order.
-            for reg in operand_regs(s) {
-                if reg.kind == RegKind::Literal
-                    && !self.decls.sum.literals.contains_key(&reg.num)
-                    && self.used_literals.insert(reg.num)
-                {
-                    if whole.literals.contains_key(&reg.num) {
-                        self.warn(
-                            codes::PRACTICE,
+            Fence if !s.controls.iter().any(|c| matches!(c, Control::Fence(_))) => {
+                self.warn(
+                    codes::SUSPICIOUS,
+                    s.span,
+                    "`fence` without `_threads`, `_lds`, `_memory`, `_gds` or `_sr` does nothing",
+                );
+            }
+            Fence if s.has_fence(FenceFlag::Threads) => {
+                if stack.iter().any(|(b, _)| *b != Block::Func) {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        "barrier inside control flow: the guide forbids it; accepted, correct only if the condition is uniform across the group",
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A `case` or `default`: inside a switch, not repeating a value or a `default`.
+    fn case_label(
+        &mut self,
+        s: &Instruction,
+        stack: &[(Block, Span)],
+        switch_cases: &mut [(HashMap<i32, Span>, Option<Span>)],
+    ) {
+        let op = s.opcode;
+        if !matches!(stack.last(), Some((Block::Switch, _))) {
+            self.error(
+                codes::NESTING,
+                s.span,
+                format!("`{op}` outside the body of a `switch`"),
+            );
+        } else if let Some((cases, default)) = switch_cases.last_mut() {
+            if let Payload::Case(v) = s.payload {
+                if let Some(first) = cases.get(&v) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
                             s.span,
-                            format!("literal l{} used before its `dcl_literal`", reg.num),
-                        );
-                    } else {
-                        self.warn(
-                            codes::PRACTICE,
+                            format!("duplicate `case {v}` in one switch"),
+                        )
+                        .with_label(*first, "first here"),
+                    );
+                } else {
+                    cases.insert(v, s.span);
+                }
+            } else if op == Opcode::Default {
+                match default {
+                    Some(first) => self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
                             s.span,
-                            format!("literal l{} is never declared; it reads as zero", reg.num),
-                        );
-                    }
+                            "second `default` in one switch",
+                        )
+                        .with_label(*first, "first `default` here"),
+                    ),
+                    None => *default = Some(s.span),
                 }
             }
         }
-        for (b, span) in stack {
+    }
+
+    /// A `func` label: defined once, outside open blocks, after `endmain`; it opens the
+    /// function's block.
+    fn func_label(
+        &mut self,
+        p: &Program,
+        at: usize,
+        s: &Instruction,
+        whole: &Declarations,
+        flow: &mut Flow,
+    ) {
+        let stack = &mut flow.stack;
+        if let Some(l) = crate::decls::label_of(s) {
+            let first = whole.functions.get(&l).copied().unwrap_or(at);
+            if first != at {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE,
+                        s.span,
+                        format!("function {l} defined twice"),
+                    )
+                    .with_label(p.statements[first].span, "first defined here"),
+                );
+            }
+        }
+        if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+            let open = *open;
+            self.error_note(
+                codes::NESTING,
+                s.span,
+                "`func` inside an open control-flow block",
+                open,
+            );
+        }
+        stack.clear();
+        if !flow.seen_endmain && !flow.warned_func_without_endmain {
+            flow.warned_func_without_endmain = true;
+            self.warn(
+                codes::PRACTICE,
+                s.span,
+                "function before `endmain` (the guide puts functions after `endmain`)",
+            );
+        }
+        stack.push((Block::Func, s.span));
+    }
+
+    /// Literal use/declaration order: a literal used before its `dcl_literal`, or never
+    /// declared, is a warning (once per literal).
+    fn literal_uses(&mut self, s: &Instruction, whole: &Declarations) {
+        for reg in operand_regs(s) {
+            if reg.kind == RegKind::Literal
+                && !self.decls.sum.literals.contains_key(&reg.num)
+                && self.used_literals.insert(reg.num)
+            {
+                if whole.literals.contains_key(&reg.num) {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        format!("literal l{} used before its `dcl_literal`", reg.num),
+                    );
+                } else {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        format!("literal l{} is never declared; it reads as zero", reg.num),
+                    );
+                }
+            }
+        }
+    }
+
+    /// What is still open at the end of the program, and a missing `end`.
+    fn end_of_program(&mut self, p: &Program, flow: Flow) {
+        for (b, span) in flow.stack {
             let what = match b {
                 Block::If { .. } => "`if` without `endif`",
                 Block::Loop => "loop without `endloop`",
@@ -496,16 +568,9 @@ impl Validator {
             };
             self.error(codes::NESTING, span, what);
         }
-        if !seen_end {
+        if !flow.seen_end {
             let span = p.statements.last().map(|s| s.span).unwrap_or(Span::NONE);
             self.warn(codes::END, span, "program has no `end`");
-        }
-        if let (Some(span), None, None) = (uses_lds, thread_group, max_threads) {
-            self.warn(
-                codes::PRACTICE,
-                span,
-                "LDS used without `dcl_num_thread_per_group`",
-            );
         }
     }
 
@@ -671,11 +736,17 @@ impl Validator {
                 }
             }
         }
-        // Uses of ids by memory instructions.
-        let m = s.opcode.mnemonic();
-        if s.opcode.is_declaration() {
-            return;
+        if !s.opcode.is_declaration() {
+            self.id_uses(s);
         }
+    }
+
+    /// The UAV, SRV, LDS, GDS or resource id a memory or texture instruction names must be
+    /// declared before it.
+    fn id_uses(&mut self, s: &Instruction) {
+        use Opcode::*;
+        let id = s.id();
+        let m = s.opcode.mnemonic();
         let sum = &self.decls.sum;
         let known = |ids: &dyn Fn(u32) -> bool| id.is_some_and(ids);
         let space = if m.starts_with("uav_") || m.starts_with("append_buf") {
