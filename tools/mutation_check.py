@@ -24,8 +24,8 @@ gets the guard `!mutant(K)`, the `if` the condition `!mutant(K) && (COND)`), so 
 instruction falls to the next rule. Arms of matches that must stay exhaustive are listed in
 RULE_SKIP. The tests are built once with the patch, the sources restored at once, and the
 test binaries run directly per mutant (sources may be edited meanwhile). A mutant the first
-test binary does not notice runs the next (RULE_TESTS: the compile filetests, then the
-differential cases).
+test binary does not notice runs the next (RULE_TESTS: the compile filetests, the backend's
+pattern tests, then the differential cases).
 
 Usage:
   python3 tools/mutation_check.py [--only NAME[,NAME]] [--list O1|O2|all]
@@ -102,10 +102,11 @@ def run(cmd, env=None, timeout=None):
 
 ISEL = os.path.join(ROOT, "compiler", "src", "spa5", "isel")
 
-# Test binaries run per selection-rule mutant, cheapest first: (cargo test target, filter).
+# Test binaries run per selection-rule mutant, cheapest first: (package, test target, filter).
 RULE_TESTS = [
-    ("filetests_compile", ""),
-    ("differential", "case_outputs_match_on_the_emulator_at_every_level"),
+    ("ilc-tests", "filetests_compile", ""),
+    ("ilc", "spa5_isel", ""),
+    ("ilc-tests", "differential", "case_outputs_match_on_the_emulator_at_every_level"),
 ]
 
 # Arms that cannot take a guard (their match must stay exhaustive): "file:line" text.
@@ -152,8 +153,9 @@ def rule_sites():
 def test_binaries(timeout):
     """Builds the rule tests: {target: executable}, or None with the build's output."""
     import json
-    targets = " ".join(f"--test {t}" for t, _ in RULE_TESTS)
-    code, out, _ = run(f"cargo test -p ilc-tests {targets} --no-run --message-format=json", timeout=timeout)
+    packages = " ".join(sorted({f"-p {p}" for p, _, _ in RULE_TESTS}))
+    targets = " ".join(f"--test {t}" for _, t, _ in RULE_TESTS)
+    code, out, _ = run(f"cargo test {packages} {targets} --no-run --message-format=json", timeout=timeout)
     if code != 0:
         errors = [json.loads(l).get("message", {}).get("rendered", "") for l in out.splitlines()
                   if l.startswith("{") and '"compiler-message"' in l]
@@ -163,7 +165,7 @@ def test_binaries(timeout):
     for line in out.splitlines():
         if line.startswith("{") and '"executable"' in line:
             msg = json.loads(line)
-            if msg.get("executable") and msg.get("target", {}).get("name") in dict(RULE_TESTS):
+            if msg.get("executable") and msg.get("target", {}).get("name") in {t for _, t, _ in RULE_TESTS}:
                 exes[msg["target"]["name"]] = msg["executable"]
     return exes
 
@@ -208,10 +210,11 @@ def check_rules(args):
 
     def run_tests(env):
         """The first rule test that fails, or None."""
-        for target, filt in RULE_TESTS:
+        for package, target, filt in RULE_TESTS:
             cmd = shlex.quote(exes[target]) + (f" {shlex.quote(filt)} --exact" if filt else "")
+            cwd = tests_dir if package == "ilc-tests" else os.path.join(ROOT, "compiler")
             try:
-                r = subprocess.run(cmd, shell=True, cwd=tests_dir, env=env, timeout=args.timeout,
+                r = subprocess.run(cmd, shell=True, cwd=cwd, env=env, timeout=args.timeout,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             except subprocess.TimeoutExpired:
                 return f"{target} (timeout)"
