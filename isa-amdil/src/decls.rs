@@ -211,33 +211,16 @@ impl Declarations {
             (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
                 first(&mut self.itemps, *reg, IndexedTemp { size: *size, at });
             }
-            (DclLds, _) => {
+            (DclLds | DclGds, _) => {
                 let bytes = st.number().unwrap_or(0).min(MAX_SHARED_BYTES);
-                first(
-                    &mut self.lds,
-                    id(),
-                    Region {
-                        bytes,
-                        stride: None,
-                    },
-                );
+                let region = Region {
+                    bytes,
+                    stride: None,
+                };
+                first(self.shared(st.opcode), id(), region);
             }
-            (DclStructLds, Payload::Numbers(n)) => {
-                first(&mut self.lds, id(), struct_region(n));
-            }
-            (DclGds, _) => {
-                let bytes = st.number().unwrap_or(0).min(MAX_SHARED_BYTES);
-                first(
-                    &mut self.gds,
-                    id(),
-                    Region {
-                        bytes,
-                        stride: None,
-                    },
-                );
-            }
-            (DclStructGds, Payload::Numbers(n)) => {
-                first(&mut self.gds, id(), struct_region(n));
+            (DclStructLds | DclStructGds, Payload::Numbers(n)) => {
+                first(self.shared(st.opcode), id(), struct_region(n));
             }
             (DclRawUav | DclArenaUav | DclTypelessUav, _) => {
                 first(&mut self.uavs, id(), BufferKind::Raw);
@@ -337,6 +320,15 @@ impl Declarations {
     /// The problem with statement `at`, if any.
     pub fn problem_at(&self, at: usize) -> Option<&Problem> {
         self.problems.iter().find(|p| p.at == at)
+    }
+
+    /// The LDS allocations for an LDS declaration, else the GDS ones.
+    fn shared(&mut self, op: Opcode) -> &mut BTreeMap<u32, Region> {
+        if matches!(op, Opcode::DclLds | Opcode::DclStructLds) {
+            &mut self.lds
+        } else {
+            &mut self.gds
+        }
     }
 
     fn problem(&mut self, at: usize, st: &Instruction, kind: ProblemKind, what: impl Into<String>) {
