@@ -22,7 +22,9 @@
 //!   overlap without nesting, the branch is left without reconvergence: the paths then run one
 //!   after the other until they exit, which is correct but slower (and the only choice for
 //!   branches whose paths never meet, such as an early `return`);
-//! - `return` is `EXIT` (legal in divergent code);
+//! - `return` is `EXIT` (legal in divergent code); a branch into a block that only returns
+//!   (see [`super::exits`]) is an `EXIT` of its own, guarded for a conditional branch, and
+//!   that block is not emitted;
 //! - a `jump` to a block of at most [`DUP_MAX_INSTS`] instructions ending in a conditional
 //!   branch that pushes no SSY (a loop header reached from its latch) runs a copy of that
 //!   block unless the copy needs more branches than the jump and the original: a uniform

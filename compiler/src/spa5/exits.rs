@@ -55,3 +55,38 @@ pub fn run(f: &mut Function) -> usize {
     }
     changed
 }
+
+#[cfg(test)]
+mod tests {
+    use ilc_passes::ir::parse_function_text;
+
+    #[test]
+    fn jumps_to_a_returning_block_return() {
+        let mut f = parse_function_text(
+            "kernel %k {
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x10
+    v2 = icmp ult v0, v1
+    brif v2, block1, block2
+
+block1:
+    store.b32 uav0[v0], v1
+    jump block2
+
+block2:
+    return
+}
+",
+        )
+        .expect("parses");
+        assert_eq!(super::run(&mut f), 1);
+        ilc_passes::verifier::verify_function(&f).expect("verifies");
+        let text = f.to_string();
+        assert!(!text.contains("jump"), "{text}");
+        // The branch still enters the returning block: it stays.
+        assert!(text.contains("block2:\n    return"), "{text}");
+    }
+}
