@@ -692,16 +692,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         src.push(dec.src_at(st, k)?);
     }
     let mut dst = dec.dst_at(st, 0)?;
-    let need = |n: usize| -> Result<(), InterpError> {
-        if src.len() < n {
-            Err(malformed(
-                line,
-                format!("{:?} needs {n} source operands", st.opcode),
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    let need = |n: usize| need_sources(st, line, src.len(), n);
     let load = |space, addr, width, vec| Op::Load {
         space,
         addr,
@@ -833,58 +824,14 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             alloc: st.opcode == O::AppendBufAlloc,
         },
         O::LdsReadVec | O::LdsWriteVec => {
-            let Some((_, abs_default)) = dec.out.owner_lds else {
-                return Err(malformed(
-                    line,
-                    format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
-                ));
-            };
-            let abs = crate::decls::sharing_mode(st).unwrap_or(abs_default);
             need(1)?;
-            if st.opcode == O::LdsReadVec {
-                Op::OwnerRead {
-                    abs,
-                    exchange: st.generic("neighborexch").is_some(),
-                }
-            } else {
-                let offset = st
-                    .controls
-                    .iter()
-                    .find_map(|c| match c {
-                        ast::Control::LOffset(n) => Some(*n),
-                        _ => None,
-                    })
-                    .unwrap_or(0);
-                Op::OwnerWrite { abs, offset }
-            }
+            owner_lds_op(dec, st, line)?
         }
         O::Sample | O::SampleL | O::Load | O::Resinfo | O::Fetch4 => {
             need(if st.opcode == O::SampleL { 2 } else { 1 })?;
             tex_op(dec, st)?
         }
-        op => {
-            let Some((aop, ret, mem)) = atomic_of(op) else {
-                return Err(err(line, format!("opcode {op:?}")));
-            };
-            let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
-            need(if three { 3 } else { 2 })?;
-            if aop == AtomicOp::CmpXchg && mem == AtomicMem::Uav {
-                // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
-                // (compare, new) as the LDS form has it (L8229, L8419).
-                src.swap(1, 2);
-            }
-            let (space, addr) = match mem {
-                AtomicMem::Lds => (Space::Lds(id), lds_addr(dec, id, false)),
-                AtomicMem::Gds => (Space::Gds(id), gds_addr(dec, id)),
-                AtomicMem::Uav => (Space::Uav(id), uav_addr(dec, id)),
-            };
-            Op::Atomic {
-                space,
-                addr,
-                op: aop,
-                ret,
-            }
-        }
+        op => atomic_op(dec, st, line, op, &mut src)?,
     };
     if src.len() > 4 {
         return Err(malformed(
@@ -903,5 +850,104 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         src,
         line,
         precision: Default::default(),
+    })
+}
+
+/// An error unless `st` has at least `n` of its `have` source operands.
+fn need_sources(st: &Instruction, line: u32, have: usize, n: usize) -> Result<(), InterpError> {
+    if have < n {
+        Err(malformed(
+            line,
+            format!("{:?} needs {n} source operands", st.opcode),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The addressing of UAV `id`'s loads, stores and atomics (its declaration's shape).
+fn uav_addr(dec: &Decoder, id: u32) -> Addr {
+    match dec.decls.uavs.get(&id) {
+        Some(BufferKind::Struct(s)) => Addr::Struct(*s),
+        Some(BufferKind::Typed(f)) => Addr::Typed(*f),
+        _ => Addr::Raw,
+    }
+}
+
+/// The addressing of LDS `id` (structured ones by element, `vec` for the vector forms).
+fn lds_addr(dec: &Decoder, id: u32, vec: bool) -> Addr {
+    match dec.decls.lds.get(&id).and_then(|r| r.stride) {
+        Some(s) if vec => Addr::StructVec(s),
+        Some(s) => Addr::Struct(s),
+        _ => Addr::Raw,
+    }
+}
+
+/// The addressing of GDS `id`.
+fn gds_addr(dec: &Decoder, id: u32) -> Addr {
+    match dec.out.gds_stride.get(&id) {
+        Some(s) => Addr::Struct(*s),
+        None => Addr::Raw,
+    }
+}
+
+/// `lds_read_vec` / `lds_write_vec`: R7xx owner-computes LDS in the declared sharing mode
+/// unless the statement names one.
+fn owner_lds_op(dec: &Decoder, st: &Instruction, line: u32) -> Result<Op, InterpError> {
+    let Some((_, abs_default)) = dec.out.owner_lds else {
+        return Err(malformed(
+            line,
+            format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
+        ));
+    };
+    let abs = crate::decls::sharing_mode(st).unwrap_or(abs_default);
+    Ok(if st.opcode == Opcode::LdsReadVec {
+        Op::OwnerRead {
+            abs,
+            exchange: st.generic("neighborexch").is_some(),
+        }
+    } else {
+        let offset = st
+            .controls
+            .iter()
+            .find_map(|c| match c {
+                ast::Control::LOffset(n) => Some(*n),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Op::OwnerWrite { abs, offset }
+    })
+}
+
+/// An atomic of opcode `op` (an error for an opcode that is none); normalises the UAV
+/// compare-exchange's sources to the LDS order.
+fn atomic_op(
+    dec: &Decoder,
+    st: &Instruction,
+    line: u32,
+    op: Opcode,
+    src: &mut [super::program::Src],
+) -> Result<Op, InterpError> {
+    let id = st.id().unwrap_or(0);
+    let Some((aop, ret, mem)) = atomic_of(op) else {
+        return Err(err(line, format!("opcode {op:?}")));
+    };
+    let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
+    need_sources(st, line, src.len(), if three { 3 } else { 2 })?;
+    if aop == AtomicOp::CmpXchg && mem == AtomicMem::Uav {
+        // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
+        // (compare, new) as the LDS form has it (L8229, L8419).
+        src.swap(1, 2);
+    }
+    let (space, addr) = match mem {
+        AtomicMem::Lds => (Space::Lds(id), lds_addr(dec, id, false)),
+        AtomicMem::Gds => (Space::Gds(id), gds_addr(dec, id)),
+        AtomicMem::Uav => (Space::Uav(id), uav_addr(dec, id)),
+    };
+    Ok(Op::Atomic {
+        space,
+        addr,
+        op: aop,
+        ret,
     })
 }
