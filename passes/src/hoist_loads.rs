@@ -98,7 +98,6 @@ fn quiet_region(func: &Function, cfg: &crate::ir::ControlFlowGraph, a: Block, j:
 /// Moves `j`'s leading loads (and the pure instructions computing their addresses) to the
 /// end of `a`; `words` counts the load words `a` has received. Returns the loads moved.
 fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usize {
-    let params: HashSet<Value> = func.dfg.block_params(j).iter().copied().collect();
     let insts: Vec<Inst> = func.layout.block_insts(j).collect();
     // Instructions that could move: loads and pure instructions over values available at the
     // end of `a` (defined outside `j`, not `j`'s parameters) or computed by movable ones.
@@ -113,9 +112,10 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
         if !(load || is_pure(d)) || func.dfg.inst_results(i).is_empty() {
             continue;
         }
+        // `j`'s parameters and values computed in `j` by instructions that stay are not
+        // available in `a`.
         let available = func.dfg.inst_args(i).iter().all(|&v| {
-            made.contains(&v)
-                || !params.contains(&v) && crate::regalloc::liveness::def_block(func, v) != Some(j)
+            made.contains(&v) || crate::regalloc::liveness::def_block(func, v) != Some(j)
         });
         if available {
             movable.insert(i);
