@@ -6,13 +6,18 @@
 //! its whole live range, aligned as its footprint requires; results in a result group and
 //! bundle members sit in consecutive registers; block parameters of a block get pairwise
 //! distinct registers. Picks the lowest free aligned run (after a copy/parameter hint), so
-//! the register count stays near the maximal pressure. Fails with
+//! the register count stays near the maximal pressure. On a target with register banks
+//! ([`TargetIsa::gpr_banks`]), a value read together with already colored values by one
+//! machine instruction ([`TargetIsa::bank_reads`]: an FFMA's three sources) takes, among the
+//! free runs below the registers already in use, the one whose bank conflicts with them
+//! (weighted by loop depth) are fewest; it never raises the register count for that. Fails with
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
 use crate::FastHashSet as HashSet;
 
 use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
 
 use super::liveness::Liveness;
 use super::prepare::Bundles;
@@ -89,8 +94,15 @@ impl Regs {
     }
 
     /// Lowest free run of `width` registers aligned to `align`, avoiding softly reserved
-    /// registers when possible.
-    fn find(&self, file: RegFile, width: u32, align: u32) -> Option<u32> {
+    /// registers when possible; with `score`, the lowest-scoring such run below the
+    /// registers already in use (ties: the lowest).
+    fn find(
+        &self,
+        file: RegFile,
+        width: u32,
+        align: u32,
+        score: Option<&dyn Fn(u32) -> u32>,
+    ) -> Option<u32> {
         let n = self.occ[file].len() as u32;
         let unreserved = |i: u32| {
             file != RegFile::Gpr
@@ -105,12 +117,23 @@ impl Regs {
                     .iter()
                     .all(|&h| h <= self.now)
             };
+            let mut best: Option<(u32, u32)> = None;
             let mut i = 0;
             while i + width <= self.high.min(n) {
                 if self.is_free(file, i, width) && unreserved(i) && cool(i) {
-                    return Some(i);
+                    let Some(score) = score else { return Some(i) };
+                    let s = score(i);
+                    if best.is_none_or(|(b, _)| s < b) {
+                        best = Some((s, i));
+                    }
+                    if s == 0 {
+                        break;
+                    }
                 }
                 i += align.max(1);
+            }
+            if let Some((_, i)) = best {
+                return Some(i);
             }
         }
         let mut first = None;
@@ -177,6 +200,16 @@ struct Colorer<'a> {
     high: u32,
     /// How many times each value is read (operands and branch arguments).
     uses: SecondaryMap<Value, u32>,
+    /// Banks of the GPR file (1: no bank conflicts to avoid).
+    banks: u32,
+    /// Instructions reading each value through the register banks with other values, and
+    /// the weight of a conflict there (by loop depth).
+    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+}
+
+/// Weight of a bank conflict at loop depth `d` (inner loops run more often).
+fn depth_weight(d: u32) -> u32 {
+    1 << (2 * d.min(5))
 }
 
 /// How far a loop-carried value's register preference reaches back through the values it is
@@ -193,6 +226,26 @@ pub fn run(
     alloc: &mut Allocation,
     analyses: &mut Analyses,
 ) -> Result<(), Failure> {
+    let banks = target.gpr_banks();
+    let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
+    if banks > 1 {
+        let (_, _, loops) = analyses.loops(func);
+        for b in func.layout.blocks() {
+            let w = depth_weight(loops.loop_depth(b));
+            for i in func.layout.block_insts(b) {
+                let args = func.dfg.inst_args(i);
+                for reads in target.bank_reads(func, i) {
+                    for &(k, _) in &reads {
+                        if let Some(&v) = args.get(usize::from(k)) {
+                            if !bank_uses[v].iter().any(|&(x, _)| x == i) {
+                                bank_uses[v].push((i, w));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
     let (cfg, dt) = analyses.domtree(func);
     let lv = Liveness::compute(func, cfg);
     let mut c = Colorer {
@@ -206,6 +259,8 @@ pub fn run(
         fixups: Vec::new(),
         high: 0,
         uses: SecondaryMap::new(),
+        banks,
+        bank_uses,
     };
     for b in func.layout.blocks() {
         for i in func.layout.block_insts(b) {
@@ -384,7 +439,9 @@ impl Colorer<'_> {
                     .sum();
                 let b = match self.in_place_base(func, bi as usize, total, alloc) {
                     Some(b) => b,
-                    None => self.regs.find(RegFile::Gpr, total, u32::from(bd.align))?,
+                    None => self
+                        .regs
+                        .find(RegFile::Gpr, total, u32::from(bd.align), None)?,
                 };
                 self.bundle_base[bi as usize] = Some(b);
                 self.regs.reserve(b, total, 1);
@@ -415,10 +472,24 @@ impl Colorer<'_> {
             {
                 u32::from(h.index)
             }
-            _ => self
-                .regs
-                .find(fp.file, w, a)
-                .ok_or(Failure::Fragmented(v, fp.file))?,
+            _ => {
+                let pairs = self.bank_pairs(func, v, alloc);
+                let cost = |start: u32| {
+                    pairs
+                        .iter()
+                        .filter(|&&(p, o, _)| {
+                            let r = start + p;
+                            r != o && r % self.banks == o % self.banks
+                        })
+                        .map(|&(_, _, w)| w)
+                        .sum::<u32>()
+                };
+                let scored: Option<&dyn Fn(u32) -> u32> =
+                    (fp.file == RegFile::Gpr && !pairs.is_empty()).then_some(&cost);
+                self.regs
+                    .find(fp.file, w, a, scored)
+                    .ok_or(Failure::Fragmented(v, fp.file))?
+            }
         };
         if fp.file == RegFile::Gpr {
             self.high = self.high.max(start + w);
@@ -429,6 +500,38 @@ impl Colorer<'_> {
             index: start as u16,
         });
         Ok(())
+    }
+
+    /// The bank constraints on `v`'s register: (register of `v` relative to its first, a
+    /// colored register read with it by one machine instruction, weight).
+    fn bank_pairs(
+        &self,
+        func: &Function,
+        v: Value,
+        alloc: &Allocation,
+    ) -> SmallVec<[(u32, u32, u32); 8]> {
+        let mut out = SmallVec::new();
+        for &(u, w) in &self.bank_uses[v] {
+            let args = func.dfg.inst_args(u);
+            for reads in self.target.bank_reads(func, u) {
+                let reg_of = |k: u8, p: u8| {
+                    let a = *args.get(usize::from(k))?;
+                    let r = alloc.regs[a].filter(|r| r.file == RegFile::Gpr)?;
+                    (a != v).then_some(u32::from(r.index) + u32::from(p))
+                };
+                for &(k, p) in &reads {
+                    if args.get(usize::from(k)) != Some(&v) {
+                        continue;
+                    }
+                    for &(k2, p2) in &reads {
+                        if let Some(o) = reg_of(k2, p2) {
+                            out.push((u32::from(p), o, w));
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Places `members` consecutively from an aligned run; `prefer` is tried first.
@@ -449,7 +552,7 @@ impl Colorer<'_> {
             Some(p) if p % align.max(1) == 0 && self.regs.is_free(file, p, total) => p,
             _ => self
                 .regs
-                .find(file, total, align)
+                .find(file, total, align, None)
                 .ok_or(Failure::Fragmented(members[0], file))?,
         };
         self.high = self.high.max(start + total);
@@ -739,7 +842,7 @@ impl Colorer<'_> {
         // need no ordering or scratch.
         let fresh = self
             .regs
-            .find(RegFile::Gpr, total, align)
+            .find(RegFile::Gpr, total, align, None)
             .filter(|&f| f + total <= self.high);
         for &s in &dying {
             self.free_value(func, s, alloc);
@@ -755,7 +858,7 @@ impl Colorer<'_> {
             .into_iter()
             .find(|&b| b.is_multiple_of(align.max(1)) && self.regs.is_free(RegFile::Gpr, b, total))
             .or(fresh)
-            .or_else(|| self.regs.find(RegFile::Gpr, total, align))
+            .or_else(|| self.regs.find(RegFile::Gpr, total, align, None))
             .ok_or(Failure::Fragmented(members[0], RegFile::Gpr))?;
         self.place_group(func, &members, align, Some(base), alloc)?;
         // Order the moves as a parallel copy: a move may run once no unread source lies in
