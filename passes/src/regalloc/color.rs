@@ -10,7 +10,8 @@
 //! ([`TargetIsa::gpr_banks`]), a value read together with already colored values by one
 //! machine instruction ([`TargetIsa::bank_reads`]: an FFMA's three sources) takes, among the
 //! free runs below the registers already in use, the one whose bank conflicts with them
-//! (weighted by loop depth) are fewest; it never raises the register count for that. Fails with
+//! (weighted by loop depth) are fewest; to avoid a conflict inside a loop it may also take a
+//! register above those, up to the function's peak pressure. Fails with
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
@@ -23,7 +24,7 @@ use super::liveness::Liveness;
 use super::prepare::Bundles;
 use super::{Allocation, EditKind, Failure, RegAllocError};
 use crate::ir::{
-    Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value,
+    Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value, ValueDef,
 };
 use crate::target::{Footprint, LatencyKind, PReg, TargetIsa};
 
@@ -62,6 +63,9 @@ struct Regs {
     /// Whether `find` prefers cool registers (the first attempt; retries after
     /// fragmentation take the lowest run, which packs tightest).
     avoid_hot: bool,
+    /// GPRs a scored (bank-aware) choice may use to avoid a conflict inside a loop: the
+    /// function's peak GPR pressure, which the coloring reaches anyway (at least `high`).
+    scored_limit: u32,
 }
 
 /// Instructions after its variable-latency reader during which a register stays hot.
@@ -76,6 +80,7 @@ impl Regs {
             hot_until: vec![0; limits[RegFile::Gpr] as usize],
             high: 0,
             avoid_hot: true,
+            scored_limit: 0,
         }
     }
 
@@ -118,8 +123,17 @@ impl Regs {
                     .all(|&h| h <= self.now)
             };
             let mut best: Option<(u32, u32)> = None;
+            let limit = if score.is_some() {
+                self.high.max(self.scored_limit)
+            } else {
+                self.high
+            };
             let mut i = 0;
-            while i + width <= self.high.min(n) {
+            while i + width <= limit.min(n) {
+                // Above the registers in use only to avoid a conflict inside a loop.
+                if i >= self.high && best.is_some_and(|(b, _)| b < depth_weight(1)) {
+                    break;
+                }
                 if self.is_free(file, i, width) && unreserved(i) && cool(i) {
                     let Some(score) = score else { return Some(i) };
                     let s = score(i);
@@ -207,6 +221,11 @@ struct Colorer<'a> {
     bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
 }
 
+/// A bank constraint on a value's register ([`Colorer::bank_pairs`]): (register of the
+/// value relative to its first, the bank of a register read with it, that register if
+/// known, weight).
+type BankPair = (u32, u32, Option<u32>, u32);
+
 /// Weight of a bank conflict at loop depth `d` (inner loops run more often).
 fn depth_weight(d: u32) -> u32 {
     1 << (2 * d.min(5))
@@ -248,6 +267,11 @@ pub fn run(
     }
     let (cfg, dt) = analyses.domtree(func);
     let lv = Liveness::compute(func, cfg);
+    let scored_limit = if banks > 1 {
+        peak_gpr_pressure(func, target, &lv)
+    } else {
+        0
+    };
     let mut c = Colorer {
         target,
         bundles,
@@ -271,6 +295,7 @@ pub fn run(
     }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
     c.regs.avoid_hot = group_hints;
+    c.regs.scored_limit = scored_limit;
     if group_hints {
         c.find_bundle_sources(func);
     }
@@ -288,6 +313,46 @@ pub fn run(
         apply_fix(func, target, &fix, alloc)?;
     }
     Ok(())
+}
+
+/// The most GPRs live at once anywhere in `func` (results counted with the values live
+/// across their instruction).
+fn peak_gpr_pressure(func: &Function, target: &dyn TargetIsa, lv: &Liveness) -> u32 {
+    let width = |v: Value| {
+        let fp = target.footprint(func.dfg.value_type(v));
+        if fp.file == RegFile::Gpr {
+            u32::from(fp.width)
+        } else {
+            0
+        }
+    };
+    let mut peak = 0;
+    let mut live: HashSet<Value> = HashSet::default();
+    for b in func.layout.blocks() {
+        live.clear();
+        live.extend(lv.live_out[b].iter().copied());
+        let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
+        peak = peak.max(cur);
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for &i in insts.iter().rev() {
+            let mut after = cur;
+            for &r in func.dfg.inst_results(i) {
+                if live.remove(&r) {
+                    cur -= width(r);
+                } else {
+                    after += width(r);
+                }
+            }
+            peak = peak.max(after);
+            for v in func.dfg.insts[i].all_values() {
+                if live.insert(v) {
+                    cur += width(v);
+                }
+            }
+            peak = peak.max(cur);
+        }
+    }
+    peak
 }
 
 /// Reorders a bundle's moves as chosen, inserting the scratch copies.
@@ -477,11 +542,11 @@ impl Colorer<'_> {
                 let cost = |start: u32| {
                     pairs
                         .iter()
-                        .filter(|&&(p, o, _)| {
+                        .filter(|&&(p, bank, o, _)| {
                             let r = start + p;
-                            r != o && r % self.banks == o % self.banks
+                            o != Some(r) && r % self.banks == bank
                         })
-                        .map(|&(_, _, w)| w)
+                        .map(|&(_, _, _, w)| w)
                         .sum::<u32>()
                 };
                 let scored: Option<&dyn Fn(u32) -> u32> =
@@ -502,36 +567,66 @@ impl Colorer<'_> {
         Ok(())
     }
 
-    /// The bank constraints on `v`'s register: (register of `v` relative to its first, a
-    /// colored register read with it by one machine instruction, weight).
-    fn bank_pairs(
-        &self,
-        func: &Function,
-        v: Value,
-        alloc: &Allocation,
-    ) -> SmallVec<[(u32, u32, u32); 8]> {
+    /// The bank constraints on `v`'s register: (register of `v` relative to its first, the
+    /// bank of a register read with it by one machine instruction, that register if known,
+    /// weight). The other register is known once colored; a value not colored yet whose
+    /// result group is aligned to the bank count will have a known bank (member offset).
+    fn bank_pairs(&self, func: &Function, v: Value, alloc: &Allocation) -> SmallVec<[BankPair; 8]> {
+        let banks = self.banks;
         let mut out = SmallVec::new();
         for &(u, w) in &self.bank_uses[v] {
             let args = func.dfg.inst_args(u);
             for reads in self.target.bank_reads(func, u) {
-                let reg_of = |k: u8, p: u8| {
+                let other = |k: u8, p: u8| -> Option<(u32, Option<u32>)> {
                     let a = *args.get(usize::from(k))?;
-                    let r = alloc.regs[a].filter(|r| r.file == RegFile::Gpr)?;
-                    (a != v).then_some(u32::from(r.index) + u32::from(p))
+                    if a == v {
+                        return None;
+                    }
+                    if let Some(r) = alloc.regs[a] {
+                        let gpr = r.file == RegFile::Gpr;
+                        let r = u32::from(r.index) + u32::from(p);
+                        return gpr.then_some((r % banks, Some(r)));
+                    }
+                    let off = self.group_offset(func, a, banks)?;
+                    Some(((off + u32::from(p)) % banks, None))
                 };
                 for &(k, p) in &reads {
                     if args.get(usize::from(k)) != Some(&v) {
                         continue;
                     }
                     for &(k2, p2) in &reads {
-                        if let Some(o) = reg_of(k2, p2) {
-                            out.push((u32::from(p), o, w));
+                        if let Some((bank, reg)) = other(k2, p2) {
+                            out.push((u32::from(p), bank, reg, w));
                         }
                     }
                 }
             }
         }
         out
+    }
+
+    /// The register offset of `a` in a result group aligned to a multiple of `banks`, if its
+    /// definition places it in one (its bank is then that offset's).
+    fn group_offset(&self, func: &Function, a: Value, banks: u32) -> Option<u32> {
+        let ValueDef::Result(d, n) = func.dfg.value_def(a) else {
+            return None;
+        };
+        let results = func.dfg.inst_results(d);
+        self.target
+            .constraints(func, d)
+            .result_groups
+            .iter()
+            .find(|g| {
+                usize::from(g.start) <= n
+                    && n < usize::from(g.start) + usize::from(g.len)
+                    && u32::from(g.align) % banks == 0
+            })
+            .map(|g| {
+                results[usize::from(g.start)..n]
+                    .iter()
+                    .map(|&x| u32::from(self.fp(func, x).width))
+                    .sum()
+            })
     }
 
     /// Places `members` consecutively from an aligned run; `prefer` is tried first.
