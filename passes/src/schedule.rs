@@ -41,6 +41,10 @@ pub struct ScheduleOptions {
     /// The same inside loops, where hiding latency pays on every iteration (default:
     /// `reg_budget`).
     pub loop_reg_budget: PerRegFile<Option<u32>>,
+    /// A block whose budget held it back is rescheduled with its budget raised to the
+    /// function's peak pressure (after a first round within the budgets), at most to this
+    /// many registers per file; `None`: no second round for that file.
+    pub raise_cap: PerRegFile<Option<u32>>,
 }
 
 /// What scheduling did, for reports and tests.
@@ -255,16 +259,21 @@ pub fn run_with(
     }));
     let mut stats = ScheduleStats::default();
     let blocks: Vec<Block> = func.layout.blocks().collect();
+    // Round one: every block within its budget. Round two: a block the budget held back
+    // (its pressure fallback chose an instruction) may use up to the peak some block
+    // reached in round one: registers the function needs somewhere anyway cost nothing, and
+    // the block gets the latency hiding its budget denied it.
+    let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
+    let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
         let term = match insts.last() {
             Some(&t) if func.dfg.insts[t].is_terminator() => insts.pop(),
             _ => None,
         };
-        let before = estimate_cycles(func, target, &insts);
-        stats.cycles_before += before;
         if insts.len() < 2 {
-            stats.cycles_after += before;
+            let order = insts.clone();
+            plans.push((b, insts, term, order, BlockSchedule::default()));
             continue;
         }
         let budget = if loops.loop_depth(b) > 0 {
@@ -272,22 +281,61 @@ pub fn run_with(
         } else {
             budget
         };
-        let order = schedule_block(func, target, &lv, b, &insts, term, budget, &mut stats);
-        let after = estimate_cycles(func, target, &order);
-        stats.cycles_after += after;
-        if order != insts {
-            stats.blocks_changed += 1;
-            // Re-append everything (appending keeps the layout's sequence numbers cheap;
-            // inserting before the terminator one by one would renumber repeatedly).
-            for &i in insts.iter().chain(term.iter()) {
-                func.layout.remove_inst(i);
-            }
-            for &i in order.iter().chain(term.iter()) {
-                func.layout.append_inst(i, b);
-            }
+        let (order, sched) = schedule_block(func, target, &lv, b, &insts, term, budget);
+        for f in RegFile::ALL {
+            peak[f] = peak[f].max(sched.peak[f]);
+        }
+        plans.push((b, insts, term, order, sched));
+    }
+    for (b, insts, term, order, sched) in &mut plans {
+        if sched.pressure_picks == 0 {
+            continue;
+        }
+        let base = if loops.loop_depth(*b) > 0 {
+            loop_budget
+        } else {
+            budget
+        };
+        let raised = PerRegFile(RegFile::ALL.map(|f| match opts.raise_cap[f] {
+            Some(cap) => base[f].max(peak[f].min(cap)),
+            None => base[f],
+        }));
+        if raised != base {
+            (*order, *sched) = schedule_block(func, target, &lv, *b, insts, *term, raised);
+        }
+    }
+    for (b, insts, term, order, sched) in plans {
+        let before = estimate_cycles(func, target, &insts);
+        stats.cycles_before += before;
+        stats.pressure_picks += sched.pressure_picks;
+        if order == insts {
+            stats.cycles_after += before;
+            continue;
+        }
+        stats.cycles_after += estimate_cycles(func, target, &order);
+        stats.blocks_changed += 1;
+        // Re-append everything (appending keeps the layout's sequence numbers cheap;
+        // inserting before the terminator one by one would renumber repeatedly).
+        for &i in insts.iter().chain(term.iter()) {
+            func.layout.remove_inst(i);
+        }
+        for &i in order.iter().chain(term.iter()) {
+            func.layout.append_inst(i, b);
         }
     }
     stats
+}
+
+/// A block's instructions (terminator apart), its schedule and what scheduling found.
+type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
+
+/// What scheduling one block found.
+#[derive(Clone, Copy, Default)]
+struct BlockSchedule {
+    /// Registers of each file live at once at the block's fullest point.
+    peak: PerRegFile<u32>,
+    /// Times the pressure fallback chose an instruction.
+    pressure_picks: u32,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -299,8 +347,8 @@ fn schedule_block(
     insts: &[Inst],
     term: Option<Inst>,
     budget: PerRegFile<u32>,
-    stats: &mut ScheduleStats,
-) -> Vec<Inst> {
+) -> (Vec<Inst>, BlockSchedule) {
+    let mut sched = BlockSchedule::default();
     let mut nodes = build_dag(func, target, insts, term);
     let width = |v: Value| -> (RegFile, u32) {
         let fp = target.footprint(func.dfg.value_type(v));
@@ -328,6 +376,7 @@ fn schedule_block(
             pressure[f] += w;
         }
     }
+    sched.peak = pressure;
     // Net register change if `inst` issued now, per file.
     let delta = |inst: Inst, remaining: &HashMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
@@ -431,7 +480,7 @@ fn schedule_block(
             })
         };
         let pick = if over(best) {
-            stats.pressure_picks += 1;
+            sched.pressure_picks += 1;
             // Among the first 64 ready in source order, the tallest that does not grow
             // pressure (latency still counts among those), else plain source order (which
             // keeps the program's own pressure).
@@ -456,7 +505,15 @@ fn schedule_block(
         ready.remove(&pick);
         let start = cycle.max(earliest[pick]);
         let d = delta(nodes[pick].inst, &remaining);
+        let mut defs = [0u32; 2];
+        for &r in func.dfg.inst_results(nodes[pick].inst) {
+            let (f, w) = width(r);
+            defs[f as usize] += w;
+        }
         for f in RegFile::ALL {
+            // A result occupies its register at its definition even if nothing reads it.
+            let grown = pressure[f] + defs[f as usize];
+            sched.peak[f] = sched.peak[f].max(grown);
             pressure[f] = (i64::from(pressure[f]) + d[f as usize]).max(0) as u32;
         }
         let inst = nodes[pick].inst;
@@ -490,11 +547,11 @@ fn schedule_block(
         n,
         "the DAG is acyclic: every node gets scheduled"
     );
-    order
+    (order, sched)
 }
 
-/// `test schedule [budget=N]`: schedules for the [`ToyTarget`](crate::target::ToyTarget)
-/// with an optional GPR budget; outputs a summary line
+/// `test schedule [budget=N] [raise=N]`: schedules for the
+/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget and raise cap; outputs a summary line
 /// (`; schedule: cycles 412 -> 230`) and the scheduled function.
 pub struct ScheduleTest;
 
@@ -517,6 +574,10 @@ impl crate::filetest::SubTest for ScheduleTest {
                 Some(("budget", n)) => {
                     let n = n.parse().map_err(|_| format!("bad budget '{n}'"))?;
                     opts.reg_budget[RegFile::Gpr] = Some(n);
+                }
+                Some(("raise", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad raise cap '{n}'"))?;
+                    opts.raise_cap[RegFile::Gpr] = Some(n);
                 }
                 _ => return Err(format!("unknown option '{o}'")),
             }

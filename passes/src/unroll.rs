@@ -19,8 +19,11 @@
 //! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
 //! iterations the original would, and the original loop (now the remainder) finishes the last
 //! `< k` of them. A body's size counts the instructions that depend on the loop (pure
-//! computations on loop-invariant values are hoisted later, not copied code). The factor is 4
-//! for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
+//! computations on loop-invariant values are hoisted later, not copied code). The factor is 8
+//! for bodies of at most [`MAX_BODY_8`] instructions whose loads keep at most
+//! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
+//! copies behind the test `p.iv < n - 3s` that run at most once before the original loop. It
+//! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops with
 //! barriers and loops whose header is marked cold are left alone;
 //! a function grows by at most [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
@@ -33,7 +36,7 @@ use crate::FastHashMap as HashMap;
 
 use crate::ir::{
     Analyses, Block, BlockCall, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData,
-    IntCC, LoopInfo, Opcode, Type, Value,
+    IntCC, LoopInfo, MemSpace, Opcode, Type, Value,
 };
 
 /// Largest loop body (instructions outside the header) unrolled 4 times.
@@ -43,6 +46,16 @@ pub const MAX_BODY_4: usize = 32;
 /// copies run load, wait, use one after the other (poly_gesummv's three vec4 loads per
 /// iteration cost 1.7x the cycles at factor 4 over factor 2).
 pub const MAX_LOAD_WORDS: usize = 24;
+/// Largest loop body unrolled 8 times (then 4 more copies run once for the remainder): a
+/// short body's loads are most of its time, and eight of them in flight hide the latency
+/// ptxas hides with its 16-fold unrolling.
+pub const MAX_BODY_8: usize = 16;
+/// Most registers the loads of eight copies may hold in flight (results, and addresses: one per
+/// copy for a strided access, one shared for an access growing by a constant): eight
+/// copies then fit the scheduler's loop register budget. poly_covar's two column accesses
+/// (a 64-bit address per copy each: 48 registers) stay at factor 4: at 8 the pressure
+/// fallback issued them a few at a time (modeled cycles 1.50x -> 3.26x ptxas's).
+pub const MAX_LOAD_REGS_8: usize = 40;
 /// Largest loop body unrolled twice.
 pub const MAX_BODY_2: usize = 64;
 /// Most instructions unrolling adds to one function.
@@ -69,6 +82,8 @@ struct Counted {
     size: usize,
     /// 32-bit registers the body's loads write per iteration.
     load_words: usize,
+    /// Registers the loads of eight copies keep in flight ([`load_registers`]).
+    load_regs_8: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
     /// `iconst`s in the header.
@@ -107,17 +122,19 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         let full = c
             .trips
             .filter(|&t| t >= 1 && t as usize * c.size <= MAX_FULL_SIZE);
-        let k: u32 = match full {
-            Some(t) => t,
-            None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => 4,
-            None if c.size <= MAX_BODY_2 => 2,
+        let (k, tail): (u32, Option<u32>) = match full {
+            Some(t) => (t, None),
+            None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => (8, Some(4)),
+            None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
+            None if c.size <= MAX_BODY_2 => (2, None),
             None => continue,
         };
-        if grown + k as usize * c.size > MAX_GROWTH {
+        let copies = (k + tail.unwrap_or(0)) as usize;
+        if grown + copies * c.size > MAX_GROWTH {
             continue;
         }
-        grown += k as usize * c.size;
-        apply(func, &c, k, full.is_some());
+        grown += copies * c.size;
+        apply(func, &c, k, full.is_some(), tail);
         done += 1;
     }
     done
@@ -144,6 +161,7 @@ fn candidate(
     }
     let mut size = 0;
     let mut load_words = 0;
+    let mut loads = Vec::new();
     // Values the copies will share: defined outside the loop, or computed by pure
     // instructions from such values (LICM hoists those, so they are not copied code).
     let mut invariant: crate::FastHashSet<Value> = Default::default();
@@ -174,6 +192,7 @@ fn candidate(
             }
             if let InstructionData::Load { mem, .. } = data {
                 load_words += mem.size.words();
+                loads.push((inst, mem.space));
             }
             size += 1;
         }
@@ -181,6 +200,7 @@ fn candidate(
     if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
+    let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
     let (signed, step, bound) = (c.signed, c.step, c.bound);
     let trips = constant_trips(func, &c);
     Some(Counted {
@@ -195,9 +215,59 @@ fn candidate(
         signed,
         size,
         load_words,
+        load_regs_8,
         trips,
         header_consts: c.header_consts,
     })
+}
+
+/// Registers `k` copies of the loop body keep for its `loads` while all are in flight: each
+/// load's result, and its address: an address growing by a constant per iteration is one
+/// register (or a 64-bit pair) that every copy reaches with an immediate offset; any other
+/// needs one per copy.
+fn load_registers(
+    func: &Function,
+    c: &crate::counted_loop::CountedLoop,
+    in_loop: &crate::FastHashSet<Block>,
+    loads: &[(Inst, MemSpace)],
+    k: usize,
+) -> usize {
+    let shape = crate::affine::LoopShape {
+        header: c.header,
+        pre: c.pre,
+        latch: c.latch,
+        first: Some(c.iv_value),
+    };
+    let ivs = crate::affine::induction_variables(func, &shape, in_loop)
+        .iter()
+        .map(|iv| (iv.param, iv.coef))
+        .collect();
+    let scope = crate::affine::Scope {
+        func,
+        members: in_loop.clone(),
+        ivs,
+    };
+    let mut regs = 0;
+    for &(inst, space) in loads {
+        let data = &func.dfg.insts[inst];
+        let words = match data {
+            InstructionData::Load { mem, .. } => mem.size.words(),
+            _ => 0,
+        };
+        // Buffers take 64-bit addresses; shared memory, constants and the stack 32-bit ones.
+        let width = match space {
+            MemSpace::Lds(_) | MemSpace::Cb(_) | MemSpace::Private(_) => 1,
+            _ => 2,
+        };
+        let mut budget = 64;
+        let shared = data.mem_addr().is_none_or(|a| {
+            // Offsets of the last copy must fit an immediate (24 bits signed on SM50).
+            matches!(scope.coef(a, &mut budget), Some(crate::affine::Coef::Const(g))
+                if (g as i32).unsigned_abs() as usize * k < 1 << 22)
+        });
+        regs += k * words + if shared { width } else { k * width };
+    }
+    regs
 }
 
 /// The trip count of `c` when its start (the preheader's argument) and bound are constants
@@ -221,8 +291,9 @@ pub fn constant_trips(func: &Function, c: &crate::counted_loop::CountedLoop) -> 
 
 /// Puts a `k`-times unrolled copy of loop `c` in front of it; with `full` (`k` is the exact
 /// trip count) the copies run once, straight through, and end in the original header, whose
-/// test then exits.
-fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
+/// test then exits. With `tail = Some(t)` the unrolled loop leaves through `t` copies that run
+/// at most once, when `t` iterations remain, before the original loop finishes the rest.
+fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>) {
     use crate::ir::FuncCursor;
     let pt = func
         .layout
@@ -233,25 +304,67 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         func.layout.remove_inst(i);
         func.layout.insert_inst(i, pt);
     }
-    // The unrolled header.
-    let u = func.dfg.make_block();
-    func.layout.insert_block(u, c.header);
     let hparams: Vec<Value> = func.dfg.block_params(c.header).to_vec();
-    let uparams: Vec<Value> = hparams
-        .iter()
-        .map(|&p| {
-            let ty = func.dfg.value_type(p);
-            func.dfg.append_block_param(u, ty)
-        })
-        .collect();
+    // A block in front of the header with the header's parameter types.
+    let new_header = |func: &mut Function| {
+        let u = func.dfg.make_block();
+        func.layout.insert_block(u, c.header);
+        let params: Vec<Value> = hparams
+            .iter()
+            .map(|&p| {
+                let ty = func.dfg.value_type(p);
+                func.dfg.append_block_param(u, ty)
+            })
+            .collect();
+        (u, params)
+    };
+    // The unrolled header.
+    let (u, uparams) = new_header(func);
     // The preheader enters the unrolled loop with the same arguments.
     for d in func.dfg.insts[pt].branch_destinations_mut() {
         if d.block == c.header {
             d.block = u;
         }
     }
-    // The copies.
-    let mut incoming = uparams.clone();
+    let end = if full { c.header } else { u };
+    let first_entry = copies(func, c, &hparams, k, &uparams, end);
+    if full {
+        let mut cur = FuncCursor::new(func).at_end(u);
+        cur.ins().jump(first_entry, &[]);
+        return;
+    }
+    // The unrolled loop's exit: the once-run tail copies, or the original loop.
+    let exit = tail.map(|t| {
+        let (v, vparams) = new_header(func);
+        let first = copies(func, c, &hparams, t, &vparams, c.header);
+        let lim = limit(func, c, pt, t);
+        let mut cur = FuncCursor::new(func).at_end(v);
+        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
+        let go = cur.ins().icmp(lt, vparams[c.iv], lim);
+        cur.ins().brif(go, first, &[], c.header, &vparams);
+        v
+    });
+    let lim = limit(func, c, pt, k);
+    let mut cur = FuncCursor::new(func).at_end(u);
+    // The unrolled header's test: another k iterations, or the way out.
+    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
+    let go = cur.ins().icmp(lt, uparams[c.iv], lim);
+    cur.ins()
+        .brif(go, first_entry, &[], exit.unwrap_or(c.header), &uparams);
+}
+
+/// `k` copies of `c`'s body chained one after the other, the first entered with the header
+/// parameters `hparams` taking `params`, the last jumping to `end` with what its latch passes
+/// on. Returns the first copy's entry block.
+fn copies(
+    func: &mut Function,
+    c: &Counted,
+    hparams: &[Value],
+    k: u32,
+    params: &[Value],
+    end: Block,
+) -> Block {
+    let mut incoming = params.to_vec();
     let mut prev_latch: Option<Inst> = None;
     let mut first_entry = None;
     for j in 0..k {
@@ -276,39 +389,27 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool) {
         if j + 1 == k {
             func.dfg.insts[l] = InstructionData::Jump {
                 opcode: Opcode::Jump,
-                dests: [BlockCall::new(if full { c.header } else { u }, &incoming)],
+                dests: [BlockCall::new(end, &incoming)],
             };
         }
         prev_latch = Some(l);
     }
-    if full {
-        let mut cur = FuncCursor::new(func).at_end(u);
-        cur.ins().jump(first_entry.expect("k >= 1 copies"), &[]);
-        return;
-    }
-    // lim = n - (k-1)s, or the minimum when that wraps (then no unrolled iteration runs).
-    let lim = {
-        let mut cur = FuncCursor::new(func).at_inst(pt);
-        let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
-        let nd = cur.ins().isub(c.bound, d);
-        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-        let ok = cur.ins().icmp(lt, nd, c.bound);
-        let min = cur
-            .ins()
-            .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
-        cur.ins().select(ok, nd, min)
-    };
-    let mut cur = FuncCursor::new(func).at_end(u);
-    // The unrolled header's test: another k iterations, or the original loop.
+    first_entry.expect("k >= 1 copies")
+}
+
+/// `lim = n - (k-1)s`, or the type's minimum when that wraps (then no `k` iterations run),
+/// computed before the preheader's jump `pt`: `iv < lim` means `k` more iterations run.
+fn limit(func: &mut Function, c: &Counted, pt: Inst, k: u32) -> Value {
+    use crate::ir::FuncCursor;
+    let mut cur = FuncCursor::new(func).at_inst(pt);
+    let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
+    let nd = cur.ins().isub(c.bound, d);
     let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-    let go = cur.ins().icmp(lt, uparams[c.iv], lim);
-    cur.ins().brif(
-        go,
-        first_entry.expect("k >= 1 copies"),
-        &[],
-        c.header,
-        &uparams,
-    );
+    let ok = cur.ins().icmp(lt, nd, c.bound);
+    let min = cur
+        .ins()
+        .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
+    cur.ins().select(ok, nd, min)
 }
 
 #[cfg(test)]
