@@ -123,6 +123,7 @@ impl Regs {
                     .all(|&h| h <= self.now)
             };
             let mut best: Option<(u32, u32)> = None;
+            let mut first_splits: Option<bool> = None;
             let limit = if score.is_some() {
                 self.high.max(self.scored_limit)
             } else {
@@ -136,7 +137,17 @@ impl Regs {
                 }
                 if self.is_free(file, i, width) && unreserved(i) && cool(i) {
                     let Some(score) = score else { return Some(i) };
-                    let s = score(i);
+                    // A single register that splits a free aligned pair where the lowest
+                    // choice would not costs as much as a conflict inside a loop: pairs and
+                    // quads placed later must still fit below the count in use.
+                    let splits = |i: u32| width == 1 && self.is_free(file, i & !1, 2);
+                    let first_splits = *first_splits.get_or_insert_with(|| splits(i));
+                    let penalty = if splits(i) && !first_splits {
+                        depth_weight(1)
+                    } else {
+                        0
+                    };
+                    let s = score(i) + penalty;
                     if best.is_none_or(|(b, _)| s < b) {
                         best = Some((s, i));
                     }
