@@ -2,8 +2,16 @@
 //! emulator's cycle count (`emu/stats.rs`), the compiler's control-word pass (which sets the
 //! `.reuse` flags with [`plan_reuse`]) and its register allocator (which avoids conflicts).
 //!
-//! Facts (maxas: `MaxAs.pm`'s reuse and bank assignment passes and its wiki pages on control
-//! codes and SGEMM; the flag layout is checked against nvdisasm in `control.rs`):
+//! Sources: maxas (`lib/MaxAs/MaxAs.pm`): its reuse pass maps the source slots `r8`, `r20`,
+//! `r39` to reuse bits 1, 2, 4, skips `RZ` and a register the instruction also writes, drops a
+//! candidate when the register is written and everything at a jump, and flags only ALU-type
+//! instructions (its grammar's `reuse` type: not memory, S2R, MUFU/conversions, VOTE); its
+//! allocator takes a register's bank as `reg & 3` and counts, per instruction, the distinct
+//! non-`RZ` source registers sharing a bank, except those in the reuse cache. Mesa NAK's
+//! `set_instr_deps` (sm50.rs) puts the reuse mask at control bits 17..21. The ptxas 12.9
+//! corpus (`tests/cuda/cubins`, nvdisasm) sets `.reuse` on XMAD, IADD, shifts, ISETP, FFMA,
+//! FADD, LOP, MOV, DADD/DFMA and the like, never on memory instructions.
+//!
 //! * The register file has four banks; register `Rn` lives in bank `n % 4`. An instruction's
 //!   operands are read from the banks before it dispatches; two *distinct* registers of one
 //!   bank need two reads, and each extra read costs one issue cycle (a *bank conflict*).
@@ -14,8 +22,8 @@
 //!   in that slot; the next instruction that reads a register through the same slot gets it
 //!   from the cache if it is the same register, without a bank read and so without a conflict.
 //!
-//! The model's choices where public sources say nothing precise, all on the conservative side
-//! (never more hits or fewer conflicts than the hardware could give):
+//! The model's choices where public sources say nothing precise (the cache rules err towards
+//! fewer hits; leaving memory instructions out errs towards fewer conflicts):
 //! * Only *operand-collector* instructions take part ([`collects`]): those whose reuse flags
 //!   nvdisasm prints (so not conversions, MUFU, double compares, atomics, shuffles, barriers,
 //!   texture fetches, whose reuse bits are a texture phase) and that execute in the ALU, FPU,
