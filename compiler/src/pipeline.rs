@@ -70,6 +70,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "mem_combine",
             // After combining, so that the vectors whose checks split them count.
             "bounds_region",
+            // After unrolling: a copy's loads start above the previous copy's `if`.
+            "hoist_loads",
             "copy_prop",
             "pair_fuse",
             "licm",

@@ -440,3 +440,46 @@ block4:
     // One branch back to the loop test and one out of it; no BRA to the empty block.
     assert_eq!(count(l, "BRA"), 2, "{l}");
 }
+
+/// 64-bit integer operations the backend has no selection for (lowering never makes them)
+/// are refused by name, not selected as their 32-bit forms.
+#[test]
+fn unselected_64_bit_integer_operations_are_errors() {
+    for (op, args) in [
+        ("ineg", "v3"),
+        ("iabs", "v3"),
+        ("imul", "v3, v3"),
+        ("imad", "v3, v3, v3"),
+        ("udiv", "v3, v3"),
+        ("urem", "v3, v3"),
+        ("idiv", "v3, v3"),
+        ("irem", "v3, v3"),
+        ("imin", "v3, v3"),
+        ("imax", "v3, v3"),
+        ("umin", "v3, v3"),
+        ("umax", "v3, v3"),
+    ] {
+        let text = format!(
+            "kernel %wide {{
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1, v2 = load.b64 align 8 uav0[v0]
+    v3 = concat v1, v2
+    v4 = {op} {args}
+    v5 = lo v4
+    v6 = hi v4
+    store.b64 align 8 uav0[v0], v5, v6
+    return
+}}"
+        );
+        let f = parse_function_text(&text).unwrap_or_else(|e| panic!("{op}: parse: {e:?}"));
+        match compile(&f, &Spa5Options::default()) {
+            Err(e) => assert!(
+                e.to_string().contains(op) && e.to_string().contains("not supported"),
+                "{op}: {e}"
+            ),
+            Ok(_) => panic!("{op}.b64 was selected"),
+        }
+    }
+}

@@ -1,13 +1,15 @@
 //! AMD IL frontend: the language of the CAL / APP SDK era, in text and binary token form.
 //!
 //! Pipeline inside this crate: text -> lexer -> parser -> [`ast`] (with source spans) ->
-//! validator (diagnostics); binary token stream <-> the same AST; and the reference
+//! validator (diagnostics, and the declarations summary [`decls`] that the interpreter and
+//! the compiler read); binary token stream <-> the same AST; and the reference
 //! interpreter ([`interp`]) that defines what every compute instruction means.
 //! This crate knows nothing of the IR or of any target.
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod binary;
+pub mod decls;
 pub mod diag;
 pub mod interp;
 pub mod lexer;

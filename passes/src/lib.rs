@@ -40,6 +40,7 @@ pub mod counted_loop;
 pub mod dce;
 pub mod filetest;
 pub mod gvn;
+pub mod hoist_loads;
 pub mod if_convert;
 pub mod launch_facts;
 pub mod licm;

@@ -153,6 +153,12 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "hoist_loads",
+        summary: "loads of a block where an if joins move above the if, inside loops",
+        run: crate::hoist_loads::run_with,
+        preserves_cfg: true,
+    },
+    PassInfo {
         name: "unroll",
         summary: "unroll counted loops (fully for short constant trip counts)",
         run: crate::unroll::run_with,

@@ -19,6 +19,7 @@
 
 use ilc_passes::ir::{Block, FloatCC, IntCC, Type, Value};
 use isa_amdil::ast::{Instruction, RelOp};
+use isa_amdil::decls::label_of;
 use isa_amdil::opcodes::Opcode;
 
 use super::ops::Ty;
@@ -370,11 +371,16 @@ impl Lowerer<'_> {
     }
 
     pub(crate) fn lower_call(&mut self, st: &Instruction) -> LResult<()> {
-        let label = super::label_of(st).ok_or_else(|| "call without a label".to_string())?;
-        let body = *self
-            .funcs
+        let label = label_of(st).ok_or_else(|| "call without a label".to_string())?;
+        // A body runs from after its first `func` label to the end of the program;
+        // `lower_range` stops at the first `func` label control cannot fall through (so a
+        // function without a final `ret` runs on into the next one, as in the interpreter).
+        let start = self
+            .decls
+            .functions
             .get(&label)
-            .ok_or_else(|| format!("call to undefined function {label}"))?;
+            .ok_or_else(|| format!("call to undefined function {label}"))?
+            + 1;
         if self.inline_stack.iter().any(|(l, _)| *l == label) {
             return Err(format!(
                 "recursive call of function {label} cannot be inlined"
@@ -399,7 +405,7 @@ impl Lowerer<'_> {
             "inlining call"
         );
         self.inline_stack.push((label, cont));
-        self.lower_range(body.start, body.end);
+        self.lower_range(start, self.num_statements());
         if !self.frames.is_empty() {
             self.frames.clear();
             self.inline_stack.pop();

@@ -20,7 +20,8 @@
 //! - `resources`: UAV/SRV/LDS/constant buffer/`g[]`/indexed-temp memory, atomics,
 //!   barriers and system values.
 //!
-//! Requires a program that parsed (declarations may appear anywhere). Guarantees: never
+//! Requires a program that parsed (declarations may appear anywhere); what it declares is
+//! read from its declarations summary ([`isa_amdil::decls`]), never from the statements. Guarantees: never
 //! panics on user input; every unsupported construct yields a [`LowerError`] naming the
 //! opcode, its guide section and source span; on success the function passes the IR
 //! verifier and computes bit-identical results to the IL interpreter (checked by
@@ -49,12 +50,11 @@ pub mod validate;
 mod vector;
 
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
-use isa_amdil::interp::typed_uav::TypedUav;
-use std::collections::BTreeMap;
 use std::fmt;
 
 use ilc_passes::ir::{Block, FuncCursor, Function, StackSlot, UavKind, Value};
-use isa_amdil::ast::{self, Instruction, Payload, Program, RegKind, Span};
+use isa_amdil::ast::{self, Instruction, Program, RegKind, Span};
+use isa_amdil::decls::{BufferKind, Declarations, OwnerLds, ProblemKind, Region, MAX_SHARED_BYTES};
 use isa_amdil::opcodes::Opcode;
 
 use self::ssa::SsaBuilder;
@@ -227,44 +227,6 @@ fn mark_promised(func: &mut Function) {
     }
 }
 
-/// Declared UAV/SRV shape (decides the addressing of loads, stores and atomics).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BufKind {
-    /// Byte addressed.
-    Raw,
-    /// Structured with a stride in bytes.
-    Struct(u32),
-    /// Typed elements of 32-bit components, addressed through the launch's view.
-    Typed(TypedUav),
-}
-
-/// Declarations gathered before lowering instructions.
-#[derive(Default)]
-pub(crate) struct Decls {
-    pub group: [u32; 3],
-    pub uavs: BTreeMap<u32, BufKind>,
-    pub srvs: BTreeMap<u32, BufKind>,
-    pub lds: BTreeMap<u32, (u32, Option<u32>)>,
-    pub cbs: BTreeMap<u32, u32>,
-    pub icb: Vec<[u32; 4]>,
-    pub itemps: HashMap<u32, u32>,
-    /// `(statement index, register, values)` of every `dcl_literal`, in source order.
-    pub literals: Vec<(usize, u32, [u32; 4])>,
-    /// Texture resources (`dcl_resource`) by id.
-    pub resources: BTreeMap<u32, isa_amdil::interp::texture::ResourceDecl>,
-    /// A pixel-shader (`il_ps`) program run as compute over a 2-D domain.
-    pub pixel_shader: bool,
-    /// R7xx owner-computes LDS: dwords per work-item and whether sharing is absolute.
-    pub owner_lds: Option<(u32, bool)>,
-}
-
-/// A function body: statement index range `[start, end)`.
-#[derive(Clone, Copy, Debug)]
-struct FuncBody {
-    start: usize,
-    end: usize,
-}
-
 /// The lowering state (one per program).
 pub(crate) struct Lowerer<'p> {
     /// The program's version line.
@@ -282,13 +244,14 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) ssa: SsaBuilder,
     /// Block receiving instructions.
     pub(crate) cur: Block,
-    pub(crate) decls: Decls,
+    /// The program's declarations ([`isa_amdil::decls`]), plus the owner-computes LDS
+    /// area lowering allocates.
+    pub(crate) decls: Declarations,
     errors: Vec<LowerError>,
     /// Open structured constructs of the body being lowered.
     frames: Vec<cfg::Frame>,
     /// Labels of the functions being inlined (recursion guard) and their return blocks.
     inline_stack: Vec<(u32, Block)>,
-    funcs: HashMap<u32, FuncBody>,
     /// Index of the statement being lowered.
     pub(crate) stmt: usize,
     /// Indexed-temp arrays accessed with a register index: array -> stack slot.
@@ -338,14 +301,10 @@ impl<'p> Lowerer<'p> {
             func,
             ssa,
             cur: entry,
-            decls: Decls {
-                group: [1, 1, 1],
-                ..Decls::default()
-            },
+            decls: Declarations::default(),
             errors: Vec::new(),
             frames: Vec::new(),
             inline_stack: Vec::new(),
-            funcs: HashMap::default(),
             stmt: 0,
             dyn_arrays: HashMap::default(),
             cb_cache: HashMap::default(),
@@ -383,7 +342,7 @@ impl<'p> Lowerer<'p> {
     }
 
     /// Number of statements of the program.
-    fn num_statements(&self) -> usize {
+    pub(crate) fn num_statements(&self) -> usize {
         self.split + self.tail.len()
     }
 
@@ -427,7 +386,6 @@ impl<'p> Lowerer<'p> {
 
     fn run(&mut self) {
         self.declarations();
-        self.scan_functions();
         if self.decls.pixel_shader {
             self.pixel_guard();
         }
@@ -456,7 +414,7 @@ impl<'p> Lowerer<'p> {
     }
 
     /// Lowers statements `[start, end)` into the current block onwards.
-    fn lower_range(&mut self, start: usize, end: usize) {
+    pub(crate) fn lower_range(&mut self, start: usize, end: usize) {
         let tail = self.tail;
         for i in start..end {
             self.stmt = i;
@@ -493,135 +451,49 @@ impl<'p> Lowerer<'p> {
         self.func.terminator(b).is_some()
     }
 
+    /// Takes the program's declarations summary and declares its buffers, shared memory and
+    /// constant buffers on the IR function; unsupported typed UAVs are errors here (they are
+    /// still recorded, so their uses add no "undeclared UAV" errors), unsupported resources
+    /// at their statement.
     fn declarations(&mut self) {
-        let mut have_group = false;
-        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
-            match (&st.opcode, &st.payload) {
-                (Opcode::DclLiteral, Payload::Literal { reg, values }) => {
-                    self.decls.literals.push((i, *reg, *values));
-                }
-                (Opcode::DclNumThreadPerGroup, _) => {
-                    if let Some(d) = st.dims3() {
-                        self.decls.group = d;
-                        have_group = true;
-                    }
-                }
-                (Opcode::DclMaxThreadPerGroup, _) if !have_group => {
-                    let n = st.number().unwrap_or(64).max(1);
-                    self.decls.group = [n, 1, 1];
-                }
-                (Opcode::DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
-                    self.decls.cbs.insert(*cb, *size);
-                }
-                (Opcode::DclConstBuffer, Payload::ImmConstBuffer(values)) => {
-                    self.decls.icb = values
-                        .chunks(4)
-                        .map(|c| {
-                            let mut e = [0u32; 4];
-                            e[..c.len()].copy_from_slice(c);
-                            e
-                        })
-                        .collect();
-                }
-                (Opcode::DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                    self.decls.itemps.entry(*reg).or_insert(*size);
-                }
-                (Opcode::DclLds, _) => {
-                    let id = st.id().unwrap_or(0);
-                    let size = st.number().unwrap_or(0).min(1 << 20);
-                    self.decls.lds.insert(id, (size, None));
-                }
-                (Opcode::DclStructLds, Payload::Numbers(n)) => {
-                    let id = st.id().unwrap_or(0);
-                    let stride = n.first().copied().unwrap_or(4);
-                    let count = n.get(1).copied().unwrap_or(0);
-                    let size = (stride as u64 * count as u64).min(1 << 20) as u32;
-                    self.decls.lds.insert(id, (size, Some(stride)));
-                }
-                (Opcode::DclRawUav | Opcode::DclArenaUav | Opcode::DclTypelessUav, _) => {
-                    self.decls.uavs.insert(st.id().unwrap_or(0), BufKind::Raw);
-                }
-                (Opcode::DclStructUav, _) => {
-                    let stride = stride_of(st).unwrap_or(4);
-                    self.decls
-                        .uavs
-                        .insert(st.id().unwrap_or(0), BufKind::Struct(stride));
-                }
-                (Opcode::DclUav | Opcode::DclTypedUav, _) => {
-                    // An unsupported form is an error here; it is still recorded so that its
-                    // uses do not add "undeclared UAV" errors.
-                    let decl = match isa_amdil::interp::typed_uav::typed_uav_decl(st) {
-                        Ok(d) => d,
-                        Err(what) => {
-                            // (Not `self.error`: the statements are borrowed from `self`.)
-                            self.errors.push(LowerError::at(st.span, st.opcode, what));
-                            TypedUav::UNDECLARED
-                        }
-                    };
-                    self.decls
-                        .uavs
-                        .insert(st.id().unwrap_or(0), BufKind::Typed(decl));
-                }
-                (Opcode::DclRawSrv, _) => {
-                    self.decls.srvs.insert(st.id().unwrap_or(0), BufKind::Raw);
-                }
-                (Opcode::DclLdsSizePerThread, _) => {
-                    let n = st.number().unwrap_or(0);
-                    let abs = self.decls.owner_lds.is_some_and(|(_, a)| a);
-                    self.decls.owner_lds = Some((n, abs));
-                }
-                (Opcode::DclLdsSharingMode, _) => {
-                    let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(false);
-                    let n = self.decls.owner_lds.map_or(0, |(n, _)| n);
-                    self.decls.owner_lds = Some((n, abs));
-                }
-                (Opcode::DclResource, _) => {
-                    // Malformed or unsupported declarations are diagnosed at their first use.
-                    if let Ok(d) = isa_amdil::interp::texture::resource_decl(st) {
-                        self.decls.resources.insert(st.id().unwrap_or(0), d);
-                    }
-                }
-                (Opcode::DclStructSrv, _) => {
-                    let stride = stride_of(st).unwrap_or(4);
-                    self.decls
-                        .srvs
-                        .insert(st.id().unwrap_or(0), BufKind::Struct(stride));
-                }
-                _ => {}
+        self.decls = Declarations::collect(self.version, self.head.iter().chain(self.tail));
+        for p in &self.decls.problems {
+            if p.kind == ProblemKind::TypedUav {
+                self.errors
+                    .push(LowerError::at(p.span, p.opcode, p.message.clone()));
             }
-        }
-        if self
-            .version
-            .is_some_and(|v| v.shader == ast::ShaderType::Pixel)
-        {
-            // Pixel-shader compute: each pixel is a work-item; 8x8 tiles play the groups.
-            self.decls.pixel_shader = true;
-            self.decls.group = [8, 8, 1];
         }
         for (&id, kind) in &self.decls.uavs {
             if let Ok(id) = u8::try_from(id) {
                 let k = match kind {
-                    BufKind::Raw => UavKind::Raw,
-                    BufKind::Struct(s) => UavKind::Structured(*s),
-                    BufKind::Typed(_) => UavKind::Typed,
+                    BufferKind::Raw => UavKind::Raw,
+                    BufferKind::Struct(s) => UavKind::Structured(*s),
+                    BufferKind::Typed(_) => UavKind::Typed,
                 };
                 self.func.uavs.insert(id, k);
             }
         }
-        if let Some((n, _)) = self.decls.owner_lds {
+        if let Some(OwnerLds { dwords: n, .. }) = self.decls.owner_lds {
             // The owner-computes area: one 64-lane block per wavefront (relative sharing),
             // in an LDS id no declaration uses.
             let [bx, by, bz] = self.decls.group;
             let items = u64::from(bx) * u64::from(by) * u64::from(bz);
             let bytes = items.div_ceil(64) * 64 * u64::from(n) * 4;
             if let Some(id) = (0..=255u32).rev().find(|i| !self.decls.lds.contains_key(i)) {
-                self.decls.lds.insert(id, (bytes.min(1 << 20) as u32, None));
+                let bytes = bytes.min(u64::from(MAX_SHARED_BYTES)) as u32;
+                self.decls.lds.insert(
+                    id,
+                    Region {
+                        bytes,
+                        stride: None,
+                    },
+                );
                 self.owner_lds_id = Some(id);
             }
         }
-        for (&id, &(size, _)) in &self.decls.lds {
+        for (&id, region) in &self.decls.lds {
             if let Ok(id) = u8::try_from(id) {
-                self.func.lds.insert(id, size);
+                self.func.lds.insert(id, region.bytes);
             }
         }
         for (&id, &size) in &self.decls.cbs {
@@ -646,27 +518,9 @@ impl<'p> Lowerer<'p> {
         let mut dynamic: Vec<u32> = dynamic.into_iter().collect();
         dynamic.sort_unstable();
         for num in dynamic {
-            if let Some(&size) = self.decls.itemps.get(&num) {
-                let slot = self.func.create_stack_slot(size.saturating_mul(16));
+            if let Some(itemp) = self.decls.itemps.get(&num) {
+                let slot = self.func.create_stack_slot(itemp.size.saturating_mul(16));
                 self.dyn_arrays.insert(num, slot);
-            }
-        }
-    }
-
-    /// Finds the entry of every function: the statement after its first `func N`. A body
-    /// extends to the end of the program; [`Self::lower_range`] stops at the first `func`
-    /// label that control cannot fall through (so a function without a final `ret` runs
-    /// on into the next one, as in the interpreter).
-    fn scan_functions(&mut self) {
-        let n = self.num_statements();
-        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
-            if st.opcode == Opcode::Func {
-                if let Some(label) = label_of(st) {
-                    self.funcs.entry(label).or_insert(FuncBody {
-                        start: i + 1,
-                        end: n,
-                    });
-                }
             }
         }
     }
@@ -674,12 +528,7 @@ impl<'p> Lowerer<'p> {
     /// The literal `l<num>` visible at the current statement: the nearest preceding
     /// declaration, else the first declaration anywhere, else zero.
     pub(crate) fn literal(&self, num: u32) -> [u32; 4] {
-        let lits = &self.decls.literals;
-        lits.iter()
-            .rev()
-            .find(|(i, r, _)| *i < self.stmt && *r == num)
-            .or_else(|| lits.iter().find(|(_, r, _)| *r == num))
-            .map_or([0; 4], |(_, _, v)| *v)
+        self.decls.literal_at(num, self.stmt).unwrap_or([0; 4])
     }
 
     /// Lowers one statement.
@@ -718,32 +567,14 @@ impl<'p> Lowerer<'p> {
             O::Fence => self.lower_fence(st),
             O::Sample | O::SampleL | O::Load | O::Resinfo | O::Fetch4 => self.lower_tex(st),
             O::AppendBufAlloc | O::AppendBufConsume => self.lower_append(st),
-            O::DclResource => {
-                isa_amdil::interp::texture::resource_decl(st)?;
-                Ok(())
-            }
+            O::DclResource => match self.decls.problem_at(self.stmt) {
+                Some(p) => Err(p.message.clone()),
+                None => Ok(()),
+            },
             O::DclInput | O::DclOutput if self.decls.pixel_shader => Ok(()),
             op if is_declaration(op) => Ok(()),
             _ => self.lower_op(st),
         }
-    }
-}
-
-fn stride_of(st: &Instruction) -> Option<u32> {
-    st.controls
-        .iter()
-        .find_map(|c| match c {
-            ast::Control::Stride(s) => Some(*s),
-            _ => None,
-        })
-        .or_else(|| st.number())
-}
-
-fn label_of(st: &Instruction) -> Option<u32> {
-    match &st.payload {
-        Payload::Label(l) => Some(*l),
-        Payload::Numbers(n) => n.first().copied(),
-        _ => None,
     }
 }
 

@@ -347,16 +347,32 @@ impl Lowerer<'_> {
         self.cursor().ins().select(p, one, zero)
     }
 
-    /// Lowers a value-producing (non-flow, non-declaration) instruction.
+    /// Lowers a value-producing (non-flow, non-declaration) instruction: each opcode family
+    /// in its own function, memory and resource instructions last.
     pub(crate) fn lower_op(&mut self, st: &Instruction) -> LResult<()> {
+        let families: [fn(&mut Self, &Instruction) -> LResult<bool>; 4] = [
+            Self::lower_float_op,
+            Self::lower_int_op,
+            Self::lower_bit_op,
+            Self::lower_wide_op,
+        ];
+        for family in families {
+            if family(self, st)? {
+                return Ok(());
+            }
+        }
+        self.lower_memory(st)
+    }
+
+    /// Float operations: per component, and the scalar ones on `.w` broadcast,
+    /// `false` for an opcode of another family.
+    fn lower_float_op(&mut self, st: &Instruction) -> LResult<bool> {
         use Opcode as O;
         let f = Ty::Float;
         let i = Ty::Int;
         let ieee = st.ieee();
         let z = st.zeroop();
-        let un = |op: IrOp| move |l: &mut Lowerer, a: &[Value]| Ok(l.unary_ir(op, a[0]));
-        let bin = |op: IrOp| move |l: &mut Lowerer, a: &[Value]| Ok(l.binary_ir(op, a[0], a[1]));
-        match st.opcode {
+        let lowered = match st.opcode {
             // ---- float, per component ----
             O::Mov | O::InvMov => self.per_comp(st, Ty::Untyped, 1, |_, a| Ok(a[0])),
             O::Abs => self.per_comp(st, f, 1, |l, a| {
@@ -538,6 +554,18 @@ impl Lowerer<'_> {
             O::Sincos => self.lower_sincos(st),
             O::Nrm => self.lower_nrm(st),
             O::Dst => self.lower_dist(st),
+            _ => return Ok(false),
+        };
+        lowered.map(|()| true)
+    }
+
+    /// Conversions between float and integer, and integer arithmetic;
+    /// `false` for an opcode of another family.
+    fn lower_int_op(&mut self, st: &Instruction) -> LResult<bool> {
+        use Opcode as O;
+        let f = Ty::Float;
+        let i = Ty::Int;
+        let lowered = match st.opcode {
             // ---- conversions ----
             O::Ftoi => self.per_comp(st, f, 1, un(IrOp::F2i)),
             O::Ftou => self.per_comp(st, f, 1, un(IrOp::F2u)),
@@ -625,6 +653,17 @@ impl Lowerer<'_> {
                 let p = l.cursor().ins().icmp(IntCC::Ult, a[0], a[1]);
                 Ok(l.bool01(p))
             }),
+            _ => return Ok(false),
+        };
+        lowered.map(|()| true)
+    }
+
+    /// Bit counts, bit fields and the other bit operations; `false` for an opcode
+    /// of another family.
+    fn lower_bit_op(&mut self, st: &Instruction) -> LResult<bool> {
+        use Opcode as O;
+        let i = Ty::Int;
+        let lowered = match st.opcode {
             // ---- bit operations ----
             O::ICountbits => self.per_comp(st, i, 1, un(IrOp::Popcnt)),
             O::IFirstbit => {
@@ -716,6 +755,18 @@ impl Lowerer<'_> {
                     Ok(l.cursor().ins().u2f(b))
                 })
             }
+            _ => return Ok(false),
+        };
+        lowered.map(|()| true)
+    }
+
+    /// Double-precision and 64-bit integer operations on register pairs;
+    /// `false` for an opcode of another family.
+    fn lower_wide_op(&mut self, st: &Instruction) -> LResult<bool> {
+        use Opcode as O;
+        let i = Ty::Int;
+        let z = st.zeroop();
+        let lowered = match st.opcode {
             // ---- double and 64-bit integer ----
             O::DAdd => self.wide(st, Ty::Double, 2, |l, a| {
                 Ok(l.binary_ir(IrOp::Dadd, a[0], a[1]))
@@ -764,7 +815,7 @@ impl Lowerer<'_> {
             }),
             O::DLdexp => {
                 if !self.dst_writes(st).iter().any(|&b| b) {
-                    return Ok(());
+                    return Ok(true);
                 }
                 let x = self.wide_src(st, 0, Ty::Double)?;
                 let s1 = st.srcs.get(1).ok_or("needs source operand 1")?;
@@ -788,7 +839,7 @@ impl Lowerer<'_> {
             O::D2F => {
                 let w = self.dst_writes(st);
                 if !w.iter().any(|&b| b) {
-                    return Ok(());
+                    return Ok(true);
                 }
                 let x = self.wide_src(st, 0, Ty::Double)?;
                 let v = self.cursor().ins().d2f(x);
@@ -797,7 +848,7 @@ impl Lowerer<'_> {
             O::F2D => {
                 let w = self.dst_writes(st);
                 if !w.iter().any(|&b| b) {
-                    return Ok(());
+                    return Ok(true);
                 }
                 let s = st.srcs.first().ok_or("needs a source operand")?;
                 let x = self.read_src(s, 0, Ty::Float)?;
@@ -838,7 +889,7 @@ impl Lowerer<'_> {
                 };
                 let w = self.dst_writes(st);
                 if !w.iter().any(|&b| b) {
-                    return Ok(());
+                    return Ok(true);
                 }
                 let x = self.wide_src(st, 0, i)?;
                 let s1 = st.srcs.get(1).ok_or("needs two source operands")?;
@@ -857,7 +908,18 @@ impl Lowerer<'_> {
                 };
                 self.wide_cmp(st, i, move |l, a, b| l.cursor().ins().icmp(cc, a, b))
             }
-            _ => self.lower_memory(st),
-        }
+            _ => return Ok(false),
+        };
+        lowered.map(|()| true)
     }
+}
+
+/// A per-component operation applying the unary IR opcode `op`.
+fn un(op: IrOp) -> impl Fn(&mut Lowerer, &[Value]) -> LResult<Value> + Copy {
+    move |l, a| Ok(l.unary_ir(op, a[0]))
+}
+
+/// A per-component operation applying the binary IR opcode `op`.
+fn bin(op: IrOp) -> impl Fn(&mut Lowerer, &[Value]) -> LResult<Value> + Copy {
+    move |l, a| Ok(l.binary_ir(op, a[0], a[1]))
 }

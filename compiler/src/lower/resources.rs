@@ -26,7 +26,8 @@ use isa_amdil::opcodes::Opcode;
 
 use super::ops::{Srcs, Ty};
 use super::ssa::{Var, VarFile};
-use super::{BufKind, LResult, Lowerer};
+use super::{LResult, Lowerer};
+use isa_amdil::decls::BufferKind;
 
 const ONE: u32 = 0x3F80_0000;
 
@@ -205,11 +206,12 @@ impl Lowerer<'_> {
                 Ok(self.iconst(v))
             }
             RegKind::IndexedTemp => {
-                let size = *self
+                let size = self
                     .decls
                     .itemps
                     .get(&reg.num)
-                    .ok_or_else(|| format!("x{} is not declared", reg.num))?;
+                    .ok_or_else(|| format!("x{} is not declared", reg.num))?
+                    .size;
                 let idx = self.index(reg)?;
                 if let Some(&slot) = self.dyn_arrays.get(&reg.num) {
                     return Ok(self.load_elem(MemSpace::Private(slot), idx, c));
@@ -281,11 +283,12 @@ impl Lowerer<'_> {
                 Ok(())
             }
             RegKind::IndexedTemp => {
-                let size = *self
+                let size = self
                     .decls
                     .itemps
                     .get(&d.reg.num)
-                    .ok_or_else(|| format!("x{} is not declared", d.reg.num))?;
+                    .ok_or_else(|| format!("x{} is not declared", d.reg.num))?
+                    .size;
                 let idx = self.index(&d.reg)?;
                 if let Some(&slot) = self.dyn_arrays.get(&d.reg.num) {
                     self.store_elem(MemSpace::Private(slot), idx, out);
@@ -443,8 +446,8 @@ impl Lowerer<'_> {
 
     fn uav_addr(&self, id: u32) -> Addr {
         match self.decls.uavs.get(&id) {
-            Some(BufKind::Struct(s)) => Addr::Struct(*s),
-            Some(BufKind::Typed(t)) => Addr::Typed(*t, id as u8),
+            Some(BufferKind::Struct(s)) => Addr::Struct(*s),
+            Some(BufferKind::Typed(t)) => Addr::Typed(*t, id as u8),
             _ => Addr::Raw,
         }
     }
@@ -517,9 +520,9 @@ impl Lowerer<'_> {
     }
 
     fn lds_addr(&self, id: u32, vec: bool) -> Addr {
-        match self.decls.lds.get(&id) {
-            Some((_, Some(s))) if vec => Addr::StructVec(*s),
-            Some((_, Some(s))) => Addr::Struct(*s),
+        match self.decls.lds.get(&id).and_then(|r| r.stride) {
+            Some(s) if vec => Addr::StructVec(s),
+            Some(s) => Addr::Struct(s),
             _ => Addr::Raw,
         }
     }
@@ -886,7 +889,7 @@ impl Lowerer<'_> {
             O::SrvRawLoad | O::SrvStructLoad => {
                 let id8 = u8::try_from(id).map_err(|_| format!("SRV id {id} is out of range"))?;
                 let a = match (st.opcode, self.decls.srvs.get(&id)) {
-                    (O::SrvStructLoad, Some(BufKind::Struct(s))) => Addr::Struct(*s),
+                    (O::SrvStructLoad, Some(BufferKind::Struct(s))) => Addr::Struct(*s),
                     _ => Addr::Raw,
                 };
                 let kind = match a {
@@ -1030,7 +1033,8 @@ impl Lowerer<'_> {
     /// `src0.y..` of the area of lane `src0.x`, 0 for a lane past 63 or a dword past `n`.
     fn lower_owner_lds(&mut self, st: &Instruction) -> LResult<()> {
         use isa_amdil::ast::Control;
-        let (Some((n, abs_default)), Some(lds)) = (self.decls.owner_lds, self.owner_lds_id) else {
+        let owner = self.decls.owner_lds.map(|o| (o.dwords, o.absolute));
+        let (Some((n, abs_default)), Some(lds)) = (owner, self.owner_lds_id) else {
             return Err(format!(
                 "{} needs dcl_lds_size_per_thread",
                 st.opcode.mnemonic()
@@ -1045,7 +1049,7 @@ impl Lowerer<'_> {
             ));
         }
         let space = self.lds_space(lds)?;
-        let abs = isa_amdil::interp::sharing_mode(st).unwrap_or(abs_default);
+        let abs = isa_amdil::decls::sharing_mode(st).unwrap_or(abs_default);
         // Dword index of lane 0's area of this work-item's wavefront.
         let local = self.sys_value(RegKind::ThreadIdInGroupFlat, 0);
         let wave_base = if abs {

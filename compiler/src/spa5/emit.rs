@@ -22,7 +22,9 @@
 //!   overlap without nesting, the branch is left without reconvergence: the paths then run one
 //!   after the other until they exit, which is correct but slower (and the only choice for
 //!   branches whose paths never meet, such as an early `return`);
-//! - `return` is `EXIT` (legal in divergent code);
+//! - `return` is `EXIT` (legal in divergent code); a branch into a block that only returns
+//!   (see [`super::exits`]) is an `EXIT` of its own, guarded for a conditional branch, and
+//!   that block is not emitted;
 //! - a `jump` to a block of at most [`DUP_MAX_INSTS`] instructions ending in a conditional
 //!   branch that pushes no SSY (a loop header reached from its latch) runs a copy of that
 //!   block unless the copy needs more branches than the jump and the original: a uniform
@@ -433,6 +435,20 @@ pub fn emit(
             forward.insert(b, t);
         }
     }
+    let exit_blocks: HashSet<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            Some(b) != func.entry_block()
+                && func.layout.block_insts(b).count() == 1
+                && func
+                    .terminator(b)
+                    .is_some_and(|t| func.dfg.opcode(t) == Opcode::Return)
+                && !sync_blocks.contains(&b)
+                && !posts.contains(&b)
+                && ssy_before_term[b].is_empty()
+        })
+        .collect();
     let mut em = Linear {
         func,
         alloc,
@@ -442,12 +458,15 @@ pub fn emit(
         sync_blocks: &sync_blocks,
         ssy_before_term: &ssy_before_term,
         forward: &forward,
+        exit_blocks: &exit_blocks,
         out: &mut out,
     };
     let blocks: Vec<Block> = func
         .layout
         .blocks()
-        .filter(|b| !sync_blocks.contains(b) && !forward.contains_key(b))
+        .filter(|b| {
+            !sync_blocks.contains(b) && !forward.contains_key(b) && !exit_blocks.contains(b)
+        })
         .collect();
     let layout_next: HashMap<Block, Block> = blocks.windows(2).map(|w| (w[0], w[1])).collect();
     for (bi, &b) in blocks.iter().enumerate() {
@@ -511,6 +530,9 @@ struct Linear<'a> {
     ssy_before_term: &'a SecondaryMap<Block, Vec<(usize, Block)>>,
     /// Empty forwarding blocks not emitted, with the block a branch to one goes to instead.
     forward: &'a HashMap<Block, Block>,
+    /// Blocks whose only instruction is `return`, with no reconvergence work at them, other
+    /// than the entry: not emitted, a branch to one is an `EXIT` of its own.
+    exit_blocks: &'a HashSet<Block>,
     out: &'a mut EmitResult,
 }
 
@@ -664,6 +686,11 @@ impl Linear<'_> {
         Ok(())
     }
 
+    /// True if a branch to `b` is an `EXIT` of its own ([`Linear::exit_blocks`]).
+    fn exits(&self, b: Block) -> bool {
+        self.exit_blocks.contains(&b)
+    }
+
     /// Instructions [`Self::terminator`] would emit for `b` followed by `next`.
     fn terminator_len(&mut self, b: Block, next: Option<Block>) -> Result<usize, EmitError> {
         let mark = self.out.insts.len();
@@ -688,6 +715,8 @@ impl Linear<'_> {
                 let t = self.fwd(dests[0].block);
                 if self.sync_edge.contains_key(&b) || self.sync_blocks.contains(&t) {
                     self.push(MInst::sync(), None);
+                } else if self.exits(t) {
+                    self.push(MInst::exit(), None);
                 } else if Some(t) != next {
                     self.push(MInst::bra(0), Some(t));
                 }
@@ -715,6 +744,16 @@ impl Linear<'_> {
                     };
                     self.push(sync, None);
                     if t != e && !syncs(other) && Some(other) != next {
+                        self.push(MInst::bra(0), Some(other));
+                    }
+                } else if self.exits(t) || self.exits(e) {
+                    // A side that only returns is a guarded EXIT (no SSY: the sides never
+                    // meet); the other side follows or is branched to.
+                    let (other, not) = if self.exits(t) { (e, false) } else { (t, true) };
+                    self.push(MInst::exit().guarded(guard(not)), None);
+                    if self.exits(other) {
+                        self.push(MInst::exit(), None);
+                    } else if Some(other) != next {
                         self.push(MInst::bra(0), Some(other));
                     }
                 } else if Some(t) == next {

@@ -12,6 +12,7 @@
 pub mod abi;
 pub mod deps;
 pub mod emit;
+pub mod exits;
 pub mod isel;
 pub mod listing;
 pub mod target;
@@ -233,6 +234,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     ilc_passes::budget::set_stage("isel");
     let span = tracing::debug_span!("stage", name = "isel").entered();
     dump(opts, Before, "isel", &f, &tgt, &mut dumps);
+    exits::run(&mut f);
     let pool = isel::run(&mut f, &mut tgt, &layout, opts)?;
     dump(opts, After, "isel", &f, &tgt, &mut dumps);
     tracing::debug!(

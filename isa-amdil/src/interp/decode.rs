@@ -1,5 +1,6 @@
-//! AST -> [`ExecProgram`]: resolves registers, literals, declarations and structured
-//! control flow into a flat instruction list with jump targets.
+//! AST -> [`ExecProgram`]: resolves registers, literals, declarations (taken from the
+//! program's [`Declarations`] summary) and structured control flow into a flat instruction
+//! list with jump targets.
 //!
 //! One AST statement becomes exactly one instruction (declarations and labels become
 //! `Nop`), so a pc is also a statement index. Requires a parsed [`Program`]; guarantees the
@@ -15,30 +16,11 @@ use super::program::{
 };
 use super::select;
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
+use crate::decls::{label_of, Declarations, ProblemKind};
 use crate::opcodes::Opcode;
 
 /// Largest indexed temp array the interpreter allocates (per work-item, 16 bytes each).
 const MAX_ITEMP: u32 = 1 << 16;
-
-/// Declared UAV shape, used to pick the addressing of loads, stores and atomics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum UavKind {
-    /// Byte-addressed (raw, typeless, arena).
-    Raw,
-    /// Structured with a stride.
-    Struct(u32),
-    /// Typed.
-    Typed(super::typed_uav::TypedUav),
-}
-
-/// Declarations gathered before instructions are decoded.
-#[derive(Default)]
-pub(crate) struct Decls {
-    pub uavs: BTreeMap<u32, UavKind>,
-    pub srvs: BTreeMap<u32, UavKind>,
-    /// LDS id -> structure stride (None for typeless).
-    pub lds_stride: BTreeMap<u32, Option<u32>>,
-}
 
 /// One open structured-control-flow construct during decoding.
 enum Frame {
@@ -64,14 +46,14 @@ pub(crate) struct Decoder<'p> {
     /// Dense temp index of each IL temp (`r#`: key `num`) and of each pixel-shader output's
     /// register copy (`o#`: key `1 << 32 | num`).
     temps: HashMap<u64, u32>,
+    /// Dense array id of each indexed temp `x#`.
     itemps: HashMap<u32, u32>,
-    /// Literal values visible at the current statement (lexically nearest preceding).
-    lits: HashMap<u32, [u32; 4]>,
-    /// Every literal definition of the program (first one wins) for forward uses.
-    all_lits: HashMap<u32, [u32; 4]>,
-    pub decls: Decls,
+    /// The program's declarations.
+    pub decls: Declarations,
     pub out: ExecProgram,
     pub line: u32,
+    /// Index of the statement being decoded.
+    pc: usize,
 }
 
 pub(crate) fn err(line: u32, what: impl Into<String>) -> InterpError {
@@ -94,14 +76,10 @@ pub fn decode(prog: &Program) -> Result<ExecProgram, InterpError> {
         prog,
         temps: HashMap::new(),
         itemps: HashMap::new(),
-        lits: HashMap::new(),
-        all_lits: HashMap::new(),
-        decls: Decls::default(),
-        out: ExecProgram {
-            group: [1, 1, 1],
-            ..ExecProgram::default()
-        },
+        decls: Declarations::collect(prog.version.as_ref(), &prog.statements),
+        out: ExecProgram::default(),
         line: 0,
+        pc: 0,
     };
     d.declarations()?;
     d.instructions()?;
@@ -147,152 +125,59 @@ fn lock_step_warnings(p: &mut ExecProgram) {
 }
 
 impl Decoder<'_> {
+    /// Takes the declarations summary into the decoded program; the first declaration
+    /// (in statement order) the interpreter cannot run is an error.
     fn declarations(&mut self) -> Result<(), InterpError> {
-        let mut have_group = false;
-        for st in &self.prog.statements {
-            let line = st.span.line;
-            match (&st.opcode, &st.payload) {
-                (Opcode::DclLiteral, Payload::Literal { reg, values }) => {
-                    self.all_lits.entry(*reg).or_insert(*values);
+        let d = &self.decls;
+        let line = |at: usize| self.prog.statements[at].span.line;
+        let too_large = d.itemps.iter().filter(|(_, t)| t.size > MAX_ITEMP);
+        let too_large = too_large.min_by_key(|(_, t)| t.at).map(|(reg, t)| {
+            let what = format!("indexed temp array x{reg}[{}] (limit {MAX_ITEMP})", t.size);
+            (t.at, err(line(t.at), what))
+        });
+        let problem = d.problems.first().map(|p| {
+            let e = match p.kind {
+                ProblemKind::GroupSize | ProblemKind::OwnerLdsSize => {
+                    malformed(line(p.at), p.message.clone())
                 }
-                (Opcode::DclNumThreadPerGroup, _) => {
-                    let dims = st.dims3().ok_or_else(|| {
-                        malformed(line, "dcl_num_thread_per_group needs 1-3 sizes")
-                    })?;
-                    self.out.group = dims;
-                    have_group = true;
-                }
-                (Opcode::DclMaxThreadPerGroup, _) if !have_group => {
-                    let n = st.number().unwrap_or(64).max(1);
-                    self.out.group = [n, 1, 1];
-                }
-                (Opcode::DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
-                    self.out.cbs.insert(*cb, *size);
-                }
-                (Opcode::DclConstBuffer, Payload::ImmConstBuffer(values)) => {
-                    self.out.icb = values
-                        .chunks(4)
-                        .map(|c| {
-                            let mut e = [0u32; 4];
-                            e[..c.len()].copy_from_slice(c);
-                            e
-                        })
-                        .collect();
-                }
-                (Opcode::DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                    if *size > MAX_ITEMP {
-                        return Err(err(
-                            line,
-                            format!("indexed temp array x{reg}[{size}] (limit {MAX_ITEMP})"),
-                        ));
-                    }
-                    let id = self.out.itemp_sizes.len() as u32;
-                    self.itemps.insert(*reg, id);
-                    self.out.itemp_sizes.push(*size);
-                }
-                (Opcode::DclLds, _) => {
-                    let id = st.id().unwrap_or(0);
-                    let size = st.number().unwrap_or(0);
-                    self.out.lds.insert(id, size.min(1 << 20));
-                    self.decls.lds_stride.insert(id, None);
-                }
-                (Opcode::DclStructLds, Payload::Numbers(n)) => {
-                    let id = st.id().unwrap_or(0);
-                    let stride = n.first().copied().unwrap_or(4);
-                    let count = n.get(1).copied().unwrap_or(0);
-                    let size = (stride as u64 * count as u64).min(1 << 20) as u32;
-                    self.out.lds.insert(id, size);
-                    self.decls.lds_stride.insert(id, Some(stride));
-                }
-                (Opcode::DclGds, _) => {
-                    let id = st.id().unwrap_or(0);
-                    self.out
-                        .gds
-                        .insert(id, st.number().unwrap_or(0).min(1 << 20));
-                }
-                (Opcode::DclStructGds, Payload::Numbers(n)) => {
-                    let id = st.id().unwrap_or(0);
-                    let stride = n.first().copied().unwrap_or(4);
-                    let count = n.get(1).copied().unwrap_or(0);
-                    let size = (stride as u64 * count as u64).min(1 << 20) as u32;
-                    self.out.gds.insert(id, size);
-                    self.out.gds_stride.insert(id, stride);
-                }
-                (Opcode::DclRawUav | Opcode::DclArenaUav | Opcode::DclTypelessUav, _) => {
-                    let id = st.id().unwrap_or(0);
-                    self.decls.uavs.insert(id, UavKind::Raw);
-                }
-                (Opcode::DclStructUav, _) => {
-                    let id = st.id().unwrap_or(0);
-                    let stride = stride_of(st).unwrap_or(4);
-                    self.decls.uavs.insert(id, UavKind::Struct(stride));
-                }
-                (Opcode::DclUav | Opcode::DclTypedUav, _) => {
-                    let id = st.id().unwrap_or(0);
-                    let decl = super::typed_uav::typed_uav_decl(st).map_err(|w| err(line, w))?;
-                    self.decls.uavs.insert(id, UavKind::Typed(decl));
-                }
-                (Opcode::DclRawSrv, _) => {
-                    self.decls.srvs.insert(st.id().unwrap_or(0), UavKind::Raw);
-                }
-                (Opcode::DclResource, _) => {
-                    let id = st.id().unwrap_or(0);
-                    let decl = super::texture::resource_decl(st).map_err(|what| err(line, what))?;
-                    self.out.resources.insert(id, decl);
-                }
-                (Opcode::DclLdsSizePerThread, _) => {
-                    let n = st.number().unwrap_or(0);
-                    if n == 0 || n > 64 || n % 4 != 0 {
-                        return Err(malformed(
-                            line,
-                            format!("dcl_lds_size_per_thread {n}: must be 4..=64 dwords, a multiple of 4"),
-                        ));
-                    }
-                    let abs = self.out.owner_lds.is_some_and(|(_, a)| a);
-                    self.out.owner_lds = Some((n, abs));
-                }
-                (Opcode::DclLdsSharingMode, _) => {
-                    let abs = sharing_mode(st).unwrap_or(false);
-                    let n = self.out.owner_lds.map_or(0, |(n, _)| n);
-                    self.out.owner_lds = Some((n, abs));
-                }
-                (Opcode::DclOutput, _) => {
-                    for d in &st.dsts {
-                        if d.reg.kind == RegKind::Output
-                            && !self.out.ps_outputs.contains(&d.reg.num)
-                        {
-                            self.out.ps_outputs.push(d.reg.num);
-                        }
-                    }
-                }
-                (Opcode::DclStructSrv, _) => {
-                    let stride = stride_of(st).unwrap_or(4);
-                    self.decls
-                        .srvs
-                        .insert(st.id().unwrap_or(0), UavKind::Struct(stride));
-                }
-                _ => {}
-            }
-        }
-        self.out.uavs = self.decls.uavs.keys().copied().collect();
-        if self
-            .prog
-            .version
-            .as_ref()
-            .is_some_and(|v| v.shader == ast::ShaderType::Pixel)
+                ProblemKind::TypedUav | ProblemKind::Resource => err(line(p.at), p.message.clone()),
+            };
+            (p.at, e)
+        });
+        if let Some((_, e)) = too_large
+            .into_iter()
+            .chain(problem)
+            .min_by_key(|(at, _)| *at)
         {
-            // Pixel-shader compute: each pixel is a work-item; 8x8 tiles play the groups.
-            self.out.pixel_shader = true;
-            self.out.group = [8, 8, 1];
+            return Err(e);
         }
+        for (&reg, t) in &d.itemps {
+            self.itemps.insert(reg, self.out.itemp_sizes.len() as u32);
+            self.out.itemp_sizes.push(t.size);
+        }
+        self.out.group = d.group;
+        self.out.cbs = d.cbs.iter().map(|(&cb, &size)| (cb, size)).collect();
+        self.out.icb = d.icb.clone();
+        self.out.lds = d.lds.iter().map(|(&id, r)| (id, r.bytes)).collect();
+        self.out.gds = d.gds.iter().map(|(&id, r)| (id, r.bytes)).collect();
+        self.out.gds_stride = d
+            .gds
+            .iter()
+            .filter_map(|(&id, r)| Some((id, r.stride?)))
+            .collect();
+        self.out.resources = d.resources.iter().map(|(&id, r)| (id, *r)).collect();
+        self.out.owner_lds = d.owner_lds.map(|o| (o.dwords, o.absolute));
+        self.out.ps_outputs = d.ps_outputs.clone();
+        self.out.uavs = d.uavs.keys().copied().collect();
+        self.out.pixel_shader = d.pixel_shader;
         Ok(())
     }
 
     fn instructions(&mut self) -> Result<(), InterpError> {
         let mut stack: Vec<Frame> = Vec::new();
-        let mut funcs: HashMap<u32, u32> = HashMap::new();
         let mut calls: Vec<(usize, u32)> = Vec::new();
         for (pc, st) in self.prog.statements.iter().enumerate() {
+            self.pc = pc;
             self.line = st.span.line;
             let line = self.line;
             let mut inst = Inst {
@@ -304,11 +189,6 @@ impl Decoder<'_> {
                 precision: Default::default(),
             };
             match st.opcode {
-                Opcode::DclLiteral => {
-                    if let Payload::Literal { reg, values } = &st.payload {
-                        self.lits.insert(*reg, *values);
-                    }
-                }
                 Opcode::IfLogicalz | Opcode::IfLogicalnz | Opcode::Ifc => {
                     inst.op = Op::If(self.cond(st)?, 0);
                     stack.push(Frame::If {
@@ -421,9 +301,7 @@ impl Decoder<'_> {
                     _ => return Err(malformed(line, "endswitch without switch")),
                 },
                 Opcode::Func => {
-                    let label =
-                        label_of(st).ok_or_else(|| malformed(line, "func without label"))?;
-                    funcs.entry(label).or_insert(pc as u32 + 1);
+                    label_of(st).ok_or_else(|| malformed(line, "func without label"))?;
                 }
                 Opcode::Call | Opcode::CallLogicalz | Opcode::CallLogicalnz => {
                     let label =
@@ -459,7 +337,8 @@ impl Decoder<'_> {
         // Resolve calls: dense function ids in label order of first use.
         let mut dense: HashMap<u32, u32> = HashMap::new();
         for (pc, label) in calls {
-            let entry = *funcs.get(&label).ok_or_else(|| {
+            let entry = self.decls.functions.get(&label).map(|&at| at as u32 + 1);
+            let entry = entry.ok_or_else(|| {
                 malformed(
                     self.out.insts[pc].line,
                     format!("call to undefined function {label}"),
@@ -565,11 +444,8 @@ impl Decoder<'_> {
     }
 
     fn literal(&mut self, num: u32) -> [u32; 4] {
-        if let Some(v) = self.lits.get(&num) {
-            return *v;
-        }
-        if let Some(v) = self.all_lits.get(&num) {
-            return *v;
+        if let Some(v) = self.decls.literal_at(num, self.pc) {
+            return v;
         }
         self.out.warnings.push(format!(
             "line {}: literal l{num} is not declared; reads 0",
@@ -716,48 +592,6 @@ fn no_dst() -> Dst {
         mask: [DstComp::NoWrite; 4],
         sat: false,
         scale: 1.0,
-    }
-}
-
-/// The sharing mode an R7xx LDS statement names: `Some(true)` for absolute
-/// (`_wavefrontAbs`, `_sharingMode(abs)`), `Some(false)` for relative, `None` if absent.
-pub fn sharing_mode(st: &Instruction) -> Option<bool> {
-    let word = |w: &str| match w.trim_start_matches('_').to_ascii_lowercase().as_str() {
-        "wavefrontabs" | "abs" => Some(true),
-        "wavefrontrel" | "rel" => Some(false),
-        _ => None,
-    };
-    for c in &st.controls {
-        if let ast::Control::Generic { name, value, .. } = c {
-            if name == "sharingmode" {
-                return value.as_deref().and_then(word);
-            }
-            if let Some(m) = word(name) {
-                return Some(m);
-            }
-        }
-    }
-    if let Payload::Words(ws) = &st.payload {
-        return ws.iter().find_map(|w| word(w));
-    }
-    None
-}
-
-fn stride_of(st: &Instruction) -> Option<u32> {
-    st.controls
-        .iter()
-        .find_map(|c| match c {
-            ast::Control::Stride(s) => Some(*s),
-            _ => None,
-        })
-        .or_else(|| st.number())
-}
-
-fn label_of(st: &Instruction) -> Option<u32> {
-    match &st.payload {
-        Payload::Label(l) => Some(*l),
-        Payload::Numbers(n) => n.first().copied(),
-        _ => None,
     }
 }
 

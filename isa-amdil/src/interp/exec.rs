@@ -985,6 +985,68 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
     sh.cur_local = it.local;
     let mut next = it.pc + 1;
     match &inst.op {
+        Op::Wide(_) | Op::D2F | Op::F2D | Op::Widen(_) | Op::DMovc | Op::DFrexp | Op::DLdexp => {
+            exec_wide(prog, it, sh, inst)
+        }
+        Op::OwnerRead { .. }
+        | Op::OwnerWrite { .. }
+        | Op::Tex { .. }
+        | Op::Load { .. }
+        | Op::Store { .. }
+        | Op::Atomic { .. }
+        | Op::Append { .. } => {
+            if let Some(flow) = exec_memory(prog, it, sh, inst, next)? {
+                return Ok(flow);
+            }
+        }
+        Op::Fence { threads } => {
+            it.pc = next;
+            return Ok(if *threads { Flow::Barrier } else { Flow::Next });
+        }
+        Op::If(c, target) => {
+            if !eval_cond(it, sh, prog, c) {
+                next = *target;
+            }
+        }
+        Op::Jump(t) => next = *t,
+        Op::JumpIf(c, t) => {
+            if eval_cond(it, sh, prog, c) {
+                next = *t;
+            }
+        }
+        Op::Switch { cases, default } => {
+            let v = read(it, sh, prog, &inst.src[0], Ty::Int)[0];
+            next = cases
+                .iter()
+                .find(|(c, _)| *c == v)
+                .map_or(*default, |&(_, t)| t);
+        }
+        Op::Call(c, f) => {
+            if eval_cond(it, sh, prog, c) && it.stack.len() < CALL_DEPTH {
+                it.stack.push(next);
+                next = prog.funcs[*f as usize];
+            }
+        }
+        Op::Ret(c) => {
+            if eval_cond(it, sh, prog, c) {
+                match it.stack.pop() {
+                    Some(r) => next = r,
+                    None => return Ok(Flow::Done),
+                }
+            }
+        }
+        Op::End => return Ok(Flow::Done),
+        Op::Nop => {}
+        _ => exec_vector(prog, it, sh, inst),
+    }
+    it.pc = next;
+    Ok(Flow::Next)
+}
+
+/// Executes a 32-bit value operation (per component, scalar, dot products, compares and
+/// the other vector forms) of work-item `it`; other operations are left to [`step`].
+fn exec_vector(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) {
+    match &inst.op {
         Op::Comp(f) => {
             let s = read_srcs(it, sh, prog, inst);
             let mut r = [0u32; 4];
@@ -1127,6 +1189,14 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let v = fops::f_2_u4(&s[0]);
             write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
         }
+        _ => {}
+    }
+}
+
+/// Executes a double-precision or 64-bit operation on register pairs of work-item `it`;
+/// other operations are left to [`step`].
+fn exec_wide(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) {
+    match &inst.op {
         Op::Wide(f) => {
             let s = read_srcs(it, sh, prog, inst);
             let w = |k: usize| join64(s[k][0], s[k][1]);
@@ -1138,14 +1208,12 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                 WideFn::Cmp(g) => {
                     let v = bool32(g(w(0), w(1)));
                     write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
-                    it.pc = next;
-                    return Ok(Flow::Next);
+                    return;
                 }
                 WideFn::Narrow(g) => {
                     let v = g(w(0));
                     write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
-                    it.pc = next;
-                    return Ok(Flow::Next);
+                    return;
                 }
             };
             let (lo, hi) = split64(r);
@@ -1188,6 +1256,21 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let (lo, hi) = split64(super::dops::dldexp(join64(s[0][0], s[0][1]), s[1][0]));
             write_dst(it, sh, &inst.dst, Ty::Double, [lo, hi, lo, hi]);
         }
+        _ => {}
+    }
+}
+
+/// Executes a memory, texture or owner-computes LDS operation of work-item `it`, whose
+/// next instruction is `next`: `Some(flow)` when the work-item stops here (its pc already
+/// moved), `None` to go on. Other operations are left to [`step`].
+fn exec_memory(
+    prog: &ExecProgram,
+    it: &mut Item,
+    sh: &mut Shared,
+    inst: &Inst,
+    next: u32,
+) -> Result<Option<Flow>, InterpError> {
+    match &inst.op {
         Op::OwnerRead { abs, exchange } => {
             let s = read_srcs(it, sh, prog, inst);
             let (owner, off) = (s[0][0], s[0][1]);
@@ -1208,7 +1291,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             }
             if *exchange {
                 it.pc = next;
-                return Ok(Flow::Exchange(r));
+                return Ok(Some(Flow::Exchange(r)));
             }
             write_dst(it, sh, &inst.dst, Ty::Untyped, r);
         }
@@ -1228,45 +1311,7 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
                 sh.lds_touch(OWNER_LDS, a, Access::Write);
             }
         }
-        Op::Tex {
-            op,
-            res,
-            sampler,
-            unnorm,
-        } => {
-            let s = read_srcs(it, sh, prog, inst);
-            let mut decl = *prog
-                .resources
-                .get(res)
-                .ok_or_else(|| InterpError::Malformed {
-                    message: format!("resource {res} is not declared"),
-                    line: inst.line,
-                })?;
-            if let Some(u) = unnorm {
-                decl.unnorm = *u;
-            }
-            let decl = &decl;
-            let tex = sh.textures.get(res);
-            let r = match (op, tex) {
-                (TexOp::ResInfo { uint }, t) => texture::resinfo(t, decl, s[0][0], *uint),
-                (_, None) => {
-                    return Err(InterpError::MissingBuffer(format!(
-                        "texture {res} (line {})",
-                        inst.line
-                    )))
-                }
-                (TexOp::Load(off), Some(t)) => texture::load(t, decl, s[0], *off),
-                (TexOp::Gather(c), Some(t)) => {
-                    let st = sh.samplers.get(sampler).copied().unwrap_or_default();
-                    texture::gather(t, decl, &st, s[0], *c)
-                }
-                (TexOp::Sample | TexOp::SampleL, Some(t)) => {
-                    let st = sh.samplers.get(sampler).copied().unwrap_or_default();
-                    texture::sample(t, decl, &st, s[0])
-                }
-            };
-            write_dst(it, sh, &inst.dst, Ty::Untyped, r);
-        }
+        Op::Tex { .. } => exec_tex(prog, it, sh, inst)?,
         Op::Load {
             space,
             addr,
@@ -1387,45 +1432,58 @@ fn step(prog: &ExecProgram, it: &mut Item, sh: &mut Shared) -> Result<Flow, Inte
             let v = if *alloc { old } else { *c };
             write_dst(it, sh, &inst.dst, Ty::Int, [v; 4]);
         }
-        Op::Fence { threads } => {
-            it.pc = next;
-            return Ok(if *threads { Flow::Barrier } else { Flow::Next });
-        }
-        Op::If(c, target) => {
-            if !eval_cond(it, sh, prog, c) {
-                next = *target;
-            }
-        }
-        Op::Jump(t) => next = *t,
-        Op::JumpIf(c, t) => {
-            if eval_cond(it, sh, prog, c) {
-                next = *t;
-            }
-        }
-        Op::Switch { cases, default } => {
-            let v = read(it, sh, prog, &inst.src[0], Ty::Int)[0];
-            next = cases
-                .iter()
-                .find(|(c, _)| *c == v)
-                .map_or(*default, |&(_, t)| t);
-        }
-        Op::Call(c, f) => {
-            if eval_cond(it, sh, prog, c) && it.stack.len() < CALL_DEPTH {
-                it.stack.push(next);
-                next = prog.funcs[*f as usize];
-            }
-        }
-        Op::Ret(c) => {
-            if eval_cond(it, sh, prog, c) {
-                match it.stack.pop() {
-                    Some(r) => next = r,
-                    None => return Ok(Flow::Done),
-                }
-            }
-        }
-        Op::End => return Ok(Flow::Done),
-        Op::Nop => {}
+        _ => {}
     }
-    it.pc = next;
-    Ok(Flow::Next)
+    Ok(None)
+}
+
+/// Executes a texture operation (`sample`, `load`, `resinfo`...) of work-item `it`.
+fn exec_tex(
+    prog: &ExecProgram,
+    it: &mut Item,
+    sh: &mut Shared,
+    inst: &Inst,
+) -> Result<(), InterpError> {
+    let Op::Tex {
+        op,
+        res,
+        sampler,
+        unnorm,
+    } = &inst.op
+    else {
+        return Ok(());
+    };
+    let s = read_srcs(it, sh, prog, inst);
+    let mut decl = *prog
+        .resources
+        .get(res)
+        .ok_or_else(|| InterpError::Malformed {
+            message: format!("resource {res} is not declared"),
+            line: inst.line,
+        })?;
+    if let Some(u) = unnorm {
+        decl.unnorm = *u;
+    }
+    let decl = &decl;
+    let tex = sh.textures.get(res);
+    let r = match (op, tex) {
+        (TexOp::ResInfo { uint }, t) => texture::resinfo(t, decl, s[0][0], *uint),
+        (_, None) => {
+            return Err(InterpError::MissingBuffer(format!(
+                "texture {res} (line {})",
+                inst.line
+            )))
+        }
+        (TexOp::Load(off), Some(t)) => texture::load(t, decl, s[0], *off),
+        (TexOp::Gather(c), Some(t)) => {
+            let st = sh.samplers.get(sampler).copied().unwrap_or_default();
+            texture::gather(t, decl, &st, s[0], *c)
+        }
+        (TexOp::Sample | TexOp::SampleL, Some(t)) => {
+            let st = sh.samplers.get(sampler).copied().unwrap_or_default();
+            texture::sample(t, decl, &st, s[0])
+        }
+    };
+    write_dst(it, sh, &inst.dst, Ty::Untyped, r);
+    Ok(())
 }

@@ -7,6 +7,11 @@
 //! The AST is first decoded ([`prepare`]) into a flat instruction list with resolved
 //! registers, literals and jump targets; the execution core never looks at strings.
 //!
+//! An independent oracle for semantics: nothing here is shared with the compiler's lowering
+//! or the emulator except the parsed program and its declarations summary
+//! ([`crate::decls`]: what `dcl_*` statements declare, which is syntax, not meaning). What
+//! every instruction computes is defined here alone.
+//!
 //! Modules: [`iops`], [`fops`], [`dops`] hold the per-opcode semantics as pure functions
 //! (usable by constant folding); [`memory`] the buffer model and atomics; [`dispatch`] the
 //! runner interface shared with the IR interpreter and `spa5-run`; [`program`] the decoded
@@ -118,7 +123,6 @@ pub mod typed_uav;
 mod exec;
 mod select;
 
-pub use decode::sharing_mode;
 pub use dispatch::{Dispatch, InterpError, LdsRace, MemSpace, OobAccess, RunStats, Schedule};
 pub use program::ExecProgram;
 

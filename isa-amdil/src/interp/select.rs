@@ -6,7 +6,7 @@
 //! [`InterpError::Unsupported`] naming the opcode for anything it does not implement
 //! (graphics, textures, GDS, SM30), never a wrong result.
 
-use super::decode::{err, malformed, Decoder, UavKind};
+use super::decode::{err, malformed, Decoder};
 use super::dispatch::InterpError;
 use super::dops;
 use super::fops::{self, RelOp, ZeroOp};
@@ -14,6 +14,7 @@ use super::iops::{self, bool32};
 use super::program::{Addr, AtomicOp, CompFn, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width};
 use super::texture::TexDim;
 use crate::ast::{self, Instruction};
+use crate::decls::BufferKind;
 use crate::opcodes::Opcode;
 
 /// Maps the AST relop to ours.
@@ -45,317 +46,23 @@ fn by_zeroop(z: ZeroOp, fm: fn(u32) -> u32, zr: fn(u32) -> u32, inf: fn(u32) -> 
     })
 }
 
-/// Builds the instruction for a non-flow, non-declaration statement.
+/// Chooses the operation of one opcode family: `None` for an opcode of another family.
+type Family = fn(&Instruction, u32) -> Result<Option<(Op, Ty)>, InterpError>;
+
+/// Builds the instruction for a non-flow, non-declaration statement: the operation from
+/// the first opcode family that knows it, else a memory operation.
 pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
-    use CompFn::*;
-    use Opcode as O;
     let line = dec.line;
-    let ieee = st.ieee();
-    let z = zeroop(st);
-    let f = Ty::Float;
-    let i = Ty::Int;
-    let w = Ty::Double;
-    let (op, ty): (Op, Ty) = match st.opcode {
-        // ---- float, per component (7.11) ----
-        O::Mov | O::InvMov => (Op::Comp(F1(|a| a)), Ty::Untyped),
-        O::Abs => (Op::Comp(F1(|a| fops::b(fops::f(a).abs()))), f),
-        O::Add => (Op::Comp(F2(fops::add)), f),
-        O::Sub => (Op::Comp(F2(fops::sub)), f),
-        O::Mul if ieee => (Op::Comp(F2(|a, b| fops::mul(a, b, true))), f),
-        O::Mul => (Op::Comp(F2(|a, b| fops::mul(a, b, false))), f),
-        O::Mad if ieee => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, true))), f),
-        O::Mad => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, false))), f),
-        O::Fma => (Op::Comp(F3(fops::fma)), f),
-        O::Div => (
-            Op::Comp(F2(match z {
-                ZeroOp::FltMax => |a, b| fops::div(a, b, ZeroOp::FltMax),
-                ZeroOp::Zero => |a, b| fops::div(a, b, ZeroOp::Zero),
-                ZeroOp::Infinity => |a, b| fops::div(a, b, ZeroOp::Infinity),
-            })),
-            f,
-        ),
-        O::Min => (Op::Comp(F2(fops::min)), f),
-        O::Max => (Op::Comp(F2(fops::max)), f),
-        O::Clamp => (Op::Comp(F3(fops::clamp)), f),
-        O::Flr | O::RoundNegInf => (Op::Comp(F1(fops::floor)), f),
-        O::Frc => (Op::Comp(F1(fops::frc)), f),
-        O::RoundNear => (Op::Comp(F1(fops::round_even)), f),
-        O::RoundPlusInf => (Op::Comp(F1(fops::ceil)), f),
-        O::RoundZero => (Op::Comp(F1(fops::trunc)), f),
-        O::Rnd => (Op::Comp(F1(fops::rnd)), f),
-        O::Mod => (Op::Comp(F2(fops::fmod)), f),
-        O::Sgn => (Op::Comp(F1(fops::sgn)), f),
-        O::Lrp => (
-            Op::Comp(F3(|a, b, c| {
-                let (s, x, y) = (fops::f(a), fops::f(b), fops::f(c));
-                fops::b(x * s + y * (1.0 - s))
-            })),
-            f,
-        ),
-        O::ExpVec => (Op::Comp(F1(fops::exp2)), f),
-        O::LogVec => (Op::Comp(F1(fops::log2_vec)), f),
-        O::RsqVec => (Op::Comp(F1(fops::rsq_vec)), f),
-        O::SqrtVec => (Op::Comp(F1(fops::sqrt)), f),
-        O::SinVec => (Op::Comp(F1(|a| fops::unary(a, f32::sin))), f),
-        O::CosVec => (Op::Comp(F1(|a| fops::unary(a, f32::cos))), f),
-        O::RcpVec => (Op::Comp(F1(|a| fops::rcp(a, ZeroOp::FltMax))), f),
-        O::Cmov => (Op::Cmov, f),
-        // typeless select: source modifiers act as for mov (float)
-        O::CmovLogical => (
-            Op::Comp(F3(|a, b, c| if a != 0 { b } else { c })),
-            Ty::Untyped,
-        ),
-        O::Eq => (Op::FCmp(RelOp::Eq), f),
-        O::Ne => (Op::FCmp(RelOp::Ne), f),
-        O::Ge => (Op::FCmp(RelOp::Ge), f),
-        O::Lt => (Op::FCmp(RelOp::Lt), f),
-        O::Set => {
-            let r = st
-                .relop()
-                .ok_or_else(|| malformed(line, "set needs _relop(..)"))?;
-            (Op::Set(relop(r)), f)
+    let families: [Family; 3] = [float_op, integer_op, wide_op];
+    let mut chosen = None;
+    for family in families {
+        chosen = family(st, line)?;
+        if chosen.is_some() {
+            break;
         }
-        O::Cmp => {
-            let r = st
-                .relop()
-                .ok_or_else(|| malformed(line, "cmp needs _relop(..)"))?;
-            let v = st
-                .controls
-                .iter()
-                .find_map(|c| match c {
-                    ast::Control::CmpVal(v) => Some(v.value()),
-                    _ => None,
-                })
-                .unwrap_or(0.0);
-            (Op::CmpVal(relop(r), v.to_bits()), f)
-        }
-        // ---- float, scalar on .w, broadcast ----
-        O::Rcp => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::rcp(a, ZeroOp::FltMax),
-                |a| fops::rcp(a, ZeroOp::Zero),
-                |a| fops::rcp(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Rsq => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::rsq(a, ZeroOp::FltMax),
-                |a| fops::rsq(a, ZeroOp::Zero),
-                |a| fops::rsq(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Log => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::log2(a, ZeroOp::FltMax),
-                |a| fops::log2(a, ZeroOp::Zero),
-                |a| fops::log2(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Ln => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::ln(a, ZeroOp::FltMax),
-                |a| fops::ln(a, ZeroOp::Zero),
-                |a| fops::ln(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Sqrt => (Op::ScalarW(F1(fops::sqrt)), f),
-        O::Exp => (Op::ScalarW(F1(fops::exp2)), f),
-        O::Exn => (Op::ScalarW(F1(fops::exn)), f),
-        O::Sin => (Op::ScalarW(F1(|a| fops::unary(a, f32::sin))), f),
-        O::Cos => (Op::ScalarW(F1(|a| fops::unary(a, f32::cos))), f),
-        O::Tan => (Op::ScalarW(F1(|a| fops::unary(a, f32::tan))), f),
-        O::Asin => (Op::ScalarW(F1(|a| fops::unary(a, f32::asin))), f),
-        O::Acos => (Op::ScalarW(F1(|a| fops::unary(a, f32::acos))), f),
-        O::Atan => (Op::ScalarW(F1(|a| fops::unary(a, f32::atan))), f),
-        O::Pow => (Op::ScalarW(F2(fops::pow)), f),
-        O::Dp2 => (Op::Dot(2, ieee), f),
-        O::Dp3 => (Op::Dot(3, ieee), f),
-        O::Dp4 => (Op::Dot(4, ieee), f),
-        O::Dp2add => (Op::Dp2Add, f),
-        O::Crs => (Op::Crs, f),
-        O::Sincos => (Op::SinCos, f),
-        O::Nrm => {
-            let n = if st.generic("nrm4").is_some() { 4 } else { 3 };
-            (Op::Nrm(n, z), f)
-        }
-        O::Dst => (Op::DistVec, f),
-        O::Lit => (Op::Lit, f),
-        // ---- conversions (7.10) ----
-        O::Ftoi => (Op::Comp(F1(fops::ftoi)), f),
-        O::Ftou => (Op::Comp(F1(fops::ftou)), f),
-        O::Itof => (Op::Comp(F1(fops::itof)), i),
-        O::Utof => (Op::Comp(F1(fops::utof)), i),
-        O::F2F16 | O::F2F16Near => (Op::Comp(F1(fops::f32_to_f16)), f),
-        O::F162F => (Op::Comp(F1(fops::f16_to_f32)), i),
-        // ---- integer (7.7, 7.8) ----
-        O::IAdd => (Op::Comp(F2(iops::iadd)), i),
-        O::INegate => (Op::Comp(F1(iops::inegate)), i),
-        O::IMul | O::UMul => (Op::Comp(F2(iops::imul)), i),
-        O::IMad | O::UMad => (Op::Comp(F3(iops::imad)), i),
-        O::IMulHigh => (Op::Comp(F2(iops::imul_high)), i),
-        O::UMulHigh => (Op::Comp(F2(iops::umul_high)), i),
-        O::IMul24 => (Op::Comp(F2(iops::imul24)), i),
-        O::IMad24 => (Op::Comp(F3(iops::imad24)), i),
-        O::UMul24 => (Op::Comp(F2(iops::umul24)), i),
-        O::UMad24 => (Op::Comp(F3(iops::umad24)), i),
-        O::IMul24High => (Op::Comp(F2(iops::imul24_high)), i),
-        O::UMul24High => (Op::Comp(F2(iops::umul24_high)), i),
-        O::UDiv => (Op::Comp(F2(iops::udiv)), i),
-        O::UMod => (Op::Comp(F2(iops::umod)), i),
-        O::And => (Op::Comp(F2(|a, b| a & b)), i),
-        O::IOr => (Op::Comp(F2(|a, b| a | b)), i),
-        O::IXor => (Op::Comp(F2(|a, b| a ^ b)), i),
-        O::INot => (Op::Comp(F1(|a| !a)), i),
-        O::IShl => (Op::Comp(F2(iops::ishl)), i),
-        O::IShr => (Op::Comp(F2(iops::ishr)), i),
-        O::UShr => (Op::Comp(F2(iops::ushr)), i),
-        O::IEq => (Op::Comp(F2(|a, b| bool32(a == b))), i),
-        O::INe => (Op::Comp(F2(|a, b| bool32(a != b))), i),
-        O::IGe => (Op::Comp(F2(|a, b| bool32(a as i32 >= b as i32))), i),
-        O::ILt => (Op::Comp(F2(|a, b| bool32((a as i32) < b as i32))), i),
-        O::UGe => (Op::Comp(F2(|a, b| bool32(a >= b))), i),
-        O::ULt => (Op::Comp(F2(|a, b| bool32(a < b))), i),
-        O::IMin => (Op::Comp(F2(iops::imin)), i),
-        // three-operand min/med/max (enum-only opcodes, Southern Islands era): the float
-        // forms follow min/max (NaN loses); med3 = max(min(a, b), min(max(a, b), c)).
-        O::Min3 => (Op::Comp(F3(|a, b, c| fops::min(fops::min(a, b), c))), f),
-        O::Max3 => (Op::Comp(F3(|a, b, c| fops::max(fops::max(a, b), c))), f),
-        O::Med3 => (
-            Op::Comp(F3(|a, b, c| {
-                fops::max(fops::min(a, b), fops::min(fops::max(a, b), c))
-            })),
-            f,
-        ),
-        O::IMin3 => (Op::Comp(F3(|a, b, c| iops::imin(iops::imin(a, b), c))), i),
-        O::IMax3 => (Op::Comp(F3(|a, b, c| iops::imax(iops::imax(a, b), c))), i),
-        O::IMed3 => (
-            Op::Comp(F3(|a, b, c| {
-                iops::imax(iops::imin(a, b), iops::imin(iops::imax(a, b), c))
-            })),
-            i,
-        ),
-        O::UMin3 => (Op::Comp(F3(|a, b, c| a.min(b).min(c))), i),
-        O::UMax3 => (Op::Comp(F3(|a, b, c| a.max(b).max(c))), i),
-        O::UMed3 => (Op::Comp(F3(|a, b, c| a.min(b).max(a.max(b).min(c)))), i),
-        O::IMax => (Op::Comp(F2(iops::imax)), i),
-        O::UMin => (Op::Comp(F2(|a, b| a.min(b))), i),
-        O::UMax => (Op::Comp(F2(|a, b| a.max(b))), i),
-        O::ICarry => (Op::Comp(F2(iops::icarry)), i),
-        O::IBorrow => (Op::Comp(F2(iops::iborrow)), i),
-        // ---- bit operations (7.9) ----
-        O::ICountbits => (Op::Comp(F1(iops::icountbits)), i),
-        O::IFirstbit => {
-            let g = if st.generic("shi").is_some() {
-                iops::ffb_shi
-            } else if st.generic("hi").is_some() {
-                iops::ffb_hi
-            } else {
-                iops::ffb_lo
-            };
-            (Op::Comp(F1(g)), i)
-        }
-        O::IBitExtract => (Op::Comp(F3(iops::ibit_extract)), i),
-        O::UBitExtract => (Op::Comp(F3(iops::ubit_extract)), i),
-        O::UBitInsert => (Op::Comp(F4(iops::ubit_insert)), i),
-        O::UBitReverse => (Op::Comp(F1(iops::ubit_reverse)), i),
-        // ---- multimedia (7.13) ----
-        O::BitAlign => (Op::Comp(F3(iops::bitalign)), i),
-        O::ByteAlign => (Op::Comp(F3(iops::bytealign)), i),
-        O::Sad => (Op::Comp(F3(iops::sad)), i),
-        O::SadHi => (Op::Comp(F3(iops::sad_hi)), i),
-        O::U4lerp => (Op::Comp(F3(iops::u4lerp)), i),
-        O::Sad4 => (Op::Sad4, i),
-        O::F2U4 => (Op::F2U4, f),
-        O::Unpack0 => (Op::Comp(F1(|a| fops::unpack(a, 0))), i),
-        O::Unpack1 => (Op::Comp(F1(|a| fops::unpack(a, 1))), i),
-        O::Unpack2 => (Op::Comp(F1(|a| fops::unpack(a, 2))), i),
-        O::Unpack3 => (Op::Comp(F1(|a| fops::unpack(a, 3))), i),
-        // ---- double (7.12) ----
-        O::DAdd => (Op::Wide(WideFn::W2(dops::dadd)), w),
-        O::DMul => (Op::Wide(WideFn::W2(dops::dmul)), w),
-        O::DDiv => (Op::Wide(WideFn::W2(dops::ddiv)), w),
-        O::DMuladd => (Op::Wide(WideFn::W3(dops::dmad)), w),
-        O::DMax => (Op::Wide(WideFn::W2(dops::dmax)), w),
-        O::DMin => (Op::Wide(WideFn::W2(dops::dmin)), w),
-        O::DFrac => (Op::Wide(WideFn::W1(dops::dfrac)), w),
-        O::DSqrt => (Op::Wide(WideFn::W1(dops::dsqrt)), w),
-        O::DMov => (Op::Wide(WideFn::W1(|a| a)), w),
-        O::DRcp => (
-            Op::Wide(WideFn::W1(match z {
-                ZeroOp::FltMax => |a| dops::drcp(a, ZeroOp::FltMax),
-                ZeroOp::Zero => |a| dops::drcp(a, ZeroOp::Zero),
-                ZeroOp::Infinity => |a| dops::drcp(a, ZeroOp::Infinity),
-            })),
-            w,
-        ),
-        O::DRsq => (
-            Op::Wide(WideFn::W1(match z {
-                ZeroOp::FltMax => |a| dops::drsq(a, ZeroOp::FltMax),
-                ZeroOp::Zero => |a| dops::drsq(a, ZeroOp::Zero),
-                ZeroOp::Infinity => |a| dops::drsq(a, ZeroOp::Infinity),
-            })),
-            w,
-        ),
-        O::Deq => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Eq, a, b))), w),
-        O::Dne => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ne, a, b))), w),
-        O::Dge => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ge, a, b))), w),
-        O::Dlt => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Lt, a, b))), w),
-        O::D2F => (Op::D2F, w),
-        O::F2D => (Op::F2D, f),
-        O::DMovc => (Op::DMovc, w),
-        O::DFrexp => (Op::DFrexp, w),
-        O::DLdexp => (Op::DLdexp, w),
-        // enum-only conversions (Appendix B): truncating, saturating, NaN -> 0 like ftoi.
-        O::Dtoi => (
-            Op::Wide(WideFn::Narrow(|a| (f64::from_bits(a) as i32) as u32)),
-            w,
-        ),
-        O::Dtou => (Op::Wide(WideFn::Narrow(|a| f64::from_bits(a) as u32)), w),
-        O::Itod => (Op::Widen(|a| (a as i32 as f64).to_bits()), i),
-        O::Utod => (Op::Widen(|a| (a as f64).to_bits()), i),
-        O::FtoiFlr => (Op::Comp(F1(|a| fops::ftoi(fops::floor(a)))), f),
-        O::FtoiRpi => (Op::Comp(F1(|a| fops::ftoi(fops::ceil(a)))), f),
-        O::Ldexp => (
-            Op::Comp(F2(|a, n| {
-                let e = (n as i32).clamp(-300, 300);
-                fops::b(((fops::f(a) as f64) * 2f64.powi(e)) as f32)
-            })),
-            f,
-        ),
-        // ---- 64-bit integer (7.7, 7.8) ----
-        O::I64Add => (Op::Wide(WideFn::W2(|a, b| a.wrapping_add(b))), i),
-        O::I64Sub => (Op::Wide(WideFn::W2(|a, b| a.wrapping_sub(b))), i),
-        O::I64Mul | O::U64Mul => (Op::Wide(WideFn::W2(|a, b| a.wrapping_mul(b))), i),
-        O::I64Negate => (Op::Wide(WideFn::W1(|a| a.wrapping_neg())), i),
-        O::I64Max => (
-            Op::Wide(WideFn::W2(|a, b| (a as i64).max(b as i64) as u64)),
-            i,
-        ),
-        O::I64Min => (
-            Op::Wide(WideFn::W2(|a, b| (a as i64).min(b as i64) as u64)),
-            i,
-        ),
-        O::U64Max => (Op::Wide(WideFn::W2(|a, b| a.max(b))), i),
-        O::U64Min => (Op::Wide(WideFn::W2(|a, b| a.min(b))), i),
-        O::I64Shl => (Op::Wide(WideFn::Sh(iops::i64shl)), i),
-        O::I64Shr => (Op::Wide(WideFn::Sh(iops::i64shr)), i),
-        O::U64Shr => (Op::Wide(WideFn::Sh(iops::u64shr)), i),
-        O::I64Eq => (Op::Wide(WideFn::Cmp(|a, b| a == b)), i),
-        O::I64Ne => (Op::Wide(WideFn::Cmp(|a, b| a != b)), i),
-        O::I64Ge => (Op::Wide(WideFn::Cmp(|a, b| a as i64 >= b as i64)), i),
-        O::I64Lt => (Op::Wide(WideFn::Cmp(|a, b| (a as i64) < b as i64)), i),
-        O::U64Ge => (Op::Wide(WideFn::Cmp(|a, b| a >= b)), i),
-        O::U64Lt => (Op::Wide(WideFn::Cmp(|a, b| a < b)), i),
-        // ---- memory ----
-        _ => return memory_op(dec, st),
+    }
+    let Some((op, ty)) = chosen else {
+        return memory_op(dec, st);
     };
     let dst = dec.dst_at(st, 0)?;
     let mut src = Vec::with_capacity(st.srcs.len());
@@ -627,20 +334,355 @@ fn tex_op(dec: &Decoder, st: &Instruction) -> Result<Op, InterpError> {
     })
 }
 
+/// Float operations: per component (7.11), and the scalar ones on `.w` broadcast. `None` for an opcode of another family.
+fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError> {
+    use CompFn::*;
+    use Opcode as O;
+    let ieee = st.ieee();
+    let z = zeroop(st);
+    let f = Ty::Float;
+    Ok(Some(match st.opcode {
+        // ---- float, per component (7.11) ----
+        O::Mov | O::InvMov => (Op::Comp(F1(|a| a)), Ty::Untyped),
+        O::Abs => (Op::Comp(F1(|a| fops::b(fops::f(a).abs()))), f),
+        O::Add => (Op::Comp(F2(fops::add)), f),
+        O::Sub => (Op::Comp(F2(fops::sub)), f),
+        O::Mul if ieee => (Op::Comp(F2(|a, b| fops::mul(a, b, true))), f),
+        O::Mul => (Op::Comp(F2(|a, b| fops::mul(a, b, false))), f),
+        O::Mad if ieee => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, true))), f),
+        O::Mad => (Op::Comp(F3(|a, b, c| fops::mad(a, b, c, false))), f),
+        O::Fma => (Op::Comp(F3(fops::fma)), f),
+        O::Div => (
+            Op::Comp(F2(match z {
+                ZeroOp::FltMax => |a, b| fops::div(a, b, ZeroOp::FltMax),
+                ZeroOp::Zero => |a, b| fops::div(a, b, ZeroOp::Zero),
+                ZeroOp::Infinity => |a, b| fops::div(a, b, ZeroOp::Infinity),
+            })),
+            f,
+        ),
+        O::Min => (Op::Comp(F2(fops::min)), f),
+        O::Max => (Op::Comp(F2(fops::max)), f),
+        O::Clamp => (Op::Comp(F3(fops::clamp)), f),
+        O::Flr | O::RoundNegInf => (Op::Comp(F1(fops::floor)), f),
+        O::Frc => (Op::Comp(F1(fops::frc)), f),
+        O::RoundNear => (Op::Comp(F1(fops::round_even)), f),
+        O::RoundPlusInf => (Op::Comp(F1(fops::ceil)), f),
+        O::RoundZero => (Op::Comp(F1(fops::trunc)), f),
+        O::Rnd => (Op::Comp(F1(fops::rnd)), f),
+        O::Mod => (Op::Comp(F2(fops::fmod)), f),
+        O::Sgn => (Op::Comp(F1(fops::sgn)), f),
+        O::Lrp => (
+            Op::Comp(F3(|a, b, c| {
+                let (s, x, y) = (fops::f(a), fops::f(b), fops::f(c));
+                fops::b(x * s + y * (1.0 - s))
+            })),
+            f,
+        ),
+        O::ExpVec => (Op::Comp(F1(fops::exp2)), f),
+        O::LogVec => (Op::Comp(F1(fops::log2_vec)), f),
+        O::RsqVec => (Op::Comp(F1(fops::rsq_vec)), f),
+        O::SqrtVec => (Op::Comp(F1(fops::sqrt)), f),
+        O::SinVec => (Op::Comp(F1(|a| fops::unary(a, f32::sin))), f),
+        O::CosVec => (Op::Comp(F1(|a| fops::unary(a, f32::cos))), f),
+        O::RcpVec => (Op::Comp(F1(|a| fops::rcp(a, ZeroOp::FltMax))), f),
+        O::Cmov => (Op::Cmov, f),
+        // typeless select: source modifiers act as for mov (float)
+        O::CmovLogical => (
+            Op::Comp(F3(|a, b, c| if a != 0 { b } else { c })),
+            Ty::Untyped,
+        ),
+        O::Eq => (Op::FCmp(RelOp::Eq), f),
+        O::Ne => (Op::FCmp(RelOp::Ne), f),
+        O::Ge => (Op::FCmp(RelOp::Ge), f),
+        O::Lt => (Op::FCmp(RelOp::Lt), f),
+        O::Set => {
+            let r = st
+                .relop()
+                .ok_or_else(|| malformed(line, "set needs _relop(..)"))?;
+            (Op::Set(relop(r)), f)
+        }
+        O::Cmp => {
+            let r = st
+                .relop()
+                .ok_or_else(|| malformed(line, "cmp needs _relop(..)"))?;
+            let v = st
+                .controls
+                .iter()
+                .find_map(|c| match c {
+                    ast::Control::CmpVal(v) => Some(v.value()),
+                    _ => None,
+                })
+                .unwrap_or(0.0);
+            (Op::CmpVal(relop(r), v.to_bits()), f)
+        }
+        // ---- float, scalar on .w, broadcast ----
+        O::Rcp => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::rcp(a, ZeroOp::FltMax),
+                |a| fops::rcp(a, ZeroOp::Zero),
+                |a| fops::rcp(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Rsq => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::rsq(a, ZeroOp::FltMax),
+                |a| fops::rsq(a, ZeroOp::Zero),
+                |a| fops::rsq(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Log => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::log2(a, ZeroOp::FltMax),
+                |a| fops::log2(a, ZeroOp::Zero),
+                |a| fops::log2(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Ln => (
+            Op::ScalarW(by_zeroop(
+                z,
+                |a| fops::ln(a, ZeroOp::FltMax),
+                |a| fops::ln(a, ZeroOp::Zero),
+                |a| fops::ln(a, ZeroOp::Infinity),
+            )),
+            f,
+        ),
+        O::Sqrt => (Op::ScalarW(F1(fops::sqrt)), f),
+        O::Exp => (Op::ScalarW(F1(fops::exp2)), f),
+        O::Exn => (Op::ScalarW(F1(fops::exn)), f),
+        O::Sin => (Op::ScalarW(F1(|a| fops::unary(a, f32::sin))), f),
+        O::Cos => (Op::ScalarW(F1(|a| fops::unary(a, f32::cos))), f),
+        O::Tan => (Op::ScalarW(F1(|a| fops::unary(a, f32::tan))), f),
+        O::Asin => (Op::ScalarW(F1(|a| fops::unary(a, f32::asin))), f),
+        O::Acos => (Op::ScalarW(F1(|a| fops::unary(a, f32::acos))), f),
+        O::Atan => (Op::ScalarW(F1(|a| fops::unary(a, f32::atan))), f),
+        O::Pow => (Op::ScalarW(F2(fops::pow)), f),
+        O::Dp2 => (Op::Dot(2, ieee), f),
+        O::Dp3 => (Op::Dot(3, ieee), f),
+        O::Dp4 => (Op::Dot(4, ieee), f),
+        O::Dp2add => (Op::Dp2Add, f),
+        O::Crs => (Op::Crs, f),
+        O::Sincos => (Op::SinCos, f),
+        O::Nrm => {
+            let n = if st.generic("nrm4").is_some() { 4 } else { 3 };
+            (Op::Nrm(n, z), f)
+        }
+        O::Dst => (Op::DistVec, f),
+        O::Lit => (Op::Lit, f),
+        _ => return Ok(None),
+    }))
+}
+
+/// Conversions (7.10), integer (7.7, 7.8), bit (7.9) and multimedia (7.13) operations. `None` for an opcode of another family.
+fn integer_op(st: &Instruction, _line: u32) -> Result<Option<(Op, Ty)>, InterpError> {
+    use CompFn::*;
+    use Opcode as O;
+    let f = Ty::Float;
+    let i = Ty::Int;
+    Ok(Some(match st.opcode {
+        // ---- conversions (7.10) ----
+        O::Ftoi => (Op::Comp(F1(fops::ftoi)), f),
+        O::Ftou => (Op::Comp(F1(fops::ftou)), f),
+        O::Itof => (Op::Comp(F1(fops::itof)), i),
+        O::Utof => (Op::Comp(F1(fops::utof)), i),
+        O::F2F16 | O::F2F16Near => (Op::Comp(F1(fops::f32_to_f16)), f),
+        O::F162F => (Op::Comp(F1(fops::f16_to_f32)), i),
+        // ---- integer (7.7, 7.8) ----
+        O::IAdd => (Op::Comp(F2(iops::iadd)), i),
+        O::INegate => (Op::Comp(F1(iops::inegate)), i),
+        O::IMul | O::UMul => (Op::Comp(F2(iops::imul)), i),
+        O::IMad | O::UMad => (Op::Comp(F3(iops::imad)), i),
+        O::IMulHigh => (Op::Comp(F2(iops::imul_high)), i),
+        O::UMulHigh => (Op::Comp(F2(iops::umul_high)), i),
+        O::IMul24 => (Op::Comp(F2(iops::imul24)), i),
+        O::IMad24 => (Op::Comp(F3(iops::imad24)), i),
+        O::UMul24 => (Op::Comp(F2(iops::umul24)), i),
+        O::UMad24 => (Op::Comp(F3(iops::umad24)), i),
+        O::IMul24High => (Op::Comp(F2(iops::imul24_high)), i),
+        O::UMul24High => (Op::Comp(F2(iops::umul24_high)), i),
+        O::UDiv => (Op::Comp(F2(iops::udiv)), i),
+        O::UMod => (Op::Comp(F2(iops::umod)), i),
+        O::And => (Op::Comp(F2(|a, b| a & b)), i),
+        O::IOr => (Op::Comp(F2(|a, b| a | b)), i),
+        O::IXor => (Op::Comp(F2(|a, b| a ^ b)), i),
+        O::INot => (Op::Comp(F1(|a| !a)), i),
+        O::IShl => (Op::Comp(F2(iops::ishl)), i),
+        O::IShr => (Op::Comp(F2(iops::ishr)), i),
+        O::UShr => (Op::Comp(F2(iops::ushr)), i),
+        O::IEq => (Op::Comp(F2(|a, b| bool32(a == b))), i),
+        O::INe => (Op::Comp(F2(|a, b| bool32(a != b))), i),
+        O::IGe => (Op::Comp(F2(|a, b| bool32(a as i32 >= b as i32))), i),
+        O::ILt => (Op::Comp(F2(|a, b| bool32((a as i32) < b as i32))), i),
+        O::UGe => (Op::Comp(F2(|a, b| bool32(a >= b))), i),
+        O::ULt => (Op::Comp(F2(|a, b| bool32(a < b))), i),
+        O::IMin => (Op::Comp(F2(iops::imin)), i),
+        // three-operand min/med/max (enum-only opcodes, Southern Islands era): the float
+        // forms follow min/max (NaN loses); med3 = max(min(a, b), min(max(a, b), c)).
+        O::Min3 => (Op::Comp(F3(|a, b, c| fops::min(fops::min(a, b), c))), f),
+        O::Max3 => (Op::Comp(F3(|a, b, c| fops::max(fops::max(a, b), c))), f),
+        O::Med3 => (
+            Op::Comp(F3(|a, b, c| {
+                fops::max(fops::min(a, b), fops::min(fops::max(a, b), c))
+            })),
+            f,
+        ),
+        O::IMin3 => (Op::Comp(F3(|a, b, c| iops::imin(iops::imin(a, b), c))), i),
+        O::IMax3 => (Op::Comp(F3(|a, b, c| iops::imax(iops::imax(a, b), c))), i),
+        O::IMed3 => (
+            Op::Comp(F3(|a, b, c| {
+                iops::imax(iops::imin(a, b), iops::imin(iops::imax(a, b), c))
+            })),
+            i,
+        ),
+        O::UMin3 => (Op::Comp(F3(|a, b, c| a.min(b).min(c))), i),
+        O::UMax3 => (Op::Comp(F3(|a, b, c| a.max(b).max(c))), i),
+        O::UMed3 => (Op::Comp(F3(|a, b, c| a.min(b).max(a.max(b).min(c)))), i),
+        O::IMax => (Op::Comp(F2(iops::imax)), i),
+        O::UMin => (Op::Comp(F2(|a, b| a.min(b))), i),
+        O::UMax => (Op::Comp(F2(|a, b| a.max(b))), i),
+        O::ICarry => (Op::Comp(F2(iops::icarry)), i),
+        O::IBorrow => (Op::Comp(F2(iops::iborrow)), i),
+        // ---- bit operations (7.9) ----
+        O::ICountbits => (Op::Comp(F1(iops::icountbits)), i),
+        O::IFirstbit => {
+            let g = if st.generic("shi").is_some() {
+                iops::ffb_shi
+            } else if st.generic("hi").is_some() {
+                iops::ffb_hi
+            } else {
+                iops::ffb_lo
+            };
+            (Op::Comp(F1(g)), i)
+        }
+        O::IBitExtract => (Op::Comp(F3(iops::ibit_extract)), i),
+        O::UBitExtract => (Op::Comp(F3(iops::ubit_extract)), i),
+        O::UBitInsert => (Op::Comp(F4(iops::ubit_insert)), i),
+        O::UBitReverse => (Op::Comp(F1(iops::ubit_reverse)), i),
+        // ---- multimedia (7.13) ----
+        O::BitAlign => (Op::Comp(F3(iops::bitalign)), i),
+        O::ByteAlign => (Op::Comp(F3(iops::bytealign)), i),
+        O::Sad => (Op::Comp(F3(iops::sad)), i),
+        O::SadHi => (Op::Comp(F3(iops::sad_hi)), i),
+        O::U4lerp => (Op::Comp(F3(iops::u4lerp)), i),
+        O::Sad4 => (Op::Sad4, i),
+        O::F2U4 => (Op::F2U4, f),
+        O::Unpack0 => (Op::Comp(F1(|a| fops::unpack(a, 0))), i),
+        O::Unpack1 => (Op::Comp(F1(|a| fops::unpack(a, 1))), i),
+        O::Unpack2 => (Op::Comp(F1(|a| fops::unpack(a, 2))), i),
+        O::Unpack3 => (Op::Comp(F1(|a| fops::unpack(a, 3))), i),
+        _ => return Ok(None),
+    }))
+}
+
+/// Double-precision (7.12) and 64-bit integer (7.7, 7.8) operations. `None` for an opcode of another family.
+fn wide_op(st: &Instruction, _line: u32) -> Result<Option<(Op, Ty)>, InterpError> {
+    use CompFn::*;
+    use Opcode as O;
+    let z = zeroop(st);
+    let f = Ty::Float;
+    let i = Ty::Int;
+    let w = Ty::Double;
+    Ok(Some(match st.opcode {
+        // ---- double (7.12) ----
+        O::DAdd => (Op::Wide(WideFn::W2(dops::dadd)), w),
+        O::DMul => (Op::Wide(WideFn::W2(dops::dmul)), w),
+        O::DDiv => (Op::Wide(WideFn::W2(dops::ddiv)), w),
+        O::DMuladd => (Op::Wide(WideFn::W3(dops::dmad)), w),
+        O::DMax => (Op::Wide(WideFn::W2(dops::dmax)), w),
+        O::DMin => (Op::Wide(WideFn::W2(dops::dmin)), w),
+        O::DFrac => (Op::Wide(WideFn::W1(dops::dfrac)), w),
+        O::DSqrt => (Op::Wide(WideFn::W1(dops::dsqrt)), w),
+        O::DMov => (Op::Wide(WideFn::W1(|a| a)), w),
+        O::DRcp => (
+            Op::Wide(WideFn::W1(match z {
+                ZeroOp::FltMax => |a| dops::drcp(a, ZeroOp::FltMax),
+                ZeroOp::Zero => |a| dops::drcp(a, ZeroOp::Zero),
+                ZeroOp::Infinity => |a| dops::drcp(a, ZeroOp::Infinity),
+            })),
+            w,
+        ),
+        O::DRsq => (
+            Op::Wide(WideFn::W1(match z {
+                ZeroOp::FltMax => |a| dops::drsq(a, ZeroOp::FltMax),
+                ZeroOp::Zero => |a| dops::drsq(a, ZeroOp::Zero),
+                ZeroOp::Infinity => |a| dops::drsq(a, ZeroOp::Infinity),
+            })),
+            w,
+        ),
+        O::Deq => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Eq, a, b))), w),
+        O::Dne => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ne, a, b))), w),
+        O::Dge => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Ge, a, b))), w),
+        O::Dlt => (Op::Wide(WideFn::Cmp(|a, b| dops::dcmp(RelOp::Lt, a, b))), w),
+        O::D2F => (Op::D2F, w),
+        O::F2D => (Op::F2D, f),
+        O::DMovc => (Op::DMovc, w),
+        O::DFrexp => (Op::DFrexp, w),
+        O::DLdexp => (Op::DLdexp, w),
+        // enum-only conversions (Appendix B): truncating, saturating, NaN -> 0 like ftoi.
+        O::Dtoi => (
+            Op::Wide(WideFn::Narrow(|a| (f64::from_bits(a) as i32) as u32)),
+            w,
+        ),
+        O::Dtou => (Op::Wide(WideFn::Narrow(|a| f64::from_bits(a) as u32)), w),
+        O::Itod => (Op::Widen(|a| (a as i32 as f64).to_bits()), i),
+        O::Utod => (Op::Widen(|a| (a as f64).to_bits()), i),
+        O::FtoiFlr => (Op::Comp(F1(|a| fops::ftoi(fops::floor(a)))), f),
+        O::FtoiRpi => (Op::Comp(F1(|a| fops::ftoi(fops::ceil(a)))), f),
+        O::Ldexp => (
+            Op::Comp(F2(|a, n| {
+                let e = (n as i32).clamp(-300, 300);
+                fops::b(((fops::f(a) as f64) * 2f64.powi(e)) as f32)
+            })),
+            f,
+        ),
+        // ---- 64-bit integer (7.7, 7.8) ----
+        O::I64Add => (Op::Wide(WideFn::W2(|a, b| a.wrapping_add(b))), i),
+        O::I64Sub => (Op::Wide(WideFn::W2(|a, b| a.wrapping_sub(b))), i),
+        O::I64Mul | O::U64Mul => (Op::Wide(WideFn::W2(|a, b| a.wrapping_mul(b))), i),
+        O::I64Negate => (Op::Wide(WideFn::W1(|a| a.wrapping_neg())), i),
+        O::I64Max => (
+            Op::Wide(WideFn::W2(|a, b| (a as i64).max(b as i64) as u64)),
+            i,
+        ),
+        O::I64Min => (
+            Op::Wide(WideFn::W2(|a, b| (a as i64).min(b as i64) as u64)),
+            i,
+        ),
+        O::U64Max => (Op::Wide(WideFn::W2(|a, b| a.max(b))), i),
+        O::U64Min => (Op::Wide(WideFn::W2(|a, b| a.min(b))), i),
+        O::I64Shl => (Op::Wide(WideFn::Sh(iops::i64shl)), i),
+        O::I64Shr => (Op::Wide(WideFn::Sh(iops::i64shr)), i),
+        O::U64Shr => (Op::Wide(WideFn::Sh(iops::u64shr)), i),
+        O::I64Eq => (Op::Wide(WideFn::Cmp(|a, b| a == b)), i),
+        O::I64Ne => (Op::Wide(WideFn::Cmp(|a, b| a != b)), i),
+        O::I64Ge => (Op::Wide(WideFn::Cmp(|a, b| a as i64 >= b as i64)), i),
+        O::I64Lt => (Op::Wide(WideFn::Cmp(|a, b| (a as i64) < b as i64)), i),
+        O::U64Ge => (Op::Wide(WideFn::Cmp(|a, b| a >= b)), i),
+        O::U64Lt => (Op::Wide(WideFn::Cmp(|a, b| a < b)), i),
+        _ => return Ok(None),
+    }))
+}
+
 fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
     use Opcode as O;
     let line = dec.line;
     let id = st.id().unwrap_or(0);
     let uav_addr = |dec: &Decoder, id: u32| match dec.decls.uavs.get(&id) {
-        Some(UavKind::Struct(s)) => Addr::Struct(*s),
-        Some(UavKind::Typed(f)) => Addr::Typed(*f),
+        Some(BufferKind::Struct(s)) => Addr::Struct(*s),
+        Some(BufferKind::Typed(f)) => Addr::Typed(*f),
         _ => Addr::Raw,
     };
-    let lds_addr = |dec: &Decoder, id: u32, vec: bool| match dec.decls.lds_stride.get(&id) {
-        Some(Some(s)) if vec => Addr::StructVec(*s),
-        Some(Some(s)) => Addr::Struct(*s),
-        _ => Addr::Raw,
-    };
+    let lds_addr =
+        |dec: &Decoder, id: u32, vec: bool| match dec.decls.lds.get(&id).and_then(|r| r.stride) {
+            Some(s) if vec => Addr::StructVec(s),
+            Some(s) => Addr::Struct(s),
+            _ => Addr::Raw,
+        };
     let gds_addr = |dec: &Decoder, id: u32| match dec.out.gds_stride.get(&id) {
         Some(s) => Addr::Struct(*s),
         None => Addr::Raw,
@@ -650,16 +692,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         src.push(dec.src_at(st, k)?);
     }
     let mut dst = dec.dst_at(st, 0)?;
-    let need = |n: usize| -> Result<(), InterpError> {
-        if src.len() < n {
-            Err(malformed(
-                line,
-                format!("{:?} needs {n} source operands", st.opcode),
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    let need = |n: usize| need_sources(st, line, src.len(), n);
     let load = |space, addr, width, vec| Op::Load {
         space,
         addr,
@@ -696,7 +729,7 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         O::SrvStructLoad => {
             need(1)?;
             let addr = match dec.decls.srvs.get(&id) {
-                Some(UavKind::Struct(s)) => Addr::Struct(*s),
+                Some(BufferKind::Struct(s)) => Addr::Struct(*s),
                 _ => Addr::Raw,
             };
             load(Space::Srv(id), addr, Width::U32, true)
@@ -791,58 +824,14 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
             alloc: st.opcode == O::AppendBufAlloc,
         },
         O::LdsReadVec | O::LdsWriteVec => {
-            let Some((_, abs_default)) = dec.out.owner_lds else {
-                return Err(malformed(
-                    line,
-                    format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
-                ));
-            };
-            let abs = super::decode::sharing_mode(st).unwrap_or(abs_default);
             need(1)?;
-            if st.opcode == O::LdsReadVec {
-                Op::OwnerRead {
-                    abs,
-                    exchange: st.generic("neighborexch").is_some(),
-                }
-            } else {
-                let offset = st
-                    .controls
-                    .iter()
-                    .find_map(|c| match c {
-                        ast::Control::LOffset(n) => Some(*n),
-                        _ => None,
-                    })
-                    .unwrap_or(0);
-                Op::OwnerWrite { abs, offset }
-            }
+            owner_lds_op(dec, st, line)?
         }
         O::Sample | O::SampleL | O::Load | O::Resinfo | O::Fetch4 => {
             need(if st.opcode == O::SampleL { 2 } else { 1 })?;
             tex_op(dec, st)?
         }
-        op => {
-            let Some((aop, ret, mem)) = atomic_of(op) else {
-                return Err(err(line, format!("opcode {op:?}")));
-            };
-            let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
-            need(if three { 3 } else { 2 })?;
-            if aop == AtomicOp::CmpXchg && mem == AtomicMem::Uav {
-                // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
-                // (compare, new) as the LDS form has it (L8229, L8419).
-                src.swap(1, 2);
-            }
-            let (space, addr) = match mem {
-                AtomicMem::Lds => (Space::Lds(id), lds_addr(dec, id, false)),
-                AtomicMem::Gds => (Space::Gds(id), gds_addr(dec, id)),
-                AtomicMem::Uav => (Space::Uav(id), uav_addr(dec, id)),
-            };
-            Op::Atomic {
-                space,
-                addr,
-                op: aop,
-                ret,
-            }
-        }
+        op => atomic_op(dec, st, line, op, &mut src)?,
     };
     if src.len() > 4 {
         return Err(malformed(
@@ -861,5 +850,104 @@ fn memory_op(dec: &mut Decoder, st: &Instruction) -> Result<Inst, InterpError> {
         src,
         line,
         precision: Default::default(),
+    })
+}
+
+/// An error unless `st` has at least `n` of its `have` source operands.
+fn need_sources(st: &Instruction, line: u32, have: usize, n: usize) -> Result<(), InterpError> {
+    if have < n {
+        Err(malformed(
+            line,
+            format!("{:?} needs {n} source operands", st.opcode),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The addressing of UAV `id`'s loads, stores and atomics (its declaration's shape).
+fn uav_addr(dec: &Decoder, id: u32) -> Addr {
+    match dec.decls.uavs.get(&id) {
+        Some(BufferKind::Struct(s)) => Addr::Struct(*s),
+        Some(BufferKind::Typed(f)) => Addr::Typed(*f),
+        _ => Addr::Raw,
+    }
+}
+
+/// The addressing of LDS `id` (structured ones by element, `vec` for the vector forms).
+fn lds_addr(dec: &Decoder, id: u32, vec: bool) -> Addr {
+    match dec.decls.lds.get(&id).and_then(|r| r.stride) {
+        Some(s) if vec => Addr::StructVec(s),
+        Some(s) => Addr::Struct(s),
+        _ => Addr::Raw,
+    }
+}
+
+/// The addressing of GDS `id`.
+fn gds_addr(dec: &Decoder, id: u32) -> Addr {
+    match dec.out.gds_stride.get(&id) {
+        Some(s) => Addr::Struct(*s),
+        None => Addr::Raw,
+    }
+}
+
+/// `lds_read_vec` / `lds_write_vec`: R7xx owner-computes LDS in the declared sharing mode
+/// unless the statement names one.
+fn owner_lds_op(dec: &Decoder, st: &Instruction, line: u32) -> Result<Op, InterpError> {
+    let Some((_, abs_default)) = dec.out.owner_lds else {
+        return Err(malformed(
+            line,
+            format!("{} needs dcl_lds_size_per_thread", st.opcode.mnemonic()),
+        ));
+    };
+    let abs = crate::decls::sharing_mode(st).unwrap_or(abs_default);
+    Ok(if st.opcode == Opcode::LdsReadVec {
+        Op::OwnerRead {
+            abs,
+            exchange: st.generic("neighborexch").is_some(),
+        }
+    } else {
+        let offset = st
+            .controls
+            .iter()
+            .find_map(|c| match c {
+                ast::Control::LOffset(n) => Some(*n),
+                _ => None,
+            })
+            .unwrap_or(0);
+        Op::OwnerWrite { abs, offset }
+    })
+}
+
+/// An atomic of opcode `op` (an error for an opcode that is none); normalises the UAV
+/// compare-exchange's sources to the LDS order.
+fn atomic_op(
+    dec: &Decoder,
+    st: &Instruction,
+    line: u32,
+    op: Opcode,
+    src: &mut [super::program::Src],
+) -> Result<Op, InterpError> {
+    let id = st.id().unwrap_or(0);
+    let Some((aop, ret, mem)) = atomic_of(op) else {
+        return Err(err(line, format!("opcode {op:?}")));
+    };
+    let three = matches!(aop, AtomicOp::CmpXchg | AtomicOp::MskOr);
+    need_sources(st, line, src.len(), if three { 3 } else { 2 })?;
+    if aop == AtomicOp::CmpXchg && mem == AtomicMem::Uav {
+        // UAV form: src1 = new value, src2 = compare (L8758, L8885); normalise to
+        // (compare, new) as the LDS form has it (L8229, L8419).
+        src.swap(1, 2);
+    }
+    let (space, addr) = match mem {
+        AtomicMem::Lds => (Space::Lds(id), lds_addr(dec, id, false)),
+        AtomicMem::Gds => (Space::Gds(id), gds_addr(dec, id)),
+        AtomicMem::Uav => (Space::Uav(id), uav_addr(dec, id)),
+    };
+    Ok(Op::Atomic {
+        space,
+        addr,
+        op: aop,
+        ret,
     })
 }

@@ -24,6 +24,10 @@
 //!   modifiers the guide forbids on integer instructions, graphics/SM30 opcodes in `il_cs`,
 //!   `.w` of the 3-D id registers, functions without `endmain`.
 //!
+//! Declarations are read through the declarations summary ([`crate::decls`]), built here
+//! statement by statement so that uses are checked against what is declared so far; the
+//! interpreter and the compiler's lowering take the same summary.
+//!
 //! Guarantees: never panics; diagnostics come in statement order (then end-of-program ones).
 
 #![cfg_attr(
@@ -40,6 +44,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ast::*;
+use crate::decls::{Declarations, ProblemKind};
 use crate::diag::{codes, Diagnostic};
 use crate::opcodes::{Form, Opcode, Usage};
 
@@ -95,16 +100,11 @@ enum Block {
     Func,
 }
 
+/// What is declared so far, and where each (kind, number) was first declared.
 #[derive(Default)]
 struct Decls {
-    literals: HashMap<u32, [u32; 4]>,
-    cbs: HashMap<u32, u32>,
-    itemps: HashMap<u32, u32>,
-    uavs: HashSet<u32>,
-    srvs: HashSet<u32>,
-    lds: HashSet<u32>,
-    gds: HashSet<u32>,
-    resources: HashSet<u32>,
+    /// The declarations summary of the statements seen so far.
+    sum: Declarations,
     /// Where each (kind, number) was first declared, for the "declared twice" label.
     first: HashMap<(&'static str, u32), Span>,
 }
@@ -121,6 +121,20 @@ impl Decls {
             }
         }
     }
+}
+
+/// Structured control-flow state while the statements are checked in order.
+#[derive(Default)]
+struct Flow {
+    /// Open blocks and where each starts.
+    stack: Vec<(Block, Span)>,
+    /// Per open switch: each case value's first span, the first `default`'s span.
+    switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)>,
+    seen_endmain: bool,
+    seen_end: bool,
+    /// The previous statement was a `ret` that closed a function.
+    prev_closed_func_by_ret: bool,
+    warned_func_without_endmain: bool,
 }
 
 #[derive(Default)]
@@ -178,10 +192,6 @@ impl Validator {
         self.diags.push(Diagnostic::warning(code, span, msg));
     }
 
-    #[expect(
-        clippy::collapsible_match,
-        reason = "one arm per opcode group, the check inside, reads better than guards"
-    )]
     fn run(&mut self, p: &Program) {
         let compute = p
             .version
@@ -189,24 +199,7 @@ impl Validator {
             .map(|v| v.shader == ShaderType::Compute)
             .unwrap_or(true);
         if p.statements.iter().all(|s| s.opcode == Opcode::Comment) {
-            // Nothing but whitespace, comments or NULs (or a version token alone): not a
-            // kernel; an embedder passing the wrong buffer must not get an empty kernel back.
-            let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
-            let at = if at.line == 0 {
-                Span {
-                    line: 1,
-                    col: 1,
-                    ..Span::NONE
-                }
-            } else {
-                at
-            };
-            let what = if p.version.is_none() {
-                "empty program: no version line (`il_cs_2_0`) and no instructions"
-            } else {
-                "empty program: no instructions after the version line"
-            };
-            self.error(codes::BAD_VERSION, at, what);
+            self.empty_program(p);
             return;
         }
         if p.version.is_none() {
@@ -217,46 +210,13 @@ impl Validator {
                 "no version line (`il_cs_2_0`); assuming a compute shader",
             );
         }
-        // Function labels and calls are checked against the whole program.
-        let mut funcs: HashMap<u32, Span> = HashMap::new();
-        for s in &p.statements {
-            if s.opcode == Opcode::Func {
-                if let Payload::Label(l) = s.payload {
-                    if let Some(first) = funcs.get(&l) {
-                        self.diags.push(
-                            Diagnostic::error(
-                                codes::DUPLICATE,
-                                s.span,
-                                format!("function {l} defined twice"),
-                            )
-                            .with_label(*first, "first defined here"),
-                        );
-                    } else {
-                        funcs.insert(l, s.span);
-                    }
-                }
-            }
-        }
-        // Literals declared anywhere (used for the declared-after-use warning).
-        let mut all_literals: HashSet<u32> = HashSet::new();
-        for s in &p.statements {
-            if let Payload::Literal { reg, .. } = s.payload {
-                all_literals.insert(reg);
-            }
-        }
-
-        let mut stack: Vec<(Block, Span)> = Vec::new();
-        // Per open switch: each case value's first span, the first `default`'s span.
-        let mut switch_cases: Vec<(HashMap<i32, Span>, Option<Span>)> = Vec::new();
-        let mut seen_endmain = false;
-        let mut seen_end = false;
+        // Function labels and forward literal uses are checked against the whole program.
+        let whole = Declarations::collect(p.version.as_ref(), &p.statements);
+        let mut flow = Flow::default();
         let mut thread_group: Option<Span> = None;
         let mut max_threads: Option<Span> = None;
         let mut uses_lds = None;
-        let mut prev_closed_func_by_ret = false;
-        let mut warned_func_without_endmain = false;
-
-        for s in &p.statements {
+        for (at, s) in p.statements.iter().enumerate() {
             let op = s.opcode;
             let info = op.info();
             if compute && !matches!(info.usage, Usage::Cs | Usage::Tex | Usage::Meta) {
@@ -281,237 +241,14 @@ impl Validator {
                     );
                 }
             }
-            self.declaration(s, &mut thread_group, &mut max_threads);
+            self.declaration(at, s, &mut thread_group, &mut max_threads);
             if uses_lds.is_none() && op.mnemonic().starts_with("lds_") && s.id().is_some() {
                 uses_lds = Some(s.span);
             }
-            let closed_by_ret = prev_closed_func_by_ret;
-            prev_closed_func_by_ret = false;
-            use Opcode::*;
-            match op {
-                IfLogicalz | IfLogicalnz | Ifc | Ifnz => {
-                    stack.push((Block::If { has_else: false }, s.span))
-                }
-                Else => match stack.last_mut() {
-                    Some((Block::If { has_else }, _)) if !*has_else => *has_else = true,
-                    Some((Block::If { .. }, _)) => {
-                        self.error(codes::NESTING, s.span, "second `else` in one `if`")
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`else` without `if`"),
-                },
-                Endif => match stack.last() {
-                    Some((Block::If { .. }, _)) => {
-                        stack.pop();
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`endif` without `if`"),
-                },
-                While | Loop => stack.push((Block::Loop, s.span)),
-                Endloop => match stack.last() {
-                    Some((Block::Loop, _)) => {
-                        stack.pop();
-                    }
-                    _ => self.error(
-                        codes::NESTING,
-                        s.span,
-                        "`endloop` without `whileloop`/`loop`",
-                    ),
-                },
-                Switch => {
-                    stack.push((Block::Switch, s.span));
-                    switch_cases.push((HashMap::new(), None));
-                }
-                Case | Default => {
-                    if !matches!(stack.last(), Some((Block::Switch, _))) {
-                        self.error(
-                            codes::NESTING,
-                            s.span,
-                            format!("`{op}` outside the body of a `switch`"),
-                        );
-                    } else if let Some((cases, default)) = switch_cases.last_mut() {
-                        if let Payload::Case(v) = s.payload {
-                            if let Some(first) = cases.get(&v) {
-                                self.diags.push(
-                                    Diagnostic::error(
-                                        codes::DUPLICATE,
-                                        s.span,
-                                        format!("duplicate `case {v}` in one switch"),
-                                    )
-                                    .with_label(*first, "first here"),
-                                );
-                            } else {
-                                cases.insert(v, s.span);
-                            }
-                        } else if op == Default {
-                            match default {
-                                Some(first) => self.diags.push(
-                                    Diagnostic::error(
-                                        codes::DUPLICATE,
-                                        s.span,
-                                        "second `default` in one switch",
-                                    )
-                                    .with_label(*first, "first `default` here"),
-                                ),
-                                None => *default = Some(s.span),
-                            }
-                        }
-                    }
-                }
-                Endswitch => match stack.last() {
-                    Some((Block::Switch, _)) => {
-                        stack.pop();
-                        switch_cases.pop();
-                    }
-                    _ => self.error(codes::NESTING, s.span, "`endswitch` without `switch`"),
-                },
-                Break | Breakc | BreakLogicalz | BreakLogicalnz => {
-                    if !stack
-                        .iter()
-                        .any(|(b, _)| matches!(b, Block::Loop | Block::Switch))
-                    {
-                        self.error(
-                            codes::NESTING,
-                            s.span,
-                            format!("`{op}` outside any loop or switch"),
-                        );
-                    }
-                }
-                Continue | Continuec | ContinueLogicalz | ContinueLogicalnz => {
-                    if !stack.iter().any(|(b, _)| matches!(b, Block::Loop)) {
-                        self.error(codes::NESTING, s.span, format!("`{op}` outside any loop"));
-                    }
-                }
-                Func => {
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(
-                            codes::NESTING,
-                            s.span,
-                            "`func` inside an open control-flow block",
-                            open,
-                        );
-                    }
-                    stack.clear();
-                    if !seen_endmain && !warned_func_without_endmain {
-                        warned_func_without_endmain = true;
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            "function before `endmain` (the guide puts functions after `endmain`)",
-                        );
-                    }
-                    stack.push((Block::Func, s.span));
-                }
-                Endfunc => match stack.last() {
-                    Some((Block::Func, _)) if stack.len() == 1 => {
-                        stack.pop();
-                    }
-                    None if closed_by_ret => {}
-                    _ => self.error(
-                        codes::NESTING,
-                        s.span,
-                        "`endfunc` without matching `func` (or inside a block)",
-                    ),
-                },
-                Ret => {
-                    if stack.len() == 1 && stack[0].0 == Block::Func {
-                        stack.pop();
-                        prev_closed_func_by_ret = true;
-                    } else if !stack.is_empty() {
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            "`ret` inside control flow (the guide requires `ret_dyn` there)",
-                        );
-                    }
-                }
-                Endmain => {
-                    if seen_endmain {
-                        self.error(codes::NESTING, s.span, "second `endmain`");
-                    }
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(
-                            codes::NESTING,
-                            s.span,
-                            "`endmain` inside an open block",
-                            open,
-                        );
-                    }
-                    seen_endmain = true;
-                    stack.clear();
-                }
-                End => {
-                    if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
-                        let open = *open;
-                        self.error_note(codes::END, s.span, "`end` inside an open block", open);
-                    }
-                    stack.clear();
-                    seen_end = true;
-                }
-                Call | CallLogicalz | CallLogicalnz | Callnz => {
-                    if let Payload::Label(l) = s.payload {
-                        if !funcs.contains_key(&l) {
-                            self.error(
-                                codes::NO_SUCH_FUNCTION,
-                                s.span,
-                                format!("call to function {l}, which is not defined"),
-                            );
-                        }
-                    }
-                }
-                Fence if !s.controls.iter().any(|c| matches!(c, Control::Fence(_))) => {
-                    self.warn(
-                        codes::SUSPICIOUS,
-                        s.span,
-                        "`fence` without `_threads`, `_lds`, `_memory`, `_gds` or `_sr` does nothing",
-                    );
-                }
-                Fence if s.has_fence(FenceFlag::Threads) => {
-                    if stack.iter().any(|(b, _)| *b != Block::Func) {
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            "barrier inside control flow: the guide forbids it; accepted, correct only if the condition is uniform across the group",
-                        );
-                    }
-                }
-                _ => {}
-            }
-            // Literal use/declaration order.
-            for reg in operand_regs(s) {
-                if reg.kind == RegKind::Literal
-                    && !self.decls.literals.contains_key(&reg.num)
-                    && self.used_literals.insert(reg.num)
-                {
-                    if all_literals.contains(&reg.num) {
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            format!("literal l{} used before its `dcl_literal`", reg.num),
-                        );
-                    } else {
-                        self.warn(
-                            codes::PRACTICE,
-                            s.span,
-                            format!("literal l{} is never declared; it reads as zero", reg.num),
-                        );
-                    }
-                }
-            }
+            self.structure(p, at, s, &whole, &mut flow);
+            self.literal_uses(s, &whole);
         }
-        for (b, span) in stack {
-            let what = match b {
-                Block::If { .. } => "`if` without `endif`",
-                Block::Loop => "loop without `endloop`",
-                Block::Switch => "`switch` without `endswitch`",
-                Block::Func => continue,
-            };
-            self.error(codes::NESTING, span, what);
-        }
-        if !seen_end {
-            let span = p.statements.last().map(|s| s.span).unwrap_or(Span::NONE);
-            self.warn(codes::END, span, "program has no `end`");
-        }
+        self.end_of_program(p, flow);
         if let (Some(span), None, None) = (uses_lds, thread_group, max_threads) {
             self.warn(
                 codes::PRACTICE,
@@ -521,8 +258,328 @@ impl Validator {
         }
     }
 
+    /// A program of nothing but whitespace, comments or NULs (or a version token alone) is
+    /// not a kernel: an embedder passing the wrong buffer must not get an empty kernel back.
+    fn empty_program(&mut self, p: &Program) {
+        let at = p.version.as_ref().map(|v| v.span).unwrap_or(Span::NONE);
+        let at = if at.line == 0 {
+            Span {
+                line: 1,
+                col: 1,
+                ..Span::NONE
+            }
+        } else {
+            at
+        };
+        let what = if p.version.is_none() {
+            "empty program: no version line (`il_cs_2_0`) and no instructions"
+        } else {
+            "empty program: no instructions after the version line"
+        };
+        self.error(codes::BAD_VERSION, at, what);
+    }
+
+    /// Structured control flow at statement `s` (index `at`): blocks open and close in
+    /// order, `break`/`continue`/`case` sit where they may, calls name functions.
+    #[expect(
+        clippy::collapsible_match,
+        reason = "one arm per opcode group, the check inside, reads better than guards"
+    )]
+    fn structure(
+        &mut self,
+        p: &Program,
+        at: usize,
+        s: &Instruction,
+        whole: &Declarations,
+        flow: &mut Flow,
+    ) {
+        let op = s.opcode;
+        let closed_by_ret = std::mem::take(&mut flow.prev_closed_func_by_ret);
+        if op == Opcode::Func {
+            self.func_label(p, at, s, whole, flow);
+            return;
+        }
+        let Flow {
+            stack,
+            switch_cases,
+            seen_endmain,
+            seen_end,
+            prev_closed_func_by_ret,
+            ..
+        } = flow;
+        use Opcode::*;
+        match op {
+            IfLogicalz | IfLogicalnz | Ifc | Ifnz => {
+                stack.push((Block::If { has_else: false }, s.span))
+            }
+            Else => match stack.last_mut() {
+                Some((Block::If { has_else }, _)) if !*has_else => *has_else = true,
+                Some((Block::If { .. }, _)) => {
+                    self.error(codes::NESTING, s.span, "second `else` in one `if`")
+                }
+                _ => self.error(codes::NESTING, s.span, "`else` without `if`"),
+            },
+            Endif => match stack.last() {
+                Some((Block::If { .. }, _)) => {
+                    stack.pop();
+                }
+                _ => self.error(codes::NESTING, s.span, "`endif` without `if`"),
+            },
+            While | Loop => stack.push((Block::Loop, s.span)),
+            Endloop => match stack.last() {
+                Some((Block::Loop, _)) => {
+                    stack.pop();
+                }
+                _ => self.error(
+                    codes::NESTING,
+                    s.span,
+                    "`endloop` without `whileloop`/`loop`",
+                ),
+            },
+            Switch => {
+                stack.push((Block::Switch, s.span));
+                switch_cases.push((HashMap::new(), None));
+            }
+            Case | Default => self.case_label(s, stack, switch_cases),
+            Endswitch => match stack.last() {
+                Some((Block::Switch, _)) => {
+                    stack.pop();
+                    switch_cases.pop();
+                }
+                _ => self.error(codes::NESTING, s.span, "`endswitch` without `switch`"),
+            },
+            Break | Breakc | BreakLogicalz | BreakLogicalnz => {
+                if !stack
+                    .iter()
+                    .any(|(b, _)| matches!(b, Block::Loop | Block::Switch))
+                {
+                    self.error(
+                        codes::NESTING,
+                        s.span,
+                        format!("`{op}` outside any loop or switch"),
+                    );
+                }
+            }
+            Continue | Continuec | ContinueLogicalz | ContinueLogicalnz => {
+                if !stack.iter().any(|(b, _)| matches!(b, Block::Loop)) {
+                    self.error(codes::NESTING, s.span, format!("`{op}` outside any loop"));
+                }
+            }
+            Endfunc => match stack.last() {
+                Some((Block::Func, _)) if stack.len() == 1 => {
+                    stack.pop();
+                }
+                None if closed_by_ret => {}
+                _ => self.error(
+                    codes::NESTING,
+                    s.span,
+                    "`endfunc` without matching `func` (or inside a block)",
+                ),
+            },
+            Ret => {
+                if stack.len() == 1 && stack[0].0 == Block::Func {
+                    stack.pop();
+                    *prev_closed_func_by_ret = true;
+                } else if !stack.is_empty() {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        "`ret` inside control flow (the guide requires `ret_dyn` there)",
+                    );
+                }
+            }
+            Endmain => {
+                if *seen_endmain {
+                    self.error(codes::NESTING, s.span, "second `endmain`");
+                }
+                if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                    let open = *open;
+                    self.error_note(
+                        codes::NESTING,
+                        s.span,
+                        "`endmain` inside an open block",
+                        open,
+                    );
+                }
+                *seen_endmain = true;
+                stack.clear();
+            }
+            End => {
+                if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+                    let open = *open;
+                    self.error_note(codes::END, s.span, "`end` inside an open block", open);
+                }
+                stack.clear();
+                *seen_end = true;
+            }
+            Call | CallLogicalz | CallLogicalnz | Callnz => {
+                if let Payload::Label(l) = s.payload {
+                    if !whole.functions.contains_key(&l) {
+                        self.error(
+                            codes::NO_SUCH_FUNCTION,
+                            s.span,
+                            format!("call to function {l}, which is not defined"),
+                        );
+                    }
+                }
+            }
+            Fence if !s.controls.iter().any(|c| matches!(c, Control::Fence(_))) => {
+                self.warn(
+                    codes::SUSPICIOUS,
+                    s.span,
+                    "`fence` without `_threads`, `_lds`, `_memory`, `_gds` or `_sr` does nothing",
+                );
+            }
+            Fence if s.has_fence(FenceFlag::Threads) => {
+                if stack.iter().any(|(b, _)| *b != Block::Func) {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        "barrier inside control flow: the guide forbids it; accepted, correct only if the condition is uniform across the group",
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A `case` or `default`: inside a switch, not repeating a value or a `default`.
+    fn case_label(
+        &mut self,
+        s: &Instruction,
+        stack: &[(Block, Span)],
+        switch_cases: &mut [(HashMap<i32, Span>, Option<Span>)],
+    ) {
+        let op = s.opcode;
+        if !matches!(stack.last(), Some((Block::Switch, _))) {
+            self.error(
+                codes::NESTING,
+                s.span,
+                format!("`{op}` outside the body of a `switch`"),
+            );
+        } else if let Some((cases, default)) = switch_cases.last_mut() {
+            if let Payload::Case(v) = s.payload {
+                if let Some(first) = cases.get(&v) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            format!("duplicate `case {v}` in one switch"),
+                        )
+                        .with_label(*first, "first here"),
+                    );
+                } else {
+                    cases.insert(v, s.span);
+                }
+            } else if op == Opcode::Default {
+                match default {
+                    Some(first) => self.diags.push(
+                        Diagnostic::error(
+                            codes::DUPLICATE,
+                            s.span,
+                            "second `default` in one switch",
+                        )
+                        .with_label(*first, "first `default` here"),
+                    ),
+                    None => *default = Some(s.span),
+                }
+            }
+        }
+    }
+
+    /// A `func` label: defined once, outside open blocks, after `endmain`; it opens the
+    /// function's block.
+    fn func_label(
+        &mut self,
+        p: &Program,
+        at: usize,
+        s: &Instruction,
+        whole: &Declarations,
+        flow: &mut Flow,
+    ) {
+        let stack = &mut flow.stack;
+        if let Some(l) = crate::decls::label_of(s) {
+            let first = whole.functions.get(&l).copied().unwrap_or(at);
+            if first != at {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE,
+                        s.span,
+                        format!("function {l} defined twice"),
+                    )
+                    .with_label(p.statements[first].span, "first defined here"),
+                );
+            }
+        }
+        if let Some((_, open)) = stack.iter().find(|(b, _)| *b != Block::Func) {
+            let open = *open;
+            self.error_note(
+                codes::NESTING,
+                s.span,
+                "`func` inside an open control-flow block",
+                open,
+            );
+        }
+        stack.clear();
+        if !flow.seen_endmain && !flow.warned_func_without_endmain {
+            flow.warned_func_without_endmain = true;
+            self.warn(
+                codes::PRACTICE,
+                s.span,
+                "function before `endmain` (the guide puts functions after `endmain`)",
+            );
+        }
+        stack.push((Block::Func, s.span));
+    }
+
+    /// Literal use/declaration order: a literal used before its `dcl_literal`, or never
+    /// declared, is a warning (once per literal).
+    fn literal_uses(&mut self, s: &Instruction, whole: &Declarations) {
+        for reg in operand_regs(s) {
+            if reg.kind == RegKind::Literal
+                && !self.decls.sum.literals.contains_key(&reg.num)
+                && self.used_literals.insert(reg.num)
+            {
+                if whole.literals.contains_key(&reg.num) {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        format!("literal l{} used before its `dcl_literal`", reg.num),
+                    );
+                } else {
+                    self.warn(
+                        codes::PRACTICE,
+                        s.span,
+                        format!("literal l{} is never declared; it reads as zero", reg.num),
+                    );
+                }
+            }
+        }
+    }
+
+    /// What is still open at the end of the program, and a missing `end`.
+    fn end_of_program(&mut self, p: &Program, flow: Flow) {
+        for (b, span) in flow.stack {
+            let what = match b {
+                Block::If { .. } => "`if` without `endif`",
+                Block::Loop => "loop without `endloop`",
+                Block::Switch => "`switch` without `endswitch`",
+                Block::Func => continue,
+            };
+            self.error(codes::NESTING, span, what);
+        }
+        if !flow.seen_end {
+            let span = p.statements.last().map(|s| s.span).unwrap_or(Span::NONE);
+            self.warn(codes::END, span, "program has no `end`");
+        }
+    }
+
+    /// Records declaration `s` (statement `at`) in the summary and reports what is wrong
+    /// with it: declared twice, out of range, unsupported; then checks the ids a memory
+    /// instruction names against what is declared so far.
     fn declaration(
         &mut self,
+        at: usize,
         s: &Instruction,
         thread_group: &mut Option<Span>,
         max_threads: &mut Option<Span>,
@@ -549,29 +606,51 @@ impl Validator {
                 );
             }
         };
-        match (s.opcode, &s.payload) {
-            (DclLiteral, Payload::Literal { reg, values }) => {
-                let first = self.decls.declared("literal", *reg, s.span);
-                match self.decls.literals.insert(*reg, *values) {
-                    Some(old) if old != *values => dup(
-                        self,
-                        &format!("literal l{reg} with different values"),
-                        first,
-                    ),
-                    Some(_) => {
-                        let d = Diagnostic::warning(
-                            codes::SUSPICIOUS,
-                            s.span,
-                            format!("literal l{reg} declared twice with the same values"),
-                        );
-                        self.diags.push(match first {
-                            Some(f) => d.with_label(f, "first declared here"),
-                            None => d,
-                        });
-                    }
-                    None => {}
-                }
+        // The kind and number this statement declares, and (what, first) when it repeats.
+        let key: Option<(&'static str, &str, u32)> = match (s.opcode, &s.payload) {
+            (DclLiteral, Payload::Literal { reg, .. }) => Some(("literal", "literal", *reg)),
+            (DclConstBuffer, Payload::ConstBuffer { cb, .. }) => {
+                Some(("cb", "constant buffer cb", *cb))
             }
+            (DclIndexedTempArray, Payload::IndexedTemp { reg, .. }) => {
+                Some(("itemp", "indexed temp array x", *reg))
+            }
+            (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
+                id.map(|n| ("uav", "UAV ", n))
+            }
+            (DclRawSrv | DclStructSrv, _) => id.map(|n| ("srv", "SRV ", n)),
+            (DclLds | DclStructLds, _) => id.map(|n| ("lds", "LDS ", n)),
+            (DclGds | DclStructGds, _) => id.map(|n| ("gds", "GDS ", n)),
+            (DclResource, _) => id.map(|n| ("resource", "resource ", n)),
+            _ => None,
+        };
+        let first = key.and_then(|(kind, _, n)| self.decls.declared(kind, n, s.span));
+        let previous_literal = match &s.payload {
+            Payload::Literal { reg, .. } => self.decls.sum.literal_at(*reg, at),
+            _ => None,
+        };
+        let problems = self.decls.sum.problems.len();
+        self.decls.sum.record(at, s);
+        match (s.opcode, &s.payload) {
+            (DclLiteral, Payload::Literal { reg, values }) => match previous_literal {
+                Some(old) if old != *values => dup(
+                    self,
+                    &format!("literal l{reg} with different values"),
+                    first,
+                ),
+                Some(_) => {
+                    let d = Diagnostic::warning(
+                        codes::SUSPICIOUS,
+                        s.span,
+                        format!("literal l{reg} declared twice with the same values"),
+                    );
+                    self.diags.push(match first {
+                        Some(f) => d.with_label(f, "first declared here"),
+                        None => d,
+                    });
+                }
+                None => {}
+            },
             (DclConstBuffer, Payload::ConstBuffer { cb, size }) => {
                 if *cb > 14 {
                     self.warn(
@@ -586,21 +665,6 @@ impl Validator {
                         s.span,
                         format!("cb{cb}[{size}] exceeds 4096 elements"),
                     );
-                }
-                if self.decls.cbs.contains_key(cb) {
-                    let first = self.decls.declared("cb", *cb, s.span);
-                    dup(self, &format!("constant buffer cb{cb}"), first);
-                } else {
-                    self.decls.declared("cb", *cb, s.span);
-                    self.decls.cbs.insert(*cb, *size);
-                }
-            }
-            (DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                let first = self.decls.declared("itemp", *reg, s.span);
-                if self.decls.itemps.contains_key(reg) {
-                    dup(self, &format!("indexed temp array x{reg}"), first);
-                } else {
-                    self.decls.itemps.insert(*reg, *size);
                 }
             }
             (DclNumThreadPerGroup, p) => {
@@ -626,52 +690,20 @@ impl Validator {
                 }
                 exclusive(self, *thread_group);
             }
-            (DclRawUav | DclStructUav | DclUav | DclArenaUav | DclTypelessUav | DclTypedUav, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("uav", id, s.span);
-                    if !self.decls.uavs.insert(id) {
-                        dup(self, &format!("UAV {id}"), first);
-                    }
-                }
-                if matches!(s.opcode, DclUav | DclTypedUav) {
-                    if let Err(what) = crate::interp::typed_uav::typed_uav_decl(s) {
-                        self.error(codes::UNSUPPORTED, s.span, what);
-                    }
-                }
-            }
-            (DclRawSrv | DclStructSrv, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("srv", id, s.span);
-                    if !self.decls.srvs.insert(id) {
-                        dup(self, &format!("SRV {id}"), first);
-                    }
-                }
-            }
-            (DclLds | DclStructLds, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("lds", id, s.span);
-                    if !self.decls.lds.insert(id) {
-                        dup(self, &format!("LDS {id}"), first);
-                    }
-                }
-            }
-            (DclGds | DclStructGds, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("gds", id, s.span);
-                    if !self.decls.gds.insert(id) {
-                        dup(self, &format!("GDS {id}"), first);
-                    }
-                }
-            }
-            (DclResource, _) => {
-                if let Some(id) = id {
-                    let first = self.decls.declared("resource", id, s.span);
-                    if !self.decls.resources.insert(id) {
-                        dup(self, &format!("resource {id}"), first);
-                    }
-                }
-            }
             _ => {}
+        }
+        if let (Some((kind, what, n)), Some(first)) = (key, first) {
+            if kind != "literal" {
+                dup(self, &format!("{what}{n}"), Some(first));
+            }
+        }
+        let unsupported: Vec<String> = self.decls.sum.problems[problems..]
+            .iter()
+            .filter(|p| p.kind == ProblemKind::TypedUav)
+            .map(|p| p.message.clone())
+            .collect();
+        for what in unsupported {
+            self.error(codes::UNSUPPORTED, s.span, what);
         }
         if s.opcode.is_declaration() && s.opcode.info().form == Form::Operands {
             let m = s.opcode.mnemonic();
@@ -704,53 +736,50 @@ impl Validator {
                 }
             }
         }
-        // Uses of ids by memory instructions.
-        let m = s.opcode.mnemonic();
-        if s.opcode.is_declaration() {
-            return;
+        if !s.opcode.is_declaration() {
+            self.id_uses(s);
         }
-        let check = |v: &mut Validator, set: &HashSet<u32>, what: &str| match id {
-            Some(id) if !set.contains(&id) => {
-                let kind = match what {
-                    "UAV" => "uav",
-                    "SRV" => "srv",
-                    "LDS" => "lds",
-                    _ => "gds",
-                };
-                v.undeclared(
+    }
+
+    /// The UAV, SRV, LDS, GDS or resource id a memory or texture instruction names must be
+    /// declared before it.
+    fn id_uses(&mut self, s: &Instruction) {
+        use Opcode::*;
+        let id = s.id();
+        let m = s.opcode.mnemonic();
+        let sum = &self.decls.sum;
+        let known = |ids: &dyn Fn(u32) -> bool| id.is_some_and(ids);
+        let space = if m.starts_with("uav_") || m.starts_with("append_buf") {
+            Some(("uav", "UAV", known(&|i| sum.uavs.contains_key(&i))))
+        } else if m.starts_with("srv_") {
+            Some(("srv", "SRV", known(&|i| sum.srvs.contains_key(&i))))
+        } else if m.starts_with("lds_") && !matches!(s.opcode, LdsReadVec | LdsWriteVec) {
+            Some(("lds", "LDS", known(&|i| sum.lds.contains_key(&i))))
+        } else if m.starts_with("gds_") {
+            Some(("gds", "GDS", known(&|i| sum.gds.contains_key(&i))))
+        } else {
+            None
+        };
+        if let Some((kind, what, known)) = space {
+            match id {
+                Some(id) if !known => self.undeclared(
                     s.span,
                     kind,
                     what,
                     id,
                     format!("{what} {id} is not declared"),
-                );
+                ),
+                None => self.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`")),
+                _ => {}
             }
-            None => v.error(codes::BAD_DECL, s.span, format!("`{m}` needs an `_id(n)`")),
-            _ => {}
-        };
-        if m.starts_with("uav_") || m.starts_with("append_buf") {
-            let set = std::mem::take(&mut self.decls.uavs);
-            check(self, &set, "UAV");
-            self.decls.uavs = set;
-        } else if m.starts_with("srv_") {
-            let set = std::mem::take(&mut self.decls.srvs);
-            check(self, &set, "SRV");
-            self.decls.srvs = set;
-        } else if m.starts_with("lds_") && !matches!(s.opcode, LdsReadVec | LdsWriteVec) {
-            let set = std::mem::take(&mut self.decls.lds);
-            check(self, &set, "LDS");
-            self.decls.lds = set;
-        } else if m.starts_with("gds_") {
-            let set = std::mem::take(&mut self.decls.gds);
-            check(self, &set, "GDS");
-            self.decls.gds = set;
         }
         if let Some(r) = s.resource() {
             let is_uav = s.generic("uav").is_some();
+            let sum = &self.decls.sum;
             let known = if is_uav {
-                self.decls.uavs.contains(&r)
+                sum.uavs.contains_key(&r)
             } else {
-                self.decls.resources.contains(&r)
+                sum.resources.contains_key(&r)
             };
             if !known {
                 let (kind, what) = if is_uav {
@@ -963,7 +992,7 @@ impl Validator {
             }
             if src.reg.kind == RegKind::ConstBuffer {
                 if let (Some(size), [Index { reg: None, offset }]) =
-                    (self.decls.cbs.get(&src.reg.num), &src.reg.indices[..])
+                    (self.decls.sum.cbs.get(&src.reg.num), &src.reg.indices[..])
                 {
                     if *offset < 0 || *offset as u32 >= *size {
                         self.warn(
@@ -1018,7 +1047,7 @@ impl Validator {
                         format!("`{}` cannot be an index register", ir.kind.name()),
                     );
                 }
-                if ir.kind == RegKind::Literal && !self.decls.literals.contains_key(&ir.num) {
+                if ir.kind == RegKind::Literal && !self.decls.sum.literals.contains_key(&ir.num) {
                     self.warn(
                         codes::PRACTICE,
                         span,
@@ -1028,7 +1057,7 @@ impl Validator {
             }
         }
         match r.kind {
-            RegKind::ConstBuffer if !self.decls.cbs.contains_key(&r.num) => {
+            RegKind::ConstBuffer if !self.decls.sum.cbs.contains_key(&r.num) => {
                 self.undeclared(
                     span,
                     "cb",
@@ -1040,7 +1069,7 @@ impl Validator {
                     ),
                 );
             }
-            RegKind::IndexedTemp => match self.decls.itemps.get(&r.num) {
+            RegKind::IndexedTemp => match self.decls.sum.itemps.get(&r.num).map(|t| t.size) {
                 None => self.undeclared(
                     span,
                     "itemp",
@@ -1050,7 +1079,7 @@ impl Validator {
                 ),
                 Some(size) => {
                     if let [Index { reg: None, offset }] = &r.indices[..] {
-                        if *offset < 0 || *offset as u32 >= *size {
+                        if *offset < 0 || *offset as u32 >= size {
                             self.warn(
                                 codes::SUSPICIOUS,
                                 span,

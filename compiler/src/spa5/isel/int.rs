@@ -581,13 +581,8 @@ impl Isel<'_> {
         self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
     }
 
-    fn add_imm(&mut self, a: Value, k: i32, neg_a: bool) -> R32 {
-        let i = MInst::iadd32i(R, R, k);
-        if neg_a {
-            let z = self.const32(k as u32)?;
-            return self.add(a, z, true, false);
-        }
-        self.one(i, &[Res(0, 0), Arg(0, 0)], &[a])
+    fn add_imm(&mut self, a: Value, k: i32) -> R32 {
+        self.one(MInst::iadd32i(R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
     }
 
     fn lop(&mut self, op: Lop, a: Value, b: Value) -> R32 {
@@ -814,7 +809,7 @@ impl Isel<'_> {
         let mut r = self.add(x, qy, false, true)?;
         for _ in 0..2 {
             let ge = self.setp(ICmp::Ge, false, r, y)?;
-            let q1 = self.add_imm(q, 1, false)?;
+            let q1 = self.add_imm(q, 1)?;
             let r1 = self.add(r, y, false, true)?;
             q = self.sel(ge, q1, q)?;
             r = self.sel(ge, r1, r)?;
