@@ -310,7 +310,18 @@ def dynamic_table(rows):
         g = {(t, m): geomean([dr(r, t, m) for r in sub]) for t in ("ilc", "ilc_aib") for m in DYN_METRICS}
         md.append(f"| **geomean {label}** ({len(sub)}) | | | | | "
                   + " | ".join(f"**{g[('ilc', m)]:.2f} ({g[('ilc_aib', m)]:.2f})**" for m in DYN_METRICS) + " | |")
+    md += ["", "Operand banks (in the cycles above; `isa_spa5::banks`): " + bank_summary(rows) + "."]
     return md + [""]
+
+
+def bank_summary(rows):
+    """Register bank conflicts and reuse cache hits per 1000 executed warp instructions, summed
+    over the kernels every cubin ran, for ptxas, ilc and ilc with --assume-in-bounds."""
+    tags = ("ptxas", "ilc", "ilc_aib")
+    dyn = [r["dyn"] for r in rows if "dyn" in r and all("bank_conflicts" in r["dyn"][t] for t in tags)]
+    per_k = lambda t, m: 1000 * sum(d[t][m] for d in dyn) / max(1, sum(d[t]["warp_instructions"] for d in dyn))
+    return ", ".join(f"{t} {per_k(t, 'bank_conflicts'):.1f} conflicts / {per_k(t, 'reuse_hits'):.1f} reuse hits"
+                     for t in tags) + f" per 1000 warp instructions ({len(dyn)} kernels)"
 
 
 def update_readme(rows, ok, gm, speed):
@@ -674,7 +685,7 @@ def main():
     json.dump({"rows": rows, "scaling": scaling, "inprocess": inproc}, open(os.path.join(args.out, "results.json"), "w"), indent=1)
     print(f"bench_report: dynamic geomean ilc/ptxas warp instructions {dyn_geomean(rows, 'ilc', 'warp_instructions'):.2f} "
           f"(aib {dyn_geomean(rows, 'ilc_aib', 'warp_instructions'):.2f}), cycles {dyn_geomean(rows, 'ilc', 'cycles_sum'):.2f} "
-          f"(aib {dyn_geomean(rows, 'ilc_aib', 'cycles_sum'):.2f})")
+          f"(aib {dyn_geomean(rows, 'ilc_aib', 'cycles_sum'):.2f}); {bank_summary(rows)}")
     print(f"bench_report: {len(ok)}/{len(rows)} pairs; static geomean ilc/ptxas instructions {gm[('ilc', 'instructions')]:.2f} "
           f"(aib {gm[('ilc_aib', 'instructions')]:.2f}), registers {gm[('ilc', 'registers')]:.2f} "
           f"(aib {gm[('ilc_aib', 'registers')]:.2f}), stalls {gm[('ilc', 'stall_cycles')]:.2f} "

@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod asm;
+pub mod banks;
 pub mod control;
 pub mod cubin;
 pub mod decode;

@@ -18,6 +18,10 @@
 //! - **Scheduling** ([`TargetIsa::sched_info`], [`TargetIsa::mem_effects`]): fixed-latency
 //!   versus variable-latency (scoreboarded) instructions, their typical latency, and the
 //!   functional unit they occupy.
+//! - **Register banks** ([`TargetIsa::gpr_banks`], [`TargetIsa::bank_reads`]): a GPR file
+//!   split into banks (SPA5: four, `Rn` in bank `n % 4`) reads two distinct registers of one
+//!   bank in one instruction one cycle slower; the allocator uses these to place the sources
+//!   of an instruction in different banks when it has the choice.
 //! - **Code the allocator inserts** ([`TargetIsa::make_move`], [`TargetIsa::make_spill`],
 //!   [`TargetIsa::make_reload`]): the target returns the [`InstructionData`] (usually a
 //!   `Target` instruction) for a register move, a spill store and a reload from the private
@@ -270,6 +274,10 @@ pub fn generic_mem_effects(data: &InstructionData) -> MemEffects {
     }
 }
 
+/// The GPR operands one machine instruction reads from the register banks: (argument index,
+/// register within the argument's footprint) ([`TargetIsa::bank_reads`]).
+pub type BankReads = SmallVec<[(u8, u8); 4]>;
+
 /// The target description trait. See the module doc for the contract.
 pub trait TargetIsa {
     /// A short name for diagnostics (`"spa5"`, `"toy"`).
@@ -337,6 +345,20 @@ pub trait TargetIsa {
     /// default: 4 per register (a predicate takes 4 bytes).
     fn spill_size(&self, ty: Type) -> u32 {
         4 * u32::from(self.footprint(ty).width)
+    }
+
+    /// Number of banks the GPR file is split into (register `n` in bank `n % banks`); 1 (the
+    /// default) for a file without bank conflicts.
+    fn gpr_banks(&self) -> u32 {
+        1
+    }
+
+    /// The GPR operands `inst` reads together from the register banks, one list per machine
+    /// instruction it stands for: (argument index, register within the argument's
+    /// footprint). Two distinct registers of one bank in a list cost a cycle. Default: none.
+    fn bank_reads(&self, func: &Function, inst: Inst) -> SmallVec<[BankReads; 2]> {
+        let _ = (func, inst);
+        SmallVec::new()
     }
 
     /// True if `inst` can be re-executed at any point instead of being spilled and reloaded

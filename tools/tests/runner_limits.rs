@@ -225,6 +225,8 @@ fn symbols_of_a_ptxas_cubin_are_filled_before_the_launch() {
         "\"thread_instructions\": ",
         "\"cycles_critical_warp\": ",
         "\"cycles_sum\": ",
+        "\"bank_conflicts\": ",
+        "\"reuse_hits\": ",
         "\"by_class\": {",
         "\"global\": ",
     ] {

@@ -32,8 +32,13 @@
 //!   pending at it stay pending on the fall-through path, and its target's first instruction
 //!   waits on them (so loads issued before an `if` stay in flight across it);
 //! - `serial` mode: every instruction stalls 15 cycles and waits on both barriers used.
+//! - operand reuse flags: `isa_spa5::banks::plan_reuse` (the model the emulator counts
+//!   cycles with) flags a source slot when the next reader of that slot reads the same
+//!   register and nothing in between overwrites it, transfers control or is a branch target;
+//!   every flag set is then a cache hit at run time (none in `serial` mode).
 //!
-//! Guarantees: every control field is in range (stall <= 15, barriers < 6).
+//! Guarantees: every control field is in range (stall <= 15, barriers < 6); no reuse flag
+//! lets an instruction read an overwritten register through the reuse cache.
 
 use ilc_passes::FastHashMap as HashMap;
 
@@ -74,18 +79,32 @@ pub fn keys(locs: impl Iterator<Item = Loc>) -> smallvec::SmallVec<[Key; 8]> {
     v
 }
 
+/// The index of the instruction a branch (`BRA`, `SSY`, `PBK`, `PCNT`, `CAL`) at `idx` names.
+pub fn branch_target(insts: &[MInst], idx: usize) -> Option<usize> {
+    let i = &insts[idx];
+    if !i.is_branch() {
+        return None;
+    }
+    let form = i.form();
+    let (k, rel) = i.ops().iter().enumerate().find_map(|(k, o)| match o {
+        isa_spa5::Operand::Target(t) => Some((k, *t)),
+        _ => None,
+    })?;
+    let addr = match form.operands.get(k)?.kind {
+        isa_spa5::table::OpKind::Abs => i64::from(rel),
+        _ => isa_spa5::program::inst_addr(idx) as i64 + 8 + i64::from(rel),
+    };
+    let t = isa_spa5::program::addr_inst(u64::try_from(addr).ok()?)?;
+    (t < insts.len()).then_some(t)
+}
+
 /// The target of a guarded forward `BRA` at `idx` (module doc: it keeps the barriers pending).
 pub fn soft_branch_target(insts: &[MInst], idx: usize) -> Option<usize> {
     let i = &insts[idx];
     if i.op != Op::BRA || i.guard.reg.is_true() && !i.guard.not {
         return None;
     }
-    let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
-        return None;
-    };
-    let addr = isa_spa5::program::inst_addr(idx) as i64 + 8 + i64::from(*rel);
-    let t = isa_spa5::program::addr_inst(u64::try_from(addr).ok()?)?;
-    (t > idx && t < insts.len()).then_some(t)
+    branch_target(insts, idx).filter(|&t| t > idx)
 }
 
 /// Whether `i` transfers control (the state is drained before it).
@@ -238,6 +257,17 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     let soft: Vec<Option<usize>> = (0..insts.len())
         .map(|i| soft_branch_target(insts, i))
         .collect();
+    // Operand reuse: instructions reached other than by falling through start cold.
+    let mut entry = vec![false; insts.len()];
+    for t in (0..insts.len()).filter_map(|i| branch_target(insts, i)) {
+        entry[t] = true;
+    }
+    for (c, r) in ctl
+        .iter_mut()
+        .zip(isa_spa5::banks::plan_reuse(insts, &entry))
+    {
+        c.reuse = r;
+    }
     // Barriers a soft branch left pending, owed by the first instruction of its target.
     let mut owed = vec![0u8; insts.len()];
     let mut ready: HashMap<Key, u64> = HashMap::default();

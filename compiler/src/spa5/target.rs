@@ -24,7 +24,8 @@ use ilc_passes::FastHashMap as HashMap;
 
 use ilc_passes::ir::{Function, Inst, InstructionData, RegFile, Type, Value};
 use ilc_passes::target::{
-    InstConstraints, LatencyKind, MemClasses, MemEffects, RegGroup, Resource, SchedInfo, TargetIsa,
+    BankReads, InstConstraints, LatencyKind, MemClasses, MemEffects, RegGroup, Resource, SchedInfo,
+    TargetIsa,
 };
 use isa_spa5::inst::{ModError, Operand};
 use isa_spa5::latency;
@@ -593,6 +594,42 @@ impl TargetIsa for Spa5Target {
             Type::B64 => 8,
             _ => 4,
         }
+    }
+
+    fn gpr_banks(&self) -> u32 {
+        u32::from(isa_spa5::banks::NUM_BANKS)
+    }
+
+    /// The register sources of the template's operand-collector instructions
+    /// (`isa_spa5::banks::collects`), each register of a wide operand on its own.
+    fn bank_reads(&self, func: &Function, inst: Inst) -> SmallVec<[BankReads; 2]> {
+        let mut out = SmallVec::new();
+        let Some(t) = self.template_of(&func.dfg.insts[inst]) else {
+            return out;
+        };
+        for ti in &t.seq {
+            let form = ti.inst.form();
+            if !isa_spa5::banks::collects(form) {
+                continue;
+            }
+            let mut reads = BankReads::new();
+            for (f, slot) in form.operands.iter().zip(&ti.slots) {
+                if let (
+                    isa_spa5::table::Role::Use,
+                    OpKind::Gpr(_) | OpKind::Same(_) | OpKind::Next(_),
+                    Slot::Arg(k, part),
+                ) = (f.role, f.kind, *slot)
+                {
+                    for p in 0..ti.inst.width(f.width).max(1) {
+                        reads.push((k, part + p));
+                    }
+                }
+            }
+            if reads.len() > 1 {
+                out.push(reads);
+            }
+        }
+        out
     }
 
     fn is_rematerializable(&self, func: &Function, inst: Inst) -> bool {

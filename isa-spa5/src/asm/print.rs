@@ -30,28 +30,7 @@ fn hex(v: i64) -> String {
     }
 }
 
-/// The operand reuse slot (control bits 20:17: 0 = A, 1 = B, 2 = C) of operand `k` of
-/// `form`, if nvdisasm shows one. Slots follow source *position*: in the `_RC` forms the
-/// register at bits 39..47 is the second source (slot B). FADD and DADD read their second
-/// register through slot C. Conversions, MUFU, double compares/min-max, atomics, BAR and
-/// SHFL show no reuse at all (learned by probing nvdisasm with each flag).
-pub fn reuse_slot(form: &crate::table::Form, k: usize) -> Option<u8> {
-    const NONE: &[&str] = &[
-        "F2F", "F2I", "I2F", "I2I", "FLO", "POPC", "MUFU", "DMNMX", "DSETP", "DSET", "ATOM", "RED",
-        "BAR", "SHFL", "BRX",
-    ];
-    if NONE.iter().any(|p| form.mnemonic.starts_with(p)) || form.has(crate::table::flags::TEX) {
-        return None;
-    }
-    match form.operands.get(k)?.kind {
-        OpKind::Gpr(8) => Some(0),
-        OpKind::Gpr(20) if form.name == "FADD_R" || form.name == "DADD_R" => Some(2),
-        OpKind::Gpr(20) => Some(1),
-        OpKind::Gpr(39) if form.name.ends_with("_RC") => Some(1),
-        OpKind::Gpr(39) => Some(2),
-        _ => None,
-    }
-}
+pub use crate::banks::reuse_slot;
 
 /// Whether a field holds an immediate value.
 pub(crate) fn is_imm(kind: OpKind) -> bool {

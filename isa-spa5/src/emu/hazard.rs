@@ -49,6 +49,9 @@ pub enum HazardKind {
     WriteAfterRead,
     /// A register written while an earlier variable-latency write to it is still pending.
     WriteAfterWrite,
+    /// A register read through the operand reuse cache after it was overwritten (the
+    /// hardware reads the old value; [`crate::banks`]).
+    StaleReuse,
 }
 
 /// One reported hazard.
@@ -65,6 +68,18 @@ pub struct Hazard {
 impl fmt::Display for Hazard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:#06x}: {}", self.pc, self.message)
+    }
+}
+
+/// Reports a read of `reg` at `pc` through a reuse cache entry that was overwritten.
+pub(crate) fn stale_reuse(pc: u32, reg: u8, out: &mut Vec<Hazard>) {
+    let kind = HazardKind::StaleReuse;
+    if out.len() < super::MAX_HAZARDS && !out.iter().any(|h| h.pc == pc && h.kind == kind) {
+        out.push(Hazard {
+            pc,
+            kind,
+            message: format!("R{reg} read through the reuse cache after it was overwritten"),
+        });
     }
 }
 

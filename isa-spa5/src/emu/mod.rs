@@ -172,6 +172,11 @@ pub struct LaunchReport {
     pub cycles_critical_warp: u64,
     /// Modeled issue cycles summed over every warp of the launch.
     pub cycles_sum: u64,
+    /// Register bank conflicts of the executed warp instructions (each an issue cycle in the
+    /// modeled cycles; [`crate::banks`]).
+    pub bank_conflicts: u64,
+    /// Register operands of the executed warp instructions served by the reuse cache.
+    pub reuse_hits: u64,
 }
 
 /// At most this many hazards are recorded per launch.

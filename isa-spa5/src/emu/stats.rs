@@ -7,12 +7,16 @@
 //! operations on those scoreboards complete. A variable-latency operation completes its
 //! write scoreboard the typical latency of its class after issue ([`crate::latency`]), and its
 //! read scoreboard [`READ_RELEASE`] cycles after issue. `BAR.SYNC` releases every warp of the
-//! block at the latest arrival. The model ignores contention between warps (dual issue, pipe
-//! throughput, memory bandwidth): it measures the latency a kernel's schedule exposes per
-//! warp, which is what two compilers' code for the same kernel can be compared on.
+//! block at the latest arrival. Operand reads cost what [`crate::banks`] says: each register
+//! bank conflict delays the instruction's issue by one cycle, and registers served by the
+//! operand reuse cache (the control words' reuse flags) read no bank; the counts of both are
+//! reported. The model ignores contention between warps (dual issue, pipe throughput, memory
+//! bandwidth): it measures the latency a kernel's schedule exposes per warp, which is what
+//! two compilers' code for the same kernel can be compared on.
 
 use std::collections::VecDeque;
 
+use crate::banks::{self, ReuseCache};
 use crate::control::Control;
 use crate::inst::{Inst, Op, Operand};
 use crate::latency::{self, Latency, NUM_SCOREBOARDS};
@@ -75,6 +79,8 @@ pub(crate) struct IssueClock {
     pub now: u64,
     /// Per scoreboard, completion cycles of outstanding operations in issue order.
     queues: [VecDeque<u64>; NUM_SCOREBOARDS as usize],
+    /// The warp's operand reuse cache.
+    reuse: ReuseCache,
 }
 
 impl IssueClock {
@@ -96,8 +102,9 @@ impl IssueClock {
         }
     }
 
-    /// Issues `inst` with control `ctrl`: waits, then advances by its stall count.
-    pub(crate) fn issue(&mut self, inst: &Inst, ctrl: &Control) {
+    /// Issues `inst` with control `ctrl`: waits, reads its operands (one cycle per bank
+    /// conflict), then advances by its stall count. Returns the operand reads' cost.
+    pub(crate) fn issue(&mut self, inst: &Inst, ctrl: &Control) -> banks::Issue {
         for sb in 0..NUM_SCOREBOARDS as usize {
             if ctrl.wait_mask & (1 << sb) != 0 {
                 self.wait(sb, 0);
@@ -121,7 +128,8 @@ impl IssueClock {
                 }
             }
         }
-        let issue = self.now;
+        let operands = self.reuse.issue(inst, ctrl.reuse);
+        let issue = self.now + u64::from(operands.conflicts);
         if let Some(sb) = ctrl.wr_bar {
             let lat = match latency::timing(inst).gpr {
                 Latency::Variable { typical } => typical as u64,
@@ -133,6 +141,7 @@ impl IssueClock {
             self.push(sb, issue + READ_RELEASE);
         }
         self.now = issue + ctrl.stall.max(1) as u64;
+        operands
     }
 
     /// Completes every outstanding operation (the warp exits).
@@ -176,5 +185,26 @@ mod tests {
         assert_eq!(c.now, 8);
         c.push(3, 100);
         assert_eq!(c.drain(), 100);
+    }
+
+    #[test]
+    fn bank_conflicts_delay_issue_and_reuse_avoids_them() {
+        let ffma = |t: &str| crate::asm::parse::parse_inst(t, 0).unwrap().inst;
+        let a = ffma("FFMA R0, R4, R8, R12;");
+        let b = ffma("FFMA R1, R4, R8, R13;");
+        let mut c = IssueClock::default();
+        // R4, R8, R12 share bank 0: two extra cycles.
+        assert_eq!(c.issue(&a, &Control::stall(1)).conflicts, 2);
+        assert_eq!(c.now, 3);
+        // Without reuse flags, R4 and R8 conflict again.
+        assert_eq!(c.issue(&b, &Control::stall(1)).conflicts, 1);
+        assert_eq!(c.now, 5);
+        let mut flagged = Control::stall(1);
+        flagged.reuse = 0b011;
+        c.issue(&a, &flagged);
+        assert_eq!(c.now, 8);
+        let r = c.issue(&b, &Control::stall(1));
+        assert_eq!((r.conflicts, r.hits), (0, 2));
+        assert_eq!(c.now, 9);
     }
 }

@@ -407,7 +407,12 @@ fn step(
         }
     }
     w.clock += ctrl.stall.max(1) as u64;
-    w.issue.issue(inst, ctrl);
+    let operands = w.issue.issue(inst, ctrl);
+    report.bank_conflicts += u64::from(operands.conflicts);
+    report.reuse_hits += u64::from(operands.hits);
+    if let (Some(reg), Some(_)) = (operands.stale, w.tracker.as_ref()) {
+        super::hazard::stale_reuse(pc, reg, &mut report.hazards);
+    }
     report.by_class[super::stats::class_index(inst.form().class)] += 1;
     let guard = if inst.form().has(crate::table::flags::NO_GUARD) {
         u32::MAX

@@ -6,7 +6,12 @@
 //! its whole live range, aligned as its footprint requires; results in a result group and
 //! bundle members sit in consecutive registers; block parameters of a block get pairwise
 //! distinct registers. Picks the lowest free aligned run (after a copy/parameter hint), so
-//! the register count stays near the maximal pressure. Fails with
+//! the register count stays near the maximal pressure. On a target with register banks
+//! ([`TargetIsa::gpr_banks`]), a value read together with already colored values by one
+//! machine instruction ([`TargetIsa::bank_reads`]: an FFMA's three sources) takes, among the
+//! free runs below the registers already in use, the one whose bank conflicts with them
+//! (weighted by loop depth) are fewest; to avoid a conflict inside a loop it may also take a
+//! register above those, up to the function's peak pressure. Fails with
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
@@ -19,7 +24,7 @@ use super::liveness::Liveness;
 use super::prepare::Bundles;
 use super::{Allocation, EditKind, Failure, RegAllocError};
 use crate::ir::{
-    Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value,
+    Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value, ValueDef,
 };
 use crate::target::{Footprint, LatencyKind, PReg, TargetIsa};
 
@@ -58,6 +63,9 @@ struct Regs {
     /// Whether `find` prefers cool registers (the first attempt; retries after
     /// fragmentation take the lowest run, which packs tightest).
     avoid_hot: bool,
+    /// GPRs a scored (bank-aware) choice may use to avoid a conflict inside a loop: the
+    /// function's peak GPR pressure, which the coloring reaches anyway (at least `high`).
+    scored_limit: u32,
 }
 
 /// Instructions after its variable-latency reader during which a register stays hot.
@@ -72,6 +80,7 @@ impl Regs {
             hot_until: vec![0; limits[RegFile::Gpr] as usize],
             high: 0,
             avoid_hot: true,
+            scored_limit: 0,
         }
     }
 
@@ -90,8 +99,15 @@ impl Regs {
     }
 
     /// Lowest free run of `width` registers aligned to `align`, avoiding softly reserved
-    /// registers when possible.
-    fn find(&self, file: RegFile, width: u32, align: u32) -> Option<u32> {
+    /// registers when possible; with `score`, the lowest-scoring such run below the
+    /// registers already in use (ties: the lowest).
+    fn find(
+        &self,
+        file: RegFile,
+        width: u32,
+        align: u32,
+        score: Option<&dyn Fn(u32) -> u32>,
+    ) -> Option<u32> {
         let n = self.occ[file].len() as u32;
         let unreserved = |i: u32| {
             file != RegFile::Gpr
@@ -106,12 +122,43 @@ impl Regs {
                     .iter()
                     .all(|&h| h <= self.now)
             };
+            let mut best: Option<(u32, u32)> = None;
+            let mut first_splits: Option<bool> = None;
+            let limit = if score.is_some() {
+                self.high.max(self.scored_limit)
+            } else {
+                self.high
+            };
             let mut i = 0;
-            while i + width <= self.high.min(n) {
+            while i + width <= limit.min(n) {
+                // Above the registers in use only to avoid a conflict inside a loop.
+                if i >= self.high && best.is_some_and(|(b, _)| b < depth_weight(1)) {
+                    break;
+                }
                 if self.is_free(file, i, width) && unreserved(i) && cool(i) {
-                    return Some(i);
+                    let Some(score) = score else { return Some(i) };
+                    // A single register that splits a free aligned pair where the lowest
+                    // choice would not costs as much as a conflict inside a loop: pairs and
+                    // quads placed later must still fit below the count in use.
+                    let splits = |i: u32| width == 1 && self.is_free(file, i & !1, 2);
+                    let first_splits = *first_splits.get_or_insert_with(|| splits(i));
+                    let penalty = if splits(i) && !first_splits {
+                        depth_weight(1)
+                    } else {
+                        0
+                    };
+                    let s = score(i) + penalty;
+                    if best.is_none_or(|(b, _)| s < b) {
+                        best = Some((s, i));
+                    }
+                    if s == 0 {
+                        break;
+                    }
                 }
                 i += align.max(1);
+            }
+            if let Some((_, i)) = best {
+                return Some(i);
             }
         }
         let mut first = None;
@@ -178,6 +225,21 @@ struct Colorer<'a> {
     high: u32,
     /// How many times each value is read (operands and branch arguments).
     uses: SecondaryMap<Value, u32>,
+    /// Banks of the GPR file (1: no bank conflicts to avoid).
+    banks: u32,
+    /// Instructions reading each value through the register banks with other values, and
+    /// the weight of a conflict there (by loop depth).
+    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+}
+
+/// A bank constraint on a value's register ([`Colorer::bank_pairs`]): (register of the
+/// value relative to its first, the bank of a register read with it, that register if
+/// known, weight).
+type BankPair = (u32, u32, Option<u32>, u32);
+
+/// Weight of a bank conflict at loop depth `d` (inner loops run more often).
+fn depth_weight(d: u32) -> u32 {
+    1 << (2 * d.min(5))
 }
 
 /// Per-block lists of [`Colorer::block`], kept from block to block (allocated once).
@@ -207,8 +269,33 @@ pub fn run(
     alloc: &mut Allocation,
     analyses: &mut Analyses,
 ) -> Result<(), Failure> {
+    let banks = target.gpr_banks();
+    let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
+    if banks > 1 {
+        let (_, _, loops) = analyses.loops(func);
+        for b in func.layout.blocks() {
+            let w = depth_weight(loops.loop_depth(b));
+            for i in func.layout.block_insts(b) {
+                let args = func.dfg.inst_args(i);
+                for reads in target.bank_reads(func, i) {
+                    for &(k, _) in &reads {
+                        if let Some(&v) = args.get(usize::from(k)) {
+                            if !bank_uses[v].iter().any(|&(x, _)| x == i) {
+                                bank_uses[v].push((i, w));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
     let (cfg, dt) = analyses.domtree(func);
     let lv = Liveness::compute(func, cfg);
+    let scored_limit = if banks > 1 {
+        peak_gpr_pressure(func, target, &lv)
+    } else {
+        0
+    };
     let mut c = Colorer {
         target,
         bundles,
@@ -220,6 +307,8 @@ pub fn run(
         fixups: Vec::new(),
         high: 0,
         uses: SecondaryMap::new(),
+        banks,
+        bank_uses,
     };
     for b in func.layout.blocks() {
         for i in func.layout.block_insts(b) {
@@ -230,6 +319,7 @@ pub fn run(
     }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
     c.regs.avoid_hot = group_hints;
+    c.regs.scored_limit = scored_limit;
     if group_hints {
         c.find_bundle_sources(func);
     }
@@ -248,6 +338,46 @@ pub fn run(
         apply_fix(func, target, &fix, alloc)?;
     }
     Ok(())
+}
+
+/// The most GPRs live at once anywhere in `func` (results counted with the values live
+/// across their instruction).
+fn peak_gpr_pressure(func: &Function, target: &dyn TargetIsa, lv: &Liveness) -> u32 {
+    let width = |v: Value| {
+        let fp = target.footprint(func.dfg.value_type(v));
+        if fp.file == RegFile::Gpr {
+            u32::from(fp.width)
+        } else {
+            0
+        }
+    };
+    let mut peak = 0;
+    let mut live: HashSet<Value> = HashSet::default();
+    for b in func.layout.blocks() {
+        live.clear();
+        live.extend(lv.live_out[b].iter().copied());
+        let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
+        peak = peak.max(cur);
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for &i in insts.iter().rev() {
+            let mut after = cur;
+            for &r in func.dfg.inst_results(i) {
+                if live.remove(&r) {
+                    cur -= width(r);
+                } else {
+                    after += width(r);
+                }
+            }
+            peak = peak.max(after);
+            for v in func.dfg.insts[i].all_values() {
+                if live.insert(v) {
+                    cur += width(v);
+                }
+            }
+            peak = peak.max(cur);
+        }
+    }
+    peak
 }
 
 /// Reorders a bundle's moves as chosen, inserting the scratch copies.
@@ -399,7 +529,9 @@ impl Colorer<'_> {
                     .sum();
                 let b = match self.in_place_base(func, bi as usize, total, alloc) {
                     Some(b) => b,
-                    None => self.regs.find(RegFile::Gpr, total, u32::from(bd.align))?,
+                    None => self
+                        .regs
+                        .find(RegFile::Gpr, total, u32::from(bd.align), None)?,
                 };
                 self.bundle_base[bi as usize] = Some(b);
                 self.regs.reserve(b, total, 1);
@@ -430,10 +562,24 @@ impl Colorer<'_> {
             {
                 u32::from(h.index)
             }
-            _ => self
-                .regs
-                .find(fp.file, w, a)
-                .ok_or(Failure::Fragmented(v, fp.file))?,
+            _ => {
+                let pairs = self.bank_pairs(func, v, alloc);
+                let cost = |start: u32| {
+                    pairs
+                        .iter()
+                        .filter(|&&(p, bank, o, _)| {
+                            let r = start + p;
+                            o != Some(r) && r % self.banks == bank
+                        })
+                        .map(|&(_, _, _, w)| w)
+                        .sum::<u32>()
+                };
+                let scored: Option<&dyn Fn(u32) -> u32> =
+                    (fp.file == RegFile::Gpr && !pairs.is_empty()).then_some(&cost);
+                self.regs
+                    .find(fp.file, w, a, scored)
+                    .ok_or(Failure::Fragmented(v, fp.file))?
+            }
         };
         if fp.file == RegFile::Gpr {
             self.high = self.high.max(start + w);
@@ -444,6 +590,68 @@ impl Colorer<'_> {
             index: start as u16,
         });
         Ok(())
+    }
+
+    /// The bank constraints on `v`'s register: (register of `v` relative to its first, the
+    /// bank of a register read with it by one machine instruction, that register if known,
+    /// weight). The other register is known once colored; a value not colored yet whose
+    /// result group is aligned to the bank count will have a known bank (member offset).
+    fn bank_pairs(&self, func: &Function, v: Value, alloc: &Allocation) -> SmallVec<[BankPair; 8]> {
+        let banks = self.banks;
+        let mut out = SmallVec::new();
+        for &(u, w) in &self.bank_uses[v] {
+            let args = func.dfg.inst_args(u);
+            for reads in self.target.bank_reads(func, u) {
+                let other = |k: u8, p: u8| -> Option<(u32, Option<u32>)> {
+                    let a = *args.get(usize::from(k))?;
+                    if a == v {
+                        return None;
+                    }
+                    if let Some(r) = alloc.regs[a] {
+                        let gpr = r.file == RegFile::Gpr;
+                        let r = u32::from(r.index) + u32::from(p);
+                        return gpr.then_some((r % banks, Some(r)));
+                    }
+                    let off = self.group_offset(func, a, banks)?;
+                    Some(((off + u32::from(p)) % banks, None))
+                };
+                for &(k, p) in &reads {
+                    if args.get(usize::from(k)) != Some(&v) {
+                        continue;
+                    }
+                    for &(k2, p2) in &reads {
+                        if let Some((bank, reg)) = other(k2, p2) {
+                            out.push((u32::from(p), bank, reg, w));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The register offset of `a` in a result group aligned to a multiple of `banks`, if its
+    /// definition places it in one (its bank is then that offset's).
+    fn group_offset(&self, func: &Function, a: Value, banks: u32) -> Option<u32> {
+        let ValueDef::Result(d, n) = func.dfg.value_def(a) else {
+            return None;
+        };
+        let results = func.dfg.inst_results(d);
+        self.target
+            .constraints(func, d)
+            .result_groups
+            .iter()
+            .find(|g| {
+                usize::from(g.start) <= n
+                    && n < usize::from(g.start) + usize::from(g.len)
+                    && u32::from(g.align) % banks == 0
+            })
+            .map(|g| {
+                results[usize::from(g.start)..n]
+                    .iter()
+                    .map(|&x| u32::from(self.fp(func, x).width))
+                    .sum()
+            })
     }
 
     /// Places `members` consecutively from an aligned run; `prefer` is tried first.
@@ -464,7 +672,7 @@ impl Colorer<'_> {
             Some(p) if p % align.max(1) == 0 && self.regs.is_free(file, p, total) => p,
             _ => self
                 .regs
-                .find(file, total, align)
+                .find(file, total, align, None)
                 .ok_or(Failure::Fragmented(members[0], file))?,
         };
         self.high = self.high.max(start + total);
@@ -767,7 +975,7 @@ impl Colorer<'_> {
         // need no ordering or scratch.
         let fresh = self
             .regs
-            .find(RegFile::Gpr, total, align)
+            .find(RegFile::Gpr, total, align, None)
             .filter(|&f| f + total <= self.high);
         for &s in &dying {
             self.free_value(func, s, alloc);
@@ -783,7 +991,7 @@ impl Colorer<'_> {
             .into_iter()
             .find(|&b| b.is_multiple_of(align.max(1)) && self.regs.is_free(RegFile::Gpr, b, total))
             .or(fresh)
-            .or_else(|| self.regs.find(RegFile::Gpr, total, align))
+            .or_else(|| self.regs.find(RegFile::Gpr, total, align, None))
             .ok_or(Failure::Fragmented(members[0], RegFile::Gpr))?;
         self.place_group(func, &members, align, Some(base), alloc)?;
         // Order the moves as a parallel copy: a move may run once no unread source lies in

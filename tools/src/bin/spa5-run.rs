@@ -19,8 +19,9 @@
 //! functions, as `cudaDeviceSetLimit(cudaLimitStackSize)` (default 1 KiB).
 //!
 //! `--stats` prints executed warp instructions, thread instructions, warp instructions by
-//! class and modeled issue cycles (the slowest warp and the sum over warps; see
-//! `isa_spa5::emu::stats`) on stdout after the run; `--stats=json` prints them as one JSON
+//! class, modeled issue cycles (the slowest warp and the sum over warps; see
+//! `isa_spa5::emu::stats`), and the register bank conflicts and operand reuse cache hits
+//! counted in them (`isa_spa5::banks`) on stdout after the run; `--stats=json` prints them as one JSON
 //! object. Both runners share their limits (`ilc_tools::dispatch`): at most
 //! `MAX_WORK_ITEMS` threads and `MEMORY_BUDGET` bytes of buffers, checked before anything is
 //! allocated, and a default fuel that stops an endless loop within seconds.
@@ -113,20 +114,28 @@ fn render_stats(r: &LaunchReport, json: bool) -> String {
         let by: Vec<String> = classes.map(|(c, n)| format!("\"{c}\": {n}")).collect();
         format!(
             "{{\"warp_instructions\": {}, \"thread_instructions\": {}, \
-             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"hazards\": {}, \
-             \"by_class\": {{{}}}}}",
+             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"bank_conflicts\": {}, \
+             \"reuse_hits\": {}, \"hazards\": {}, \"by_class\": {{{}}}}}",
             r.warp_instructions,
             r.thread_instructions,
             r.cycles_critical_warp,
             r.cycles_sum,
+            r.bank_conflicts,
+            r.reuse_hits,
             r.hazards.len(),
             by.join(", ")
         )
     } else {
         let mut s = format!(
             "warp instructions:    {}\nthread instructions:  {}\n\
-             cycles (critical warp): {}\ncycles (sum of warps): {}\n",
-            r.warp_instructions, r.thread_instructions, r.cycles_critical_warp, r.cycles_sum
+             cycles (critical warp): {}\ncycles (sum of warps): {}\n\
+             bank conflicts:       {}\nreuse cache hits:     {}\n",
+            r.warp_instructions,
+            r.thread_instructions,
+            r.cycles_critical_warp,
+            r.cycles_sum,
+            r.bank_conflicts,
+            r.reuse_hits
         );
         for (c, n) in classes {
             s.push_str(&format!("  {c:<8} {n}\n"));
