@@ -20,6 +20,12 @@
 //! that does not increase pressure, else the first in source order, so under pressure the
 //! schedule drifts back toward the source order.
 //!
+//! Two rounds: every block is first scheduled within its budget; a block whose pressure
+//! fallback chose an instruction is then scheduled again with its budget raised to the
+//! highest pressure any block reached in the first round (at most
+//! [`ScheduleOptions::raise_cap`]): registers the function needs somewhere anyway cost no
+//! occupancy, and that block gets the latency hiding its budget denied it.
+//!
 //! Requires: a verifier-clean function. Guarantees: only the order of instructions inside
 //! each block changes; every dependency above is respected; the result is a pure function
 //! of the input (no hash-order dependence).
