@@ -224,6 +224,17 @@ impl Instruction {
         })
     }
 
+    /// The value `cmp` compares with (its `_cmpval(..)` control; 0.0 without one).
+    pub fn cmp_value(&self) -> f32 {
+        self.controls
+            .iter()
+            .find_map(|c| match c {
+                Control::CmpVal(v) => Some(v.value()),
+                _ => None,
+            })
+            .unwrap_or(0.0)
+    }
+
     /// The `_zeroop(op)` control.
     pub fn zeroop(&self) -> Option<ZeroOp> {
         self.controls.iter().find_map(|c| match c {

@@ -476,14 +476,7 @@ impl Lowerer<'_> {
                     .relop()
                     .ok_or_else(|| "`cmp` needs _relop(..)".to_string())?;
                 let cc = float_cc(r);
-                let v = st
-                    .controls
-                    .iter()
-                    .find_map(|c| match c {
-                        ast::Control::CmpVal(v) => Some(v.value()),
-                        _ => None,
-                    })
-                    .unwrap_or(0.0);
+                let v = st.cmp_value();
                 self.per_comp(st, f, 3, move |l, a| {
                     let k = l.iconst(v.to_bits());
                     let p = l.cursor().ins().fcmp(cc, a[0], k);

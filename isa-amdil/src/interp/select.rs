@@ -405,14 +405,7 @@ fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError
             let r = st
                 .relop()
                 .ok_or_else(|| malformed(line, "cmp needs _relop(..)"))?;
-            let v = st
-                .controls
-                .iter()
-                .find_map(|c| match c {
-                    ast::Control::CmpVal(v) => Some(v.value()),
-                    _ => None,
-                })
-                .unwrap_or(0.0);
+            let v = st.cmp_value();
             (Op::CmpVal(relop(r), v.to_bits()), f)
         }
         // ---- float, scalar on .w, broadcast ----
