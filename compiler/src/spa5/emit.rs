@@ -141,20 +141,17 @@ struct Group {
     ssy_key: usize,
 }
 
-/// Emits `func` (after allocation) as machine instructions.
-pub fn emit(
+/// The reconvergence groups of `func`'s divergent branches: per immediate post-dominator,
+/// the branches whose regions overlap, with the region's single entry as the SSY site.
+/// Branches without such a group count in `out.unreconverged`.
+fn branch_groups(
     func: &Function,
-    alloc: &Allocation,
-    tgt: &Spa5Target,
-    spill_base: u32,
-    analyses: &mut Analyses,
-) -> Result<EmitResult, EmitError> {
-    let (cfg, dt) = analyses.domtree(func);
-    let pdt = PostDominatorTree::with_function(func, cfg);
-    let uni = divergence(func, tgt);
-    let mut out = EmitResult::default();
-
-    // ---- reconvergence regions ----
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    pdt: &PostDominatorTree,
+    uni: &Uniformity,
+    out: &mut EmitResult,
+) -> Vec<Group> {
     // Per reconvergence point, the regions of the divergent branches ending there.
     let mut branch_regions: HashMap<Block, Vec<(Block, BTreeSet<Block>)>> = HashMap::default();
     for b in func.layout.blocks() {
@@ -275,6 +272,13 @@ pub fn emit(
             out.unreconverged += 1;
         }
     }
+    groups
+}
+
+/// Keeps the groups whose regions nest properly and moves an SSY that would sit at the end of
+/// a block SYNCing into another group's point to that group's SSY site (or drops the group,
+/// counting it in `out.unreconverged`).
+fn nest_groups(cfg: &ControlFlowGraph, groups: &mut Vec<Group>, out: &mut EmitResult) {
     // Keep only properly nested regions.
     loop {
         let mut bad = None;
@@ -358,6 +362,23 @@ pub fn emit(
             }
         }
     }
+}
+
+/// Emits `func` (after allocation) as machine instructions.
+pub fn emit(
+    func: &Function,
+    alloc: &Allocation,
+    tgt: &Spa5Target,
+    spill_base: u32,
+    analyses: &mut Analyses,
+) -> Result<EmitResult, EmitError> {
+    let (cfg, dt) = analyses.domtree(func);
+    let pdt = PostDominatorTree::with_function(func, cfg);
+    let uni = divergence(func, tgt);
+    let mut out = EmitResult::default();
+
+    let mut groups = branch_groups(func, cfg, dt, &pdt, &uni, &mut out);
+    nest_groups(cfg, &mut groups, &mut out);
     check_barriers_reconverged(func, tgt, cfg, &pdt, &uni, dt, &groups)?;
     // Blocks whose edge into their region's reconvergence point becomes a SYNC, with that
     // point (a block belongs to at most one innermost region ending there).
