@@ -341,6 +341,24 @@ pub fn run_with(
     stats
 }
 
+/// Uses of each value by `insts` and `term` (an instruction reading a value twice counts
+/// once): a value's last use in the block is when its count reaches zero (live-out values
+/// never die there).
+fn uses_in_block(func: &Function, insts: &[Inst], term: Option<Inst>) -> HashMap<Value, u32> {
+    let mut remaining: HashMap<Value, u32> =
+        HashMap::with_capacity_and_hasher(2 * insts.len() + 2, Default::default());
+    for &inst in insts.iter().chain(term.iter()) {
+        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
+        for v in func.dfg.insts[inst].all_values() {
+            if !seen.contains(&v) {
+                seen.push(v);
+                *remaining.entry(v).or_insert(0) += 1;
+            }
+        }
+    }
+    remaining
+}
+
 /// A block's instructions (terminator apart), its schedule and what scheduling found.
 type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
 
@@ -369,19 +387,7 @@ fn schedule_block(
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
     };
-    // Remaining uses in this block (terminator included) per value; live-out values never
-    // die here.
-    let mut remaining: HashMap<Value, u32> =
-        HashMap::with_capacity_and_hasher(2 * insts.len() + 2, Default::default());
-    for &inst in insts.iter().chain(term.iter()) {
-        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                *remaining.entry(v).or_insert(0) += 1;
-            }
-        }
-    }
+    let mut remaining = uses_in_block(func, insts, term);
     let rem = |m: &HashMap<Value, u32>, v: Value| m.get(&v).copied().unwrap_or(0);
     let live_out = |v: Value| lv.is_live_out(b, v);
     let mut pressure = PerRegFile::<u32>::default();
