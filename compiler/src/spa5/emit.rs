@@ -461,10 +461,7 @@ pub fn emit(
         .blocks()
         .filter(|&b| {
             Some(b) != func.entry_block()
-                && func.layout.block_insts(b).count() == 1
-                && func
-                    .terminator(b)
-                    .is_some_and(|t| func.dfg.opcode(t) == Opcode::Return)
+                && super::exits::only_returns(func, b)
                 && !sync_blocks.contains(&b)
                 && !posts.contains(&b)
                 && ssy_before_term[b].is_empty()
