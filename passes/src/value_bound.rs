@@ -125,10 +125,12 @@ impl Ranges {
                         }
                     }
                 }
-                InstructionData::Binary { opcode, args } if d < 4 => {
-                    if (*opcode == Opcode::Pand && holds) || (*opcode == Opcode::Por && !holds) {
-                        work.extend(args.iter().map(|&a| (a, holds, d + 1)));
-                    }
+                InstructionData::Binary { opcode, args }
+                    if d < 4
+                        && ((*opcode == Opcode::Pand && holds)
+                            || (*opcode == Opcode::Por && !holds)) =>
+                {
+                    work.extend(args.iter().map(|&a| (a, holds, d + 1)));
                 }
                 InstructionData::Unary {
                     opcode: Opcode::Pnot,
