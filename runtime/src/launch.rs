@@ -336,6 +336,9 @@ pub fn plan<'a>(
     Ok(p)
 }
 
+/// A launch's grid (in blocks), domain size and domain origin (zero for a grid launch).
+type GridDomainOrigin = ([u32; 3], [u32; 2], [u32; 2]);
+
 /// The grid, the domain size and the domain origin of a launch over `shape` with blocks of
 /// `block` threads (`pixel`: the kernel is a pixel shader, whose blocks tile the domain in
 /// two dimensions).
@@ -343,7 +346,7 @@ fn launch_shape(
     shape: Shape,
     block: [u32; 3],
     pixel: bool,
-) -> Result<([u32; 3], [u32; 2], [u32; 2]), CalError> {
+) -> Result<GridDomainOrigin, CalError> {
     let shape = match shape {
         Shape::Domain { origin, size } => {
             if size[0] == 0 || size[1] == 0 {

@@ -357,7 +357,7 @@ fn options(cli: &Cli, input: &std::path::Path, from_stdin: bool) -> Options {
             if from_stdin {
                 "main".to_owned()
             } else {
-                kernel_name(&input)
+                kernel_name(input)
             }
         })),
         assume_in_bounds: cli.assume_in_bounds,
@@ -392,7 +392,7 @@ fn read_source(
         }
         Ok(("<stdin>".to_owned(), bytes))
     } else {
-        match std::fs::read(&input) {
+        match std::fs::read(input) {
             Ok(s) => Ok((input.display().to_string(), s)),
             Err(e) => {
                 reporter.error(format_args!("cannot read {}: {e}", input.display()));
