@@ -342,11 +342,7 @@ type GridDomainOrigin = ([u32; 3], [u32; 2], [u32; 2]);
 /// The grid, the domain size and the domain origin of a launch over `shape` with blocks of
 /// `block` threads (`pixel`: the kernel is a pixel shader, whose blocks tile the domain in
 /// two dimensions).
-fn launch_shape(
-    shape: Shape,
-    block: [u32; 3],
-    pixel: bool,
-) -> Result<GridDomainOrigin, CalError> {
+fn launch_shape(shape: Shape, block: [u32; 3], pixel: bool) -> Result<GridDomainOrigin, CalError> {
     let shape = match shape {
         Shape::Domain { origin, size } => {
             if size[0] == 0 || size[1] == 0 {
