@@ -106,6 +106,19 @@ impl SrcForms {
         })
     }
 
+    /// The form of encoding `enc`, if there is one and it has every modifier of `mods`.
+    fn with_mods(&self, enc: Enc, mods: Mods<'_>) -> Option<Op> {
+        let form = match enc {
+            Enc::Imm => self.imm,
+            Enc::Imm32 => self.imm32,
+            Enc::CBank => self.cbank,
+        }?;
+        if !has_mods(form, mods) {
+            return None;
+        }
+        Some(form)
+    }
+
     /// [`SrcForms::of`] without the memo: a scan of the table.
     fn search(reg: Op, k: usize) -> SrcForms {
         let base = reg.form();
@@ -326,16 +339,10 @@ impl Isel<'_> {
     ) -> Option<(Op, Operand)> {
         let wide = self.func.dfg.value_type(v) == Type::B64;
         for enc in prefer {
-            let form = match enc {
-                Enc::Imm => forms.imm,
-                Enc::Imm32 => forms.imm32,
-                Enc::CBank => forms.cbank,
-            };
-            let Some(form) = form else { continue };
-            // Before the operand: a pooled constant takes its slot on first use.
-            if !has_mods(form, mods) {
+            // The form before the operand: a pooled constant takes its slot on first use.
+            let Some(form) = forms.with_mods(*enc, mods) else {
                 continue;
-            }
+            };
             let operand = match enc {
                 Enc::Imm | Enc::Imm32 => {
                     let Some(c) = self.konst(v) else { continue };
@@ -535,5 +542,9 @@ mod tests {
         let neg: Mods<'_> = &|i| i.f(ModKind::Neg(2), 1);
         assert!(!has_mods(Op::IADD32I, neg));
         assert!(has_mods(Op::IADD_I, neg));
+        let forms = SrcForms::of(Op::IADD_R, 2);
+        assert_eq!(forms.with_mods(Enc::Imm32, neg), None);
+        assert_eq!(forms.with_mods(Enc::Imm, neg), Some(Op::IADD_I));
+        assert_eq!(forms.with_mods(Enc::Imm32, &no_mods), Some(Op::IADD32I));
     }
 }
