@@ -17,6 +17,10 @@
 //!   `udiv x, p` becomes `ushr x, k` and `urem x, p` becomes `and x, (p + -1)` (one new
 //!   instruction before it) instead of the division sequence.
 //!
+//! - `urem x, d` after `udiv x, d` in the same block (a flat index split into row and
+//!   column) becomes `x - q * d` from that quotient (a select keeps `x % 0` all ones unless
+//!   `d` is a nonzero constant): a multiply instead of a second division sequence.
+//!
 //! - `and`/`or`/`xor` of two `bmask`s (IL's 0/-1 truth values) becomes the `bmask` of the
 //!   predicate operation (`pand`/`por`/`pxor`, one new instruction before it): `bmask` maps
 //!   false to 0 and true to all ones, so the bitwise operation on the masks is the mask of
@@ -45,6 +49,9 @@ pub fn run(func: &mut Function) {
 pub fn combine(func: &mut Function) -> usize {
     let tz = trailing_zeros(func);
     let mut changed = 0;
+    // `udiv x, d` results by block and operands, for a later `urem x, d` in the block.
+    let mut quotients: crate::FastHashMap<(Option<crate::ir::Block>, Value, Value), Value> =
+        crate::FastHashMap::default();
     for inst in func.insts_in_layout() {
         let Some(r) = func.dfg.first_result(inst) else {
             continue;
@@ -76,10 +83,25 @@ pub fn combine(func: &mut Function) -> usize {
             InstructionData::Binary {
                 opcode: Opcode::Udiv,
                 args: [x, p],
-            } => power_of_two(func, p).map(|k| InstructionData::Binary {
-                opcode: Opcode::Ushr,
-                args: [x, k],
-            }),
+            } => {
+                let k = power_of_two(func, p);
+                if k.is_none() {
+                    quotients.insert((func.layout.inst_block(inst), x, p), r);
+                }
+                k.map(|k| InstructionData::Binary {
+                    opcode: Opcode::Ushr,
+                    args: [x, k],
+                })
+            }
+            InstructionData::Binary {
+                opcode: Opcode::Urem,
+                args: [x, d],
+            } if power_of_two(func, d).is_none()
+                && quotients.contains_key(&(func.layout.inst_block(inst), x, d)) =>
+            {
+                let q = quotients[&(func.layout.inst_block(inst), x, d)];
+                Some(remainder_from_quotient(func, inst, x, d, q))
+            }
             InstructionData::Binary {
                 opcode: Opcode::Urem,
                 args: [x, p],
@@ -164,6 +186,35 @@ fn negation_folded(
         (Opcode::Fadd, Some(x), None) => Some((Opcode::Fsub, [b, x])),
         (Opcode::Fsub, _, Some(y)) => Some((Opcode::Fadd, [a, y])),
         _ => None,
+    }
+}
+
+/// `urem x, d` from the quotient `q = udiv x, d` computed before it: `x - q * d`, or all
+/// ones when `d` is 0 (the IR's `x % 0`; `x / 0` is all ones too, so `x - q * d` would give
+/// `x`). The compare and select are left out for a nonzero constant `d`. The new
+/// instructions go before `inst`; returns its replacement.
+fn remainder_from_quotient(
+    func: &mut Function,
+    inst: Inst,
+    x: Value,
+    d: Value,
+    q: Value,
+) -> InstructionData {
+    let mut cur = crate::ir::FuncCursor::new(func).at_inst(inst);
+    let t = cur.ins().imul(q, d);
+    if cur.func.dfg.value_const(d).is_some_and(|c| c as u32 != 0) {
+        return InstructionData::Binary {
+            opcode: Opcode::Isub,
+            args: [x, t],
+        };
+    }
+    let r = cur.ins().isub(x, t);
+    let zero = cur.ins().iconst(Type::B32, 0);
+    let z = cur.ins().icmp(crate::ir::IntCC::Eq, d, zero);
+    let ones = cur.ins().iconst(Type::B32, 0xffff_ffff);
+    InstructionData::Ternary {
+        opcode: Opcode::Select,
+        args: [z, ones, r],
     }
 }
 
