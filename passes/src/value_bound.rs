@@ -17,7 +17,7 @@
 
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
-    Opcode, SpecialReg, Type, Value,
+    Opcode, SpecialReg, Type, Value, ValueDef,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 use cranelift_entity::SecondaryMap;
@@ -27,6 +27,7 @@ const DEPTH: u32 = 12;
 
 const MAX: u64 = u32::MAX as u64;
 const FULL: (u64, u64) = (0, MAX);
+const I32_MAX: u64 = i32::MAX as u64;
 
 /// The sm_5x launch limits per dimension: threads per group, and group ids.
 const GROUP_DIM_MAX: [u64; 3] = [1024, 1024, 64];
@@ -44,10 +45,24 @@ struct Iv {
     body: HashSet<Block>,
 }
 
-/// Loop facts for range queries, computed once per function (see the module doc).
+/// A compare that holds (or fails, `holds == false`) wherever `block` dominates: `block` is
+/// entered only through one edge of a `brif` on it.
+#[derive(Clone, Copy, Debug)]
+struct EdgeFact {
+    block: Block,
+    cmp: Inst,
+    holds: bool,
+}
+
+/// Loop and branch facts for range queries, computed once per function (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     ivs: HashMap<Value, Iv>,
+    /// Per compared value, the branch facts on it.
+    facts: HashMap<Value, Vec<EdgeFact>>,
+    /// The dominator tree when the facts were computed: a block created later dominates
+    /// nothing in it, so queries there see no branch facts.
+    dt: Option<DominatorTree>,
     /// The block of each instruction when the facts were computed (queries may come while a
     /// later pass rewrites the layout).
     block_of: SecondaryMap<Inst, Option<Block>>,
@@ -70,7 +85,119 @@ impl Ranges {
                 r.counted_loop(func, &cfg, &dt, &loops, h);
             }
         }
+        for &b in dt.rpo() {
+            r.edge_facts(func, &cfg, b);
+        }
+        r.dt = Some(dt);
         r
+    }
+
+    /// Records the compares that hold on entry to `b` when its only predecessor ends in a
+    /// `brif` whose one destination is `b`: the condition itself (or its negation on the
+    /// other edge), through `pand` where it holds, `por` where it fails, and `pnot`.
+    fn edge_facts(&mut self, func: &Function, cfg: &ControlFlowGraph, b: Block) {
+        let &[p] = cfg.preds(b) else { return };
+        let Some(last) = func.layout.last_inst(p) else {
+            return;
+        };
+        let InstructionData::Brif { arg, dests, .. } = &func.dfg.insts[last] else {
+            return;
+        };
+        if dests[0].block == dests[1].block {
+            return;
+        }
+        let holds = dests[0].block == b;
+        let mut work = vec![(arg[0], holds, 0u32)];
+        while let Some((c, holds, d)) = work.pop() {
+            let Some(inst) = func.dfg.value_inst(c) else {
+                continue;
+            };
+            match &func.dfg.insts[inst] {
+                InstructionData::IntCompare { args, .. } => {
+                    for &x in args {
+                        if func.dfg.value_const(x).is_none() {
+                            let f = EdgeFact {
+                                block: b,
+                                cmp: inst,
+                                holds,
+                            };
+                            self.facts.entry(x).or_default().push(f);
+                        }
+                    }
+                }
+                InstructionData::Binary { opcode, args }
+                    if d < 4
+                        && ((*opcode == Opcode::Pand && holds)
+                            || (*opcode == Opcode::Por && !holds)) =>
+                {
+                    work.extend(args.iter().map(|&a| (a, holds, d + 1)));
+                }
+                InstructionData::Unary {
+                    opcode: Opcode::Pnot,
+                    args,
+                } if d < 4 => work.push((args[0], !holds, d + 1)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Narrows `r`, the range of `v` from its definition, by the branch facts on `v` that
+    /// hold in block `at`.
+    fn refine(
+        &self,
+        func: &Function,
+        v: Value,
+        at: Block,
+        depth: u32,
+        r: (u64, u64),
+    ) -> (u64, u64) {
+        let (Some(facts), Some(dt)) = (self.facts.get(&v), &self.dt) else {
+            return r;
+        };
+        let mut out = r;
+        for f in facts {
+            if depth == 0 || !dt.dominates(f.block, at) {
+                continue;
+            }
+            let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[f.cmp] else {
+                continue;
+            };
+            // As `v cc other`, holding.
+            let (cc, other) = if args[0] == v {
+                (cond, args[1])
+            } else {
+                (cond.swap_args(), args[0])
+            };
+            let cc = if f.holds { cc } else { cc.inverse() };
+            let o = self.rec(func, other, Some(at), Some(at), depth - 1);
+            // Signed compares of values both below 2^31 order them as unsigned ones do.
+            let signed_ok = out.1 <= I32_MAX && o.1 <= I32_MAX;
+            let (lo, hi) = match cc {
+                IntCC::Ult => match o.1.checked_sub(1) {
+                    Some(h) => (0, h),
+                    None => continue,
+                },
+                IntCC::Slt if signed_ok => match o.1.checked_sub(1) {
+                    Some(h) => (0, h),
+                    None => continue,
+                },
+                IntCC::Ule => (0, o.1),
+                IntCC::Sle if signed_ok => (0, o.1),
+                IntCC::Ugt => (o.0 + 1, MAX),
+                IntCC::Sgt if signed_ok => (o.0 + 1, MAX),
+                IntCC::Uge => (o.0, MAX),
+                IntCC::Sge if signed_ok => (o.0, MAX),
+                IntCC::Eq => o,
+                _ => continue,
+            };
+            out = (out.0.max(lo), out.1.min(hi));
+        }
+        // An empty range is a block no execution reaches: keep the definition's range.
+        if out.0 > out.1 {
+            r
+        } else {
+            out
+        }
     }
 
     fn counted_loop(
@@ -97,10 +224,41 @@ impl Ranges {
 
     /// The range of `v` where it is used in block `at` (None: anywhere).
     pub fn range(&self, func: &Function, v: Value, at: Option<Block>) -> (u64, u64) {
-        self.rec(func, v, at, DEPTH)
+        self.rec(func, v, at, at, DEPTH)
     }
 
-    fn rec(&self, func: &Function, v: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+    /// The range of `v` in block `at` (the query's block: branch facts that hold there hold
+    /// for every value computed before it, and so for `v` and its operands), with `user` the
+    /// block of the instruction reading `v` (for induction variables).
+    fn rec(
+        &self,
+        func: &Function,
+        v: Value,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
+        let r = self.def_range(func, v, at, user, depth);
+        // Without a query block, the facts of the definition's block hold at every use.
+        let ctx = at.or_else(|| match func.dfg.value_def(v) {
+            ValueDef::Result(i, _) => self.block_of[i],
+            ValueDef::Param(b, _) => Some(b),
+            ValueDef::Detached => None,
+        });
+        match ctx {
+            Some(b) if depth > 0 && r != (r.0, r.0) => self.refine(func, v, b, depth, r),
+            _ => r,
+        }
+    }
+
+    fn def_range(
+        &self,
+        func: &Function,
+        v: Value,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
         if func.dfg.value_type(v) != Type::B32 {
             return FULL;
         }
@@ -112,11 +270,12 @@ impl Ranges {
             return FULL;
         }
         let Some(inst) = func.dfg.value_inst(v) else {
-            return self.param(func, v, at, depth);
+            return self.param(func, v, at, user, depth);
         };
-        // Operands are read where their user is.
-        let here = self.block_of[inst].or(at);
-        let rec = |x: Value| self.rec(func, x, here, depth - 1);
+        // Operands are read where their user is, and hold the values they had there.
+        let here = self.block_of[inst].or(user);
+        let at = at.or(self.block_of[inst]);
+        let rec = |x: Value| self.rec(func, x, at, here, depth - 1);
         let konst = |x: Value| func.dfg.value_const(x).map(|c| c & MAX);
         match &func.dfg.insts[inst] {
             InstructionData::Special { reg, .. } => special_range(func, *reg),
@@ -229,12 +388,19 @@ impl Ranges {
 
     /// A block parameter: an induction variable's range, in its loop's body (`at`) or
     /// anywhere.
-    fn param(&self, func: &Function, p: Value, at: Option<Block>, depth: u32) -> (u64, u64) {
+    fn param(
+        &self,
+        func: &Function,
+        p: Value,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
-        let (init_lo, init_hi) = self.rec(func, iv.init, None, depth - 1);
-        let (_, n) = self.rec(func, iv.bound, None, depth - 1);
+        let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
+        let (_, n) = self.rec(func, iv.bound, None, None, depth - 1);
         // The largest value the comparison lets through, as an unsigned number.
         let limit = if iv.signed {
             if init_hi > i32::MAX as u64 || n > i32::MAX as u64 {
@@ -250,7 +416,10 @@ impl Ranges {
         if top > limit {
             return FULL;
         }
-        if at.is_some_and(|b| iv.body.contains(&b)) {
+        if [at, user]
+            .iter()
+            .any(|b| b.is_some_and(|b| iv.body.contains(&b)))
+        {
             // Inside the body the test held: `init <= p < n`.
             return if n == 0 { FULL } else { (init_lo, n - 1) };
         }
@@ -386,19 +555,75 @@ mod tests {
     #[test]
     fn counted_loop_counters_are_bounded_in_and_after_the_body() {
         let c = |x: u32| format!("iconst.b32 {x:#x}");
-        assert_eq!(loop_ranges(&c(0), &c(16), "slt", 1), ((0, 15), (0, 16)));
-        assert_eq!(loop_ranges(&c(3), &c(16), "ult", 4), ((3, 15), (3, 19)));
+        // After the loop the exit edge adds `!(i < n)`.
+        assert_eq!(loop_ranges(&c(0), &c(16), "slt", 1), ((0, 15), (16, 16)));
+        assert_eq!(loop_ranges(&c(3), &c(16), "ult", 4), ((3, 15), (16, 19)));
         // A start beyond the bound: the body never runs, the counter stays at the start.
         assert_eq!(loop_ranges(&c(40), &c(16), "ult", 4).1, (40, 40));
-        // A bound from memory: any unsigned value, so the counter may wrap past it.
+        // A bound from memory: any unsigned value, so the counter may wrap past it; in the
+        // body it is below the bound, so below the largest one.
         let n = "load.b32 cb0[0]";
-        assert_eq!(loop_ranges(&c(100), n, "ult", 16), (FULL, FULL));
-        // Signed: a bound at the top of the signed range lets `i + step` overflow.
+        assert_eq!(loop_ranges(&c(100), n, "ult", 16), ((0, MAX - 1), FULL));
+        // Signed: a bound at the top of the signed range lets `i + step` overflow, and a
+        // signed compare bounds nothing of a value that may be negative.
         assert_eq!(loop_ranges(&c(0), &c(0x7fff_fffe), "slt", 4), (FULL, FULL));
         // Signed with a negative start: not a non-negative range.
         assert_eq!(loop_ranges(&c(0xffff_fff0), &c(16), "slt", 1), (FULL, FULL));
-        // Other comparisons are not counted loops.
-        assert_eq!(loop_ranges(&c(0), &c(16), "ne", 1), (FULL, FULL));
+        // Other comparisons are not counted loops; the exit edge of `i != 16` still says
+        // `i == 16`.
+        assert_eq!(loop_ranges(&c(0), &c(16), "ne", 1), (FULL, (16, 16)));
+    }
+
+    /// The ranges of `v5 = (tid + 128) << 2` in the then and else blocks of a `brif` on
+    /// `cond` (IR text defining `v3` from `v0 = tid.x` and the constant `v1 = 128`).
+    fn guarded(cond: &str) -> ((u64, u64), (u64, u64)) {
+        let text = format!(
+            "kernel %k {{\n    group_size 256, 1, 1\n    lds0 = 1024\n\nblock0:\n    \
+             v0 = special tid.x\n    v1 = iconst.b32 0x80\n    v2 = iconst.b32 0x2\n    \
+             v4 = iadd v0, v1\n    v5 = ishl v4, v2\n    {cond}\n    \
+             brif v3, block1, block2\n\nblock1:\n    store.b32 lds0[v5], v0\n    \
+             return\n\nblock2:\n    store.b32 lds0[v5], v0\n    return\n}}\n"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        let v5 = f
+            .dfg
+            .values()
+            .find(|&v| {
+                f.dfg
+                    .value_inst(v)
+                    .is_some_and(|i| f.dfg.insts[i].opcode() == Opcode::Ishl)
+            })
+            .expect("the shift");
+        (
+            r.range(&f, v5, Some(blocks[1])),
+            r.range(&f, v5, Some(blocks[2])),
+        )
+    }
+
+    #[test]
+    fn branch_conditions_bound_values_where_they_hold() {
+        let all = (128 * 4, (255 + 128) * 4);
+        let upper = (256 * 4, (255 + 128) * 4);
+        // `if (tid < 128)`: the tree-reduction step `s[tid + 128]` stays inside 1 KiB; the
+        // else edge holds the negation, `tid >= 128`.
+        assert_eq!(guarded("v3 = icmp ult v0, v1"), ((512, 1020), upper));
+        assert_eq!(guarded("v3 = icmp uge v0, v1"), (upper, (512, 1020)));
+        // Both sides of a `pand` hold on its true edge, neither of a `por` on its false edge.
+        assert_eq!(
+            guarded("v6 = iconst.b32 0x40\n    v7 = icmp ult v0, v6\n    v8 = icmp ne v0, v1\n    v3 = pand v8, v7").0,
+            (512, (63 + 128) * 4)
+        );
+        assert_eq!(
+            guarded("v6 = iconst.b32 0x40\n    v7 = icmp uge v0, v6\n    v8 = icmp eq v0, v1\n    v3 = por v8, v7").1,
+            (512, (63 + 128) * 4)
+        );
+        // A signed compare with a non-negative value orders as an unsigned one.
+        assert_eq!(guarded("v3 = icmp slt v0, v1").0, (512, 1020));
+        // `!=` bounds nothing; its false edge is `==`.
+        assert_eq!(guarded("v3 = icmp ne v0, v1"), (all, (1024, 1024)));
     }
 
     #[test]

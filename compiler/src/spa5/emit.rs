@@ -11,8 +11,9 @@
 //!   or not (a uniform loop exit into a divergent `if`'s merge is an `@p SYNC`);
 //! - a *divergent* branch with immediate post-dominator `P` gets an `SSY P` executed once
 //!   before its region (the blocks reachable from it without passing `P`), and every edge from
-//!   the region into `P` becomes `SYNC` (a conditional branch into `P` a guarded `@p SYNC`
-//!   followed by the branch to its other target; a branch to an empty block whose code would
+//!   the region into `P` becomes `SYNC` (a conditional branch into `P` is `@!p BRA other;
+//!   SYNC`, so the SYNC is not even issued while no lane leaves, as at a loop's bottom, or
+//!   `@p SYNC` when the other target follows; a branch to an empty block whose code would
 //!   be just that `SYNC`, such as a split critical edge, SYNCs itself and the block is not
 //!   emitted, so an `if` is `SSY P; @!p SYNC` falling into its body, as ptxas writes it).
 //!   Branches sharing `P` share one SSY (this covers loop
@@ -755,14 +756,16 @@ impl Linear<'_> {
                     // Lanes taking an edge into the reconvergence point arrive there
                     // (a guarded SYNC); the others branch on.
                     let (other, not) = if syncs(t) { (e, false) } else { (t, true) };
-                    let sync = if t == e || (syncs(t) && syncs(e)) {
-                        MInst::sync()
+                    if t == e || (syncs(t) && syncs(e)) {
+                        self.push(MInst::sync(), None);
+                    } else if Some(other) != next {
+                        // The lanes going on branch first and the rest fall into the SYNC:
+                        // where no lane leaves (a loop's latch, most iterations) the SYNC is
+                        // not issued at all, one instruction instead of two.
+                        self.push(MInst::bra(0).guarded(guard(!not)), Some(other));
+                        self.push(MInst::sync(), None);
                     } else {
-                        MInst::sync().guarded(guard(not))
-                    };
-                    self.push(sync, None);
-                    if t != e && !syncs(other) && Some(other) != next {
-                        self.push(MInst::bra(0), Some(other));
+                        self.push(MInst::sync().guarded(guard(not)), None);
                     }
                 } else if self.exits(t) || self.exits(e) {
                     // A side that only returns is a guarded EXIT (no SSY: the sides never
