@@ -45,8 +45,11 @@ const NEG_ZERO: u32 = 0x8000_0000;
 /// the million statements of a large kernel.
 #[derive(Default)]
 pub(crate) struct Srcs {
-    cache: SmallVec<[((usize, usize, Ty), Value); 8]>,
+    cache: SmallVec<[(SrcKey, Value); 8]>,
 }
+
+/// A read source component: operand index, post-swizzle component, operand class.
+type SrcKey = (usize, usize, Ty);
 
 impl Srcs {
     /// Component `i` of source `k` read as `ty`.
