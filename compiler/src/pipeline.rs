@@ -78,6 +78,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             // Invariants hoisted from the copies of an unrolled body are equal: one each.
             "gvn",
             "dce",
+            // Last: what GVN, LICM and versioning left in front of a branch for one side.
+            "sink",
         ],
     }
 }

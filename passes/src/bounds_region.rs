@@ -29,7 +29,10 @@
 //! (`hi = max(offset + size)`): `a + lo >= 0` (a compare only for `lo < 0`) and `a + hi <=
 //! len` in exact arithmetic: `t = a + (hi - 1)` in 32 bits, `t < len`, plus `t >= hi - 1`
 //! (no wrap) unless `a`'s value range or alignment rules a wrap out; the `t`s of one space
-//! fold by `umax` into one compare. A run is versioned only
+//! fold by `umax` into one compare (slots adding one constant to several bases take the
+//! bases' `umax` first, then one add). A clamped address `z >u m ? C : z << k` (`C >= 2^31`,
+//! the lowering's exact `g[]` form) is bounded as `z << k` with `z <= m` added to the test,
+//! and the copy addresses `z << k` without the select. A run is versioned only
 //! when the checks it removes (an estimate of the backend's instructions: a compare per word
 //! and a move per loaded word, and a split per vector) exceed the test by [`MARGIN`].
 //!
@@ -369,6 +372,49 @@ fn base_of(func: &Function, a: Value) -> (Value, i64) {
     (a, 0)
 }
 
+/// `(y, z, m)` when `a` is `select (z >u m), C, y` with `y = z << k` exact for every `z <= m`
+/// and `C >= 2^31` (never below a length): the lowering's exact `g[]` and structured
+/// addresses, `index > max ? 2^31 : index << 4`. Where `z <= m` holds, `a` is `y`: the test
+/// bounds `y` and requires `z <= m`, and the unchecked copy addresses `y` directly.
+fn unclamp(func: &Function, a: Value) -> Option<(Value, Value, u32)> {
+    let i = func.dfg.value_inst(a)?;
+    let InstructionData::Ternary {
+        opcode: Opcode::Select,
+        args: [c, t, y],
+    } = func.dfg.insts[i]
+    else {
+        return None;
+    };
+    if func.dfg.value_const(t)? as u32 >= 1 << 31 {
+        let ci = func.dfg.value_inst(c)?;
+        let InstructionData::IntCompare {
+            cond, args: cargs, ..
+        } = func.dfg.insts[ci]
+        else {
+            return None;
+        };
+        let k = func.dfg.value_const(cargs[1])? as u32;
+        let (z, m) = match cond {
+            IntCC::Ugt => (cargs[0], k),
+            IntCC::Uge if k > 0 => (cargs[0], k - 1),
+            _ => return None,
+        };
+        let yi = func.dfg.value_inst(y)?;
+        let InstructionData::Binary {
+            opcode: Opcode::Ishl,
+            args: [x, sh],
+        } = func.dfg.insts[yi]
+        else {
+            return None;
+        };
+        let sh = func.dfg.value_const(sh)? as u32;
+        if x == z && sh < 32 && (u64::from(m) << sh) <= u64::from(u32::MAX) {
+            return Some((y, z, m));
+        }
+    }
+    None
+}
+
 /// A value the test requires below a space's length: `base + add` in 32 bits (`add` alone
 /// for a constant address).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -402,7 +448,7 @@ fn slots(
         let (base, c) = match data.mem_addr() {
             Some(a) => {
                 let (x, c) = base_of(func, a);
-                (Some(x), c)
+                (Some(unclamp(func, x).map_or(x, |u| u.0)), c)
             }
             None => (None, 0),
         };
@@ -502,14 +548,18 @@ fn compares(slots: &[Slot]) -> Vec<Compare> {
     out
 }
 
-/// The test's instructions as the backend emits them: an add per distinct nonzero slot sum,
-/// per compare a `umax` per further slot, the lengths' move and `umin`s, the compare; then the
+/// The test's instructions as the backend emits them: an add per distinct nonzero constant
+/// of a compare's slots, per compare a `umax` per further slot, the lengths' move and `umin`s, the compare; then the
 /// vote and the branch.
 fn test_cost(slots: &[Slot]) -> i64 {
-    let adds: HashSet<(Option<Value>, i64)> = slots
-        .iter()
-        .filter(|s| s.add != 0 && s.base.is_some())
-        .map(|s| (s.base, s.add))
+    // One add per constant per compare (the bases' `umax` first).
+    let adds: HashSet<(Vec<MemSpace>, i64)> = compares(slots)
+        .into_iter()
+        .flat_map(|(v, spaces)| {
+            v.into_iter()
+                .filter(|&(b, a)| a != 0 && b.is_some())
+                .map(move |(_, a)| (spaces.clone(), a))
+        })
         .collect();
     let mut cost = 2 + adds.len() as i64;
     for (v, spaces) in compares(slots) {
@@ -591,11 +641,20 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     let (block_map, inst_map) = copy_blocks(func, &[r], p, &mut map);
     let copy = block_map[&r];
     for &i in &run.chosen {
-        if let InstructionData::Load { mem, .. }
-        | InstructionData::Store { mem, .. }
-        | InstructionData::Atomic { mem, .. } = &mut func.dfg.insts[inst_map[&i]]
+        let ni = inst_map[&i];
+        // A clamped address is its unclamped form where the test passed ([`unclamp`]).
+        let unclamped = func.dfg.insts[ni]
+            .mem_addr()
+            .and_then(|a| unclamp(func, a))
+            .map(|u| u.0);
+        if let InstructionData::Load { mem, args, .. }
+        | InstructionData::Store { mem, args, .. }
+        | InstructionData::Atomic { mem, args, .. } = &mut func.dfg.insts[ni]
         {
             mem.inbounds = true;
+            if let Some(y) = unclamped {
+                args[0] = y;
+            }
         }
     }
     func.dfg.set_cold(r, true);
@@ -603,17 +662,54 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
     // the previous predicate).
     let slots = slots(func, ranges, b, &run.chosen);
+    // The unclamped bases' indices must be in their windows ([`unclamp`]).
+    let mut guards: Vec<(Value, u32)> = Vec::new();
+    for &i in &run.chosen {
+        if let Some((_, z, m)) = func.dfg.insts[i]
+            .mem_addr()
+            .and_then(|a| unclamp(func, base_of(func, a).0))
+        {
+            if !guards.contains(&(z, m)) {
+                guards.push((z, m));
+            }
+        }
+    }
     let mut all = Conj::default();
     let mut cur = FuncCursor::new(func).at_end(b);
+    for (z, m) in guards {
+        let m = cur.ins().iconst(Type::B32, u64::from(m));
+        all.and(&mut cur, IntCC::Ule, z, m);
+    }
     for (v, spaces) in compares(&slots) {
         let mut m: Option<Value> = None;
+        // Slots adding one constant to several bases: the `umax` of the bases, then one add.
+        // Where a base plus the constant could wrap, its own slot `base + 0` is in the same
+        // compare (see [`slots`]) and fails it, so the shared sum cannot admit a wrap.
+        let mut by_add: Vec<(i64, Vec<Value>)> = Vec::new();
         for (base, add) in v {
-            let k = cur.ins().iconst(Type::B32, u64::from(add as i32 as u32));
             let x = match base {
                 Some(x) if add == 0 => x,
-                Some(x) => cur.ins().iadd(x, k),
-                None => k,
+                Some(x) => {
+                    match by_add.iter_mut().find(|(a, _)| *a == add) {
+                        Some((_, xs)) => xs.push(x),
+                        None => by_add.push((add, vec![x])),
+                    }
+                    continue;
+                }
+                None => cur.ins().iconst(Type::B32, u64::from(add as i32 as u32)),
             };
+            m = Some(match m {
+                Some(m) => cur.ins().umax(m, x),
+                None => x,
+            });
+        }
+        for (add, xs) in by_add {
+            let mut top = xs[0];
+            for &x in &xs[1..] {
+                top = cur.ins().umax(top, x);
+            }
+            let k = cur.ins().iconst(Type::B32, u64::from(add as i32 as u32));
+            let x = cur.ins().iadd(top, k);
             m = Some(match m {
                 Some(m) => cur.ins().umax(m, x),
                 None => x,

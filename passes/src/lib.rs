@@ -51,6 +51,7 @@ pub mod preheaders;
 pub mod reassociate;
 pub mod registry;
 pub mod simplify_cfg;
+pub mod sink;
 pub mod strength_reduce;
 pub mod uniformity;
 pub mod unroll;

@@ -2,7 +2,8 @@
 //! outside a loop into the loop's preheader, so they run once instead of every iteration.
 //!
 //! Requires: verified SSA. Guarantees: behaviour unchanged. Only pure instructions move (no
-//! side effects, no memory access, not a terminator, not `special clock`, not a `Target`):
+//! side effects, no memory access, not a terminator, not `special clock`, not a `Target`,
+//! not convergent: a `vote_all` or `quad_shuffle` sees the lanes still in the loop):
 //! every IR operation is total (integer division by zero is defined), so evaluating one
 //! before the loop, even when the loop body would not have reached it, cannot trap or change
 //! a result; its operands are defined outside the loop (or by instructions already hoisted),
@@ -87,7 +88,10 @@ pub fn hoist_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         for &b in &body {
             for i in func.layout.block_insts(b) {
                 let data = &func.dfg.insts[i];
-                if !is_pure(data) || func.dfg.inst_results(i).is_empty() {
+                if !is_pure(data)
+                    || data.opcode().is_convergent()
+                    || func.dfg.inst_results(i).is_empty()
+                {
                     continue;
                 }
                 if data.args().iter().all(|&a| !inside[a]) {

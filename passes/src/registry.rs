@@ -153,6 +153,12 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "sink",
+        summary: "pure instructions used only past one branch edge move to that side",
+        run: crate::sink::run_with,
+        preserves_cfg: true,
+    },
+    PassInfo {
         name: "hoist_loads",
         summary: "loads of a block where an if joins move above the if, inside loops",
         run: crate::hoist_loads::run_with,

@@ -460,6 +460,12 @@ impl Opcode {
         self.flag_bits() & (flags::LOAD) != 0
             || matches!(self, Opcode::Atomic | Opcode::AtomicNoret)
     }
+    /// Reads other lanes of the warp (`vote_all`, `quad_shuffle`): its result depends on which
+    /// lanes are active, so it must not move into or out of control flow that could change
+    /// that set (a branch some lanes skip, a loop some lanes leave early).
+    pub fn is_convergent(self) -> bool {
+        matches!(self, Opcode::VoteAll | Opcode::QuadShuffle)
+    }
     /// Writes memory.
     pub fn writes_memory(self) -> bool {
         matches!(self, Opcode::Store | Opcode::Atomic | Opcode::AtomicNoret)

@@ -277,14 +277,22 @@ impl Isel<'_> {
         let block = self.cur_block();
         let no_wrap = last < a_align
             || self.ranges.range(self.func, a, block).1 + last as u64 <= u64::from(u32::MAX);
-        let u = if last == 0 {
-            a
-        } else {
-            self.one(
-                MInst::iadd32i(R, R, last as i32),
-                &[Res(0, 0), Arg(0, 0)],
-                &[a],
-            )?
+        let u = match (last, block) {
+            (0, _) => a,
+            (_, Some(b)) if self.last_byte_memo.contains_key(&(b, a, last)) => {
+                self.last_byte_memo[&(b, a, last)]
+            }
+            _ => {
+                let u = self.one(
+                    MInst::iadd32i(R, R, last as i32),
+                    &[Res(0, 0), Arg(0, 0)],
+                    &[a],
+                )?;
+                if let Some(b) = block {
+                    self.last_byte_memo.insert((b, a, last), u);
+                }
+                u
+            }
         };
         if !no_wrap {
             p = Some(self.isetp_u32(ICmp::Ge, u, Operand::Imm(last), p)?);

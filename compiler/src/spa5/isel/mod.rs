@@ -109,6 +109,9 @@ pub struct Isel<'a> {
     pub(crate) aligned_accesses: Option<HashMap<(Block, u32), u32>>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
+    /// `a + last` of the bounds checks in a block, by block, `a` and `last`: accesses to
+    /// several buffers at one address share it.
+    pub(crate) last_byte_memo: HashMap<(Block, Value, i64), Value>,
     pub(crate) bounds_memo: HashMap<(Block, Option<Value>, i64, i64, i64), Value>,
     /// `MOV32I` constants per block: one register per distinct value (the scheduler would
     /// otherwise hoist every copy to the top of the block, each in its own register).
@@ -172,6 +175,7 @@ pub fn run(
         pool: Vec::new(),
         pool_index: HashMap::default(),
         bounds_memo: HashMap::default(),
+        last_byte_memo: HashMap::default(),
         use_count,
         fused_pairs: HashMap::default(),
     };

@@ -1,0 +1,213 @@
+//! Code sinking: a pure instruction whose results are used only in the part of the function
+//! one successor `S` of its block leads to moves to the top of `S`, so the paths that do
+//! not need it do not compute it.
+//!
+//! Typical sources: the values both versions of a bounds-checked run need before versioning
+//! splits them (the checked copy's addresses, after which the unchecked copy folds its
+//! offsets), an `if`'s operands that GVN or the lowering placed in front of it, and a
+//! loop's exit values computed in the loop's preheader.
+//!
+//! An instruction in block `B` moves to `S` when `S`'s only predecessor is `B` (so `S` runs
+//! at most as often as `B`, and never in a deeper loop) and no successor of `B` only returns
+//! (a kernel's `if (id < n)` guard: the lanes leaving do no work, and the block below would
+//! only grow), every use of its results lies in a
+//! block `S` dominates (block arguments count as uses in the block whose branch passes
+//! them), and it is pure in the sense of [`crate::gvn::is_pure`] (no side effects, no memory
+//! access but constant-buffer reads, not `special clock`) and not convergent (a `vote_all`
+//! or `quad_shuffle` in a branch would see fewer lanes). Instructions move in reverse order,
+//! so a chain used only in `S` moves as a whole and keeps its order; a moved instruction may
+//! move again from `S` to one of `S`'s successors.
+//!
+//! Requires: a verified SSA function. Guarantees: the same behaviour (every IR operation is
+//! total, and an instruction runs only on paths that used its value before); dominance holds
+//! (each use is in a block `S` dominates, after the moved instruction); the CFG is unchanged.
+
+use crate::gvn::is_pure;
+use crate::ir::{Analyses, Block, Function, Inst, Opcode, Value};
+use crate::FastHashMap as HashMap;
+use smallvec::SmallVec;
+
+/// True if `b`'s only instruction is `return`.
+fn only_returns(func: &Function, b: Block) -> bool {
+    let mut insts = func.layout.block_insts(b);
+    matches!((insts.next(), insts.next()), (Some(i), None) if func.dfg.insts[i].opcode() == Opcode::Return)
+}
+
+/// Most rounds over the function (each lets instructions move one block further down).
+const MAX_ROUNDS: usize = 4;
+
+/// Runs the pass.
+pub fn run(func: &mut Function) {
+    sink_with(func, &mut Analyses::new());
+}
+
+/// Runs the pass with the pipeline's cached analyses (the CFG does not change).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    sink_with(func, analyses);
+}
+
+/// Sinks instructions; returns how many moves were made.
+pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+    let (cfg, dt) = analyses.domtree(func);
+    // Blocks with a single predecessor, by that predecessor.
+    // A block whose other edge leads straight to a `return` (the guard `if (id < n)` of a
+    // whole kernel) is left alone: the lanes leaving do no work anyway, and the instructions
+    // would only join a larger block below.
+    let mut only_succ: HashMap<Block, SmallVec<[Block; 2]>> = HashMap::default();
+    for &b in dt.rpo() {
+        if let &[p] = cfg.preds(b) {
+            if p != b && !cfg.succs(p).iter().any(|&s| only_returns(func, s)) {
+                only_succ.entry(p).or_default().push(b);
+            }
+        }
+    }
+    if only_succ.is_empty() {
+        return 0;
+    }
+    let mut moved = 0;
+    for _ in 0..MAX_ROUNDS {
+        crate::budget::tick();
+        // The blocks using each value (once per use).
+        let mut uses: HashMap<Value, SmallVec<[Block; 4]>> = HashMap::default();
+        for b in func.layout.blocks() {
+            for i in func.layout.block_insts(b) {
+                let data = &func.dfg.insts[i];
+                for &a in data.args() {
+                    uses.entry(a).or_default().push(b);
+                }
+                for d in data.branch_destinations() {
+                    for &a in d.args.iter() {
+                        uses.entry(a).or_default().push(b);
+                    }
+                }
+            }
+        }
+        let mut round = 0;
+        for &b in dt.rpo() {
+            let Some(succs) = only_succ.get(&b) else {
+                continue;
+            };
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            for &i in insts.iter().rev() {
+                let data = &func.dfg.insts[i];
+                if !is_pure(data)
+                    || data.opcode().is_convergent()
+                    || func.dfg.inst_results(i).is_empty()
+                {
+                    continue;
+                }
+                // The successor dominating every use of every result.
+                let mut target: Option<Block> = None;
+                let ok = func.dfg.inst_results(i).iter().all(|r| {
+                    uses.get(r).is_some_and(|us| {
+                        us.iter().all(|&u| {
+                            let s = match target {
+                                Some(s) => s,
+                                None => match succs.iter().find(|&&s| dt.dominates(s, u)) {
+                                    Some(&s) => s,
+                                    None => return false,
+                                },
+                            };
+                            target = Some(s);
+                            dt.dominates(s, u)
+                        })
+                    })
+                });
+                let Some(s) = target.filter(|_| ok) else {
+                    continue;
+                };
+                func.layout.remove_inst(i);
+                match func.layout.first_inst(s) {
+                    Some(f) => func.layout.insert_inst(i, f),
+                    None => func.layout.append_inst(i, s),
+                }
+                // Its operands are now used in `s`.
+                for &a in func.dfg.insts[i].args() {
+                    if let Some(us) = uses.get_mut(&a) {
+                        if let Some(u) = us.iter_mut().find(|u| **u == b) {
+                            *u = s;
+                        }
+                    }
+                }
+                round += 1;
+            }
+        }
+        moved += round;
+        if round == 0 {
+            break;
+        }
+    }
+    moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::reader::parse_function_text;
+
+    fn sunk(text: &str) -> (usize, String) {
+        let mut f = parse_function_text(text).expect("parses");
+        let n = sink_with(&mut f, &mut Analyses::new());
+        crate::verifier::verify_function(&f).expect("verifies");
+        let mut out = String::new();
+        crate::ir::write::write_function(&mut out, &f).expect("writes");
+        (n, out)
+    }
+
+    #[test]
+    fn values_used_on_one_side_move_there() {
+        let (n, out) = sunk(
+            "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
+             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v3 = ishl v2, v1\n    \
+             v4 = icmp ult v0, v1\n    brif v4, block1, block2\n\nblock1:\n    \
+             store.b32 uav0[v3], v0\n    return\n\nblock2:\n    store.b32 uav0[v0], v0\n    \
+             return\n}\n",
+        );
+        // The shift, its add, and the constant (used by the compare too: it stays).
+        assert_eq!(n, 2, "{out}");
+        let b1 = out.find("block1:").expect("block1");
+        assert!(out.find("v2 = iadd").expect("iadd") > b1, "{out}");
+        assert!(out.find("v3 = ishl").expect("ishl") > out.find("v2 = iadd").unwrap());
+        assert!(out.find("v1 = iconst").expect("iconst") < b1, "{out}");
+    }
+
+    #[test]
+    fn values_used_on_both_sides_or_at_a_join_stay() {
+        // Used in both arms, or in the join (which has two predecessors), or by a load.
+        let (n, out) = sunk(
+            "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
+             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v3 = ishl v0, v1\n    \
+             v5 = load.b32 uav0[v0]\n    v4 = icmp ult v0, v1\n    \
+             brif v4, block1, block2\n\nblock1:\n    store.b32 uav0[v2], v0\n    \
+             jump block3\n\nblock2:\n    store.b32 uav0[v2], v5\n    jump block3\n\n\
+             block3:\n    store.b32 uav0[v3], v0\n    return\n}\n",
+        );
+        assert_eq!(n, 0, "{out}");
+    }
+
+    #[test]
+    fn a_value_passed_as_a_block_argument_counts_where_it_is_passed() {
+        let (n, out) = sunk(
+            "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
+             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v4 = icmp ult v0, v1\n    \
+             brif v4, block1, block2(v0)\n\nblock1:\n    jump block2(v2)\n\n\
+             block2(v6: b32):\n    store.b32 uav0[v6], v0\n    return\n}\n",
+        );
+        assert_eq!(n, 1, "{out}");
+        assert!(
+            out.find("v2 = iadd").unwrap() > out.find("block1:").unwrap(),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_guard_whose_other_side_returns_is_left_alone() {
+        let (n, out) = sunk(
+            "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
+             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v4 = icmp ult v0, v1\n    \
+             brif v4, block1, block2\n\nblock1:\n    store.b32 uav0[v2], v0\n    \
+             return\n\nblock2:\n    return\n}\n",
+        );
+        assert_eq!(n, 0, "{out}");
+    }
+}
