@@ -25,7 +25,7 @@ instruction falls to the next rule. Arms of matches that must stay exhaustive ar
 RULE_SKIP. The tests are built once with the patch, the sources restored at once, and the
 test binaries run directly per mutant (sources may be edited meanwhile). A mutant the first
 test binary does not notice runs the next (RULE_TESTS: the compile filetests, the backend's
-pattern tests, then the differential cases).
+pattern tests, its unit tests, then the differential cases).
 
 Usage:
   python3 tools/mutation_check.py [--only NAME[,NAME]] [--list O1|O2|all]
@@ -106,6 +106,8 @@ ISEL = os.path.join(ROOT, "compiler", "src", "spa5", "isel")
 RULE_TESTS = [
     ("ilc-tests", "filetests_compile", ""),
     ("ilc", "spa5_isel", ""),
+    # The backend's unit tests (`CRATE/lib`: the library's tests, filtered by module path).
+    ("ilc", "ilc/lib", "spa5::isel::"),
     ("ilc-tests", "differential", "case_outputs_match_on_the_emulator_at_every_level"),
 ]
 
@@ -154,7 +156,7 @@ def test_binaries(timeout):
     """Builds the rule tests: {target: executable}, or None with the build's output."""
     import json
     packages = " ".join(sorted({f"-p {p}" for p, _, _ in RULE_TESTS}))
-    targets = " ".join(f"--test {t}" for _, t, _ in RULE_TESTS)
+    targets = " ".join("--lib" if t.endswith("/lib") else f"--test {t}" for _, t, _ in RULE_TESTS)
     code, out, _ = run(f"cargo test {packages} {targets} --no-run --message-format=json", timeout=timeout)
     if code != 0:
         errors = [json.loads(l).get("message", {}).get("rendered", "") for l in out.splitlines()
@@ -165,8 +167,12 @@ def test_binaries(timeout):
     for line in out.splitlines():
         if line.startswith("{") and '"executable"' in line:
             msg = json.loads(line)
-            if msg.get("executable") and msg.get("target", {}).get("name") in {t for _, t, _ in RULE_TESTS}:
-                exes[msg["target"]["name"]] = msg["executable"]
+            target = msg.get("target", {})
+            name = target.get("name")
+            if "lib" in target.get("kind", []):
+                name += "/lib"
+            if msg.get("executable") and name in {t for _, t, _ in RULE_TESTS}:
+                exes[name] = msg["executable"]
     return exes
 
 
@@ -211,7 +217,8 @@ def check_rules(args):
     def run_tests(env):
         """The first rule test that fails, or None."""
         for package, target, filt in RULE_TESTS:
-            cmd = shlex.quote(exes[target]) + (f" {shlex.quote(filt)} --exact" if filt else "")
+            exact = "" if target.endswith("/lib") else " --exact"
+            cmd = shlex.quote(exes[target]) + (f" {shlex.quote(filt)}{exact}" if filt else "")
             cwd = tests_dir if package == "ilc-tests" else os.path.join(ROOT, "compiler")
             try:
                 r = subprocess.run(cmd, shell=True, cwd=cwd, env=env, timeout=args.timeout,

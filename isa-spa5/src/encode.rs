@@ -183,178 +183,35 @@ fn encode_with(inst: &Inst, form: &'static Form, rules: bool) -> Result<u64, Enc
         e.put(19, 1, inst.guard.not as u64, "guard")?;
     }
     for (idx, (f, o)) in form.operands.iter().zip(&inst.operands).enumerate() {
-        let bad = |expected: &'static str| EncodeError::Operand {
-            form: form.name,
+        let at = At {
+            form,
             index: idx,
             found: *o,
-            expected,
         };
-        match (f.kind, *o) {
-            (OpKind::Gpr(lo), Operand::Reg(r)) => e.gpr(lo, r)?,
-            (OpKind::Gpr(_), _) => return Err(bad("a register")),
-            (OpKind::Next(k) | OpKind::Same(k), Operand::Reg(r)) => {
-                let mut want = *inst;
-                want.fill_derived();
-                if let Operand::Reg(expected) = want.operands[idx] {
-                    if expected != r {
-                        return Err(EncodeError::Derived {
-                            form: form.name,
-                            index: idx,
-                            expected,
-                        });
-                    }
-                }
-                let _ = k;
+        match f.kind {
+            OpKind::Gpr(_)
+            | OpKind::Next(_)
+            | OpKind::Same(_)
+            | OpKind::PredDst(_)
+            | OpKind::PredSrc(..) => register_operand(&mut e, inst, at, f.kind)?,
+            OpKind::UImm(..)
+            | OpKind::SImm(..)
+            | OpKind::I20
+            | OpKind::XImm
+            | OpKind::U20
+            | OpKind::U32(_)
+            | OpKind::S32(_) => int_immediate(&mut e, at, f.kind)?,
+            OpKind::F20 | OpKind::D20 | OpKind::F32(_) => float_immediate(&mut e, at, f.kind)?,
+            OpKind::CBuf | OpKind::CBufSp | OpKind::Mem { .. } | OpKind::CIdx => {
+                memory_operand(&mut e, at, f.kind)?
             }
-            (OpKind::Next(_) | OpKind::Same(_), _) => return Err(bad("a register")),
-            (OpKind::PredDst(lo), Operand::Pred(p)) if !p.not => {
-                e.put(lo, 3, p.reg.0 as u64, "predicate")?
-            }
-            (OpKind::PredDst(_), _) => return Err(bad("a predicate (not negated)")),
-            (OpKind::PredSrc(lo, not), Operand::Pred(p)) => {
-                e.put(lo, 3, p.reg.0 as u64, "predicate")?;
-                e.put(not, 1, p.not as u64, "predicate")?;
-            }
-            (OpKind::PredSrc(..), _) => return Err(bad("a predicate")),
-            (OpKind::UImm(lo, len), Operand::Imm(v)) => {
-                if v < 0 {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "immediate",
-                        value: v,
-                        bits: len as u32,
-                    });
-                }
-                e.put(lo, len, v as u64, "immediate")?
-            }
-            (OpKind::SImm(lo, len), Operand::Imm(v)) => e.put_signed(lo, len, v, "immediate")?,
-            (OpKind::I20, Operand::Imm(v)) => e.i20(v)?,
-            (OpKind::XImm, Operand::Imm(v)) => {
-                if !(-0x8000..=0xffff).contains(&v) {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "16-bit immediate",
-                        value: v,
-                        bits: 16,
-                    });
-                }
-                e.put(20, 16, v as u64 & 0xffff, "immediate")?
-            }
-            (OpKind::U20, Operand::Imm(v)) => {
-                if !(0..1 << 20).contains(&v) {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "immediate",
-                        value: v,
-                        bits: 20,
-                    });
-                }
-                e.put(20, 19, v as u64 & 0x7ffff, "imm")?;
-                e.put(56, 1, v as u64 >> 19, "imm")?;
-            }
-            (OpKind::U32(lo), Operand::Imm(v)) => {
-                if !(0..=u32::MAX as i64).contains(&v) {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "immediate",
-                        value: v,
-                        bits: 32,
-                    });
-                }
-                e.put(lo, 32, v as u64, "immediate")?
-            }
-            (OpKind::S32(lo), Operand::Imm(v)) => e.put_signed(lo, 32, v, "immediate")?,
-            (
-                OpKind::UImm(..)
-                | OpKind::SImm(..)
-                | OpKind::I20
-                | OpKind::XImm
-                | OpKind::U20
-                | OpKind::U32(_)
-                | OpKind::S32(_),
-                _,
-            ) => return Err(bad("an integer immediate")),
-            (OpKind::F20, Operand::F32(b)) => {
-                if b & 0xfff != 0 {
-                    return Err(EncodeError::FloatImm {
-                        form: form.name,
-                        bits: b as u64,
-                    });
-                }
-                e.put(20, 19, (b as u64 >> 12) & 0x7ffff, "imm")?;
-                e.put(56, 1, b as u64 >> 31, "imm")?;
-            }
-            (OpKind::F20, _) => return Err(bad("an f32 immediate")),
-            (OpKind::D20, Operand::F64(b)) => {
-                if b & ((1 << 44) - 1) != 0 {
-                    return Err(EncodeError::FloatImm {
-                        form: form.name,
-                        bits: b,
-                    });
-                }
-                e.put(20, 19, (b >> 44) & 0x7ffff, "imm")?;
-                e.put(56, 1, b >> 63, "imm")?;
-            }
-            (OpKind::D20, _) => return Err(bad("an f64 immediate")),
-            (OpKind::F32(lo), Operand::F32(b)) => e.put(lo, 32, b as u64, "imm")?,
-            (OpKind::F32(_), _) => return Err(bad("an f32 immediate")),
-            (OpKind::CBuf | OpKind::CBufSp, Operand::CBuf { bank, offset }) => {
-                if offset % 4 != 0 {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "cbuf offset (must be 4-aligned)",
-                        value: offset as i64,
-                        bits: 16,
-                    });
-                }
-                e.put_signed(20, 14, (offset / 4) as i64, "cbuf offset")?;
-                e.put(34, 5, bank as u64, "cbuf bank")?;
-            }
-            (OpKind::CBuf | OpKind::CBufSp, _) => return Err(bad("a constant c[bank][offset]")),
-            (OpKind::Mem { lo, len, scale }, Operand::Mem { base, offset }) => {
-                e.gpr(8, base)?;
-                if offset % scale as i32 != 0 {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "memory offset (misaligned)",
-                        value: offset as i64,
-                        bits: len as u32,
-                    });
-                }
-                e.put_signed(lo, len, (offset / scale as i32) as i64, "memory offset")?;
-            }
-            (OpKind::Mem { .. }, _) => return Err(bad("a memory address [Ra+off]")),
-            (OpKind::CIdx, Operand::CIdx { bank, base, offset }) => {
-                e.gpr(8, base)?;
-                e.put_signed(20, 16, offset as i64, "constant offset")?;
-                e.put(36, 5, bank as u64, "constant bank")?;
-            }
-            (OpKind::CIdx, _) => return Err(bad("an indexed constant c[bank][Ra+off]")),
-            (OpKind::SReg, Operand::SReg(s)) => e.put(20, 8, s.0 as u64, "special register")?,
-            (OpKind::SReg, _) => return Err(bad("a special register")),
-            (OpKind::Rel, Operand::Target(t)) => e.put_signed(20, 24, t as i64, "branch offset")?,
-            (OpKind::Abs, Operand::Target(t)) => {
-                if t < 0 {
-                    return Err(EncodeError::Range {
-                        form: form.name,
-                        what: "call address",
-                        value: t as i64,
-                        bits: 32,
-                    });
-                }
-                e.put(20, 32, t as u64, "call address")?
-            }
-            (OpKind::Rel | OpKind::Abs, Operand::Label(_)) => {
-                return Err(EncodeError::Unresolved { form: form.name })
-            }
-            (OpKind::Rel | OpKind::Abs, _) => return Err(bad("a branch target")),
-            (OpKind::SbMask, Operand::SbMask(m)) => e.put(0, 6, m as u64, "scoreboard mask")?,
-            (OpKind::SbMask, _) => return Err(bad("a scoreboard mask {..}")),
-            (OpKind::Sb, Operand::Sb(s)) => e.put(26, 3, s as u64, "scoreboard")?,
-            (OpKind::Sb, _) => return Err(bad("a scoreboard SBn")),
-            (OpKind::Pr, Operand::Pr) | (OpKind::Cc, Operand::Cc) => {}
-            (OpKind::Pr, _) => return Err(bad("PR")),
-            (OpKind::Cc, _) => return Err(bad("CC")),
+            OpKind::SReg
+            | OpKind::Rel
+            | OpKind::Abs
+            | OpKind::SbMask
+            | OpKind::Sb
+            | OpKind::Pr
+            | OpKind::Cc => control_operand(&mut e, at, f.kind)?,
         }
     }
     if rules {
@@ -379,6 +236,227 @@ fn encode_with(inst: &Inst, form: &'static Form, rules: bool) -> Result<u64, Enc
         }
     }
     Ok(e.word)
+}
+
+/// Where an operand stands: its form, its index and the operand found there.
+#[derive(Clone, Copy)]
+struct At {
+    form: &'static Form,
+    index: usize,
+    found: Operand,
+}
+
+impl At {
+    fn error(self, expected: &'static str) -> EncodeError {
+        EncodeError::Operand {
+            form: self.form.name,
+            index: self.index,
+            found: self.found,
+            expected,
+        }
+    }
+}
+
+/// A register or predicate operand (derived registers: checked against the ones they derive
+/// from).
+#[inline(always)]
+fn register_operand(e: &mut Enc, inst: &Inst, at: At, kind: OpKind) -> Result<(), EncodeError> {
+    let bad = |expected: &'static str| at.error(expected);
+    match (kind, at.found) {
+        (OpKind::Gpr(lo), Operand::Reg(r)) => e.gpr(lo, r)?,
+        (OpKind::Gpr(_), _) => return Err(bad("a register")),
+        (OpKind::Next(k) | OpKind::Same(k), Operand::Reg(r)) => {
+            let mut want = *inst;
+            want.fill_derived();
+            if let Operand::Reg(expected) = want.operands[at.index] {
+                if expected != r {
+                    return Err(EncodeError::Derived {
+                        form: at.form.name,
+                        index: at.index,
+                        expected,
+                    });
+                }
+            }
+            let _ = k;
+        }
+        (OpKind::Next(_) | OpKind::Same(_), _) => return Err(bad("a register")),
+        (OpKind::PredDst(lo), Operand::Pred(p)) if !p.not => {
+            e.put(lo, 3, p.reg.0 as u64, "predicate")?
+        }
+        (OpKind::PredDst(_), _) => return Err(bad("a predicate (not negated)")),
+        (OpKind::PredSrc(lo, not), Operand::Pred(p)) => {
+            e.put(lo, 3, p.reg.0 as u64, "predicate")?;
+            e.put(not, 1, p.not as u64, "predicate")?;
+        }
+        _ => return Err(bad("a predicate")),
+    }
+    Ok(())
+}
+
+/// An integer immediate, range-checked for its field.
+#[inline(always)]
+fn int_immediate(e: &mut Enc, at: At, kind: OpKind) -> Result<(), EncodeError> {
+    let bad = |expected: &'static str| at.error(expected);
+    match (kind, at.found) {
+        (OpKind::UImm(lo, len), Operand::Imm(v)) => {
+            if v < 0 {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "immediate",
+                    value: v,
+                    bits: len as u32,
+                });
+            }
+            e.put(lo, len, v as u64, "immediate")?
+        }
+        (OpKind::SImm(lo, len), Operand::Imm(v)) => e.put_signed(lo, len, v, "immediate")?,
+        (OpKind::I20, Operand::Imm(v)) => e.i20(v)?,
+        (OpKind::XImm, Operand::Imm(v)) => {
+            if !(-0x8000..=0xffff).contains(&v) {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "16-bit immediate",
+                    value: v,
+                    bits: 16,
+                });
+            }
+            e.put(20, 16, v as u64 & 0xffff, "immediate")?
+        }
+        (OpKind::U20, Operand::Imm(v)) => {
+            if !(0..1 << 20).contains(&v) {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "immediate",
+                    value: v,
+                    bits: 20,
+                });
+            }
+            e.put(20, 19, v as u64 & 0x7ffff, "imm")?;
+            e.put(56, 1, v as u64 >> 19, "imm")?;
+        }
+        (OpKind::U32(lo), Operand::Imm(v)) => {
+            if !(0..=u32::MAX as i64).contains(&v) {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "immediate",
+                    value: v,
+                    bits: 32,
+                });
+            }
+            e.put(lo, 32, v as u64, "immediate")?
+        }
+        (OpKind::S32(lo), Operand::Imm(v)) => e.put_signed(lo, 32, v, "immediate")?,
+        _ => return Err(bad("an integer immediate")),
+    }
+    Ok(())
+}
+
+/// An f32 or f64 immediate (the 20-bit forms keep the high bits and need the others zero).
+#[inline(always)]
+fn float_immediate(e: &mut Enc, at: At, kind: OpKind) -> Result<(), EncodeError> {
+    let bad = |expected: &'static str| at.error(expected);
+    match (kind, at.found) {
+        (OpKind::F20, Operand::F32(b)) => {
+            if b & 0xfff != 0 {
+                return Err(EncodeError::FloatImm {
+                    form: at.form.name,
+                    bits: b as u64,
+                });
+            }
+            e.put(20, 19, (b as u64 >> 12) & 0x7ffff, "imm")?;
+            e.put(56, 1, b as u64 >> 31, "imm")?;
+        }
+        (OpKind::F20, _) => return Err(bad("an f32 immediate")),
+        (OpKind::D20, Operand::F64(b)) => {
+            if b & ((1 << 44) - 1) != 0 {
+                return Err(EncodeError::FloatImm {
+                    form: at.form.name,
+                    bits: b,
+                });
+            }
+            e.put(20, 19, (b >> 44) & 0x7ffff, "imm")?;
+            e.put(56, 1, b >> 63, "imm")?;
+        }
+        (OpKind::D20, _) => return Err(bad("an f64 immediate")),
+        (OpKind::F32(lo), Operand::F32(b)) => e.put(lo, 32, b as u64, "imm")?,
+        _ => return Err(bad("an f32 immediate")),
+    }
+    Ok(())
+}
+
+/// A constant bank slot, a memory address or an indexed constant.
+#[inline(always)]
+fn memory_operand(e: &mut Enc, at: At, kind: OpKind) -> Result<(), EncodeError> {
+    let bad = |expected: &'static str| at.error(expected);
+    match (kind, at.found) {
+        (OpKind::CBuf | OpKind::CBufSp, Operand::CBuf { bank, offset }) => {
+            if offset % 4 != 0 {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "cbuf offset (must be 4-aligned)",
+                    value: offset as i64,
+                    bits: 16,
+                });
+            }
+            e.put_signed(20, 14, (offset / 4) as i64, "cbuf offset")?;
+            e.put(34, 5, bank as u64, "cbuf bank")?;
+        }
+        (OpKind::CBuf | OpKind::CBufSp, _) => return Err(bad("a constant c[bank][offset]")),
+        (OpKind::Mem { lo, len, scale }, Operand::Mem { base, offset }) => {
+            e.gpr(8, base)?;
+            if offset % scale as i32 != 0 {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "memory offset (misaligned)",
+                    value: offset as i64,
+                    bits: len as u32,
+                });
+            }
+            e.put_signed(lo, len, (offset / scale as i32) as i64, "memory offset")?;
+        }
+        (OpKind::Mem { .. }, _) => return Err(bad("a memory address [Ra+off]")),
+        (OpKind::CIdx, Operand::CIdx { bank, base, offset }) => {
+            e.gpr(8, base)?;
+            e.put_signed(20, 16, offset as i64, "constant offset")?;
+            e.put(36, 5, bank as u64, "constant bank")?;
+        }
+        _ => return Err(bad("an indexed constant c[bank][Ra+off]")),
+    }
+    Ok(())
+}
+
+/// A special register, a branch target, a scoreboard (mask), PR or CC.
+#[inline(always)]
+fn control_operand(e: &mut Enc, at: At, kind: OpKind) -> Result<(), EncodeError> {
+    let bad = |expected: &'static str| at.error(expected);
+    match (kind, at.found) {
+        (OpKind::SReg, Operand::SReg(s)) => e.put(20, 8, s.0 as u64, "special register")?,
+        (OpKind::SReg, _) => return Err(bad("a special register")),
+        (OpKind::Rel, Operand::Target(t)) => e.put_signed(20, 24, t as i64, "branch offset")?,
+        (OpKind::Abs, Operand::Target(t)) => {
+            if t < 0 {
+                return Err(EncodeError::Range {
+                    form: at.form.name,
+                    what: "call address",
+                    value: t as i64,
+                    bits: 32,
+                });
+            }
+            e.put(20, 32, t as u64, "call address")?
+        }
+        (OpKind::Rel | OpKind::Abs, Operand::Label(_)) => {
+            return Err(EncodeError::Unresolved { form: at.form.name })
+        }
+        (OpKind::Rel | OpKind::Abs, _) => return Err(bad("a branch target")),
+        (OpKind::SbMask, Operand::SbMask(m)) => e.put(0, 6, m as u64, "scoreboard mask")?,
+        (OpKind::SbMask, _) => return Err(bad("a scoreboard mask {..}")),
+        (OpKind::Sb, Operand::Sb(s)) => e.put(26, 3, s as u64, "scoreboard")?,
+        (OpKind::Sb, _) => return Err(bad("a scoreboard SBn")),
+        (OpKind::Pr, Operand::Pr) | (OpKind::Cc, Operand::Cc) => {}
+        (OpKind::Pr, _) => return Err(bad("PR")),
+        _ => return Err(bad("CC")),
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -17,6 +17,12 @@
 //!   `udiv x, p` becomes `ushr x, k` and `urem x, p` becomes `and x, (p + -1)` (one new
 //!   instruction before it) instead of the division sequence.
 //!
+//! - `and`/`or`/`xor` of two `bmask`s (IL's 0/-1 truth values) becomes the `bmask` of the
+//!   predicate operation (`pand`/`por`/`pxor`, one new instruction before it): `bmask` maps
+//!   false to 0 and true to all ones, so the bitwise operation on the masks is the mask of
+//!   the logical one. `icmp ne (bmask p), 0` then folds to `p` (`const_fold`), so a
+//!   condition `a < n && b < n` stays in predicates instead of two `SEL`s and a `LOP`.
+//!
 //! Known low zero bits ("trailing zeros", 0..=32 for `b32` values) come from one optimistic
 //! fixed point over the function, so loop-carried values (`p = phi(base, p + 16)`) count:
 //! constants, `ishl` by a constant, `imul`, `iadd`/`isub`, `and`, `or`/`xor`, `select`,
@@ -48,6 +54,12 @@ pub fn combine(func: &mut Function) -> usize {
             continue;
         }
         let new = match func.dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode: op @ (Opcode::Band | Opcode::Bor | Opcode::Bxor),
+                args: [a, b],
+            } if bmask_of(func, a).is_some() && bmask_of(func, b).is_some() => {
+                mask_of_predicates(func, inst, op, a, b)
+            }
             InstructionData::Binary {
                 opcode: Opcode::Band,
                 args,
@@ -94,6 +106,42 @@ pub fn combine(func: &mut Function) -> usize {
         }
     }
     changed
+}
+
+/// `bmask (pop p, q)` for `op (bmask p), (bmask q)`, the predicate operation inserted
+/// before `inst`.
+fn mask_of_predicates(
+    func: &mut Function,
+    inst: Inst,
+    op: Opcode,
+    a: Value,
+    b: Value,
+) -> Option<InstructionData> {
+    let (p, q) = (bmask_of(func, a)?, bmask_of(func, b)?);
+    let pop = match op {
+        Opcode::Band => Opcode::Pand,
+        Opcode::Bor => Opcode::Por,
+        _ => Opcode::Pxor,
+    };
+    let c = crate::ir::FuncCursor::new(func)
+        .at_inst(inst)
+        .ins()
+        .binary(pop, p, q);
+    Some(InstructionData::Unary {
+        opcode: Opcode::Bmask,
+        args: [c],
+    })
+}
+
+/// `p` when `v` is `bmask p`.
+fn bmask_of(func: &Function, v: Value) -> Option<Value> {
+    match func.dfg.insts[func.dfg.value_inst(v)?] {
+        InstructionData::Unary {
+            opcode: Opcode::Bmask,
+            args: [p],
+        } => Some(p),
+        _ => None,
+    }
 }
 
 /// `fadd a, (fneg b)` as `fsub a, b`, `fadd (fneg a), b` as `fsub b, a`, `fsub a, (fneg b)`

@@ -91,50 +91,6 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
         }
     }
     func.rewrite_uses(|v| resolve(&subst, v));
-    drop_loop_masks(func);
-}
-
-/// Drops `x & ~(2^k - 1)` where `x` is a multiple of `2^k` only through block parameters
-/// (an address advanced around a loop by multiples of 4: [`crate::mem_combine::param_alignments`]),
-/// which the per-instruction rule above does not look through.
-fn drop_loop_masks(func: &mut Function) {
-    let masks: Vec<(Value, Value, u32)> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter_map(|i| match func.dfg.insts[i] {
-            InstructionData::Binary {
-                opcode: Opcode::Band,
-                args,
-            } if func.dfg.value_type(args[0]) == Type::B32 => {
-                let m = func.dfg.value_const(args[1])? as u32;
-                let low = !m;
-                (low != 0 && low & low.wrapping_add(1) == 0 && low < 16)
-                    .then(|| (func.dfg.inst_results(i)[0], args[0], low))
-            }
-            _ => None,
-        })
-        .collect();
-    if masks.is_empty() {
-        return;
-    }
-    let params = crate::mem_combine::param_alignments(func);
-    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
-    let mut any = false;
-    for (r, x, low) in masks {
-        if crate::mem_combine::known_align_with(func, x, 6, &params) > low {
-            subst[r] = Some(x);
-            any = true;
-        }
-    }
-    if any {
-        func.rewrite_uses(|mut v| {
-            while let Some(n) = subst[v] {
-                v = n;
-            }
-            v
-        });
-    }
 }
 
 /// Operand of `v`'s definition if it is `op x` (one operand).

@@ -224,26 +224,8 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Imulhi => one((((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) >> 32) as u32 as u64),
         Umulhi => one(((a as u32 as u64 * b as u32 as u64) >> 32) & 0xFFFF_FFFF),
         Imad => one(a.wrapping_mul(b).wrapping_add(c) & m),
-        Idiv | Irem => {
-            let (sa, sb) = (sext(a, ty) as i128, sext(b, ty) as i128);
-            let r = if sb == 0 {
-                m
-            } else {
-                let min = -(1i128 << (bits - 1));
-                if sa == min && sb == -1 {
-                    if op == Idiv {
-                        (min as u64) & m
-                    } else {
-                        0
-                    }
-                } else if op == Idiv {
-                    ((sa / sb) as u64) & m
-                } else {
-                    ((sa % sb) as u64) & m
-                }
-            };
-            one(r)
-        }
+        Idiv => one(signed_div_rem(a, b, ty, true)),
+        Irem => one(signed_div_rem(a, b, ty, false)),
         Udiv => one(a.checked_div(b).unwrap_or(m)),
         Urem => one(a.checked_rem(b).unwrap_or(m)),
         Ishl => one((a << (b & (bits - 1))) & m),
@@ -253,17 +235,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Bor => one(a | b),
         Bxor => one(a ^ b),
         Bnot => one(!a & m),
-        Bfi => {
-            let d = args.get(3).copied().unwrap_or(0);
-            let w = a & 31;
-            let o = b & 31;
-            if w == 0 {
-                one(d & 0xFFFF_FFFF)
-            } else {
-                let mask = (((1u64 << w) - 1) << o) & 0xFFFF_FFFF;
-                one(((c << o) & mask) | (d & !mask & 0xFFFF_FFFF))
-            }
-        }
+        Bfi => one(bfi(a, b, c, args.get(3).copied().unwrap_or(0))),
         Ubfe => one(bfe(a, b, c, false)),
         Ibfe => one(bfe(a, b, c, true)),
         Fshr => one(((b << 32 | a) >> (c & 31)) & 0xFFFF_FFFF),
@@ -280,15 +252,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         } else {
             (a as u32).trailing_zeros() as u64
         }),
-        FirstbitShi => {
-            let x = a as u32;
-            let x = if (x as i32) < 0 { !x } else { x };
-            one(if x == 0 {
-                0xFFFF_FFFF
-            } else {
-                x.leading_zeros() as u64
-            })
-        }
+        FirstbitShi => one(firstbit_shi(a)),
         Imin => one(if sext(a, ty) <= sext(b, ty) { a } else { b }),
         Imax => one(if sext(a, ty) >= sext(b, ty) { a } else { b }),
         Umin => one(a.min(b)),
@@ -319,14 +283,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         FmulLegacy => one(legacy_mul(a, b)),
         Ffma => one(rf(f(a).mul_add(f(b), f(c)))),
         Fmad => one(rf(f(rf(f(a) * f(b))) + f(c))),
-        FmadLegacy => {
-            let (x, y, z) = (f(a), f(b), f(c));
-            one(if x == 0.0 || y == 0.0 {
-                rf(0.0 + z)
-            } else {
-                rf(x.mul_add(y, z))
-            })
-        }
+        FmadLegacy => one(legacy_mad(a, b, c)),
         Fmin => one(rf(fminmax(f(a), f(b), false))),
         Fmax => one(rf(fminmax(f(a), f(b), true))),
         Fneg => one((a ^ 0x8000_0000) & 0xFFFF_FFFF),
@@ -343,24 +300,9 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Fceil => one(rf(f(a).ceil())),
         Ftrunc => one(rf(f(a).trunc())),
         FroundEven => one(rf(f(a).round_ties_even())),
-        Ffract => {
-            let x = f(a);
-            one(rf(x - x.floor()))
-        }
-        Fsat => {
-            let x = f(a);
-            // NaN and -0 give +0.
-            one(if x.is_nan() || x <= 0.0 {
-                0
-            } else {
-                rf(x.min(1.0))
-            })
-        }
-        Fldexp => {
-            // Exact in f64 for any f32 and clamped exponent, then one rounding to f32.
-            let e = (b as u32 as i32).clamp(-400, 400);
-            one(rf((f(a) as f64 * 2f64.powi(e)) as f32))
-        }
+        Ffract => one(rf(f(a) - f(a).floor())),
+        Fsat => one(fsat(a)),
+        Fldexp => one(fldexp(a, b)),
         Dadd => one(rd(d(a) + d(b))),
         Dsub => one(rd(d(a) - d(b))),
         Dmul => one(rd(d(a) * d(b))),
@@ -391,20 +333,98 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         D2u => one(d(a) as u32 as u64),
         I2d => one((a as u32 as i32 as f64).to_bits()),
         U2d => one((a as u32 as f64).to_bits()),
-        F16to32 => {
-            let x = f16_to_f32(a as u16);
-            one(if x.is_nan() {
-                F32_NAN as u64
-            } else {
-                x.to_bits() as u64
-            })
-        }
+        F16to32 => one(f16_cell_to_f32(a)),
         F32to16 => one(f32_to_f16(f(a)) as u64),
         Concat => one((a & 0xFFFF_FFFF) | (b << 32)),
         Lo => one(a & 0xFFFF_FFFF),
         Hi => one(a >> 32),
         Special | QuadShuffle | Load | Store | Atomic | AtomicNoret | Barrier | Jump | Brif
         | BrTable | Return | Unreachable | Target | Tex => None,
+    }
+}
+
+/// `idiv` (`div`) or `irem` of the cells `a` and `b` as signed integers of type `ty`: a zero
+/// divisor gives all ones, `MIN / -1` gives `MIN` (remainder 0).
+fn signed_div_rem(a: u64, b: u64, ty: Type, div: bool) -> u64 {
+    let m = ty.mask();
+    let bits = if ty == Type::B64 { 64 } else { 32 };
+    let (sa, sb) = (sext(a, ty) as i128, sext(b, ty) as i128);
+    if sb == 0 {
+        m
+    } else {
+        let min = -(1i128 << (bits - 1));
+        if sa == min && sb == -1 {
+            if div {
+                (min as u64) & m
+            } else {
+                0
+            }
+        } else if div {
+            ((sa / sb) as u64) & m
+        } else {
+            ((sa % sb) as u64) & m
+        }
+    }
+}
+
+/// `bfi`: the low `width` bits of `src` inserted at `offset` into `dst` (32-bit cells).
+fn bfi(width: u64, offset: u64, src: u64, dst: u64) -> u64 {
+    let w = width & 31;
+    let o = offset & 31;
+    if w == 0 {
+        dst & 0xFFFF_FFFF
+    } else {
+        let mask = (((1u64 << w) - 1) << o) & 0xFFFF_FFFF;
+        ((src << o) & mask) | (dst & !mask & 0xFFFF_FFFF)
+    }
+}
+
+/// `firstbit_shi`: the leading-zero count of `a`, inverted first when negative (all ones
+/// when no bit differs from the sign).
+fn firstbit_shi(a: u64) -> u64 {
+    let x = a as u32;
+    let x = if (x as i32) < 0 { !x } else { x };
+    if x == 0 {
+        0xFFFF_FFFF
+    } else {
+        x.leading_zeros() as u64
+    }
+}
+
+/// `fmad_legacy`: `a * b + c` fused, with `0 * anything = 0` (DX9 rules).
+fn legacy_mad(a: u64, b: u64, c: u64) -> u64 {
+    let (x, y, z) = (f(a), f(b), f(c));
+    if x == 0.0 || y == 0.0 {
+        rf(0.0 + z)
+    } else {
+        rf(x.mul_add(y, z))
+    }
+}
+
+/// `fsat`: clamped to [0, 1]; NaN and -0 give +0.
+fn fsat(a: u64) -> u64 {
+    let x = f(a);
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else {
+        rf(x.min(1.0))
+    }
+}
+
+/// `fldexp`: `a * 2^b`, exact in f64 for any f32 and clamped exponent, then one rounding to
+/// f32.
+fn fldexp(a: u64, b: u64) -> u64 {
+    let e = (b as u32 as i32).clamp(-400, 400);
+    rf((f(a) as f64 * 2f64.powi(e)) as f32)
+}
+
+/// `f16to32` of the low half of a cell (NaNs become the canonical f32 NaN).
+fn f16_cell_to_f32(a: u64) -> u64 {
+    let x = f16_to_f32(a as u16);
+    if x.is_nan() {
+        F32_NAN as u64
+    } else {
+        x.to_bits() as u64
     }
 }
 

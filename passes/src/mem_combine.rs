@@ -22,7 +22,6 @@
 use crate::ir::{
     Block, FuncCursor, Function, Inst, InstructionData, MemArg, MemSize, MemSpace, Opcode, Value,
 };
-use crate::FastHashMap as HashMap;
 
 /// Runs access combining on `func`.
 pub fn run(func: &mut Function) {
@@ -237,19 +236,8 @@ pub(crate) fn offset_align(off: i32) -> u32 {
 /// A power of two (at most 16) that provably divides `v`, looking through constants,
 /// shifts and multiplies by constants, sums, differences, negations, `imad` and masks.
 pub fn known_align(func: &Function, v: Value, depth: u32) -> u32 {
-    known_align_with(func, v, depth, &HashMap::default())
-}
-
-/// As [`known_align`], with the alignments of block parameters from [`param_alignments`]
-/// (a parameter not in `params` has none).
-pub fn known_align_with(
-    func: &Function,
-    v: Value,
-    depth: u32,
-    params: &HashMap<Value, u32>,
-) -> u32 {
     let Some(inst) = func.dfg.value_inst(v) else {
-        return params.get(&v).copied().unwrap_or(1);
+        return 1;
     };
     if depth == 0 {
         return 1;
@@ -262,7 +250,7 @@ pub fn known_align_with(
             1 << (c as u32).trailing_zeros().min(4)
         }
     };
-    let rec = |x: Value| known_align_with(func, x, depth - 1, params);
+    let rec = |x: Value| known_align(func, x, depth - 1);
     let cap = |x: u64| x.min(16) as u32;
     match &func.dfg.insts[inst] {
         InstructionData::UnaryImm {
@@ -318,70 +306,10 @@ pub fn known_align_with(
     }
 }
 
-/// The alignment of every `b32` block parameter: the largest power of two (at most 16)
-/// dividing every value a branch passes to it, through the other parameters too (an address
-/// advanced by a multiple of 4 around a loop stays a multiple of 4). An optimistic fixpoint:
-/// parameters start at 16 and drop to what their arguments give until nothing changes, so
-/// every parameter's alignment holds in every execution by induction over the branches taken.
-pub fn param_alignments(func: &Function) -> HashMap<Value, u32> {
-    // (parameter, argument) for every edge.
-    let mut edges: Vec<(Value, Value)> = Vec::new();
-    for b in func.layout.blocks() {
-        let Some(t) = func.layout.last_inst(b) else {
-            continue;
-        };
-        for d in func.dfg.insts[t].branch_destinations() {
-            let params = func.dfg.block_params(d.block);
-            for (&p, &a) in params.iter().zip(d.args.iter()) {
-                if func.dfg.value_type(p) == crate::ir::Type::B32 {
-                    edges.push((p, a));
-                }
-            }
-        }
-    }
-    let mut align: HashMap<Value, u32> = edges.iter().map(|&(p, _)| (p, 16)).collect();
-    // Each round lowers at least one of them (each at most four times) or ends.
-    for _ in 0..=4 * align.len() {
-        crate::budget::tick();
-        let mut changed = false;
-        for &(p, a) in &edges {
-            let got = known_align_with(func, a, 6, &align);
-            let cur = align[&p];
-            if got < cur {
-                align.insert(p, got);
-                changed = true;
-            }
-        }
-        if !changed {
-            return align;
-        }
-    }
-    HashMap::default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ir::reader::parse_function_text;
-
-    #[test]
-    fn loop_carried_addresses_keep_their_alignment() {
-        let text = "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
-                    v1 = iconst.b32 0x2\n    v2 = ishl v0, v1\n    v3 = load.b32 cb0[0]\n    \
-                    v4 = ishl v3, v1\n    v9 = iconst.b32 0x1\n    jump block1(v2, v2)\n\n\
-                    block1(v5: b32, v6: b32):\n    v7 = iadd v5, v4\n    v8 = iadd v6, v9\n    \
-                    jump block1(v7, v8)\n}\n";
-        let f = parse_function_text(text).expect("parses");
-        let params = f
-            .dfg
-            .block_params(f.layout.blocks().nth(1).expect("block1"))
-            .to_vec();
-        let a = param_alignments(&f);
-        // `v5` grows by a multiple of 4 from one; `v6` by one.
-        assert_eq!(a[&params[0]], 4);
-        assert_eq!(a[&params[1]], 1);
-        assert_eq!(known_align(&f, params[0], 6), 1);
-    }
 
     fn run_text(text: &str) -> (usize, String) {
         let mut f = parse_function_text(text).expect("parses");

@@ -16,11 +16,15 @@
 //! access but constant-buffer reads, not `special clock`) and not convergent (a `vote_all`
 //! or `quad_shuffle` in a branch would see fewer lanes). Instructions move in reverse order,
 //! so a chain used only in `S` moves as a whole and keeps its order; a moved instruction may
-//! move again from `S` to one of `S`'s successors.
+//! move again from `S` to one of `S`'s successors. A cheap one-result instruction (an add, a
+//! shift, a mask: [`cheap_copy`]) whose uses lie below several such successors is copied into
+//! each instead: each path still computes it once, and a side whose users fold it (an address
+//! offset on the unchecked side of a bounds version) does not compute it at all.
 //!
 //! Requires: a verified SSA function. Guarantees: the same behaviour (every IR operation is
-//! total, and an instruction runs only on paths that used its value before); dominance holds
-//! (each use is in a block `S` dominates, after the moved instruction); the CFG is unchanged.
+//! total, and an instruction runs only on paths that used its value before, each copy once);
+//! dominance holds (each use is in a block `S` dominates, after the moved instruction or its
+//! copy); the CFG is unchanged.
 
 use crate::gvn::is_pure;
 use crate::ir::{Analyses, Block, Function, Inst, Opcode, Value};
@@ -31,6 +35,30 @@ use smallvec::SmallVec;
 fn only_returns(func: &Function, b: Block) -> bool {
     let mut insts = func.layout.block_insts(b);
     matches!((insts.next(), insts.next()), (Some(i), None) if func.dfg.insts[i].opcode() == Opcode::Return)
+}
+
+/// Places `i` before the first instruction of `s`.
+fn insert_at_top(func: &mut Function, i: Inst, s: Block) {
+    match func.layout.first_inst(s) {
+        Some(f) => func.layout.insert_inst(i, f),
+        None => func.layout.append_inst(i, s),
+    }
+}
+
+/// Whether `i` may be copied into several successors: one result, and an operation that is
+/// one cheap instruction (an address offset, a shift, a mask) the copies' users often fold
+/// (an `iadd x, c` address becomes a memory offset).
+fn cheap_copy(func: &Function, i: Inst) -> bool {
+    func.dfg.inst_results(i).len() == 1
+        && matches!(
+            func.dfg.insts[i].opcode(),
+            Opcode::Iadd
+                | Opcode::Isub
+                | Opcode::Ishl
+                | Opcode::Ushr
+                | Opcode::Band
+                | Opcode::Iconst
+        )
 }
 
 /// Most rounds over the function (each lets instructions move one block further down).
@@ -96,31 +124,63 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                 {
                     continue;
                 }
-                // The successor dominating every use of every result.
-                let mut target: Option<Block> = None;
-                let ok = func.dfg.inst_results(i).iter().all(|r| {
+                // Per use, the successor dominating it.
+                let results: SmallVec<[Value; 2]> =
+                    func.dfg.inst_results(i).iter().copied().collect();
+                let mut placed: SmallVec<[(Block, Block); 8]> = SmallVec::new();
+                let ok = results.iter().all(|r| {
                     uses.get(r).is_some_and(|us| {
-                        us.iter().all(|&u| {
-                            let s = match target {
-                                Some(s) => s,
-                                None => match succs.iter().find(|&&s| dt.dominates(s, u)) {
-                                    Some(&s) => s,
-                                    None => return false,
-                                },
-                            };
-                            target = Some(s);
-                            dt.dominates(s, u)
-                        })
+                        us.iter()
+                            .all(|&u| match succs.iter().find(|&&s| dt.dominates(s, u)) {
+                                Some(&s) => {
+                                    placed.push((u, s));
+                                    true
+                                }
+                                None => false,
+                            })
                     })
                 });
-                let Some(s) = target.filter(|_| ok) else {
-                    continue;
-                };
-                func.layout.remove_inst(i);
-                match func.layout.first_inst(s) {
-                    Some(f) => func.layout.insert_inst(i, f),
-                    None => func.layout.append_inst(i, s),
+                let mut targets: SmallVec<[Block; 2]> = SmallVec::new();
+                for &(_, s) in &placed {
+                    if !targets.contains(&s) {
+                        targets.push(s);
+                    }
                 }
+                if !ok || targets.is_empty() || targets.len() > 1 && !cheap_copy(func, i) {
+                    continue;
+                }
+                // Each further side gets a copy, its uses renamed (one result: `cheap_copy`).
+                for &s in &targets[1..] {
+                    let r = results[0];
+                    let c = func.dfg.make_inst(func.dfg.insts[i].clone());
+                    let nr = func.dfg.make_inst_results(c)[0];
+                    insert_at_top(func, c, s);
+                    let mut moved_uses: SmallVec<[Block; 4]> = SmallVec::new();
+                    for &(u, t) in &placed {
+                        if t == s && !moved_uses.contains(&u) {
+                            moved_uses.push(u);
+                            let us: Vec<Inst> = func.layout.block_insts(u).collect();
+                            for ui in us {
+                                if ui != c {
+                                    func.dfg.insts[ui].map_values(|v| if v == r { nr } else { v });
+                                }
+                            }
+                        }
+                    }
+                    let staying: SmallVec<[Block; 4]> =
+                        placed.iter().filter(|p| p.1 != s).map(|p| p.0).collect();
+                    let gone: SmallVec<[Block; 4]> =
+                        placed.iter().filter(|p| p.1 == s).map(|p| p.0).collect();
+                    uses.insert(r, staying);
+                    uses.insert(nr, gone);
+                    for &a in func.dfg.insts[c].args() {
+                        uses.entry(a).or_default().push(s);
+                    }
+                    round += 1;
+                }
+                let s = targets[0];
+                func.layout.remove_inst(i);
+                insert_at_top(func, i, s);
                 // Its operands are now used in `s`.
                 for &a in func.dfg.insts[i].args() {
                     if let Some(us) = uses.get_mut(&a) {
@@ -173,16 +233,34 @@ mod tests {
 
     #[test]
     fn values_used_on_both_sides_or_at_a_join_stay() {
-        // Used in both arms, or in the join (which has two predecessors), or by a load.
+        // Used at the join (which has two predecessors), or by a load: they stay.
         let (n, out) = sunk(
             "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
-             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v3 = ishl v0, v1\n    \
+             v1 = iconst.b32 0x4\n    v3 = ishl v0, v1\n    \
              v5 = load.b32 uav0[v0]\n    v4 = icmp ult v0, v1\n    \
-             brif v4, block1, block2\n\nblock1:\n    store.b32 uav0[v2], v0\n    \
-             jump block3\n\nblock2:\n    store.b32 uav0[v2], v5\n    jump block3\n\n\
+             brif v4, block1, block2\n\nblock1:\n    store.b32 uav0[v3], v0\n    \
+             jump block3\n\nblock2:\n    store.b32 uav0[v0], v5\n    jump block3\n\n\
              block3:\n    store.b32 uav0[v3], v0\n    return\n}\n",
         );
         assert_eq!(n, 0, "{out}");
+    }
+
+    #[test]
+    fn a_cheap_value_used_on_both_sides_is_copied_into_each() {
+        let (n, out) = sunk(
+            "kernel %k {\n    uav0 = raw\n\nblock0:\n    v0 = special tid.x\n    \
+             v1 = iconst.b32 0x4\n    v2 = iadd v0, v1\n    v6 = imul v0, v0\n    \
+             v4 = icmp ult v0, v1\n    brif v4, block1, block2\n\nblock1:\n    \
+             store.b32 uav0[v2], v6\n    jump block3\n\nblock2:\n    \
+             store.b32 uav0[v2], v6\n    jump block3\n\nblock3:\n    return\n}\n",
+        );
+        // The add goes to both sides (a copy and the original); the multiply stays.
+        assert_eq!(n, 2, "{out}");
+        let b1 = out.find("block1:").expect("block1");
+        let b2 = out.find("block2:").expect("block2");
+        assert_eq!(out[b1..b2].matches("= iadd v0, v1").count(), 1, "{out}");
+        assert_eq!(out[b2..].matches("= iadd v0, v1").count(), 1, "{out}");
+        assert!(out.find("v6 = imul").unwrap() < b1, "{out}");
     }
 
     #[test]

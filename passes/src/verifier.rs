@@ -240,7 +240,51 @@ impl Verifier<'_> {
             );
             return;
         }
-        // Results.
+        self.check_results(inst, data);
+        self.check_operand_types(inst, data);
+        match data {
+            InstructionData::UnaryImm { ty, imm, .. } => {
+                if opcode == Opcode::Iconst && *ty == Type::Pred {
+                    self.report(inst, "iconst cannot produce a pred (use pconst)");
+                }
+                if imm & !ty.mask() != 0 {
+                    self.report(inst, format!("immediate {imm:#x} does not fit in {ty}"));
+                }
+                if opcode == Opcode::Pconst && *ty != Type::Pred {
+                    self.report(inst, "pconst must have type pred");
+                }
+            }
+            InstructionData::Special { reg, .. } => self.check_special(inst, reg),
+            InstructionData::Load { .. }
+            | InstructionData::Store { .. }
+            | InstructionData::Atomic { .. } => {
+                self.check_mem(inst, data);
+            }
+            InstructionData::Texture { tex, args, .. } => {
+                if args.len() != tex.arity() {
+                    self.report(
+                        inst,
+                        format!(
+                            "tex.{tex} takes {} operands, has {}",
+                            tex.arity(),
+                            args.len()
+                        ),
+                    );
+                }
+                for (i, &a) in args.iter().enumerate() {
+                    self.expect_type(inst, a, Type::B32, &format!("texture operand {i}"));
+                }
+            }
+            _ => {}
+        }
+        self.check_branches(inst, data, entry);
+        let _ = block;
+    }
+
+    /// The results: defined by this instruction, of the types its signature gives.
+    fn check_results(&mut self, inst: Inst, data: &InstructionData) {
+        let func = self.func;
+        let opcode = data.opcode();
         for (n, &r) in func.dfg.inst_results(inst).iter().enumerate() {
             if func.dfg.value_def(r) != ValueDef::Result(inst, n) {
                 self.report(inst, format!("result {r} has a stale definition"));
@@ -271,7 +315,12 @@ impl Verifier<'_> {
                 ),
             );
         }
-        // Fixed operand signature.
+    }
+
+    /// The operands against the opcode's fixed signature (count and types; the first integer
+    /// or untyped operand binds the type of the others).
+    fn check_operand_types(&mut self, inst: Inst, data: &InstructionData) {
+        let opcode = data.opcode();
         let specs = opcode.arg_types();
         if !specs.is_empty() || matches!(opcode.format(), crate::ir::InstructionFormat::Unary) {
             let args = data.args();
@@ -306,78 +355,51 @@ impl Verifier<'_> {
                 }
             }
         }
-        match data {
-            InstructionData::UnaryImm { ty, imm, .. } => {
-                if opcode == Opcode::Iconst && *ty == Type::Pred {
-                    self.report(inst, "iconst cannot produce a pred (use pconst)");
-                }
-                if imm & !ty.mask() != 0 {
-                    self.report(inst, format!("immediate {imm:#x} does not fit in {ty}"));
-                }
-                if opcode == Opcode::Pconst && *ty != Type::Pred {
-                    self.report(inst, "pconst must have type pred");
-                }
+    }
+
+    /// A special register's component and the declaration of the memory it describes.
+    fn check_special(&mut self, inst: Inst, reg: &crate::ir::SpecialReg) {
+        use crate::ir::SpecialReg::*;
+        if let Tid(c) | GroupId(c) | GroupSize(c) | GridSize(c) | ResDim(_, c) = reg {
+            if *c > 2 {
+                self.report(inst, "special register component must be x, y or z");
             }
-            InstructionData::Special { reg, .. } => {
-                use crate::ir::SpecialReg::*;
-                if let Tid(c) | GroupId(c) | GroupSize(c) | GridSize(c) | ResDim(_, c) = reg {
-                    if *c > 2 {
-                        self.report(inst, "special register component must be x, y or z");
-                    }
-                }
-                if let Domain(c) | DomainOrigin(c) = reg {
-                    if *c > 1 {
-                        self.report(inst, "domain component must be x or y");
-                    }
-                }
-                if let UavView(id, c) = reg {
-                    if *c > 3 {
-                        self.report(inst, "uav view word must be x, y, z or w");
-                    }
-                    // (Any declared UAV: `uav_load`/`uav_store` on a raw one address it as
-                    // typed elements too.)
-                    if !self.func.uavs.contains_key(id) {
-                        self.report(inst, format!("uav{id} is not declared"));
-                    }
-                }
-                if let BufLen(space) = reg {
-                    let declared = match space {
-                        MemSpace::Uav(id) => self.func.uavs.contains_key(id),
-                        MemSpace::Srv(id) => self.func.srvs.contains_key(id),
-                        MemSpace::Global => self.func.uses_global,
-                        _ => {
-                            self.report(inst, format!("{space} has no buffer length"));
-                            true
-                        }
-                    };
-                    if !declared {
-                        self.report(inst, format!("memory space {space} is not declared"));
-                    }
-                }
-            }
-            InstructionData::Load { .. }
-            | InstructionData::Store { .. }
-            | InstructionData::Atomic { .. } => {
-                self.check_mem(inst, data);
-            }
-            InstructionData::Texture { tex, args, .. } => {
-                if args.len() != tex.arity() {
-                    self.report(
-                        inst,
-                        format!(
-                            "tex.{tex} takes {} operands, has {}",
-                            tex.arity(),
-                            args.len()
-                        ),
-                    );
-                }
-                for (i, &a) in args.iter().enumerate() {
-                    self.expect_type(inst, a, Type::B32, &format!("texture operand {i}"));
-                }
-            }
-            _ => {}
         }
-        // Branches.
+        if let Domain(c) | DomainOrigin(c) = reg {
+            if *c > 1 {
+                self.report(inst, "domain component must be x or y");
+            }
+        }
+        if let UavView(id, c) = reg {
+            if *c > 3 {
+                self.report(inst, "uav view word must be x, y, z or w");
+            }
+            // (Any declared UAV: `uav_load`/`uav_store` on a raw one address it as
+            // typed elements too.)
+            if !self.func.uavs.contains_key(id) {
+                self.report(inst, format!("uav{id} is not declared"));
+            }
+        }
+        if let BufLen(space) = reg {
+            let declared = match space {
+                MemSpace::Uav(id) => self.func.uavs.contains_key(id),
+                MemSpace::Srv(id) => self.func.srvs.contains_key(id),
+                MemSpace::Global => self.func.uses_global,
+                _ => {
+                    self.report(inst, format!("{space} has no buffer length"));
+                    true
+                }
+            };
+            if !declared {
+                self.report(inst, format!("memory space {space} is not declared"));
+            }
+        }
+    }
+
+    /// Branch conditions and indices, target instructions, and each destination: in the
+    /// layout, not the entry block, with arguments of its parameters' types.
+    fn check_branches(&mut self, inst: Inst, data: &InstructionData, entry: Block) {
+        let func = self.func;
         match data {
             InstructionData::Brif { arg, .. } => {
                 self.expect_type(inst, arg[0], Type::Pred, "condition")
@@ -432,7 +454,6 @@ impl Verifier<'_> {
                 }
             }
         }
-        let _ = block;
     }
 
     fn check_mem(&mut self, inst: Inst, data: &InstructionData) {

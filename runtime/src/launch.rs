@@ -169,54 +169,7 @@ pub fn plan<'a>(
     let layout = &image.layout;
     let pixel = layout.param(ParamKind::Domain).is_some();
     let block = image.block;
-    let (grid, domain, origin) = match shape {
-        Shape::Domain { origin, size } => {
-            if size[0] == 0 || size[1] == 0 {
-                return Err(CalError::invalid(format!(
-                    "empty domain {}x{}",
-                    size[0], size[1]
-                )));
-            }
-            if origin[0].checked_add(size[0]).is_none() || origin[1].checked_add(size[1]).is_none()
-            {
-                return Err(CalError::invalid(format!(
-                    "domain at ({}, {}) of {}x{} passes 2^32",
-                    origin[0], origin[1], size[0], size[1]
-                )));
-            }
-            let grid = if pixel {
-                [size[0].div_ceil(block[0]), size[1].div_ceil(block[1]), 1]
-            } else {
-                let threads = u64::from(size[0]) * u64::from(size[1]);
-                let per = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
-                if block[1] == 1 && block[2] == 1 {
-                    [size[0].div_ceil(block[0]), size[1], 1]
-                } else {
-                    [threads.div_ceil(per).min(u64::from(u32::MAX)) as u32, 1, 1]
-                }
-            };
-            (grid, size, origin)
-        }
-        Shape::Grid {
-            block: want,
-            groups,
-        } => {
-            if want != [0, 0, 0] && want != block {
-                return Err(CalError::invalid(format!(
-                    "gridBlock {}x{}x{} differs from the kernel's dcl_num_thread_per_group \
-                     {}x{}x{}",
-                    want[0], want[1], want[2], block[0], block[1], block[2]
-                )));
-            }
-            if groups.contains(&0) {
-                return Err(CalError::invalid(format!(
-                    "empty grid {}x{}x{}",
-                    groups[0], groups[1], groups[2]
-                )));
-            }
-            (groups, [0, 0], [0, 0])
-        }
-    };
+    let (grid, domain, origin) = launch_shape(shape, block, pixel)?;
     let mut p = Plan {
         launch: Launch {
             grid,
@@ -319,23 +272,7 @@ pub fn plan<'a>(
             }
             ParamKind::OutPtr(id) => {
                 let r = need(Name::Output(id))?;
-                // (The sums were checked against 2^32 with the domain.)
-                if r.width < origin[0] + domain[0] || r.height < origin[1] + domain[1] {
-                    return Err(CalError::error(format!(
-                        "o{id} is bound to a {}x{} resource that does not hold the {}x{} \
-                         domain at ({}, {})",
-                        r.width, r.height, domain[0], domain[1], origin[0], origin[1]
-                    )));
-                }
-                if r.format
-                    .store([0; 4], &mut vec![0; r.format.bytes()])
-                    .is_none()
-                {
-                    return Err(CalError::unsupported(format!(
-                        "o{id}: pixel outputs cannot be stored in CAL_FORMAT_{}",
-                        r.format.name
-                    )));
-                }
+                check_output(id, &r, domain, origin)?;
                 let i = p.launch.buffers.len();
                 let len = domain[0] as usize * domain[1] as usize * 16;
                 p.launch.buffers.push(vec![0; len]);
@@ -397,6 +334,92 @@ pub fn plan<'a>(
         }
     }
     Ok(p)
+}
+
+/// A launch's grid (in blocks), domain size and domain origin (zero for a grid launch).
+type GridDomainOrigin = ([u32; 3], [u32; 2], [u32; 2]);
+
+/// The grid, the domain size and the domain origin of a launch over `shape` with blocks of
+/// `block` threads (`pixel`: the kernel is a pixel shader, whose blocks tile the domain in
+/// two dimensions).
+fn launch_shape(shape: Shape, block: [u32; 3], pixel: bool) -> Result<GridDomainOrigin, CalError> {
+    let shape = match shape {
+        Shape::Domain { origin, size } => {
+            if size[0] == 0 || size[1] == 0 {
+                return Err(CalError::invalid(format!(
+                    "empty domain {}x{}",
+                    size[0], size[1]
+                )));
+            }
+            if origin[0].checked_add(size[0]).is_none() || origin[1].checked_add(size[1]).is_none()
+            {
+                return Err(CalError::invalid(format!(
+                    "domain at ({}, {}) of {}x{} passes 2^32",
+                    origin[0], origin[1], size[0], size[1]
+                )));
+            }
+            let grid = if pixel {
+                [size[0].div_ceil(block[0]), size[1].div_ceil(block[1]), 1]
+            } else {
+                let threads = u64::from(size[0]) * u64::from(size[1]);
+                let per = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+                if block[1] == 1 && block[2] == 1 {
+                    [size[0].div_ceil(block[0]), size[1], 1]
+                } else {
+                    [threads.div_ceil(per).min(u64::from(u32::MAX)) as u32, 1, 1]
+                }
+            };
+            (grid, size, origin)
+        }
+        Shape::Grid {
+            block: want,
+            groups,
+        } => {
+            if want != [0, 0, 0] && want != block {
+                return Err(CalError::invalid(format!(
+                    "gridBlock {}x{}x{} differs from the kernel's dcl_num_thread_per_group \
+                     {}x{}x{}",
+                    want[0], want[1], want[2], block[0], block[1], block[2]
+                )));
+            }
+            if groups.contains(&0) {
+                return Err(CalError::invalid(format!(
+                    "empty grid {}x{}x{}",
+                    groups[0], groups[1], groups[2]
+                )));
+            }
+            (groups, [0, 0], [0, 0])
+        }
+    };
+    Ok(shape)
+}
+
+/// Checks that the resource bound to the pixel output `o{id}` holds the domain and that its
+/// format can store pixels.
+fn check_output(
+    id: u8,
+    r: &ResView<'_>,
+    domain: [u32; 2],
+    origin: [u32; 2],
+) -> Result<(), CalError> {
+    // (The sums were checked against 2^32 with the domain.)
+    if r.width < origin[0] + domain[0] || r.height < origin[1] + domain[1] {
+        return Err(CalError::error(format!(
+            "o{id} is bound to a {}x{} resource that does not hold the {}x{} \
+             domain at ({}, {})",
+            r.width, r.height, domain[0], domain[1], origin[0], origin[1]
+        )));
+    }
+    if r.format
+        .store([0; 4], &mut vec![0; r.format.bytes()])
+        .is_none()
+    {
+        return Err(CalError::unsupported(format!(
+            "o{id}: pixel outputs cannot be stored in CAL_FORMAT_{}",
+            r.format.name
+        )));
+    }
+    Ok(())
 }
 
 /// Stores the pixel outputs `buf` (`size[0] * size[1]` vec4s) into a resource's `data`

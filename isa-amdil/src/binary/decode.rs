@@ -46,29 +46,7 @@ struct Ext {
 /// Decodes a token stream into a program.
 pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
     let mut r = Reader { w: words, pos: 0 };
-    let lang = r.next("the language token")?;
-    if lang & 0xFF > 14 || lang >> 8 != 0 {
-        return r.err(0, format!("bad IL_Lang token 0x{lang:08x}"));
-    }
-    let ver = r.next("the version token")?;
-    let shader = match ShaderType::from_code(((ver >> 16) & 0xFF) as u8) {
-        Some(s) => s,
-        None => return r.err(1, format!("unknown shader type {}", (ver >> 16) & 0xFF)),
-    };
-    if ver >> 26 != 0 {
-        return r.err(1, "reserved bits set in IL_Version token");
-    }
-    let mut prog = Program {
-        version: Some(Version {
-            shader,
-            major: Some(((ver >> 8) & 0xFF) as u8),
-            minor: Some((ver & 0xFF) as u8),
-            multipass: ver & (1 << 24) != 0,
-            realtime: ver & (1 << 25) != 0,
-            span: Span::NONE,
-        }),
-        ..Program::default()
-    };
+    let mut prog = decode_header(&mut r)?;
     let mut ext: Option<Ext> = None;
     let mut prec: Option<u8> = None;
     while r.pos < words.len() {
@@ -86,28 +64,7 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
                 continue;
             }
             Opcode::Comment => {
-                let n = r.next("a comment length")? as usize;
-                if n > words.len() - r.pos {
-                    return r.err(at, "comment longer than the stream");
-                }
-                let mut bytes = Vec::with_capacity(n * 4);
-                for _ in 0..n {
-                    bytes.extend_from_slice(&r.next("comment text")?.to_le_bytes());
-                }
-                while bytes.last() == Some(&0) {
-                    bytes.pop();
-                }
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                if let Some(body) = text.strip_prefix(EXT_MARK) {
-                    ext = Some(parse_ext(op, body).map_err(|m| DecodeError {
-                        offset: at,
-                        message: m,
-                    })?);
-                } else {
-                    let mut inst = Instruction::new(Opcode::Comment);
-                    inst.payload = Payload::Raw(text.into());
-                    prog.statements.push(inst);
-                }
+                decode_comment(&mut r, at, &mut prog, &mut ext)?;
                 continue;
             }
             _ => {}
@@ -136,79 +93,8 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
             prog.statements.push(inst);
             continue;
         }
-        if op == Opcode::DclResource {
-            let fmt = r.next("the dcl_resource format token")?;
-            if fmt & 0xF_FFFF != 0 {
-                return r.err(at + 1, "reserved bits set in the dcl_resource format token");
-            }
-            for k in 0..4u8 {
-                let f = ((fmt >> (20 + 3 * k as u32)) & 7) as usize;
-                if let Some(f) = ElementFormat::ALL
-                    .get(f)
-                    .filter(|f| **f != ElementFormat::Unknown)
-                {
-                    inst.controls.push(Control::Fmt(k, *f));
-                }
-            }
-            let t = (bits >> 8) & 0xF;
-            let unnorm = tok & (1 << 31) != 0;
-            if t != 0 || unnorm {
-                inst.controls.push(Control::Generic {
-                    name: "type".into(),
-                    value: Some(pixtex_text(t, unnorm)),
-                    span: Span::NONE,
-                });
-            }
-            if t as usize >= PIXTEX.len() || tok & (1 << 30) != 0 {
-                return r.err(at, "bad dcl_resource type");
-            }
-        } else if op == Opcode::DclUav {
-            let t = (bits >> 8) & 0x3F;
-            if t as usize >= PIXTEX.len() {
-                return r.err(at, "bad dcl_uav type");
-            }
-            if t != 0 {
-                inst.controls.push(Control::Generic {
-                    name: "type".into(),
-                    value: Some(pixtex_text(t, false)),
-                    span: Span::NONE,
-                });
-            }
-        }
-        // Primary / secondary modifier dwords and the address offset of resource
-        // instructions follow the opcode token, in that order.
-        if tok & (1 << 31) != 0 && op != Opcode::DclResource {
-            let m = r.next("a primary modifier")?;
-            let c = match COMPSELECT.get(m as usize) {
-                Some(name) if is_fetch4(op) => Control::Generic {
-                    name: "compselect".into(),
-                    value: Some((*name).into()),
-                    span: Span::NONE,
-                },
-                _ => Control::Generic {
-                    name: "primod".into(),
-                    value: Some(hex_text(m)),
-                    span: Span::NONE,
-                },
-            };
-            inst.controls.push(c);
-        }
-        if tok & (1 << 30) != 0 {
-            let m = r.next("a secondary modifier")?;
-            inst.controls.push(Control::Generic {
-                name: "secmod".into(),
-                value: Some(hex_text(m)),
-                span: Span::NONE,
-            });
-        }
-        if layout(op) == Layout::Sample && bits & (1 << 13) != 0 {
-            let m = r.next("an address offset")?;
-            inst.controls.push(Control::Generic {
-                name: "aoffimmi".into(),
-                value: Some(aoffimmi_text(m)),
-                span: Span::NONE,
-            });
-        }
+        decode_resource_type(&mut r, &mut inst, at, tok)?;
+        decode_modifier_words(&mut r, &mut inst, tok)?;
         match info.form {
             Form::Label => inst.payload = Payload::Label(r.next("a label")?),
             Form::Case => inst.payload = Payload::Case(r.next("a case value")? as i32),
@@ -238,112 +124,8 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
         for _ in 0..nsrc {
             inst.srcs.push(decode_src(&mut r, 0)?);
         }
-        match info.form {
-            Form::SrcLabel => inst.payload = Payload::Label(r.next("a label")?),
-            Form::Literal => {
-                let t = r.pos;
-                let s = decode_src(&mut r, 0)?;
-                if s.reg.kind != RegKind::Literal {
-                    return r.err(t, "dcl_literal without a literal register token");
-                }
-                let mut values = [0u32; 4];
-                for v in &mut values {
-                    *v = r.next("literal values")?;
-                }
-                inst.payload = Payload::Literal {
-                    reg: s.reg.num,
-                    values,
-                };
-            }
-            Form::ConstBuffer | Form::IndexedTemp => {
-                let t = r.pos;
-                let s = decode_src(&mut r, 0)?;
-                let size = match &s.reg.indices[..] {
-                    [Index { reg: None, offset }] => *offset as u32,
-                    _ => return r.err(t, "declaration register needs an immediate size"),
-                };
-                inst.payload = if info.form == Form::ConstBuffer {
-                    Payload::ConstBuffer {
-                        cb: s.reg.num,
-                        size,
-                    }
-                } else {
-                    Payload::IndexedTemp {
-                        reg: s.reg.num,
-                        size,
-                    }
-                };
-            }
-            Form::Numbers if layout(op) == Layout::CtrlNumber => {
-                inst.payload = Payload::Numbers([bits].into())
-            }
-            Form::Numbers | Form::DstNumbers => {
-                let n = match numbers_count(op) {
-                    Some(n) => n,
-                    None => (bits as usize).clamp(1, 3),
-                };
-                let mut ns = Vec::with_capacity(n);
-                for _ in 0..n {
-                    ns.push(r.next("declaration numbers")?);
-                }
-                inst.payload = Payload::Numbers(ns.into());
-            }
-            Form::Words if layout(op) == Layout::SharingMode => {
-                let w = match bits {
-                    0 => "_wavefrontRel",
-                    1 => "_wavefrontAbs",
-                    _ => return r.err(at, "reserved dcl_lds_sharing_mode value"),
-                };
-                inst.payload = Payload::Words([w.into()].into())
-            }
-            Form::Words if layout(op) != Layout::GlobalFlags => {
-                inst.payload = Payload::Words(Box::default())
-            }
-            Form::Words => {
-                let words: Vec<String> = GLOBAL_FLAGS
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| bits & (1 << i) != 0)
-                    .map(|(_, g)| canonical_flag(g).to_string())
-                    .collect();
-                inst.payload = Payload::Words(words.into());
-            }
-            _ => {}
-        }
-        match layout(op) {
-            Layout::TypedUav => {
-                let t = r.next("the dcl_typed_uav format token")?;
-                let (f, ty) = ((t & 0xF) as usize, ((t >> 4) & 0xF) as usize);
-                if t >> 8 != 0 || f >= ElementFormat::ALL.len() || ty >= PIXTEX.len() {
-                    return r.err(r.pos - 1, "bad dcl_typed_uav format token");
-                }
-                if f != 0 {
-                    inst.controls.push(Control::Fmt(0, ElementFormat::ALL[f]));
-                }
-                if ty != 0 {
-                    inst.controls.push(Control::Generic {
-                        name: "type".into(),
-                        value: Some(pixtex_text(ty as u32, false)),
-                        span: Span::NONE,
-                    });
-                }
-            }
-            Layout::TypelessUav => {
-                let stride = r.next("the dcl_typeless_uav stride")?;
-                let w1 = r.next("the dcl_typeless_uav second token")?;
-                if stride != 0 {
-                    inst.controls.push(Control::Stride(stride));
-                }
-                if w1 != 0 {
-                    inst.controls.push(Control::Generic {
-                        name: "word1".into(),
-                        value: Some(hex_text(w1)),
-                        span: Span::NONE,
-                    });
-                }
-            }
-            _ => {}
-        }
+        decode_payload(&mut r, &mut inst, at, bits)?;
+        decode_uav_format(&mut r, &mut inst)?;
         inst.controls.extend(e.controls);
         if let Some(p) = e.payload {
             inst.payload = parse_payload(op, &p).map_err(|m| DecodeError {
@@ -355,6 +137,288 @@ pub fn decode(words: &[u32]) -> Result<Program, DecodeError> {
         prog.statements.push(inst);
     }
     Ok(prog)
+}
+
+/// The language and version tokens: an empty program of that shader type and version.
+fn decode_header(r: &mut Reader) -> Result<Program, DecodeError> {
+    let lang = r.next("the language token")?;
+    if lang & 0xFF > 14 || lang >> 8 != 0 {
+        return r.err(0, format!("bad IL_Lang token 0x{lang:08x}"));
+    }
+    let ver = r.next("the version token")?;
+    let shader = match ShaderType::from_code(((ver >> 16) & 0xFF) as u8) {
+        Some(s) => s,
+        None => return r.err(1, format!("unknown shader type {}", (ver >> 16) & 0xFF)),
+    };
+    if ver >> 26 != 0 {
+        return r.err(1, "reserved bits set in IL_Version token");
+    }
+    Ok(Program {
+        version: Some(Version {
+            shader,
+            major: Some(((ver >> 8) & 0xFF) as u8),
+            minor: Some((ver & 0xFF) as u8),
+            multipass: ver & (1 << 24) != 0,
+            realtime: ver & (1 << 25) != 0,
+            span: Span::NONE,
+        }),
+        ..Program::default()
+    })
+}
+
+/// A comment (its length, then its text): an `ilc-ext` comment becomes the extension data of the
+/// next instruction, any other a comment statement.
+fn decode_comment(
+    r: &mut Reader,
+    at: usize,
+    prog: &mut Program,
+    ext: &mut Option<Ext>,
+) -> Result<(), DecodeError> {
+    let n = r.next("a comment length")? as usize;
+    if n > r.w.len() - r.pos {
+        return r.err(at, "comment longer than the stream");
+    }
+    let mut bytes = Vec::with_capacity(n * 4);
+    for _ in 0..n {
+        bytes.extend_from_slice(&r.next("comment text")?.to_le_bytes());
+    }
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if let Some(body) = text.strip_prefix(EXT_MARK) {
+        *ext = Some(parse_ext(Opcode::Comment, body).map_err(|m| DecodeError {
+            offset: at,
+            message: m,
+        })?);
+    } else {
+        let mut inst = Instruction::new(Opcode::Comment);
+        inst.payload = Payload::Raw(text.into());
+        prog.statements.push(inst);
+    }
+    Ok(())
+}
+
+/// The formats and the type of `dcl_resource` and the type of `dcl_uav`, as controls.
+fn decode_resource_type(
+    r: &mut Reader,
+    inst: &mut Instruction,
+    at: usize,
+    tok: u32,
+) -> Result<(), DecodeError> {
+    let op = inst.opcode;
+    let bits = (tok >> 16) & 0x3FFF;
+    if op == Opcode::DclResource {
+        let fmt = r.next("the dcl_resource format token")?;
+        if fmt & 0xF_FFFF != 0 {
+            return r.err(at + 1, "reserved bits set in the dcl_resource format token");
+        }
+        for k in 0..4u8 {
+            let f = ((fmt >> (20 + 3 * k as u32)) & 7) as usize;
+            if let Some(f) = ElementFormat::ALL
+                .get(f)
+                .filter(|f| **f != ElementFormat::Unknown)
+            {
+                inst.controls.push(Control::Fmt(k, *f));
+            }
+        }
+        let t = (bits >> 8) & 0xF;
+        let unnorm = tok & (1 << 31) != 0;
+        if t != 0 || unnorm {
+            inst.controls.push(Control::Generic {
+                name: "type".into(),
+                value: Some(pixtex_text(t, unnorm)),
+                span: Span::NONE,
+            });
+        }
+        if t as usize >= PIXTEX.len() || tok & (1 << 30) != 0 {
+            return r.err(at, "bad dcl_resource type");
+        }
+    } else if op == Opcode::DclUav {
+        let t = (bits >> 8) & 0x3F;
+        if t as usize >= PIXTEX.len() {
+            return r.err(at, "bad dcl_uav type");
+        }
+        if t != 0 {
+            inst.controls.push(Control::Generic {
+                name: "type".into(),
+                value: Some(pixtex_text(t, false)),
+                span: Span::NONE,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The primary and secondary modifier words and the address offset that follow the opcode
+/// token, as controls.
+fn decode_modifier_words(
+    r: &mut Reader,
+    inst: &mut Instruction,
+    tok: u32,
+) -> Result<(), DecodeError> {
+    let op = inst.opcode;
+    let bits = (tok >> 16) & 0x3FFF;
+    // Primary / secondary modifier dwords and the address offset of resource
+    // instructions follow the opcode token, in that order.
+    if tok & (1 << 31) != 0 && op != Opcode::DclResource {
+        let m = r.next("a primary modifier")?;
+        let c = match COMPSELECT.get(m as usize) {
+            Some(name) if is_fetch4(op) => Control::Generic {
+                name: "compselect".into(),
+                value: Some((*name).into()),
+                span: Span::NONE,
+            },
+            _ => Control::Generic {
+                name: "primod".into(),
+                value: Some(hex_text(m)),
+                span: Span::NONE,
+            },
+        };
+        inst.controls.push(c);
+    }
+    if tok & (1 << 30) != 0 {
+        let m = r.next("a secondary modifier")?;
+        inst.controls.push(Control::Generic {
+            name: "secmod".into(),
+            value: Some(hex_text(m)),
+            span: Span::NONE,
+        });
+    }
+    if layout(op) == Layout::Sample && bits & (1 << 13) != 0 {
+        let m = r.next("an address offset")?;
+        inst.controls.push(Control::Generic {
+            name: "aoffimmi".into(),
+            value: Some(aoffimmi_text(m)),
+            span: Span::NONE,
+        });
+    }
+    Ok(())
+}
+
+/// The payload after the operands (a label, a literal, a declaration's size, numbers or
+/// words), by the opcode's form.
+fn decode_payload(
+    r: &mut Reader,
+    inst: &mut Instruction,
+    at: usize,
+    bits: u32,
+) -> Result<(), DecodeError> {
+    let op = inst.opcode;
+    let info = op.info();
+    match info.form {
+        Form::SrcLabel => inst.payload = Payload::Label(r.next("a label")?),
+        Form::Literal => {
+            let t = r.pos;
+            let s = decode_src(r, 0)?;
+            if s.reg.kind != RegKind::Literal {
+                return r.err(t, "dcl_literal without a literal register token");
+            }
+            let mut values = [0u32; 4];
+            for v in &mut values {
+                *v = r.next("literal values")?;
+            }
+            inst.payload = Payload::Literal {
+                reg: s.reg.num,
+                values,
+            };
+        }
+        Form::ConstBuffer | Form::IndexedTemp => {
+            let t = r.pos;
+            let s = decode_src(r, 0)?;
+            let size = match &s.reg.indices[..] {
+                [Index { reg: None, offset }] => *offset as u32,
+                _ => return r.err(t, "declaration register needs an immediate size"),
+            };
+            inst.payload = if info.form == Form::ConstBuffer {
+                Payload::ConstBuffer {
+                    cb: s.reg.num,
+                    size,
+                }
+            } else {
+                Payload::IndexedTemp {
+                    reg: s.reg.num,
+                    size,
+                }
+            };
+        }
+        Form::Numbers if layout(op) == Layout::CtrlNumber => {
+            inst.payload = Payload::Numbers([bits].into())
+        }
+        Form::Numbers | Form::DstNumbers => {
+            let n = match numbers_count(op) {
+                Some(n) => n,
+                None => (bits as usize).clamp(1, 3),
+            };
+            let mut ns = Vec::with_capacity(n);
+            for _ in 0..n {
+                ns.push(r.next("declaration numbers")?);
+            }
+            inst.payload = Payload::Numbers(ns.into());
+        }
+        Form::Words if layout(op) == Layout::SharingMode => {
+            let w = match bits {
+                0 => "_wavefrontRel",
+                1 => "_wavefrontAbs",
+                _ => return r.err(at, "reserved dcl_lds_sharing_mode value"),
+            };
+            inst.payload = Payload::Words([w.into()].into())
+        }
+        Form::Words if layout(op) != Layout::GlobalFlags => {
+            inst.payload = Payload::Words(Box::default())
+        }
+        Form::Words => {
+            let words: Vec<String> = GLOBAL_FLAGS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits & (1 << i) != 0)
+                .map(|(_, g)| canonical_flag(g).to_string())
+                .collect();
+            inst.payload = Payload::Words(words.into());
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The format token of `dcl_typed_uav` and the stride and second token of
+/// `dcl_typeless_uav`, as controls.
+fn decode_uav_format(r: &mut Reader, inst: &mut Instruction) -> Result<(), DecodeError> {
+    match layout(inst.opcode) {
+        Layout::TypedUav => {
+            let t = r.next("the dcl_typed_uav format token")?;
+            let (f, ty) = ((t & 0xF) as usize, ((t >> 4) & 0xF) as usize);
+            if t >> 8 != 0 || f >= ElementFormat::ALL.len() || ty >= PIXTEX.len() {
+                return r.err(r.pos - 1, "bad dcl_typed_uav format token");
+            }
+            if f != 0 {
+                inst.controls.push(Control::Fmt(0, ElementFormat::ALL[f]));
+            }
+            if ty != 0 {
+                inst.controls.push(Control::Generic {
+                    name: "type".into(),
+                    value: Some(pixtex_text(ty as u32, false)),
+                    span: Span::NONE,
+                });
+            }
+        }
+        Layout::TypelessUav => {
+            let stride = r.next("the dcl_typeless_uav stride")?;
+            let w1 = r.next("the dcl_typeless_uav second token")?;
+            if stride != 0 {
+                inst.controls.push(Control::Stride(stride));
+            }
+            if w1 != 0 {
+                inst.controls.push(Control::Generic {
+                    name: "word1".into(),
+                    value: Some(hex_text(w1)),
+                    span: Span::NONE,
+                });
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 pub(super) fn canonical_flag(lower: &str) -> &'static str {

@@ -336,29 +336,71 @@ fn is_fetch4(op: Opcode) -> bool {
 
 fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
     let lay = layout(inst.opcode);
-    let mut bits = 0u32;
-    let mut ext = Vec::new();
-    let mut unnorm = false;
-    let mut fmt_word = 0u32;
-    let mut typed = false;
-    let (mut pri, mut sec, mut aoff) = (None, None, None);
-    let mut tail = match lay {
-        Layout::TypedUav => vec![0u32],
-        Layout::TypelessUav => vec![0u32, 0],
-        _ => Vec::new(),
-    };
-    let mut stride_set = false;
-    let mut usage_set = false;
-    let may_pri =
-        inst.opcode != Opcode::DclResource && !matches!(inst.payload, Payload::ImmConstBuffer(_));
-    let fits = |v: u32, w: u32, what: &str| -> Result<u32, String> {
-        if v < (1 << w) {
-            Ok(v)
-        } else {
-            Err(format!("{what} {v} does not fit the {w}-bit control field"))
-        }
+    let mut b = CtlBuilder {
+        ctl: Ctl {
+            bits: 0,
+            ext: Vec::new(),
+            unnorm: false,
+            fmt_word: 0,
+            pri: None,
+            sec: None,
+            aoff: None,
+            tail: match lay {
+                Layout::TypedUav => vec![0u32],
+                Layout::TypelessUav => vec![0u32, 0],
+                _ => Vec::new(),
+            },
+        },
+        typed: false,
+        stride_set: false,
+        usage_set: false,
     };
     for c in &inst.controls {
+        let taken = b.modifier_control(inst, lay, c)?
+            || b.declaration_control(lay, c)?
+            || b.operation_control(inst, lay, c)?
+            || b.io_control(inst, lay, c)?
+            || matches!(c, Control::Prec(_));
+        if !taken {
+            b.ctl.ext.push(c.clone());
+        }
+    }
+    b.payload_bits(inst, lay)?;
+    // Canonical order, so that encoding a decoded program reproduces the words.
+    sort_controls(&mut b.ctl.ext);
+    Ok(b.ctl)
+}
+
+/// `v` if it fits a `w`-bit control field.
+fn fits(v: u32, w: u32, what: &str) -> Result<u32, String> {
+    if v < (1 << w) {
+        Ok(v)
+    } else {
+        Err(format!("{what} {v} does not fit the {w}-bit control field"))
+    }
+}
+
+/// The control bits and extra words of an instruction while its controls are read, with what
+/// was already set (a control that repeats one goes to the extension comment).
+struct CtlBuilder {
+    ctl: Ctl,
+    typed: bool,
+    stride_set: bool,
+    usage_set: bool,
+}
+
+impl CtlBuilder {
+    /// The modifier words of resource instructions (`compselect`, `aoffimmi`, `primod`,
+    /// `secmod`).
+    /// `Ok(false)`: not one of these controls.
+    fn modifier_control(
+        &mut self,
+        inst: &Instruction,
+        lay: Layout,
+        c: &Control,
+    ) -> Result<bool, String> {
+        let may_pri = inst.opcode != Opcode::DclResource
+            && !matches!(inst.payload, Payload::ImmConstBuffer(_));
         match (lay, c) {
             (
                 Layout::Sample,
@@ -368,11 +410,11 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     ..
                 },
             ) if name == "compselect"
-                && pri.is_none()
+                && self.ctl.pri.is_none()
                 && is_fetch4(inst.opcode)
                 && COMPSELECT.contains(&v.as_str()) =>
             {
-                pri = COMPSELECT.iter().position(|x| x == v).map(|i| i as u32);
+                self.ctl.pri = COMPSELECT.iter().position(|x| x == v).map(|i| i as u32);
             }
             (
                 Layout::Sample,
@@ -381,9 +423,9 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     value: Some(v),
                     ..
                 },
-            ) if name == "aoffimmi" && aoff.is_none() && aoffimmi_word(v).is_some() => {
-                aoff = aoffimmi_word(v);
-                bits |= 1 << 13;
+            ) if name == "aoffimmi" && self.ctl.aoff.is_none() && aoffimmi_word(v).is_some() => {
+                self.ctl.aoff = aoffimmi_word(v);
+                self.ctl.bits |= 1 << 13;
             }
             (
                 _,
@@ -394,11 +436,11 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 },
             ) if name == "primod"
                 && may_pri
-                && pri.is_none()
+                && self.ctl.pri.is_none()
                 && hex_word(v).is_some()
                 && !is_fetch4(inst.opcode) =>
             {
-                pri = hex_word(v);
+                self.ctl.pri = hex_word(v);
             }
             (
                 _,
@@ -407,16 +449,25 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     value: Some(v),
                     ..
                 },
-            ) if name == "secmod" && sec.is_none() && hex_word(v).is_some() => {
-                sec = hex_word(v);
+            ) if name == "secmod" && self.ctl.sec.is_none() && hex_word(v).is_some() => {
+                self.ctl.sec = hex_word(v);
             }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The ids, formats, types and strides of UAV and resource declarations.
+    /// `Ok(false)`: not one of these controls.
+    fn declaration_control(&mut self, lay: Layout, c: &Control) -> Result<bool, String> {
+        match (lay, c) {
             (Layout::TypedUav | Layout::TypelessUav, Control::Id(n)) => {
-                bits |= fits(*n, 14, "UAV id")?
+                self.ctl.bits |= fits(*n, 14, "UAV id")?
             }
             (Layout::TypedUav, Control::Fmt(0, f))
-                if *f != ElementFormat::Unknown && tail[0] & 0xF == 0 =>
+                if *f != ElementFormat::Unknown && self.ctl.tail[0] & 0xF == 0 =>
             {
-                tail[0] |= *f as u32;
+                self.ctl.tail[0] |= *f as u32;
             }
             (
                 Layout::TypedUav,
@@ -426,14 +477,14 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     ..
                 },
             ) if name == "type"
-                && tail[0] & 0xF0 == 0
+                && self.ctl.tail[0] & 0xF0 == 0
                 && pixtex(v).is_some_and(|(t, u)| t != 0 && !u) =>
             {
-                tail[0] |= pixtex(v).map(|(t, _)| t).unwrap_or(0) << 4;
+                self.ctl.tail[0] |= pixtex(v).map(|(t, _)| t).unwrap_or(0) << 4;
             }
-            (Layout::TypelessUav, Control::Stride(n)) if *n != 0 && !stride_set => {
-                stride_set = true;
-                tail[0] = *n;
+            (Layout::TypelessUav, Control::Stride(n)) if *n != 0 && !self.stride_set => {
+                self.stride_set = true;
+                self.ctl.tail[0] = *n;
             }
             (
                 Layout::TypelessUav,
@@ -442,16 +493,19 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     value: Some(v),
                     ..
                 },
-            ) if name == "word1" && tail[1] == 0 && hex_word(v).is_some_and(|n| n != 0) => {
-                tail[1] = hex_word(v).unwrap_or(0);
+            ) if name == "word1"
+                && self.ctl.tail[1] == 0
+                && hex_word(v).is_some_and(|n| n != 0) =>
+            {
+                self.ctl.tail[1] = hex_word(v).unwrap_or(0);
             }
-            (Layout::DclResource, Control::Id(n)) => bits |= fits(*n, 8, "resource id")?,
-            (Layout::DclUav, Control::Id(n)) => bits |= fits(*n, 4, "UAV id")?,
+            (Layout::DclResource, Control::Id(n)) => self.ctl.bits |= fits(*n, 8, "resource id")?,
+            (Layout::DclUav, Control::Id(n)) => self.ctl.bits |= fits(*n, 4, "UAV id")?,
             (Layout::DclResource, Control::Fmt(k, f)) if *f != ElementFormat::Unknown => {
-                fmt_word |= (*f as u32) << (20 + 3 * (*k as u32 & 3));
+                self.ctl.fmt_word |= (*f as u32) << (20 + 3 * (*k as u32 & 3));
             }
             (Layout::DclUav, Control::Fmt(0, f)) if *f != ElementFormat::Unknown => {
-                bits |= (*f as u32) << 4
+                self.ctl.bits |= (*f as u32) << 4
             }
             (
                 Layout::DclResource | Layout::DclUav,
@@ -461,35 +515,54 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     ..
                 },
             ) if name == "type"
-                && !typed
+                && !self.typed
                 && pixtex(v)
                     .is_some_and(|(t, u)| (t != 0 || u) && !(u && lay == Layout::DclUav)) =>
             {
                 let (t, u) = pixtex(v).unwrap_or((0, false));
-                typed = true;
-                unnorm = u;
-                bits |= t << 8;
+                self.typed = true;
+                self.ctl.unnorm = u;
+                self.ctl.bits |= t << 8;
             }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The control fields of instructions (fences, compares, ids, caching, sizes, resources,
+    /// samplers, flags).
+    /// `Ok(false)`: not one of these controls.
+    fn operation_control(
+        &mut self,
+        inst: &Instruction,
+        lay: Layout,
+        c: &Control,
+    ) -> Result<bool, String> {
+        match (lay, c) {
             (Layout::Fence, Control::Fence(f)) => {
                 let i = FenceFlag::ALL.iter().position(|x| x == f).unwrap_or(0);
-                bits |= 1 << i;
+                self.ctl.bits |= 1 << i;
             }
-            (Layout::Relop | Layout::Cmp, Control::Relop(r)) => bits |= *r as u32,
-            (Layout::Cmp, Control::CmpVal(v)) if *v as u32 != 0 => bits |= (*v as u32) << 5,
+            (Layout::Relop | Layout::Cmp, Control::Relop(r)) => self.ctl.bits |= *r as u32,
+            (Layout::Cmp, Control::CmpVal(v)) if *v as u32 != 0 => {
+                self.ctl.bits |= (*v as u32) << 5
+            }
             (Layout::ZeroOp | Layout::Nrm, Control::ZeroOp(z)) if *z as u32 != 0 => {
-                bits |= *z as u32
+                self.ctl.bits |= *z as u32
             }
             (
                 Layout::Nrm,
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "nrm4" => bits |= 1 << 2,
-            (Layout::Ieee, Control::Ieee) => bits |= 1,
-            (Layout::Id, Control::Id(n)) => bits |= fits(*n, 14, "id")?,
-            (Layout::RawLoad | Layout::Arena, Control::Id(n)) => bits |= fits(*n, 10, "id")?,
-            (Layout::RawLoad, Control::Cached) => bits |= 1 << 10,
-            (Layout::RawLoad, Control::Uncached) => bits |= 2 << 10,
+            ) if name == "nrm4" => self.ctl.bits |= 1 << 2,
+            (Layout::Ieee, Control::Ieee) => self.ctl.bits |= 1,
+            (Layout::Id, Control::Id(n)) => self.ctl.bits |= fits(*n, 14, "id")?,
+            (Layout::RawLoad | Layout::Arena, Control::Id(n)) => {
+                self.ctl.bits |= fits(*n, 10, "id")?
+            }
+            (Layout::RawLoad, Control::Cached) => self.ctl.bits |= 1 << 10,
+            (Layout::RawLoad, Control::Uncached) => self.ctl.bits |= 2 << 10,
             (
                 Layout::Arena,
                 Control::Generic {
@@ -498,43 +571,43 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     ..
                 },
             ) if name == "size" && v != "dword" => {
-                bits |= match v.as_str() {
+                self.ctl.bits |= match v.as_str() {
                     "short" => 1 << 10,
                     "byte" => 2 << 10,
                     _ => return Err(format!("unknown arena access size `{v}`")),
                 };
             }
             (Layout::Sample | Layout::ResInfo, Control::Resource(n)) => {
-                bits |= fits(*n, 8, "resource")?
+                self.ctl.bits |= fits(*n, 8, "resource")?
             }
             (
                 Layout::Sample,
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "ext" => bits |= 1 << 12,
+            ) if name == "ext" => self.ctl.bits |= 1 << 12,
             (Layout::Sample, Control::Sampler(n)) if takes_sampler(inst.opcode) || *n != 0 => {
-                bits |= fits(*n, 4, "sampler")? << 8
+                self.ctl.bits |= fits(*n, 4, "sampler")? << 8
             }
             (
                 Layout::ResInfo,
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "uint" => bits |= 1 << 8,
+            ) if name == "uint" => self.ctl.bits |= 1 << 8,
             (
                 Layout::Repeat,
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "repeat" => bits |= 1,
+            ) if name == "repeat" => self.ctl.bits |= 1,
             (
                 Layout::FirstBit,
                 Control::Generic {
                     name, value: None, ..
                 },
             ) if name == "lo" || name == "hi" || name == "shi" => {
-                bits |= match name.as_str() {
+                self.ctl.bits |= match name.as_str() {
                     "lo" => 0,
                     "hi" => 1,
                     _ => 2,
@@ -545,12 +618,21 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "fine" => bits |= 1 << 7,
+            ) if name == "fine" => self.ctl.bits |= 1 << 7,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The usage, interpolation and flags of input and output declarations, and LDS sharing.
+    /// `Ok(false)`: not one of these controls.
+    fn io_control(&mut self, inst: &Instruction, lay: Layout, c: &Control) -> Result<bool, String> {
+        match (lay, c) {
             (Layout::DclInput | Layout::DclOutput, Control::Generic { name, value, .. })
-                if usage_of(name, value.as_deref()).is_some() && !usage_set =>
+                if usage_of(name, value.as_deref()).is_some() && !self.usage_set =>
             {
-                usage_set = true;
-                bits |= usage_of(name, value.as_deref()).unwrap_or(0);
+                self.usage_set = true;
+                self.ctl.bits |= usage_of(name, value.as_deref()).unwrap_or(0);
             }
             (
                 Layout::DclInput,
@@ -559,8 +641,8 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     value: Some(v),
                     ..
                 },
-            ) if name == "interp" && interp_mode(v).is_some() && bits & 0xE0 == 0 => {
-                bits |= interp_mode(v).unwrap_or(0) << 5;
+            ) if name == "interp" && interp_mode(v).is_some() && self.ctl.bits & 0xE0 == 0 => {
+                self.ctl.bits |= interp_mode(v).unwrap_or(0) << 5;
             }
             (
                 Layout::DclInput,
@@ -569,7 +651,7 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                 },
             ) if INPUT_FLAGS.contains(&name.as_str()) => {
                 let i = INPUT_FLAGS.iter().position(|f| f == name).unwrap_or(0);
-                bits |= 1 << (8 + i);
+                self.ctl.bits |= 1 << (8 + i);
             }
             // Relative is 0, which reads back as "no sharing mode" (the declared default):
             // an explicit `_sharingMode(rel)` keeps its text in the extension comment.
@@ -580,68 +662,69 @@ fn control_bits(inst: &Instruction) -> Result<Ctl, String> {
                     value: Some(v),
                     ..
                 },
-            ) if name == "sharingmode" && v.eq_ignore_ascii_case("abs") && bits & 3 == 0 => {
-                bits |= 1
+            ) if name == "sharingmode"
+                && v.eq_ignore_ascii_case("abs")
+                && self.ctl.bits & 3 == 0 =>
+            {
+                self.ctl.bits |= 1
             }
             (
                 Layout::OwnerLds,
                 Control::Generic {
                     name, value: None, ..
                 },
-            ) if name == "neighborexch" && inst.opcode == Opcode::LdsReadVec => bits |= 1 << 2,
-            (Layout::OwnerLds, Control::LOffset(n))
-                if inst.opcode == Opcode::LdsWriteVec && bits & 0xFC == 0 =>
-            {
-                bits |= fits(*n, 6, "lOffset")? << 2
+            ) if name == "neighborexch" && inst.opcode == Opcode::LdsReadVec => {
+                self.ctl.bits |= 1 << 2
             }
-            (_, Control::Prec(_)) => {}
-            _ => ext.push(c.clone()),
+            (Layout::OwnerLds, Control::LOffset(n))
+                if inst.opcode == Opcode::LdsWriteVec && self.ctl.bits & 0xFC == 0 =>
+            {
+                self.ctl.bits |= fits(*n, 6, "lOffset")? << 2
+            }
+            _ => return Ok(false),
         }
+        Ok(true)
     }
-    if lay == Layout::GlobalFlags {
-        if let Payload::Words(ws) = &inst.payload {
-            for w in ws {
-                match GLOBAL_FLAGS.iter().position(|g| g.eq_ignore_ascii_case(w)) {
-                    Some(i) => bits |= 1 << i,
-                    None => return Err(format!("unknown global flag `{w}`")),
+
+    /// The control bits that the payload gives (global flags, the sharing mode, dimensions, a
+    /// declared value) and the default usage of inputs and outputs.
+    fn payload_bits(&mut self, inst: &Instruction, lay: Layout) -> Result<(), String> {
+        if lay == Layout::GlobalFlags {
+            if let Payload::Words(ws) = &inst.payload {
+                for w in ws {
+                    match GLOBAL_FLAGS.iter().position(|g| g.eq_ignore_ascii_case(w)) {
+                        Some(i) => self.ctl.bits |= 1 << i,
+                        None => return Err(format!("unknown global flag `{w}`")),
+                    }
                 }
             }
         }
-    }
-    if matches!(lay, Layout::DclInput | Layout::DclOutput) && !usage_set {
-        bits |= default_usage(inst);
-    }
-    if lay == Layout::SharingMode {
-        if let Payload::Words(ws) = &inst.payload {
-            // Other words keep their text in the extension comment (see `encode_inst`).
-            if let [w] = &ws[..] {
-                bits = sharing_word(w).unwrap_or(0);
+        if matches!(lay, Layout::DclInput | Layout::DclOutput) && !self.usage_set {
+            self.ctl.bits |= default_usage(inst);
+        }
+        if lay == Layout::SharingMode {
+            if let Payload::Words(ws) = &inst.payload {
+                // Other words keep their text in the extension comment (see `encode_inst`).
+                if let [w] = &ws[..] {
+                    self.ctl.bits = sharing_word(w).unwrap_or(0);
+                }
             }
         }
-    }
-    if lay == Layout::Dims {
-        if let Payload::Numbers(n) = &inst.payload {
-            bits = n.len() as u32;
+        if lay == Layout::Dims {
+            if let Payload::Numbers(n) = &inst.payload {
+                self.ctl.bits = n.len() as u32;
+            }
         }
-    }
-    if lay == Layout::CtrlNumber {
-        match &inst.payload {
-            Payload::Numbers(n) if n.len() == 1 => bits = fits(n[0], 14, "declared value")?,
-            _ => return Err(format!("`{}` takes one number", inst.opcode)),
+        if lay == Layout::CtrlNumber {
+            match &inst.payload {
+                Payload::Numbers(n) if n.len() == 1 => {
+                    self.ctl.bits = fits(n[0], 14, "declared value")?
+                }
+                _ => return Err(format!("`{}` takes one number", inst.opcode)),
+            }
         }
+        Ok(())
     }
-    // Canonical order, so that encoding a decoded program reproduces the words.
-    sort_controls(&mut ext);
-    Ok(Ctl {
-        bits,
-        ext,
-        unnorm,
-        fmt_word,
-        pri,
-        sec,
-        aoff,
-        tail,
-    })
 }
 
 /// The control a valid instruction of this opcode must carry because its binary form always

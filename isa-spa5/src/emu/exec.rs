@@ -470,330 +470,22 @@ pub(crate) fn execute(
             xmad(inst, w, g, ctx);
             Ok(())
         }
-        K::Imnmx => {
-            // 64-bit min/max in two steps (ptxas: `IMNMX.XHI R8.CC, R5, R3, !PT` on the
-            // high words, then `IMNMX.U32.XLO R9, R4, R2, !PT` on the low words): XHI
-            // compares the high words and leaves in the flags whether they are equal (zero)
-            // and whether a < b (sign; carry = not less, like a subtraction without
-            // borrow); XLO compares the low words only when the high words were equal and
-            // otherwise follows the high words' order.
-            let signed = md(inst, M::Signed) == 1;
-            let mode = md(inst, M::Mode);
-            if mode == 2 {
-                return Err(unsupported(inst, pc, "IMNMX.XMED"));
-            }
-            if mode == 0 && flag(inst, M::Cc) {
-                return Err(unsupported(inst, pc, "IMNMX with .CC"));
-            }
-            let pmin = pred_operand(inst, w, 3);
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let (a, b) = (src(inst, 1, w, ctx, l), src(inst, 2, w, ctx, l));
-                let bit = 1u32 << l;
-                let a_less = match mode {
-                    1 if w.zf & bit == 0 => w.sf & bit != 0,
-                    _ if signed => (a as i32) < (b as i32),
-                    _ => a < b,
-                };
-                let min = pmin >> l & 1 != 0;
-                w.set_reg(d, l, if a_less == min { a } else { b });
-                if mode == 3 && flag(inst, M::Cc) {
-                    let set = |f: u32, on: bool| if on { f | bit } else { f & !bit };
-                    w.zf = set(w.zf, a == b);
-                    w.sf = set(w.sf, a_less);
-                    w.cf = set(w.cf, !a_less);
-                    w.of &= !bit;
-                }
-            }
-            Ok(())
-        }
-        K::Vabsdiff => {
-            // d = op(f(a, b), c), f = |a - b| (VABSDIFF) or min/max (VMNMX, `.MX`), op = +
-            // (ACC), min, max or none; a and b are the selected bytes/halves/words, sign- or
-            // zero-extended; c and d are signed with `.SD` (VABSDIFF) / without `.UD` (VMNMX);
-            // `.SAT` clamps to d's range, otherwise the low 32 bits are kept (PTX `vabsdiff`,
-            // `vmin`, `vmax`).
-            use crate::inst::Op;
-            let name = inst.op.name();
-            if flag(inst, M::Cc) {
-                return Err(unsupported(inst, pc, &format!("{name}.CC")));
-            }
-            let mode = md(inst, M::Mode);
-            if mode < 4 {
-                return Err(unsupported(
-                    inst,
-                    pc,
-                    &format!("{name} merge (MRG_*) modes"),
-                ));
-            }
-            let f = match inst.op {
-                Op::VMNMX_R | Op::VMNMX_I if flag(inst, M::VMax) => i64::max,
-                Op::VMNMX_R | Op::VMNMX_I => i64::min,
-                _ => |a: i64, b: i64| (a - b).abs(),
-            };
-            let sd = flag(inst, M::Signed);
-            let sat = flag(inst, M::Sat);
-            let (va, vb) = (md(inst, M::VSrc(1)), md(inst, M::VSrc(2)));
-            let imm_b = matches!(inst.op, Op::VABSDIFF_I | Op::VMNMX_I);
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let a = video_source(src(inst, 1, w, ctx, l), va);
-                let rb = src(inst, 2, w, ctx, l);
-                let b = if imm_b {
-                    if vb & 1 != 0 {
-                        i64::from(rb as u16 as i16)
-                    } else {
-                        i64::from(rb as u16)
-                    }
-                } else {
-                    video_source(rb, vb)
-                };
-                let rc = src(inst, 3, w, ctx, l);
-                let c = if sd {
-                    i64::from(rc as i32)
-                } else {
-                    i64::from(rc)
-                };
-                let diff = f(a, b);
-                let r = match mode {
-                    4 => diff + c,
-                    5 => diff.min(c),
-                    6 => diff.max(c),
-                    _ => diff,
-                };
-                let r = match (sat, sd) {
-                    (true, true) => r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)),
-                    (true, false) => r.clamp(0, i64::from(u32::MAX)),
-                    _ => r,
-                };
-                w.set_reg(d, l, r as u32);
-            }
-            Ok(())
-        }
-        K::Isetp | K::Iset => {
-            let signed = md(inst, M::Signed) == 1;
-            let code = md(inst, M::ICmp);
-            let x = flag(inst, M::X);
-            let op = md(inst, M::Bop);
-            let (ia, ic) = if kind == K::Isetp { (2, 4) } else { (1, 3) };
-            let c = pred_operand(inst, w, ic);
-            let mut res = 0u32;
-            let mut inv = 0u32;
-            for l in lanes(g) {
-                let (a, b) = (src(inst, ia, w, ctx, l), src(inst, ia + 1, w, ctx, l));
-                let r = if x {
-                    icmp_x(code, a, b, signed, w.cf >> l & 1 != 0, w.zf >> l & 1 != 0)
-                } else {
-                    icmp(code, a, b, signed)
-                };
-                let cl = c >> l & 1 != 0;
-                res |= (bop(op, r, cl) as u32) << l;
-                inv |= (bop(op, !r, cl) as u32) << l;
-            }
-            set_or_predicate(inst, w, g, kind == K::Isetp, res, inv);
-            Ok(())
-        }
-        K::Icmp | K::Fcmp => {
-            let signed = md(inst, M::Signed) == 1;
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let c = src(inst, 3, w, ctx, l);
-                let t = if kind == K::Icmp {
-                    icmp(md(inst, M::ICmp), c, 0, signed)
-                } else {
-                    let c = if flag(inst, M::Ftz) { fp::ftz(c) } else { c };
-                    fp::fcmp(md(inst, M::FCmp), f32::from_bits(c) as f64, 0.0)
-                };
-                let v = if t {
-                    src(inst, 1, w, ctx, l)
-                } else {
-                    src(inst, 2, w, ctx, l)
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::Sel => {
-            let p = pred_operand(inst, w, 3);
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let v = if p >> l & 1 != 0 {
-                    src(inst, 1, w, ctx, l)
-                } else {
-                    src(inst, 2, w, ctx, l)
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
+        K::Imnmx => int_min_max(inst, pc, w, g, ctx),
+        K::Vabsdiff => video_abs_diff(inst, pc, w, g, ctx),
+        K::Isetp | K::Iset => int_set(kind, inst, w, g, ctx),
+        K::Icmp | K::Fcmp => compare_select(kind, inst, w, g, ctx),
+        K::Sel => select(inst, w, g, ctx),
         K::Lop | K::Lop32i | K::Lop3 => {
             logic(kind, inst, w, g, ctx);
             Ok(())
         }
-        K::Shl | K::Shr => {
-            if flag(inst, M::X) || flag(inst, M::Cc) {
-                return Err(unsupported(inst, pc, "shift with .X/.CC"));
-            }
-            let d = dst_reg(inst, 0);
-            let wrap = flag(inst, M::W);
-            let signed = md(inst, M::Signed) == 1;
-            let brev = flag(inst, M::Brev);
-            for l in lanes(g) {
-                let mut a = src(inst, 1, w, ctx, l);
-                let s = src(inst, 2, w, ctx, l);
-                let s = if wrap { s & 31 } else { s.min(32) };
-                let v = if kind == K::Shl {
-                    if s >= 32 {
-                        0
-                    } else {
-                        a << s
-                    }
-                } else {
-                    if brev {
-                        a = a.reverse_bits();
-                    }
-                    if signed {
-                        ((a as i32) >> s.min(31)) as u32
-                    } else if s >= 32 {
-                        0
-                    } else {
-                        a >> s
-                    }
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::ShfL | K::ShfR => {
-            let d = dst_reg(inst, 0);
-            let wrap = flag(inst, M::W);
-            let ty = md(inst, M::ShfType);
-            let wide = ty >= 2;
-            let signed = ty == 3;
-            let hi = md(inst, M::Hi);
-            if hi & 2 != 0 {
-                return Err(unsupported(inst, pc, "SHF.X"));
-            }
-            for l in lanes(g) {
-                let lo = src(inst, 1, w, ctx, l);
-                let s = src(inst, 2, w, ctx, l);
-                let hw = src(inst, 3, w, ctx, l);
-                let bits = if wide { 64 } else { 32 };
-                let s = if wrap { s & (bits - 1) } else { s.min(bits) };
-                let x = (hw as u64) << 32 | lo as u64;
-                let v = if kind == K::ShfL {
-                    let r = if s >= 64 { 0 } else { x << s };
-                    (r >> 32) as u32
-                } else {
-                    let r = if signed {
-                        ((x as i64) >> s.min(63)) as u64
-                    } else if s >= 64 {
-                        0
-                    } else {
-                        x >> s
-                    };
-                    if hi & 1 != 0 {
-                        (r >> 32) as u32
-                    } else {
-                        r as u32
-                    }
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::Bfe => {
-            let d = dst_reg(inst, 0);
-            let signed = md(inst, M::Signed) == 1;
-            for l in lanes(g) {
-                let mut a = src(inst, 1, w, ctx, l);
-                if flag(inst, M::Brev) {
-                    a = a.reverse_bits();
-                }
-                let b = src(inst, 2, w, ctx, l);
-                let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
-                w.set_reg(d, l, bfe(a, pos, len, signed));
-            }
-            Ok(())
-        }
-        K::Bfi => {
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let a = src(inst, 1, w, ctx, l);
-                let b = src(inst, 2, w, ctx, l);
-                let c = src(inst, 3, w, ctx, l);
-                let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
-                let v = if len == 0 || pos >= 32 {
-                    c
-                } else {
-                    let len = len.min(32 - pos);
-                    let mask = if len == 32 {
-                        u32::MAX
-                    } else {
-                        ((1u32 << len) - 1) << pos
-                    };
-                    (c & !mask) | ((a << pos) & mask)
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::Flo => {
-            let d = dst_reg(inst, 0);
-            let signed = md(inst, M::Signed) == 1;
-            for l in lanes(g) {
-                let mut b = src(inst, 1, w, ctx, l);
-                if flag(inst, M::Inv(1)) {
-                    b = !b;
-                }
-                if signed && (b as i32) < 0 {
-                    b = !b;
-                }
-                let v = if b == 0 {
-                    u32::MAX
-                } else if flag(inst, M::Sh) {
-                    b.leading_zeros()
-                } else {
-                    31 - b.leading_zeros()
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::Popc => {
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let mut b = src(inst, 1, w, ctx, l);
-                if flag(inst, M::Inv(1)) {
-                    b = !b;
-                }
-                w.set_reg(d, l, b.count_ones());
-            }
-            Ok(())
-        }
-        K::Prmt => {
-            if md(inst, M::Mode) != 0 {
-                return Err(unsupported(inst, pc, "PRMT mode other than the default"));
-            }
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let a = src(inst, 1, w, ctx, l);
-                let sel = src(inst, 2, w, ctx, l);
-                let c = src(inst, 3, w, ctx, l);
-                let bytes = ((c as u64) << 32 | a as u64).to_le_bytes();
-                let mut v = 0u32;
-                for i in 0..4 {
-                    let s = (sel >> (4 * i)) & 0xf;
-                    let mut byte = bytes[(s & 7) as usize] as u32;
-                    if s & 8 != 0 {
-                        byte = if byte & 0x80 != 0 { 0xff } else { 0 };
-                    }
-                    v |= byte << (8 * i);
-                }
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
+        K::Shl | K::Shr => shift(kind, inst, pc, w, g, ctx),
+        K::ShfL | K::ShfR => funnel_shift(kind, inst, pc, w, g, ctx),
+        K::Bfe => bit_field_extract(inst, w, g, ctx),
+        K::Bfi => bit_field_insert(inst, w, g, ctx),
+        K::Flo => find_leading_one(inst, w, g, ctx),
+        K::Popc => pop_count(inst, w, g, ctx),
+        K::Prmt => permute(inst, pc, w, g, ctx),
         K::Mov => {
             let d = dst_reg(inst, 0);
             for l in lanes(g) {
@@ -802,71 +494,9 @@ pub(crate) fn execute(
             }
             Ok(())
         }
-        K::S2r => {
-            let sr = match inst.ops().get(1) {
-                Some(Operand::SReg(s)) => *s,
-                _ => return Err(unsupported(inst, pc, "special register operand")),
-            };
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                let t = w.tid[l];
-                let v = match sr {
-                    SpecialReg::LANEID => l as u32,
-                    SpecialReg::TID_X => t[0],
-                    SpecialReg::TID_Y => t[1],
-                    SpecialReg::TID_Z => t[2],
-                    SpecialReg::TID => t[0] | t[1] << 16 | t[2] << 26,
-                    SpecialReg::CTAID_X => ctx.ctaid[0],
-                    SpecialReg::CTAID_Y => ctx.ctaid[1],
-                    SpecialReg::CTAID_Z => ctx.ctaid[2],
-                    SpecialReg::NTID => ctx.block[0] | ctx.block[1] << 16 | ctx.block[2] << 26,
-                    SpecialReg::EQMASK => 1 << l,
-                    SpecialReg::LTMASK => (1u32 << l) - 1,
-                    SpecialReg::LEMASK => ((1u64 << (l + 1)) - 1) as u32,
-                    SpecialReg::GTMASK => !(((1u64 << (l + 1)) - 1) as u32),
-                    SpecialReg::GEMASK => !((1u32 << l) - 1),
-                    SpecialReg::CLOCK | SpecialReg::CLOCKLO | SpecialReg::GLOBALTIMERLO => {
-                        w.clock as u32
-                    }
-                    SpecialReg::CLOCKHI | SpecialReg::GLOBALTIMERHI => (w.clock >> 32) as u32,
-                    SpecialReg::VIRTID => w.id << 8,
-                    _ => {
-                        let _ = ctx.grid;
-                        return Err(unsupported(inst, pc, "special register"));
-                    }
-                };
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::P2r => {
-            let d = dst_reg(inst, 0);
-            let shift = 8 * md(inst, M::ByteSel) as u32;
-            for l in lanes(g) {
-                let mut pr = 0u32;
-                for p in 0..7 {
-                    pr |= (w.preds[p] >> l & 1) << p;
-                }
-                let a = src(inst, 2, w, ctx, l);
-                let mask = src(inst, 3, w, ctx, l) & 0xff;
-                let v = (a & !(mask << shift)) | ((pr & mask) << shift);
-                w.set_reg(d, l, v);
-            }
-            Ok(())
-        }
-        K::R2p => {
-            let shift = 8 * md(inst, M::ByteSel) as u32;
-            for l in lanes(g) {
-                let a = src(inst, 1, w, ctx, l) >> shift;
-                let mask = src(inst, 2, w, ctx, l);
-                for p in 0..7u8 {
-                    if mask >> p & 1 != 0 {
-                        w.set_pred(p, 1 << l, (a >> p & 1) << l);
-                    }
-                }
-            }
-            Ok(())
-        }
+        K::S2r => special_register(inst, pc, w, g, ctx),
+        K::P2r => predicates_to_register(inst, w, g, ctx),
+        K::R2p => register_to_predicates(inst, w, g, ctx),
         K::Fadd
         | K::Fmul
         | K::Ffma
@@ -881,76 +511,548 @@ pub(crate) fn execute(
             double(kind, inst, w, g, ctx);
             Ok(())
         }
-        K::Psetp | K::Pset => {
-            let (ia, ib, ic) = if kind == K::Psetp {
-                (2, 3, 4)
-            } else {
-                (1, 2, 3)
-            };
-            let a = pred_operand(inst, w, ia);
-            let b = pred_operand(inst, w, ib);
-            let c = pred_operand(inst, w, ic);
-            let (op1, op2) = (md(inst, M::Bop), md(inst, M::Bop2));
-            let mut res = 0u32;
-            let mut inv = 0u32;
-            for l in lanes(g) {
-                let ab = bop(op1, a >> l & 1 != 0, b >> l & 1 != 0);
-                let cl = c >> l & 1 != 0;
-                res |= (bop(op2, ab, cl) as u32) << l;
-                inv |= (bop(op2, !ab, cl) as u32) << l;
-            }
-            set_or_predicate(inst, w, g, kind == K::Psetp, res, inv);
-            Ok(())
-        }
-        K::Csetp => {
-            let t = cc_test(inst, w).ok_or_else(|| unsupported(inst, pc, "condition-code test"))?;
-            let c = pred_operand(inst, w, 3);
-            let op = md(inst, M::Bop);
-            let (mut res, mut inv) = (0u32, 0u32);
-            for l in lanes(g) {
-                let (tl, cl) = (t >> l & 1 != 0, c >> l & 1 != 0);
-                res |= (bop(op, tl, cl) as u32) << l;
-                inv |= (bop(op, !tl, cl) as u32) << l;
-            }
-            set_or_predicate(inst, w, g, true, res, inv);
-            Ok(())
-        }
+        K::Psetp | K::Pset => predicate_set(kind, inst, w, g),
+        K::Csetp => condition_code_set(inst, pc, w, g),
         K::Ld | K::St | K::Ldc => memory(kind, inst, pc, w, g, ctx),
         K::Tex => super::texture::execute(inst, pc, w, g, ctx.banks, ctx.tex),
         K::Atom | K::AtomCas | K::Red => atomic(kind, inst, pc, w, g, ctx),
-        K::B2rResult => {
-            let d = dst_reg(inst, 0);
-            let (count, p) = w.bar_result;
-            for l in lanes(g) {
-                w.set_reg(d, l, count);
-            }
-            if let Some(Operand::Pred(pd)) = inst.ops().get(1) {
-                w.set_pred(pd.reg.0, g, if p { u32::MAX } else { 0 });
-            }
-            Ok(())
-        }
+        K::B2rResult => barrier_result(inst, w, g),
         K::Shfl => {
             shfl(inst, w, g, ctx);
             Ok(())
         }
-        K::Vote => {
-            let p = pred_operand(inst, w, 2);
-            let ballot = p & g;
-            let r = match md(inst, M::VoteOp) {
-                0 => ballot == g,
-                1 => ballot != 0,
-                _ => ballot == 0 || ballot == g,
-            };
-            let d = dst_reg(inst, 0);
-            for l in lanes(g) {
-                w.set_reg(d, l, ballot);
-            }
-            w.set_pred(dst_pred(inst, 1), g, if r { u32::MAX } else { 0 });
-            Ok(())
-        }
+        K::Vote => vote(inst, w, g),
         K::Nop => Ok(()),
         _ => Err(unsupported(inst, pc, "not implemented by the emulator")),
     }
+}
+
+/// IMNMX: integer min/max, selected by a predicate; the `.XHI`/`.XLO` pair of a 64-bit one.
+fn int_min_max(inst: &Inst, pc: u32, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    // 64-bit min/max in two steps (ptxas: `IMNMX.XHI R8.CC, R5, R3, !PT` on the
+    // high words, then `IMNMX.U32.XLO R9, R4, R2, !PT` on the low words): XHI
+    // compares the high words and leaves in the flags whether they are equal (zero)
+    // and whether a < b (sign; carry = not less, like a subtraction without
+    // borrow); XLO compares the low words only when the high words were equal and
+    // otherwise follows the high words' order.
+    let signed = md(inst, M::Signed) == 1;
+    let mode = md(inst, M::Mode);
+    if mode == 2 {
+        return Err(unsupported(inst, pc, "IMNMX.XMED"));
+    }
+    if mode == 0 && flag(inst, M::Cc) {
+        return Err(unsupported(inst, pc, "IMNMX with .CC"));
+    }
+    let pmin = pred_operand(inst, w, 3);
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let (a, b) = (src(inst, 1, w, ctx, l), src(inst, 2, w, ctx, l));
+        let bit = 1u32 << l;
+        let a_less = match mode {
+            1 if w.zf & bit == 0 => w.sf & bit != 0,
+            _ if signed => (a as i32) < (b as i32),
+            _ => a < b,
+        };
+        let min = pmin >> l & 1 != 0;
+        w.set_reg(d, l, if a_less == min { a } else { b });
+        if mode == 3 && flag(inst, M::Cc) {
+            let set = |f: u32, on: bool| if on { f | bit } else { f & !bit };
+            w.zf = set(w.zf, a == b);
+            w.sf = set(w.sf, a_less);
+            w.cf = set(w.cf, !a_less);
+            w.of &= !bit;
+        }
+    }
+    Ok(())
+}
+
+/// VABSDIFF and VMNMX: the video instructions on selected bytes, halves or words.
+fn video_abs_diff(
+    inst: &Inst,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    // d = op(f(a, b), c), f = |a - b| (VABSDIFF) or min/max (VMNMX, `.MX`), op = +
+    // (ACC), min, max or none; a and b are the selected bytes/halves/words, sign- or
+    // zero-extended; c and d are signed with `.SD` (VABSDIFF) / without `.UD` (VMNMX);
+    // `.SAT` clamps to d's range, otherwise the low 32 bits are kept (PTX `vabsdiff`,
+    // `vmin`, `vmax`).
+    use crate::inst::Op;
+    let name = inst.op.name();
+    if flag(inst, M::Cc) {
+        return Err(unsupported(inst, pc, &format!("{name}.CC")));
+    }
+    let mode = md(inst, M::Mode);
+    if mode < 4 {
+        return Err(unsupported(
+            inst,
+            pc,
+            &format!("{name} merge (MRG_*) modes"),
+        ));
+    }
+    let f = match inst.op {
+        Op::VMNMX_R | Op::VMNMX_I if flag(inst, M::VMax) => i64::max,
+        Op::VMNMX_R | Op::VMNMX_I => i64::min,
+        _ => |a: i64, b: i64| (a - b).abs(),
+    };
+    let sd = flag(inst, M::Signed);
+    let sat = flag(inst, M::Sat);
+    let (va, vb) = (md(inst, M::VSrc(1)), md(inst, M::VSrc(2)));
+    let imm_b = matches!(inst.op, Op::VABSDIFF_I | Op::VMNMX_I);
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let a = video_source(src(inst, 1, w, ctx, l), va);
+        let rb = src(inst, 2, w, ctx, l);
+        let b = if imm_b {
+            if vb & 1 != 0 {
+                i64::from(rb as u16 as i16)
+            } else {
+                i64::from(rb as u16)
+            }
+        } else {
+            video_source(rb, vb)
+        };
+        let rc = src(inst, 3, w, ctx, l);
+        let c = if sd {
+            i64::from(rc as i32)
+        } else {
+            i64::from(rc)
+        };
+        let diff = f(a, b);
+        let r = match mode {
+            4 => diff + c,
+            5 => diff.min(c),
+            6 => diff.max(c),
+            _ => diff,
+        };
+        let r = match (sat, sd) {
+            (true, true) => r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)),
+            (true, false) => r.clamp(0, i64::from(u32::MAX)),
+            _ => r,
+        };
+        w.set_reg(d, l, r as u32);
+    }
+    Ok(())
+}
+
+/// ISETP and ISET: integer compare (`.X`: the high words of a 64-bit one), combined with a predicate.
+fn int_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    use Kind as K;
+    let signed = md(inst, M::Signed) == 1;
+    let code = md(inst, M::ICmp);
+    let x = flag(inst, M::X);
+    let op = md(inst, M::Bop);
+    let (ia, ic) = if kind == K::Isetp { (2, 4) } else { (1, 3) };
+    let c = pred_operand(inst, w, ic);
+    let mut res = 0u32;
+    let mut inv = 0u32;
+    for l in lanes(g) {
+        let (a, b) = (src(inst, ia, w, ctx, l), src(inst, ia + 1, w, ctx, l));
+        let r = if x {
+            icmp_x(code, a, b, signed, w.cf >> l & 1 != 0, w.zf >> l & 1 != 0)
+        } else {
+            icmp(code, a, b, signed)
+        };
+        let cl = c >> l & 1 != 0;
+        res |= (bop(op, r, cl) as u32) << l;
+        inv |= (bop(op, !r, cl) as u32) << l;
+    }
+    set_or_predicate(inst, w, g, kind == K::Isetp, res, inv);
+    Ok(())
+}
+
+/// ICMP and FCMP: select one of two sources by comparing a third with zero.
+fn compare_select(
+    kind: Kind,
+    inst: &Inst,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    use Kind as K;
+    let signed = md(inst, M::Signed) == 1;
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let c = src(inst, 3, w, ctx, l);
+        let t = if kind == K::Icmp {
+            icmp(md(inst, M::ICmp), c, 0, signed)
+        } else {
+            let c = if flag(inst, M::Ftz) { fp::ftz(c) } else { c };
+            fp::fcmp(md(inst, M::FCmp), f32::from_bits(c) as f64, 0.0)
+        };
+        let v = if t {
+            src(inst, 1, w, ctx, l)
+        } else {
+            src(inst, 2, w, ctx, l)
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// SEL: select one of two sources by a predicate.
+fn select(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    let p = pred_operand(inst, w, 3);
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let v = if p >> l & 1 != 0 {
+            src(inst, 1, w, ctx, l)
+        } else {
+            src(inst, 2, w, ctx, l)
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// SHL and SHR: 32-bit shifts (`.W`: the count wraps; SHR `.BREV` reverses the bits first).
+fn shift(
+    kind: Kind,
+    inst: &Inst,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    use Kind as K;
+    if flag(inst, M::X) || flag(inst, M::Cc) {
+        return Err(unsupported(inst, pc, "shift with .X/.CC"));
+    }
+    let d = dst_reg(inst, 0);
+    let wrap = flag(inst, M::W);
+    let signed = md(inst, M::Signed) == 1;
+    let brev = flag(inst, M::Brev);
+    for l in lanes(g) {
+        let mut a = src(inst, 1, w, ctx, l);
+        let s = src(inst, 2, w, ctx, l);
+        let s = if wrap { s & 31 } else { s.min(32) };
+        let v = if kind == K::Shl {
+            if s >= 32 {
+                0
+            } else {
+                a << s
+            }
+        } else {
+            if brev {
+                a = a.reverse_bits();
+            }
+            if signed {
+                ((a as i32) >> s.min(31)) as u32
+            } else if s >= 32 {
+                0
+            } else {
+                a >> s
+            }
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// SHF.L and SHF.R: funnel shifts of a register pair, 32 or 64 bits wide.
+fn funnel_shift(
+    kind: Kind,
+    inst: &Inst,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    use Kind as K;
+    let d = dst_reg(inst, 0);
+    let wrap = flag(inst, M::W);
+    let ty = md(inst, M::ShfType);
+    let wide = ty >= 2;
+    let signed = ty == 3;
+    let hi = md(inst, M::Hi);
+    if hi & 2 != 0 {
+        return Err(unsupported(inst, pc, "SHF.X"));
+    }
+    for l in lanes(g) {
+        let lo = src(inst, 1, w, ctx, l);
+        let s = src(inst, 2, w, ctx, l);
+        let hw = src(inst, 3, w, ctx, l);
+        let bits = if wide { 64 } else { 32 };
+        let s = if wrap { s & (bits - 1) } else { s.min(bits) };
+        let x = (hw as u64) << 32 | lo as u64;
+        let v = if kind == K::ShfL {
+            let r = if s >= 64 { 0 } else { x << s };
+            (r >> 32) as u32
+        } else {
+            let r = if signed {
+                ((x as i64) >> s.min(63)) as u64
+            } else if s >= 64 {
+                0
+            } else {
+                x >> s
+            };
+            if hi & 1 != 0 {
+                (r >> 32) as u32
+            } else {
+                r as u32
+            }
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// BFE: extract a bit field (position and length in the second source).
+fn bit_field_extract(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    let signed = md(inst, M::Signed) == 1;
+    for l in lanes(g) {
+        let mut a = src(inst, 1, w, ctx, l);
+        if flag(inst, M::Brev) {
+            a = a.reverse_bits();
+        }
+        let b = src(inst, 2, w, ctx, l);
+        let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
+        w.set_reg(d, l, bfe(a, pos, len, signed));
+    }
+    Ok(())
+}
+
+/// BFI: insert a bit field into the third source.
+fn bit_field_insert(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let a = src(inst, 1, w, ctx, l);
+        let b = src(inst, 2, w, ctx, l);
+        let c = src(inst, 3, w, ctx, l);
+        let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
+        let v = if len == 0 || pos >= 32 {
+            c
+        } else {
+            let len = len.min(32 - pos);
+            let mask = if len == 32 {
+                u32::MAX
+            } else {
+                ((1u32 << len) - 1) << pos
+            };
+            (c & !mask) | ((a << pos) & mask)
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// FLO: the position (or with `.SH` the shift amount) of the leading one bit.
+fn find_leading_one(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    let signed = md(inst, M::Signed) == 1;
+    for l in lanes(g) {
+        let mut b = src(inst, 1, w, ctx, l);
+        if flag(inst, M::Inv(1)) {
+            b = !b;
+        }
+        if signed && (b as i32) < 0 {
+            b = !b;
+        }
+        let v = if b == 0 {
+            u32::MAX
+        } else if flag(inst, M::Sh) {
+            b.leading_zeros()
+        } else {
+            31 - b.leading_zeros()
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// POPC: the number of one bits.
+fn pop_count(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let mut b = src(inst, 1, w, ctx, l);
+        if flag(inst, M::Inv(1)) {
+            b = !b;
+        }
+        w.set_reg(d, l, b.count_ones());
+    }
+    Ok(())
+}
+
+/// PRMT: byte permute of a register pair (default mode only).
+fn permute(inst: &Inst, pc: u32, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
+    if md(inst, M::Mode) != 0 {
+        return Err(unsupported(inst, pc, "PRMT mode other than the default"));
+    }
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let a = src(inst, 1, w, ctx, l);
+        let sel = src(inst, 2, w, ctx, l);
+        let c = src(inst, 3, w, ctx, l);
+        let bytes = ((c as u64) << 32 | a as u64).to_le_bytes();
+        let mut v = 0u32;
+        for i in 0..4 {
+            let s = (sel >> (4 * i)) & 0xf;
+            let mut byte = bytes[(s & 7) as usize] as u32;
+            if s & 8 != 0 {
+                byte = if byte & 0x80 != 0 { 0xff } else { 0 };
+            }
+            v |= byte << (8 * i);
+        }
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// S2R: read a special register (thread and block ids, lane masks, clocks).
+fn special_register(
+    inst: &Inst,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    let sr = match inst.ops().get(1) {
+        Some(Operand::SReg(s)) => *s,
+        _ => return Err(unsupported(inst, pc, "special register operand")),
+    };
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let t = w.tid[l];
+        let v = match sr {
+            SpecialReg::LANEID => l as u32,
+            SpecialReg::TID_X => t[0],
+            SpecialReg::TID_Y => t[1],
+            SpecialReg::TID_Z => t[2],
+            SpecialReg::TID => t[0] | t[1] << 16 | t[2] << 26,
+            SpecialReg::CTAID_X => ctx.ctaid[0],
+            SpecialReg::CTAID_Y => ctx.ctaid[1],
+            SpecialReg::CTAID_Z => ctx.ctaid[2],
+            SpecialReg::NTID => ctx.block[0] | ctx.block[1] << 16 | ctx.block[2] << 26,
+            SpecialReg::EQMASK => 1 << l,
+            SpecialReg::LTMASK => (1u32 << l) - 1,
+            SpecialReg::LEMASK => ((1u64 << (l + 1)) - 1) as u32,
+            SpecialReg::GTMASK => !(((1u64 << (l + 1)) - 1) as u32),
+            SpecialReg::GEMASK => !((1u32 << l) - 1),
+            SpecialReg::CLOCK | SpecialReg::CLOCKLO | SpecialReg::GLOBALTIMERLO => w.clock as u32,
+            SpecialReg::CLOCKHI | SpecialReg::GLOBALTIMERHI => (w.clock >> 32) as u32,
+            SpecialReg::VIRTID => w.id << 8,
+            _ => {
+                let _ = ctx.grid;
+                return Err(unsupported(inst, pc, "special register"));
+            }
+        };
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// P2R: the predicates P0..P6 into a byte of a register, under a mask.
+fn predicates_to_register(
+    inst: &Inst,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    let shift = 8 * md(inst, M::ByteSel) as u32;
+    for l in lanes(g) {
+        let mut pr = 0u32;
+        for p in 0..7 {
+            pr |= (w.preds[p] >> l & 1) << p;
+        }
+        let a = src(inst, 2, w, ctx, l);
+        let mask = src(inst, 3, w, ctx, l) & 0xff;
+        let v = (a & !(mask << shift)) | ((pr & mask) << shift);
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
+/// R2P: a byte of a register into the predicates P0..P6, under a mask.
+fn register_to_predicates(
+    inst: &Inst,
+    w: &mut Warp,
+    g: u32,
+    ctx: &mut Ctx,
+) -> Result<(), EmuError> {
+    let shift = 8 * md(inst, M::ByteSel) as u32;
+    for l in lanes(g) {
+        let a = src(inst, 1, w, ctx, l) >> shift;
+        let mask = src(inst, 2, w, ctx, l);
+        for p in 0..7u8 {
+            if mask >> p & 1 != 0 {
+                w.set_pred(p, 1 << l, (a >> p & 1) << l);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// PSETP and PSET: two boolean operations on three predicates.
+fn predicate_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32) -> Result<(), EmuError> {
+    use Kind as K;
+    let (ia, ib, ic) = if kind == K::Psetp {
+        (2, 3, 4)
+    } else {
+        (1, 2, 3)
+    };
+    let a = pred_operand(inst, w, ia);
+    let b = pred_operand(inst, w, ib);
+    let c = pred_operand(inst, w, ic);
+    let (op1, op2) = (md(inst, M::Bop), md(inst, M::Bop2));
+    let mut res = 0u32;
+    let mut inv = 0u32;
+    for l in lanes(g) {
+        let ab = bop(op1, a >> l & 1 != 0, b >> l & 1 != 0);
+        let cl = c >> l & 1 != 0;
+        res |= (bop(op2, ab, cl) as u32) << l;
+        inv |= (bop(op2, !ab, cl) as u32) << l;
+    }
+    set_or_predicate(inst, w, g, kind == K::Psetp, res, inv);
+    Ok(())
+}
+
+/// CSETP: a condition-code test combined with a predicate.
+fn condition_code_set(inst: &Inst, pc: u32, w: &mut Warp, g: u32) -> Result<(), EmuError> {
+    let t = cc_test(inst, w).ok_or_else(|| unsupported(inst, pc, "condition-code test"))?;
+    let c = pred_operand(inst, w, 3);
+    let op = md(inst, M::Bop);
+    let (mut res, mut inv) = (0u32, 0u32);
+    for l in lanes(g) {
+        let (tl, cl) = (t >> l & 1 != 0, c >> l & 1 != 0);
+        res |= (bop(op, tl, cl) as u32) << l;
+        inv |= (bop(op, !tl, cl) as u32) << l;
+    }
+    set_or_predicate(inst, w, g, true, res, inv);
+    Ok(())
+}
+
+/// The result of a counting barrier (`B2R.RESULT`): the count and the predicate.
+fn barrier_result(inst: &Inst, w: &mut Warp, g: u32) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    let (count, p) = w.bar_result;
+    for l in lanes(g) {
+        w.set_reg(d, l, count);
+    }
+    if let Some(Operand::Pred(pd)) = inst.ops().get(1) {
+        w.set_pred(pd.reg.0, g, if p { u32::MAX } else { 0 });
+    }
+    Ok(())
+}
+
+/// VOTE: ALL, ANY or EQ over the active lanes' predicates, and the ballot.
+fn vote(inst: &Inst, w: &mut Warp, g: u32) -> Result<(), EmuError> {
+    let p = pred_operand(inst, w, 2);
+    let ballot = p & g;
+    let r = match md(inst, M::VoteOp) {
+        0 => ballot == g,
+        1 => ballot != 0,
+        _ => ballot == 0 || ballot == g,
+    };
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        w.set_reg(d, l, ballot);
+    }
+    w.set_pred(dst_pred(inst, 1), g, if r { u32::MAX } else { 0 });
+    Ok(())
 }
 
 /// The result of a compare: the predicate pair of the `..SETP` forms (result, inverse), or

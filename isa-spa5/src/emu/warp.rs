@@ -385,22 +385,10 @@ fn check_call_depth(w: &Warp, pc: u32) -> Result<(), EmuError> {
     Ok(())
 }
 
-/// Executes the instruction at the warp's pc.
-fn step(
-    prog: &Program,
-    w: &mut Warp,
-    ctx: &mut Ctx,
-    report: &mut LaunchReport,
-) -> Result<State, EmuError> {
-    use exec::Kind as K;
-    let idx = w.pc;
-    let Some((inst, ctrl)) = prog.code.get(idx) else {
-        return Err(EmuError::Control {
-            pc: inst_addr(idx),
-            message: "ran past the end of the code".into(),
-        });
-    };
-    let pc = inst_addr(idx);
+/// Issues `inst` (control `ctrl`) at `pc`: the hazard tracker, the clock, the operand
+/// collector's counts and the statistics; returns the lanes that execute it (active and
+/// guarded on).
+fn issue(inst: &Inst, ctrl: &Control, pc: u32, w: &mut Warp, report: &mut LaunchReport) -> u32 {
     if let Some(t) = w.tracker.as_mut() {
         if report.hazards.len() < MAX_HAZARDS {
             t.issue_lanes(pc, inst, ctrl, w.active, &mut report.hazards);
@@ -426,26 +414,29 @@ fn step(
     };
     let g = w.active & guard;
     report.thread_instructions += g.count_ones() as u64;
+    g
+}
+
+/// Executes the instruction at the warp's pc.
+fn step(
+    prog: &Program,
+    w: &mut Warp,
+    ctx: &mut Ctx,
+    report: &mut LaunchReport,
+) -> Result<State, EmuError> {
+    use exec::Kind as K;
+    let idx = w.pc;
+    let Some((inst, ctrl)) = prog.code.get(idx) else {
+        return Err(EmuError::Control {
+            pc: inst_addr(idx),
+            message: "ran past the end of the code".into(),
+        });
+    };
+    let pc = inst_addr(idx);
+    let g = issue(inst, ctrl, pc, w, report);
     let kind = prog.kinds[idx];
     match kind {
-        K::Bra => {
-            let g = g & exec::cc_test(inst, w)
-                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
-            let t = target(prog, inst, idx)?;
-            if g == w.active {
-                w.pc = t;
-            } else if g == 0 {
-                w.pc = idx + 1;
-            } else {
-                w.stack.push(Entry {
-                    kind: EntryKind::Div,
-                    pc: idx + 1,
-                    mask: w.active & !g,
-                });
-                w.active = g;
-                w.pc = t;
-            }
-        }
+        K::Bra => return branch(prog, inst, idx, pc, w, g),
         K::Ssy | K::Pbk | K::Pcnt => {
             let t = target(prog, inst, idx)?;
             let kind = match kind {
@@ -460,49 +451,8 @@ fn step(
             });
             w.pc = idx + 1;
         }
-        K::Sync | K::Brk | K::Cont | K::Exit => {
-            let g = g & exec::cc_test(inst, w)
-                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
-            w.active &= !g;
-            match kind {
-                K::Brk => w.remove_lanes(g, Some(EntryKind::Brk)),
-                K::Cont => w.remove_lanes(g, Some(EntryKind::Cont)),
-                K::Exit => {
-                    w.exited |= g;
-                    w.remove_lanes(g, None);
-                }
-                _ => {}
-            }
-            if w.active != 0 {
-                w.pc = idx + 1;
-            } else {
-                return Ok(w.resume());
-            }
-        }
-        K::Cal => {
-            let t = target(prog, inst, idx)?;
-            if g == 0 {
-                w.pc = idx + 1;
-                return Ok(State::Running);
-            }
-            check_call_depth(w, pc)?;
-            if g != w.active {
-                // A predicated call under divergence: the lanes that do not call go on after
-                // it once the callers have returned.
-                w.stack.push(Entry {
-                    kind: EntryKind::Div,
-                    pc: idx + 1,
-                    mask: w.active & !g,
-                });
-            }
-            w.stack.push(Entry {
-                kind: EntryKind::Call,
-                pc: idx + 1,
-                mask: g,
-            });
-            w.active = g;
-            w.pc = t;
-        }
+        K::Sync | K::Brk | K::Cont | K::Exit => return leave(kind, inst, idx, pc, w, g),
+        K::Cal => return call(prog, inst, idx, pc, w, g),
         K::Pret => {
             // The return entry of an indirect call (`PRET` then `BRX`): every active lane
             // comes back to the target once it has returned.
@@ -515,71 +465,8 @@ fn step(
             });
             w.pc = idx + 1;
         }
-        K::Brx => {
-            let g = g & exec::cc_test(inst, w)
-                .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
-            let off = match inst.ops().get(1) {
-                Some(Operand::Imm(v)) => *v as i32 as i64,
-                _ => return Err(exec::unsupported(inst, pc, "BRX without an offset")),
-            };
-            let ra = match inst.ops().first() {
-                Some(Operand::Reg(r)) => r.0,
-                _ => return Err(exec::unsupported(inst, pc, "BRX without a register")),
-            };
-            // Lanes grouped by target (lanes the guard turns off go on after the BRX); the
-            // group of the lowest lane runs first, the others wait as divergence entries.
-            let mut groups: Vec<(usize, u32)> = Vec::new();
-            for lane in 0..32 {
-                let bit = 1u32 << lane;
-                if w.active & bit == 0 {
-                    continue;
-                }
-                let t = if g & bit != 0 {
-                    let base = inst_addr(idx) as i64 + 8 + off;
-                    code_index(prog, base + w.reg(ra, lane) as i64, idx)?
-                } else {
-                    idx + 1
-                };
-                match groups.iter_mut().find(|(p, _)| *p == t) {
-                    Some((_, m)) => *m |= bit,
-                    None => groups.push((t, bit)),
-                }
-            }
-            let Some(&(first, mask)) = groups.first() else {
-                w.pc = idx + 1;
-                return Ok(State::Running);
-            };
-            for &(t, m) in groups[1..].iter().rev() {
-                w.stack.push(Entry {
-                    kind: EntryKind::Div,
-                    pc: t,
-                    mask: m,
-                });
-            }
-            w.active = mask;
-            w.pc = first;
-        }
-        K::Ret => {
-            if !w.stack.iter().any(|e| e.kind == EntryKind::Call) {
-                if g == 0 {
-                    w.pc = idx + 1;
-                    return Ok(State::Running);
-                }
-                return Err(EmuError::Control {
-                    pc,
-                    message: "RET with an empty call stack".into(),
-                });
-            }
-            // Returning lanes wait at the innermost CAL's entry for the lanes still inside
-            // the function (pending on entries above it).
-            w.active &= !g;
-            w.remove_lanes(g, Some(EntryKind::Call));
-            if w.active != 0 {
-                w.pc = idx + 1;
-            } else {
-                return Ok(w.resume());
-            }
-        }
+        K::Brx => return indirect_branch(prog, inst, idx, pc, w, g),
+        K::Ret => return ret(idx, pc, w, g),
         K::BarSync | K::BarRed => {
             w.pc = idx + 1;
             if g != 0 {
@@ -602,6 +489,176 @@ fn step(
             }
             w.pc = idx + 1;
         }
+    }
+    Ok(State::Running)
+}
+
+/// BRA: the lanes whose guard holds jump; when only some do, the others wait as a divergence entry.
+fn branch(
+    prog: &Program,
+    inst: &Inst,
+    idx: usize,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+) -> Result<State, EmuError> {
+    let g = g & exec::cc_test(inst, w)
+        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    let t = target(prog, inst, idx)?;
+    if g == w.active {
+        w.pc = t;
+    } else if g == 0 {
+        w.pc = idx + 1;
+    } else {
+        w.stack.push(Entry {
+            kind: EntryKind::Div,
+            pc: idx + 1,
+            mask: w.active & !g,
+        });
+        w.active = g;
+        w.pc = t;
+    }
+    Ok(State::Running)
+}
+
+/// SYNC, BRK, CONT and EXIT: the lanes whose guard holds leave; the warp resumes pending lanes once none are active.
+fn leave(
+    kind: exec::Kind,
+    inst: &Inst,
+    idx: usize,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+) -> Result<State, EmuError> {
+    use exec::Kind as K;
+    let g = g & exec::cc_test(inst, w)
+        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    w.active &= !g;
+    match kind {
+        K::Brk => w.remove_lanes(g, Some(EntryKind::Brk)),
+        K::Cont => w.remove_lanes(g, Some(EntryKind::Cont)),
+        K::Exit => {
+            w.exited |= g;
+            w.remove_lanes(g, None);
+        }
+        _ => {}
+    }
+    if w.active != 0 {
+        w.pc = idx + 1;
+    } else {
+        return Ok(w.resume());
+    }
+    Ok(State::Running)
+}
+
+/// CAL: the lanes whose guard holds call the target and come back after the CAL.
+fn call(
+    prog: &Program,
+    inst: &Inst,
+    idx: usize,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+) -> Result<State, EmuError> {
+    let t = target(prog, inst, idx)?;
+    if g == 0 {
+        w.pc = idx + 1;
+        return Ok(State::Running);
+    }
+    check_call_depth(w, pc)?;
+    if g != w.active {
+        // A predicated call under divergence: the lanes that do not call go on after
+        // it once the callers have returned.
+        w.stack.push(Entry {
+            kind: EntryKind::Div,
+            pc: idx + 1,
+            mask: w.active & !g,
+        });
+    }
+    w.stack.push(Entry {
+        kind: EntryKind::Call,
+        pc: idx + 1,
+        mask: g,
+    });
+    w.active = g;
+    w.pc = t;
+    Ok(State::Running)
+}
+
+/// BRX: each lane jumps to its own target; lanes are grouped by target and the group of the\nlowest lane runs first, the others wait as divergence entries.
+fn indirect_branch(
+    prog: &Program,
+    inst: &Inst,
+    idx: usize,
+    pc: u32,
+    w: &mut Warp,
+    g: u32,
+) -> Result<State, EmuError> {
+    let g = g & exec::cc_test(inst, w)
+        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    let off = match inst.ops().get(1) {
+        Some(Operand::Imm(v)) => *v as i32 as i64,
+        _ => return Err(exec::unsupported(inst, pc, "BRX without an offset")),
+    };
+    let ra = match inst.ops().first() {
+        Some(Operand::Reg(r)) => r.0,
+        _ => return Err(exec::unsupported(inst, pc, "BRX without a register")),
+    };
+    // Lanes grouped by target (lanes the guard turns off go on after the BRX); the
+    // group of the lowest lane runs first, the others wait as divergence entries.
+    let mut groups: Vec<(usize, u32)> = Vec::new();
+    for lane in 0..32 {
+        let bit = 1u32 << lane;
+        if w.active & bit == 0 {
+            continue;
+        }
+        let t = if g & bit != 0 {
+            let base = inst_addr(idx) as i64 + 8 + off;
+            code_index(prog, base + w.reg(ra, lane) as i64, idx)?
+        } else {
+            idx + 1
+        };
+        match groups.iter_mut().find(|(p, _)| *p == t) {
+            Some((_, m)) => *m |= bit,
+            None => groups.push((t, bit)),
+        }
+    }
+    let Some(&(first, mask)) = groups.first() else {
+        w.pc = idx + 1;
+        return Ok(State::Running);
+    };
+    for &(t, m) in groups[1..].iter().rev() {
+        w.stack.push(Entry {
+            kind: EntryKind::Div,
+            pc: t,
+            mask: m,
+        });
+    }
+    w.active = mask;
+    w.pc = first;
+    Ok(State::Running)
+}
+
+/// RET: the lanes whose guard holds return to the innermost CAL's entry.
+fn ret(idx: usize, pc: u32, w: &mut Warp, g: u32) -> Result<State, EmuError> {
+    if !w.stack.iter().any(|e| e.kind == EntryKind::Call) {
+        if g == 0 {
+            w.pc = idx + 1;
+            return Ok(State::Running);
+        }
+        return Err(EmuError::Control {
+            pc,
+            message: "RET with an empty call stack".into(),
+        });
+    }
+    // Returning lanes wait at the innermost CAL's entry for the lanes still inside
+    // the function (pending on entries above it).
+    w.active &= !g;
+    w.remove_lanes(g, Some(EntryKind::Call));
+    if w.active != 0 {
+        w.pc = idx + 1;
+    } else {
+        return Ok(w.resume());
     }
     Ok(State::Running)
 }

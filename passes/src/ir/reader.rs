@@ -694,11 +694,42 @@ struct Mnemonic {
     opcode: Opcode,
     suffix: String,
     loc: Location,
+    /// The mnemonic as written (opcode and suffix).
+    text: String,
 }
 
 fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), ParseError> {
     let start = p.loc();
-    // Results.
+    let results = parse_results(p, fb)?;
+    let head = parse_mnemonic(p)?;
+    let data = parse_operands(p, fb, &head)?;
+    let tys = fb.func.dfg.compute_result_types(&data);
+    if tys.len() != results.len() {
+        return err!(
+            start,
+            "'{}' has {} result(s), {} given",
+            head.text,
+            tys.len(),
+            results.len()
+        );
+    }
+    let inst = fb.func.dfg.make_inst(data);
+    for ((v, loc), ty) in results.into_iter().zip(tys) {
+        if fb.func.dfg.value_def(v) != ValueDef::Detached {
+            return err!(loc, "{v} defined twice");
+        }
+        fb.func.dfg.attach_result(inst, v, ty);
+    }
+    fb.func.layout.append_inst(inst, block);
+    fb.map.insts[inst] = start.line;
+    Ok(())
+}
+
+/// An instruction's result list (`v1, v2 =`), empty when the instruction has none.
+fn parse_results(
+    p: &mut Parser,
+    fb: &mut FuncBuilder,
+) -> Result<SmallVec<[(Value, Location); 4]>, ParseError> {
     let mut results: SmallVec<[(Value, Location); 4]> = SmallVec::new();
     let is_result_list = matches!(p.peek(), Some(Tok::Word(w)) if numbered(w, "v").is_some())
         && matches!(p.peek_at(1), Some(Tok::Punct(',' | '=')));
@@ -712,6 +743,11 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             p.expect_punct(',')?;
         }
     }
+    Ok(results)
+}
+
+/// The mnemonic: an opcode and, for the opcodes that need one, a suffix after the first `.`.
+fn parse_mnemonic(p: &mut Parser) -> Result<Mnemonic, ParseError> {
     let (mn, mloc) = p.word("an opcode")?;
     let (base, suffix) = match mn.split_once('.') {
         Some((b, s)) => (b.to_string(), Some(s.to_string())),
@@ -737,16 +773,25 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             err!(mloc, "'{base}' takes no suffix")
         };
     }
-    let suffix = suffix.unwrap_or_default();
-    let head = Mnemonic {
+    Ok(Mnemonic {
         opcode,
-        suffix: suffix.clone(),
+        suffix: suffix.unwrap_or_default(),
         loc: mloc,
-    };
+        text: mn,
+    })
+}
+
+/// The operands after the mnemonic, by the opcode's instruction format.
+fn parse_operands(
+    p: &mut Parser,
+    fb: &mut FuncBuilder,
+    head: &Mnemonic,
+) -> Result<InstructionData, ParseError> {
+    let (opcode, suffix, mloc) = (head.opcode, head.suffix.as_str(), head.loc);
     let nargs = opcode.arg_types().len();
     let data = match opcode.format() {
         InstructionFormat::Nullary => InstructionData::Nullary { opcode },
-        InstructionFormat::UnaryImm => parse_unary_imm(p, &head)?,
+        InstructionFormat::UnaryImm => parse_unary_imm(p, head)?,
         InstructionFormat::Unary => InstructionData::Unary {
             opcode,
             args: [parse_value(p, fb)?],
@@ -804,7 +849,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             InstructionData::Special { opcode, reg }
         }
         InstructionFormat::Load | InstructionFormat::Store => {
-            let Some(size) = MemSize::from_name(&suffix) else {
+            let Some(size) = MemSize::from_name(suffix) else {
                 return err!(mloc, "unknown access size '{suffix}'");
             };
             let (mem, addr) = parse_mem(p, fb, size)?;
@@ -819,7 +864,7 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
             }
         }
         InstructionFormat::Atomic => {
-            let Some(op) = AtomicOp::from_name(&suffix) else {
+            let Some(op) = AtomicOp::from_name(suffix) else {
                 return err!(mloc, "unknown atomic operation '{suffix}'");
             };
             let (mem, addr) = parse_mem(p, fb, MemSize::Words(1))?;
@@ -886,28 +931,10 @@ fn parse_inst(p: &mut Parser, fb: &mut FuncBuilder, block: Block) -> Result<(), 
                 dests,
             }
         }
-        InstructionFormat::Texture => parse_texture(p, fb, &head)?,
-        InstructionFormat::Target => parse_target(p, fb, &head)?,
+        InstructionFormat::Texture => parse_texture(p, fb, head)?,
+        InstructionFormat::Target => parse_target(p, fb, head)?,
     };
-    let tys = fb.func.dfg.compute_result_types(&data);
-    if tys.len() != results.len() {
-        return err!(
-            start,
-            "'{mn}' has {} result(s), {} given",
-            tys.len(),
-            results.len()
-        );
-    }
-    let inst = fb.func.dfg.make_inst(data);
-    for ((v, loc), ty) in results.into_iter().zip(tys) {
-        if fb.func.dfg.value_def(v) != ValueDef::Detached {
-            return err!(loc, "{v} defined twice");
-        }
-        fb.func.dfg.attach_result(inst, v, ty);
-    }
-    fb.func.layout.append_inst(inst, block);
-    fb.map.insts[inst] = start.line;
-    Ok(())
+    Ok(data)
 }
 
 /// The rest of a texture instruction (`tex.KIND.SHAPE[.unnorm][.MASK] tN[, sN] v, ...`)

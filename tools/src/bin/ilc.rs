@@ -196,55 +196,13 @@ fn run() -> ExitCode {
     if from_stdin && cli.emit == Emit::Cubin && cli.output.is_none() {
         return usage(&reporter, "the kernel comes from standard input: name the cubin with -o FILE (or -o - for stdout)");
     }
-    let compiler = Compiler::new(Options {
-        arch: cli.arch.into(),
-        opt_level: cli.opt.into(),
-        dump_after: cli.dump_after.clone(),
-        dump_before: cli.dump_before.clone(),
-        print_changed: cli.print_changed,
-        disabled_passes: cli.disable_pass.clone(),
-        opt_bisect_limit: cli.opt_bisect_limit,
-        time_passes: cli.time_passes,
-        kernel_name: Some(cli.name.clone().unwrap_or_else(|| {
-            if from_stdin {
-                "main".to_owned()
-            } else {
-                kernel_name(&input)
-            }
-        })),
-        assume_in_bounds: cli.assume_in_bounds,
-        launch_1d: cli.launch_1d,
-        no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
-        serial: cli.serial,
-        max_regs: cli.max_regs,
-        textures: ilc::lower::TexConfig {
-            textures: cli.textures.iter().copied().collect(),
-            samplers: cli.samplers.iter().copied().collect(),
-            use_loads: cli.texture_loads,
-        },
-        limits: ilc::Limits {
-            max_compile_ms: cli.max_compile_ms.unwrap_or(0),
-            ..ilc::Limits::default()
-        },
-    });
+    let compiler = Compiler::new(options(&cli, &input, from_stdin));
     if let Err(e) = compiler.options().validate() {
         return usage(&reporter, &e.message);
     }
-    let (file_name, source) = if from_stdin {
-        let mut bytes = Vec::new();
-        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-            reporter.error(format_args!("cannot read standard input: {e}"));
-            return ExitCode::from(1);
-        }
-        ("<stdin>".to_owned(), bytes)
-    } else {
-        match std::fs::read(&input) {
-            Ok(s) => (input.display().to_string(), s),
-            Err(e) => {
-                reporter.error(format_args!("cannot read {}: {e}", input.display()));
-                return ExitCode::from(1);
-            }
-        }
+    let (file_name, source) = match read_source(&reporter, &input, from_stdin) {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     if cli.opt_bisect_limit.is_some() {
         let kernel = compiler.options().kernel_name.as_deref().unwrap_or("main");
@@ -349,23 +307,7 @@ fn run() -> ExitCode {
                 if cli.time_passes {
                     eprint!("{}", k.log.time_report());
                 }
-                let usage = k.resource_usage();
-                if cli.resource_usage {
-                    let arch = ilc::Arch::from(cli.arch).to_string();
-                    eprint!("{}", usage.report("ilc", &k.name, &arch));
-                }
-                if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
-                    let msg = format!(
-                        "Registers are spilled to local memory in function '{}', \
-                         {} bytes spill stores, {} bytes spill loads",
-                        k.name, usage.spill_store_bytes, usage.spill_load_bytes
-                    );
-                    // ptxas's own line (`ptxas warning : ...`) for scripts that grep it.
-                    match cli.message_format {
-                        MessageFormat::Human => eprintln!("ilc warning : {msg}"),
-                        MessageFormat::Json => reporter.warning(msg),
-                    }
-                }
+                report_resource_usage(&cli, &reporter, &k);
                 match cli.emit {
                     Emit::Asm => {
                         let text = match cli.syntax {
@@ -400,6 +342,88 @@ fn run() -> ExitCode {
         },
     };
     write_output(&reporter, cli.output.as_ref(), out.as_bytes())
+}
+
+/// The compiler options the command line asks for (`input`: the kernel's file, which names
+/// the kernel unless --name does; `from_stdin`: it is standard input).
+fn options(cli: &Cli, input: &std::path::Path, from_stdin: bool) -> Options {
+    Options {
+        arch: cli.arch.into(),
+        opt_level: cli.opt.into(),
+        dump_after: cli.dump_after.clone(),
+        dump_before: cli.dump_before.clone(),
+        print_changed: cli.print_changed,
+        disabled_passes: cli.disable_pass.clone(),
+        opt_bisect_limit: cli.opt_bisect_limit,
+        time_passes: cli.time_passes,
+        kernel_name: Some(cli.name.clone().unwrap_or_else(|| {
+            if from_stdin {
+                "main".to_owned()
+            } else {
+                kernel_name(input)
+            }
+        })),
+        assume_in_bounds: cli.assume_in_bounds,
+        launch_1d: cli.launch_1d,
+        no_literal_pool: cli.no_literal_pool || cli.emit == Emit::Bin,
+        serial: cli.serial,
+        max_regs: cli.max_regs,
+        textures: ilc::lower::TexConfig {
+            textures: cli.textures.iter().copied().collect(),
+            samplers: cli.samplers.iter().copied().collect(),
+            use_loads: cli.texture_loads,
+        },
+        limits: ilc::Limits {
+            max_compile_ms: cli.max_compile_ms.unwrap_or(0),
+            ..ilc::Limits::default()
+        },
+    }
+}
+
+/// The kernel's file name (for diagnostics) and bytes, from `input` or standard input; the
+/// exit code after reporting an error.
+fn read_source(
+    reporter: &Reporter,
+    input: &std::path::Path,
+    from_stdin: bool,
+) -> Result<(String, Vec<u8>), ExitCode> {
+    if from_stdin {
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+            reporter.error(format_args!("cannot read standard input: {e}"));
+            return Err(ExitCode::from(1));
+        }
+        Ok(("<stdin>".to_owned(), bytes))
+    } else {
+        match std::fs::read(input) {
+            Ok(s) => Ok((input.display().to_string(), s)),
+            Err(e) => {
+                reporter.error(format_args!("cannot read {}: {e}", input.display()));
+                Err(ExitCode::from(1))
+            }
+        }
+    }
+}
+
+/// The resource usage report (--resource-usage) and the spill warning (--warn-on-spills).
+fn report_resource_usage(cli: &Cli, reporter: &Reporter, k: &ilc::CompiledKernel) {
+    let usage = k.resource_usage();
+    if cli.resource_usage {
+        let arch = ilc::Arch::from(cli.arch).to_string();
+        eprint!("{}", usage.report("ilc", &k.name, &arch));
+    }
+    if cli.warn_on_spills && usage.spill_store_bytes + usage.spill_load_bytes > 0 {
+        let msg = format!(
+            "Registers are spilled to local memory in function '{}', \
+             {} bytes spill stores, {} bytes spill loads",
+            k.name, usage.spill_store_bytes, usage.spill_load_bytes
+        );
+        // ptxas's own line (`ptxas warning : ...`) for scripts that grep it.
+        match cli.message_format {
+            MessageFormat::Human => eprintln!("ilc warning : {msg}"),
+            MessageFormat::Json => reporter.warning(msg),
+        }
+    }
 }
 
 /// A C-identifier kernel name from the input file's stem (`my-kernel.il` -> `my_kernel`).

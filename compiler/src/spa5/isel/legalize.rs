@@ -106,6 +106,19 @@ impl SrcForms {
         })
     }
 
+    /// The form of encoding `enc`, if there is one and it has every modifier of `mods`.
+    fn with_mods(&self, enc: Enc, mods: Mods<'_>) -> Option<Op> {
+        let form = match enc {
+            Enc::Imm => self.imm,
+            Enc::Imm32 => self.imm32,
+            Enc::CBank => self.cbank,
+        }?;
+        if !has_mods(form, mods) {
+            return None;
+        }
+        Some(form)
+    }
+
     /// [`SrcForms::of`] without the memo: a scan of the table.
     fn search(reg: Op, k: usize) -> SrcForms {
         let base = reg.form();
@@ -142,6 +155,15 @@ impl SrcForms {
         }
         s
     }
+}
+
+/// The immediate operand of field `kind` for the constant `c` of a b64 (`wide`) or b32
+/// value: a b64 constant only fits a 64-bit immediate field, and the reverse.
+fn typed_imm_operand(kind: OpKind, c: u64, wide: bool) -> Option<Operand> {
+    if wide != matches!(kind, OpKind::D20) {
+        return None;
+    }
+    imm_operand(kind, c)
 }
 
 /// Whether f32 `bits` fit the 20-bit float immediate (low 12 bits zero, not a denormal).
@@ -317,42 +339,19 @@ impl Isel<'_> {
     ) -> Option<(Op, Operand)> {
         let wide = self.func.dfg.value_type(v) == Type::B64;
         for enc in prefer {
-            let (form, operand) = match enc {
-                Enc::Imm | Enc::Imm32 => {
-                    let form = if *enc == Enc::Imm {
-                        forms.imm
-                    } else {
-                        forms.imm32
-                    };
-                    let Some(form) = form else { continue };
-                    let Some(c) = self.konst(v) else { continue };
-                    let kind = form.form().operands[forms.k].kind;
-                    // A b64 constant only fits a 64-bit immediate field, and the reverse.
-                    if wide != matches!(kind, OpKind::D20) {
-                        continue;
-                    }
-                    match imm_operand(kind, c) {
-                        Some(o) => (form, o),
-                        None => continue,
-                    }
-                }
-                Enc::CBank => {
-                    let Some(form) = forms.cbank else { continue };
-                    if !has_mods(form, mods) {
-                        continue;
-                    }
-                    let o = if wide {
-                        self.const_operand64(v)
-                    } else {
-                        self.const_operand(v)
-                    };
-                    match o {
-                        Some(o) => (form, o),
-                        None => continue,
-                    }
-                }
+            // The form before the operand: a pooled constant takes its slot on first use.
+            let Some(form) = forms.with_mods(*enc, mods) else {
+                continue;
             };
-            if has_mods(form, mods) {
+            let operand = match enc {
+                Enc::Imm | Enc::Imm32 => {
+                    let Some(c) = self.konst(v) else { continue };
+                    typed_imm_operand(form.form().operands[forms.k].kind, c, wide)
+                }
+                Enc::CBank if wide => self.const_operand64(v),
+                Enc::CBank => self.const_operand(v),
+            };
+            if let Some(operand) = operand {
                 return Some((form, operand));
             }
         }
@@ -466,6 +465,33 @@ mod tests {
         assert_eq!(SrcForms::of(Op::LOP_R, 3).imm32, None);
     }
 
+    /// A sibling form differs from the register form in operand `k` only: a form of the same
+    /// mnemonic that also has another operand class or role elsewhere (another predicate
+    /// layout, an immediate where the register form has a register) is not a sibling.
+    #[test]
+    fn sibling_forms_differ_in_the_chosen_operand_only() {
+        let mut siblings = 0;
+        for (i, f) in FORMS.iter().enumerate() {
+            let reg = Op(i as u16);
+            for k in 0..f.operands.len() {
+                let s = SrcForms::search(reg, k);
+                for sib in [s.imm, s.cbank, s.imm32].into_iter().flatten() {
+                    siblings += 1;
+                    let g = sib.form();
+                    for (j, (a, b)) in g.operands.iter().zip(f.operands).enumerate() {
+                        assert!(
+                            j == k || (same_class(a.kind, b.kind) && a.role == b.role),
+                            "{} operand {j} differs from {} ({k} chosen)",
+                            sib.form().name,
+                            f.name
+                        );
+                    }
+                }
+            }
+        }
+        assert!(siblings > 100, "only {siblings} sibling forms");
+    }
+
     #[test]
     fn immediates_hold_their_constant_exactly() {
         assert_eq!(
@@ -491,6 +517,24 @@ mod tests {
     }
 
     #[test]
+    fn a_constant_fits_an_immediate_field_of_its_width_only() {
+        let one64 = 0x3ff0_0000_0000_0000;
+        assert_eq!(
+            typed_imm_operand(OpKind::D20, one64, true),
+            Some(Operand::F64(one64))
+        );
+        // The same bits as a b32 value, and 1.0f as a b64 value, do not qualify.
+        assert!(imm_operand(OpKind::D20, one64).is_some());
+        assert_eq!(typed_imm_operand(OpKind::D20, one64, false), None);
+        assert!(imm_operand(OpKind::F20, 0x3f80_0000).is_some());
+        assert_eq!(typed_imm_operand(OpKind::F20, 0x3f80_0000, true), None);
+        assert_eq!(
+            typed_imm_operand(OpKind::F20, 0x3f80_0000, false),
+            Some(Operand::F32(0x3f80_0000))
+        );
+    }
+
+    #[test]
     fn a_form_without_a_requested_modifier_does_not_qualify() {
         use crate::spa5::target::SetMod;
         use isa_spa5::ModKind;
@@ -498,5 +542,9 @@ mod tests {
         let neg: Mods<'_> = &|i| i.f(ModKind::Neg(2), 1);
         assert!(!has_mods(Op::IADD32I, neg));
         assert!(has_mods(Op::IADD_I, neg));
+        let forms = SrcForms::of(Op::IADD_R, 2);
+        assert_eq!(forms.with_mods(Enc::Imm32, neg), None);
+        assert_eq!(forms.with_mods(Enc::Imm, neg), Some(Op::IADD_I));
+        assert_eq!(forms.with_mods(Enc::Imm32, &no_mods), Some(Op::IADD32I));
     }
 }

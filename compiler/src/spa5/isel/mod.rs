@@ -309,9 +309,6 @@ impl Isel<'_> {
                 self.konst(a) == Some(0) && self.func.dfg.value_type(a) == Type::B32 && !in_group(k)
             })
             .collect();
-        if !zero.iter().any(|&z| z) {
-            return;
-        }
         for t in tpl.seq.iter_mut() {
             for (i, slot) in t.slots.iter_mut().enumerate() {
                 if let Slot::Arg(k, 0) = *slot {
@@ -342,9 +339,7 @@ impl Isel<'_> {
                 used[k as usize] = true;
             }
         }
-        if used.iter().all(|&u| u) {
-            return;
-        }
+        // (When every argument is still used this renumbers each to itself.)
         let mut new_index: SmallVec<[u8; 8]> = smallvec::smallvec![0u8; args.len()];
         let mut kept = Args::new();
         for (k, &a) in args.iter().enumerate() {
