@@ -52,6 +52,10 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "if_convert",
             "simplify_cfg",
             "preheaders",
+            // Before versioning: AMD IL's dword masks on loop-carried addresses (known
+            // aligned through the loop) would hide the addresses' growth.
+            "combine",
+            "copy_prop",
             "bounds_version",
             "unroll",
             // Fully unrolled loops leave constant tests (`switch` on the counter): fold them
