@@ -57,9 +57,9 @@ pub fn max_regs_for_group(threads: u64) -> u32 {
 /// Checks every limit; returns every violation found (declarations) or the first size error.
 pub fn check(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
     let mut diags = Vec::new();
-    hardware(program, &mut diags);
+    let shape = hardware(program, limits, &mut diags);
     if diags.is_empty() {
-        size(program, limits, &mut diags);
+        size(program, limits, shape, &mut diags);
     }
     if diags.is_empty() {
         Ok(())
@@ -68,8 +68,20 @@ pub fn check(program: &Program, limits: &Limits) -> Result<(), Diagnostics> {
     }
 }
 
-/// The SM 5.x limits of the declarations.
-fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
+/// What [`size`] needs of the statements, gathered by [`hardware`]'s walk over them (each
+/// walk over a million-statement AST reads some 200 MB: one walk instead of three).
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape {
+    /// The first statement at which control flow nests deeper than the limit.
+    too_deep: Option<usize>,
+    /// Some statement is a call.
+    has_call: bool,
+}
+
+/// The SM 5.x limits of the declarations; returns the program's [`Shape`].
+fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> Shape {
+    let mut shape = Shape::default();
+    let mut depth = 0u64;
     let mut shared = 0u64;
     let mut local = 0u64;
     let mut cb_bytes = 0u64;
@@ -83,7 +95,16 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
             _ => None,
         })
         .unwrap_or([64, 1, 1]);
-    for st in &program.statements {
+    for (i, st) in program.statements.iter().enumerate() {
+        // Control-flow nesting, measured before any pass walks the structure (deep nests
+        // make CFG simplification's rounds quadratic).
+        if shape.too_deep.is_none() {
+            depth = nest(depth, st.opcode);
+            if depth > limits.max_nesting as u64 {
+                shape.too_deep = Some(i);
+            }
+        }
+        shape.has_call |= is_call(st.opcode);
         match (st.opcode, &st.payload) {
             (O::DclNumThreadPerGroup, _) => {
                 if let Some(d) = st.dims3() {
@@ -234,6 +255,7 @@ fn hardware(program: &Program, diags: &mut Vec<Diagnostic>) {
             _ => {}
         }
     }
+    shape
 }
 
 fn is_call(op: O) -> bool {
@@ -248,7 +270,7 @@ fn label(st: &Instruction) -> Option<u32> {
 }
 
 /// Instruction count after inlining, and nesting depth.
-fn size(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) {
+fn size(program: &Program, limits: &Limits, shape: Shape, diags: &mut Vec<Diagnostic>) {
     let sts = &program.statements;
     if sts.len() > limits.max_instructions {
         diags.push(Diagnostic::error(
@@ -262,30 +284,18 @@ fn size(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) {
         ));
         return;
     }
-    // Control-flow nesting, measured before any pass walks the structure (deep nests make
-    // CFG simplification's rounds quadratic).
-    let mut depth = 0usize;
-    for st in sts {
-        match st.opcode {
-            O::IfLogicalz | O::IfLogicalnz | O::Ifc | O::Ifnz | O::While | O::Loop | O::Switch => {
-                depth += 1;
-                if depth > limits.max_nesting {
-                    diags.push(Diagnostic::error(
-                        "L0003",
-                        st.span,
-                        format!(
-                            "control flow nested more than {} deep (the nesting limit)",
-                            limits.max_nesting
-                        ),
-                    ));
-                    return;
-                }
-            }
-            O::Endif | O::Endloop | O::Endswitch => depth = depth.saturating_sub(1),
-            _ => {}
-        }
+    if let Some(i) = shape.too_deep {
+        diags.push(Diagnostic::error(
+            "L0003",
+            sts[i].span,
+            format!(
+                "control flow nested more than {} deep (the nesting limit)",
+                limits.max_nesting
+            ),
+        ));
+        return;
     }
-    if !sts.iter().any(|s| is_call(s.opcode)) {
+    if !shape.has_call {
         return;
     }
     let inlined = inlined_sizes(sts);

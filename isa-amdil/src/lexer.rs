@@ -36,7 +36,9 @@ use crate::ast::Span;
 pub fn normalize_line_ends(src: &str) -> std::borrow::Cow<'_, str> {
     let bytes = src.as_bytes();
     let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
-    if !(0..bytes.len()).any(lone) {
+    // Text without any `\r` (the usual case) is found by `memchr`, not a byte loop over
+    // the whole input.
+    if !bytes.contains(&b'\r') || !(0..bytes.len()).any(lone) {
         return std::borrow::Cow::Borrowed(src);
     }
     let out: Vec<u8> = (0..bytes.len())

@@ -39,6 +39,7 @@
 use cranelift_entity::SecondaryMap;
 
 use crate::ir::{Function, Inst, InstructionData, Opcode, Type, Value, ValueDef};
+use crate::FastHashMap;
 
 /// Runs instruction combining on `func`.
 pub fn run(func: &mut Function) {
@@ -309,13 +310,14 @@ fn trailing_zeros(func: &Function) -> SecondaryMap<Value, u32> {
     let mut tz: SecondaryMap<Value, u32> = SecondaryMap::with_default(32);
     let insts: Vec<Inst> = func.insts_in_layout();
     let blocks: Vec<_> = func.layout.blocks().collect();
-    // Incoming arguments of each block parameter.
-    let mut incoming: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    // Incoming arguments of each block parameter: a map of the parameters only (a table
+    // over every value, 24 bytes each, was most of this pass's memory on a large kernel).
+    let mut incoming: FastHashMap<Value, Vec<Value>> = FastHashMap::default();
     for &pred in &blocks {
         if let Some(t) = func.terminator(pred) {
             for d in func.dfg.insts[t].branch_destinations() {
                 for (&p, &a) in func.dfg.block_params(d.block).iter().zip(d.args.iter()) {
-                    incoming[p].push(a);
+                    incoming.entry(p).or_default().push(a);
                 }
             }
         }
@@ -328,7 +330,9 @@ fn trailing_zeros(func: &Function) -> SecondaryMap<Value, u32> {
                 if func.dfg.value_type(p) != Type::B32 {
                     continue;
                 }
-                let n = incoming[p]
+                let n = incoming
+                    .get(&p)
+                    .map_or(&[][..], Vec::as_slice)
                     .iter()
                     .map(|&a| tz[a])
                     .min()

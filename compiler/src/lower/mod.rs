@@ -186,16 +186,21 @@ pub fn lower_owned(
     }
     let mut head = std::mem::take(&mut program.statements);
     // What follows the first `end` is ignored (the validator warns), as by the interpreter
-    // (the same cut as `isa_amdil::validate::end::before_end`).
-    if let Some(end) = head.iter().position(|st| st.opcode == Opcode::End) {
+    // (the same cut as `isa_amdil::validate::end::before_end`). Statements from the first
+    // `func` label on may be lowered more than once (a function body inlined at every
+    // call): they stay whole. One scan finds both (a scan of a million-statement AST reads
+    // some 200 MB).
+    let mut func = None;
+    let end = head.iter().enumerate().position(|(i, st)| {
+        if st.opcode == Opcode::Func && func.is_none() {
+            func = Some(i);
+        }
+        st.opcode == Opcode::End
+    });
+    if let Some(end) = end {
         head.truncate(end + 1);
     }
-    // Statements from the first `func` label on may be lowered more than once (a function
-    // body inlined at every call): they stay whole.
-    let split = head
-        .iter()
-        .position(|st| st.opcode == Opcode::Func)
-        .unwrap_or(head.len());
+    let split = func.unwrap_or(head.len());
     let tail = head.split_off(split);
     let mut l = Lowerer::new(program.version.as_ref(), head, &tail, name);
     l.tex_config = tex.clone();

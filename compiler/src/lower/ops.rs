@@ -11,7 +11,7 @@
 //! Each opcode reproduces the reference interpreter's definition
 //! (`isa_amdil::interp::{fops, iops, dops}`) as a composition of IR opcodes.
 
-use ilc_passes::FastHashMap as HashMap;
+use smallvec::SmallVec;
 
 use ilc_passes::ir::{FloatCC, IntCC, Opcode as IrOp, Value};
 use isa_amdil::ast::{self, DstComp, Instruction, RegKind, SrcOperand, Swz, ZeroOp};
@@ -39,10 +39,17 @@ const INF: u32 = 0x7F80_0000;
 const NEG_ZERO: u32 = 0x8000_0000;
 
 /// Per-instruction cache of read source components.
+///
+/// A statement reads at most a few dozen (source, component, type) triples, usually one
+/// to eight: a linear search of an inline list beats hashing, and costs no allocation for
+/// the million statements of a large kernel.
 #[derive(Default)]
 pub(crate) struct Srcs {
-    cache: HashMap<(usize, usize, Ty), Value>,
+    cache: SmallVec<[(SrcKey, Value); 8]>,
 }
+
+/// A read source component: operand index, post-swizzle component, operand class.
+type SrcKey = (usize, usize, Ty);
 
 impl Srcs {
     /// Component `i` of source `k` read as `ty`.
@@ -54,7 +61,7 @@ impl Srcs {
         i: usize,
         ty: Ty,
     ) -> LResult<Value> {
-        if let Some(&v) = self.cache.get(&(k, i, ty)) {
+        if let Some(&(_, v)) = self.cache.iter().find(|(key, _)| *key == (k, i, ty)) {
             return Ok(v);
         }
         let s = st
@@ -62,7 +69,7 @@ impl Srcs {
             .get(k)
             .ok_or_else(|| format!("needs source operand {k}"))?;
         let v = l.read_src(s, i, ty)?;
-        self.cache.insert((k, i, ty), v);
+        self.cache.push(((k, i, ty), v));
         Ok(v)
     }
 }

@@ -146,13 +146,19 @@ impl ResultLists {
     /// Empties the list of `inst`, returning its values.
     fn take(&mut self, inst: Inst) -> SmallVec<[Value; 4]> {
         let out = self.get(inst).into();
+        self.clear(inst);
+        out
+    }
+
+    /// Empties the list of `inst` (as [`Self::take`], without copying the values out: a
+    /// new instruction's list is cleared once or twice on the way to its results).
+    fn clear(&mut self, inst: Inst) {
         let l = &mut self.lists[inst];
         if l.len & LONG != 0 {
             self.long[l.vals[0].index()].clear();
         } else {
             l.len = 0;
         }
-        out
     }
 
     fn remove(&mut self, inst: Inst, idx: usize) -> Value {
@@ -212,14 +218,14 @@ impl DataFlowGraph {
         crate::budget::check_size(self.insts.len() + 1);
         crate::budget::tick();
         let inst = self.insts.push(data);
-        self.results.take(inst);
+        self.results.clear(inst);
         inst
     }
 
     /// Creates the result values of `inst` from its opcode signature.
     pub fn make_inst_results(&mut self, inst: Inst) -> &[Value] {
         let tys = self.compute_result_types(&self.insts[inst]);
-        self.results.take(inst);
+        self.results.clear(inst);
         for ty in tys {
             self.append_result(inst, ty);
         }
