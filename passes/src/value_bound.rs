@@ -63,6 +63,9 @@ pub struct Ranges {
     /// The dominator tree when the facts were computed: a block created later dominates
     /// nothing in it, so queries there see no branch facts.
     dt: Option<DominatorTree>,
+    /// Ranges already computed, by (value, query block, user block, depth): the branch facts
+    /// make the recursion revisit the same values many times (compile time, not results).
+    memo: std::cell::RefCell<HashMap<(Value, Option<Block>, Option<Block>, u32), (u64, u64)>>,
     /// The block of each instruction when the facts were computed (queries may come while a
     /// later pass rewrites the layout).
     block_of: SecondaryMap<Inst, Option<Block>>,
@@ -231,6 +234,23 @@ impl Ranges {
     /// for every value computed before it, and so for `v` and its operands), with `user` the
     /// block of the instruction reading `v` (for induction variables).
     fn rec(
+        &self,
+        func: &Function,
+        v: Value,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
+        let key = (v, at, user, depth);
+        if let Some(&r) = self.memo.borrow().get(&key) {
+            return r;
+        }
+        let r = self.rec_uncached(func, v, at, user, depth);
+        self.memo.borrow_mut().insert(key, r);
+        r
+    }
+
+    fn rec_uncached(
         &self,
         func: &Function,
         v: Value,
