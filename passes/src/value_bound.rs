@@ -45,6 +45,9 @@ struct Iv {
     body: HashSet<Block>,
 }
 
+/// A range query: value, query block, user block, depth.
+type MemoKey = (Value, Option<Block>, Option<Block>, u32);
+
 /// A compare that holds (or fails, `holds == false`) wherever `block` dominates: `block` is
 /// entered only through one edge of a `brif` on it.
 #[derive(Clone, Copy, Debug)]
@@ -65,7 +68,7 @@ pub struct Ranges {
     dt: Option<DominatorTree>,
     /// Ranges already computed, by (value, query block, user block, depth): the branch facts
     /// make the recursion revisit the same values many times (compile time, not results).
-    memo: std::cell::RefCell<HashMap<(Value, Option<Block>, Option<Block>, u32), (u64, u64)>>,
+    memo: std::cell::RefCell<HashMap<MemoKey, (u64, u64)>>,
     /// The block of each instruction when the facts were computed (queries may come while a
     /// later pass rewrites the layout).
     block_of: SecondaryMap<Inst, Option<Block>>,
