@@ -158,4 +158,18 @@ block3:
         assert!(!pre.contains("v8 = iadd"), "{text}");
         assert_eq!(n, 3);
     }
+
+    #[test]
+    fn convergent_operations_stay_in_the_loop() {
+        // `quad_shuffle v0, v0` has invariant operands, but it reads the lanes still in the
+        // loop: hoisted, it would read lanes that left early.
+        let text = LOOP.replace("    v5 = imul v0, v4\n", "    v5 = quad_shuffle v0, v0\n");
+        let mut f = parse_function_text(&text).unwrap();
+        hoist(&mut f);
+        crate::verifier::verify_function(&f).unwrap();
+        let out = f.to_string();
+        let pre = out.split("block1(").next().unwrap();
+        assert!(!pre.contains("quad_shuffle"), "{out}");
+        assert!(pre.contains("v7 = iconst.b32 0x1"), "{out}");
+    }
 }
