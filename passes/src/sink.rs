@@ -167,11 +167,8 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                             }
                         }
                     }
-                    let staying: SmallVec<[Block; 4]> =
-                        placed.iter().filter(|p| p.1 != s).map(|p| p.0).collect();
                     let gone: SmallVec<[Block; 4]> =
                         placed.iter().filter(|p| p.1 == s).map(|p| p.0).collect();
-                    uses.insert(r, staying);
                     uses.insert(nr, gone);
                     for &a in func.dfg.insts[c].args() {
                         uses.entry(a).or_default().push(s);
@@ -179,6 +176,11 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                     round += 1;
                 }
                 let s = targets[0];
+                if targets.len() > 1 {
+                    let staying: SmallVec<[Block; 4]> =
+                        placed.iter().filter(|p| p.1 == s).map(|p| p.0).collect();
+                    uses.insert(results[0], staying);
+                }
                 func.layout.remove_inst(i);
                 insert_at_top(func, i, s);
                 // Its operands are now used in `s`.
