@@ -585,7 +585,8 @@ fn call(
     Ok(State::Running)
 }
 
-/// BRX: each lane jumps to its own target; lanes are grouped by target and the group of the\nlowest lane runs first, the others wait as divergence entries.
+/// BRX: each lane jumps to its own target; lanes are grouped by target and the group of the
+/// lowest lane runs first, the others wait as divergence entries.
 fn indirect_branch(
     prog: &Program,
     inst: &Inst,
