@@ -386,19 +386,8 @@ fn unclamp(func: &Function, a: Value) -> Option<(Value, Value, u32)> {
         return None;
     };
     if func.dfg.value_const(t)? as u32 >= 1 << 31 {
-        let ci = func.dfg.value_inst(c)?;
-        let InstructionData::IntCompare {
-            cond, args: cargs, ..
-        } = func.dfg.insts[ci]
-        else {
-            return None;
-        };
-        let k = func.dfg.value_const(cargs[1])? as u32;
-        let (z, m) = match cond {
-            IntCC::Ugt => (cargs[0], k),
-            IntCC::Uge if k > 0 => (cargs[0], k - 1),
-            _ => return None,
-        };
+        let (z, m) = crate::value_bound::guarded_max(func, c)?;
+        let m = m as u32;
         let yi = func.dfg.value_inst(y)?;
         let InstructionData::Binary {
             opcode: Opcode::Ishl,

@@ -31,12 +31,6 @@ use crate::ir::{Analyses, Block, Function, Inst, Opcode, Value};
 use crate::FastHashMap as HashMap;
 use smallvec::SmallVec;
 
-/// True if `b`'s only instruction is `return`.
-fn only_returns(func: &Function, b: Block) -> bool {
-    let mut insts = func.layout.block_insts(b);
-    matches!((insts.next(), insts.next()), (Some(i), None) if func.dfg.insts[i].opcode() == Opcode::Return)
-}
-
 /// Places `i` before the first instruction of `s`.
 fn insert_at_top(func: &mut Function, i: Inst, s: Block) {
     match func.layout.first_inst(s) {
@@ -84,7 +78,7 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut only_succ: HashMap<Block, SmallVec<[Block; 2]>> = HashMap::default();
     for &b in dt.rpo() {
         if let &[p] = cfg.preds(b) {
-            if p != b && !cfg.succs(p).iter().any(|&s| only_returns(func, s)) {
+            if p != b && !cfg.succs(p).iter().any(|&s| func.only_returns(s)) {
                 only_succ.entry(p).or_default().push(b);
             }
         }

@@ -454,7 +454,7 @@ impl Ranges {
 
 /// `(x, m)` when `p` is `icmp ugt x, m` or `icmp uge x, m + 1` with a constant bound: where
 /// `p` is false, `x <= m`.
-fn guarded_max(func: &Function, p: Value) -> Option<(Value, u64)> {
+pub(crate) fn guarded_max(func: &Function, p: Value) -> Option<(Value, u64)> {
     let inst = func.dfg.value_inst(p)?;
     let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[inst] else {
         return None;

@@ -462,7 +462,7 @@ pub fn emit(
         .blocks()
         .filter(|&b| {
             Some(b) != func.entry_block()
-                && super::exits::only_returns(func, b)
+                && func.only_returns(b)
                 && !sync_blocks.contains(&b)
                 && !posts.contains(&b)
                 && ssy_before_term[b].is_empty()

@@ -10,14 +10,7 @@
 //! Requires: a verified function. Guarantees: the same behaviour; only `jump`s change, and a
 //! returning block no branch enters any more leaves the layout.
 
-use ilc_passes::ir::{Block, Function, InstructionData, Opcode};
-
-/// True if `b`'s only instruction is `return`.
-pub fn only_returns(f: &Function, b: Block) -> bool {
-    f.layout.block_insts(b).count() == 1
-        && f.terminator(b)
-            .is_some_and(|t| f.dfg.opcode(t) == Opcode::Return)
-}
+use ilc_passes::ir::{Function, InstructionData, Opcode};
 
 /// Replaces every `jump` to a parameterless block consisting of a single `return` by that
 /// `return`; returns how many changed.
@@ -25,7 +18,7 @@ pub fn run(f: &mut Function) -> usize {
     let returning: ilc_passes::FastHashSet<_> = f
         .layout
         .blocks()
-        .filter(|&b| f.dfg.block_params(b).is_empty() && only_returns(f, b))
+        .filter(|&b| f.dfg.block_params(b).is_empty() && f.only_returns(b))
         .collect();
     let mut changed = 0;
     let blocks: Vec<_> = f.layout.blocks().collect();

@@ -134,6 +134,14 @@ impl Function {
         self.dfg.insts[last].is_terminator().then_some(last)
     }
 
+    /// True if `block`'s only instruction is `return` (a branch to it ends the thread).
+    pub fn only_returns(&self, block: Block) -> bool {
+        self.layout.block_insts(block).count() == 1
+            && self
+                .terminator(block)
+                .is_some_and(|t| self.dfg.opcode(t) == super::Opcode::Return)
+    }
+
     /// Successor blocks of `block` (targets of its terminator, duplicates included).
     pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         match self.terminator(block) {

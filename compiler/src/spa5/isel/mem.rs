@@ -277,11 +277,10 @@ impl Isel<'_> {
         let block = self.cur_block();
         let no_wrap = last < a_align
             || self.ranges.range(self.func, a, block).1 + last as u64 <= u64::from(u32::MAX);
-        let u = match (last, block) {
+        let memo = block.and_then(|b| self.last_byte_memo.get(&(b, a, last)).copied());
+        let u = match (last, memo) {
             (0, _) => a,
-            (_, Some(b)) if self.last_byte_memo.contains_key(&(b, a, last)) => {
-                self.last_byte_memo[&(b, a, last)]
-            }
+            (_, Some(u)) => u,
             _ => {
                 let u = self.one(
                     MInst::iadd32i(R, R, last as i32),
