@@ -45,8 +45,6 @@
 //! Guarantees: every control field is in range (stall <= 15, barriers < 6); no reuse flag
 //! lets an instruction read an overwritten register through the reuse cache.
 
-use ilc_passes::FastHashMap as HashMap;
-
 use isa_spa5::latency::{self, Latency, CC_LATENCY};
 use isa_spa5::{Control, Inst as MInst, Loc, Op};
 
@@ -209,6 +207,86 @@ fn join(
 /// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
 const LOOKAHEAD: usize = 256;
 
+/// What the pass reads of every instruction, computed once: the look-ahead of
+/// [`sources_overwritten_early`] reads up to [`LOOKAHEAD`] instructions per variable-latency
+/// one, and deriving the keys from the operands each time was a third of the pass.
+struct Facts {
+    /// Register keys read ([`MInst::uses`]).
+    uses: Vec<Keys>,
+    /// Register keys written ([`MInst::defs`]).
+    defs: Vec<Keys>,
+    /// [`is_transfer`].
+    transfer: Vec<bool>,
+}
+
+/// The register keys of one instruction's uses or defs.
+type Keys = smallvec::SmallVec<[Key; 8]>;
+
+impl Facts {
+    fn new(insts: &[MInst]) -> Facts {
+        Facts {
+            uses: insts.iter().map(|i| keys(i.uses().iter())).collect(),
+            defs: insts.iter().map(|i| keys(i.defs().iter())).collect(),
+            transfer: insts.iter().map(is_transfer).collect(),
+        }
+    }
+}
+
+/// When each register key's fixed-latency result is ready (cycle; 0: nothing pending),
+/// indexed by [`Ready::slot`], with the slots set since the last clear (which `latest` and
+/// `clear` visit instead of all of them).
+struct Ready {
+    at: Vec<u64>,
+    set: Vec<usize>,
+}
+
+impl Ready {
+    /// GPRs, then predicates, then CC.
+    const SLOTS: usize = 256 + 256 + 1;
+
+    fn new() -> Ready {
+        Ready {
+            at: vec![0; Ready::SLOTS],
+            set: Vec::new(),
+        }
+    }
+
+    fn slot(k: Key) -> usize {
+        match k {
+            Key::R(r) => usize::from(r),
+            Key::P(p) => 256 + usize::from(p),
+            Key::Cc => 512,
+        }
+    }
+
+    /// The ready cycle of `k`, if a write to it is recorded.
+    fn get(&self, k: Key) -> Option<u64> {
+        let at = self.at[Ready::slot(k)];
+        (at != 0).then_some(at)
+    }
+
+    /// Records that `k` is ready at cycle `at`. (A cycle of 0 reads back as none, which
+    /// delays nothing either: every use of a ready cycle is a maximum with 0.)
+    fn insert(&mut self, k: Key, at: u64) {
+        let s = Ready::slot(k);
+        if self.at[s] == 0 {
+            self.set.push(s);
+        }
+        self.at[s] = at;
+    }
+
+    /// The latest ready cycle of any key (0 if none).
+    fn latest(&self) -> u64 {
+        self.set.iter().map(|&s| self.at[s]).max().unwrap_or(0)
+    }
+
+    fn clear(&mut self) {
+        for s in self.set.drain(..) {
+            self.at[s] = 0;
+        }
+    }
+}
+
 /// The first instruction after `idx` (other than a variable-latency one of the same class)
 /// that writes one of `srcs`, if that happens before any instruction reads or writes one of
 /// `defs` (the wait for the result, which covers the source reads) and before the next
@@ -216,6 +294,7 @@ const LOOKAHEAD: usize = 256;
 /// first (assume it does).
 fn sources_overwritten_early(
     insts: &[MInst],
+    facts: &Facts,
     soft: &[Option<usize>],
     idx: usize,
     srcs: &[Key],
@@ -223,16 +302,16 @@ fn sources_overwritten_early(
 ) -> Option<Option<usize>> {
     let class = insts[idx].form().class;
     for (at, later) in insts.iter().enumerate().skip(idx + 1).take(LOOKAHEAD) {
-        let uses = keys(later.uses().iter());
-        let ldefs = keys(later.defs().iter());
+        let uses = &facts.uses[at];
+        let ldefs = &facts.defs[at];
         // A variable-latency write of the same class reads and writes in issue order.
         let same_pipe = later.is_variable_latency() && later.form().class == class;
         if !same_pipe && ldefs.iter().any(|k| srcs.contains(k)) {
             return Some(Some(at));
         }
         // A soft branch waits for nothing; its target waits for everything pending.
-        if is_transfer(later) && soft[at].is_none()
-            || uses.iter().chain(&ldefs).any(|k| defs.contains(k))
+        if facts.transfer[at] && soft[at].is_none()
+            || uses.iter().chain(ldefs).any(|k| defs.contains(k))
         {
             return None;
         }
@@ -282,16 +361,17 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     }
     // Barriers a soft branch left pending, owed by the first instruction of its target.
     let mut owed = vec![0u8; insts.len()];
-    let mut ready: HashMap<Key, u64> = HashMap::default();
+    let facts = Facts::new(insts);
+    let mut ready = Ready::new();
     let mut sbs: Vec<Sb> = vec![Sb::default(); 6];
     let mut t: u64 = 0;
     let mut counter = 0u64;
     for idx in 0..insts.len() {
         ilc_passes::budget::tick();
         let inst = &insts[idx];
-        let uses = keys(inst.uses().iter());
-        let defs = keys(inst.defs().iter());
-        let transfer = is_transfer(inst);
+        let uses = &facts.uses[idx];
+        let defs = &facts.defs[idx];
+        let transfer = facts.transfer[idx];
         let class = inst.form().class;
         // Scoreboard waits.
         let mut wait = owed[idx];
@@ -319,10 +399,10 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         // Fixed latencies: GPR sources are read `source_read_delay` cycles after issue.
         let delay = u64::from(latency::source_read_delay(inst));
         let need = if transfer {
-            ready.values().copied().max().unwrap_or(0)
+            ready.latest()
         } else {
             let reads = uses.iter().filter_map(|k| {
-                let r = *ready.get(k)?;
+                let r = ready.get(*k)?;
                 Some(if matches!(k, Key::R(_)) {
                     r.saturating_sub(delay)
                 } else {
@@ -330,7 +410,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 })
             });
             reads
-                .chain(defs.iter().filter_map(|k| ready.get(k).copied()))
+                .chain(defs.iter().filter_map(|k| ready.get(*k)))
                 .max()
                 .unwrap_or(0)
         };
@@ -378,7 +458,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
             let overwriter = if gpr_srcs {
-                sources_overwritten_early(insts, &soft, idx, &srcs, &defs)
+                sources_overwritten_early(insts, &facts, &soft, idx, &srcs, defs)
             } else {
                 None
             };
@@ -398,7 +478,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 true,
                 t + typical,
                 class,
-                &defs,
+                defs,
                 if r.is_some() { &[] } else { &srcs },
             );
             ctl[idx].wr_bar = Some(b as u8);
@@ -409,20 +489,12 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         } else if wants_rd {
             let b = take(&mut sbs, &mut wait, 0, false, t, 0);
             counter += 1;
-            join(
-                &mut sbs[b],
-                counter,
-                false,
-                t + typical,
-                class,
-                &defs,
-                &srcs,
-            );
+            join(&mut sbs[b], counter, false, t + typical, class, defs, &srcs);
             ctl[idx].rd_bar = Some(b as u8);
         }
         ctl[idx].wait_mask = wait;
         if !var {
-            for k in &defs {
+            for k in defs {
                 let lat = match k {
                     Key::R(_) => gpr_lat,
                     Key::P(_) => u64::from(latency::pred_latency()),
