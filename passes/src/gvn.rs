@@ -10,10 +10,12 @@
 //! definition dominates every use of the removed one.
 //!
 //! Algorithm: a pre-order walk of the dominator tree with a scoped hash table (entries made
-//! in a block are removed when the walk leaves its subtree), so each instruction is looked at
-//! once: linear in the function size. Loads from constant buffers and SRVs count as pure
+//! in a block stop counting when the walk leaves its subtree), so each instruction is looked
+//! at once: linear in the function size. Loads from constant buffers and SRVs count as pure
 //! (nothing writes them during a dispatch); other memory reads are left alone (stores,
 //! atomics and barriers in between could change them).
+
+use std::collections::hash_map::Entry;
 
 use crate::FastHashMap as HashMap;
 
@@ -38,22 +40,26 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
         return;
     };
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
-    let mut table: HashMap<Key, Inst> = HashMap::default();
+    // Each key maps to the first instruction computing it and that instruction's block. An
+    // entry counts only while its block is `open` (entered and not yet left: exactly the
+    // dominators of the block being walked); a stale entry is overwritten by the next
+    // instruction with its key. That is the scoped table of the module doc without removing
+    // a block's entries when the walk leaves it (one hash per instruction instead of three,
+    // and no copy of each key for the removal).
+    let mut table: HashMap<Key, (Inst, Block)> = HashMap::default();
+    let mut open: SecondaryMap<Block, bool> = SecondaryMap::new();
     let mut removed: Vec<Inst> = Vec::new();
-    // Explicit stack: (block, entering?); on leaving a block its table entries are dropped.
+    // Explicit stack: (block, entering?).
     let mut stack: Vec<(Block, bool)> = vec![(entry, true)];
-    let mut scopes: Vec<Vec<Key>> = Vec::new();
+    let mut insts: Vec<Inst> = Vec::new();
     while let Some((block, entering)) = stack.pop() {
+        open[block] = entering;
         if !entering {
-            // Invariant: every block pushed its scope when entered, before its exit marker.
-            for key in scopes.pop().expect("scope pushed on entry") {
-                table.remove(&key);
-            }
             continue;
         }
-        let mut scope = Vec::new();
-        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
-        for inst in insts {
+        insts.clear();
+        insts.extend(func.layout.block_insts(block));
+        for &inst in &insts {
             crate::budget::tick();
             func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
             let data = &func.dfg.insts[inst];
@@ -68,9 +74,9 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
                 .iter()
                 .map(|&r| func.dfg.value_type(r))
                 .collect();
-            let key = (data, types);
-            match table.get(&key) {
-                Some(&prev) => {
+            match table.entry((data, types)) {
+                Entry::Occupied(e) if open[e.get().1] => {
+                    let prev = e.get().0;
                     let prev_results: SmallVec<[Value; 4]> =
                         func.dfg.inst_results(prev).iter().copied().collect();
                     for (i, &r) in func.dfg.inst_results(inst).iter().enumerate() {
@@ -78,13 +84,14 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
                     }
                     removed.push(inst);
                 }
-                None => {
-                    table.insert(key.clone(), inst);
-                    scope.push(key);
+                Entry::Occupied(mut e) => {
+                    e.insert((inst, block));
+                }
+                Entry::Vacant(e) => {
+                    e.insert((inst, block));
                 }
             }
         }
-        scopes.push(scope);
         stack.push((block, false));
         for &child in domtree.children(block).iter().rev() {
             stack.push((child, true));
