@@ -17,6 +17,7 @@ use crate::ir::{
     Opcode, Type, Value,
 };
 use crate::FastHashMap;
+use smallvec::SmallVec;
 
 /// Largest step a counted loop may take.
 pub const MAX_STEP: u32 = 1 << 20;
@@ -209,7 +210,8 @@ pub fn copy_blocks(
         let nb = func.dfg.make_block();
         func.dfg.set_cold(nb, func.dfg.is_cold(b));
         func.layout.insert_block(nb, before);
-        for &p in &func.dfg.block_params(b).to_vec() {
+        let params: SmallVec<[Value; 4]> = func.dfg.block_params(b).iter().copied().collect();
+        for p in params {
             let ty = func.dfg.value_type(p);
             let np = func.dfg.append_block_param(nb, ty);
             map.insert(p, np);
@@ -217,10 +219,12 @@ pub fn copy_blocks(
         block_map.insert(b, nb);
     }
     let mut inst_map: FastHashMap<Inst, Inst> = FastHashMap::default();
+    let mut insts: Vec<Inst> = Vec::new();
     for &b in blocks {
         let nb = block_map[&b];
-        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-        for inst in insts {
+        insts.clear();
+        insts.extend(func.layout.block_insts(b));
+        for &inst in &insts {
             let mut data = func.dfg.insts[inst].clone();
             data.map_values(|v| map.get(&v).copied().unwrap_or(v));
             for d in data.branch_destinations_mut() {
@@ -229,7 +233,9 @@ pub fn copy_blocks(
                 }
             }
             let ni = func.dfg.make_inst(data);
-            for &r in &func.dfg.inst_results(inst).to_vec() {
+            let results: SmallVec<[Value; 4]> =
+                func.dfg.inst_results(inst).iter().copied().collect();
+            for r in results {
                 let ty = func.dfg.value_type(r);
                 let nr = func.dfg.append_result(ni, ty);
                 map.insert(r, nr);

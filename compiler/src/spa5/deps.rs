@@ -135,6 +135,24 @@ struct Sb {
     srcs: Vec<Key>,
 }
 
+impl Sb {
+    /// Back to `Sb::default()`, keeping the key lists' allocations.
+    fn reset(&mut self) {
+        let Sb {
+            busy,
+            age,
+            write,
+            done_at,
+            class,
+            defs,
+            srcs,
+        } = self;
+        (*busy, *age, *write, *done_at, *class) = (false, 0, false, 0, None);
+        defs.clear();
+        srcs.clear();
+    }
+}
+
 /// A barrier for a new operation (a write barrier if `write`), not one of `taken`: a free
 /// one, else (all busy) one to wait on now (added to `wait`) or to join (module doc);
 /// `waited`: barriers the operation's first waiter waits on anyway (preferred when none is of
@@ -163,7 +181,7 @@ fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64, waited:
     match done.or(join) {
         Some(b) if done.is_some() => {
             *wait |= 1 << b;
-            sbs[b] = Sb::default();
+            sbs[b].reset();
             b
         }
         Some(b) => b,
@@ -189,10 +207,8 @@ fn join(
     srcs: &[Key],
 ) {
     if !sb.busy {
-        *sb = Sb {
-            class: Some(class),
-            ..Sb::default()
-        };
+        sb.reset();
+        sb.class = Some(class);
     } else if sb.class != Some(class) {
         sb.class = None;
     }
@@ -440,7 +456,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let branchy = inst.is_branch() || transfer || inst.is_terminator();
         let wants_rd = !wants_wr && !branchy && (var || inst.is_memory_store()) && !uses.is_empty();
         // The guard predicate is read at issue: no barrier needed for it.
-        let srcs: Vec<Key> = uses
+        let srcs: Keys = uses
             .iter()
             .copied()
             .filter(|k| !matches!(k, Key::P(_)))
