@@ -42,9 +42,13 @@ pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
         .create(true)
         .truncate(false)
         .open(path)?;
+    // Only a longer regular file needs cutting: writing from the start extends a shorter one
+    // to exactly the new length, and `ftruncate` costs a filesystem transaction even when
+    // nothing changes (the usual case: a rebuild writes the same size again). FIFOs and
+    // devices have no length to set.
+    let meta = file.metadata()?;
     file.write_all(bytes)?;
-    // FIFOs and devices have no length to set.
-    if file.metadata()?.is_file() {
+    if meta.is_file() && meta.len() > bytes.len() as u64 {
         file.set_len(bytes.len() as u64)?;
     }
     Ok(())
