@@ -54,6 +54,20 @@ impl Uniformity {
         let dt = DominatorTree::with_function(func, &cfg);
         let pdt = PostDominatorTree::with_function(func, &cfg);
         let loops = LoopInfo::with_function(func, &cfg, &dt);
+        Self::compute_in(func, &cfg, &dt, &pdt, &loops, origin)
+    }
+
+    /// As [`Uniformity::compute_with`], with `func`'s control-flow analyses already at hand
+    /// (a caller holding them current, such as the backend's [`crate::ir::Analyses`], saves
+    /// computing all four again).
+    pub fn compute_in(
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        dt: &DominatorTree,
+        pdt: &PostDominatorTree,
+        loops: &LoopInfo,
+        origin: impl Fn(&InstructionData) -> Origin,
+    ) -> Uniformity {
         let mut u = Uniformity {
             divergent: SecondaryMap::new(),
             divergent_branch: SecondaryMap::new(),

@@ -44,7 +44,7 @@ use std::collections::BTreeSet;
 
 use cranelift_entity::SecondaryMap;
 use ilc_passes::ir::{
-    Analyses, Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode,
+    Analyses, Block, ControlFlowGraph, DominatorTree, Function, InstructionData, LoopInfo, Opcode,
     PostDominatorTree, RegFile, Type, Value,
 };
 use ilc_passes::regalloc::Allocation;
@@ -110,7 +110,23 @@ pub enum EmitError {
 /// every thread (the vote of `vote_all`). Computed on the allocated function itself, so it
 /// covers the blocks and copies selection, scheduling and allocation added.
 pub fn divergence(func: &Function, tgt: &Spa5Target) -> Uniformity {
-    Uniformity::compute_with(func, |data| match data {
+    Uniformity::compute_with(func, |data| spa5_origin(tgt, data))
+}
+
+/// As [`divergence`], with `func`'s analyses at hand.
+fn divergence_in(
+    func: &Function,
+    tgt: &Spa5Target,
+    (cfg, dt, loops): (&ControlFlowGraph, &DominatorTree, &LoopInfo),
+    pdt: &PostDominatorTree,
+) -> Uniformity {
+    Uniformity::compute_in(func, cfg, dt, pdt, loops, |data| spa5_origin(tgt, data))
+}
+
+/// Where an instruction's results may differ between threads: `Target` instructions by
+/// what their machine instructions read, the rest as the IR says.
+fn spa5_origin(tgt: &Spa5Target, data: &InstructionData) -> Origin {
+    match data {
         InstructionData::Target { code, .. } => match tgt.templates.get(*code as usize) {
             Some(t) if t.seq.len() == 1 && t.seq[0].inst.op == isa_spa5::Op::VOTE => {
                 Origin::Uniform
@@ -119,7 +135,7 @@ pub fn divergence(func: &Function, tgt: &Spa5Target) -> Uniformity {
             _ => Origin::Divergent,
         },
         other => ilc_passes::uniformity::origin(other),
-    })
+    }
 }
 
 /// Whether `i`'s results may differ between threads whatever its register operands.
@@ -373,9 +389,9 @@ pub fn emit(
     spill_base: u32,
     analyses: &mut Analyses,
 ) -> Result<EmitResult, EmitError> {
-    let (cfg, dt) = analyses.domtree(func);
+    let (cfg, dt, loops) = analyses.loops(func);
     let pdt = PostDominatorTree::with_function(func, cfg);
-    let uni = divergence(func, tgt);
+    let uni = divergence_in(func, tgt, (cfg, dt, loops), &pdt);
     let mut out = EmitResult::default();
 
     let mut groups = branch_groups(func, cfg, dt, &pdt, &uni, &mut out);
