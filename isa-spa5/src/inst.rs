@@ -638,14 +638,14 @@ impl Inst {
             out.push(Loc::Pred(self.guard.reg));
         }
         for (f, o) in form.operands.iter().zip(&self.operands) {
-            let w = self.width(f.width);
+            // A width is looked up (for some forms by modifier name) only for a register.
             match (f.kind, o) {
                 (OpKind::Mem { .. }, Operand::Mem { base, .. })
                     if role == Role::Use && !base.is_zero() =>
                 {
                     out.push(Loc::Gpr {
                         reg: *base,
-                        count: w,
+                        count: self.width(f.width),
                     });
                 }
                 (OpKind::CIdx, Operand::CIdx { base, .. })
@@ -658,9 +658,10 @@ impl Inst {
                 }
                 (OpKind::Pr, _) if f.role == role => out.push(Loc::Pr),
                 (OpKind::Cc, _) if f.role == role => out.push(Loc::Cc),
-                (_, Operand::Reg(r)) if f.role == role && !r.is_zero() => {
-                    out.push(Loc::Gpr { reg: *r, count: w })
-                }
+                (_, Operand::Reg(r)) if f.role == role && !r.is_zero() => out.push(Loc::Gpr {
+                    reg: *r,
+                    count: self.width(f.width),
+                }),
                 (_, Operand::Pred(p)) if f.role == role && !p.reg.is_true() => {
                     out.push(Loc::Pred(p.reg))
                 }
