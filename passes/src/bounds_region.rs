@@ -14,7 +14,9 @@
 //! A run starts at a block's first checked access whose address is available there (defined
 //! before it, or computed from such values by pure instructions, which move up in front of
 //! it) and ends at the last such access before a barrier or a `quad_shuffle` (convergent
-//! operations that must not sit in one version only). The block becomes
+//! operations that must not sit in one version only). The block becomes (without the
+//! `vote_all` where only a `return` follows the run: the versions never meet again, so a
+//! warp may split between them)
 //!
 //! ```text
 //! B:   ...; test := ...; v := vote_all test; brif v, R', R
@@ -244,6 +246,9 @@ fn choose(
     }
     let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
     let saved = savings(func, ranges, b, &chosen);
+    // (The vote, counted in the cost although a run before a `return` goes without it: the
+    // branch and the chain of compares still drain the scoreboard, and counted without it,
+    // versioning gather-like kernels saves no instruction and costs cycles.)
     let cost = test_cost(&slots(func, ranges, b, &chosen));
     if saved < cost + MARGIN {
         return None;
@@ -560,8 +565,18 @@ fn test_cost(slots: &[Slot]) -> i64 {
     cost
 }
 
+/// Whether only a `return` follows `last` in its block. Then the versions never meet again
+/// (the backend turns their jumps to the returning block into returns): a warp may split
+/// between them without a reconvergence point, and the branch needs no `vote_all`.
+fn returns_after(func: &Function, last: Inst) -> bool {
+    func.layout
+        .next_inst(last)
+        .is_some_and(|t| func.dfg.opcode(t) == Opcode::Return)
+}
+
 /// Versions `run` of block `b`; returns the block holding the rest of `b`.
 fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run: &Run) -> Block {
+    let divergent = returns_after(func, run.last);
     for &i in &run.hoist {
         func.layout.remove_inst(i);
         func.layout.insert_inst(i, run.first);
@@ -721,7 +736,11 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         all.and(&mut cur, IntCC::Ult, m, len);
     }
     let test = all.value().expect("a run has at least one access");
-    let vote = cur.ins().vote_all(test);
-    cur.ins().brif(vote, copy, &[], r, &[]);
+    let branch = if divergent {
+        test
+    } else {
+        cur.ins().vote_all(test)
+    };
+    cur.ins().brif(branch, copy, &[], r, &[]);
     p
 }
