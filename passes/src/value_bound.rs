@@ -222,7 +222,7 @@ impl Ranges {
                 step: u64::from(c.step),
                 bound: c.bound,
                 signed: c.signed,
-                body: c.body.into_iter().collect(),
+                body: c.body.iter().copied().collect(),
             },
         );
         Some(())
