@@ -49,12 +49,16 @@ struct Iv {
 type MemoKey = (Value, Option<Block>, Option<Block>, u32);
 
 /// A compare that holds (or fails, `holds == false`) wherever `block` dominates: `block` is
-/// entered only through one edge of a `brif` on it.
+/// entered only through one edge of a `brif` on it. The fact is on the compare's first
+/// operand (`lhs`) or its second, or, `below_max`, on an operand of a `umax` chain there:
+/// an upper bound of `umax(a, b)` bounds `a` and `b` (and only an upper bound does).
 #[derive(Clone, Copy, Debug)]
 struct EdgeFact {
     block: Block,
     cmp: Inst,
     holds: bool,
+    lhs: bool,
+    below_max: bool,
 }
 
 /// Loop and branch facts for range queries, computed once per function (see the module doc).
@@ -120,14 +124,29 @@ impl Ranges {
             };
             match &func.dfg.insts[inst] {
                 InstructionData::IntCompare { args, .. } => {
-                    for &x in args {
-                        if func.dfg.value_const(x).is_none() {
+                    for (k, &x) in args.iter().enumerate() {
+                        let mut operands = vec![(x, false, 0u32)];
+                        while let Some((y, below_max, d)) = operands.pop() {
+                            if func.dfg.value_const(y).is_some() {
+                                continue;
+                            }
                             let f = EdgeFact {
                                 block: b,
                                 cmp: inst,
                                 holds,
+                                lhs: k == 0,
+                                below_max,
                             };
-                            self.facts.entry(x).or_default().push(f);
+                            self.facts.entry(y).or_default().push(f);
+                            if let Some(InstructionData::Binary {
+                                opcode: Opcode::Umax,
+                                args: m,
+                            }) = func.dfg.value_inst(y).map(|i| &func.dfg.insts[i])
+                            {
+                                if d < 4 {
+                                    operands.extend(m.iter().map(|&a| (a, true, d + 1)));
+                                }
+                            }
                         }
                     }
                 }
@@ -169,12 +188,15 @@ impl Ranges {
                 continue;
             };
             // As `v cc other`, holding.
-            let (cc, other) = if args[0] == v {
+            let (cc, other) = if f.lhs {
                 (cond, args[1])
             } else {
                 (cond.swap_args(), args[0])
             };
             let cc = if f.holds { cc } else { cc.inverse() };
+            if f.below_max && !matches!(cc, IntCC::Ult | IntCC::Ule) {
+                continue;
+            }
             let o = self.rec(func, other, Some(at), Some(at), depth - 1);
             // Signed compares of values both below 2^31 order them as unsigned ones do.
             let signed_ok = out.1 <= I32_MAX && o.1 <= I32_MAX;
@@ -642,6 +664,16 @@ mod tests {
         assert_eq!(
             guarded("v6 = iconst.b32 0x40\n    v7 = icmp uge v0, v6\n    v8 = icmp eq v0, v1\n    v3 = por v8, v7").1,
             (512, (63 + 128) * 4)
+        );
+        // An upper bound of a `umax` bounds its operands; a lower bound does not.
+        let max = "v6 = special ctaid.x\n    v7 = umax v6, v0\n    v8 = iconst.b32 0x40";
+        assert_eq!(
+            guarded(&format!("{max}\n    v3 = icmp ult v7, v8")),
+            ((512, (63 + 128) * 4), all)
+        );
+        assert_eq!(
+            guarded(&format!("{max}\n    v3 = icmp ugt v7, v8")),
+            (all, (512, (64 + 128) * 4))
         );
         // A signed compare with a non-negative value orders as an unsigned one.
         assert_eq!(guarded("v3 = icmp slt v0, v1").0, (512, 1020));
