@@ -530,6 +530,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
     let two31 = cur.ins().iconst(Type::B32, 1 << 31);
     let mut lens: HashMap<MemSpace, Value> = HashMap::default();
     let mut coef_done: HashSet<u32> = HashSet::default();
+    let mut var_done: HashSet<Value> = HashSet::default();
     // Accesses at one address in one space (a vector's words, neighbours at `a + c` folded
     // into offsets) share one test: the lowest offset and the highest end.
     let mut groups: Vec<(Value, MemSpace, Coef, i64, i64)> = Vec::new();
@@ -569,6 +570,8 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
                     }
                 }
             },
+            // Addresses that differ by an invariant grow alike: one test per growth.
+            Coef::Var if !var_done.insert(growth_root(func, members, a)) => {}
             Coef::Var => {
                 let f1 = ev.eval(func, test, a, At::Second);
                 let mut cur = FuncCursor::new(func).at_end(test);
@@ -615,6 +618,28 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         }
     }
     all.0.expect("every access adds a condition")
+}
+
+/// `a` without the loop-invariant addends of its top `iadd`s: an address growing as this
+/// value does, per iteration.
+fn growth_root(func: &Function, members: &HashSet<Block>, mut a: Value) -> Value {
+    while let Some(i) = func.dfg.value_inst(a) {
+        let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } = func.dfg.insts[i]
+        else {
+            break;
+        };
+        if crate::affine::defined_outside(func, members, y) {
+            a = x;
+        } else if crate::affine::defined_outside(func, members, x) {
+            a = y;
+        } else {
+            break;
+        }
+    }
+    a
 }
 
 /// A conjunction of compares, built as they are emitted (one live `pred` at a time; the
