@@ -26,7 +26,10 @@
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops with
 //! barriers and loops whose header is marked cold are left alone;
-//! a function grows by at most [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
+//! a function grows by at most [`MAX_GROWTH`] instructions. A loop with a constant trip count of
+//! at most [`MAX_FULL_TRIPS`] is unrolled fully when its copies stay within
+//! [`MAX_FULL_SIZE`] instructions and their loads within [`MAX_LOAD_REGS_8`] registers in
+//! flight (as for eight copies; beyond it the scheduler issues the loads one wait at a time). Later passes fold the copies' `iv + js` into address offsets.
 //!
 //! Requires: a verified SSA function. Guarantees: the same observable behaviour for every trip
 //! count (including 0 and bounds near the type's limits), a verifier-clean function, blocks
@@ -84,6 +87,8 @@ struct Counted {
     load_words: usize,
     /// Registers the loads of eight copies keep in flight ([`load_registers`]).
     load_regs_8: usize,
+    /// The same for all `trips` copies of a full unrolling.
+    load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
     /// `iconst`s in the header.
@@ -119,9 +124,9 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut done = 0;
     for c in found {
         // A constant trip count within budget: every iteration as straight-line code.
-        let full = c
-            .trips
-            .filter(|&t| t >= 1 && t as usize * c.size <= MAX_FULL_SIZE);
+        let full = c.trips.filter(|&t| {
+            t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_8
+        });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
             None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => (8, Some(4)),
@@ -203,6 +208,9 @@ fn candidate(
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
     let (signed, step, bound) = (c.signed, c.step, c.bound);
     let trips = constant_trips(func, &c);
+    let load_regs_full = trips.map_or(0, |t| {
+        load_registers(func, &c, &in_loop, &loads, t as usize)
+    });
     Some(Counted {
         header: h,
         pre: c.pre,
@@ -216,6 +224,7 @@ fn candidate(
         size,
         load_words,
         load_regs_8,
+        load_regs_full,
         trips,
         header_consts: c.header_consts,
     })
@@ -643,6 +652,36 @@ block5:
                 let trips = (n - start).div_ceil(step) as usize;
                 assert_eq!(f.layout.blocks().count(), before + 1 + trips, "{unrolled}");
             }
+        }
+    }
+
+    #[test]
+    fn full_unrolling_keeps_to_the_load_register_budget() {
+        // Eight trips of two 128-bit loads: 64 registers in flight over all copies (more
+        // than MAX_LOAD_REGS_8), so the loop is unrolled partially; one such load fits.
+        for (loads, full) in [(2, false), (1, true)] {
+            let mut body = String::from("    v30 = iconst.b32 0x4\n    v31 = ishl v10, v30\n");
+            body += "    v32, v33, v34, v35 = load.b128 align 16 uav1[v31]\n";
+            body += "    v13 = iadd v11, v32\n";
+            if loads == 2 {
+                body += "    v36, v37, v38, v39 = load.b128 align 16 uav1[v31+256]\n";
+                body += "    v40 = iadd v13, v39\n";
+            } else {
+                body += "    v40 = iadd v13, v10\n";
+            }
+            let text = kernel("sge", 1)
+                .replace("v0 = load.b32 cb0[0]", "v0 = iconst.b32 0x8")
+                .replace("v1 = load.b32 cb0[4]", "v1 = iconst.b32 0x0")
+                .replace("    uav0 = raw\n", "    uav0 = raw\n    uav1 = raw\n")
+                .replace("    v13 = iadd v11, v10\n", &body)
+                .replace("jump block1(v14, v13)", "jump block1(v14, v40)");
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            let before = f.layout.blocks().count();
+            assert_eq!(super::unroll(&mut f), 1);
+            crate::verifier::verify_function(&f).expect("verifies");
+            let fully = f.layout.blocks().count() == before + 1 + 8;
+            assert_eq!(fully, full, "{loads} loads\n{f}");
         }
     }
 
