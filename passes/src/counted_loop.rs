@@ -7,7 +7,9 @@
 //! block (the exit may take arguments); `iv` is a `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
 //! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
-//! the operand order and the branch sense.
+//! the operand order and the branch sense. [`recognize_descending`] also accepts a loop
+//! counting down: the latch passes `iv - s` and the loop continues while `iv > n` (`iv != 0`
+//! is `iv >u 0`); [`recognize`] never describes one (its users reason about `iv < n`).
 //!
 //! Requires: a verified function and its CFG, dominator tree and loop info. Guarantees:
 //! [`recognize`] only describes loops of that shape; it changes nothing.
@@ -46,17 +48,42 @@ pub struct CountedLoop {
     pub bound: Value,
     /// Whether the comparison is signed.
     pub signed: bool,
+    /// The loop counts down: the latch passes `iv - step` and it continues while `iv > bound`
+    /// (only from [`recognize_descending`]).
+    pub descending: bool,
     /// `iconst`s in the header.
     pub header_consts: Vec<Inst>,
 }
 
-/// The loop headed by `h` if it is a counted loop (module doc).
+/// The loop headed by `h` if it is a counted loop counting up (module doc).
 pub fn recognize(
     func: &Function,
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,
     loops: &LoopInfo,
     h: Block,
+) -> Option<CountedLoop> {
+    recognize_with(func, cfg, dt, loops, h, false)
+}
+
+/// The loop headed by `h` if it is a counted loop counting up or down (module doc).
+pub fn recognize_descending(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<CountedLoop> {
+    recognize_with(func, cfg, dt, loops, h, true)
+}
+
+fn recognize_with(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+    down_ok: bool,
 ) -> Option<CountedLoop> {
     if !loops.is_header(h) {
         return None;
@@ -125,9 +152,15 @@ pub fn recognize(
     if !continue_if_true {
         cc = cc.inverse();
     }
-    let signed = match cc {
-        IntCC::Slt => true,
-        IntCC::Ult => false,
+    // `iv != 0` is `iv >u 0`.
+    if cc == IntCC::Ne && func.dfg.value_const(bound) == Some(0) {
+        cc = IntCC::Ugt;
+    }
+    let (signed, descending) = match cc {
+        IntCC::Slt => (true, false),
+        IntCC::Ult => (false, false),
+        IntCC::Sgt if down_ok => (true, true),
+        IntCC::Ugt if down_ok => (false, true),
         _ => return None,
     };
     if func.dfg.value_type(iv_value) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
@@ -159,11 +192,17 @@ pub fn recognize(
         return None;
     }
     let a = func.dfg.inst_args(add);
-    let step = match (a[0] == iv_value, a[1] == iv_value) {
+    let added = match (a[0] == iv_value, a[1] == iv_value) {
         (true, false) => func.dfg.value_const(a[1])?,
         (false, true) => func.dfg.value_const(a[0])?,
         _ => return None,
     } as u32;
+    // Counting down, the latch adds `-s`.
+    let step = if descending {
+        added.wrapping_neg()
+    } else {
+        added
+    };
     if step == 0 || step > MAX_STEP {
         return None;
     }
@@ -189,6 +228,7 @@ pub fn recognize(
         step,
         bound,
         signed,
+        descending,
         header_consts,
     })
 }

@@ -18,7 +18,9 @@
 //!
 //! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
 //! iterations the original would, and the original loop (now the remainder) finishes the last
-//! `< k` of them. A body's size counts the instructions that depend on the loop (pure
+//! `< k` of them. A loop counting down (`iv -= s` while `iv > n`, or `iv != 0` with `s = 1`:
+//! [`crate::counted_loop::recognize_descending`]) is the mirror image: `lim = n + (k-1)s` (the
+//! type's maximum when that wraps) and the test `p.iv > lim`. A body's size counts the instructions that depend on the loop (pure
 //! computations on loop-invariant values are hoisted later, not copied code). The factor is 8
 //! for bodies of at most [`MAX_BODY_8`] instructions whose loads keep at most
 //! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
@@ -82,6 +84,8 @@ struct Counted {
     step: u32,
     bound: Value,
     signed: bool,
+    /// Counting down (`iv -= step` while `iv > bound`).
+    descending: bool,
     size: usize,
     /// 32-bit registers the body's loads write per iteration.
     load_words: usize,
@@ -153,7 +157,7 @@ fn candidate(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
-    let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+    let c = crate::counted_loop::recognize_descending(func, cfg, dt, loops, h)?;
     // A cold loop (e.g. the checked original of a versioned loop) is not worth the code.
     if func.dfg.is_cold(h) {
         return None;
@@ -221,6 +225,7 @@ fn candidate(
         step,
         bound,
         signed,
+        descending: c.descending,
         size,
         load_words,
         load_regs_8,
@@ -285,14 +290,18 @@ pub fn constant_trips(func: &Function, c: &crate::counted_loop::CountedLoop) -> 
     let start = func.dfg.value_const(c.init)?;
     let n = func.dfg.value_const(c.bound)?;
     let (mut i, n, mut t) = (start as u32, n as u32, 0u32);
-    while t <= MAX_FULL_TRIPS
-        && if c.signed {
-            (i as i32) < (n as i32)
+    let go = |i: u32| match (c.signed, c.descending) {
+        (true, false) => (i as i32) < (n as i32),
+        (false, false) => i < n,
+        (true, true) => (i as i32) > (n as i32),
+        (false, true) => i > n,
+    };
+    while t <= MAX_FULL_TRIPS && go(i) {
+        i = if c.descending {
+            i.wrapping_sub(c.step)
         } else {
-            i < n
-        }
-    {
-        i = i.wrapping_add(c.step);
+            i.wrapping_add(c.step)
+        };
         t += 1;
     }
     (t <= MAX_FULL_TRIPS).then_some(t)
@@ -348,16 +357,14 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
         let first = copies(func, c, &hparams, t, &vparams, c.header);
         let lim = limit(func, c, pt, t);
         let mut cur = FuncCursor::new(func).at_end(v);
-        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-        let go = cur.ins().icmp(lt, vparams[c.iv], lim);
+        let go = cur.ins().icmp(more(c), vparams[c.iv], lim);
         cur.ins().brif(go, first, &[], c.header, &vparams);
         v
     });
     let lim = limit(func, c, pt, k);
     let mut cur = FuncCursor::new(func).at_end(u);
     // The unrolled header's test: another k iterations, or the way out.
-    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-    let go = cur.ins().icmp(lt, uparams[c.iv], lim);
+    let go = cur.ins().icmp(more(c), uparams[c.iv], lim);
     cur.ins()
         .brif(go, first_entry, &[], exit.unwrap_or(c.header), &uparams);
 }
@@ -406,19 +413,38 @@ fn copies(
     first_entry.expect("k >= 1 copies")
 }
 
+/// The comparison `iv CC lim` under which the loop has iterations left: `<`, or `>` counting
+/// down.
+fn more(c: &Counted) -> IntCC {
+    match (c.signed, c.descending) {
+        (true, false) => IntCC::Slt,
+        (false, false) => IntCC::Ult,
+        (true, true) => IntCC::Sgt,
+        (false, true) => IntCC::Ugt,
+    }
+}
+
 /// `lim = n - (k-1)s`, or the type's minimum when that wraps (then no `k` iterations run),
 /// computed before the preheader's jump `pt`: `iv < lim` means `k` more iterations run.
+/// Counting down, `lim = n + (k-1)s` or the type's maximum, and `iv > lim`.
 fn limit(func: &mut Function, c: &Counted, pt: Inst, k: u32) -> Value {
     use crate::ir::FuncCursor;
     let mut cur = FuncCursor::new(func).at_inst(pt);
     let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
-    let nd = cur.ins().isub(c.bound, d);
-    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-    let ok = cur.ins().icmp(lt, nd, c.bound);
-    let min = cur
-        .ins()
-        .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
-    cur.ins().select(ok, nd, min)
+    let nd = if c.descending {
+        cur.ins().iadd(c.bound, d)
+    } else {
+        cur.ins().isub(c.bound, d)
+    };
+    let ok = cur.ins().icmp(more(c), nd, c.bound);
+    let end = match (c.signed, c.descending) {
+        (true, false) => 0x8000_0000,
+        (false, false) => 0,
+        (true, true) => 0x7fff_ffff,
+        (false, true) => 0xffff_ffff,
+    };
+    let end = cur.ins().iconst(Type::B32, end);
+    cur.ins().select(ok, nd, end)
 }
 
 #[cfg(test)]
@@ -651,6 +677,76 @@ block5:
                 // One block per iteration, no unrolled test.
                 let trips = (n - start).div_ceil(step) as usize;
                 assert_eq!(f.layout.blocks().count(), before + 1 + trips, "{unrolled}");
+            }
+        }
+    }
+
+    #[test]
+    fn loops_counting_down_unroll() {
+        // `for (i = start; i != 0; i -= 1)`, `i >u n` and `i >s n` with steps 1 and 3: the
+        // same sum for every start and bound, including wrapping starts and bounds near the
+        // type's limits.
+        for (cmp, step, bound) in [
+            ("eq", 1u32, None),
+            ("ule", 1, Some("cb0[0]")),
+            ("sle", 3, Some("cb0[0]")),
+        ] {
+            let text = kernel(cmp, step)
+                .replace(
+                    "v12 = icmp eq v10, v0",
+                    "v15 = iconst.b32 0x0\n    v12 = icmp eq v10, v15",
+                )
+                .replace(
+                    "v14 = iadd v10, v3",
+                    "v16 = ineg v3\n    v14 = iadd v10, v16",
+                );
+            let text = match bound {
+                Some(_) => text,
+                None => text.replace("icmp eq v10, v0", "icmp eq v10, v15"),
+            };
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            // The step is a constant only once `ineg` of a constant folds.
+            crate::const_fold::run(&mut f);
+            let folded = f.to_string();
+            assert_eq!(super::unroll(&mut f), 1, "{cmp}\n{folded}");
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            for start in [
+                0u32,
+                1,
+                2,
+                5,
+                11,
+                30,
+                100,
+                0x7fff_fffe,
+                0x8000_0001,
+                u32::MAX - 1,
+            ] {
+                for n in [0u32, 1, 4, 29, 0x7fff_fff0, 0x8000_0000, u32::MAX - 2] {
+                    let trips = {
+                        let (mut i, mut t) = (start, 0u64);
+                        let go = |i: u32| match cmp {
+                            "eq" => i != 0,
+                            "ule" => i > n,
+                            _ => (i as i32) > (n as i32),
+                        };
+                        while go(i) && t < 200 {
+                            i = i.wrapping_sub(step);
+                            t += 1;
+                        }
+                        t
+                    };
+                    if trips >= 200 {
+                        continue;
+                    }
+                    assert_eq!(
+                        sum(&folded, start, n),
+                        sum(&unrolled, start, n),
+                        "{cmp} {step} start {start} n {n}\n{unrolled}"
+                    );
+                }
             }
         }
     }
