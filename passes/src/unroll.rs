@@ -5,8 +5,10 @@
 //! that the single latch advances by a constant step `s > 0` (`jump header(.., iv + s, ..)`),
 //! `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
-//! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
-//! front of it:
+//! branch sense), and it is left from the header, or also from its body (a `break`) when all
+//! of its exits go to one block that only the loop enters: the values used after the loop then
+//! become that block's parameters, so each copy's exit passes its own. Such a loop gets an
+//! unrolled copy in front of it:
 //!
 //! ```text
 //! pre:   lim = n - (k-1)s  if that does not wrap, else the type's minimum
@@ -97,6 +99,9 @@ struct Counted {
     trips: Option<u32>,
     /// `iconst`s in the header.
     header_consts: Vec<Inst>,
+    /// For a loop left from its body: its one exit block and the loop's values used after
+    /// the loop, to become that block's parameters ([`exit_values`]).
+    exit_values: Option<(Block, Vec<Value>)>,
 }
 
 /// Runs the pass with the default factors.
@@ -177,12 +182,12 @@ fn candidate(
     let outside = |v: Value, inv: &crate::FastHashSet<Value>| {
         inv.contains(&v) || crate::affine::defined_outside(func, &in_loop, v)
     };
+    let mut body_exits = false;
     for &b in &c.body {
-        if cfg.succs(b).iter().any(|s| !in_loop.contains(s))
-            || cfg.succs(b).contains(&h) && b != c.latch
-        {
+        if cfg.succs(b).contains(&h) && b != c.latch {
             return None;
         }
+        body_exits |= cfg.succs(b).iter().any(|s| !in_loop.contains(s));
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
             if matches!(data, InstructionData::Barrier { .. }) {
@@ -209,6 +214,13 @@ fn candidate(
     if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
+    // A loop left from its body too (a `break`): the copies' exits need the values used
+    // after the loop as arguments of the exit block.
+    let exit_values = if body_exits {
+        Some(exit_values(func, cfg, &in_loop)?)
+    } else {
+        None
+    };
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
     let (signed, step, bound) = (c.signed, c.step, c.bound);
     let trips = constant_trips(func, &c);
@@ -231,8 +243,92 @@ fn candidate(
         load_regs_8,
         load_regs_full,
         trips,
+        exit_values,
         header_consts: c.header_consts,
     })
+}
+
+/// The block defining `v` (its instruction's or parameter's), if any.
+fn def_block(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        crate::ir::ValueDef::Result(i, _) => func.layout.inst_block(i),
+        crate::ir::ValueDef::Param(b, _) => Some(b),
+        crate::ir::ValueDef::Detached => None,
+    }
+}
+
+/// For a loop with exits from its body: the one block outside the loop that its blocks
+/// branch to, if all of that block's predecessors are in the loop, and the values defined in
+/// the loop that instructions outside it use (each dominates the exit block, so every exit
+/// edge can pass it). `None` when the loop has other exits.
+fn exit_values(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    in_loop: &crate::FastHashSet<Block>,
+) -> Option<(Block, Vec<Value>)> {
+    let mut exit = None;
+    for b in func.layout.blocks().filter(|b| in_loop.contains(b)) {
+        for &s in cfg.succs(b).iter().filter(|s| !in_loop.contains(s)) {
+            if exit.is_some_and(|e| e != s) {
+                return None;
+            }
+            exit = Some(s);
+        }
+    }
+    let e = exit?;
+    if cfg.preds(e).iter().any(|p| !in_loop.contains(p)) {
+        return None;
+    }
+    let mut vals = Vec::new();
+    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+        for i in func.layout.block_insts(b) {
+            for v in func.dfg.insts[i].all_values() {
+                if !vals.contains(&v) && def_block(func, v).is_some_and(|d| in_loop.contains(&d)) {
+                    vals.push(v);
+                }
+            }
+        }
+    }
+    Some((e, vals))
+}
+
+/// Makes the values the loop's code after it uses parameters of its exit block, passed on
+/// every exit edge (so each unrolled copy's exit passes its own).
+fn pass_exit_values(func: &mut Function, c: &Counted, e: Block, vals: &[Value]) {
+    if vals.is_empty() {
+        return;
+    }
+    let params: Vec<Value> = vals
+        .iter()
+        .map(|&v| {
+            let ty = func.dfg.value_type(v);
+            func.dfg.append_block_param(e, ty)
+        })
+        .collect();
+    let mut in_loop: Vec<Block> = c.body.clone();
+    in_loop.push(c.header);
+    let outside: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !in_loop.contains(b))
+        .collect();
+    for b in outside {
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for i in insts {
+            func.dfg.insts[i]
+                .map_values(|x| vals.iter().position(|&v| v == x).map_or(x, |k| params[k]));
+        }
+    }
+    for &b in &in_loop {
+        let Some(last) = func.layout.last_inst(b) else {
+            continue;
+        };
+        for d in func.dfg.insts[last].branch_destinations_mut() {
+            if d.block == e {
+                d.args.extend(vals.iter().copied());
+            }
+        }
+    }
 }
 
 /// Registers `k` copies of the loop body keep for its `loads` while all are in flight: each
@@ -317,6 +413,9 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
         .layout
         .last_inst(c.pre)
         .expect("candidate preheader ends in a jump");
+    if let Some((e, vals)) = &c.exit_values {
+        pass_exit_values(func, c, *e, vals);
+    }
     // The header's constants move to the preheader (which dominates the header).
     for &i in &c.header_consts {
         func.layout.remove_inst(i);
@@ -782,12 +881,37 @@ block5:
     }
 
     #[test]
-    fn loops_with_an_exit_from_the_body_stay() {
-        let text = kernel("sge", 1).replace(
-            "block2:\n    v13 = iadd v11, v10",
-            "block2:\n    v20 = icmp eq v10, v2\n    brif v20, block3, block4\n\nblock4:\n    v13 = iadd v11, v10",
-        );
+    fn loops_left_from_the_body_unroll() {
+        // `for (i = start; i < n; i++) { if (sum > 64) break; sum += i; }`: the exit block
+        // reads the sum (a header parameter), which each copy's exit now passes.
+        let body = "block2:\n    v20 = iconst.b32 0x40\n    v21 = icmp ugt v11, v20\n    \
+                    brif v21, block3, block4\n\nblock4:\n    v13 = iadd v11, v10";
+        let text = kernel("sge", 1).replace("block2:\n    v13 = iadd v11, v10", body);
         let mut f = parse_function_text(&text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for start in [0u32, 1, 5, 60, 0x7fff_fffe, 0xffff_fff0] {
+            for n in [0u32, 1, 3, 9, 17, 40, 100, 0x8000_0000] {
+                assert_eq!(
+                    sum(&text, start, n),
+                    sum(&unrolled, start, n),
+                    "start {start} n {n}\n{unrolled}"
+                );
+            }
+        }
+        // A break to another block than the header's exit stays.
+        let other = kernel("sge", 1)
+            .replace(
+                "block2:\n    v13 = iadd v11, v10",
+                &body.replace("block3, block4", "block5, block4"),
+            )
+            .replace(
+                "    return\n}",
+                "    return\n\nblock5:\n    store.b32 uav0[v2], v10\n    return\n}",
+            );
+        let mut f = parse_function_text(&other).unwrap();
         crate::verifier::verify_function(&f).expect("test kernel verifies");
         assert_eq!(super::unroll(&mut f), 0);
     }
