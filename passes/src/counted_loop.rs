@@ -7,9 +7,12 @@
 //! block (the exit may take arguments); `iv` is a `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
 //! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
-//! the operand order and the branch sense. [`recognize_descending`] also accepts a loop
-//! counting down: the latch passes `iv - s` and the loop continues while `iv > n` (`iv != 0`
-//! is `iv >u 0`); [`recognize`] never describes one (its users reason about `iv < n`).
+//! the operand order and the branch sense. A guarded loop ([`recognize_guarded`]) has the
+//! same shape and test, whatever the latch passes for `iv` (a grid-stride loop's invariant
+//! step, say): inside it `iv < n` still holds on every iteration. [`recognize_descending`]
+//! also accepts a loop counting down: the latch passes `iv - s` and the loop continues while
+//! `iv > n` (`iv != 0` is `iv >u 0`); [`recognize`] and [`recognize_guarded`] never describe
+//! one (their users reason about `iv < n`).
 //!
 //! Requires: a verified function and its CFG, dominator tree and loop info. Guarantees:
 //! [`recognize`] only describes loops of that shape; it changes nothing.
@@ -23,9 +26,10 @@ use crate::FastHashMap;
 /// Largest step a counted loop may take.
 pub const MAX_STEP: u32 = 1 << 20;
 
-/// A recognized counted loop.
+/// A loop guarded by its header's test `iv < n` (module doc), whatever the latch adds to
+/// `iv`: inside the loop, `iv < n` holds.
 #[derive(Clone, Debug)]
-pub struct CountedLoop {
+pub struct GuardedLoop {
     /// The loop header.
     pub header: Block,
     /// The block entering the header from outside the loop.
@@ -42,17 +46,31 @@ pub struct CountedLoop {
     pub iv_value: Value,
     /// Its value on entry (the preheader's argument).
     pub init: Value,
-    /// The constant step the latch adds.
-    pub step: u32,
     /// The bound `n` of `iv < n`.
     pub bound: Value,
     /// Whether the comparison is signed.
     pub signed: bool,
-    /// The loop counts down: the latch passes `iv - step` and it continues while `iv > bound`
-    /// (only from [`recognize_descending`]).
+    /// The loop counts down: it continues while `iv > bound` (and a counted loop's latch
+    /// passes `iv - step`); only from [`recognize_descending`].
     pub descending: bool,
     /// `iconst`s in the header.
     pub header_consts: Vec<Inst>,
+}
+
+/// A recognized counted loop: a guarded loop whose latch adds a constant step.
+#[derive(Clone, Debug)]
+pub struct CountedLoop {
+    /// The loop's shape and test.
+    pub guard: GuardedLoop,
+    /// The constant step the latch adds.
+    pub step: u32,
+}
+
+impl std::ops::Deref for CountedLoop {
+    type Target = GuardedLoop;
+    fn deref(&self) -> &GuardedLoop {
+        &self.guard
+    }
 }
 
 /// The loop headed by `h` if it is a counted loop counting up (module doc).
@@ -63,7 +81,7 @@ pub fn recognize(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<CountedLoop> {
-    recognize_with(func, cfg, dt, loops, h, false)
+    counted(func, recognize_guarded(func, cfg, dt, loops, h)?)
 }
 
 /// The loop headed by `h` if it is a counted loop counting up or down (module doc).
@@ -74,17 +92,58 @@ pub fn recognize_descending(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<CountedLoop> {
-    recognize_with(func, cfg, dt, loops, h, true)
+    counted(func, guarded(func, cfg, dt, loops, h, true)?)
 }
 
-fn recognize_with(
+/// `guard` with the constant step its latch adds (subtracts, counting down).
+fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
+    // The latch passes `iv + s`.
+    let lt = func.layout.last_inst(guard.latch)?;
+    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
+        return None;
+    };
+    let next = *dests[0].args.get(guard.iv)?;
+    let add = func.dfg.value_inst(next)?;
+    if func.dfg.opcode(add) != Opcode::Iadd {
+        return None;
+    }
+    let a = func.dfg.inst_args(add);
+    let added = match (a[0] == guard.iv_value, a[1] == guard.iv_value) {
+        (true, false) => func.dfg.value_const(a[1])?,
+        (false, true) => func.dfg.value_const(a[0])?,
+        _ => return None,
+    } as u32;
+    let step = if guard.descending {
+        added.wrapping_neg()
+    } else {
+        added
+    };
+    if step == 0 || step > MAX_STEP {
+        return None;
+    }
+    Some(CountedLoop { guard, step })
+}
+
+/// The loop headed by `h` if it has a counted loop's shape and test (module doc), whatever
+/// its latch passes for `iv`.
+pub fn recognize_guarded(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<GuardedLoop> {
+    guarded(func, cfg, dt, loops, h, false)
+}
+
+fn guarded(
     func: &Function,
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,
     loops: &LoopInfo,
     h: Block,
     down_ok: bool,
-) -> Option<CountedLoop> {
+) -> Option<GuardedLoop> {
     if !loops.is_header(h) {
         return None;
     }
@@ -181,31 +240,6 @@ fn recognize_with(
         return None;
     }
     let iv = params.iter().position(|&p| p == iv_value)?;
-    // The latch passes `iv + s`.
-    let lt = func.layout.last_inst(latch)?;
-    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
-        return None;
-    };
-    let next = *dests[0].args.get(iv)?;
-    let add = func.dfg.value_inst(next)?;
-    if func.dfg.opcode(add) != Opcode::Iadd {
-        return None;
-    }
-    let a = func.dfg.inst_args(add);
-    let added = match (a[0] == iv_value, a[1] == iv_value) {
-        (true, false) => func.dfg.value_const(a[1])?,
-        (false, true) => func.dfg.value_const(a[0])?,
-        _ => return None,
-    } as u32;
-    // Counting down, the latch adds `-s`.
-    let step = if descending {
-        added.wrapping_neg()
-    } else {
-        added
-    };
-    if step == 0 || step > MAX_STEP {
-        return None;
-    }
     // The preheader branches to the header on exactly one of its edges.
     let pt = func.layout.last_inst(pre)?;
     let mut to_header = func.dfg.insts[pt]
@@ -216,7 +250,7 @@ fn recognize_with(
         return None;
     };
     let init = *edge.args.get(iv)?;
-    Some(CountedLoop {
+    Some(GuardedLoop {
         header: h,
         pre,
         latch,
@@ -225,7 +259,6 @@ fn recognize_with(
         iv,
         iv_value,
         init,
-        step,
         bound,
         signed,
         descending,

@@ -227,24 +227,26 @@ fn candidate(
     let load_regs_full = trips.map_or(0, |t| {
         load_registers(func, &c, &in_loop, &loads, t as usize)
     });
+    let (pre, latch, body_entry, iv) = (c.pre, c.latch, c.body_entry, c.iv);
+    let descending = c.descending;
     Some(Counted {
         header: h,
-        pre: c.pre,
-        latch: c.latch,
-        body: c.body,
-        body_entry: c.body_entry,
-        iv: c.iv,
+        pre,
+        latch,
+        body: c.guard.body,
+        body_entry,
+        iv,
         step,
         bound,
         signed,
-        descending: c.descending,
+        descending,
         size,
         load_words,
         load_regs_8,
         load_regs_full,
         trips,
         exit_values,
-        header_consts: c.header_consts,
+        header_consts: c.guard.header_consts,
     })
 }
 
