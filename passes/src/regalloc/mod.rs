@@ -18,7 +18,10 @@
 //!    for chordal SSA interference without constraints) picking the lowest free aligned
 //!    register run, which keeps the register count (occupancy) low. Result groups get a
 //!    free aligned run at their definition. If fragmentation leaves no run, the whole
-//!    allocation is retried with a smaller register budget for spilling.
+//!    allocation is retried with a smaller register budget for spilling. When the register
+//!    count ends above the peak pressure (pairs found no aligned run below the registers in
+//!    use), coloring runs once more placing short-lived values from the peak downward and
+//!    the allocation with fewer registers is kept.
 //! 4. `resolve`: for every `jump`, a parallel move from the argument registers to the
 //!    parameter registers, sequentialized with cycle breaking through a free register (or
 //!    the spill area when none is free); identity copies are removed.
@@ -107,6 +110,9 @@ pub struct Allocation {
     pub param_origin: SecondaryMap<Value, Option<Value>>,
     /// Registers used per file: one past the highest register index assigned.
     pub regs_used: PerRegFile<u32>,
+    /// The most GPRs live at once after spilling (a lower bound of the GPRs used; alignment
+    /// of register pairs and quads can cost more).
+    pub peak_gpr_pressure: u32,
     /// Size of the per-thread spill area in bytes.
     pub spill_bytes: u32,
     /// Number of spill stores inserted.
@@ -237,8 +243,37 @@ fn attempts(
         // run and keeps just-read registers of loads cool; retries drop both soft
         // preferences, which can fragment tiny files.
         let group_hints = fragmented.is_none();
-        match attempt(&mut work, target, limits, budget, group_hints, analyses) {
-            Ok(alloc) => {
+        match attempt(
+            &mut work,
+            target,
+            limits,
+            budget,
+            group_hints,
+            false,
+            analyses,
+        ) {
+            Ok(mut alloc) => {
+                // Pairs and quads that found no aligned run below the registers in use:
+                // color once more with short-lived values placed from the peak pressure
+                // down (see `color`), and keep whichever uses fewer GPRs.
+                if alloc.num_gprs_used() > alloc.peak_gpr_pressure {
+                    let mut other = original.clone();
+                    analyses.invalidate();
+                    if let Ok(a) = attempt(
+                        &mut other,
+                        target,
+                        limits,
+                        budget,
+                        group_hints,
+                        true,
+                        analyses,
+                    ) {
+                        if a.num_gprs_used() < alloc.num_gprs_used() {
+                            (work, alloc) = (other, a);
+                        }
+                    }
+                    analyses.invalidate();
+                }
                 if opts.check || cfg!(debug_assertions) {
                     checker::check(original, &work, &alloc, target, limits)?;
                 }
@@ -298,6 +333,7 @@ fn attempt(
     limits: PerRegFile<u32>,
     budget: PerRegFile<u32>,
     group_hints: bool,
+    two_sided: bool,
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
     let mut alloc = Allocation::default();
@@ -311,7 +347,10 @@ fn attempt(
         target,
         &bundles,
         limits,
-        group_hints,
+        color::Mode {
+            group_hints,
+            two_sided,
+        },
         &mut alloc,
         analyses,
     )?;
