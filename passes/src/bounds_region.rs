@@ -14,7 +14,9 @@
 //! A run starts at a block's first checked access whose address is available there (defined
 //! before it, or computed from such values by pure instructions, which move up in front of
 //! it) and ends at the last such access before a barrier or a `quad_shuffle` (convergent
-//! operations that must not sit in one version only). The block becomes
+//! operations that must not sit in one version only). The block becomes (without the
+//! `vote_all` where only a `return` follows the run: the versions never meet again, so a
+//! warp may split between them)
 //!
 //! ```text
 //! B:   ...; test := ...; v := vote_all test; brif v, R', R
@@ -244,6 +246,9 @@ fn choose(
     }
     let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
     let saved = savings(func, ranges, b, &chosen);
+    // (The vote, counted in the cost although a run before a `return` goes without it: the
+    // branch and the chain of compares still drain the scoreboard, and counted without it,
+    // versioning gather-like kernels saves no instruction and costs cycles.)
     let cost = test_cost(&slots(func, ranges, b, &chosen));
     if saved < cost + MARGIN {
         return None;
@@ -372,11 +377,20 @@ fn base_of(func: &Function, a: Value) -> (Value, i64) {
     (a, 0)
 }
 
-/// `(y, z, m)` when `a` is `select (z >u m), C, y` with `y = z << k` exact for every `z <= m`
+/// An unclamped address ([`unclamp`]): `y = z << shift`, exact where `z <= m`.
+#[derive(Clone, Copy)]
+struct Unclamped {
+    y: Value,
+    z: Value,
+    m: u32,
+    shift: u32,
+}
+
+/// The unclamped form when `a` is `select (z >u m), C, y` with `y = z << k` exact for every `z <= m`
 /// and `C >= 2^31` (never below a length): the lowering's exact `g[]` and structured
 /// addresses, `index > max ? 2^31 : index << 4`. Where `z <= m` holds, `a` is `y`: the test
 /// bounds `y` and requires `z <= m`, and the unchecked copy addresses `y` directly.
-fn unclamp(func: &Function, a: Value) -> Option<(Value, Value, u32)> {
+fn unclamp(func: &Function, a: Value) -> Option<Unclamped> {
     let i = func.dfg.value_inst(a)?;
     let InstructionData::Ternary {
         opcode: Opcode::Select,
@@ -398,7 +412,7 @@ fn unclamp(func: &Function, a: Value) -> Option<(Value, Value, u32)> {
         };
         let sh = func.dfg.value_const(sh)? as u32;
         if x == z && sh < 32 && (u64::from(m) << sh) <= u64::from(u32::MAX) {
-            return Some((y, z, m));
+            return Some(Unclamped { y, z, m, shift: sh });
         }
     }
     None
@@ -437,7 +451,7 @@ fn slots(
         let (base, c) = match data.mem_addr() {
             Some(a) => {
                 let (x, c) = base_of(func, a);
-                (Some(unclamp(func, x).map_or(x, |u| u.0)), c)
+                (Some(unclamp(func, x).map_or(x, |u| u.y)), c)
             }
             None => (None, 0),
         };
@@ -560,8 +574,18 @@ fn test_cost(slots: &[Slot]) -> i64 {
     cost
 }
 
+/// Whether only a `return` follows `last` in its block. Then the versions never meet again
+/// (the backend turns their jumps to the returning block into returns): a warp may split
+/// between them without a reconvergence point, and the branch needs no `vote_all`.
+fn returns_after(func: &Function, last: Inst) -> bool {
+    func.layout
+        .next_inst(last)
+        .is_some_and(|t| func.dfg.opcode(t) == Opcode::Return)
+}
+
 /// Versions `run` of block `b`; returns the block holding the rest of `b`.
 fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run: &Run) -> Block {
+    let divergent = returns_after(func, run.last);
     for &i in &run.hoist {
         func.layout.remove_inst(i);
         func.layout.insert_inst(i, run.first);
@@ -635,7 +659,7 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         let unclamped = func.dfg.insts[ni]
             .mem_addr()
             .and_then(|a| unclamp(func, a))
-            .map(|u| u.0);
+            .map(|u| u.y);
         if let InstructionData::Load { mem, args, .. }
         | InstructionData::Store { mem, args, .. }
         | InstructionData::Atomic { mem, args, .. } = &mut func.dfg.insts[ni]
@@ -650,25 +674,52 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     // The test at the end of B: per compare (module doc), the slots' `umax` below the
     // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
     // the previous predicate).
-    let slots = slots(func, ranges, b, &run.chosen);
-    // The unclamped bases' indices must be in their windows ([`unclamp`]).
-    let mut guards: Vec<(Value, u32)> = Vec::new();
+    let mut slots = slots(func, ranges, b, &run.chosen);
+    // The unclamped bases' indices must be in their windows ([`unclamp`]). Bases with one
+    // shift share a guard: `umax(z) <= min(m)`, and `umax(z) << k` is the `umax` of the
+    // bases `z << k` (no wrap below `m << k`), one shift where each base had its own.
+    let mut by_shift: Vec<(u32, Vec<Unclamped>)> = Vec::new();
     for &i in &run.chosen {
-        if let Some((_, z, m)) = func.dfg.insts[i]
+        if let Some(u) = func.dfg.insts[i]
             .mem_addr()
             .and_then(|a| unclamp(func, base_of(func, a).0))
         {
-            if !guards.contains(&(z, m)) {
-                guards.push((z, m));
+            match by_shift.iter_mut().find(|(k, _)| *k == u.shift) {
+                Some((_, us)) if us.iter().any(|w| w.z == u.z) => {}
+                Some((_, us)) => us.push(u),
+                None => by_shift.push((u.shift, vec![u])),
             }
         }
     }
     let mut all = Conj::default();
     let mut cur = FuncCursor::new(func).at_end(b);
-    for (z, m) in guards {
-        let m = cur.ins().iconst(Type::B32, u64::from(m));
-        all.and(&mut cur, IntCC::Ule, z, m);
+    for (k, us) in by_shift {
+        let mut z = us[0].z;
+        for u in &us[1..] {
+            z = cur.ins().umax(z, u.z);
+        }
+        let lim = us.iter().map(|u| u.m).min().expect("a group has a member");
+        let lim = cur.ins().iconst(Type::B32, u64::from(lim));
+        all.and(&mut cur, IntCC::Ule, z, lim);
+        if us.len() > 1 {
+            let k = cur.ins().iconst(Type::B32, u64::from(k));
+            let y = cur.ins().ishl(z, k);
+            // Each slot on one of these bases now tests the largest: a test no weaker.
+            for s in &mut slots {
+                if us.iter().any(|u| Some(u.y) == s.base) {
+                    s.base = Some(y);
+                }
+            }
+        }
     }
+    let mut seen: Vec<Slot> = Vec::new();
+    slots.retain(|s| {
+        let new = !seen.contains(s);
+        if new {
+            seen.push(*s);
+        }
+        new
+    });
     for (v, spaces) in compares(&slots) {
         let mut m: Option<Value> = None;
         // Slots adding one constant to several bases: the `umax` of the bases, then one add.
@@ -721,7 +772,11 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         all.and(&mut cur, IntCC::Ult, m, len);
     }
     let test = all.value().expect("a run has at least one access");
-    let vote = cur.ins().vote_all(test);
-    cur.ins().brif(vote, copy, &[], r, &[]);
+    let branch = if divergent {
+        test
+    } else {
+        cur.ins().vote_all(test)
+    };
+    cur.ins().brif(branch, copy, &[], r, &[]);
     p
 }

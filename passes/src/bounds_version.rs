@@ -26,7 +26,15 @@
 //! - `F + off >= 0` and `L + off + sz <= len`, `len` the buffer's length (`special buflen`,
 //!   below 2^31 by the IR's rule), computed without wrap-around.
 //!
-//! Then every word the access touches is in range, which is what `inbounds` promises. When
+//! Then every word the access touches is in range, which is what `inbounds` promises.
+//!
+//! A guarded loop ([`crate::counted_loop::recognize_guarded`]: a counted loop's shape and an
+//! unsigned test `iv <u n`, whatever the latch adds, as in a grid-stride loop) is versioned
+//! the same way with `iv` itself in the role of `j`: inside the loop `iv` lies in `[0, n -
+//! 1]`, so the accesses affine in `iv` alone (`F = a(iv = 0)`, `J = n - 1`) are tested as
+//! above. Only accesses within element `iv` (`a = c + K * iv` with `0 <= c + off` and `c +
+//! off + sz <= K`) are chosen there: `iv < n` is all the test sees, and an access past
+//! element `iv` (`a[i + 256]`) would fail it wherever the buffer holds `n` elements. When
 //! the test fails (or the loop does not run), the original loop runs with its checks; its
 //! blocks are marked cold (unrolling leaves them alone). The branch is on `vote_all` of the
 //! test: a warp takes the copy only when every thread passes, so the versions never run
@@ -46,10 +54,10 @@
 //! [`MAX_GROWTH`] instructions and at most [`MAX_LOOPS`] loops are versioned.
 
 use crate::affine::{induction_variables, At, Coef, Eval, Induction, LoopShape, Scope};
-use crate::counted_loop::{copy_blocks, CountedLoop};
+use crate::counted_loop::{copy_blocks, CountedLoop, GuardedLoop};
 use crate::ir::{
     Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData,
-    IntCC, LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value,
+    IntCC, LoopInfo, MemArg, MemSpace, Opcode, SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
@@ -102,14 +110,17 @@ pub fn version(func: &mut Function) -> usize {
 
 /// A loop to version and the accesses its copy may mark.
 struct Candidate {
-    lp: CountedLoop,
+    lp: GuardedLoop,
+    /// The counted loop's constant step; None for a loop only guarded by `iv <u n`, whose
+    /// accesses are affine in `iv` itself (module doc).
+    step: Option<u32>,
     /// The header's exit (the destination outside the loop).
     exit: Block,
     /// Instructions in the loop, header included.
     size: usize,
     /// The accesses: instruction, address and its growth per iteration.
     accesses: Vec<(Inst, Value, Coef)>,
-    /// The induction variables, the counted loop's own first.
+    /// The induction variables, the counted loop's own first (none for a guarded loop).
     ivs: Vec<Induction>,
 }
 
@@ -140,7 +151,19 @@ fn candidate(
     ranges: &crate::value_bound::Ranges,
     h: Block,
 ) -> Option<Candidate> {
-    let lp = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+    let (lp, step) = match crate::counted_loop::recognize(func, cfg, dt, loops, h) {
+        // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
+        // turn into straight-line code) keeps its checks: they cost about what the test and
+        // the branch between the versions would.
+        Some(c) if crate::unroll::constant_trips(func, &c).is_some() => return None,
+        Some(CountedLoop { guard, step }) => (guard, Some(step)),
+        // `iv <u n` bounds `iv` to `[0, n - 1]` whatever the latch adds; a signed test bounds
+        // it from above only.
+        None => match crate::counted_loop::recognize_guarded(func, cfg, dt, loops, h) {
+            Some(g) if !g.signed => (g, None),
+            _ => return None,
+        },
+    };
     let members: HashSet<Block> = loops.loop_blocks(h).iter().copied().collect();
     // Innermost, leaving only from the header.
     if lp.body.iter().any(|&b| loops.is_header(b)) {
@@ -160,11 +183,22 @@ fn candidate(
         latch: lp.latch,
         first: Some(lp.iv_value),
     };
-    let ivs = induction_variables(func, &shape, &members);
+    let (ivs, scope_ivs) = match step {
+        Some(_) => {
+            let ivs = induction_variables(func, &shape, &members);
+            let coefs = ivs.iter().map(|iv| (iv.param, iv.coef)).collect();
+            (ivs, coefs)
+        }
+        // The addresses as functions of `iv`'s value: `a = F + K * iv`.
+        None => (
+            Vec::new(),
+            [(lp.iv_value, Coef::Const(1))].into_iter().collect(),
+        ),
+    };
     let scope = Scope {
         func,
         members,
-        ivs: ivs.iter().map(|iv| (iv.param, iv.coef)).collect(),
+        ivs: scope_ivs,
     };
     let mut size = 0;
     let mut accesses = Vec::new();
@@ -198,6 +232,7 @@ fn candidate(
             let mut budget = MAX_EXPR;
             match scope.coef(a, &mut budget) {
                 Some(Coef::Const(k)) if k >= 1 << 31 => {}
+                Some(k) if step.is_none() && !within_element(func, &scope, a, k, m) => {}
                 Some(k) => accesses.push((inst, a, k)),
                 None => {}
             }
@@ -215,20 +250,71 @@ fn candidate(
     if accesses.iter().any(|&(i, _, _)| launch_sized(i)) {
         accesses.retain(|&(i, _, _)| launch_sized(i));
     }
-    // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
-    // turn into straight-line code) keeps its checks: they cost about what the test and the
-    // branch between the versions would.
-    if accesses.is_empty() || size > MAX_LOOP || crate::unroll::constant_trips(func, &lp).is_some()
-    {
+    if accesses.is_empty() || size > MAX_LOOP {
         return None;
     }
     Some(Candidate {
         lp,
+        step,
         exit,
         size,
         accesses,
         ivs,
     })
+}
+
+/// Whether an access at `a = c + K * iv + (invariants)` (`K` = `k`) touches only bytes of
+/// element `iv` of an array of `K`-byte elements: `0 <= c + offset` and `c + offset + size
+/// <= K` for its literal offset `c` (a `Var` stride: `c + offset = 0`). In a guarded loop,
+/// `iv < n` is all that bounds the address, and `a[i]` for `i < n` is in range exactly when
+/// the buffer holds `n` elements, the usual contract; `a[i + 256]` needs a fact the test
+/// cannot see (SHOC's reduction reads it only where it holds) and would fail the test for
+/// every access, so such an access keeps its check in the copy.
+fn within_element(func: &Function, scope: &Scope, a: Value, k: Coef, m: &MemArg) -> bool {
+    let Some(c) = literal_part(func, scope, a, MAX_EXPR) else {
+        return false;
+    };
+    let lo = c + i64::from(m.offset);
+    match k {
+        Coef::Const(k) => lo >= 0 && lo + i64::from(m.size.bytes()) <= i64::from(k),
+        Coef::Var => lo == 0,
+    }
+}
+
+/// The literal constant `c` in an address `c + (terms in invariants and the induction
+/// variable)` built by adds, subtracts, constant shifts and multiplies (None beyond `depth`
+/// or past 2^40).
+fn literal_part(func: &Function, scope: &Scope, v: Value, depth: usize) -> Option<i64> {
+    if depth == 0 {
+        return None;
+    }
+    let Some(i) = func.dfg.value_inst(v) else {
+        return Some(0);
+    };
+    if scope.outside(v) {
+        return Some(
+            func.dfg
+                .value_const(v)
+                .map_or(0, |c| i64::from(c as u32 as i32)),
+        );
+    }
+    let args = func.dfg.inst_args(i);
+    let sub = |x: Value| literal_part(func, scope, x, depth - 1);
+    let c = match func.dfg.opcode(i) {
+        Opcode::Iconst => i64::from(func.dfg.value_const(v)? as u32 as i32),
+        Opcode::Iadd => sub(args[0])? + sub(args[1])?,
+        Opcode::Isub => sub(args[0])? - sub(args[1])?,
+        Opcode::Ishl => sub(args[0])? << (func.dfg.value_const(args[1])? & 31),
+        Opcode::Imul => match (func.dfg.value_const(args[0]), func.dfg.value_const(args[1])) {
+            (_, Some(k)) => sub(args[0])? * i64::from(k as u32 as i32),
+            (Some(k), _) => sub(args[1])? * i64::from(k as u32 as i32),
+            _ => 0,
+        },
+        // An alignment mask keeps an aligned literal.
+        Opcode::Band => sub(args[0])?,
+        _ => 0,
+    };
+    (c.abs() < 1 << 40).then_some(c)
 }
 
 /// Versions loop `c`; returns the copy's header.
@@ -380,46 +466,62 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
     let mut cur = FuncCursor::new(func).at_end(test);
     let one = cur.ins().iconst(Type::B32, 1);
     let last = cur.ins().isub(n, one);
-    let t = cur.ins().isub(last, init);
-    // J: the last iteration's number (when the loop runs at all).
-    let big_j = match lp.step {
-        1 => t,
-        // `t / s` as shifts or a multiply-high (later passes do not reduce divisions).
-        s => crate::strength_reduce::udiv(&mut cur, t, s),
-    };
-    // J when the start and the bound are constants (and the loop runs).
-    let const_j = match (func.dfg.value_const(init), func.dfg.value_const(n)) {
-        (Some(i0), Some(n0)) => {
-            let (i0, n0) = (i0 as u32, n0 as u32);
-            let runs = if lp.signed {
-                (i0 as i32) < (n0 as i32)
-            } else {
-                i0 < n0
-            };
-            runs.then(|| (n0.wrapping_sub(1).wrapping_sub(i0)) / lp.step)
-        }
-        _ => None,
-    };
-    let mut cur = FuncCursor::new(func).at_end(test);
-    let mut subst: HashMap<Value, [Value; 3]> = HashMap::default();
-    for iv in &c.ivs {
-        // A constant step may be defined in the loop: materialize it here.
-        let step = match iv.coef {
-            Coef::Const(k) => cur.ins().iconst(Type::B32, u64::from(k)),
-            Coef::Var => iv.step,
-        };
-        let second = cur.ins().iadd(iv.init, step);
-        let grown = cur.ins().imul(step, big_j);
-        let at_last = cur.ins().iadd(iv.init, grown);
-        subst.insert(iv.param, [iv.init, second, at_last]);
-    }
     let mut all = Conj::default();
-    if lp.step > 1 {
-        let max: u64 = if lp.signed { 0x7fff_ffff } else { 0xffff_ffff };
-        let lim = cur.ins().iconst(Type::B32, max - u64::from(lp.step - 1));
-        let cc = if lp.signed { IntCC::Sle } else { IntCC::Ule };
-        all.and(&mut cur, cc, n, lim);
-    }
+    let mut subst: HashMap<Value, [Value; 3]> = HashMap::default();
+    let (big_j, const_j) = match c.step {
+        Some(step) => {
+            let t = cur.ins().isub(last, init);
+            // J: the last iteration's number (when the loop runs at all).
+            let big_j = match step {
+                1 => t,
+                // `t / s` as shifts or a multiply-high (later passes do not reduce divisions).
+                s => crate::strength_reduce::udiv(&mut cur, t, s),
+            };
+            // J when the start and the bound are constants (and the loop runs).
+            let const_j = match (cur.func.dfg.value_const(init), cur.func.dfg.value_const(n)) {
+                (Some(i0), Some(n0)) => {
+                    let (i0, n0) = (i0 as u32, n0 as u32);
+                    let runs = if lp.signed {
+                        (i0 as i32) < (n0 as i32)
+                    } else {
+                        i0 < n0
+                    };
+                    runs.then(|| (n0.wrapping_sub(1).wrapping_sub(i0)) / step)
+                }
+                _ => None,
+            };
+            for iv in &c.ivs {
+                // A constant step may be defined in the loop: materialize it here.
+                let step = match iv.coef {
+                    Coef::Const(k) => cur.ins().iconst(Type::B32, u64::from(k)),
+                    Coef::Var => iv.step,
+                };
+                let second = cur.ins().iadd(iv.init, step);
+                let grown = cur.ins().imul(step, big_j);
+                let at_last = cur.ins().iadd(iv.init, grown);
+                subst.insert(iv.param, [iv.init, second, at_last]);
+            }
+            if step > 1 {
+                let max: u64 = if lp.signed { 0x7fff_ffff } else { 0xffff_ffff };
+                let lim = cur.ins().iconst(Type::B32, max - u64::from(step - 1));
+                let cc = if lp.signed { IntCC::Sle } else { IntCC::Ule };
+                all.and(&mut cur, cc, n, lim);
+            }
+            (big_j, const_j)
+        }
+        // A guarded loop: `iv` takes values in `[0, n - 1]` only, so the addresses, affine in
+        // `iv`, are those of `iv = 0, 1, .., n - 1` at most.
+        None => {
+            let zero = cur.ins().iconst(Type::B32, 0);
+            subst.insert(lp.iv_value, [zero, one, last]);
+            let const_j = cur
+                .func
+                .dfg
+                .value_const(n)
+                .and_then(|n0| (n0 as u32).checked_sub(1));
+            (last, const_j)
+        }
+    };
     let mut ev = Eval {
         members,
         subst,
@@ -428,6 +530,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
     let two31 = cur.ins().iconst(Type::B32, 1 << 31);
     let mut lens: HashMap<MemSpace, Value> = HashMap::default();
     let mut coef_done: HashSet<u32> = HashSet::default();
+    let mut var_done: HashSet<Value> = HashSet::default();
     // Accesses at one address in one space (a vector's words, neighbours at `a + c` folded
     // into offsets) share one test: the lowest offset and the highest end.
     let mut groups: Vec<(Value, MemSpace, Coef, i64, i64)> = Vec::new();
@@ -467,6 +570,8 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
                     }
                 }
             },
+            // Addresses that differ by an invariant grow alike: one test per growth.
+            Coef::Var if !var_done.insert(growth_root(func, members, a)) => {}
             Coef::Var => {
                 let f1 = ev.eval(func, test, a, At::Second);
                 let mut cur = FuncCursor::new(func).at_end(test);
@@ -513,6 +618,28 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         }
     }
     all.0.expect("every access adds a condition")
+}
+
+/// `a` without the loop-invariant addends of its top `iadd`s: an address growing as this
+/// value does, per iteration.
+fn growth_root(func: &Function, members: &HashSet<Block>, mut a: Value) -> Value {
+    while let Some(i) = func.dfg.value_inst(a) {
+        let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } = func.dfg.insts[i]
+        else {
+            break;
+        };
+        if crate::affine::defined_outside(func, members, y) {
+            a = x;
+        } else if crate::affine::defined_outside(func, members, x) {
+            a = y;
+        } else {
+            break;
+        }
+    }
+    a
 }
 
 /// A conjunction of compares, built as they are emitted (one live `pred` at a time; the

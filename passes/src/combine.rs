@@ -13,6 +13,7 @@
 //!   the funnel shift `fshr lo, hi, k`.
 //! - `fadd a, (fneg b)` becomes `fsub a, b` (and `fadd (fneg a), b`, `fsub a, (fneg b)`
 //!   likewise): the same IEEE operation, and the backend's FADD negates an operand for free.
+//!   `iadd`/`isub` of an `ineg` likewise (exact modulo 2^32).
 //! - Division by a run-time power of two `p = ishl 1, k` (never 0: shift counts are masked):
 //!   `udiv x, p` becomes `ushr x, k` and `urem x, p` becomes `and x, (p + -1)` (one new
 //!   instruction before it) instead of the division sequence.
@@ -116,7 +117,7 @@ pub fn combine(func: &mut Function) -> usize {
                 }
             }),
             InstructionData::Binary {
-                opcode: op @ (Opcode::Fadd | Opcode::Fsub),
+                opcode: op @ (Opcode::Fadd | Opcode::Fsub | Opcode::Iadd | Opcode::Isub),
                 args: [a, b],
             } => negation_folded(func, op, a, b)
                 .map(|(opcode, args)| InstructionData::Binary { opcode, args }),
@@ -168,24 +169,27 @@ fn bmask_of(func: &Function, v: Value) -> Option<Value> {
 
 /// `fadd a, (fneg b)` as `fsub a, b`, `fadd (fneg a), b` as `fsub b, a`, `fsub a, (fneg b)`
 /// as `fadd a, b`: the same IEEE operation (`a - b` is `a + -b`; flushing a denormal keeps its
-/// sign, and a NaN result is canonical either way), without the sign-flip instruction.
+/// sign, and a NaN result is canonical either way), without the sign-flip instruction. The
+/// same for `iadd`/`isub` of an `ineg` (exact modulo 2^32), which AMD IL's `_neg` modifier on
+/// an integer source leaves (`iadd r, a, b_neg(x)`).
 fn negation_folded(
     func: &Function,
     op: Opcode,
     a: Value,
     b: Value,
 ) -> Option<(Opcode, [Value; 2])> {
-    let fneg = |v: Value| match func.dfg.value_inst(v).map(|i| &func.dfg.insts[i]) {
-        Some(InstructionData::Unary {
-            opcode: Opcode::Fneg,
-            args,
-        }) => Some(args[0]),
+    let (add, sub, neg) = match op {
+        Opcode::Fadd | Opcode::Fsub => (Opcode::Fadd, Opcode::Fsub, Opcode::Fneg),
+        _ => (Opcode::Iadd, Opcode::Isub, Opcode::Ineg),
+    };
+    let negated = |v: Value| match func.dfg.value_inst(v).map(|i| &func.dfg.insts[i]) {
+        Some(InstructionData::Unary { opcode, args }) if *opcode == neg => Some(args[0]),
         _ => None,
     };
-    match (op, fneg(a), fneg(b)) {
-        (Opcode::Fadd, _, Some(y)) => Some((Opcode::Fsub, [a, y])),
-        (Opcode::Fadd, Some(x), None) => Some((Opcode::Fsub, [b, x])),
-        (Opcode::Fsub, _, Some(y)) => Some((Opcode::Fadd, [a, y])),
+    match (op == add, negated(a), negated(b)) {
+        (true, _, Some(y)) => Some((sub, [a, y])),
+        (true, Some(x), None) => Some((sub, [b, x])),
+        (false, _, Some(y)) => Some((add, [a, y])),
         _ => None,
     }
 }

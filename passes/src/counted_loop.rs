@@ -7,7 +7,9 @@
 //! block (the exit may take arguments); `iv` is a `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
 //! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
-//! the operand order and the branch sense.
+//! the operand order and the branch sense. A guarded loop ([`recognize_guarded`]) has the
+//! same shape and test, whatever the latch passes for `iv` (a grid-stride loop's invariant
+//! step, say): inside it `iv < n` still holds on every iteration.
 //!
 //! Requires: a verified function and its CFG, dominator tree and loop info. Guarantees:
 //! [`recognize`] only describes loops of that shape; it changes nothing.
@@ -21,9 +23,10 @@ use crate::FastHashMap;
 /// Largest step a counted loop may take.
 pub const MAX_STEP: u32 = 1 << 20;
 
-/// A recognized counted loop.
+/// A loop guarded by its header's test `iv < n` (module doc), whatever the latch adds to
+/// `iv`: inside the loop, `iv < n` holds.
 #[derive(Clone, Debug)]
-pub struct CountedLoop {
+pub struct GuardedLoop {
     /// The loop header.
     pub header: Block,
     /// The block entering the header from outside the loop.
@@ -40,14 +43,28 @@ pub struct CountedLoop {
     pub iv_value: Value,
     /// Its value on entry (the preheader's argument).
     pub init: Value,
-    /// The constant step the latch adds.
-    pub step: u32,
     /// The bound `n` of `iv < n`.
     pub bound: Value,
     /// Whether the comparison is signed.
     pub signed: bool,
     /// `iconst`s in the header.
     pub header_consts: Vec<Inst>,
+}
+
+/// A recognized counted loop: a guarded loop whose latch adds a constant step.
+#[derive(Clone, Debug)]
+pub struct CountedLoop {
+    /// The loop's shape and test.
+    pub guard: GuardedLoop,
+    /// The constant step the latch adds.
+    pub step: u32,
+}
+
+impl std::ops::Deref for CountedLoop {
+    type Target = GuardedLoop;
+    fn deref(&self) -> &GuardedLoop {
+        &self.guard
+    }
 }
 
 /// The loop headed by `h` if it is a counted loop (module doc).
@@ -58,6 +75,38 @@ pub fn recognize(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<CountedLoop> {
+    let guard = recognize_guarded(func, cfg, dt, loops, h)?;
+    // The latch passes `iv + s`.
+    let lt = func.layout.last_inst(guard.latch)?;
+    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
+        return None;
+    };
+    let next = *dests[0].args.get(guard.iv)?;
+    let add = func.dfg.value_inst(next)?;
+    if func.dfg.opcode(add) != Opcode::Iadd {
+        return None;
+    }
+    let a = func.dfg.inst_args(add);
+    let step = match (a[0] == guard.iv_value, a[1] == guard.iv_value) {
+        (true, false) => func.dfg.value_const(a[1])?,
+        (false, true) => func.dfg.value_const(a[0])?,
+        _ => return None,
+    } as u32;
+    if step == 0 || step > MAX_STEP {
+        return None;
+    }
+    Some(CountedLoop { guard, step })
+}
+
+/// The loop headed by `h` if it has a counted loop's shape and test (module doc), whatever
+/// its latch passes for `iv`.
+pub fn recognize_guarded(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<GuardedLoop> {
     if !loops.is_header(h) {
         return None;
     }
@@ -148,25 +197,6 @@ pub fn recognize(
         return None;
     }
     let iv = params.iter().position(|&p| p == iv_value)?;
-    // The latch passes `iv + s`.
-    let lt = func.layout.last_inst(latch)?;
-    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
-        return None;
-    };
-    let next = *dests[0].args.get(iv)?;
-    let add = func.dfg.value_inst(next)?;
-    if func.dfg.opcode(add) != Opcode::Iadd {
-        return None;
-    }
-    let a = func.dfg.inst_args(add);
-    let step = match (a[0] == iv_value, a[1] == iv_value) {
-        (true, false) => func.dfg.value_const(a[1])?,
-        (false, true) => func.dfg.value_const(a[0])?,
-        _ => return None,
-    } as u32;
-    if step == 0 || step > MAX_STEP {
-        return None;
-    }
     // The preheader branches to the header on exactly one of its edges.
     let pt = func.layout.last_inst(pre)?;
     let mut to_header = func.dfg.insts[pt]
@@ -177,7 +207,7 @@ pub fn recognize(
         return None;
     };
     let init = *edge.args.get(iv)?;
-    Some(CountedLoop {
+    Some(GuardedLoop {
         header: h,
         pre,
         latch,
@@ -186,7 +216,6 @@ pub fn recognize(
         iv,
         iv_value,
         init,
-        step,
         bound,
         signed,
         header_consts,

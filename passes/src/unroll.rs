@@ -203,13 +203,14 @@ fn candidate(
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
     let (signed, step, bound) = (c.signed, c.step, c.bound);
     let trips = constant_trips(func, &c);
+    let (pre, latch, body_entry, iv) = (c.pre, c.latch, c.body_entry, c.iv);
     Some(Counted {
         header: h,
-        pre: c.pre,
-        latch: c.latch,
-        body: c.body,
-        body_entry: c.body_entry,
-        iv: c.iv,
+        pre,
+        latch,
+        body: c.guard.body,
+        body_entry,
+        iv,
         step,
         bound,
         signed,
@@ -217,7 +218,7 @@ fn candidate(
         load_words,
         load_regs_8,
         trips,
-        header_consts: c.header_consts,
+        header_consts: c.guard.header_consts,
     })
 }
 

@@ -6,7 +6,9 @@
 //! [`Ranges::range`] gives for it, read as an unsigned 32-bit number. The analysis looks
 //! through a bounded depth of pure integer operations, and through the induction variables
 //! of counted loops (`for (i = init; i < n; i += step)`: a header holding only constants and
-//! the exit test, one latch adding a constant step); other block parameters, loads and
+//! the exit test, one latch adding a constant step) and loop parameters that only shrink
+//! (`for (s = 512; s > 0; s >>= 1)`: every latch passes the parameter shifted right, masked,
+//! `umin`-ed or divided, so it stays within its entry values' bound); other block parameters, loads and
 //! anything it does not model are `[0, u32::MAX]`. A sum, difference, product or shift is
 //! bounded only when its bounds do not wrap, so every range is sound for the IR's wrapping
 //! arithmetic.
@@ -49,18 +51,25 @@ struct Iv {
 type MemoKey = (Value, Option<Block>, Option<Block>, u32);
 
 /// A compare that holds (or fails, `holds == false`) wherever `block` dominates: `block` is
-/// entered only through one edge of a `brif` on it.
+/// entered only through one edge of a `brif` on it. The fact is on the compare's first
+/// operand (`lhs`) or its second, or, `below_max`, on an operand of a `umax` chain there:
+/// an upper bound of `umax(a, b)` bounds `a` and `b` (and only an upper bound does).
 #[derive(Clone, Copy, Debug)]
 struct EdgeFact {
     block: Block,
     cmp: Inst,
     holds: bool,
+    lhs: bool,
+    below_max: bool,
 }
 
 /// Loop and branch facts for range queries, computed once per function (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     ivs: HashMap<Value, Iv>,
+    /// Loop header parameters that only shrink (module doc): their values from outside the
+    /// loop, and whether an arithmetic shift needs them below 2^31.
+    shrinking: HashMap<Value, (Vec<Value>, bool)>,
     /// Per compared value, the branch facts on it.
     facts: HashMap<Value, Vec<EdgeFact>>,
     /// The dominator tree when the facts were computed: a block created later dominates
@@ -89,6 +98,7 @@ impl Ranges {
         for &h in dt.rpo() {
             if loops.is_header(h) {
                 r.counted_loop(func, &cfg, &dt, &loops, h);
+                r.shrinking_params(func, &cfg, &dt, h);
             }
         }
         for &b in dt.rpo() {
@@ -120,14 +130,29 @@ impl Ranges {
             };
             match &func.dfg.insts[inst] {
                 InstructionData::IntCompare { args, .. } => {
-                    for &x in args {
-                        if func.dfg.value_const(x).is_none() {
+                    for (k, &x) in args.iter().enumerate() {
+                        let mut operands = vec![(x, false, 0u32)];
+                        while let Some((y, below_max, d)) = operands.pop() {
+                            if func.dfg.value_const(y).is_some() {
+                                continue;
+                            }
                             let f = EdgeFact {
                                 block: b,
                                 cmp: inst,
                                 holds,
+                                lhs: k == 0,
+                                below_max,
                             };
-                            self.facts.entry(x).or_default().push(f);
+                            self.facts.entry(y).or_default().push(f);
+                            if let Some(InstructionData::Binary {
+                                opcode: Opcode::Umax,
+                                args: m,
+                            }) = func.dfg.value_inst(y).map(|i| &func.dfg.insts[i])
+                            {
+                                if d < 4 {
+                                    operands.extend(m.iter().map(|&a| (a, true, d + 1)));
+                                }
+                            }
                         }
                     }
                 }
@@ -169,12 +194,15 @@ impl Ranges {
                 continue;
             };
             // As `v cc other`, holding.
-            let (cc, other) = if args[0] == v {
+            let (cc, other) = if f.lhs {
                 (cond, args[1])
             } else {
                 (cond.swap_args(), args[0])
             };
             let cc = if f.holds { cc } else { cc.inverse() };
+            if f.below_max && !matches!(cc, IntCC::Ult | IntCC::Ule) {
+                continue;
+            }
             let o = self.rec(func, other, Some(at), Some(at), depth - 1);
             // Signed compares of values both below 2^31 order them as unsigned ones do.
             let signed_ok = out.1 <= I32_MAX && o.1 <= I32_MAX;
@@ -206,6 +234,50 @@ impl Ranges {
         }
     }
 
+    /// Records the parameters of loop header `h` that every latch passes as a value no larger
+    /// than the parameter itself: `p >> k`, `p & m`, `umin(p, x)`, `p / c` and chains of those
+    /// (`for (s = 512; s > 0; s >>= 1)`). Such a parameter never exceeds its largest entry
+    /// value.
+    fn shrinking_params(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        dt: &DominatorTree,
+        h: Block,
+    ) {
+        let params = func.dfg.block_params(h);
+        for (k, &p) in params.iter().enumerate() {
+            if func.dfg.value_type(p) != Type::B32 || self.ivs.contains_key(&p) {
+                continue;
+            }
+            let mut inits = Vec::new();
+            let mut signed = false;
+            let ok = cfg.preds(h).iter().all(|&pred| {
+                let Some(t) = func.layout.last_inst(pred) else {
+                    return false;
+                };
+                func.dfg.insts[t]
+                    .branch_destinations()
+                    .iter()
+                    .filter(|d| d.block == h)
+                    .all(|d| {
+                        let Some(&a) = d.args.get(k) else {
+                            return false;
+                        };
+                        if dt.dominates(h, pred) {
+                            shrinks(func, a, p, 4, &mut signed)
+                        } else {
+                            inits.push(a);
+                            true
+                        }
+                    })
+            });
+            if ok && !inits.is_empty() {
+                self.shrinking.insert(p, (inits, signed));
+            }
+        }
+    }
+
     fn counted_loop(
         &mut self,
         func: &Function,
@@ -222,7 +294,7 @@ impl Ranges {
                 step: u64::from(c.step),
                 bound: c.bound,
                 signed: c.signed,
-                body: c.body.into_iter().collect(),
+                body: c.body.iter().copied().collect(),
             },
         );
         Some(())
@@ -419,6 +491,19 @@ impl Ranges {
         user: Option<Block>,
         depth: u32,
     ) -> (u64, u64) {
+        if let Some((inits, signed)) = self.shrinking.get(&p) {
+            let hi = inits
+                .iter()
+                .map(|&x| self.rec(func, x, None, None, depth - 1).1)
+                .max()
+                .unwrap_or(MAX);
+            // An arithmetic shift shrinks only a value below 2^31.
+            return if *signed && hi > I32_MAX {
+                FULL
+            } else {
+                (0, hi)
+            };
+        }
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
@@ -449,6 +534,36 @@ impl Ranges {
         // Elsewhere (the header, after the loop): at most `top`, or the start if the body
         // never ran.
         (init_lo, top.max(init_hi))
+    }
+}
+
+/// Whether `v` is at most `p` (as unsigned numbers) whatever `p` is, through `depth` of
+/// shifts right, masks, `umin` and divisions by a nonzero constant; `signed` is set when an
+/// arithmetic shift is involved (at most `p` only for `p < 2^31`).
+fn shrinks(func: &Function, v: Value, p: Value, depth: u32, signed: &mut bool) -> bool {
+    if v == p {
+        return true;
+    }
+    let Some(InstructionData::Binary {
+        opcode,
+        args: [a, b],
+    }) = func.dfg.value_inst(v).map(|i| &func.dfg.insts[i])
+    else {
+        return false;
+    };
+    if depth == 0 {
+        return false;
+    }
+    let sub = |x: Value, signed: &mut bool| shrinks(func, x, p, depth - 1, signed);
+    match opcode {
+        Opcode::Ushr => sub(*a, signed),
+        Opcode::Ishr => {
+            *signed = true;
+            sub(*a, signed)
+        }
+        Opcode::Band | Opcode::Umin => sub(*a, signed) || sub(*b, signed),
+        Opcode::Udiv => func.dfg.value_const(*b).is_some_and(|c| c != 0) && sub(*a, signed),
+        _ => false,
     }
 }
 
@@ -575,6 +690,41 @@ mod tests {
         )
     }
 
+    /// `for (s = start; s > 0; s = next(s)) out[s] = s`: the range of `s` in the body.
+    fn shrinking_range(start: &str, next: &str) -> (u64, u64) {
+        let text = format!(
+            "kernel %k {{\n    group_size 1, 1, 1\n    uav0 = raw\n    cb0 = 16\n\nblock0:\n    \
+             v0 = iconst.b32 0x0\n    v1 = {start}\n    v3 = iconst.b32 0x1\n    \
+             jump block1(v1)\n\nblock1(v10: b32):\n    v12 = icmp ne v10, v0\n    \
+             brif v12, block2, block3\n\nblock2:\n    store.b32 uav0[v10], v10\n    \
+             {next}\n    jump block1(v14)\n\nblock3:\n    return\n}}\n"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        r.range(&f, f.dfg.block_params(blocks[1])[0], Some(blocks[2]))
+    }
+
+    #[test]
+    fn shrinking_loop_parameters_stay_below_their_start() {
+        let c512 = "iconst.b32 0x200";
+        // A tree reduction's stride: halved every iteration, never above its start.
+        assert_eq!(shrinking_range(c512, "v14 = ushr v10, v3"), (0, 512));
+        assert_eq!(shrinking_range(c512, "v14 = ishr v10, v3"), (0, 512));
+        assert_eq!(
+            shrinking_range(c512, "v13 = ushr v10, v3\n    v14 = and v13, v1"),
+            (0, 512)
+        );
+        // An arithmetic shift of a value that may be negative, or a growing step: unknown.
+        assert_eq!(
+            shrinking_range("load.b32 cb0[0]", "v14 = ishr v10, v3"),
+            FULL
+        );
+        assert_eq!(shrinking_range(c512, "v14 = iadd v10, v3"), FULL);
+        assert_eq!(shrinking_range(c512, "v14 = ishl v10, v3"), FULL);
+    }
+
     #[test]
     fn counted_loop_counters_are_bounded_in_and_after_the_body() {
         let c = |x: u32| format!("iconst.b32 {x:#x}");
@@ -642,6 +792,16 @@ mod tests {
         assert_eq!(
             guarded("v6 = iconst.b32 0x40\n    v7 = icmp uge v0, v6\n    v8 = icmp eq v0, v1\n    v3 = por v8, v7").1,
             (512, (63 + 128) * 4)
+        );
+        // An upper bound of a `umax` bounds its operands; a lower bound does not.
+        let max = "v6 = special ctaid.x\n    v7 = umax v6, v0\n    v8 = iconst.b32 0x40";
+        assert_eq!(
+            guarded(&format!("{max}\n    v3 = icmp ult v7, v8")),
+            ((512, (63 + 128) * 4), all)
+        );
+        assert_eq!(
+            guarded(&format!("{max}\n    v3 = icmp ugt v7, v8")),
+            (all, (512, (64 + 128) * 4))
         );
         // A signed compare with a non-negative value orders as an unsigned one.
         assert_eq!(guarded("v3 = icmp slt v0, v1").0, (512, 1020));

@@ -746,6 +746,32 @@ def legacy_mad(a, b, c):
 @case
 def legacy_edge():
     c = Case('legacy_edge', (1, 1, 1))
+    vals = legacy_edge_inputs()
+    c.uav(0, vals)
+    out = []
+    for t in range(16):
+        x = [fv(w) for w in vals[8 * t:8 * t + 4]]
+        y = [fv(w) for w in vals[8 * t + 4:8 * t + 8]]
+
+        def mul(a, b):
+            return 0 if (a == 0.0 or b == 0.0) else fres(a * b)
+
+        def dot(n):
+            acc = mul(x[0], y[0])
+            for k in range(1, n):
+                acc = legacy_mad(x[k], y[k], fv(acc))
+            return acc
+
+        out += [legacy_mad(x[0], y[0], x[1]), mul(x[0], y[0]), dot(2), dot(3),
+                dot(4), fres(fv(dot(2)) + x[2]), legacy_mad(x[2], y[2], y[3]), mul(x[3], y[3])]
+    c.uav(1, [0] * 8 * 16)
+    c.expect(1, out)
+    return c
+
+
+def legacy_edge_inputs():
+    """16 rows of 8 floats: zeros of both signs, infinities, NaN, denormals, products that
+    underflow or overflow, a fused product whose single rounding differs."""
     r = rnd(55)
     inf, nan = math.inf, math.nan
     den, nden = 0x00011BD9, 0x80011BD9
@@ -768,23 +794,34 @@ def legacy_edge():
     vals = []
     for row in rows:
         vals += [x if isinstance(x, int) else bits(x) for x in row]
+    return vals
+
+
+def ieee_fma(a, b, c):
+    """IL mad_ieee on flushed values: one rounding of a*b + c, the sign of an exact zero by
+    IEEE's rules, flushed."""
+    from fractions import Fraction
+    if a == 0.0 or b == 0.0 or not all(math.isfinite(x) for x in (a, b, c)):
+        return fres(a * b + c)  # a zero product is exact: float arithmetic signs it right
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    return ftz_bits(round_f32_exact(q))
+
+
+@case
+def negated_operands():
+    """mad/mad_ieee with _neg sources (the backend folds them into FFMA's operand
+    negation where exact) on legacy_edge's special values."""
+    vals = legacy_edge_inputs()
+    c = Case('negated_operands', (1, 1, 1))
     c.uav(0, vals)
     out = []
     for t in range(16):
         x = [fv(w) for w in vals[8 * t:8 * t + 4]]
         y = [fv(w) for w in vals[8 * t + 4:8 * t + 8]]
-
-        def mul(a, b):
-            return 0 if (a == 0.0 or b == 0.0) else fres(a * b)
-
-        def dot(n):
-            acc = mul(x[0], y[0])
-            for k in range(1, n):
-                acc = legacy_mad(x[k], y[k], fv(acc))
-            return acc
-
-        out += [legacy_mad(x[0], y[0], x[1]), mul(x[0], y[0]), dot(2), dot(3),
-                dot(4), fres(fv(dot(2)) + x[2]), legacy_mad(x[2], y[2], y[3]), mul(x[3], y[3])]
+        out += [legacy_mad(x[0], y[0], -x[1]), legacy_mad(x[0], -y[0], x[1]),
+                ieee_fma(x[2], -y[2], y[3]), ieee_fma(-x[2], y[2], -y[3]),
+                ieee_fma(-x[3], -y[1], x[0]), legacy_mad(x[3], y[3], -y[1]),
+                ieee_fma(x[1], y[0], -x[0]), legacy_mad(x[2], -y[3], -y[0])]
     c.uav(1, [0] * 8 * 16)
     c.expect(1, out)
     return c

@@ -74,11 +74,18 @@ impl Isel<'_> {
                 let (a, b) = self.canon(args[0], args[1]);
                 one(self.bin(Op::FMUL_R, a, b, &fmz_legacy)?)
             }
-            Opcode::Ffma => one(self.ffma(args[0], args[1], args[2], false, false, Fmz::Ftz)?),
+            // A negated factor or addend is FFMA's operand negation (exact in IEEE arithmetic:
+            // `a * -b` is `-(a * b)`), not a sign flip of its own.
+            Opcode::Ffma => {
+                let ([a, b, c], [na, nb, nc]) = self.fneg_operands([args[0], args[1], args[2]]);
+                one(self.ffma(a, b, c, na ^ nb, nc, Fmz::Ftz)?)
+            }
             // The legacy rule is exactly FFMA.FMZ: operands flushed, a zero factor makes the
-            // product +0 whatever the other factor (Inf, NaN), one rounding otherwise.
+            // product +0 whatever the other factor (Inf, NaN), one rounding otherwise. Only a
+            // negated addend folds: a negated product would turn that +0 into -0.
             Opcode::FmadLegacy => {
-                one(self.ffma(args[0], args[1], args[2], false, false, Fmz::Fmz)?)
+                let ([_, _, c], [_, _, nc]) = self.fneg_operands([args[0], args[1], args[2]]);
+                one(self.ffma(args[0], args[1], c, false, nc, Fmz::Fmz)?)
             }
             Opcode::Fmad => {
                 let m = self.one(
@@ -256,6 +263,19 @@ impl Isel<'_> {
 
     /// `(negb ? -b : b) * a + (negc ? -c : c)`, one rounding; `fmz` is `Ftz` (IEEE
     /// products) or `Fmz` (the legacy rule).
+    /// Each operand without an `fneg` it is (and whether it was).
+    fn fneg_operands(&self, args: [Value; 3]) -> ([Value; 3], [bool; 3]) {
+        let strip = |v: Value| match self.func.dfg.value_inst(v).map(|i| &self.func.dfg.insts[i]) {
+            Some(InstructionData::Unary {
+                opcode: Opcode::Fneg,
+                args: [x],
+            }) => (*x, true),
+            _ => (v, false),
+        };
+        let [(a, na), (b, nb), (c, nc)] = args.map(strip);
+        ([a, b, c], [na, nb, nc])
+    }
+
     fn ffma(&mut self, a: Value, b: Value, c: Value, negb: bool, negc: bool, fmz: Fmz) -> R32 {
         // A constant multiplier with a short f32 encoding is the immediate (FFMA_I, the sign
         // of a negated one folded in); a constant-buffer read or another constant becomes the
