@@ -26,7 +26,9 @@
 //!   predicate operation (`pand`/`por`/`pxor`, one new instruction before it): `bmask` maps
 //!   false to 0 and true to all ones, so the bitwise operation on the masks is the mask of
 //!   the logical one. `icmp ne (bmask p), 0` then folds to `p` (`const_fold`), so a
-//!   condition `a < n && b < n` stays in predicates instead of two `SEL`s and a `LOP`.
+//!   condition `a < n && b < n` stays in predicates instead of two `SEL`s and a `LOP`. A
+//!   `select` of two `bmask`s (`cmov_logical` of truth values) likewise becomes the `bmask`
+//!   of the predicate `select`.
 //!
 //! Known low zero bits ("trailing zeros", 0..=32 for `b32` values) come from one optimistic
 //! fixed point over the function, so loop-carried values (`p = phi(base, p + 16)`) count:
@@ -67,6 +69,12 @@ pub fn combine(func: &mut Function) -> usize {
                 args: [a, b],
             } if bmask_of(func, a).is_some() && bmask_of(func, b).is_some() => {
                 mask_of_predicates(func, inst, op, a, b)
+            }
+            InstructionData::Ternary {
+                opcode: Opcode::Select,
+                args: [c, a, b],
+            } if bmask_of(func, a).is_some() && bmask_of(func, b).is_some() => {
+                mask_of_selected(func, inst, c, a, b)
             }
             InstructionData::Binary {
                 opcode: Opcode::Band,
@@ -153,6 +161,26 @@ fn mask_of_predicates(
     Some(InstructionData::Unary {
         opcode: Opcode::Bmask,
         args: [c],
+    })
+}
+
+/// `bmask (select c, p, q)` for `select c, (bmask p), (bmask q)` (IL's `cmov_logical` of
+/// two truth values), the predicate select inserted before `inst`.
+fn mask_of_selected(
+    func: &mut Function,
+    inst: Inst,
+    c: Value,
+    a: Value,
+    b: Value,
+) -> Option<InstructionData> {
+    let (p, q) = (bmask_of(func, a)?, bmask_of(func, b)?);
+    let s = crate::ir::FuncCursor::new(func)
+        .at_inst(inst)
+        .ins()
+        .select(c, p, q);
+    Some(InstructionData::Unary {
+        opcode: Opcode::Bmask,
+        args: [s],
     })
 }
 

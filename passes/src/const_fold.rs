@@ -7,7 +7,7 @@
 //!   its number);
 //! - exact identities are applied by rewriting uses of the result to an operand:
 //!   `x + 0`, `0 + x`, `x - 0`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0`, `x * 1`, `x / 1`
-//!   (signed and unsigned), `x & ~0`, `umin/umax/imin/imax x, x`, `and/or x, x`,
+//!   (signed and unsigned), `x & ~0`, `x * 0` and `x & 0` (the zero operand), `umin/umax/imin/imax x, x`, `and/or x, x`,
 //!   `select p, x, x`, `select true, x, y`, `select false, x, y`, `copy x`,
 //!   `pnot (pnot p)`, `x & ~(2^k - 1)` for `x` a provable multiple of `2^k` (k <= 4), and
 //!   the AMD IL boolean round trips `icmp ne (bmask p), 0` and
@@ -176,6 +176,9 @@ fn identity(func: &Function, data: &InstructionData) -> Option<Value> {
         Isub | Ishl | Ishr | Ushr if c(1) == Some(0) => Some(args[0]),
         Imul | Idiv | Udiv if c(1) == Some(1) => Some(args[0]),
         Imul if c(0) == Some(1) => Some(args[1]),
+        // x * 0, x & 0  ->  the zero (reassociate's `c * y` for an unrolled copy's c = 0)
+        Imul | Band if c(1) == Some(0) => Some(args[1]),
+        Imul | Band if c(0) == Some(0) => Some(args[0]),
         // a * 0 + c  ->  c (flattened ids of a grid whose y/z ids are known 0)
         Imad if c(0) == Some(0) || c(1) == Some(0) => Some(args[2]),
         Band if c(1) == Some(ones) => Some(args[0]),

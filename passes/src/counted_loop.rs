@@ -9,7 +9,10 @@
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
 //! the operand order and the branch sense. A guarded loop ([`recognize_guarded`]) has the
 //! same shape and test, whatever the latch passes for `iv` (a grid-stride loop's invariant
-//! step, say): inside it `iv < n` still holds on every iteration.
+//! step, say): inside it `iv < n` still holds on every iteration. [`recognize_descending`]
+//! also accepts a loop counting down: the latch passes `iv - s` and the loop continues while
+//! `iv > n` (`iv != 0` is `iv >u 0`); [`recognize`] and [`recognize_guarded`] never describe
+//! one (their users reason about `iv < n`).
 //!
 //! Requires: a verified function and its CFG, dominator tree and loop info. Guarantees:
 //! [`recognize`] only describes loops of that shape; it changes nothing.
@@ -47,6 +50,9 @@ pub struct GuardedLoop {
     pub bound: Value,
     /// Whether the comparison is signed.
     pub signed: bool,
+    /// The loop counts down: it continues while `iv > bound` (and a counted loop's latch
+    /// passes `iv - step`); only from [`recognize_descending`].
+    pub descending: bool,
     /// `iconst`s in the header.
     pub header_consts: Vec<Inst>,
 }
@@ -67,7 +73,7 @@ impl std::ops::Deref for CountedLoop {
     }
 }
 
-/// The loop headed by `h` if it is a counted loop (module doc).
+/// The loop headed by `h` if it is a counted loop counting up (module doc).
 pub fn recognize(
     func: &Function,
     cfg: &ControlFlowGraph,
@@ -75,7 +81,22 @@ pub fn recognize(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<CountedLoop> {
-    let guard = recognize_guarded(func, cfg, dt, loops, h)?;
+    counted(func, recognize_guarded(func, cfg, dt, loops, h)?)
+}
+
+/// The loop headed by `h` if it is a counted loop counting up or down (module doc).
+pub fn recognize_descending(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<CountedLoop> {
+    counted(func, guarded(func, cfg, dt, loops, h, true)?)
+}
+
+/// `guard` with the constant step its latch adds (subtracts, counting down).
+fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
     // The latch passes `iv + s`.
     let lt = func.layout.last_inst(guard.latch)?;
     let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
@@ -87,11 +108,16 @@ pub fn recognize(
         return None;
     }
     let a = func.dfg.inst_args(add);
-    let step = match (a[0] == guard.iv_value, a[1] == guard.iv_value) {
+    let added = match (a[0] == guard.iv_value, a[1] == guard.iv_value) {
         (true, false) => func.dfg.value_const(a[1])?,
         (false, true) => func.dfg.value_const(a[0])?,
         _ => return None,
     } as u32;
+    let step = if guard.descending {
+        added.wrapping_neg()
+    } else {
+        added
+    };
     if step == 0 || step > MAX_STEP {
         return None;
     }
@@ -106,6 +132,17 @@ pub fn recognize_guarded(
     dt: &DominatorTree,
     loops: &LoopInfo,
     h: Block,
+) -> Option<GuardedLoop> {
+    guarded(func, cfg, dt, loops, h, false)
+}
+
+fn guarded(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+    down_ok: bool,
 ) -> Option<GuardedLoop> {
     if !loops.is_header(h) {
         return None;
@@ -174,9 +211,15 @@ pub fn recognize_guarded(
     if !continue_if_true {
         cc = cc.inverse();
     }
-    let signed = match cc {
-        IntCC::Slt => true,
-        IntCC::Ult => false,
+    // `iv != 0` is `iv >u 0`.
+    if cc == IntCC::Ne && func.dfg.value_const(bound) == Some(0) {
+        cc = IntCC::Ugt;
+    }
+    let (signed, descending) = match cc {
+        IntCC::Slt => (true, false),
+        IntCC::Ult => (false, false),
+        IntCC::Sgt if down_ok => (true, true),
+        IntCC::Ugt if down_ok => (false, true),
         _ => return None,
     };
     if func.dfg.value_type(iv_value) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
@@ -218,6 +261,7 @@ pub fn recognize_guarded(
         init,
         bound,
         signed,
+        descending,
         header_consts,
     })
 }

@@ -1,6 +1,7 @@
-//! Memory access combining: neighbouring 32-bit loads (or stores) of one UAV, SRV or `g[]` through
-//! the same address value become one 64- or 128-bit access when the address is known to be
-//! aligned for it.
+//! Memory access combining: neighbouring 32-bit loads (or stores) of one UAV, SRV, `g[]` or LDS,
+//! or indexed reads of one constant buffer, through the same address value become one 64- or
+//! 128-bit access when the address is known to be aligned for it (constant buffers: 64-bit at
+//! most, SM50's `LDC` has no wider form; reads at a constant address stay operands).
 //!
 //! Requires: verified SSA. Guarantees: behaviour unchanged. The IR checks a wide access word
 //! by word (each word's address is `addr + offset + 4k` computed exactly, out-of-range words
@@ -15,9 +16,11 @@
 //!   provably 16/8-byte aligned ([`known_align`]: shifts, multiplies by constants, sums, selects,
 //!   masks; or the first word's access records that alignment); the new access records it.
 //!
-//! What it buys: with accesses promised in bounds, `LDG.E.128`/`STG.E.64` instead of four or
-//! two instructions, and no register moves to assemble a double from two words (bounds-checked
-//! accesses are still split per word by the backend, so they neither gain nor lose).
+//! What it buys: with accesses promised in bounds, `LDG.E.128`/`STG.E.64`/`LDS.128`/`LDC.64`
+//! instead of four or two instructions (a constant buffer's size is a multiple of 16 bytes, so
+//! the backend's one check of an aligned `LDC.64` equals the two words' checks), and no
+//! register moves to assemble a double from two words (other bounds-checked accesses are
+//! still split per word by the backend, so they neither gain nor lose).
 
 use crate::ir::{
     Block, FuncCursor, Function, Inst, InstructionData, MemArg, MemSize, MemSpace, Opcode, Value,
@@ -60,7 +63,11 @@ fn candidate(func: &Function, inst: Inst, loads: bool) -> Option<(MemSpace, Valu
     if mem.size != MemSize::Words(1)
         || !matches!(
             mem.space,
-            MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global
+            MemSpace::Uav(_)
+                | MemSpace::Srv(_)
+                | MemSpace::Global
+                | MemSpace::Lds(_)
+                | MemSpace::Cb(_)
         )
     {
         return None;
@@ -167,7 +174,9 @@ fn combine_group(
         let run_len = |n: usize| {
             i + n <= by_off.len() && (0..n).all(|k| by_off[i + k].offset == off + 4 * k as i32)
         };
-        let n = if align_here >= 16 && run_len(4) {
+        // SM50's LDC reads at most 64 bits.
+        let quads = !matches!(space, MemSpace::Cb(_));
+        let n = if quads && align_here >= 16 && run_len(4) {
             4
         } else if align_here >= 8 && run_len(2) {
             2

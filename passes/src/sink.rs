@@ -8,7 +8,8 @@
 //! loop's exit values computed in the loop's preheader.
 //!
 //! An instruction in block `B` moves to `S` when `S`'s only predecessor is `B` (so `S` runs
-//! at most as often as `B`, and never in a deeper loop) and no successor of `B` only returns
+//! at most as often as `B`, and never in a deeper loop), `B` has another successor (a sole
+//! successor runs whenever `B` does: nothing is saved) and no successor of `B` only returns
 //! (a kernel's `if (id < n)` guard: the lanes leaving do no work, and the block below would
 //! only grow), every use of its results lies in a
 //! block `S` dominates (block arguments count as uses in the block whose branch passes
@@ -78,7 +79,13 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut only_succ: HashMap<Block, SmallVec<[Block; 2]>> = HashMap::default();
     for &b in dt.rpo() {
         if let &[p] = cfg.preds(b) {
-            if p != b && !cfg.succs(p).iter().any(|&s| func.only_returns(s)) {
+            // A block's sole successor runs whenever it does: moving there saves nothing and
+            // only stretches live ranges (a fully unrolled loop's sums would wait below all
+            // of its loads).
+            if p != b
+                && cfg.succs(p).len() > 1
+                && !cfg.succs(p).iter().any(|&s| func.only_returns(s))
+            {
                 only_succ.entry(p).or_default().push(b);
             }
         }

@@ -5,8 +5,10 @@
 //! that the single latch advances by a constant step `s > 0` (`jump header(.., iv + s, ..)`),
 //! `n` is defined outside the loop, the loop
 //! continues while `iv < n` (signed or unsigned, after normalizing the operand order and the
-//! branch sense), and only the header leaves the loop. Such a loop gets an unrolled copy in
-//! front of it:
+//! branch sense), and it is left from the header, or also from its body (a `break`) when all
+//! of its exits go to one block that only the loop enters: the values used after the loop then
+//! become that block's parameters, so each copy's exit passes its own. Such a loop gets an
+//! unrolled copy in front of it:
 //!
 //! ```text
 //! pre:   lim = n - (k-1)s  if that does not wrap, else the type's minimum
@@ -18,7 +20,9 @@
 //!
 //! `p.iv < lim` implies `p.iv + (k-1)s < n` without overflow, so the k copies run exactly the
 //! iterations the original would, and the original loop (now the remainder) finishes the last
-//! `< k` of them. A body's size counts the instructions that depend on the loop (pure
+//! `< k` of them. A loop counting down (`iv -= s` while `iv > n`, or `iv != 0` with `s = 1`:
+//! [`crate::counted_loop::recognize_descending`]) is the mirror image: `lim = n + (k-1)s` (the
+//! type's maximum when that wraps) and the test `p.iv > lim`. A body's size counts the instructions that depend on the loop (pure
 //! computations on loop-invariant values are hoisted later, not copied code). The factor is 8
 //! for bodies of at most [`MAX_BODY_8`] instructions whose loads keep at most
 //! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
@@ -26,7 +30,10 @@
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops with
 //! barriers and loops whose header is marked cold are left alone;
-//! a function grows by at most [`MAX_GROWTH`] instructions. Later passes fold the copies' `iv + js` into address offsets.
+//! a function grows by at most [`MAX_GROWTH`] instructions. A loop with a constant trip count of
+//! at most [`MAX_FULL_TRIPS`] is unrolled fully when its copies stay within
+//! [`MAX_FULL_SIZE`] instructions and their loads within [`MAX_LOAD_REGS_8`] registers in
+//! flight (as for eight copies; beyond it the scheduler issues the loads one wait at a time). Later passes fold the copies' `iv + js` into address offsets.
 //!
 //! Requires: a verified SSA function. Guarantees: the same observable behaviour for every trip
 //! count (including 0 and bounds near the type's limits), a verifier-clean function, blocks
@@ -79,15 +86,22 @@ struct Counted {
     step: u32,
     bound: Value,
     signed: bool,
+    /// Counting down (`iv -= step` while `iv > bound`).
+    descending: bool,
     size: usize,
     /// 32-bit registers the body's loads write per iteration.
     load_words: usize,
     /// Registers the loads of eight copies keep in flight ([`load_registers`]).
     load_regs_8: usize,
+    /// The same for all `trips` copies of a full unrolling.
+    load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
     /// `iconst`s in the header.
     header_consts: Vec<Inst>,
+    /// For a loop left from its body: its one exit block and the loop's values used after
+    /// the loop, to become that block's parameters ([`exit_values`]).
+    exit_values: Option<(Block, Vec<Value>)>,
 }
 
 /// Runs the pass with the default factors.
@@ -119,9 +133,9 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut done = 0;
     for c in found {
         // A constant trip count within budget: every iteration as straight-line code.
-        let full = c
-            .trips
-            .filter(|&t| t >= 1 && t as usize * c.size <= MAX_FULL_SIZE);
+        let full = c.trips.filter(|&t| {
+            t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_8
+        });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
             None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => (8, Some(4)),
@@ -148,7 +162,7 @@ fn candidate(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
-    let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+    let c = crate::counted_loop::recognize_descending(func, cfg, dt, loops, h)?;
     // A cold loop (e.g. the checked original of a versioned loop) is not worth the code.
     if func.dfg.is_cold(h) {
         return None;
@@ -168,12 +182,12 @@ fn candidate(
     let outside = |v: Value, inv: &crate::FastHashSet<Value>| {
         inv.contains(&v) || crate::affine::defined_outside(func, &in_loop, v)
     };
+    let mut body_exits = false;
     for &b in &c.body {
-        if cfg.succs(b).iter().any(|s| !in_loop.contains(s))
-            || cfg.succs(b).contains(&h) && b != c.latch
-        {
+        if cfg.succs(b).contains(&h) && b != c.latch {
             return None;
         }
+        body_exits |= cfg.succs(b).iter().any(|s| !in_loop.contains(s));
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
             if matches!(data, InstructionData::Barrier { .. }) {
@@ -200,10 +214,21 @@ fn candidate(
     if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
         return None;
     }
+    // A loop left from its body too (a `break`): the copies' exits need the values used
+    // after the loop as arguments of the exit block.
+    let exit_values = if body_exits {
+        Some(exit_values(func, cfg, &in_loop)?)
+    } else {
+        None
+    };
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
     let (signed, step, bound) = (c.signed, c.step, c.bound);
     let trips = constant_trips(func, &c);
+    let load_regs_full = trips.map_or(0, |t| {
+        load_registers(func, &c, &in_loop, &loads, t as usize)
+    });
     let (pre, latch, body_entry, iv) = (c.pre, c.latch, c.body_entry, c.iv);
+    let descending = c.descending;
     Some(Counted {
         header: h,
         pre,
@@ -214,12 +239,98 @@ fn candidate(
         step,
         bound,
         signed,
+        descending,
         size,
         load_words,
         load_regs_8,
+        load_regs_full,
         trips,
+        exit_values,
         header_consts: c.guard.header_consts,
     })
+}
+
+/// The block defining `v` (its instruction's or parameter's), if any.
+fn def_block(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        crate::ir::ValueDef::Result(i, _) => func.layout.inst_block(i),
+        crate::ir::ValueDef::Param(b, _) => Some(b),
+        crate::ir::ValueDef::Detached => None,
+    }
+}
+
+/// For a loop with exits from its body: the one block outside the loop that its blocks
+/// branch to, if all of that block's predecessors are in the loop, and the values defined in
+/// the loop that instructions outside it use (each dominates the exit block, so every exit
+/// edge can pass it). `None` when the loop has other exits.
+fn exit_values(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    in_loop: &crate::FastHashSet<Block>,
+) -> Option<(Block, Vec<Value>)> {
+    let mut exit = None;
+    for b in func.layout.blocks().filter(|b| in_loop.contains(b)) {
+        for &s in cfg.succs(b).iter().filter(|s| !in_loop.contains(s)) {
+            if exit.is_some_and(|e| e != s) {
+                return None;
+            }
+            exit = Some(s);
+        }
+    }
+    let e = exit?;
+    if cfg.preds(e).iter().any(|p| !in_loop.contains(p)) {
+        return None;
+    }
+    let mut vals = Vec::new();
+    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+        for i in func.layout.block_insts(b) {
+            for v in func.dfg.insts[i].all_values() {
+                if !vals.contains(&v) && def_block(func, v).is_some_and(|d| in_loop.contains(&d)) {
+                    vals.push(v);
+                }
+            }
+        }
+    }
+    Some((e, vals))
+}
+
+/// Makes the values the loop's code after it uses parameters of its exit block, passed on
+/// every exit edge (so each unrolled copy's exit passes its own).
+fn pass_exit_values(func: &mut Function, c: &Counted, e: Block, vals: &[Value]) {
+    if vals.is_empty() {
+        return;
+    }
+    let params: Vec<Value> = vals
+        .iter()
+        .map(|&v| {
+            let ty = func.dfg.value_type(v);
+            func.dfg.append_block_param(e, ty)
+        })
+        .collect();
+    let mut in_loop: Vec<Block> = c.body.clone();
+    in_loop.push(c.header);
+    let outside: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !in_loop.contains(b))
+        .collect();
+    for b in outside {
+        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        for i in insts {
+            func.dfg.insts[i]
+                .map_values(|x| vals.iter().position(|&v| v == x).map_or(x, |k| params[k]));
+        }
+    }
+    for &b in &in_loop {
+        let Some(last) = func.layout.last_inst(b) else {
+            continue;
+        };
+        for d in func.dfg.insts[last].branch_destinations_mut() {
+            if d.block == e {
+                d.args.extend(vals.iter().copied());
+            }
+        }
+    }
 }
 
 /// Registers `k` copies of the loop body keep for its `loads` while all are in flight: each
@@ -277,14 +388,18 @@ pub fn constant_trips(func: &Function, c: &crate::counted_loop::CountedLoop) -> 
     let start = func.dfg.value_const(c.init)?;
     let n = func.dfg.value_const(c.bound)?;
     let (mut i, n, mut t) = (start as u32, n as u32, 0u32);
-    while t <= MAX_FULL_TRIPS
-        && if c.signed {
-            (i as i32) < (n as i32)
+    let go = |i: u32| match (c.signed, c.descending) {
+        (true, false) => (i as i32) < (n as i32),
+        (false, false) => i < n,
+        (true, true) => (i as i32) > (n as i32),
+        (false, true) => i > n,
+    };
+    while t <= MAX_FULL_TRIPS && go(i) {
+        i = if c.descending {
+            i.wrapping_sub(c.step)
         } else {
-            i < n
-        }
-    {
-        i = i.wrapping_add(c.step);
+            i.wrapping_add(c.step)
+        };
         t += 1;
     }
     (t <= MAX_FULL_TRIPS).then_some(t)
@@ -300,6 +415,9 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
         .layout
         .last_inst(c.pre)
         .expect("candidate preheader ends in a jump");
+    if let Some((e, vals)) = &c.exit_values {
+        pass_exit_values(func, c, *e, vals);
+    }
     // The header's constants move to the preheader (which dominates the header).
     for &i in &c.header_consts {
         func.layout.remove_inst(i);
@@ -340,16 +458,14 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
         let first = copies(func, c, &hparams, t, &vparams, c.header);
         let lim = limit(func, c, pt, t);
         let mut cur = FuncCursor::new(func).at_end(v);
-        let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-        let go = cur.ins().icmp(lt, vparams[c.iv], lim);
+        let go = cur.ins().icmp(more(c), vparams[c.iv], lim);
         cur.ins().brif(go, first, &[], c.header, &vparams);
         v
     });
     let lim = limit(func, c, pt, k);
     let mut cur = FuncCursor::new(func).at_end(u);
     // The unrolled header's test: another k iterations, or the way out.
-    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-    let go = cur.ins().icmp(lt, uparams[c.iv], lim);
+    let go = cur.ins().icmp(more(c), uparams[c.iv], lim);
     cur.ins()
         .brif(go, first_entry, &[], exit.unwrap_or(c.header), &uparams);
 }
@@ -398,19 +514,38 @@ fn copies(
     first_entry.expect("k >= 1 copies")
 }
 
+/// The comparison `iv CC lim` under which the loop has iterations left: `<`, or `>` counting
+/// down.
+fn more(c: &Counted) -> IntCC {
+    match (c.signed, c.descending) {
+        (true, false) => IntCC::Slt,
+        (false, false) => IntCC::Ult,
+        (true, true) => IntCC::Sgt,
+        (false, true) => IntCC::Ugt,
+    }
+}
+
 /// `lim = n - (k-1)s`, or the type's minimum when that wraps (then no `k` iterations run),
 /// computed before the preheader's jump `pt`: `iv < lim` means `k` more iterations run.
+/// Counting down, `lim = n + (k-1)s` or the type's maximum, and `iv > lim`.
 fn limit(func: &mut Function, c: &Counted, pt: Inst, k: u32) -> Value {
     use crate::ir::FuncCursor;
     let mut cur = FuncCursor::new(func).at_inst(pt);
     let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
-    let nd = cur.ins().isub(c.bound, d);
-    let lt = if c.signed { IntCC::Slt } else { IntCC::Ult };
-    let ok = cur.ins().icmp(lt, nd, c.bound);
-    let min = cur
-        .ins()
-        .iconst(Type::B32, if c.signed { 0x8000_0000 } else { 0 });
-    cur.ins().select(ok, nd, min)
+    let nd = if c.descending {
+        cur.ins().iadd(c.bound, d)
+    } else {
+        cur.ins().isub(c.bound, d)
+    };
+    let ok = cur.ins().icmp(more(c), nd, c.bound);
+    let end = match (c.signed, c.descending) {
+        (true, false) => 0x8000_0000,
+        (false, false) => 0,
+        (true, true) => 0x7fff_ffff,
+        (false, true) => 0xffff_ffff,
+    };
+    let end = cur.ins().iconst(Type::B32, end);
+    cur.ins().select(ok, nd, end)
 }
 
 #[cfg(test)]
@@ -648,12 +783,137 @@ block5:
     }
 
     #[test]
-    fn loops_with_an_exit_from_the_body_stay() {
-        let text = kernel("sge", 1).replace(
-            "block2:\n    v13 = iadd v11, v10",
-            "block2:\n    v20 = icmp eq v10, v2\n    brif v20, block3, block4\n\nblock4:\n    v13 = iadd v11, v10",
-        );
+    fn loops_counting_down_unroll() {
+        // `for (i = start; i != 0; i -= 1)`, `i >u n` and `i >s n` with steps 1 and 3: the
+        // same sum for every start and bound, including wrapping starts and bounds near the
+        // type's limits.
+        for (cmp, step, bound) in [
+            ("eq", 1u32, None),
+            ("ule", 1, Some("cb0[0]")),
+            ("sle", 3, Some("cb0[0]")),
+        ] {
+            let text = kernel(cmp, step)
+                .replace(
+                    "v12 = icmp eq v10, v0",
+                    "v15 = iconst.b32 0x0\n    v12 = icmp eq v10, v15",
+                )
+                .replace(
+                    "v14 = iadd v10, v3",
+                    "v16 = ineg v3\n    v14 = iadd v10, v16",
+                );
+            let text = match bound {
+                Some(_) => text,
+                None => text.replace("icmp eq v10, v0", "icmp eq v10, v15"),
+            };
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            // The step is a constant only once `ineg` of a constant folds.
+            crate::const_fold::run(&mut f);
+            let folded = f.to_string();
+            assert_eq!(super::unroll(&mut f), 1, "{cmp}\n{folded}");
+            crate::verifier::verify_function(&f).expect("verifies");
+            let unrolled = f.to_string();
+            for start in [
+                0u32,
+                1,
+                2,
+                5,
+                11,
+                30,
+                100,
+                0x7fff_fffe,
+                0x8000_0001,
+                u32::MAX - 1,
+            ] {
+                for n in [0u32, 1, 4, 29, 0x7fff_fff0, 0x8000_0000, u32::MAX - 2] {
+                    let trips = {
+                        let (mut i, mut t) = (start, 0u64);
+                        let go = |i: u32| match cmp {
+                            "eq" => i != 0,
+                            "ule" => i > n,
+                            _ => (i as i32) > (n as i32),
+                        };
+                        while go(i) && t < 200 {
+                            i = i.wrapping_sub(step);
+                            t += 1;
+                        }
+                        t
+                    };
+                    if trips >= 200 {
+                        continue;
+                    }
+                    assert_eq!(
+                        sum(&folded, start, n),
+                        sum(&unrolled, start, n),
+                        "{cmp} {step} start {start} n {n}\n{unrolled}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn full_unrolling_keeps_to_the_load_register_budget() {
+        // Eight trips of two 128-bit loads: 64 registers in flight over all copies (more
+        // than MAX_LOAD_REGS_8), so the loop is unrolled partially; one such load fits.
+        for (loads, full) in [(2, false), (1, true)] {
+            let mut body = String::from("    v30 = iconst.b32 0x4\n    v31 = ishl v10, v30\n");
+            body += "    v32, v33, v34, v35 = load.b128 align 16 uav1[v31]\n";
+            body += "    v13 = iadd v11, v32\n";
+            if loads == 2 {
+                body += "    v36, v37, v38, v39 = load.b128 align 16 uav1[v31+256]\n";
+                body += "    v40 = iadd v13, v39\n";
+            } else {
+                body += "    v40 = iadd v13, v10\n";
+            }
+            let text = kernel("sge", 1)
+                .replace("v0 = load.b32 cb0[0]", "v0 = iconst.b32 0x8")
+                .replace("v1 = load.b32 cb0[4]", "v1 = iconst.b32 0x0")
+                .replace("    uav0 = raw\n", "    uav0 = raw\n    uav1 = raw\n")
+                .replace("    v13 = iadd v11, v10\n", &body)
+                .replace("jump block1(v14, v13)", "jump block1(v14, v40)");
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            let before = f.layout.blocks().count();
+            assert_eq!(super::unroll(&mut f), 1);
+            crate::verifier::verify_function(&f).expect("verifies");
+            let fully = f.layout.blocks().count() == before + 1 + 8;
+            assert_eq!(fully, full, "{loads} loads\n{f}");
+        }
+    }
+
+    #[test]
+    fn loops_left_from_the_body_unroll() {
+        // `for (i = start; i < n; i++) { if (sum > 64) break; sum += i; }`: the exit block
+        // reads the sum (a header parameter), which each copy's exit now passes.
+        let body = "block2:\n    v20 = iconst.b32 0x40\n    v21 = icmp ugt v11, v20\n    \
+                    brif v21, block3, block4\n\nblock4:\n    v13 = iadd v11, v10";
+        let text = kernel("sge", 1).replace("block2:\n    v13 = iadd v11, v10", body);
         let mut f = parse_function_text(&text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for start in [0u32, 1, 5, 60, 0x7fff_fffe, 0xffff_fff0] {
+            for n in [0u32, 1, 3, 9, 17, 40, 100, 0x8000_0000] {
+                assert_eq!(
+                    sum(&text, start, n),
+                    sum(&unrolled, start, n),
+                    "start {start} n {n}\n{unrolled}"
+                );
+            }
+        }
+        // A break to another block than the header's exit stays.
+        let other = kernel("sge", 1)
+            .replace(
+                "block2:\n    v13 = iadd v11, v10",
+                &body.replace("block3, block4", "block5, block4"),
+            )
+            .replace(
+                "    return\n}",
+                "    return\n\nblock5:\n    store.b32 uav0[v2], v10\n    return\n}",
+            );
+        let mut f = parse_function_text(&other).unwrap();
         crate::verifier::verify_function(&f).expect("test kernel verifies");
         assert_eq!(super::unroll(&mut f), 0);
     }

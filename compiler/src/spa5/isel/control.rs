@@ -69,7 +69,7 @@ impl Isel<'_> {
                 for (x, q) in [(args[0], args[1]), (args[1], args[0])] {
                     if let Some((cc, a, b)) = self.sole_use_icmp(x) {
                         let (cmp, signed) = super::int::icc(cc);
-                        return one(self.isetp(cmp, signed, false, a, b, bop, Some(q))?);
+                        return one(self.isetp(cmp, signed, false, a, b, bop, Some((q, false)))?);
                     }
                 }
                 one(self.psetp(bop, args[0], false, Some((args[1], false)))?)
@@ -108,8 +108,17 @@ impl Isel<'_> {
         let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let ty = self.ty(args[1]);
         if ty == Type::Pred {
-            let t = self.psetp(Bop::And, args[0], false, Some((args[1], false)))?;
-            let f = self.psetp(Bop::And, args[0], true, Some((args[2], false)))?;
+            // `(c && t) || (!c && f)`; an arm that is a 32-bit compare used only here is
+            // that compare's ISETP combining `c` (or `!c`).
+            let mut arm = |x: Value, not: bool| match self.sole_use_icmp(x) {
+                Some((cc, a, b)) => {
+                    let (cmp, signed) = super::int::icc(cc);
+                    self.isetp(cmp, signed, false, a, b, Bop::And, Some((args[0], not)))
+                }
+                None => self.psetp(Bop::And, args[0], not, Some((x, false))),
+            };
+            let t = arm(args[1], false)?;
+            let f = arm(args[2], true)?;
             return one(self.psetp(Bop::Or, t, false, Some((f, false)))?);
         }
         if ty == Type::B32 && (self.const_like(args[1]) || self.const_like(args[2])) {

@@ -12,7 +12,9 @@
 //!   `s = x*y`, then `s + (x - s*s)*y/2`.
 //!
 //! Operands far from 1 are first scaled by a power of two (`|b| < 2^-900` or `> 2^900`
-//! for a quotient, `|x| < 2^-900` for a root) so the approximations stay normal.
+//! for a quotient, `|x| < 2^-900` for a root) so the approximations stay normal. The range
+//! tests compare with `DSETP`'s 20-bit immediate, and a factor is a `SEL` of its high word
+//! beside a zero low word (no 64-bit constants in registers).
 //! Special operands (zeros, infinities, NaN, and a zero dividend whose sign the refinement
 //! would lose) make the refined value NaN or are tested directly; the result then comes from
 //! the IEEE rule the unrefined value already obeys (`a * rcp(b)`: `x/0 = inf`, `x/inf = 0`,
@@ -24,8 +26,8 @@
 
 use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
-use isa_spa5::mods::{Bop, DType, FCmp, Lop, Mufu, Rnd, SType};
-use isa_spa5::{Inst as MInst, ModKind, Op, Pred};
+use isa_spa5::mods::{DType, FCmp, Lop, Mufu, Rnd, SType};
+use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
 
 use super::float::fcc;
 use super::legalize::{no_mods, Enc, SrcForms};
@@ -219,46 +221,29 @@ impl Isel<'_> {
         Ok(self.emit(Template::many(&seq), &[p, a, b], &[Type::B64])?[0])
     }
 
-    /// `|x| < limit` (`lt`) or `|x| > limit`.
-    fn dabs_cmp(&mut self, x: Value, limit: Value, lt: bool) -> Result<Value, IselError> {
-        let i = MInst::build(
-            Op::DSETP_R,
-            &[
-                Operand::Pred(Pred::p(0)),
-                Operand::Pred(Pred::TRUE),
-                R,
-                R,
-                Operand::Pred(Pred::TRUE),
-            ],
-        )
-        .t(if lt { FCmp::Lt } else { FCmp::Gt })?
-        .m(ModKind::Abs(2), 1);
-        self.one_ty(
-            i,
-            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
-            &[x, limit],
-            Type::Pred,
-        )
-    }
-
     /// IEEE `a / b` (see the module doc).
     pub(crate) fn ddiv(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
         // Scale both operands by a power of two when |b| is far from 1, so that 1/b and its
-        // refinement stay normal (exact, and the quotient is unchanged).
-        let tiny = self.const64(P_M900)?;
-        let huge = self.const64(P_900)?;
-        let small = self.dabs_cmp(b, tiny, true)?;
-        let big = self.dabs_cmp(b, huge, false)?;
+        // refinement stay normal (exact, and the quotient is unchanged). The factors' low
+        // words are zero: only their high words are selected.
         let one = self.const64(ONE)?;
-        let down = self.dsel(big, tiny, one)?;
-        let k = self.dsel(small, huge, down)?;
+        let tiny_hi = self.const32((P_M900 >> 32) as u32)?;
+        let huge_hi = self.const32((P_900 >> 32) as u32)?;
+        let small = self.dsetp_imm(FCmp::Lt, b, P_M900, true, None)?;
+        let big = self.dsetp_imm(FCmp::Gt, b, P_900, true, None)?;
+        let down = self.one(
+            MInst::sel(R, R, R, Pred::TRUE),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 1), Arg(2, 0)],
+            &[tiny_hi, one, big],
+        )?;
+        let k = self.pow2_pair(small, huge_hi, down, 0)?;
         let a = self.dmul(a, k)?;
         let b = self.dmul(b, k)?;
         // A tiny dividend would make the residual a - b*q underflow: scale it up and the
         // quotient back down (exact unless the quotient is subnormal).
-        let a_small = self.dabs_cmp(a, tiny, true)?;
-        let ka = self.dsel(a_small, huge, one)?;
-        let kq = self.dsel(a_small, tiny, one)?;
+        let a_small = self.dsetp_imm(FCmp::Lt, a, P_M900, true, None)?;
+        let ka = self.pow2_pair(a_small, huge_hi, one, 1)?;
+        let kq = self.pow2_pair(a_small, tiny_hi, one, 1)?;
         let a_s = self.dmul(a, ka)?;
         let r0 = self.mufu64(Mufu::Rcp64h, b)?;
         let t = self.dfma(b, r0, one, true)?;
@@ -271,25 +256,89 @@ impl Isel<'_> {
         let q = self.dfma(r, e, q, false)?;
         let q = self.dmul(q, kq)?;
         let plain = self.dmul(a, r0)?;
-        let num = self.dsetp(FCmp::Num, q, q)?;
-        let zero = self.const64(0)?;
-        let nz = self.dsetp(FCmp::Neu, a, zero)?;
-        let ok = self.psetp_and(num, nz)?;
+        let nz = self.dsetp_imm(FCmp::Neu, a, 0, false, None)?;
+        let ok = self.dsetp_imm(FCmp::Num, q, 0, false, Some(nz))?;
         self.dsel(ok, q, plain)
+    }
+
+    /// The double with low word zero and high word `p ? x : y` (`y` a `b32` value, or the
+    /// word `part` of a `b64` one).
+    fn pow2_pair(&mut self, p: Value, x: Value, y: Value, part: u8) -> Result<Value, IselError> {
+        let t = Template::many(&[
+            TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]),
+            TInst::new(
+                MInst::sel(R, R, R, Pred::TRUE),
+                &[Res(0, 1), Arg(0, 0), Arg(1, part), Arg(2, 0)],
+            ),
+        ]);
+        Ok(self.emit(t, &[x, y, p], &[Type::B64])?[0])
+    }
+
+    /// `DSETP.cmp p, PT, x, imm, c` (`|x|` if `abs`): `imm` a double whose low 44 bits are
+    /// zero (the 20-bit immediate holds its top); `Num`/`Nan` test `x` against itself instead.
+    /// The result is ANDed with predicate `and` when given.
+    fn dsetp_imm(
+        &mut self,
+        cmp: FCmp,
+        x: Value,
+        imm: u64,
+        abs: bool,
+        and: Option<Value>,
+    ) -> Result<Value, IselError> {
+        let c_slot = if and.is_some() { Arg(1, 0) } else { Slot::Keep };
+        let mut args = vec![x];
+        args.extend(and);
+        if matches!(cmp, FCmp::Num | FCmp::Nan) {
+            let i = MInst::build(
+                Op::DSETP_R,
+                &[
+                    Operand::Pred(Pred::p(0)),
+                    Operand::Pred(Pred::TRUE),
+                    R,
+                    R,
+                    Operand::Pred(Pred::TRUE),
+                ],
+            )
+            .t(cmp)?;
+            return self.one_ty(
+                i,
+                &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(0, 0), c_slot],
+                &args,
+                Type::Pred,
+            );
+        }
+        debug_assert_eq!(imm & ((1 << 44) - 1), 0, "a 20-bit double immediate");
+        let i = MInst::build(
+            Op::DSETP_I,
+            &[
+                Operand::Pred(Pred::p(0)),
+                Operand::Pred(Pred::TRUE),
+                R,
+                Operand::F64(imm),
+                Operand::Pred(Pred::TRUE),
+            ],
+        )
+        .t(cmp)?
+        .m(ModKind::Abs(2), abs as u8);
+        self.one_ty(
+            i,
+            &[Res(0, 0), Slot::Keep, Arg(0, 0), Slot::Keep, c_slot],
+            &args,
+            Type::Pred,
+        )
     }
 
     /// IEEE `sqrt(x)` (see the module doc).
     pub(crate) fn dsqrt(&mut self, x0: Value) -> Result<Value, IselError> {
         // A tiny x is scaled by 2^1000 (its root then by 2^-500, exactly) so that RSQ64H
         // sees a normal high word.
-        let tiny = self.const64(P_M900)?;
-        let small = self.dabs_cmp(x0, tiny, true)?;
+        let small = self.dsetp_imm(FCmp::Lt, x0, P_M900, true, None)?;
         let one = self.const64(ONE)?;
-        let up = self.const64(P_1000)?;
-        let k = self.dsel(small, up, one)?;
+        let up = self.const32((P_1000 >> 32) as u32)?;
+        let k = self.pow2_pair(small, up, one, 1)?;
         let x = self.dmul(x0, k)?;
-        let back = self.const64(P_M500)?;
-        let kb = self.dsel(small, back, one)?;
+        let back = self.const32((P_M500 >> 32) as u32)?;
+        let kb = self.pow2_pair(small, back, one, 1)?;
         let half = self.const64(HALF)?;
         let y = self.mufu64(Mufu::Rsq64h, x)?;
         let h = self.dmul(x, half)?;
@@ -303,22 +352,11 @@ impl Isel<'_> {
         let r = self.dfma(s, s, x, true)?;
         let hy = self.dmul(y, half)?;
         let s = self.dfma(r, hy, s, false)?;
-        let zero = self.const64(0)?;
-        let neg = self.dsetp(FCmp::Lt, x, zero)?;
+        let neg = self.dsetp_imm(FCmp::Lt, x, 0, false, None)?;
         let nan = self.const64(NAN)?;
         let special = self.dsel(neg, nan, x)?;
         let s = self.dmul(s, kb)?;
         let num = self.dsetp(FCmp::Num, s, s)?;
         self.dsel(num, s, special)
-    }
-
-    fn psetp_and(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
-        let inst = MInst::new(Op::PSETP).t(Bop::And)?;
-        self.one_ty(
-            inst,
-            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0), Slot::Keep],
-            &[a, b],
-            Type::Pred,
-        )
     }
 }

@@ -123,12 +123,23 @@ impl Isel<'_> {
                 one(self.mufu(Mufu::Ex2, r)?)
             }
             Opcode::Fsin | Opcode::Fcos => {
-                // RRO.SINCOS takes the angle in radians (as ptxas emits `__sinf`), then MUFU.
-                let r = self.one(
-                    MInst::build(Op::RRO_R, &[R, R]).t(Rro::SinCos)?,
-                    &[Res(0, 0), Arg(0, 0)],
-                    &args,
-                )?;
+                // RRO.SINCOS takes the angle in radians (as ptxas emits `__sinf`), then MUFU;
+                // the sine and cosine of one angle in a block share the reduction.
+                let block = self.cur_block();
+                let r = match block.and_then(|b| self.rro_memo.get(&(b, args[0]))) {
+                    Some(&r) => r,
+                    None => {
+                        let r = self.one(
+                            MInst::build(Op::RRO_R, &[R, R]).t(Rro::SinCos)?,
+                            &[Res(0, 0), Arg(0, 0)],
+                            &args,
+                        )?;
+                        if let Some(b) = block {
+                            self.rro_memo.insert((b, args[0]), r);
+                        }
+                        r
+                    }
+                };
                 let f = if op == Opcode::Fsin {
                     Mufu::Sin
                 } else {

@@ -505,7 +505,7 @@ impl Isel<'_> {
         a: Value,
         b: Value,
         bop: Bop,
-        q: Option<Value>,
+        q: Option<(Value, bool)>,
     ) -> R32 {
         let mods = |i: MInst| {
             i.t(cmp)?
@@ -522,8 +522,8 @@ impl Isel<'_> {
         ];
         let mut slots: SmallVec<[Slot; 8]> = smallvec![Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)];
         let mut args: SmallVec<[Value; 4]> = smallvec![a, b];
-        if let Some(q) = q {
-            slots.push(Arg(2, 0));
+        if let Some((q, not)) = q {
+            slots.push(if not { Slot::ArgNot(2) } else { Arg(2, 0) });
             args.push(q);
         }
         let forms = SrcForms::of(Op::ISETP_R, 3);

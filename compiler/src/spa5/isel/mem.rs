@@ -614,6 +614,19 @@ impl Isel<'_> {
         // `[x + c]` for an address `x + c` that provably does not wrap (its range is known):
         // the window's address arithmetic is exact, so neighbours share `x` and take their
         // constants in the instruction's offset. The check above already saw `x + c`.
+        // A constant address (a fully unrolled loop's `i << 4`) is all offset: `[RZ + k]`.
+        let at_const = addr
+            .and_then(|a| self.func.dfg.value_const(a))
+            .map(|k| i64::from(w.base) + off + i64::from(k as u32));
+        if let Some(total) = at_const.filter(|t| (-(1 << 23)..(1 << 23)).contains(t)) {
+            let place = Place::Flat {
+                op_ld: w.ops.0,
+                op_st: w.ops.1,
+                addr: None,
+                off: total as i32,
+            };
+            return Ok((place, pred));
+        }
         let (addr, off) = match addr.and_then(|a| Some((a, self.const_added(a)?))) {
             Some((a, (x, c))) => {
                 let block = self.cur_block();

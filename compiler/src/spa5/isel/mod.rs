@@ -116,6 +116,8 @@ pub struct Isel<'a> {
     /// `MOV32I` constants per block: one register per distinct value (the scheduler would
     /// otherwise hoist every copy to the top of the block, each in its own register).
     pub(crate) const_memo: HashMap<(Block, u32), Value>,
+    /// `RRO.SINCOS` results per (block, angle): `sin x` and `cos x` share one reduction.
+    pub(crate) rro_memo: HashMap<(Block, Value), Value>,
     /// The literal pool (constant bank [`POOL_BANK`], as ptxas keeps its literals): 32-bit
     /// constants no immediate field holds are read as `c[0x2][4k]` operands instead of
     /// occupying a register loaded by `MOV32I`.
@@ -172,6 +174,7 @@ pub fn run(
         limit_memo: HashMap::default(),
         aligned_accesses: None,
         const_memo: HashMap::default(),
+        rro_memo: HashMap::default(),
         pool: Vec::new(),
         pool_index: HashMap::default(),
         bounds_memo: HashMap::default(),
