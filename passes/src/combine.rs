@@ -154,14 +154,7 @@ fn mask_of_predicates(
         Opcode::Bor => Opcode::Por,
         _ => Opcode::Pxor,
     };
-    let c = crate::ir::FuncCursor::new(func)
-        .at_inst(inst)
-        .ins()
-        .binary(pop, p, q);
-    Some(InstructionData::Unary {
-        opcode: Opcode::Bmask,
-        args: [c],
-    })
+    Some(mask_of_inserted(func, inst, |ins| ins.binary(pop, p, q)))
 }
 
 /// `bmask (select c, p, q)` for `select c, (bmask p), (bmask q)` (IL's `cmov_logical` of
@@ -174,14 +167,20 @@ fn mask_of_selected(
     b: Value,
 ) -> Option<InstructionData> {
     let (p, q) = (bmask_of(func, a)?, bmask_of(func, b)?);
-    let s = crate::ir::FuncCursor::new(func)
-        .at_inst(inst)
-        .ins()
-        .select(c, p, q);
-    Some(InstructionData::Unary {
+    Some(mask_of_inserted(func, inst, |ins| ins.select(c, p, q)))
+}
+
+/// `bmask x` for the predicate `x` that `make` inserts before `inst`.
+fn mask_of_inserted(
+    func: &mut Function,
+    inst: Inst,
+    make: impl FnOnce(crate::ir::InstBuilder) -> Value,
+) -> InstructionData {
+    let x = make(crate::ir::FuncCursor::new(func).at_inst(inst).ins());
+    InstructionData::Unary {
         opcode: Opcode::Bmask,
-        args: [s],
-    })
+        args: [x],
+    }
 }
 
 /// `p` when `v` is `bmask p`.
