@@ -301,6 +301,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     dump(opts, After, "regalloc", &f, &tgt, &mut dumps);
     tracing::debug!(
         gprs = alloc.regs_used[ilc_passes::ir::RegFile::Gpr],
+        peak_gprs = alloc.peak_gpr_pressure,
         preds = alloc.regs_used[ilc_passes::ir::RegFile::Pred],
         spill_bytes = alloc.spill_bytes,
         spills = alloc.num_spills,

@@ -11,7 +11,14 @@
 //! machine instruction ([`TargetIsa::bank_reads`]: an FFMA's three sources) takes, among the
 //! free runs below the registers already in use, the one whose bank conflicts with them
 //! (weighted by loop depth) are fewest; to avoid a conflict inside a loop it may also take a
-//! register above those, up to the function's peak pressure. Fails with
+//! register above those, up to the function's peak pressure. A single register goes where
+//! it keeps no aligned pair from being free longer than the other half's occupant does (next
+//! to a value that outlives it), and a run below the registers in use is preferred to a new
+//! one even when softly reserved or recently read by a load. In the two-sided mode (a second
+//! try of the driver when pairs raised the count above the peak pressure) short-lived values
+//! and runs are placed from the peak pressure downward, long-lived single registers from the
+//! bottom up, so the churn of short-lived pairs does not interleave with values that stay.
+//! Fails with
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
@@ -66,7 +73,23 @@ struct Regs {
     /// GPRs a scored (bank-aware) choice may use to avoid a conflict inside a loop: the
     /// function's peak GPR pressure, which the coloring reaches anyway (at least `high`).
     scored_limit: u32,
+    /// Position (instruction index in the block being colored) of the last use of each value
+    /// that dies in that block; values missing live past it.
+    ends: crate::FastHashMap<Value, u32>,
+    /// Index of the instruction being colored in its block.
+    pos: u32,
+    /// End (as in `ends`) of the value being placed.
+    placing_end: u32,
+    /// Short-lived values and register runs are placed from the function's peak pressure
+    /// downward, long-lived single registers from the bottom up.
+    two_sided: bool,
+    /// The function's peak GPR pressure.
+    peak: u32,
 }
+
+/// A single register living longer than this many instructions (or past its block) is
+/// long-lived for [`Regs::two_sided`] placement.
+const LONG_LIVED: u32 = 24;
 
 /// Instructions after its variable-latency reader during which a register stays hot.
 const HOT_INSTS: u64 = 16;
@@ -81,6 +104,11 @@ impl Regs {
             high: 0,
             avoid_hot: true,
             scored_limit: 0,
+            ends: Default::default(),
+            pos: 0,
+            placing_end: u32::MAX,
+            two_sided: false,
+            peak: 0,
         }
     }
 
@@ -100,7 +128,10 @@ impl Regs {
 
     /// Lowest free run of `width` registers aligned to `align`, avoiding softly reserved
     /// registers when possible; with `score`, the lowest-scoring such run below the
-    /// registers already in use (ties: the lowest).
+    /// registers already in use (ties: the lowest). A single GPR goes where it splits no
+    /// free aligned pair when it can (pairs and quads placed later then still fit below the
+    /// count in use), and a run below the registers in use is taken even if reserved for an
+    /// operand group or recently read by a load rather than raising the count.
     fn find(
         &self,
         file: RegFile,
@@ -115,6 +146,22 @@ impl Regs {
                     .iter()
                     .all(|&r| r == 0)
         };
+        // A single register that splits a free aligned pair.
+        let splits = |i: u32| file == RegFile::Gpr && width == 1 && self.is_free(file, i & !1, 2);
+        // How long a single register at `i` keeps its aligned pair from being free beyond
+        // what the other half's occupant does: nothing next to a value that outlives the
+        // one placed, its whole life next to a free register.
+        let pair_cost = |i: u32| -> u32 {
+            if file != RegFile::Gpr || width != 1 {
+                return 0;
+            }
+            let end = self.placing_end;
+            match self.occ[file].get((i ^ 1) as usize) {
+                None => 0,
+                Some(None) => end.saturating_sub(self.pos).max(1),
+                Some(Some(u)) => end.saturating_sub(self.ends.get(u).copied().unwrap_or(u32::MAX)),
+            }
+        };
         // Below the registers already in use, one that no in-flight load may still read.
         if file == RegFile::Gpr && self.avoid_hot {
             let cool = |i: u32| {
@@ -124,11 +171,30 @@ impl Regs {
             };
             let mut best: Option<(u32, u32)> = None;
             let mut first_splits: Option<bool> = None;
+            let mut splitting: Option<(u32, u32)> = None;
             let limit = if score.is_some() {
                 self.high.max(self.scored_limit)
             } else {
                 self.high
             };
+            let long = width == 1 && self.placing_end.saturating_sub(self.pos) > LONG_LIVED;
+            if score.is_none() && self.two_sided && !long {
+                let ceiling = self.high.max(self.peak).min(n);
+                let mut best: Option<((u32, u32), u32)> = None;
+                let mut i = 0;
+                while i + width <= ceiling {
+                    if self.is_free(file, i, width) && unreserved(i) && cool(i) {
+                        let key = (pair_cost(i), u32::MAX - i);
+                        if best.is_none_or(|(k, _)| key < k) {
+                            best = Some((key, i));
+                        }
+                    }
+                    i += align.max(1);
+                }
+                if let Some((_, i)) = best {
+                    return Some(i);
+                }
+            }
             let mut i = 0;
             while i + width <= limit.min(n) {
                 // Above the registers in use only to avoid a conflict inside a loop.
@@ -136,11 +202,20 @@ impl Regs {
                     break;
                 }
                 if self.is_free(file, i, width) && unreserved(i) && cool(i) {
-                    let Some(score) = score else { return Some(i) };
+                    let Some(score) = score else {
+                        let c = pair_cost(i);
+                        if c == 0 {
+                            return Some(i);
+                        }
+                        if splitting.is_none_or(|(b, _)| c < b) {
+                            splitting = Some((c, i));
+                        }
+                        i += align.max(1);
+                        continue;
+                    };
                     // A single register that splits a free aligned pair where the lowest
                     // choice would not costs as much as a conflict inside a loop: pairs and
                     // quads placed later must still fit below the count in use.
-                    let splits = |i: u32| width == 1 && self.is_free(file, i & !1, 2);
                     let first_splits = *first_splits.get_or_insert_with(|| splits(i));
                     let penalty = if splits(i) && !first_splits {
                         depth_weight(1)
@@ -157,22 +232,35 @@ impl Regs {
                 }
                 i += align.max(1);
             }
-            if let Some((_, i)) = best {
+            if let Some(i) = best.map(|(_, i)| i).or(splitting.map(|(_, i)| i)) {
                 return Some(i);
             }
         }
-        let mut first = None;
+        // Any free run: below the registers in use first, then unreserved, then keeping
+        // pairs free longest, then the lowest.
+        let mut best: Option<((bool, bool, u32), u32)> = None;
         let mut i = 0;
         while i + width <= n {
             if self.is_free(file, i, width) {
-                if unreserved(i) {
-                    return Some(i);
+                let raises = file == RegFile::Gpr && i + width > self.high;
+                // Among runs raising the count, the lowest; below it, the one keeping pairs
+                // free longest.
+                let key = (
+                    raises,
+                    !unreserved(i),
+                    if raises { i } else { pair_cost(i) },
+                );
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, i));
                 }
-                first = first.or(Some(i));
+                if raises && unreserved(i) {
+                    // Every later run raises the count further.
+                    break;
+                }
             }
             i += align.max(1);
         }
-        first
+        best.map(|(_, i)| i)
     }
 
     fn reserve(&mut self, start: u32, width: u32, delta: i32) {
@@ -259,13 +347,23 @@ struct BlockScratch {
 /// computed from.
 const WANT_DEPTH: u32 = 3;
 
+/// Soft placement choices of one coloring attempt.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    /// Operand-group hints and cool registers after loads (the first attempts; a retry after
+    /// fragmentation drops both, see [`Regs::avoid_hot`]).
+    pub group_hints: bool,
+    /// Short-lived values and runs from the peak pressure down ([`Regs::two_sided`]).
+    pub two_sided: bool,
+}
+
 /// Assigns registers; fills `alloc.regs`.
 pub fn run(
     func: &mut Function,
     target: &dyn TargetIsa,
     bundles: &Bundles,
     limits: PerRegFile<u32>,
-    group_hints: bool,
+    mode: Mode,
     alloc: &mut Allocation,
     analyses: &mut Analyses,
 ) -> Result<(), Failure> {
@@ -291,11 +389,8 @@ pub fn run(
     }
     let (cfg, dt) = analyses.domtree(func);
     let lv = Liveness::compute(func, cfg);
-    let scored_limit = if banks > 1 {
-        peak_gpr_pressure(func, target, &lv)
-    } else {
-        0
-    };
+    let peak = peak_gpr_pressure(func, target, &lv);
+    let scored_limit = if banks > 1 { peak } else { 0 };
     let mut c = Colorer {
         target,
         bundles,
@@ -318,8 +413,15 @@ pub fn run(
         }
     }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
+    let Mode {
+        group_hints,
+        two_sided,
+    } = mode;
     c.regs.avoid_hot = group_hints;
     c.regs.scored_limit = scored_limit;
+    c.regs.two_sided = two_sided;
+    c.regs.peak = peak;
+    alloc.peak_gpr_pressure = peak;
     if group_hints {
         c.find_bundle_sources(func);
     }
@@ -554,6 +656,7 @@ impl Colorer<'_> {
         };
         let fp = self.fp(func, v);
         let (w, a) = (u32::from(fp.width), u32::from(fp.align));
+        self.regs.placing_end = self.regs.ends.get(&v).copied().unwrap_or(u32::MAX);
         let start = match hint {
             Some(h)
                 if h.file == fp.file
@@ -775,6 +878,13 @@ impl Colorer<'_> {
             }
         }
         let (kills, dead): (&[ValueList], &[ValueList]) = (kills, dead);
+        self.regs.ends.clear();
+        self.regs.pos = 0;
+        for (k, list) in kills.iter().chain(dead.iter()).enumerate() {
+            for &v in list {
+                self.regs.ends.insert(v, (k % insts.len().max(1)) as u32);
+            }
+        }
         // Parameters, with hints from the arguments of already colored predecessors. Those
         // whose hinted register is free go first: a parameter without one (a loop counter
         // starting from a constant held elsewhere) must not take the register the next
@@ -840,6 +950,7 @@ impl Colorer<'_> {
         }
         for (k, &inst) in insts.iter().enumerate() {
             self.regs.now += 1;
+            self.regs.pos = k as u32;
             if self.target.sched_info(func, inst).kind == LatencyKind::Variable {
                 for &v in &kills[k] {
                     if let (Some(r), RegFile::Gpr) = (alloc.regs[v], self.fp(func, v).file) {
