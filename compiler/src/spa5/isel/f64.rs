@@ -189,17 +189,7 @@ impl Isel<'_> {
 
     /// `DSETP.cmp p, PT, a, b, PT`.
     fn dsetp(&mut self, cmp: FCmp, a: Value, b: Value) -> Result<Value, IselError> {
-        let i = MInst::build(
-            Op::DSETP_R,
-            &[
-                Operand::Pred(Pred::p(0)),
-                Operand::Pred(Pred::TRUE),
-                R,
-                R,
-                Operand::Pred(Pred::TRUE),
-            ],
-        )
-        .t(cmp)?;
+        let i = dsetp_r(cmp)?;
         self.one_ty(
             i,
             &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
@@ -289,17 +279,7 @@ impl Isel<'_> {
         let mut args = vec![x];
         args.extend(and);
         if matches!(cmp, FCmp::Num | FCmp::Nan) {
-            let i = MInst::build(
-                Op::DSETP_R,
-                &[
-                    Operand::Pred(Pred::p(0)),
-                    Operand::Pred(Pred::TRUE),
-                    R,
-                    R,
-                    Operand::Pred(Pred::TRUE),
-                ],
-            )
-            .t(cmp)?;
+            let i = dsetp_r(cmp)?;
             return self.one_ty(
                 i,
                 &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(0, 0), c_slot],
@@ -359,4 +339,19 @@ impl Isel<'_> {
         let num = self.dsetp(FCmp::Num, s, s)?;
         self.dsel(num, s, special)
     }
+}
+
+/// `DSETP.cmp P0, PT, R, R, PT`, the register form the f64 compares start from.
+fn dsetp_r(cmp: FCmp) -> Result<MInst, IselError> {
+    Ok(MInst::build(
+        Op::DSETP_R,
+        &[
+            Operand::Pred(Pred::p(0)),
+            Operand::Pred(Pred::TRUE),
+            R,
+            R,
+            Operand::Pred(Pred::TRUE),
+        ],
+    )
+    .t(cmp)?)
 }
