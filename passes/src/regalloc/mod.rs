@@ -259,8 +259,11 @@ fn attempts(
                 // pressure down (see `color`), then lowest-first without the soft operand-
                 // group reservations and load-read registers, and keep the allocation with
                 // the fewest GPRs (the earliest among equals).
+                // One register above the peak is left alone: an odd peak with 64-bit values
+                // live often needs it, and each retry costs a whole allocation (it tripled
+                // the allocator's time on small kernels such as saxpy: 6 registers, peak 5).
                 for (two_sided, hints) in [(true, group_hints), (false, false)] {
-                    if alloc.num_gprs_used() <= alloc.peak_gpr_pressure {
+                    if alloc.num_gprs_used() <= alloc.peak_gpr_pressure + 1 {
                         break;
                     }
                     let mut other = original.clone();
@@ -456,8 +459,10 @@ mod tests {
                 gprs_with(&f, &target, h, t).expect("one attempt allocates in 255 GPRs")
             });
             let used = alloc.num_gprs_used();
+            // The retries run only more than one register above the peak.
             assert!(
-                used <= *modes.iter().min().expect("three modes"),
+                used <= *modes.iter().min().expect("three modes")
+                    || used <= alloc.peak_gpr_pressure + 1,
                 "seed {seed}: {used} GPRs, modes {modes:?}"
             );
             assert!(used >= alloc.peak_gpr_pressure, "seed {seed}");
