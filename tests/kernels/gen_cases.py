@@ -1524,6 +1524,40 @@ def lds_vec_struct():
     return c
 
 
+@case
+def oob_lds_vectors():
+    c = Case('oob_lds_vectors', (1, 1, 1))
+    # Load indices: inside both windows, the last record, the 100-byte window's partial
+    # record (6: bytes 96..111), just past the end, wrapping addresses.
+    idx = [0, 1, 5, 6, 7, 31, 32, 33, 0x0FFFFFFF, 0x10000000, 0x10000001, 0x80000001,
+           24, 25, 2, 3, 4, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 30]
+    # Store indices: distinct in-range slots, or distinct addresses outside the window
+    # (wrapping too), so no two stores meet.
+    idx2 = [(31 - t) if t % 3 else [32 + t, 0x20000020 + t, 0xFFFFFFFF - t][t % 9 // 3]
+            for t in range(32)]
+    c.uav(0, idx + idx2)
+    lds0 = [t + d for t in range(32) for d in (0, 100, 200, 300)]
+    lds1 = [w + 5000 for w in range(25)]
+
+    def load(mem, size, a):
+        return [mem[(a + 4 * j) // 4] if a + 4 * j + 4 <= size else 0 for j in range(4)]
+
+    out = []
+    for t in range(32):
+        out += load(lds0, 512, (idx[t] << 4) & M32)
+    for t in range(32):
+        out += load(lds1, 100, (idx[t] << 4) & M32)
+    for t in range(32):
+        a = (idx2[t] << 4) & M32
+        for j in range(4):
+            if a + 4 * j + 4 <= 512:
+                lds0[(a + 4 * j) // 4] = t + 1000 * (j + 1)
+    for t in range(32):
+        out += lds0[4 * t:4 * t + 4]
+    c.uav(1, [0] * len(out))
+    c.expect(1, out)
+    return c
+
 # ---------------------------------------------------------------- producer styles
 
 @case

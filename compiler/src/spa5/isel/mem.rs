@@ -7,7 +7,9 @@
 //!   Unless `assume_in_bounds` (or the IR marks the access `inbounds`), every access is
 //!   guarded by `addr + offset <u size` (the size parameter): a guarded load first zeroes its
 //!   results, a guarded store is dropped. Wide accesses are checked per word (split) so
-//!   partially out-of-range vectors behave as the IR says.
+//!   partially out-of-range vectors behave as the IR says, except in windows whose size is
+//!   a multiple of the access (LDS, private arrays, constant buffers), where one check of an
+//!   aligned vector is the checks of all its words.
 //! - LDS: `LDS`/`STS`/`ATOMS` at `[addr + base + offset]`, checked against the LDS size.
 //! - constant buffers: direct reads are `MOV d, c[0x0][imm]` (out of range: 0), indexed reads
 //!   `LDC` guarded by the buffer size.
@@ -659,11 +661,12 @@ impl Isel<'_> {
         let wide = matches!(m.size, MemSize::Words(n) if n > 1);
         let aligned = |n: u32| m.align >= n && m.offset.rem_euclid(n as i32) == 0;
         let unchecked = self.opts.assume_in_bounds || m.inbounds;
-        let chunk = if !wide || (!unchecked && !matches!(m.space, MemSpace::Cb(_))) {
+        let whole = |n: u32| unchecked || self.checks_whole(m, n);
+        let chunk = if !wide {
             1
-        } else if words == 4 && aligned(16) {
+        } else if words == 4 && aligned(16) && whole(16) {
             4
-        } else if words >= 2 && aligned(8) && words.is_multiple_of(2) {
+        } else if words >= 2 && aligned(8) && words.is_multiple_of(2) && whole(8) {
             2
         } else {
             1
@@ -703,6 +706,21 @@ impl Isel<'_> {
             k += n;
         }
         Ok(out)
+    }
+
+    /// Whether one bounds check of a `bytes`-byte access (aligned to `bytes`) says what the
+    /// checks of its words say. In a window whose size is a multiple of `bytes` (constant
+    /// buffers are whole vec4s; LDS and private arrays as declared) an aligned access lies
+    /// wholly inside or wholly outside, so its words are all in range or all out. A UAV's size
+    /// is a launch value, any number of bytes: a vector across its end is checked per word.
+    fn checks_whole(&self, m: MemArg, bytes: u32) -> bool {
+        let size = match m.space {
+            MemSpace::Cb(_) => return true,
+            MemSpace::Lds(id) => self.layout.lds.get(&id).map(|&(_, size)| size),
+            MemSpace::Private(ss) => Some(self.func.stack_slots[ss].size),
+            _ => None,
+        };
+        size.is_some_and(|s| s.is_multiple_of(bytes))
     }
 
     /// The two words of `inst` (at `+0` and `+4`) loaded by separate guarded 32-bit loads into
@@ -917,11 +935,13 @@ impl Isel<'_> {
         let two_doubles = words == 4
             && self.split_pair(vals[0], vals[1]).is_some()
             && self.split_pair(vals[2], vals[3]).is_some();
-        let chunk = if !wide || !(self.opts.assume_in_bounds || m.inbounds) {
+        let unchecked = self.opts.assume_in_bounds || m.inbounds;
+        let whole = |n: u32| unchecked || self.checks_whole(m, n);
+        let chunk = if !wide {
             1
-        } else if words == 4 && aligned(16) && !two_doubles {
+        } else if words == 4 && aligned(16) && !two_doubles && whole(16) {
             4
-        } else if words.is_multiple_of(2) && aligned(8) {
+        } else if words.is_multiple_of(2) && aligned(8) && whole(8) {
             2
         } else {
             1
