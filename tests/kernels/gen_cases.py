@@ -536,6 +536,31 @@ def float_div():
 
 
 @case
+def float_div_const():
+    c = Case('float_div_const', (2, 1, 1))
+    r = rnd(121)
+    n = 128
+    edge = [0.0, -0.0, 2.0, -3.0, 0.1, 1e-30, -1e-30, 2.0 ** 126, -(2.0 ** 126),
+            1.5 * 2.0 ** 126, 2.0 ** 127, -3e38, FLT_MAX, math.inf, -math.inf, math.nan]
+    bs = [bits(x) if isinstance(x, float) else x for x in edge]
+    bs[12] = FLT_MAX
+    bs += [bits(r.uniform(-50, 50)) for _ in range(n - len(bs))]
+    c.uav(0, bs)
+    out = []
+    for bb in bs:
+        b = fv(bb)
+        for a in (1.0, -0.5, 3.0):
+            if b == 0.0:
+                out.append(bits(-val(FLT_MAX)) if a < 0 else FLT_MAX)
+            else:
+                out.append(fres(a / b) if not math.isnan(b) else NAN)
+        out.append(0x7F800000 if b == 0.0 else (fres(1.0 / b) if not math.isnan(b) else NAN))
+    c.uav(1, [0] * 4 * n)
+    c.expect(1, out)
+    c.tolerance('uav1 f32 ulp 2')
+    return c
+
+@case
 def float_minmax():
     c = Case('float_minmax', (2, 1, 1))
     r = rnd(22)

@@ -4,7 +4,8 @@
 //! - f32 ops use `.FTZ` (the IR flushes denormals); legacy multiplies use `.FMZ`
 //!   (`0 * anything = 0`).
 //! - `fdiv` is `a * MUFU.RCP(b)` with both operands scaled by 1/4 when `|b| > 2^126` (whose
-//!   reciprocal would flush); `fsqrt` is RSQ then RCP; sin/cos/exp2 reduce with RRO before
+//!   reciprocal would flush), unscaled for a constant `|a| <= 1` (the quotient flushes
+//!   there too), `MUFU.RCP(b)` alone for `1 / b`; `fsqrt` is RSQ then RCP; sin/cos/exp2 reduce with RRO before
 //!   MUFU.
 //! - `ffract` is `min(x - floor(x), 0x3f7fffff)` keeping NaN.
 //!
@@ -197,6 +198,19 @@ impl Isel<'_> {
 
     /// `a / b` (see the module doc).
     fn fdiv(&mut self, a: Value, b: Value) -> R32 {
+        // A constant dividend of magnitude at most 1 needs no scaling: where |b| > 2^126 the
+        // quotient is below 2^-126 and flushes to a signed zero, as `a` times the flushed
+        // reciprocal does. `1 / b` is the reciprocal itself.
+        if let Some(c) = self.konst(a).map(|c| c as u32) {
+            let mag = f32::from_bits(c & 0x7fff_ffff);
+            if c == 0x3f80_0000 {
+                return self.mufu(Mufu::Rcp, b);
+            }
+            if mag >= f32::MIN_POSITIVE && mag <= 1.0 {
+                let r = self.mufu(Mufu::Rcp, b)?;
+                return self.bin(Op::FMUL_R, r, a, &fmz_ftz);
+            }
+        }
         // For |b| > 2^126 the reciprocal is subnormal and flushes: divide a/4 by b/4
         // there (exact for such b; a/4 only loses what the quotient flushes anyway).
         let big = self.one_ty(
@@ -218,12 +232,27 @@ impl Isel<'_> {
             Type::Pred,
         )?;
         let quarter = self.const32(0x3e80_0000)?;
-        let unit = self.const32(0x3f80_0000)?;
-        let k = self.one(
-            MInst::sel(R, R, R, Pred::TRUE),
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-            &[quarter, unit, big],
-        )?;
+        // 1.0 from the literal pool as SEL's constant operand, else in a register.
+        let pooled = if self.opts.literal_pool {
+            self.pool_slot(0x3f80_0000, false)
+        } else {
+            None
+        };
+        let k = match pooled {
+            Some(unit) => self.one(
+                MInst::build(Op::SEL_C, &[R, R, unit, Operand::Pred(Pred::TRUE)]),
+                &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                &[quarter, big],
+            )?,
+            None => {
+                let unit = self.const32(0x3f80_0000)?;
+                self.one(
+                    MInst::sel(R, R, R, Pred::TRUE),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                    &[quarter, unit, big],
+                )?
+            }
+        };
         let a = self.bin(Op::FMUL_R, a, k, &fmz_ftz)?;
         let b = self.bin(Op::FMUL_R, b, k, &fmz_ftz)?;
         // q = a * rcp(b): MUFU.RCP is within 1 ulp, the product within 2 (the IR's

@@ -260,7 +260,7 @@ impl Isel<'_> {
 
     /// The literal-pool operand for constant `c` (two aligned words for a 64-bit one),
     /// placing it on first use; `None` when the pool is full.
-    fn pool_slot(&mut self, c: u64, wide: bool) -> Option<Operand> {
+    pub(crate) fn pool_slot(&mut self, c: u64, wide: bool) -> Option<Operand> {
         let words: &[u32] = if wide {
             &[c as u32, (c >> 32) as u32]
         } else {
