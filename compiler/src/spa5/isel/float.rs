@@ -206,7 +206,7 @@ impl Isel<'_> {
             if c == 0x3f80_0000 {
                 return self.mufu(Mufu::Rcp, b);
             }
-            if mag >= f32::MIN_POSITIVE && mag <= 1.0 {
+            if (f32::MIN_POSITIVE..=1.0).contains(&mag) {
                 let r = self.mufu(Mufu::Rcp, b)?;
                 return self.bin(Op::FMUL_R, r, a, &fmz_ftz);
             }
