@@ -25,7 +25,7 @@ use isa_spa5::mods::{AtomOp as AOp, AtomType as AType, Cache, ICmp, Scope, Size}
 use isa_spa5::{Inst as MInst, ModKind, Op, PredReg, Reg};
 use smallvec::{smallvec, SmallVec};
 
-use super::{Isel, IselError};
+use super::{family, Family, Isel, IselError};
 use crate::spa5::abi::{slot_index, ParamKind};
 use crate::spa5::target::{cb0, Group, SetMod, Slot, TInst, Template, R, RB};
 use isa_spa5::cubin::PARAM_BASE;
@@ -708,6 +708,74 @@ impl Isel<'_> {
         Ok(out)
     }
 
+    /// Whether the one-word checked load `inst` is read only by stores to the same place
+    /// (same space, address, offset, size and alignment, checked too, in the same block),
+    /// directly or through arithmetic: those stores are guarded by the load's own bounds
+    /// predicate (one per block and access), so where the load is skipped nothing that reads
+    /// its result runs, and its register need not be zeroed first. Cross-lane operations,
+    /// memory, control flow and uses in other blocks make the value visible.
+    fn seen_only_under_own_check(&self, inst: Inst, m: MemArg, addr: Option<Value>) -> bool {
+        use ilc_passes::ir::Opcode as O;
+        if m.inbounds || self.opts.assume_in_bounds || !matches!(m.size, MemSize::Words(1)) {
+            return false;
+        }
+        let dfg = &self.func.dfg;
+        let mut tainted: SmallVec<[Value; 8]> = dfg.inst_results(inst).iter().copied().collect();
+        let mut seen: SmallVec<[u32; 8]> = smallvec![0; tainted.len()];
+        let mut stores = 0;
+        let mut at = self.func.layout.next_inst(inst);
+        while let Some(i) = at {
+            at = self.func.layout.next_inst(i);
+            let data = &dfg.insts[i];
+            let mut hit = false;
+            for v in data.all_values() {
+                if let Some(k) = tainted.iter().position(|&t| t == v) {
+                    seen[k] += 1;
+                    hit = true;
+                }
+            }
+            if !hit {
+                continue;
+            }
+            match data.opcode() {
+                O::Store => {
+                    let same = data.mem_arg() == Some(&m) && data.mem_addr() == addr;
+                    let addr_clean = data.mem_addr().is_none_or(|a| !tainted.contains(&a));
+                    if !same || !addr_clean {
+                        return false;
+                    }
+                    stores += 1;
+                }
+                O::QuadShuffle | O::VoteAll | O::Special => return false,
+                op if matches!(
+                    family(op),
+                    Family::Move
+                        | Family::Int
+                        | Family::Float
+                        | Family::F64
+                        | Family::Conv
+                        | Family::Control
+                ) =>
+                {
+                    for &r in dfg.inst_results(i) {
+                        tainted.push(r);
+                        seen.push(0);
+                    }
+                }
+                _ => return false,
+            }
+            if tainted.len() > 64 {
+                return false;
+            }
+        }
+        // Every use of every tainted value was seen in this block.
+        stores > 0
+            && tainted
+                .iter()
+                .zip(&seen)
+                .all(|(&v, &n)| self.use_count[v] == n)
+    }
+
     /// Whether one bounds check of a `bytes`-byte access (aligned to `bytes`) says what the
     /// checks of its words say. In a window whose size is a multiple of `bytes` (constant
     /// buffers are whole vec4s; LDS and private arrays as declared) an aligned access lies
@@ -886,7 +954,11 @@ impl Isel<'_> {
             Some(p) => {
                 let g = args.len() as u8;
                 args.push(p);
+                // The zeros an out-of-range read returns matter only where the value can be
+                // seen: not when it only feeds stores that the same check drops.
+                let zero = as_pair || n != 1 || !self.seen_only_under_own_check(inst, m, addr);
                 let mut seq: Vec<TInst> = (0..n as u8)
+                    .filter(|_| zero)
                     .map(|k| TInst::new(MInst::mov(R, Reg::RZ), &[res_slot(k)]))
                     .collect();
                 seq.push(ti.guarded(g, false));
