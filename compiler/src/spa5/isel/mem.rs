@@ -284,11 +284,21 @@ impl Isel<'_> {
             (0, _) => a,
             (_, Some(u)) => u,
             _ => {
-                let u = self.one(
-                    MInst::iadd32i(R, R, last as i32),
-                    &[Res(0, 0), Arg(0, 0)],
-                    &[a],
-                )?;
+                // `a = x << k` used by this access alone: `(x << k) + last` in one ISCADD
+                // from `x`, so the shift itself is left to the LEA's scale and dies (where
+                // `a` has other uses the shift stays, and the ISCADD would gain nothing).
+                let u = match self.shifted_index(a) {
+                    Some((x, k)) if last < 1 << 19 && self.use_count[a] == 1 => self.one(
+                        MInst::iscadd(R, R, Operand::Imm(last), k),
+                        &[Res(0, 0), Arg(0, 0)],
+                        &[x],
+                    )?,
+                    _ => self.one(
+                        MInst::iadd32i(R, R, last as i32),
+                        &[Res(0, 0), Arg(0, 0)],
+                        &[a],
+                    )?,
+                };
                 if let Some(b) = block {
                     self.last_byte_memo.insert((b, a, last), u);
                 }
