@@ -1556,9 +1556,9 @@ def oob_lds_vectors():
     # record (6: bytes 96..111), just past the end, wrapping addresses.
     idx = [0, 1, 5, 6, 7, 31, 32, 33, 0x0FFFFFFF, 0x10000000, 0x10000001, 0x80000001,
            24, 25, 2, 3, 4, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 30]
-    # Store indices: distinct in-range slots, or distinct addresses outside the window
-    # (wrapping too), so no two stores meet.
-    idx2 = [(31 - t) if t % 3 else [32 + t, 0x20000020 + t, 0xFFFFFFFF - t][t % 9 // 3]
+    # Store words d: the address ((31 - t) + (d << 5)) << 4 is slot 31 - t for d = 0 (and
+    # for d = 2^27, which wraps back), outside the window otherwise.
+    idx2 = [0 if t % 3 else [1, 0x7FFFFFF, 0x8000000, 0xFFFFFFFF][t % 12 // 3]
             for t in range(32)]
     c.uav(0, idx + idx2)
     lds0 = [t + d for t in range(32) for d in (0, 100, 200, 300)]
@@ -1573,7 +1573,7 @@ def oob_lds_vectors():
     for t in range(32):
         out += load(lds1, 100, (idx[t] << 4) & M32)
     for t in range(32):
-        a = (idx2[t] << 4) & M32
+        a = (((31 - t) + (idx2[t] << 5)) << 4) & M32
         for j in range(4):
             if a + 4 * j + 4 <= 512:
                 lds0[(a + 4 * j) // 4] = t + 1000 * (j + 1)
