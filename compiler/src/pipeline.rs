@@ -84,6 +84,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "dce",
             // Last: what GVN, LICM and versioning left in front of a branch for one side.
             "sink",
+            // Loop exit values (an unrolled break's counter) move onto their exit edges.
+            "exit_sink",
         ],
     }
 }

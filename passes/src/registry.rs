@@ -153,6 +153,12 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "exit_sink",
+        summary: "values passed only on a loop exit edge are computed on that edge",
+        run: crate::exit_sink::run_with,
+        preserves_cfg: false,
+    },
+    PassInfo {
         name: "sink",
         summary: "pure instructions used only past one branch edge move to that side",
         run: crate::sink::run_with,
