@@ -13,6 +13,16 @@
 //! a reduced one (`a + r` next to `a`) is not, it becomes `p + r`, one add as before; at most
 //! [`MAX_GROUPS`] new variables per loop (each holds a register across the loop).
 //!
+//! A base that differs from an earlier reduced or derived base `s` only by invariants added
+//! on the way (`((i + 1) * n + x) << 2` next to `(i * n + x) << 2`, the copies of an unrolled
+//! body: both grow alike) is derived instead: `s + d` in the loop, with the difference `d`
+//! (a linear form over values defined outside the loop, here `n << 2`) computed in front of
+//! it. That is one add per iteration, as the new variable's increment would be, without
+//! another register held across the loop. The source is the latest base whose difference is
+//! a constant or already computed for another derived base (chained copies share one `d`),
+//! else the shallowest one; at most [`MAX_CHAIN`] adds separate a derived base from its
+//! group's variable.
+//!
 //! ```text
 //! pre: jump H(args)        pre: jump N(args)
 //!                          N:      p0 := base with the induction variables at args
@@ -36,7 +46,8 @@
 use crate::addr_fold::const_added;
 use crate::affine::{induction_variables, At, Coef, Eval, LoopShape, Scope};
 use crate::ir::{
-    Analyses, Block, ControlFlowGraph, FuncCursor, Function, Inst, LoopInfo, Opcode, Type, Value,
+    Analyses, Block, ControlFlowGraph, FuncCursor, Function, Inst, InstructionData, LoopInfo,
+    Opcode, Type, Value,
 };
 use crate::mem_combine::{known_align, offset_align};
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
@@ -67,6 +78,76 @@ struct Candidate {
     steps: HashMap<Value, Value>,
     /// The bases to reduce and their growths, in program order.
     groups: Vec<(Value, Coef)>,
+    /// Bases derived from an earlier group or derived base plus an invariant difference, in
+    /// program order (sources first).
+    derived: Vec<Derived>,
+}
+
+/// A base computed as `src + d` in the loop: `src` an earlier reduced or derived base,
+/// `d` an invariant linear form emitted in front of the loop.
+struct Derived {
+    base: Value,
+    src: Value,
+    d: Lin,
+    /// Adds between `base` and the group it derives from.
+    depth: u32,
+}
+
+/// Most adds between a derived base and its group's variable. Each add in the chain
+/// delays the accesses behind it (an add's latency per link): over the bench kernels
+/// (modeled cycles vs ptxas, default and --assume-in-bounds) a limit of 2 kept the cycles'
+/// geomean (1.0328, 0.9780 from 1.0329, 0.9771) with 2 pairs fewer over ptxas's registers
+/// + 2; 8 (one chain per unrolled loop) 4 pairs fewer in both modes for 1.0390, 0.9861.
+pub const MAX_CHAIN: u32 = 2;
+
+/// Most terms of an invariant difference.
+const MAX_TERMS: usize = 4;
+
+/// An invariant linear form `sum(k * atom) + c (mod 2^32)` over values defined outside the
+/// loop; terms sorted by atom, no zero coefficient.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Lin {
+    terms: Vec<(Value, u32)>,
+    c: u32,
+}
+
+impl Lin {
+    fn konst(c: u32) -> Lin {
+        Lin {
+            terms: Vec::new(),
+            c,
+        }
+    }
+
+    fn atom(v: Value) -> Lin {
+        Lin {
+            terms: vec![(v, 1)],
+            c: 0,
+        }
+    }
+
+    /// `self + k * o`, `None` past [`MAX_TERMS`].
+    fn add_scaled(mut self, o: &Lin, k: u32) -> Option<Lin> {
+        for &(v, x) in &o.terms {
+            let x = x.wrapping_mul(k);
+            match self.terms.binary_search_by_key(&v, |t| t.0) {
+                Ok(i) => {
+                    self.terms[i].1 = self.terms[i].1.wrapping_add(x);
+                    if self.terms[i].1 == 0 {
+                        self.terms.remove(i);
+                    }
+                }
+                Err(i) if x != 0 => self.terms.insert(i, (v, x)),
+                Err(_) => {}
+            }
+        }
+        self.c = self.c.wrapping_add(o.c.wrapping_mul(k));
+        (self.terms.len() <= MAX_TERMS).then_some(self)
+    }
+
+    fn scale(self, k: u32) -> Option<Lin> {
+        Lin::default().add_scaled(&self, k)
+    }
 }
 
 /// Reduces every candidate loop; returns how many bases became induction variables.
@@ -133,6 +214,7 @@ fn candidate(
     }
     let scope = Scope { func, members, ivs };
     let mut groups: Vec<(Value, Coef)> = Vec::new();
+    let mut derived: Vec<Derived> = Vec::new();
     for &b in blocks {
         for inst in func.layout.block_insts(b) {
             let Some(addr) = func.dfg.insts[inst].mem_addr() else {
@@ -140,10 +222,10 @@ fn candidate(
             };
             let base = without_constants(func, addr);
             if groups.iter().any(|g| g.0 == base)
+                || derived.iter().any(|d| d.base == base)
                 || scope.outside(base)
                 || scope.ivs.contains_key(&base)
                 || func.dfg.value_type(base) != Type::B32
-                || groups.len() == MAX_GROUPS
             {
                 continue;
             }
@@ -154,11 +236,20 @@ fn candidate(
             // A base that adds an invariant to an earlier one (`a + r` next to `a`) becomes
             // `p + r`, one add as before, when the earlier one is reduced.
             if let Some(x) = plus_invariant(&scope, base) {
-                if groups.iter().any(|g| g.0 == x) {
+                if groups.iter().any(|g| g.0 == x) || derived.iter().any(|d| d.base == x) {
                     continue;
                 }
             }
             if k.is_zero() || weight(&scope, base, false, &mut HashSet::default()) < MIN_WEIGHT {
+                continue;
+            }
+            // A base that differs from an earlier reduced or derived one by an invariant (the
+            // copies of an unrolled body) is derived from it (module doc).
+            if let Some(d) = derivation(&scope, &groups, &derived, base) {
+                derived.push(d);
+                continue;
+            }
+            if groups.len() == MAX_GROUPS {
                 continue;
             }
             groups.push((base, k));
@@ -173,7 +264,160 @@ fn candidate(
         members,
         steps,
         groups,
+        derived,
     })
+}
+
+/// `base` as an earlier reduced or derived base available where `base` is defined plus an
+/// invariant difference (the source chosen as the module doc says).
+fn derivation(
+    scope: &Scope,
+    groups: &[(Value, Coef)],
+    derived: &[Derived],
+    base: Value,
+) -> Option<Derived> {
+    let func = scope.func;
+    let at = func.dfg.value_inst(base)?;
+    let block = func.layout.inst_block(at)?;
+    // A derived base's new value sits in front of its old definition: usable when that
+    // comes earlier in the block of `base`. A group's variable is a header parameter.
+    let available = |src: Value| {
+        func.dfg
+            .value_inst(src)
+            .is_some_and(|i| func.layout.inst_block(i) == Some(block) && precedes(func, i, at))
+    };
+    // Candidate sources with their depth in the chain of adds (a group's is 0).
+    let sources: Vec<(Value, u32)> = derived
+        .iter()
+        .rev()
+        .filter(|d| available(d.base))
+        .map(|d| (d.base, d.depth))
+        .chain(groups.iter().rev().map(|g| (g.0, 0)))
+        .filter(|s| s.1 < MAX_CHAIN)
+        .collect();
+    let diffs: Vec<(Value, u32, Lin)> = sources
+        .into_iter()
+        .filter_map(|(src, depth)| {
+            let mut budget = MAX_EXPR;
+            Some((src, depth, difference(scope, base, src, &mut budget)?))
+        })
+        .collect();
+    // The latest source whose difference is a constant or already held; else the
+    // shallowest source (a new invariant).
+    let shared = diffs
+        .iter()
+        .find(|(_, _, d)| d.terms.is_empty() || derived.iter().any(|o| o.d == *d));
+    let (src, depth, d) = shared
+        .or_else(|| diffs.iter().min_by_key(|x| x.1))
+        .cloned()?;
+    Some(Derived {
+        base,
+        src,
+        d,
+        depth: depth + 1,
+    })
+}
+
+/// True if `a` comes before `b` in their (common) block.
+fn precedes(func: &Function, a: Inst, b: Inst) -> bool {
+    let mut cur = func.layout.prev_inst(b);
+    while let Some(i) = cur {
+        if i == a {
+            return true;
+        }
+        cur = func.layout.prev_inst(i);
+    }
+    false
+}
+
+/// `a - b` as an invariant linear form, when the two differ only by invariants added on
+/// the way (through common shifts by a constant).
+fn difference(scope: &Scope, a: Value, b: Value, budget: &mut usize) -> Option<Lin> {
+    if a == b {
+        return Some(Lin::default());
+    }
+    *budget = budget.checked_sub(1)?;
+    if let Some((x, r, k)) = split_invariant(scope, a) {
+        let r = invariant(scope, r, budget)?;
+        return difference(scope, x, b, budget)?.add_scaled(&r, k);
+    }
+    if let Some((y, r, k)) = split_invariant(scope, b) {
+        let r = invariant(scope, r, budget)?;
+        return difference(scope, a, y, budget)?.add_scaled(&r, k.wrapping_neg());
+    }
+    let func = scope.func;
+    let (ia, ib) = (func.dfg.value_inst(a)?, func.dfg.value_inst(b)?);
+    let (
+        InstructionData::Binary {
+            opcode: Opcode::Ishl,
+            args: [x, s],
+        },
+        InstructionData::Binary {
+            opcode: Opcode::Ishl,
+            args: [y, t],
+        },
+    ) = (&func.dfg.insts[ia], &func.dfg.insts[ib])
+    else {
+        return None;
+    };
+    let s = func.dfg.value_const(*s)?;
+    if func.dfg.value_const(*t)? != s || s >= 32 {
+        return None;
+    }
+    difference(scope, *x, *y, budget)?.scale(1 << s)
+}
+
+/// `(x, r, k)` when `v` is `x + k * r` with `r` invariant and `x` not (`k` is 1 or -1).
+fn split_invariant(scope: &Scope, v: Value) -> Option<(Value, Value, u32)> {
+    let func = scope.func;
+    let inst = func.dfg.value_inst(v)?;
+    let InstructionData::Binary { opcode, args } = func.dfg.insts[inst] else {
+        return None;
+    };
+    let inv = |v: Value| invariant(scope, v, &mut MAX_EXPR.clone()).is_some();
+    match opcode {
+        Opcode::Iadd if inv(args[1]) && !inv(args[0]) => Some((args[0], args[1], 1)),
+        Opcode::Iadd if inv(args[0]) && !inv(args[1]) => Some((args[1], args[0], 1)),
+        Opcode::Isub if inv(args[1]) && !inv(args[0]) => Some((args[0], args[1], u32::MAX)),
+        _ => None,
+    }
+}
+
+/// The invariant `v` as a linear form over values defined outside the loop and constants.
+fn invariant(scope: &Scope, v: Value, budget: &mut usize) -> Option<Lin> {
+    let func = scope.func;
+    if let Some(c) = func.dfg.value_const(v) {
+        return Some(Lin::konst(c as u32));
+    }
+    if scope.outside(v) {
+        return Some(Lin::atom(v));
+    }
+    *budget = budget.checked_sub(1)?;
+    let inst = func.dfg.value_inst(v)?;
+    let InstructionData::Binary { opcode, args } = func.dfg.insts[inst] else {
+        return None;
+    };
+    let konst = |v: Value| func.dfg.value_const(v).map(|c| c as u32);
+    match opcode {
+        Opcode::Iadd => {
+            invariant(scope, args[0], budget)?.add_scaled(&invariant(scope, args[1], budget)?, 1)
+        }
+        Opcode::Isub => invariant(scope, args[0], budget)?
+            .add_scaled(&invariant(scope, args[1], budget)?, u32::MAX),
+        Opcode::Imul => match (konst(args[0]), konst(args[1])) {
+            (Some(k), _) => invariant(scope, args[1], budget)?.scale(k),
+            (_, Some(k)) => invariant(scope, args[0], budget)?.scale(k),
+            _ => None,
+        },
+        Opcode::Ishl => {
+            let s = konst(args[1])?;
+            if s >= 32 {
+                return None;
+            }
+            invariant(scope, args[0], budget)?.scale(1 << s)
+        }
+        _ => None,
+    }
 }
 
 /// `x` when `v` is `x + r` (either order) with `r` invariant, constants added to `x` removed.
@@ -300,6 +544,12 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
         };
         growths.push(growth);
     }
+    // The derived bases' differences, in N too.
+    let diffs: Vec<Option<Value>> = c
+        .derived
+        .iter()
+        .map(|dv| gr.linear(func, n, &dv.d))
+        .collect();
     let mut args = nparams.clone();
     args.extend(&inits);
     FuncCursor::new(func).at_end(n).ins().jump(h, &args);
@@ -319,6 +569,19 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
         debug_assert_eq!(dest.block, h);
         dest.args.push(next);
         map.insert(base, p);
+    }
+    // Derived bases: `src + d` in front of the old definition, sources first.
+    for (dv, &d) in c.derived.iter().zip(&diffs) {
+        let src = map[&dv.src];
+        let at = func
+            .dfg
+            .value_inst(dv.base)
+            .expect("a derived base is an instruction's result");
+        let new = match d {
+            Some(d) => FuncCursor::new(func).at_inst(at).ins().iadd(src, d),
+            None => src,
+        };
+        map.insert(dv.base, new);
     }
     // In every iteration `p` equals the base, so every use in the loop may read it.
     for &b in &c.members {
@@ -403,6 +666,34 @@ impl Growth<'_> {
         };
         self.memo.insert(v, g);
         g
+    }
+
+    /// The linear form `l` computed at the end of `n`, `None` for zero.
+    fn linear(&mut self, func: &mut Function, n: Block, l: &Lin) -> Option<Value> {
+        let mut sum: Option<Value> = None;
+        for &(atom, k) in &l.terms {
+            let term = if k == 1 {
+                atom
+            } else if k.is_power_of_two() {
+                let s = self.emit(func, n, Opcode::Iconst, &[], u64::from(k.trailing_zeros()));
+                self.emit2(func, n, Opcode::Ishl, atom, s)
+            } else {
+                let k = self.emit(func, n, Opcode::Iconst, &[], u64::from(k));
+                self.emit2(func, n, Opcode::Imul, atom, k)
+            };
+            sum = Some(match sum {
+                Some(s) => self.emit2(func, n, Opcode::Iadd, s, term),
+                None => term,
+            });
+        }
+        if l.c != 0 {
+            let c = self.emit(func, n, Opcode::Iconst, &[], u64::from(l.c));
+            sum = Some(match sum {
+                Some(s) => self.emit2(func, n, Opcode::Iadd, s, c),
+                None => c,
+            });
+        }
+        sum
     }
 
     fn emit2(&mut self, func: &mut Function, n: Block, op: Opcode, a: Value, b: Value) -> Value {
