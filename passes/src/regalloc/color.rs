@@ -312,12 +312,12 @@ struct Colorer<'a> {
     /// One past the highest GPR assigned so far.
     high: u32,
     /// How many times each value is read (operands and branch arguments).
-    uses: SecondaryMap<Value, u32>,
+    uses: &'a SecondaryMap<Value, u32>,
     /// Banks of the GPR file (1: no bank conflicts to avoid).
     banks: u32,
     /// Instructions reading each value through the register banks with other values, and
     /// the weight of a conflict there (by loop depth).
-    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+    bank_uses: &'a SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
 }
 
 /// A bank constraint on a value's register ([`Colorer::bank_pairs`]): (register of the
@@ -357,39 +357,84 @@ pub struct Mode {
     pub two_sided: bool,
 }
 
-/// Assigns registers; fills `alloc.regs`.
-pub fn run(
-    func: &mut Function,
-    target: &dyn TargetIsa,
-    bundles: &Bundles,
-    limits: PerRegFile<u32>,
-    mode: Mode,
-    alloc: &mut Allocation,
-    analyses: &mut Analyses,
-) -> Result<(), Failure> {
-    let banks = target.gpr_banks();
-    let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
-    if banks > 1 {
-        let (_, _, loops) = analyses.loops(func);
-        for b in func.layout.blocks() {
-            let w = depth_weight(loops.loop_depth(b));
-            for i in func.layout.block_insts(b) {
-                let args = func.dfg.inst_args(i);
-                for reads in target.bank_reads(func, i) {
-                    for &(k, _) in &reads {
-                        if let Some(&v) = args.get(usize::from(k)) {
-                            if !bank_uses[v].iter().any(|&(x, _)| x == i) {
-                                bank_uses[v].push((i, w));
+/// What coloring reads of the spilled function besides the function itself: computed once
+/// for every coloring mode [`run`] tries on copies of the same function.
+pub struct Setup {
+    /// Banks of the GPR file (1: no bank conflicts to avoid).
+    banks: u32,
+    /// Instructions reading each value through the register banks with other values, and
+    /// the weight of a conflict there (by loop depth).
+    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+    lv: Liveness,
+    /// The most GPRs live at once ([`peak_gpr_pressure`]).
+    peak: u32,
+    /// How many times each value is read (operands and branch arguments).
+    uses: SecondaryMap<Value, u32>,
+}
+
+impl Setup {
+    /// The setup of the spilled function `func`.
+    pub fn new(func: &Function, target: &dyn TargetIsa, analyses: &mut Analyses) -> Setup {
+        let banks = target.gpr_banks();
+        let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
+        if banks > 1 {
+            let (_, _, loops) = analyses.loops(func);
+            for b in func.layout.blocks() {
+                let w = depth_weight(loops.loop_depth(b));
+                for i in func.layout.block_insts(b) {
+                    let args = func.dfg.inst_args(i);
+                    for reads in target.bank_reads(func, i) {
+                        for &(k, _) in &reads {
+                            if let Some(&v) = args.get(usize::from(k)) {
+                                if !bank_uses[v].iter().any(|&(x, _)| x == i) {
+                                    bank_uses[v].push((i, w));
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        let lv = Liveness::compute(func, analyses.cfg(func));
+        let peak = peak_gpr_pressure(func, target, &lv);
+        let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+        for b in func.layout.blocks() {
+            for i in func.layout.block_insts(b) {
+                for v in func.dfg.insts[i].all_values() {
+                    uses[v] += 1;
+                }
+            }
+        }
+        Setup {
+            banks,
+            bank_uses,
+            lv,
+            peak,
+            uses,
+        }
     }
+}
+
+/// Assigns registers; fills `alloc.regs`. `setup` is [`Setup::new`] of `func` as it is.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    bundles: &Bundles,
+    limits: PerRegFile<u32>,
+    mode: Mode,
+    setup: &Setup,
+    alloc: &mut Allocation,
+    analyses: &mut Analyses,
+) -> Result<(), Failure> {
+    let Setup {
+        banks,
+        ref bank_uses,
+        ref lv,
+        peak,
+        ref uses,
+    } = *setup;
     let (cfg, dt) = analyses.domtree(func);
-    let lv = Liveness::compute(func, cfg);
-    let peak = peak_gpr_pressure(func, target, &lv);
     let scored_limit = if banks > 1 { peak } else { 0 };
     let mut c = Colorer {
         target,
@@ -401,17 +446,10 @@ pub fn run(
         last_use: SecondaryMap::new(),
         fixups: Vec::new(),
         high: 0,
-        uses: SecondaryMap::new(),
+        uses,
         banks,
         bank_uses,
     };
-    for b in func.layout.blocks() {
-        for i in func.layout.block_insts(b) {
-            for v in func.dfg.insts[i].all_values() {
-                c.uses[v] += 1;
-            }
-        }
-    }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
     let Mode {
         group_hints,
@@ -430,7 +468,7 @@ pub fn run(
     let mut stack = vec![entry];
     let mut scratch = BlockScratch::default();
     while let Some(b) = stack.pop() {
-        c.block(func, cfg, &lv, b, alloc, &mut scratch)?;
+        c.block(func, cfg, lv, b, alloc, &mut scratch)?;
         let mut kids: SmallVec<[Block; 4]> = dt.children(b).into();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);

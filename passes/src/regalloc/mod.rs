@@ -248,15 +248,16 @@ fn attempts(
             // The state after spilling, for the colorings below: spilling does not depend
             // on the coloring mode, so they start from a copy instead of spilling again.
             let snapshot = (work.clone(), spilled.clone(), analyses.clone());
+            let setup = color::Setup::new(&work, target, analyses);
             let mode = color::Mode {
                 group_hints,
                 two_sided: false,
             };
-            color_phase(&mut work, target, limits, mode, spilled, analyses)
-                .map(|alloc| (alloc, snapshot))
+            color_phase(&mut work, target, limits, mode, &setup, spilled, analyses)
+                .map(|alloc| (alloc, snapshot, setup))
         });
         match result {
-            Ok((mut alloc, snapshot)) => {
+            Ok((mut alloc, snapshot, setup)) => {
                 // Pairs and quads that found no aligned run below the registers in use:
                 // color again, first with short-lived values and runs placed from the peak
                 // pressure down (see `color`), then lowest-first without the soft operand-
@@ -279,6 +280,7 @@ fn attempts(
                         target,
                         limits,
                         mode,
+                        &setup,
                         spilled,
                         &mut other_analyses,
                     ) {
@@ -371,12 +373,14 @@ fn spill_phase(
     })
 }
 
-/// Coloring and resolution (steps 3 and 4) of a spilled function.
+/// Coloring and resolution (steps 3 and 4) of a spilled function; `setup` is its
+/// [`color::Setup`].
 fn color_phase(
     func: &mut Function,
     target: &dyn TargetIsa,
     limits: PerRegFile<u32>,
     mode: color::Mode,
+    setup: &color::Setup,
     spilled: Spilled,
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
@@ -385,7 +389,9 @@ fn color_phase(
         bundles,
         info,
     } = spilled;
-    color::run(func, target, &bundles, limits, mode, &mut alloc, analyses)?;
+    color::run(
+        func, target, &bundles, limits, mode, setup, &mut alloc, analyses,
+    )?;
     resolve::run(func, target, limits, info, &mut alloc, analyses)?;
     debug_assert!(
         analyses.is_current(func),
@@ -406,11 +412,12 @@ fn attempt(
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
     let spilled = spill_phase(func, target, budget, analyses)?;
+    let setup = color::Setup::new(func, target, analyses);
     let mode = color::Mode {
         group_hints,
         two_sided,
     };
-    color_phase(func, target, limits, mode, spilled, analyses)
+    color_phase(func, target, limits, mode, &setup, spilled, analyses)
 }
 
 /// Where [`insert_inst`] places a new instruction.
