@@ -896,9 +896,9 @@ impl Colorer<'_> {
         // Last uses and dead results, by a backward scan.
         // Inline lists: two heap Vecs per instruction were the allocator's largest count.
         kills.clear();
-        kills.resize(insts.len(), ValueList::new());
+        kills.resize_with(insts.len(), ValueList::new);
         dead.clear();
-        dead.resize(insts.len(), ValueList::new());
+        dead.resize_with(insts.len(), ValueList::new);
         {
             live.clear();
             live.extend(lv.live_out[b].iter().copied());
