@@ -46,6 +46,53 @@ enum BundleStep {
 /// The values an instruction kills or leaves dead (usually none to three).
 type ValueList = smallvec::SmallVec<[Value; 3]>;
 
+/// Per-value entries valid for one block: emptied in constant time by advancing a
+/// generation stamp (a hash map emptied and refilled per block cost more than coloring).
+#[derive(Clone, Debug)]
+struct BlockMap {
+    /// (stamp of the block that set the entry, value).
+    entries: SecondaryMap<Value, (u32, u32)>,
+    /// The current block's stamp (never 0, the stamp of an entry never set).
+    stamp: u32,
+}
+
+impl Default for BlockMap {
+    fn default() -> Self {
+        BlockMap {
+            entries: SecondaryMap::new(),
+            stamp: 1,
+        }
+    }
+}
+
+impl BlockMap {
+    /// Removes every entry.
+    fn clear(&mut self) {
+        match self.stamp.checked_add(1) {
+            Some(s) => self.stamp = s,
+            None => *self = BlockMap::default(),
+        }
+    }
+
+    fn get(&self, v: Value) -> Option<u32> {
+        let (s, x) = self.entries[v];
+        (s == self.stamp).then_some(x)
+    }
+
+    fn insert(&mut self, v: Value, x: u32) {
+        self.entries[v] = (self.stamp, x);
+    }
+
+    /// Removes `v`; true if it was present.
+    fn remove(&mut self, v: Value) -> bool {
+        let present = self.get(v).is_some();
+        if present {
+            self.entries[v] = (0, 0);
+        }
+        present
+    }
+}
+
 /// Move order (and scratch copies) chosen for one bundle, applied after coloring.
 #[derive(Clone, Debug)]
 struct BundleFix {
@@ -75,7 +122,7 @@ struct Regs {
     scored_limit: u32,
     /// Position (instruction index in the block being colored) of the last use of each value
     /// that dies in that block; values missing live past it.
-    ends: crate::FastHashMap<Value, u32>,
+    ends: BlockMap,
     /// Index of the instruction being colored in its block.
     pos: u32,
     /// End (as in `ends`) of the value being placed.
@@ -159,7 +206,7 @@ impl Regs {
             match self.occ[file].get((i ^ 1) as usize) {
                 None => 0,
                 Some(None) => end.saturating_sub(self.pos).max(1),
-                Some(Some(u)) => end.saturating_sub(self.ends.get(u).copied().unwrap_or(u32::MAX)),
+                Some(Some(u)) => end.saturating_sub(self.ends.get(*u).unwrap_or(u32::MAX)),
             }
         };
         // Below the registers already in use, one that no in-flight load may still read.
@@ -339,8 +386,8 @@ struct BlockScratch {
     kills: Vec<ValueList>,
     /// Results of each instruction that are never used.
     dead: Vec<ValueList>,
-    /// Values live below the scan point.
-    live: HashSet<Value>,
+    /// Values live below the scan point (present, with no payload).
+    live: BlockMap,
 }
 
 /// How far a loop-carried value's register preference reaches back through the values it is
@@ -694,7 +741,7 @@ impl Colorer<'_> {
         };
         let fp = self.fp(func, v);
         let (w, a) = (u32::from(fp.width), u32::from(fp.align));
-        self.regs.placing_end = self.regs.ends.get(&v).copied().unwrap_or(u32::MAX);
+        self.regs.placing_end = self.regs.ends.get(v).unwrap_or(u32::MAX);
         let start = match hint {
             Some(h)
                 if h.file == fp.file
@@ -901,15 +948,18 @@ impl Colorer<'_> {
         dead.resize_with(insts.len(), ValueList::new);
         {
             live.clear();
-            live.extend(lv.live_out[b].iter().copied());
+            for &v in &lv.live_out[b] {
+                live.insert(v, 0);
+            }
             for (k, &inst) in insts.iter().enumerate().rev() {
                 for &r in func.dfg.inst_results(inst) {
-                    if !live.remove(&r) {
+                    if !live.remove(r) {
                         dead[k].push(r);
                     }
                 }
                 for v in func.dfg.insts[inst].all_values() {
-                    if live.insert(v) {
+                    if live.get(v).is_none() {
+                        live.insert(v, 0);
                         kills[k].push(v);
                     }
                 }
