@@ -800,6 +800,77 @@ mod tests {
     }
 
     #[test]
+    fn cached_template_answers_equal_the_templates_own() {
+        let mut t = Spa5Target::new(254);
+        // A one-instruction ALU template, a variable-latency load with a result group, and
+        // a two-instruction sequence with operand groups.
+        let add = Template::one(TInst::new(
+            MInst::iadd(R, R, R),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        let load = Template {
+            result_groups: smallvec::smallvec![Group {
+                start: 0,
+                len: 2,
+                align: 2
+            }],
+            ..Template::one(TInst::new(
+                MInst::ldg(Size::B64, R, RB, 0),
+                &[Res(0, 0), Slot::MemArg(0)],
+            ))
+        };
+        let pair = Template {
+            arg_groups: smallvec::smallvec![Group {
+                start: 0,
+                len: 2,
+                align: 2
+            }],
+            ..Template::many(&[
+                TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0), Arg(1, 0)]),
+                TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Res(0, 0), Arg(0, 0)]),
+            ])
+        };
+        let codes: Vec<u16> = [add, load, pair]
+            .into_iter()
+            .map(|tpl| t.intern(tpl).expect("room in the table"))
+            .collect();
+        // A template pushed to the table directly has no cached answers: it is answered
+        // from the template.
+        let direct = u16::try_from(t.templates.len()).expect("small table");
+        t.templates.push(t.templates[usize::from(codes[2])].clone());
+        assert_eq!(t.info.len(), t.templates.len() - 1);
+        let mut f = Function::default();
+        for code in (0..t.templates.len() as u16).chain([direct]) {
+            let inst = f.dfg.make_inst(target_data(code, 0, false, &[], &[]));
+            let tpl = &t.templates[usize::from(code)];
+            assert_eq!(
+                t.sched_info(&f, inst),
+                template_sched_info(tpl),
+                "code {code}"
+            );
+            assert_eq!(
+                t.bank_reads(&f, inst),
+                template_bank_reads(tpl),
+                "code {code}"
+            );
+            assert_eq!(
+                t.constraints(&f, inst),
+                template_constraints(tpl),
+                "code {code}"
+            );
+        }
+        // The variable-latency load is scheduled as one; the pair's reads collide in banks.
+        let sched = |code: u16| t.info[usize::from(code)].sched;
+        assert_eq!(sched(codes[1]).kind, LatencyKind::Variable);
+        assert_eq!(sched(codes[0]).kind, LatencyKind::Fixed);
+        assert_eq!(sched(codes[2]).issue_cycles, 2);
+        assert_eq!(
+            t.info[usize::from(codes[2])].constraints.arg_groups.len(),
+            1
+        );
+    }
+
+    #[test]
     fn holes_and_slots_must_match() {
         // A forgotten slot: the hole at operand 2 stays unfilled.
         let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));

@@ -1263,3 +1263,35 @@ impl Colorer<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    #[test]
+    fn block_maps_forget_everything_when_cleared() {
+        let v = |i| Value::new(i);
+        let mut m = BlockMap::default();
+        assert_eq!(m.get(v(3)), None, "never set");
+        m.insert(v(3), 7);
+        m.insert(v(0), 0);
+        assert_eq!(
+            (m.get(v(3)), m.get(v(0)), m.get(v(1))),
+            (Some(7), Some(0), None)
+        );
+        assert!(m.remove(v(3)));
+        assert!(!m.remove(v(3)));
+        m.clear();
+        assert_eq!(m.get(v(0)), None, "set before the clear");
+        m.insert(v(0), 5);
+        assert_eq!(m.get(v(0)), Some(5));
+        // The stamp wraps around by starting over, not by reviving old entries.
+        m.stamp = u32::MAX;
+        m.insert(v(2), 1);
+        m.clear();
+        assert_eq!((m.get(v(0)), m.get(v(2))), (None, None));
+        m.insert(v(2), 9);
+        assert_eq!(m.get(v(2)), Some(9));
+    }
+}
