@@ -373,11 +373,11 @@ fn clear_uses(
     term: Option<Inst>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) {
-    for &inst in insts.iter().chain(term.iter()) {
-        for v in func.dfg.insts[inst].all_values() {
-            remaining[v] = 0;
-        }
-    }
+    let read = insts
+        .iter()
+        .chain(term.iter())
+        .flat_map(|&inst| func.dfg.insts[inst].all_values());
+    read.for_each(|v| remaining[v] = 0);
 }
 
 /// A block's instructions (terminator apart), its schedule and what scheduling found.
