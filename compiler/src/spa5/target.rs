@@ -279,11 +279,12 @@ pub struct Spa5Target {
     /// Codes of the templates by hash (templates are large: the table keeps only their
     /// codes, so building it moves two bytes per entry instead of whole templates).
     index: HashMap<u64, SmallVec<[u16; 1]>>,
-    /// What the allocator and scheduler ask of each template, by code, computed when the
-    /// template is interned (they asked once per instruction and attempt, rebuilding it
-    /// from the machine instructions' forms each time). A code without an entry (a
-    /// template pushed to `templates` directly) is answered from the template itself.
-    info: Vec<TemplateInfo>,
+    /// What the allocator and scheduler ask of each template, by code, computed on the first
+    /// question (they asked once per instruction and attempt, rebuilding it from the machine
+    /// instructions' forms each time; computing it at interning cost small kernels more
+    /// than it saved). A code without an entry (a template pushed to `templates` directly)
+    /// is answered from the template itself.
+    info: Vec<std::sync::OnceLock<TemplateInfo>>,
     /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
     pub gprs: u32,
 }
@@ -465,7 +466,7 @@ impl Spa5Target {
         let code = u16::try_from(self.templates.len()).ok()?;
         codes.push(code);
         if self.info.len() == self.templates.len() {
-            self.info.push(TemplateInfo::of(&tpl));
+            self.info.push(std::sync::OnceLock::new());
         }
         self.templates.push(tpl);
         Some(code)
@@ -474,7 +475,13 @@ impl Spa5Target {
     /// The cached answers for the template of a `Target` instruction, if it has them.
     fn info_of(&self, data: &InstructionData) -> Option<&TemplateInfo> {
         match data {
-            InstructionData::Target { code, .. } => self.info.get(*code as usize),
+            InstructionData::Target { code, .. } => {
+                let (cell, t) = (
+                    self.info.get(*code as usize)?,
+                    &self.templates[*code as usize],
+                );
+                Some(cell.get_or_init(|| TemplateInfo::of(t)))
+            }
             _ => None,
         }
     }
@@ -860,14 +867,18 @@ mod tests {
             );
         }
         // The variable-latency load is scheduled as one; the pair's reads collide in banks.
-        let sched = |code: u16| t.info[usize::from(code)].sched;
+        // The questions above filled the cache of every interned template.
+        let info = |code: u16| {
+            t.info[usize::from(code)]
+                .get()
+                .cloned()
+                .expect("computed on the first question")
+        };
+        let sched = |code: u16| info(code).sched;
         assert_eq!(sched(codes[1]).kind, LatencyKind::Variable);
         assert_eq!(sched(codes[0]).kind, LatencyKind::Fixed);
         assert_eq!(sched(codes[2]).issue_cycles, 2);
-        assert_eq!(
-            t.info[usize::from(codes[2])].constraints.arg_groups.len(),
-            1
-        );
+        assert_eq!(info(codes[2]).constraints.arg_groups.len(), 1);
     }
 
     #[test]
