@@ -74,19 +74,21 @@ pub fn version(func: &mut Function) -> usize {
     work.reverse();
     let mut grown = 0;
     let mut count = 0;
-    let ranges = crate::value_bound::Ranges::new(func);
     // Loops are left to `bounds_version`, which tests once in front of a loop: a test in a
     // loop body runs every iteration, and its serial chain (compares, vote, branch) costs
     // more cycles there than the parallel checks it removes. The blocks split off a block
     // outside loops stay outside.
-    let in_loop: HashSet<Block> = {
+    let (ranges, in_loop) = {
         let cfg = ControlFlowGraph::with_function(func);
         let dt = DominatorTree::with_function(func, &cfg);
         let loops = LoopInfo::with_function(func, &cfg, &dt);
-        func.layout
+        let in_loop: HashSet<Block> = func
+            .layout
             .blocks()
             .filter(|&b| loops.loop_depth(b) > 0)
-            .collect()
+            .collect();
+        let ranges = crate::value_bound::Ranges::with_analyses(func, &cfg, &dt, &loops);
+        (ranges, in_loop)
     };
     while let Some(b) = work.pop() {
         crate::budget::tick();

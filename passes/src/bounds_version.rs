@@ -84,7 +84,7 @@ pub fn version(func: &mut Function) -> usize {
         let cfg = ControlFlowGraph::with_function(func);
         let dt = DominatorTree::with_function(func, &cfg);
         let loops = LoopInfo::with_function(func, &cfg, &dt);
-        let ranges = crate::value_bound::Ranges::new(func);
+        let ranges = crate::value_bound::Ranges::with_analyses(func, &cfg, &dt, &loops);
         let mut next = None;
         for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
             crate::budget::tick();

@@ -31,6 +31,7 @@
 //! of the input (no hash-order dependence).
 
 use crate::FastHashMap as HashMap;
+use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -273,6 +274,7 @@ pub fn run_with(
     // reached in round one: registers the function needs somewhere anyway cost nothing, and
     // the block gets the latency hiding its budget denied it.
     let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
+    let mut remaining: SecondaryMap<Value, u32> = SecondaryMap::new();
     let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
@@ -290,7 +292,8 @@ pub fn run_with(
         } else {
             budget
         };
-        let (order, sched) = schedule_block(func, target, &lv, b, &insts, term, budget);
+        let (order, sched) =
+            schedule_block(func, target, &lv, b, &insts, term, budget, &mut remaining);
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
@@ -310,7 +313,8 @@ pub fn run_with(
             None => base[f],
         }));
         if raised != base {
-            (*order, *sched) = schedule_block(func, target, &lv, *b, insts, *term, raised);
+            (*order, *sched) =
+                schedule_block(func, target, &lv, *b, insts, *term, raised, &mut remaining);
         }
     }
     for (b, insts, term, order, sched) in plans {
@@ -341,22 +345,39 @@ pub fn run_with(
     stats
 }
 
-/// Uses of each value by `insts` and `term` (an instruction reading a value twice counts
-/// once): a value's last use in the block is when its count reaches zero (live-out values
-/// never die there).
-fn uses_in_block(func: &Function, insts: &[Inst], term: Option<Inst>) -> HashMap<Value, u32> {
-    let mut remaining: HashMap<Value, u32> =
-        HashMap::with_capacity_and_hasher(2 * insts.len() + 2, Default::default());
+/// Adds to `remaining` (zero before) the uses of each value by `insts` and `term` (an
+/// instruction reading a value twice counts once): a value's last use in the block is when
+/// its count reaches zero (live-out values never die there). A dense table shared by the
+/// blocks, zeroed again by [`clear_uses`] (a hash map per block cost more than its lookups).
+fn uses_in_block(
+    func: &Function,
+    insts: &[Inst],
+    term: Option<Inst>,
+    remaining: &mut SecondaryMap<Value, u32>,
+) {
     for &inst in insts.iter().chain(term.iter()) {
         let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
-                *remaining.entry(v).or_insert(0) += 1;
+                remaining[v] += 1;
             }
         }
     }
-    remaining
+}
+
+/// Zeroes the counts [`uses_in_block`] left for the same instructions.
+fn clear_uses(
+    func: &Function,
+    insts: &[Inst],
+    term: Option<Inst>,
+    remaining: &mut SecondaryMap<Value, u32>,
+) {
+    let read = insts
+        .iter()
+        .chain(term.iter())
+        .flat_map(|&inst| func.dfg.insts[inst].all_values());
+    read.for_each(|v| remaining[v] = 0);
 }
 
 /// A block's instructions (terminator apart), its schedule and what scheduling found.
@@ -380,6 +401,7 @@ fn schedule_block(
     insts: &[Inst],
     term: Option<Inst>,
     budget: PerRegFile<u32>,
+    remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
     let mut nodes = build_dag(func, target, insts, term);
@@ -387,19 +409,19 @@ fn schedule_block(
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
     };
-    let mut remaining = uses_in_block(func, insts, term);
-    let rem = |m: &HashMap<Value, u32>, v: Value| m.get(&v).copied().unwrap_or(0);
+    uses_in_block(func, insts, term, remaining);
+    let rem = |m: &SecondaryMap<Value, u32>, v: Value| m[v];
     let live_out = |v: Value| lv.is_live_out(b, v);
     let mut pressure = PerRegFile::<u32>::default();
     for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
-        if rem(&remaining, v) > 0 || live_out(v) {
+        if rem(remaining, v) > 0 || live_out(v) {
             let (f, w) = width(v);
             pressure[f] += w;
         }
     }
     sched.peak = pressure;
     // Net register change if `inst` issued now, per file.
-    let delta = |inst: Inst, remaining: &HashMap<Value, u32>| -> [i64; 2] {
+    let delta = |inst: Inst, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
         for &r in func.dfg.inst_results(inst) {
             if rem(remaining, r) > 0 || live_out(r) {
@@ -495,7 +517,7 @@ fn schedule_block(
             }
         };
         let over = |i: usize| {
-            let d = delta(nodes[i].inst, &remaining);
+            let d = delta(nodes[i].inst, remaining);
             RegFile::ALL.iter().any(|&f| {
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
             })
@@ -511,7 +533,7 @@ fn schedule_block(
                 .take(64)
                 .copied()
                 .filter(|&i| {
-                    let d = delta(nodes[i].inst, &remaining);
+                    let d = delta(nodes[i].inst, remaining);
                     d[0] + d[1] <= 0
                 })
                 .min_by_key(|&i| (Reverse(nodes[i].height), i));
@@ -525,7 +547,7 @@ fn schedule_block(
         done[pick] = true;
         ready.remove(&pick);
         let start = cycle.max(earliest[pick]);
-        let d = delta(nodes[pick].inst, &remaining);
+        let d = delta(nodes[pick].inst, remaining);
         let mut defs = [0u32; 2];
         for &r in func.dfg.inst_results(nodes[pick].inst) {
             let (f, w) = width(r);
@@ -542,9 +564,7 @@ fn schedule_block(
         for v in func.dfg.insts[inst].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
-                if let Some(r) = remaining.get_mut(&v) {
-                    *r = r.saturating_sub(1);
-                }
+                remaining[v] = remaining[v].saturating_sub(1);
             }
         }
         let res = nodes[pick].resource;
@@ -568,6 +588,7 @@ fn schedule_block(
         n,
         "the DAG is acyclic: every node gets scheduled"
     );
+    clear_uses(func, insts, term, remaining);
     (order, sched)
 }
 

@@ -107,7 +107,7 @@ pub struct RegGroup {
 /// Operand indices refer to [`InstructionData::args`] (block-call arguments never carry
 /// constraints). Fixed-register operands are not expressible: SPA5 has none (every operand
 /// can be any GPR, `RZ` is an encoding, not an allocatable register).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct InstConstraints {
     /// Groups of results that must be consecutive and aligned (e.g. `LDG.E.128`: results
     /// 0..4, align 4).
@@ -121,6 +121,18 @@ pub struct InstConstraints {
     /// is this instruction (an "early clobber"). If false, a result may reuse the register
     /// of an operand that dies here.
     pub results_early: bool,
+}
+
+/// Copies the groups with `from_slice` (a plain copy: the derived clone goes through
+/// `SmallVec`'s generic `extend`, and the allocator clones constraints per instruction).
+impl Clone for InstConstraints {
+    fn clone(&self) -> Self {
+        InstConstraints {
+            result_groups: SmallVec::from_slice(&self.result_groups),
+            arg_groups: SmallVec::from_slice(&self.arg_groups),
+            results_early: self.results_early,
+        }
+    }
 }
 
 impl InstConstraints {

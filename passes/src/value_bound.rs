@@ -86,25 +86,36 @@ pub struct Ranges {
 impl Ranges {
     /// Finds the counted loops of `func`.
     pub fn new(func: &Function) -> Ranges {
+        let cfg = ControlFlowGraph::with_function(func);
+        let dt = DominatorTree::with_function(func, &cfg);
+        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        Ranges::with_analyses(func, &cfg, &dt, &loops)
+    }
+
+    /// As [`Ranges::new`], with `func`'s CFG, dominator tree and loop nesting (for a caller
+    /// that has them).
+    pub fn with_analyses(
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        dt: &DominatorTree,
+        loops: &LoopInfo,
+    ) -> Ranges {
         let mut r = Ranges::default();
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 r.block_of[i] = Some(b);
             }
         }
-        let cfg = ControlFlowGraph::with_function(func);
-        let dt = DominatorTree::with_function(func, &cfg);
-        let loops = LoopInfo::with_function(func, &cfg, &dt);
         for &h in dt.rpo() {
             if loops.is_header(h) {
-                r.counted_loop(func, &cfg, &dt, &loops, h);
-                r.shrinking_params(func, &cfg, &dt, h);
+                r.counted_loop(func, cfg, dt, loops, h);
+                r.shrinking_params(func, cfg, dt, h);
             }
         }
         for &b in dt.rpo() {
-            r.edge_facts(func, &cfg, b);
+            r.edge_facts(func, cfg, b);
         }
-        r.dt = Some(dt);
+        r.dt = Some(dt.clone());
         r
     }
 

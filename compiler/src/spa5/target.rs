@@ -279,8 +279,101 @@ pub struct Spa5Target {
     /// Codes of the templates by hash (templates are large: the table keeps only their
     /// codes, so building it moves two bytes per entry instead of whole templates).
     index: HashMap<u64, SmallVec<[u16; 1]>>,
+    /// What the allocator and scheduler ask of each template, by code, computed on the first
+    /// question (they asked once per instruction and attempt, rebuilding it from the machine
+    /// instructions' forms each time; computing it at interning cost small kernels more
+    /// than it saved). A code without an entry (a template pushed to `templates` directly)
+    /// is answered from the template itself.
+    info: Vec<std::sync::OnceLock<TemplateInfo>>,
     /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
     pub gprs: u32,
+}
+
+/// The answers of [`TargetIsa::sched_info`], [`TargetIsa::bank_reads`] and
+/// [`TargetIsa::constraints`] for one template: functions of the template alone.
+#[derive(Clone, Debug)]
+struct TemplateInfo {
+    sched: SchedInfo,
+    bank_reads: SmallVec<[BankReads; 2]>,
+    constraints: InstConstraints,
+}
+
+impl TemplateInfo {
+    fn of(t: &Template) -> TemplateInfo {
+        TemplateInfo {
+            sched: template_sched_info(t),
+            bank_reads: template_bank_reads(t),
+            constraints: template_constraints(t),
+        }
+    }
+}
+
+/// Scheduling class of a template: variable latency if any of its instructions is, the
+/// latencies summed (an empty template, or no template: one cycle of control).
+fn template_sched_info(t: &Template) -> SchedInfo {
+    if t.seq.is_empty() {
+        return SchedInfo {
+            kind: LatencyKind::Fixed,
+            latency: 1,
+            resource: Resource::Control,
+            issue_cycles: 1,
+        };
+    }
+    let mut kind = LatencyKind::Fixed;
+    let mut latency = 0u16;
+    let mut resource = Resource::Alu;
+    for ti in &t.seq {
+        let (k, l, r) = latency_of(&ti.inst);
+        if k == LatencyKind::Variable {
+            kind = k;
+            resource = r;
+        }
+        latency = latency.saturating_add(l);
+    }
+    SchedInfo {
+        kind,
+        latency: latency.max(1),
+        resource,
+        issue_cycles: t.seq.len() as u16,
+    }
+}
+
+/// The register sources of a template's operand-collector instructions
+/// (`isa_spa5::banks::collects`), each register of a wide operand on its own.
+fn template_bank_reads(t: &Template) -> SmallVec<[BankReads; 2]> {
+    let mut out = SmallVec::new();
+    for ti in &t.seq {
+        let form = ti.inst.form();
+        if !isa_spa5::banks::collects(form) {
+            continue;
+        }
+        let mut reads = BankReads::new();
+        for (f, slot) in form.operands.iter().zip(&ti.slots) {
+            if let (
+                isa_spa5::table::Role::Use,
+                OpKind::Gpr(_) | OpKind::Same(_) | OpKind::Next(_),
+                Slot::Arg(k, part),
+            ) = (f.role, f.kind, *slot)
+            {
+                for p in 0..ti.inst.width(f.width).max(1) {
+                    reads.push((k, part + p));
+                }
+            }
+        }
+        if reads.len() > 1 {
+            out.push(reads);
+        }
+    }
+    out
+}
+
+/// The register groups of a template's results and operands.
+fn template_constraints(t: &Template) -> InstConstraints {
+    InstConstraints {
+        result_groups: t.result_groups.iter().map(|g| g.to_reg_group()).collect(),
+        arg_groups: t.arg_groups.iter().map(|g| g.to_reg_group()).collect(),
+        results_early: t.seq.len() > 1,
+    }
 }
 
 fn mov(op: Op) -> MInst {
@@ -298,9 +391,12 @@ impl Spa5Target {
         templates.extend_from_slice(&fixed.templates);
         let mut index = HashMap::with_capacity_and_hasher(64, fixed.index.hasher().clone());
         index.extend(fixed.index.iter().map(|(k, v)| (*k, v.clone())));
+        let mut info = Vec::with_capacity(64);
+        info.extend_from_slice(&fixed.info);
         Spa5Target {
             templates,
             index,
+            info,
             gprs: gprs.min(254),
         }
     }
@@ -312,6 +408,7 @@ impl Spa5Target {
         let mut t = Spa5Target {
             templates: Vec::with_capacity(16),
             index: HashMap::with_capacity_and_hasher(16, Default::default()),
+            info: Vec::with_capacity(16),
             gprs: 254,
         };
         let rz = Reg::RZ;
@@ -368,8 +465,25 @@ impl Spa5Target {
         }
         let code = u16::try_from(self.templates.len()).ok()?;
         codes.push(code);
+        if self.info.len() == self.templates.len() {
+            self.info.push(std::sync::OnceLock::new());
+        }
         self.templates.push(tpl);
         Some(code)
+    }
+
+    /// The cached answers for the template of a `Target` instruction, if it has them.
+    fn info_of(&self, data: &InstructionData) -> Option<&TemplateInfo> {
+        match data {
+            InstructionData::Target { code, .. } => {
+                let (cell, t) = (
+                    self.info.get(*code as usize)?,
+                    &self.templates[*code as usize],
+                );
+                Some(cell.get_or_init(|| TemplateInfo::of(t)))
+            }
+            _ => None,
+        }
     }
 
     /// The template of a `Target` instruction.
@@ -473,44 +587,21 @@ impl TargetIsa for Spa5Target {
     }
 
     fn constraints(&self, func: &Function, inst: Inst) -> InstConstraints {
-        let mut c = InstConstraints::default();
-        if let Some(t) = self.template_of(&func.dfg.insts[inst]) {
-            c.result_groups = t.result_groups.iter().map(|g| g.to_reg_group()).collect();
-            c.arg_groups = t.arg_groups.iter().map(|g| g.to_reg_group()).collect();
-            c.results_early = t.seq.len() > 1;
+        let data = &func.dfg.insts[inst];
+        if let Some(i) = self.info_of(data) {
+            return i.constraints.clone();
         }
-        c
+        self.template_of(data)
+            .map(template_constraints)
+            .unwrap_or_default()
     }
 
     fn sched_info(&self, func: &Function, inst: Inst) -> SchedInfo {
         let data = &func.dfg.insts[inst];
-        match self.template_of(data) {
-            Some(t) if !t.seq.is_empty() => {
-                let mut kind = LatencyKind::Fixed;
-                let mut latency = 0u16;
-                let mut resource = Resource::Alu;
-                for ti in &t.seq {
-                    let (k, l, r) = latency_of(&ti.inst);
-                    if k == LatencyKind::Variable {
-                        kind = k;
-                        resource = r;
-                    }
-                    latency = latency.saturating_add(l);
-                }
-                SchedInfo {
-                    kind,
-                    latency: latency.max(1),
-                    resource,
-                    issue_cycles: t.seq.len() as u16,
-                }
-            }
-            _ => SchedInfo {
-                kind: LatencyKind::Fixed,
-                latency: 1,
-                resource: Resource::Control,
-                issue_cycles: 1,
-            },
+        if let Some(i) = self.info_of(data) {
+            return i.sched;
         }
+        template_sched_info(self.template_of(data).unwrap_or(&Template::default()))
     }
 
     /// Memory effects of a selected machine instruction come from its machine instructions:
@@ -601,35 +692,20 @@ impl TargetIsa for Spa5Target {
     }
 
     /// The register sources of the template's operand-collector instructions
-    /// (`isa_spa5::banks::collects`), each register of a wide operand on its own.
+    /// ([`template_bank_reads`]).
     fn bank_reads(&self, func: &Function, inst: Inst) -> SmallVec<[BankReads; 2]> {
-        let mut out = SmallVec::new();
-        let Some(t) = self.template_of(&func.dfg.insts[inst]) else {
-            return out;
-        };
-        for ti in &t.seq {
-            let form = ti.inst.form();
-            if !isa_spa5::banks::collects(form) {
-                continue;
-            }
-            let mut reads = BankReads::new();
-            for (f, slot) in form.operands.iter().zip(&ti.slots) {
-                if let (
-                    isa_spa5::table::Role::Use,
-                    OpKind::Gpr(_) | OpKind::Same(_) | OpKind::Next(_),
-                    Slot::Arg(k, part),
-                ) = (f.role, f.kind, *slot)
-                {
-                    for p in 0..ti.inst.width(f.width).max(1) {
-                        reads.push((k, part + p));
-                    }
-                }
-            }
-            if reads.len() > 1 {
-                out.push(reads);
-            }
+        let data = &func.dfg.insts[inst];
+        if let Some(i) = self.info_of(data) {
+            // Each list copied as a slice (cheaper than the derived clone's `extend`).
+            return i
+                .bank_reads
+                .iter()
+                .map(|r| BankReads::from_slice(r))
+                .collect();
         }
-        out
+        self.template_of(data)
+            .map(template_bank_reads)
+            .unwrap_or_default()
     }
 
     fn is_rematerializable(&self, func: &Function, inst: Inst) -> bool {
@@ -728,6 +804,81 @@ mod tests {
         for (code, tpl) in Spa5Target::new(254).templates.iter().enumerate() {
             assert_eq!(tpl.check(1), Ok(()), "code {code}");
         }
+    }
+
+    #[test]
+    fn cached_template_answers_equal_the_templates_own() {
+        let mut t = Spa5Target::new(254);
+        // A one-instruction ALU template, a variable-latency load with a result group, and
+        // a two-instruction sequence with operand groups.
+        let add = Template::one(TInst::new(
+            MInst::iadd(R, R, R),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        let load = Template {
+            result_groups: smallvec::smallvec![Group {
+                start: 0,
+                len: 2,
+                align: 2
+            }],
+            ..Template::one(TInst::new(
+                MInst::ldg(Size::B64, R, RB, 0),
+                &[Res(0, 0), Slot::MemArg(0)],
+            ))
+        };
+        let pair = Template {
+            arg_groups: smallvec::smallvec![Group {
+                start: 0,
+                len: 2,
+                align: 2
+            }],
+            ..Template::many(&[
+                TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0), Arg(1, 0)]),
+                TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Res(0, 0), Arg(0, 0)]),
+            ])
+        };
+        let codes: Vec<u16> = [add, load, pair]
+            .into_iter()
+            .map(|tpl| t.intern(tpl).expect("room in the table"))
+            .collect();
+        // A template pushed to the table directly has no cached answers: it is answered
+        // from the template.
+        let direct = u16::try_from(t.templates.len()).expect("small table");
+        t.templates.push(t.templates[usize::from(codes[2])].clone());
+        assert_eq!(t.info.len(), t.templates.len() - 1);
+        let mut f = Function::default();
+        for code in (0..t.templates.len() as u16).chain([direct]) {
+            let inst = f.dfg.make_inst(target_data(code, 0, false, &[], &[]));
+            let tpl = &t.templates[usize::from(code)];
+            assert_eq!(
+                t.sched_info(&f, inst),
+                template_sched_info(tpl),
+                "code {code}"
+            );
+            assert_eq!(
+                t.bank_reads(&f, inst),
+                template_bank_reads(tpl),
+                "code {code}"
+            );
+            assert_eq!(
+                t.constraints(&f, inst),
+                template_constraints(tpl),
+                "code {code}"
+            );
+        }
+        // The variable-latency load is scheduled as one; the pair's reads collide in banks.
+        // The questions above filled the cache of every interned template.
+        let info = |code: u16| {
+            t.info[usize::from(code)]
+                .get()
+                .cloned()
+                .expect("computed on the first question")
+        };
+        let sched = |code: u16| info(code).sched;
+        assert_eq!(sched(codes[1]).kind, LatencyKind::Variable);
+        assert_eq!(sched(codes[0]).kind, LatencyKind::Fixed);
+        assert_eq!(sched(codes[2]).issue_cycles, 2);
+        assert_eq!(info(codes[2]).constraints.arg_groups.len(), 1);
     }
 
     #[test]

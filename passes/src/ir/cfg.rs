@@ -47,10 +47,13 @@ impl ControlFlowGraph {
 
     /// (Re)computes the CFG of `func`.
     pub fn compute(&mut self, func: &Function) {
-        self.preds.clear();
-        self.succs.clear();
-        // Sized once: growing a map one block at a time cost more than the edges.
+        // Sized once: growing a map one block at a time cost more than the edges. The lists
+        // of an earlier computation are emptied in place (cloning an empty list into every
+        // entry anew cost more than the edges too).
         let n = func.dfg.num_blocks();
+        for e in self.preds.values_mut().chain(self.succs.values_mut()) {
+            e.clear();
+        }
         self.preds.resize(n);
         self.succs.resize(n);
         self.num_blocks = n;

@@ -46,6 +46,53 @@ enum BundleStep {
 /// The values an instruction kills or leaves dead (usually none to three).
 type ValueList = smallvec::SmallVec<[Value; 3]>;
 
+/// Per-value entries valid for one block: emptied in constant time by advancing a
+/// generation stamp (a hash map emptied and refilled per block cost more than coloring).
+#[derive(Clone, Debug)]
+struct BlockMap {
+    /// (stamp of the block that set the entry, value).
+    entries: SecondaryMap<Value, (u32, u32)>,
+    /// The current block's stamp (never 0, the stamp of an entry never set).
+    stamp: u32,
+}
+
+impl Default for BlockMap {
+    fn default() -> Self {
+        BlockMap {
+            entries: SecondaryMap::new(),
+            stamp: 1,
+        }
+    }
+}
+
+impl BlockMap {
+    /// Removes every entry.
+    fn clear(&mut self) {
+        match self.stamp.checked_add(1) {
+            Some(s) => self.stamp = s,
+            None => *self = BlockMap::default(),
+        }
+    }
+
+    fn get(&self, v: Value) -> Option<u32> {
+        let (s, x) = self.entries[v];
+        (s == self.stamp).then_some(x)
+    }
+
+    fn insert(&mut self, v: Value, x: u32) {
+        self.entries[v] = (self.stamp, x);
+    }
+
+    /// Removes `v`; true if it was present.
+    fn remove(&mut self, v: Value) -> bool {
+        let present = self.get(v).is_some();
+        if present {
+            self.entries[v] = (0, 0);
+        }
+        present
+    }
+}
+
 /// Move order (and scratch copies) chosen for one bundle, applied after coloring.
 #[derive(Clone, Debug)]
 struct BundleFix {
@@ -75,7 +122,7 @@ struct Regs {
     scored_limit: u32,
     /// Position (instruction index in the block being colored) of the last use of each value
     /// that dies in that block; values missing live past it.
-    ends: crate::FastHashMap<Value, u32>,
+    ends: BlockMap,
     /// Index of the instruction being colored in its block.
     pos: u32,
     /// End (as in `ends`) of the value being placed.
@@ -159,7 +206,7 @@ impl Regs {
             match self.occ[file].get((i ^ 1) as usize) {
                 None => 0,
                 Some(None) => end.saturating_sub(self.pos).max(1),
-                Some(Some(u)) => end.saturating_sub(self.ends.get(u).copied().unwrap_or(u32::MAX)),
+                Some(Some(u)) => end.saturating_sub(self.ends.get(*u).unwrap_or(u32::MAX)),
             }
         };
         // Below the registers already in use, one that no in-flight load may still read.
@@ -312,12 +359,12 @@ struct Colorer<'a> {
     /// One past the highest GPR assigned so far.
     high: u32,
     /// How many times each value is read (operands and branch arguments).
-    uses: SecondaryMap<Value, u32>,
+    uses: &'a SecondaryMap<Value, u32>,
     /// Banks of the GPR file (1: no bank conflicts to avoid).
     banks: u32,
     /// Instructions reading each value through the register banks with other values, and
     /// the weight of a conflict there (by loop depth).
-    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+    bank_uses: &'a SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
 }
 
 /// A bank constraint on a value's register ([`Colorer::bank_pairs`]): (register of the
@@ -339,8 +386,8 @@ struct BlockScratch {
     kills: Vec<ValueList>,
     /// Results of each instruction that are never used.
     dead: Vec<ValueList>,
-    /// Values live below the scan point.
-    live: HashSet<Value>,
+    /// Values live below the scan point (present, with no payload).
+    live: BlockMap,
 }
 
 /// How far a loop-carried value's register preference reaches back through the values it is
@@ -357,39 +404,84 @@ pub struct Mode {
     pub two_sided: bool,
 }
 
-/// Assigns registers; fills `alloc.regs`.
-pub fn run(
-    func: &mut Function,
-    target: &dyn TargetIsa,
-    bundles: &Bundles,
-    limits: PerRegFile<u32>,
-    mode: Mode,
-    alloc: &mut Allocation,
-    analyses: &mut Analyses,
-) -> Result<(), Failure> {
-    let banks = target.gpr_banks();
-    let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
-    if banks > 1 {
-        let (_, _, loops) = analyses.loops(func);
-        for b in func.layout.blocks() {
-            let w = depth_weight(loops.loop_depth(b));
-            for i in func.layout.block_insts(b) {
-                let args = func.dfg.inst_args(i);
-                for reads in target.bank_reads(func, i) {
-                    for &(k, _) in &reads {
-                        if let Some(&v) = args.get(usize::from(k)) {
-                            if !bank_uses[v].iter().any(|&(x, _)| x == i) {
-                                bank_uses[v].push((i, w));
+/// What coloring reads of the spilled function besides the function itself: computed once
+/// for every coloring mode [`run`] tries on copies of the same function.
+pub struct Setup {
+    /// Banks of the GPR file (1: no bank conflicts to avoid).
+    banks: u32,
+    /// Instructions reading each value through the register banks with other values, and
+    /// the weight of a conflict there (by loop depth).
+    bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>>,
+    lv: Liveness,
+    /// The most GPRs live at once ([`peak_gpr_pressure`]).
+    peak: u32,
+    /// How many times each value is read (operands and branch arguments).
+    uses: SecondaryMap<Value, u32>,
+}
+
+impl Setup {
+    /// The setup of the spilled function `func`.
+    pub fn new(func: &Function, target: &dyn TargetIsa, analyses: &mut Analyses) -> Setup {
+        let banks = target.gpr_banks();
+        let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
+        if banks > 1 {
+            let (_, _, loops) = analyses.loops(func);
+            for b in func.layout.blocks() {
+                let w = depth_weight(loops.loop_depth(b));
+                for i in func.layout.block_insts(b) {
+                    let args = func.dfg.inst_args(i);
+                    for reads in target.bank_reads(func, i) {
+                        for &(k, _) in &reads {
+                            if let Some(&v) = args.get(usize::from(k)) {
+                                if !bank_uses[v].iter().any(|&(x, _)| x == i) {
+                                    bank_uses[v].push((i, w));
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        let lv = Liveness::compute(func, analyses.cfg(func));
+        let peak = peak_gpr_pressure(func, target, &lv);
+        let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+        for b in func.layout.blocks() {
+            for i in func.layout.block_insts(b) {
+                for v in func.dfg.insts[i].all_values() {
+                    uses[v] += 1;
+                }
+            }
+        }
+        Setup {
+            banks,
+            bank_uses,
+            lv,
+            peak,
+            uses,
+        }
     }
+}
+
+/// Assigns registers; fills `alloc.regs`. `setup` is [`Setup::new`] of `func` as it is.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    bundles: &Bundles,
+    limits: PerRegFile<u32>,
+    mode: Mode,
+    setup: &Setup,
+    alloc: &mut Allocation,
+    analyses: &mut Analyses,
+) -> Result<(), Failure> {
+    let Setup {
+        banks,
+        ref bank_uses,
+        ref lv,
+        peak,
+        ref uses,
+    } = *setup;
     let (cfg, dt) = analyses.domtree(func);
-    let lv = Liveness::compute(func, cfg);
-    let peak = peak_gpr_pressure(func, target, &lv);
     let scored_limit = if banks > 1 { peak } else { 0 };
     let mut c = Colorer {
         target,
@@ -401,17 +493,10 @@ pub fn run(
         last_use: SecondaryMap::new(),
         fixups: Vec::new(),
         high: 0,
-        uses: SecondaryMap::new(),
+        uses,
         banks,
         bank_uses,
     };
-    for b in func.layout.blocks() {
-        for i in func.layout.block_insts(b) {
-            for v in func.dfg.insts[i].all_values() {
-                c.uses[v] += 1;
-            }
-        }
-    }
     // Both soft preferences belong to the first attempt (see `Regs::avoid_hot`).
     let Mode {
         group_hints,
@@ -430,7 +515,7 @@ pub fn run(
     let mut stack = vec![entry];
     let mut scratch = BlockScratch::default();
     while let Some(b) = stack.pop() {
-        c.block(func, cfg, &lv, b, alloc, &mut scratch)?;
+        c.block(func, cfg, lv, b, alloc, &mut scratch)?;
         let mut kids: SmallVec<[Block; 4]> = dt.children(b).into();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);
@@ -656,7 +741,7 @@ impl Colorer<'_> {
         };
         let fp = self.fp(func, v);
         let (w, a) = (u32::from(fp.width), u32::from(fp.align));
-        self.regs.placing_end = self.regs.ends.get(&v).copied().unwrap_or(u32::MAX);
+        self.regs.placing_end = self.regs.ends.get(v).unwrap_or(u32::MAX);
         let start = match hint {
             Some(h)
                 if h.file == fp.file
@@ -858,20 +943,23 @@ impl Colorer<'_> {
         // Last uses and dead results, by a backward scan.
         // Inline lists: two heap Vecs per instruction were the allocator's largest count.
         kills.clear();
-        kills.resize(insts.len(), ValueList::new());
+        kills.resize_with(insts.len(), ValueList::new);
         dead.clear();
-        dead.resize(insts.len(), ValueList::new());
+        dead.resize_with(insts.len(), ValueList::new);
         {
             live.clear();
-            live.extend(lv.live_out[b].iter().copied());
+            for &v in &lv.live_out[b] {
+                live.insert(v, 0);
+            }
             for (k, &inst) in insts.iter().enumerate().rev() {
                 for &r in func.dfg.inst_results(inst) {
-                    if !live.remove(&r) {
+                    if !live.remove(r) {
                         dead[k].push(r);
                     }
                 }
                 for v in func.dfg.insts[inst].all_values() {
-                    if live.insert(v) {
+                    if live.get(v).is_none() {
+                        live.insert(v, 0);
                         kills[k].push(v);
                     }
                 }
@@ -1173,5 +1261,37 @@ impl Colorer<'_> {
             self.free_value(func, v, alloc);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    #[test]
+    fn block_maps_forget_everything_when_cleared() {
+        let v = |i| Value::new(i);
+        let mut m = BlockMap::default();
+        assert_eq!(m.get(v(3)), None, "never set");
+        m.insert(v(3), 7);
+        m.insert(v(0), 0);
+        assert_eq!(
+            (m.get(v(3)), m.get(v(0)), m.get(v(1))),
+            (Some(7), Some(0), None)
+        );
+        assert!(m.remove(v(3)));
+        assert!(!m.remove(v(3)));
+        m.clear();
+        assert_eq!(m.get(v(0)), None, "set before the clear");
+        m.insert(v(0), 5);
+        assert_eq!(m.get(v(0)), Some(5));
+        // The stamp wraps around by starting over, not by reviving old entries.
+        m.stamp = u32::MAX;
+        m.insert(v(2), 1);
+        m.clear();
+        assert_eq!((m.get(v(0)), m.get(v(2))), (None, None));
+        m.insert(v(2), 9);
+        assert_eq!(m.get(v(2)), Some(9));
     }
 }

@@ -244,38 +244,51 @@ fn attempts(
         // run and keeps just-read registers of loads cool; retries drop both soft
         // preferences, which can fragment tiny files.
         let group_hints = fragmented.is_none();
-        match attempt(
-            &mut work,
-            target,
-            limits,
-            budget,
-            group_hints,
-            false,
-            analyses,
-        ) {
-            Ok(mut alloc) => {
+        let result = spill_phase(&mut work, target, budget, analyses).and_then(|spilled| {
+            // The state after spilling, for the colorings below: spilling does not depend
+            // on the coloring mode, so they start from a copy instead of spilling again.
+            let snapshot = (work.clone(), spilled.clone(), analyses.clone());
+            let setup = color::Setup::new(&work, target, analyses);
+            let mode = color::Mode {
+                group_hints,
+                two_sided: false,
+            };
+            color_phase(&mut work, target, limits, mode, &setup, spilled, analyses)
+                .map(|alloc| (alloc, snapshot, setup))
+        });
+        match result {
+            Ok((mut alloc, snapshot, setup)) => {
                 // Pairs and quads that found no aligned run below the registers in use:
                 // color again, first with short-lived values and runs placed from the peak
                 // pressure down (see `color`), then lowest-first without the soft operand-
                 // group reservations and load-read registers, and keep the allocation with
                 // the fewest GPRs (the earliest among equals).
                 // One register above the peak is left alone: an odd peak with 64-bit values
-                // live often needs it, and each retry costs a whole allocation (it tripled
-                // the allocator's time on small kernels such as saxpy: 6 registers, peak 5).
+                // live often needs it, and each retry costs a coloring (it tripled the
+                // allocator's time on small kernels such as saxpy: 6 registers, peak 5).
                 for (two_sided, hints) in [(true, group_hints), (false, false)] {
                     if alloc.num_gprs_used() <= alloc.peak_gpr_pressure + 1 {
                         break;
                     }
-                    let mut other = original.clone();
-                    analyses.invalidate();
-                    if let Ok(a) = attempt(
-                        &mut other, target, limits, budget, hints, two_sided, analyses,
+                    let (mut other, spilled, mut other_analyses) = snapshot.clone();
+                    let mode = color::Mode {
+                        group_hints: hints,
+                        two_sided,
+                    };
+                    if let Ok(a) = color_phase(
+                        &mut other,
+                        target,
+                        limits,
+                        mode,
+                        &setup,
+                        spilled,
+                        &mut other_analyses,
                     ) {
                         if a.num_gprs_used() < alloc.num_gprs_used() {
                             (work, alloc) = (other, a);
+                            *analyses = other_analyses;
                         }
                     }
-                    analyses.invalidate();
                 }
                 if opts.check || cfg!(debug_assertions) {
                     checker::check(original, &work, &alloc, target, limits)?;
@@ -330,6 +343,65 @@ impl From<RegAllocError> for Failure {
     }
 }
 
+/// What spilling leaves for coloring: the allocation so far, the operand-group bundles and
+/// the spill area.
+#[derive(Clone)]
+struct Spilled {
+    alloc: Allocation,
+    bundles: prepare::Bundles,
+    info: spill::SpillInfo,
+}
+
+/// Preparation and spilling (steps 1 and 2 of the module doc): independent of the coloring
+/// mode.
+fn spill_phase(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    budget: PerRegFile<u32>,
+    analyses: &mut Analyses,
+) -> Result<Spilled, Failure> {
+    let mut alloc = Allocation::default();
+    let bundles = prepare::run(func, target, &mut alloc, analyses)?;
+    // Preparation split the critical edges; after it the control flow stays as it is (the
+    // later steps insert instructions and block parameters only), so they share one CFG
+    // and dominator tree.
+    let info = spill::run(func, target, &bundles, budget, &mut alloc, analyses)?;
+    Ok(Spilled {
+        alloc,
+        bundles,
+        info,
+    })
+}
+
+/// Coloring and resolution (steps 3 and 4) of a spilled function; `setup` is its
+/// [`color::Setup`].
+fn color_phase(
+    func: &mut Function,
+    target: &dyn TargetIsa,
+    limits: PerRegFile<u32>,
+    mode: color::Mode,
+    setup: &color::Setup,
+    spilled: Spilled,
+    analyses: &mut Analyses,
+) -> Result<Allocation, Failure> {
+    let Spilled {
+        mut alloc,
+        bundles,
+        info,
+    } = spilled;
+    color::run(
+        func, target, &bundles, limits, mode, setup, &mut alloc, analyses,
+    )?;
+    resolve::run(func, target, limits, info, &mut alloc, analyses)?;
+    debug_assert!(
+        analyses.is_current(func),
+        "the CFG changed after preparation"
+    );
+    Ok(alloc)
+}
+
+/// One whole allocation in one coloring mode, without retries.
+#[cfg(test)]
 fn attempt(
     func: &mut Function,
     target: &dyn TargetIsa,
@@ -339,30 +411,13 @@ fn attempt(
     two_sided: bool,
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
-    let mut alloc = Allocation::default();
-    let bundles = prepare::run(func, target, &mut alloc, analyses)?;
-    // Preparation split the critical edges; after it the control flow stays as it is (the
-    // later steps insert instructions and block parameters only), so they share one CFG
-    // and dominator tree.
-    let spill_info = spill::run(func, target, &bundles, budget, &mut alloc, analyses)?;
-    color::run(
-        func,
-        target,
-        &bundles,
-        limits,
-        color::Mode {
-            group_hints,
-            two_sided,
-        },
-        &mut alloc,
-        analyses,
-    )?;
-    resolve::run(func, target, limits, spill_info, &mut alloc, analyses)?;
-    debug_assert!(
-        analyses.is_current(func),
-        "the CFG changed after preparation"
-    );
-    Ok(alloc)
+    let spilled = spill_phase(func, target, budget, analyses)?;
+    let setup = color::Setup::new(func, target, analyses);
+    let mode = color::Mode {
+        group_hints,
+        two_sided,
+    };
+    color_phase(func, target, limits, mode, &setup, spilled, analyses)
 }
 
 /// Where [`insert_inst`] places a new instruction.
