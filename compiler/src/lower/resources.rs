@@ -29,7 +29,6 @@ use super::ssa::{Var, VarFile};
 use super::{LResult, Lowerer};
 use isa_amdil::decls::BufferKind;
 
-
 /// A resolved `[..]` index: immediate part plus optional register value.
 struct Idx {
     base: u32,

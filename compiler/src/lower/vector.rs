@@ -11,7 +11,6 @@ use isa_amdil::ast::{DstComp, Instruction, RegKind};
 use super::ops::{zero_value, Srcs, Ty, ONE};
 use super::{LResult, Lowerer};
 
-
 impl Lowerer<'_> {
     /// Float compares writing 0xFFFFFFFF/0: sources read as `sty`, written as `wty`.
     pub(crate) fn compare(
