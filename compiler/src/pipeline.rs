@@ -46,7 +46,6 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "simplify_cfg",
             "const_fold",
             "strength_reduce",
-            "copy_prop",
             "gvn",
             "dce",
             "if_convert",
@@ -58,12 +57,10 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "copy_prop",
             "bounds_version",
             "unroll",
-            // Fully unrolled loops leave constant tests (`switch` on the counter): fold them
-            // and drop the dead arms.
-            "const_fold",
+            // Fully unrolled loops leave constant tests (`switch` on the counter): simplify_cfg
+            // folds them (constant operands included) and drops the dead arms.
             "simplify_cfg",
             "reassociate",
-            "const_fold",
             "combine",
             "copy_prop",
             "gvn",

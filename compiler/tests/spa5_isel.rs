@@ -483,3 +483,22 @@ block0:
         }
     }
 }
+
+/// A texture instruction with fewer operands than its shape takes (only an unverified
+/// function has one) is refused by name, not read past its operands.
+#[test]
+fn texture_with_missing_coordinates_is_an_error() {
+    let text = "kernel %tex {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1, v2, v3, v4 = tex.sample.2d.ffff t0 s0 v0
+    store.b32 uav0[v0], v1
+    return
+}";
+    let f = parse_function_text(text).unwrap_or_else(|e| panic!("parse: {e:?}"));
+    match compile(&f, &Spa5Options::default()) {
+        Err(e) => assert!(e.to_string().contains("texture operand count"), "{e}"),
+        Ok(out) => panic!("compiled:\n{}", out.listing()),
+    }
+}

@@ -55,32 +55,14 @@ fn rd(x: f64) -> u64 {
     }
 }
 
+/// f32 `min`/`max`: the f64 rule ([`dminmax`]) on the widened operands (exact, and the result
+/// is one of them, or its sign-adjusted zero, so narrowing it back is exact too).
 fn fminmax(a: f32, b: f32, max: bool) -> f32 {
-    if a.is_nan() {
-        return b;
-    }
-    if b.is_nan() {
-        return a;
-    }
-    if a == b {
-        // Signed zeros: min prefers -0, max prefers +0.
-        let neg = a.is_sign_negative() || b.is_sign_negative();
-        let pos = a.is_sign_positive() || b.is_sign_positive();
-        return if max && pos {
-            a.abs()
-        } else if !max && neg {
-            -a.abs()
-        } else {
-            a
-        };
-    }
-    if (a < b) != max {
-        a
-    } else {
-        b
-    }
+    dminmax(f64::from(a), f64::from(b), max) as f32
 }
 
+/// `min`/`max` of the IR: a NaN operand yields the other one; among equal zeros min prefers
+/// -0 and max +0.
 fn dminmax(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() {
         return b;
@@ -89,6 +71,7 @@ fn dminmax(a: f64, b: f64, max: bool) -> f64 {
         return a;
     }
     if a == b {
+        // Signed zeros: min prefers -0, max prefers +0.
         let neg = a.is_sign_negative() || b.is_sign_negative();
         let pos = a.is_sign_positive() || b.is_sign_positive();
         return if max && pos {

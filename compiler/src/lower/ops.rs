@@ -33,7 +33,8 @@ pub(crate) enum Ty {
     Untyped,
 }
 
-const ONE: u32 = 0x3F80_0000;
+/// The bits of 1.0f32 (a forced `1` destination component, float constants).
+pub(crate) const ONE: u32 = 0x3F80_0000;
 const FLT_MAX: u32 = 0x7F7F_FFFF;
 const INF: u32 = 0x7F80_0000;
 const NEG_ZERO: u32 = 0x8000_0000;
@@ -180,31 +181,44 @@ impl Lowerer<'_> {
         }
         let mut out: [Option<Value>; 4] = [None; 4];
         for i in 0..4 {
-            out[i] = match d.mask[i] {
-                DstComp::NoWrite => None,
-                DstComp::Zero => Some(self.iconst(0)),
-                DstComp::One => Some(self.iconst(ONE)),
-                DstComp::Write => {
-                    let mut v = res[i].ok_or_else(|| {
-                        format!("internal: component {i} of the result was not computed")
-                    })?;
-                    // Scale and `_sat` are float result modifiers; a typeless move (and
-                    // the interpreter's loads) take them as float too.
-                    if matches!(ty, Ty::Float | Ty::Untyped) {
-                        let f = d.shift.factor();
-                        if f != 1.0 {
-                            let k = self.iconst(f.to_bits());
-                            v = self.cursor().ins().fmul(v, k);
-                        }
-                        if d.sat {
-                            v = self.sat(v);
-                        }
-                    }
-                    Some(v)
-                }
-            };
+            out[i] = self.dst_comp(d, i, ty, res[i])?;
         }
         self.store_reg(d, out)
+    }
+
+    /// What component `i` of destination `d` receives: nothing (not written), a forced 0 or
+    /// 1, or the result `res` with the destination's scale and `_sat` applied when `ty` is
+    /// float. `res` must be `Some` when the mask writes a result there.
+    pub(crate) fn dst_comp(
+        &mut self,
+        d: &ast::DstOperand,
+        i: usize,
+        ty: Ty,
+        res: Option<Value>,
+    ) -> LResult<Option<Value>> {
+        Ok(match d.mask[i] {
+            DstComp::NoWrite => None,
+            DstComp::Zero => Some(self.iconst(0)),
+            DstComp::One => Some(self.iconst(ONE)),
+            DstComp::Write => {
+                let mut v = res.ok_or_else(|| {
+                    format!("internal: component {i} of the result was not computed")
+                })?;
+                // Scale and `_sat` are float result modifiers; a typeless move (and the
+                // interpreter's loads) take them as float too.
+                if matches!(ty, Ty::Float | Ty::Untyped) {
+                    let f = d.shift.factor();
+                    if f != 1.0 {
+                        let k = self.iconst(f.to_bits());
+                        v = self.cursor().ins().fmul(v, k);
+                    }
+                    if d.sat {
+                        v = self.sat(v);
+                    }
+                }
+                Some(v)
+            }
+        })
     }
 
     /// Computes `f` for every written component (per-component operation).

@@ -24,12 +24,10 @@ use isa_amdil::ast::{DstComp, DstOperand, FenceFlag, Instruction, RegKind, RegRe
 use isa_amdil::interp::typed_uav::TypedUav;
 use isa_amdil::opcodes::Opcode;
 
-use super::ops::{Srcs, Ty};
+use super::ops::{Srcs, Ty, ONE};
 use super::ssa::{Var, VarFile};
 use super::{LResult, Lowerer};
 use isa_amdil::decls::BufferKind;
-
-const ONE: u32 = 0x3F80_0000;
 
 /// A resolved `[..]` index: immediate part plus optional register value.
 struct Idx {

@@ -31,11 +31,10 @@ use isa_amdil::interp::texture::{
 };
 use isa_amdil::opcodes::Opcode;
 
-use super::ops::{Srcs, Ty};
+use super::ops::{Srcs, Ty, ONE};
 use super::ssa::{Var, VarFile};
 use super::{LResult, Lowerer};
 
-const ONE: u32 = 0x3F80_0000;
 const HALF: u32 = 0x3F00_0000;
 
 /// What compiled code assumes about the textures and samplers bound at launch.

@@ -8,10 +8,8 @@
 use ilc_passes::ir::Value;
 use isa_amdil::ast::{DstComp, Instruction, RegKind};
 
-use super::ops::{zero_value, Srcs, Ty};
+use super::ops::{zero_value, Srcs, Ty, ONE};
 use super::{LResult, Lowerer};
-
-const ONE: u32 = 0x3F80_0000;
 
 impl Lowerer<'_> {
     /// Float compares writing 0xFFFFFFFF/0: sources read as `sty`, written as `wty`.
@@ -125,23 +123,7 @@ impl Lowerer<'_> {
         // components whose condition is zero.
         let mut out: [Option<Value>; 4] = [None; 4];
         for k in 0..4 {
-            out[k] = match d.mask[k] {
-                DstComp::NoWrite => None,
-                DstComp::Zero => Some(self.iconst(0)),
-                DstComp::One => Some(self.iconst(ONE)),
-                DstComp::Write => {
-                    let mut v = res[k].ok_or("internal: cmov source")?;
-                    let f = d.shift.factor();
-                    if f != 1.0 {
-                        let kf = self.iconst(f.to_bits());
-                        v = self.cursor().ins().fmul(v, kf);
-                    }
-                    if d.sat {
-                        v = self.sat(v);
-                    }
-                    Some(v)
-                }
-            };
+            out[k] = self.dst_comp(d, k, Ty::Float, res[k])?;
             if let (Some(v), Some(c)) = (out[k], cond[k]) {
                 let old = self.load_reg_comp(&d.reg, k)?;
                 out[k] = Some(self.cursor().ins().select(c, old, v));

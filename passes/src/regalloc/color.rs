@@ -931,6 +931,21 @@ impl Colorer<'_> {
                 self.regs.set(r.file, u32::from(r.index), w, Some(v));
             }
         }
+        self.last_uses(func, lv, b, scratch);
+        let BlockScratch {
+            insts, kills, dead, ..
+        } = scratch;
+        let (insts, kills, dead): (&[Inst], &[ValueList], &[ValueList]) = (insts, kills, dead);
+        self.block_params(func, cfg, lv, b, insts, alloc)?;
+        for k in 0..insts.len() {
+            self.inst(func, insts, kills, dead, k, alloc)?;
+        }
+        Ok(())
+    }
+
+    /// Fills `scratch` with `b`'s instructions, each one's last uses (`kills`) and unused
+    /// results (`dead`), and records where each of those values' live ranges end.
+    fn last_uses(&mut self, func: &Function, lv: &Liveness, b: Block, scratch: &mut BlockScratch) {
         let BlockScratch {
             insts,
             kills,
@@ -965,7 +980,6 @@ impl Colorer<'_> {
                 }
             }
         }
-        let (kills, dead): (&[ValueList], &[ValueList]) = (kills, dead);
         self.regs.ends.clear();
         self.regs.pos = 0;
         for (k, list) in kills.iter().chain(dead.iter()).enumerate() {
@@ -973,6 +987,19 @@ impl Colorer<'_> {
                 self.regs.ends.insert(v, (k % insts.len().max(1)) as u32);
             }
         }
+    }
+
+    /// Colors `b`'s parameters, preferring the registers of the arguments already colored in
+    /// its predecessors, and frees those no instruction reads.
+    fn block_params(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        lv: &Liveness,
+        b: Block,
+        insts: &[Inst],
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
         // Parameters, with hints from the arguments of already colored predecessors. Those
         // whose hinted register is free go first: a parameter without one (a loop counter
         // starting from a constant held elsewhere) must not take the register the next
@@ -1036,88 +1063,101 @@ impl Colorer<'_> {
                 self.free_value(func, p, alloc);
             }
         }
-        for (k, &inst) in insts.iter().enumerate() {
-            self.regs.now += 1;
-            self.regs.pos = k as u32;
-            if self.target.sched_info(func, inst).kind == LatencyKind::Variable {
-                for &v in &kills[k] {
-                    if let (Some(r), RegFile::Gpr) = (alloc.regs[v], self.fp(func, v).file) {
-                        let w = u64::from(self.fp(func, v).width);
-                        let until = self.regs.now + HOT_INSTS;
-                        for x in u64::from(r.index)..u64::from(r.index) + w {
-                            if let Some(h) = self.regs.hot_until.get_mut(x as usize) {
-                                *h = until;
-                            }
+        Ok(())
+    }
+
+    /// Colors the results of instruction `k` of the block (`insts`), freeing the registers of
+    /// the values that die there.
+    fn inst(
+        &mut self,
+        func: &Function,
+        insts: &[Inst],
+        kills: &[ValueList],
+        dead: &[ValueList],
+        k: usize,
+        alloc: &mut Allocation,
+    ) -> Result<(), Failure> {
+        let inst = insts[k];
+        self.regs.now += 1;
+        self.regs.pos = k as u32;
+        if self.target.sched_info(func, inst).kind == LatencyKind::Variable {
+            for &v in &kills[k] {
+                if let (Some(r), RegFile::Gpr) = (alloc.regs[v], self.fp(func, v).file) {
+                    let w = u64::from(self.fp(func, v).width);
+                    let until = self.regs.now + HOT_INSTS;
+                    for x in u64::from(r.index)..u64::from(r.index) + w {
+                        if let Some(h) = self.regs.hot_until.get_mut(x as usize) {
+                            *h = until;
                         }
                     }
                 }
             }
-            if let Some(bi) = self.bundles.of_move[inst] {
-                let bd = &self.bundles.list[bi as usize];
-                if bd.head == inst {
-                    self.bundle_head(func, insts, kills, k, bi as usize, alloc)?;
-                } else {
-                    for &v in &kills[k] {
-                        self.free_value(func, v, alloc);
-                    }
-                }
-                continue;
-            }
-            let c = self.target.constraints(func, inst);
-            if !c.results_early {
-                for &v in &kills[k] {
-                    self.free_value(func, v, alloc);
-                }
-            }
-            let results: SmallVec<[Value; 4]> = func.dfg.inst_results(inst).into();
-            let mut grouped: SmallVec<[bool; 4]> = smallvec::smallvec![false; results.len()];
-            for g in &c.result_groups {
-                let (s, n) = (usize::from(g.start), usize::from(g.len));
-                if n == 0 || s + n > results.len() || !g.align.is_power_of_two() {
-                    return Err(RegAllocError::BadConstraint {
-                        inst,
-                        reason: format!("result group {s}..{} of {}", s + n, results.len()),
-                    }
-                    .into());
-                }
-                if results[s..s + n]
-                    .iter()
-                    .any(|&r| self.fp(func, r).file != RegFile::Gpr)
-                {
-                    return Err(RegAllocError::BadConstraint {
-                        inst,
-                        reason: "result group member outside the GPR file".into(),
-                    }
-                    .into());
-                }
-                self.place_group(func, &results[s..s + n], u32::from(g.align), None, alloc)?;
-                grouped[s..s + n].iter_mut().for_each(|x| *x = true);
-            }
-            // Copies prefer the source's register (free if the source died here).
-            let is_copy = matches!(alloc.edits[inst], EditKind::Move)
-                || func.dfg.opcode(inst) == Opcode::Copy;
-            let hint = if is_copy {
-                func.dfg
-                    .inst_args(inst)
-                    .first()
-                    .and_then(|&a| alloc.regs[a])
+        }
+        if let Some(bi) = self.bundles.of_move[inst] {
+            let bd = &self.bundles.list[bi as usize];
+            if bd.head == inst {
+                self.bundle_head(func, insts, kills, k, bi as usize, alloc)?;
             } else {
-                None
-            };
-            for (r, &v) in results.iter().enumerate() {
-                if !grouped[r] {
-                    let h = hint.filter(|&h| self.fits(func, v, h)).or(self.want[v]);
-                    self.place(func, v, h, alloc)?;
-                }
-            }
-            if c.results_early {
                 for &v in &kills[k] {
                     self.free_value(func, v, alloc);
                 }
             }
-            for &v in &dead[k] {
+            return Ok(());
+        }
+        let c = self.target.constraints(func, inst);
+        if !c.results_early {
+            for &v in &kills[k] {
                 self.free_value(func, v, alloc);
             }
+        }
+        let results: SmallVec<[Value; 4]> = func.dfg.inst_results(inst).into();
+        let mut grouped: SmallVec<[bool; 4]> = smallvec::smallvec![false; results.len()];
+        for g in &c.result_groups {
+            let (s, n) = (usize::from(g.start), usize::from(g.len));
+            if n == 0 || s + n > results.len() || !g.align.is_power_of_two() {
+                return Err(RegAllocError::BadConstraint {
+                    inst,
+                    reason: format!("result group {s}..{} of {}", s + n, results.len()),
+                }
+                .into());
+            }
+            if results[s..s + n]
+                .iter()
+                .any(|&r| self.fp(func, r).file != RegFile::Gpr)
+            {
+                return Err(RegAllocError::BadConstraint {
+                    inst,
+                    reason: "result group member outside the GPR file".into(),
+                }
+                .into());
+            }
+            self.place_group(func, &results[s..s + n], u32::from(g.align), None, alloc)?;
+            grouped[s..s + n].iter_mut().for_each(|x| *x = true);
+        }
+        // Copies prefer the source's register (free if the source died here).
+        let is_copy =
+            matches!(alloc.edits[inst], EditKind::Move) || func.dfg.opcode(inst) == Opcode::Copy;
+        let hint = if is_copy {
+            func.dfg
+                .inst_args(inst)
+                .first()
+                .and_then(|&a| alloc.regs[a])
+        } else {
+            None
+        };
+        for (r, &v) in results.iter().enumerate() {
+            if !grouped[r] {
+                let h = hint.filter(|&h| self.fits(func, v, h)).or(self.want[v]);
+                self.place(func, v, h, alloc)?;
+            }
+        }
+        if c.results_early {
+            for &v in &kills[k] {
+                self.free_value(func, v, alloc);
+            }
+        }
+        for &v in &dead[k] {
+            self.free_value(func, v, alloc);
         }
         Ok(())
     }

@@ -505,7 +505,8 @@ impl Isel<'_> {
                     let k = self.const32(off as u32)?;
                     (self.bin(Op::IADD_R, a, k, &super::legalize::no_mods)?, 0)
                 };
-                // The bounds predicate above is on the IR's address; the place may fold.
+                // The bounds predicate above is on the IR's address; the place may fold (only
+                // while the offset stays in the 24-bit field, so the offset below fits it).
                 let (a, off, shift, sign) = self.fold_address(a, off)?;
                 let block = self
                     .cur_block()
@@ -545,10 +546,6 @@ impl Isel<'_> {
                 };
                 let ro = matches!(m.space, MemSpace::Srv(_))
                     || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
-                if !(-(1 << 23)..(1 << 23)).contains(&off) {
-                    // Invariant: both adjustments above keep the offset encodable.
-                    return Err(self.unsupported(inst, "memory offset beyond 24 bits"));
-                }
                 Ok((
                     Place::Global {
                         lo: r[0],
