@@ -732,8 +732,15 @@ impl Isel<'_> {
         let mut tainted: SmallVec<[Value; 8]> = dfg.inst_results(inst).iter().copied().collect();
         let mut seen: SmallVec<[u32; 8]> = smallvec![0; tainted.len()];
         let mut stores = 0;
+        let all_seen = |tainted: &[Value], seen: &[u32]| {
+            tainted
+                .iter()
+                .zip(seen)
+                .all(|(&v, &n)| self.use_count[v] == n)
+        };
         let mut at = self.func.layout.next_inst(inst);
-        while let Some(i) = at {
+        // Up to the last use: the rest of the block cannot read the value.
+        while let Some(i) = at.filter(|_| !all_seen(&tainted, &seen)) {
             at = self.func.layout.next_inst(i);
             let data = &dfg.insts[i];
             let mut hit = false;
@@ -778,11 +785,7 @@ impl Isel<'_> {
             }
         }
         // Every use of every tainted value was seen in this block.
-        stores > 0
-            && tainted
-                .iter()
-                .zip(&seen)
-                .all(|(&v, &n)| self.use_count[v] == n)
+        stores > 0 && all_seen(&tainted, &seen)
     }
 
     /// Whether one bounds check of a `bytes`-byte access (aligned to `bytes`) says what the
