@@ -16,7 +16,8 @@
 //!
 //! Requires: a verified SSA function. Guarantees: the same behaviour (the moved instruction is
 //! pure and not convergent, and it runs exactly when its value was passed); a verifier-clean
-//! function; the new blocks are outside every loop the branch's block is in but its exit's.
+//! function; each new block lies in the loops its exit's destination lies in, outside the
+//! branch's innermost loop.
 
 use crate::gvn::is_pure;
 use crate::ir::{Analyses, Block, BlockCall, FuncCursor, Function, Inst};
@@ -37,17 +38,21 @@ pub fn sink_exit_values(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut edges: Vec<(Inst, usize, Vec<Inst>)> = Vec::new();
     {
         let (_, _, loops) = analyses.loops(func);
+        // Use counts, taken only for a function with loops (most kernels' hot path has none).
         let mut uses = cranelift_entity::SecondaryMap::<crate::ir::Value, u32>::new();
-        for inst in func.insts_in_layout() {
-            for v in func.dfg.insts[inst].all_values() {
-                uses[v] += 1;
+        if func.layout.blocks().any(|b| loops.loop_depth(b) > 0) {
+            for inst in func.insts_in_layout() {
+                for v in func.dfg.insts[inst].all_values() {
+                    uses[v] += 1;
+                }
             }
         }
         for b in func.layout.blocks() {
             crate::budget::tick();
-            let Some(l) = loops.innermost_loop(b) else {
+            let depth = loops.loop_depth(b);
+            if depth == 0 {
                 continue;
-            };
+            }
             let Some(t) = func.layout.last_inst(b) else {
                 continue;
             };
@@ -56,10 +61,9 @@ pub fn sink_exit_values(func: &mut Function, analyses: &mut Analyses) -> usize {
                 continue;
             }
             for (k, d) in dests.iter().enumerate() {
-                // An exit: the destination lies outside the branch's innermost loop.
-                if loops.innermost_loop(d.block) == Some(l)
-                    || loops.loop_depth(d.block) >= loops.loop_depth(b)
-                {
+                // An exit: the destination is less deeply nested, so it lies outside the
+                // branch's innermost loop (loops nest).
+                if loops.loop_depth(d.block) >= depth {
                     continue;
                 }
                 let moved: Vec<Inst> = d
