@@ -343,6 +343,44 @@ impl Declarations {
 }
 
 /// Records `value` for `id` unless `id` is already declared (the first declaration wins).
+/// Statements that do nothing when a compute program runs: the declarations whose meaning,
+/// if any, is all in the summary (a consumer that cannot honour one, such as a compiler
+/// without GDS, still sees it in the summary and refuses the uses), and `nop`, comments and
+/// prefixes. The interpreter and the compiler's lowering both skip exactly these.
+pub fn runs_as_nothing(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        DclConstBuffer
+            | DclIndexedTempArray
+            | DclLiteral
+            | DclNumThreadPerGroup
+            | DclMaxThreadPerGroup
+            | DclTotalNumThreadGroup
+            | DclGlobalFlags
+            | DclLds
+            | DclStructLds
+            | DclGds
+            | DclStructGds
+            | DclRawUav
+            | DclStructUav
+            | DclUav
+            | DclTypedUav
+            | DclTypelessUav
+            | DclArenaUav
+            | DclRawSrv
+            | DclStructSrv
+            | DclResource
+            | DclLdsSizePerThread
+            | DclLdsSharingMode
+            | DclInput
+            | DclOutput
+            | Nop
+            | Comment
+            | Prefix
+    )
+}
+
 fn first<T>(map: &mut BTreeMap<u32, T>, id: u32, value: T) {
     map.entry(id).or_insert(value);
 }

@@ -54,7 +54,9 @@ use std::fmt;
 
 use ilc_passes::ir::{Block, FuncCursor, Function, StackSlot, UavKind, Value};
 use isa_amdil::ast::{self, Instruction, Program, RegKind, Span};
-use isa_amdil::decls::{BufferKind, Declarations, OwnerLds, ProblemKind, Region, MAX_SHARED_BYTES};
+use isa_amdil::decls::{
+    runs_as_nothing, BufferKind, Declarations, OwnerLds, ProblemKind, Region, MAX_SHARED_BYTES,
+};
 use isa_amdil::opcodes::Opcode;
 
 use self::ssa::SsaBuilder;
@@ -576,40 +578,13 @@ impl<'p> Lowerer<'p> {
                 Some(p) => Err(p.message.clone()),
                 None => Ok(()),
             },
-            O::DclInput | O::DclOutput if self.decls.pixel_shader => Ok(()),
-            op if is_declaration(op) => Ok(()),
+            O::DclInput | O::DclOutput if !self.decls.pixel_shader => {
+                Err("shader inputs and outputs are declared only in pixel shaders".into())
+            }
+            op if runs_as_nothing(op) => Ok(()),
             _ => self.lower_op(st),
         }
     }
-}
-
-fn is_declaration(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        DclConstBuffer
-            | DclIndexedTempArray
-            | DclLiteral
-            | DclNumThreadPerGroup
-            | DclMaxThreadPerGroup
-            | DclTotalNumThreadGroup
-            | DclGlobalFlags
-            | DclLds
-            | DclStructLds
-            | DclRawUav
-            | DclStructUav
-            | DclUav
-            | DclTypedUav
-            | DclTypelessUav
-            | DclArenaUav
-            | DclRawSrv
-            | DclStructSrv
-            | DclLdsSizePerThread
-            | DclLdsSharingMode
-            | Nop
-            | Comment
-            | Prefix
-    )
 }
 
 #[cfg(test)]
@@ -658,5 +633,23 @@ mod tests {
             }
         }
         assert!(lower_owned(parse(unclosed), "k", &TexConfig::default(), false).is_err());
+    }
+
+    /// Declarations are skipped by the one list the interpreter also uses: an unused GDS
+    /// declaration is harmless, a GDS access and a compute kernel's `dcl_input` are errors
+    /// naming the statement.
+    #[test]
+    fn declarations_run_as_nothing() {
+        let lower = |body: &str| {
+            let src = format!("il_cs_2_0\ndcl_num_thread_per_group 64\n{body}end\n");
+            lower_with_bounds(&parse(&src), "k", &TexConfig::default(), false)
+        };
+        assert!(lower("dcl_gds_id(0) 256\ndcl_struct_gds_id(1) 4, 8\nnop\n").is_ok());
+        let gds = lower("dcl_gds_id(0) 256\ngds_store_id(0) vAbsTidFlat.x, vAbsTidFlat.x\n");
+        let e = format!("{:?}", gds.err().expect("GDS stores are not lowered"));
+        assert!(e.contains("gds_store"), "{e}");
+        let input = lower("dcl_input_interp(linear) v0\n");
+        let e = format!("{:?}", input.err().expect("compute kernels have no inputs"));
+        assert!(e.contains("dcl_input"), "{e}");
     }
 }

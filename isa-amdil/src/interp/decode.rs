@@ -16,7 +16,7 @@ use super::program::{
 };
 use super::select;
 use crate::ast::{self, Instruction, Payload, Program, RegKind, Swz};
-use crate::decls::{label_of, Declarations, ProblemKind};
+use crate::decls::{label_of, runs_as_nothing, Declarations, ProblemKind};
 use crate::opcodes::Opcode;
 
 /// Largest indexed temp array the interpreter allocates (per work-item, 16 bytes each).
@@ -317,7 +317,7 @@ impl Decoder<'_> {
                         threads: st.has_fence(ast::FenceFlag::Threads),
                     }
                 }
-                op if is_declaration(op) => {}
+                op if runs_as_nothing(op) => {}
                 _ => inst = select::select(self, st)?,
             }
             inst.precision = st.opcode.precision();
@@ -600,41 +600,4 @@ fn set_target(inst: &mut Inst, t: u32) {
         Op::If(_, x) | Op::Jump(x) | Op::JumpIf(_, x) => *x = t,
         _ => {}
     }
-}
-
-fn is_declaration(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        DclConstBuffer
-            | DclIndexedTempArray
-            | DclLiteral
-            | DclNumThreadPerGroup
-            | DclMaxThreadPerGroup
-            | DclTotalNumThreadGroup
-            | DclGlobalFlags
-            | DclLds
-            | DclStructLds
-            | DclGds
-            | DclStructGds
-            | DclRawUav
-            | DclStructUav
-            | DclUav
-            | DclTypedUav
-            | DclTypelessUav
-            | DclArenaUav
-            | DclRawSrv
-            | DclStructSrv
-            | DclResource
-            | DclLdsSizePerThread
-            | DclLdsSharingMode
-            | DclInput
-            | DclOutput
-            | Nop
-            | Comment
-            | Prefix
-            | Case
-            | Default
-            | While
-    )
 }
