@@ -342,7 +342,6 @@ impl Declarations {
     }
 }
 
-/// Records `value` for `id` unless `id` is already declared (the first declaration wins).
 /// Statements that do nothing when a compute program runs: the declarations whose meaning,
 /// if any, is all in the summary (a consumer that cannot honour one, such as a compiler
 /// without GDS, still sees it in the summary and refuses the uses), and `nop`, comments and
@@ -381,6 +380,7 @@ pub fn runs_as_nothing(op: Opcode) -> bool {
     )
 }
 
+/// Records `value` for `id` unless `id` is already declared (the first declaration wins).
 fn first<T>(map: &mut BTreeMap<u32, T>, id: u32, value: T) {
     map.entry(id).or_insert(value);
 }

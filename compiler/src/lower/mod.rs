@@ -646,10 +646,10 @@ mod tests {
         };
         assert!(lower("dcl_gds_id(0) 256\ndcl_struct_gds_id(1) 4, 8\nnop\n").is_ok());
         let gds = lower("dcl_gds_id(0) 256\ngds_store_id(0) vAbsTidFlat.x, vAbsTidFlat.x\n");
-        let e = format!("{:?}", gds.err().expect("GDS stores are not lowered"));
+        let e = format!("{:?}", gds.expect_err("GDS stores are not lowered"));
         assert!(e.contains("gds_store"), "{e}");
         let input = lower("dcl_input_interp(linear) v0\n");
-        let e = format!("{:?}", input.err().expect("compute kernels have no inputs"));
+        let e = format!("{:?}", input.expect_err("compute kernels have no inputs"));
         assert!(e.contains("dcl_input"), "{e}");
     }
 }
