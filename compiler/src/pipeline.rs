@@ -57,12 +57,13 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "copy_prop",
             "bounds_version",
             "unroll",
+            // The counters of fully unrolled copies are constant expressions (`64 >> 1`).
+            "const_fold",
             // Fully unrolled loops leave constant tests (`switch` on the counter): simplify_cfg
             // folds them (constant operands included) and drops the dead arms.
             "simplify_cfg",
             "reassociate",
             "combine",
-            "copy_prop",
             "gvn",
             // The start values it computes hold the loops' constant first iterations.
             "loop_reduce",

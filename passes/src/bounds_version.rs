@@ -155,7 +155,7 @@ fn candidate(
         // A short loop of a known trip count (at most MAX_FULL_TRIPS, which the unroller may
         // turn into straight-line code) keeps its checks: they cost about what the test and
         // the branch between the versions would.
-        Some(c) if crate::unroll::constant_trips(func, &c).is_some() => return None,
+        Some(_) if crate::unroll::constant_trips(func, cfg, dt, loops, h).is_some() => return None,
         Some(CountedLoop { guard, step }) => (guard, Some(step)),
         // `iv <u n` bounds `iv` to `[0, n - 1]` whatever the latch adds; a signed test bounds
         // it from above only.

@@ -52,10 +52,14 @@ pub struct GuardedLoop {
     /// Whether the comparison is signed.
     pub signed: bool,
     /// The loop counts down: it continues while `iv > bound` (and a counted loop's latch
-    /// passes `iv - step`); only from [`recognize_descending`].
+    /// passes `iv - step`); only from [`recognize_descending`] (and, for `test` `>=`, from
+    /// [`recognize_constant_trips`]).
     pub descending: bool,
     /// `iconst`s in the header.
     pub header_consts: Vec<Inst>,
+    /// The loop continues while `iv test bound` (normalized: `Slt`/`Ult`, `Sgt`/`Ugt`
+    /// counting down, any condition from [`recognize_constant_trips`]).
+    pub test: IntCC,
 }
 
 /// A recognized counted loop: a guarded loop whose latch adds a constant step.
@@ -93,7 +97,7 @@ pub fn recognize_descending(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<CountedLoop> {
-    counted(func, guarded(func, cfg, dt, loops, h, true)?)
+    counted(func, guarded(func, cfg, dt, loops, h, Tests::UpDown)?)
 }
 
 /// `guard` with the constant step its latch adds (subtracts, counting down).
@@ -134,7 +138,72 @@ pub fn recognize_guarded(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<GuardedLoop> {
-    guarded(func, cfg, dt, loops, h, false)
+    guarded(func, cfg, dt, loops, h, Tests::Up)
+}
+
+/// The exit tests a recognizer accepts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tests {
+    /// `iv < n`.
+    Up,
+    /// `iv < n` or `iv > n`.
+    UpDown,
+    /// Any comparison.
+    Any,
+}
+
+/// The loop headed by `h` whose counter starts at a constant, is compared with a constant by
+/// its header's test (any condition) and is advanced by its latch with one pure operation on
+/// the counter and constants (`iv >> 1`, `iv * 2`, `iv + 3`, ...), with a counted loop's
+/// shape otherwise (module doc); and the number of times its body runs, when at most `max`.
+/// The count comes from running the test and the operation with the interpreter's semantics
+/// ([`crate::eval`]), so it is exact for every operation and condition.
+pub fn recognize_constant_trips(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+    max: u32,
+) -> Option<(GuardedLoop, u32)> {
+    use crate::eval::{controlling_type, eval_pure, icmp};
+    let guard = guarded(func, cfg, dt, loops, h, Tests::Any)?;
+    let bound = func.dfg.value_const(guard.bound)?;
+    let mut iv = func.dfg.value_const(guard.init)?;
+    let lt = func.layout.last_inst(guard.latch)?;
+    let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
+        return None;
+    };
+    let next = *dests[0].args.get(guard.iv)?;
+    let step = func.dfg.value_inst(next)?;
+    let data = &func.dfg.insts[step];
+    if !crate::gvn::is_pure(data) || func.dfg.inst_results(step) != [next] {
+        return None;
+    }
+    let args = func.dfg.inst_args(step);
+    let consts: Option<SmallVec<[Option<u64>; 3]>> = args
+        .iter()
+        .map(|&a| {
+            if a == guard.iv_value {
+                Some(None)
+            } else {
+                func.dfg.value_const(a).map(Some)
+            }
+        })
+        .collect();
+    let consts = consts?;
+    let tys: SmallVec<[Type; 3]> = args.iter().map(|&a| func.dfg.value_type(a)).collect();
+    let ty = controlling_type(data, &tys);
+    let mut trips = 0;
+    while icmp(guard.test, iv, bound, Type::B32) {
+        if trips == max {
+            return None;
+        }
+        let vals: SmallVec<[u64; 3]> = consts.iter().map(|c| c.unwrap_or(iv)).collect();
+        iv = *eval_pure(data, ty, &vals)?.first()?;
+        trips += 1;
+    }
+    Some((guard, trips))
 }
 
 fn guarded(
@@ -143,7 +212,7 @@ fn guarded(
     dt: &DominatorTree,
     loops: &LoopInfo,
     h: Block,
-    down_ok: bool,
+    tests: Tests,
 ) -> Option<GuardedLoop> {
     if !loops.is_header(h) {
         return None;
@@ -216,11 +285,16 @@ fn guarded(
     if cc == IntCC::Ne && func.dfg.value_const(bound) == Some(0) {
         cc = IntCC::Ugt;
     }
+    let down_ok = tests != Tests::Up;
     let (signed, descending) = match cc {
         IntCC::Slt => (true, false),
         IntCC::Ult => (false, false),
         IntCC::Sgt if down_ok => (true, true),
         IntCC::Ugt if down_ok => (false, true),
+        _ if tests == Tests::Any => (
+            matches!(cc, IntCC::Sle | IntCC::Sge),
+            matches!(cc, IntCC::Sge | IntCC::Uge),
+        ),
         _ => return None,
     };
     if func.dfg.value_type(iv_value) != Type::B32 || func.dfg.value_type(bound) != Type::B32 {
@@ -264,6 +338,7 @@ fn guarded(
         signed,
         descending,
         header_consts,
+        test: cc,
     })
 }
 
@@ -321,4 +396,62 @@ pub fn copy_blocks(
         }
     }
     (block_map, inst_map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_function_text, Analyses};
+
+    /// A loop from `init` advanced by `next` (an instruction of `v10` and `v3`) while
+    /// `v10 cc v1` holds: its trip count, when at most `max`.
+    fn trips(init: u32, cc: &str, bound: u32, next: &str, k: u32, max: u32) -> Option<u32> {
+        let text = format!(
+            "kernel %k {{
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = iconst.b32 {init:#x}
+    v1 = iconst.b32 {bound:#x}
+    v3 = iconst.b32 {k:#x}
+    jump block1(v0)
+
+block1(v10: b32):
+    v11 = icmp {cc} v10, v1
+    brif v11, block2, block3
+
+block2:
+    store.b32 uav0[v10], v10
+    v12 = {next} v10, v3
+    jump block1(v12)
+
+block3:
+    return
+}}
+"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        let mut analyses = Analyses::new();
+        let (cfg, dt, loops) = analyses.loops(&f);
+        let h = f.layout.blocks().nth(1).expect("the header");
+        recognize_constant_trips(&f, cfg, dt, loops, h, max).map(|(_, t)| t)
+    }
+
+    #[test]
+    fn constant_trip_counts_of_any_operation() {
+        // Halving from 64 while non-zero: 64, 32, ..., 1.
+        assert_eq!(trips(64, "ne", 0, "ushr", 1, 16), Some(7));
+        // Doubling from 1 while below 100: 1, 2, ..., 64.
+        assert_eq!(trips(1, "ult", 100, "imul", 2, 16), Some(7));
+        assert_eq!(trips(1, "ult", 100, "ishl", 1, 16), Some(7));
+        // Counting up by 3 while at most 10 (0, 3, 6, 9), and a loop that never runs.
+        assert_eq!(trips(0, "ule", 10, "iadd", 3, 16), Some(4));
+        assert_eq!(trips(5, "slt", 5, "iadd", 1, 16), Some(0));
+        // Signed: counting down from 2 by subtracting while >= -2 (2, 1, 0, -1, -2).
+        assert_eq!(trips(2, "sge", 0xffff_fffe, "isub", 1, 16), Some(5));
+        // Over the limit, or never ending (0 >> 1 stays 0).
+        assert_eq!(trips(1 << 20, "ne", 0, "ushr", 1, 16), None);
+        assert_eq!(trips(0, "eq", 0, "ushr", 1, 16), None);
+    }
 }

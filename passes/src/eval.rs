@@ -144,7 +144,8 @@ fn sext(x: u64, ty: Type) -> i64 {
     }
 }
 
-fn icmp(cc: IntCC, a: u64, b: u64, ty: Type) -> bool {
+/// `a cc b` on cells of type `ty`.
+pub fn icmp(cc: IntCC, a: u64, b: u64, ty: Type) -> bool {
     let (sa, sb) = (sext(a, ty), sext(b, ty));
     match cc {
         IntCC::Eq => a == b,

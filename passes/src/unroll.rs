@@ -28,12 +28,21 @@
 //! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
 //! copies behind the test `p.iv < n - 3s` that run at most once before the original loop. It
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
-//! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops with
-//! barriers and loops whose header is marked cold are left alone;
-//! a function grows by at most [`MAX_GROWTH`] instructions. A loop with a constant trip count of
-//! at most [`MAX_FULL_TRIPS`] is unrolled fully when its copies stay within
-//! [`MAX_FULL_SIZE`] instructions and their loads within [`MAX_LOAD_REGS_8`] registers in
-//! flight (as for eight copies; beyond it the scheduler issues the loads one wait at a time). Later passes fold the copies' `iv + js` into address offsets.
+//! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops whose
+//! header is marked cold are left alone, and so are loops with barriers unless unrolled
+//! fully; a function grows by at most [`MAX_GROWTH`] instructions.
+//!
+//! A loop with a constant trip count of at most [`MAX_FULL_TRIPS`] is unrolled fully when its
+//! copies stay within [`MAX_FULL_SIZE`] instructions and their loads within
+//! [`MAX_LOAD_REGS_8`] registers in flight (as for eight copies; beyond it the scheduler
+//! issues the loads one wait at a time). Its counter may advance by any pure operation on
+//! itself and constants (`s >>= 1` of a tree reduction, `t *= 3`) and be tested with any
+//! comparison against a constant ([`crate::counted_loop::recognize_constant_trips`]). The
+//! preheader enters the first copy directly (its arguments replace the header parameters, so
+//! the counters are constants after folding), barriers stay in every copy (every thread runs
+//! every copy), and the last copy leaves the way the header's test would have, with the
+//! header parameters used after the loop replaced by what that copy passes: the original
+//! loop becomes unreachable. Later passes fold the copies' `iv + js` into address offsets.
 //!
 //! Requires: a verified SSA function. Guarantees: the same observable behaviour for every trip
 //! count (including 0 and bounds near the type's limits), a verifier-clean function, blocks
@@ -83,7 +92,9 @@ struct Counted {
     body_entry: Block,
     /// Index of the induction variable among the header parameters.
     iv: usize,
-    step: u32,
+    /// The constant the latch adds (subtracts, counting down); `None` when it applies some
+    /// other operation (only full unrolling then: see [`constant_trips`]).
+    step: Option<u32>,
     bound: Value,
     signed: bool,
     /// Counting down (`iv -= step` while `iv > bound`).
@@ -97,6 +108,9 @@ struct Counted {
     load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
+    /// The body waits at a barrier: only full unrolling keeps every copy's barrier where
+    /// every thread of the group reaches it.
+    barrier: bool,
     /// `iconst`s in the header.
     header_consts: Vec<Inst>,
     /// For a loop left from its body: its one exit block and the loop's values used after
@@ -138,6 +152,7 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
+            None if c.step.is_none() || c.barrier => continue,
             None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => (8, Some(4)),
             None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
             None if c.size <= MAX_BODY_2 => (2, None),
@@ -162,7 +177,15 @@ fn candidate(
     loops: &LoopInfo,
     h: Block,
 ) -> Option<Counted> {
-    let c = crate::counted_loop::recognize_descending(func, cfg, dt, loops, h)?;
+    // A loop adding a constant step; or one advanced by any other operation whose trip count
+    // is known (only full unrolling applies to it).
+    let constant =
+        crate::counted_loop::recognize_constant_trips(func, cfg, dt, loops, h, MAX_FULL_TRIPS);
+    let trips = constant.as_ref().map(|&(_, t)| t);
+    let (c, step) = match crate::counted_loop::recognize_descending(func, cfg, dt, loops, h) {
+        Some(c) => (c.guard, Some(c.step)),
+        None => (constant?.0, None),
+    };
     // A cold loop (e.g. the checked original of a versioned loop) is not worth the code.
     if func.dfg.is_cold(h) {
         return None;
@@ -183,6 +206,7 @@ fn candidate(
         inv.contains(&v) || crate::affine::defined_outside(func, &in_loop, v)
     };
     let mut body_exits = false;
+    let mut barrier = false;
     for &b in &c.body {
         if cfg.succs(b).contains(&h) && b != c.latch {
             return None;
@@ -190,9 +214,7 @@ fn candidate(
         body_exits |= cfg.succs(b).iter().any(|s| !in_loop.contains(s));
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
-            if matches!(data, InstructionData::Barrier { .. }) {
-                return None;
-            }
+            barrier |= matches!(data, InstructionData::Barrier { .. });
             if crate::gvn::is_pure(data)
                 && !func.dfg.inst_results(inst).is_empty()
                 && func
@@ -222,8 +244,7 @@ fn candidate(
         None
     };
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
-    let (signed, step, bound) = (c.signed, c.step, c.bound);
-    let trips = constant_trips(func, &c);
+    let (signed, bound) = (c.signed, c.bound);
     let load_regs_full = trips.map_or(0, |t| {
         load_registers(func, &c, &in_loop, &loads, t as usize)
     });
@@ -233,7 +254,7 @@ fn candidate(
         header: h,
         pre,
         latch,
-        body: c.guard.body,
+        body: c.body,
         body_entry,
         iv,
         step,
@@ -246,7 +267,8 @@ fn candidate(
         load_regs_full,
         trips,
         exit_values,
-        header_consts: c.guard.header_consts,
+        header_consts: c.header_consts,
+        barrier,
     })
 }
 
@@ -339,7 +361,7 @@ fn pass_exit_values(func: &mut Function, c: &Counted, e: Block, vals: &[Value]) 
 /// needs one per copy.
 fn load_registers(
     func: &Function,
-    c: &crate::counted_loop::CountedLoop,
+    c: &crate::counted_loop::GuardedLoop,
     in_loop: &crate::FastHashSet<Block>,
     loads: &[(Inst, MemSpace)],
     k: usize,
@@ -382,27 +404,17 @@ fn load_registers(
     regs
 }
 
-/// The trip count of `c` when its start (the preheader's argument) and bound are constants
-/// and it is at most [`MAX_FULL_TRIPS`].
-pub fn constant_trips(func: &Function, c: &crate::counted_loop::CountedLoop) -> Option<u32> {
-    let start = func.dfg.value_const(c.init)?;
-    let n = func.dfg.value_const(c.bound)?;
-    let (mut i, n, mut t) = (start as u32, n as u32, 0u32);
-    let go = |i: u32| match (c.signed, c.descending) {
-        (true, false) => (i as i32) < (n as i32),
-        (false, false) => i < n,
-        (true, true) => (i as i32) > (n as i32),
-        (false, true) => i > n,
-    };
-    while t <= MAX_FULL_TRIPS && go(i) {
-        i = if c.descending {
-            i.wrapping_sub(c.step)
-        } else {
-            i.wrapping_add(c.step)
-        };
-        t += 1;
-    }
-    (t <= MAX_FULL_TRIPS).then_some(t)
+/// The trip count of the loop headed by `h` when it is known and at most [`MAX_FULL_TRIPS`]
+/// ([`crate::counted_loop::recognize_constant_trips`]).
+pub fn constant_trips(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<u32> {
+    crate::counted_loop::recognize_constant_trips(func, cfg, dt, loops, h, MAX_FULL_TRIPS)
+        .map(|(_, t)| t)
 }
 
 /// Puts a `k`-times unrolled copy of loop `c` in front of it; with `full` (`k` is the exact
@@ -424,6 +436,53 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
         func.layout.insert_inst(i, pt);
     }
     let hparams: Vec<Value> = func.dfg.block_params(c.header).to_vec();
+    if full {
+        // The preheader enters the first copy, whose header parameters are its arguments
+        // (constants fold through the copies at once). After the last copy the header's
+        // test fails (`k` is the exact trip count): it leaves the way the header does, with
+        // the header's parameters replaced by what the last copy passes, there and wherever
+        // after the loop they are used (only the last copy leads there now), and the original
+        // loop is unreachable. Where the header's test result is used beyond its branch, or
+        // the exit is entered from elsewhere too (another loop's header, whose preheader
+        // this header stays; a break's target), the last copy enters the header instead.
+        let args: Vec<Value> = func.dfg.insts[pt]
+            .branch_destinations()
+            .iter()
+            .find(|d| d.block == c.header)
+            .map(|d| d.args.to_vec())
+            .expect("the preheader enters the header");
+        let (first_entry, last) = copies(func, c, &hparams, k, &args, c.header);
+        let exit = header_exit(func, c);
+        if !test_used_elsewhere(func, c) && only_entered_by(func, exit.block, c.header) {
+            let passed = func.dfg.insts[last].branch_destinations()[0].args.to_vec();
+            let subst = |v: Value| {
+                hparams
+                    .iter()
+                    .position(|&p| p == v)
+                    .map_or(v, |i| passed[i])
+            };
+            let exit_args: Vec<Value> = exit.args.iter().map(|&v| subst(v)).collect();
+            func.dfg.insts[last] = InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dests: [BlockCall::new(exit.block, &exit_args)],
+            };
+            let original: crate::FastHashSet<Block> =
+                c.body.iter().copied().chain([c.header]).collect();
+            let blocks: Vec<Block> = func.layout.blocks().collect();
+            for b in blocks.into_iter().filter(|b| !original.contains(b)) {
+                let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+                for i in insts {
+                    func.dfg.insts[i].map_values(subst);
+                }
+            }
+        }
+        for d in func.dfg.insts[pt].branch_destinations_mut() {
+            if d.block == c.header {
+                *d = BlockCall::new(first_entry, &[]);
+            }
+        }
+        return;
+    }
     // A block in front of the header with the header's parameter types.
     let new_header = |func: &mut Function| {
         let u = func.dfg.make_block();
@@ -445,17 +504,11 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
             d.block = u;
         }
     }
-    let end = if full { c.header } else { u };
-    let first_entry = copies(func, c, &hparams, k, &uparams, end);
-    if full {
-        let mut cur = FuncCursor::new(func).at_end(u);
-        cur.ins().jump(first_entry, &[]);
-        return;
-    }
+    let (first_entry, _) = copies(func, c, &hparams, k, &uparams, u);
     // The unrolled loop's exit: the once-run tail copies, or the original loop.
     let exit = tail.map(|t| {
         let (v, vparams) = new_header(func);
-        let first = copies(func, c, &hparams, t, &vparams, c.header);
+        let (first, _) = copies(func, c, &hparams, t, &vparams, c.header);
         let lim = limit(func, c, pt, t);
         let mut cur = FuncCursor::new(func).at_end(v);
         let go = cur.ins().icmp(more(c), vparams[c.iv], lim);
@@ -472,7 +525,7 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
 
 /// `k` copies of `c`'s body chained one after the other, the first entered with the header
 /// parameters `hparams` taking `params`, the last jumping to `end` with what its latch passes
-/// on. Returns the first copy's entry block.
+/// on. Returns the first copy's entry block and the last copy's jump.
 fn copies(
     func: &mut Function,
     c: &Counted,
@@ -480,7 +533,7 @@ fn copies(
     k: u32,
     params: &[Value],
     end: Block,
-) -> Block {
+) -> (Block, Inst) {
     let mut incoming = params.to_vec();
     let mut prev_latch: Option<Inst> = None;
     let mut first_entry = None;
@@ -511,7 +564,51 @@ fn copies(
         }
         prev_latch = Some(l);
     }
-    first_entry.expect("k >= 1 copies")
+    (
+        first_entry.expect("k >= 1 copies"),
+        prev_latch.expect("k >= 1 copies"),
+    )
+}
+
+/// True if the header's test result is used other than by the header's branch.
+fn test_used_elsewhere(func: &Function, c: &Counted) -> bool {
+    let Some(t) = func.layout.last_inst(c.header) else {
+        return true;
+    };
+    let InstructionData::Brif { arg, .. } = func.dfg.insts[t] else {
+        return true;
+    };
+    func.layout.blocks().any(|b| {
+        func.layout
+            .block_insts(b)
+            .any(|i| i != t && func.dfg.insts[i].all_values().any(|v| v == arg[0]))
+    })
+}
+
+/// True if the only edge into `b` comes from `from`.
+fn only_entered_by(func: &Function, b: Block, from: Block) -> bool {
+    let mut edges = Vec::new();
+    for p in func.layout.blocks() {
+        if let Some(t) = func.terminator(p) {
+            let into = func.dfg.insts[t].branch_destinations();
+            edges.extend(into.iter().filter(|d| d.block == b).map(|_| p));
+        }
+    }
+    edges == [from]
+}
+
+/// The header's edge out of the loop.
+fn header_exit(func: &Function, c: &Counted) -> BlockCall {
+    let t = func
+        .layout
+        .last_inst(c.header)
+        .expect("the header ends in its test's branch");
+    func.dfg.insts[t]
+        .branch_destinations()
+        .iter()
+        .find(|d| d.block != c.body_entry)
+        .cloned()
+        .expect("the header's test leaves the loop")
 }
 
 /// The comparison `iv CC lim` under which the loop has iterations left: `<`, or `>` counting
@@ -531,7 +628,8 @@ fn more(c: &Counted) -> IntCC {
 fn limit(func: &mut Function, c: &Counted, pt: Inst, k: u32) -> Value {
     use crate::ir::FuncCursor;
     let mut cur = FuncCursor::new(func).at_inst(pt);
-    let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * c.step));
+    let step = c.step.expect("partial unrolling adds a constant step");
+    let d = cur.ins().iconst(Type::B32, u64::from((k - 1) * step));
     let nd = if c.descending {
         cur.ins().iadd(c.bound, d)
     } else {
@@ -775,9 +873,12 @@ block5:
             );
             if start < n {
                 assert_eq!(done, 1);
-                // One block per iteration, no unrolled test.
+                // One block per iteration, no unrolled test; the original loop is
+                // unreachable and its exit follows the last copy.
                 let trips = (n - start).div_ceil(step) as usize;
-                assert_eq!(f.layout.blocks().count(), before + 1 + trips, "{unrolled}");
+                assert_eq!(f.layout.blocks().count(), before + trips, "{unrolled}");
+                crate::simplify_cfg::run(&mut f);
+                assert_eq!(f.layout.blocks().count(), 1, "{f}");
             }
         }
     }
@@ -877,7 +978,7 @@ block5:
             let before = f.layout.blocks().count();
             assert_eq!(super::unroll(&mut f), 1);
             crate::verifier::verify_function(&f).expect("verifies");
-            let fully = f.layout.blocks().count() == before + 1 + 8;
+            let fully = f.layout.blocks().count() == before + 8;
             assert_eq!(fully, full, "{loads} loads\n{f}");
         }
     }

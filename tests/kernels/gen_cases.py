@@ -1646,6 +1646,29 @@ def cal_matmul():
     return c
 
 
+@case
+def loop_const_trips():
+    c = Case('loop_const_trips', (2, 1, 1))
+    r = rnd(131)
+    vals = [r.randrange(1 << 32) for _ in range(128)]
+    vals[:4] = [0, M32, 0x55, 0xAA]
+    c.uav(0, vals)
+    out = []
+    for x in vals:
+        acc, s = x, 128
+        while s != 0:
+            acc = (acc * 3 + s) & M32 if x & s else (acc + 1) & M32
+            s >>= 1
+        acc2, t = 0, 1
+        while t < 200:
+            acc2 = (acc2 + t * x) & M32
+            t *= 3
+        out += [acc, acc2, t, s]
+    c.uav(1, [0] * 512)
+    c.expect(1, out)
+    return c
+
+
 def main():
     names = []
     for fn in CASES:
