@@ -5,7 +5,7 @@
 //! holds only constants and its exit test `brif (icmp cc iv, n)`, whose one destination in
 //! the loop (the body entry, without parameters or arguments) dominates every other loop
 //! block (the exit may take arguments); `iv` is a `b32` header parameter that the latch advances by a constant step `0 < s <= 2^20`
-//! (`jump header(.., iv + s, ..)`), `n` is defined outside the loop (or is a header
+//! (`jump header(.., iv + s, ..)`, or `iv - (-s)`), `n` is defined outside the loop (or is a header
 //! constant), and the loop continues while `iv < n`, signed or unsigned, after normalizing
 //! the operand order and the branch sense. A guarded loop ([`recognize_guarded`]) has the
 //! same shape and test, whatever the latch passes for `iv` (a grid-stride loop's invariant
@@ -102,22 +102,22 @@ pub fn recognize_descending(
 
 /// `guard` with the constant step its latch adds (subtracts, counting down).
 fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
-    // The latch passes `iv + s`.
+    // The latch passes `iv + s` (counting down, `iv - s`), as an addition or a subtraction.
     let lt = func.layout.last_inst(guard.latch)?;
     let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
         return None;
     };
     let next = *dests[0].args.get(guard.iv)?;
     let add = func.dfg.value_inst(next)?;
-    if func.dfg.opcode(add) != Opcode::Iadd {
-        return None;
-    }
     let a = func.dfg.inst_args(add);
-    let added = match (a[0] == guard.iv_value, a[1] == guard.iv_value) {
-        (true, false) => func.dfg.value_const(a[1])?,
-        (false, true) => func.dfg.value_const(a[0])?,
+    let iv = guard.iv_value;
+    // `iv + c`, `c + iv` or `iv - c` (which adds `-c`).
+    let added = match (func.dfg.opcode(add), a[0] == iv, a[1] == iv) {
+        (Opcode::Iadd, true, false) => func.dfg.value_const(a[1])? as u32,
+        (Opcode::Iadd, false, true) => func.dfg.value_const(a[0])? as u32,
+        (Opcode::Isub, true, false) => (func.dfg.value_const(a[1])? as u32).wrapping_neg(),
         _ => return None,
-    } as u32;
+    };
     let step = if guard.descending {
         added.wrapping_neg()
     } else {
@@ -453,5 +453,48 @@ block3:
         // Over the limit, or never ending (0 >> 1 stays 0).
         assert_eq!(trips(1 << 20, "ne", 0, "ushr", 1, 16), None);
         assert_eq!(trips(0, "eq", 0, "ushr", 1, 16), None);
+    }
+
+    /// A counter decremented by `isub` is a counted loop counting down; one incremented by
+    /// `isub` of a negative constant one counting up.
+    #[test]
+    fn subtracting_latches_count() {
+        for (init, cc, bound, k, step, descending) in [
+            (10u32, "ugt", 0u32, 1u32, 1u32, true),
+            (0, "slt", 100, 0xffff_fffe, 2, false),
+        ] {
+            let text = format!(
+                "kernel %k {{
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = iconst.b32 {init:#x}
+    v1 = load.b32 uav0[v0]
+    v2 = iconst.b32 {bound:#x}
+    v3 = iconst.b32 {k:#x}
+    jump block1(v0)
+
+block1(v10: b32):
+    v11 = icmp {cc} v10, v2
+    brif v11, block2, block3
+
+block2:
+    store.b32 uav0[v10], v1
+    v12 = isub v10, v3
+    jump block1(v12)
+
+block3:
+    return
+}}
+"
+            );
+            let f = parse_function_text(&text).expect("parses");
+            let mut analyses = Analyses::new();
+            let (cfg, dt, loops) = analyses.loops(&f);
+            let h = f.layout.blocks().nth(1).expect("the header");
+            let c = recognize_descending(&f, cfg, dt, loops, h).expect("a counted loop");
+            assert_eq!((c.step, c.descending), (step, descending), "{text}");
+        }
     }
 }
