@@ -301,44 +301,64 @@ impl Isel<'_> {
         self.ranges.range(self.func, v, block).1 <= 0xffff
     }
 
-    /// `a * b (+ c)` for register operands, modulo 2^32, as XMADs: one when both factors
-    /// are below 2^16 (`a.lo * b.lo + c` is the product), two when one is (`a.lo * b + c`,
-    /// then `+ (a.hi * b << 16)`), else three (the addend rides in the first).
+    /// `a * b (+ c)` modulo 2^32, as XMADs: one when both factors are below 2^16
+    /// (`a.lo * b.lo + c` is the product), two when one is (`a.lo * b + c`, then
+    /// `+ (a.hi * b << 16)`), else three (the addend rides in the first). A factor read
+    /// straight from a constant buffer (a launch size, `cb0[0].x`) is operand B in XMAD's
+    /// `c[]` form wherever B holds it (all but the last XMAD of three), which saves the MOV
+    /// that would load it and the register it would hold, unless that would move a 16-bit
+    /// factor out of B.
     fn xmad_chain(&mut self, a: Value, b: Value, c: Option<Value>) -> R32 {
         let (a, b) = if self.fits16(a) && !self.fits16(b) {
             (b, a)
         } else {
             (a, b)
         };
-        let (c_slot, mut args): (Slot, SmallVec<[Value; 3]>) = match c {
-            Some(c) => (Arg(2, 0), [a, b, c].into_iter().collect()),
-            None => (Slot::Keep, [a, b].into_iter().collect()),
-        };
-        let first = if c.is_some() {
-            MInst::xmad(R, R, R, R)
+        let (a, b) = if self.cb_operand(b).is_none()
+            && self.cb_operand(a).is_some()
+            && (self.fits16(a) || !self.fits16(b))
+        {
+            (b, a)
         } else {
-            MInst::xmad(R, R, R, Reg::RZ)
+            (a, b)
         };
-        let t0 = self.one(first, &[Res(0, 0), Arg(0, 0), Arg(1, 0), c_slot], &args)?;
+        // Operand B, its slot and the arguments of an XMAD of `a` and `b` (then `rest`).
+        let b_cb = self.cb_operand(b).map(crate::spa5::target::cb0);
+        let with_b = |rest: &[Value]| -> (Operand, Slot, SmallVec<[Value; 3]>) {
+            let mut args: SmallVec<[Value; 3]> = smallvec![a];
+            let (op, slot) = match b_cb {
+                Some(o) => (o, Slot::Keep),
+                None => {
+                    args.push(b);
+                    (R, Arg(1, 0))
+                }
+            };
+            args.extend_from_slice(rest);
+            (op, slot, args)
+        };
+        let rest_slot = |k: u8| Arg(k + u8::from(b_cb.is_none()), 0);
+        let (bop, bslot, args) = with_b(c.as_slice());
+        let (first, c_slot) = match c {
+            Some(_) => (MInst::xmad(R, R, bop, R), rest_slot(1)),
+            None => (MInst::xmad(R, R, bop, Reg::RZ), Slot::Keep),
+        };
+        let t0 = self.one(first, &[Res(0, 0), Arg(0, 0), bslot, c_slot], &args)?;
         if self.fits16(b) {
             if self.fits16(a) {
                 return Ok(t0);
             }
-            let hi = MInst::xmad(R, R, R, R)
+            let (bop, bslot, args) = with_b(&[t0]);
+            let hi = MInst::xmad(R, R, bop, R)
                 .m(ModKind::H1(1), 1)
                 .m(ModKind::Psl, 1);
-            return self.one(
-                hi,
-                &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-                &[a, b, t0],
-            );
+            return self.one(hi, &[Res(0, 0), Arg(0, 0), bslot, rest_slot(1)], &args);
         }
-        args.truncate(2);
+        let (bop, bslot, args) = with_b(&[]);
         let t1 = self.one(
-            MInst::xmad(R, R, R, Reg::RZ)
+            MInst::xmad(R, R, bop, Reg::RZ)
                 .m(ModKind::Mrg, 1)
                 .m(ModKind::H1(2), 1),
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[Res(0, 0), Arg(0, 0), bslot],
             &args,
         )?;
         let d = MInst::xmad(R, R, R, R)

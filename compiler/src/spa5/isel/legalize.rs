@@ -211,16 +211,14 @@ fn has_mods(op: Op, mods: Mods<'_>) -> bool {
 
 impl Isel<'_> {
     /// If `v` is a direct, in-range 32-bit constant-buffer read, the absolute `c[0x0]` byte
-    /// offset it reads; if it is a buffer length, its launch parameter's offset.
+    /// offset it reads; if it is a launch constant (a buffer length, the grid size), its
+    /// offset in bank 0.
     pub(crate) fn cb_operand(&self, v: Value) -> Option<u32> {
-        use ilc_passes::ir::{MemSize, MemSpace, SpecialReg};
+        use ilc_passes::ir::{MemSize, MemSpace};
         let inst = self.func.dfg.value_inst(v)?;
         let (mem, args) = match &self.func.dfg.insts[inst] {
             InstructionData::Load { mem, args, .. } => (mem, args),
-            InstructionData::Special {
-                reg: reg @ SpecialReg::BufLen(_),
-                ..
-            } => return self.launch_constant_offset(*reg),
+            InstructionData::Special { reg, .. } => return self.launch_constant_offset(*reg),
             _ => return None,
         };
         let MemSpace::Cb(id) = mem.space else {
