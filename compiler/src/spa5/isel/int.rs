@@ -206,13 +206,27 @@ impl Isel<'_> {
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])?)
             }
             Opcode::Ubfe | Opcode::Ibfe => {
-                let ctl = self.bf_control(args[0], args[1])?;
                 let signed = (op == Opcode::Ibfe) as u8;
+                // Constant width and offset: the control word is BFE's immediate.
+                if let Some(c) = self.bf_control_const(args[0], args[1]) {
+                    let inst = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(c)])
+                        .m(ModKind::Signed, signed);
+                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0), Slot::Keep], &[args[2]])?);
+                }
+                let ctl = self.bf_control(args[0], args[1])?;
                 let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
             }
             Opcode::Fshr => one(self.funnel_r(args[0], args[1], args[2])?),
             Opcode::Bfi => {
+                if let Some(c) = self.bf_control_const(args[0], args[1]) {
+                    let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(c), R]);
+                    return one(self.one(
+                        inst,
+                        &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                        &[args[2], args[3]],
+                    )?);
+                }
                 let ctl = self.bf_control(args[0], args[1])?;
                 let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
                 one(self.one(
@@ -385,11 +399,15 @@ impl Isel<'_> {
         self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, n])
     }
 
-    /// BFE/BFI control word `(offset & 31) | (width & 31) << 8`.
+    /// The BFE/BFI control word of a constant width and offset (it fits the immediate).
+    fn bf_control_const(&self, width: Value, offset: Value) -> Option<i64> {
+        let (w, o) = (self.konst(width)?, self.konst(offset)?);
+        Some(((o & 31) | (w & 31) << 8) as i64)
+    }
+
+    /// BFE/BFI control word `(offset & 31) | (width & 31) << 8` in a register (a constant
+    /// one is an immediate: [`Isel::bf_control_const`]).
     fn bf_control(&mut self, width: Value, offset: Value) -> R32 {
-        if let (Some(w), Some(o)) = (self.konst(width), self.konst(offset)) {
-            return self.const32(((o & 31) | (w & 31) << 8) as u32);
-        }
         let w = self.lop32i(Lop::And, width, 31)?;
         let o = self.lop32i(Lop::And, offset, 31)?;
         let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(0x808), R]);
