@@ -14,7 +14,9 @@
 //!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a guarded
 //!   forward `BRA`, before which only the fixed-latency results must be complete: what is
 //!   pending there stays pending on both paths (the target's state is the union of its
-//!   fall-through state and every such branch's).
+//!   fall-through state and every such branch's); the same for the `SYNC`s of an `SSY` region
+//!   holding only straight-line code and ending with an unguarded `SYNC` right before its
+//!   target (no other path of the region can run between such a `SYNC` and the target).
 //!
 //! A violation names the kernel, the instruction index and the register.
 
@@ -101,7 +103,7 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 ));
             }
         }
-        let forward = forward_target(prog, idx);
+        let forward = forward_target(prog, idx).or_else(|| straight_sync_target(prog, idx));
         if let Some(target) = forward {
             carried
                 .entry(target)
@@ -188,6 +190,37 @@ fn forward_target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
     if i.form().mnemonic != "BRA" || i.guard == isa_spa5::Pred::TRUE {
         return None;
     }
+    target_ahead(prog, idx)
+}
+
+/// For a `SYNC` at `idx` inside an `SSY` region of straight-line code (nothing but `SYNC`s
+/// transfers control in it) that ends with an unguarded `SYNC` right before the `SSY`
+/// target: that target.
+fn straight_sync_target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
+    if prog[idx].0.form().mnemonic != "SYNC" {
+        return None;
+    }
+    let jumps = |i: &Inst| {
+        let m = i.form().mnemonic;
+        m != "SYNC" && (transfer(i) || i.is_branch() || i.is_terminator())
+    };
+    let ssy = (0..idx).rev().find(|&k| {
+        let i = &prog[k].0;
+        i.form().mnemonic == "SSY" || jumps(i)
+    })?;
+    if prog[ssy].0.form().mnemonic != "SSY" {
+        return None;
+    }
+    let end = target_ahead(prog, ssy)?;
+    let last = &prog[end - 1].0;
+    let straight = prog[ssy + 1..end].iter().all(|(i, _)| !jumps(i));
+    (end > idx && straight && last.form().mnemonic == "SYNC" && last.guard == isa_spa5::Pred::TRUE)
+        .then_some(end)
+}
+
+/// The instruction a branch at `idx` names, when it lies ahead.
+fn target_ahead(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
+    let i = &prog[idx].0;
     let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
         return None;
     };

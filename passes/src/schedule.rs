@@ -17,8 +17,9 @@
 //! keeping a functional unit's throughput (`issue_cycles`) and breaking ties by source
 //! order. It tracks the registers live in each file; when issuing the preferred
 //! instruction would take the pressure past the budget, it picks the tallest instruction
-//! that does not increase pressure, else the first in source order, so under pressure the
-//! schedule drifts back toward the source order.
+//! that does not increase pressure (summed over the register files) nor take the predicates
+//! past their budget, else the first in source order, so under pressure the schedule drifts
+//! back toward the source order.
 //!
 //! Two rounds: every block is first scheduled within its budget; a block whose pressure
 //! fallback chose an instruction is then scheduled again with its budget raised to the
@@ -516,17 +517,21 @@ fn schedule_block(
                 (top.2).0
             }
         };
-        let over = |i: usize| {
+        let over_in = |i: usize, files: &[RegFile]| {
             let d = delta(nodes[i].inst, remaining);
-            RegFile::ALL.iter().any(|&f| {
+            files.iter().any(|&f| {
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
             })
         };
+        let over = |i: usize| over_in(i, &RegFile::ALL);
         let pick = if over(best) {
             sched.pressure_picks += 1;
             // Among the first 64 ready in source order, the tallest that does not grow
-            // pressure (latency still counts among those), else plain source order (which
-            // keeps the program's own pressure).
+            // pressure summed over the files and adds no predicate past the predicate
+            // budget (latency still counts among those), else plain source order (which
+            // keeps the program's own pressure). A compare freeing a general register is
+            // no trade for a predicate when the few predicates are all taken: the
+            // allocator would spill predicates through memory.
             let first = *ready.iter().next().expect("best is ready");
             let calm = ready
                 .iter()
@@ -534,7 +539,7 @@ fn schedule_block(
                 .copied()
                 .filter(|&i| {
                     let d = delta(nodes[i].inst, remaining);
-                    d[0] + d[1] <= 0
+                    d[0] + d[1] <= 0 && !over_in(i, &[RegFile::Pred])
                 })
                 .min_by_key(|&i| (Reverse(nodes[i].height), i));
             calm.unwrap_or(first)
@@ -640,6 +645,64 @@ mod tests {
     use super::*;
     use crate::ir::parse_function_text;
     use crate::target::ToyTarget;
+
+    /// The most predicates live at once in `f`'s only block.
+    fn peak_preds(f: &Function) -> usize {
+        let b = f.layout.blocks().next().expect("a block");
+        let insts: Vec<Inst> = f.layout.block_insts(b).collect();
+        let last_use = |v: Value| {
+            insts
+                .iter()
+                .rposition(|&i| f.dfg.insts[i].all_values().any(|x| x == v))
+        };
+        (0..insts.len())
+            .map(|at| {
+                insts[..=at]
+                    .iter()
+                    .flat_map(|&i| f.dfg.inst_results(i).iter().copied())
+                    .filter(|&v| f.dfg.value_type(v) == crate::ir::Type::Pred)
+                    .filter(|&v| last_use(v).is_some_and(|u| u > at))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Under general register pressure, a compare that frees a general register but adds a
+    /// predicate to a full predicate file is no calm choice: the predicates stay within
+    /// their budget (summed over both files, the compare looked free and the scheduler
+    /// stacked every compare up, for the allocator to spill predicates through memory).
+    #[test]
+    fn compares_do_not_pile_up_predicates_under_gpr_pressure() {
+        let mut text = String::from(
+            "kernel %k {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = special tid.y
+",
+        );
+        for k in 0..4 {
+            let (a, p, s, r) = (10 + 4 * k, 11 + 4 * k, 12 + 4 * k, 13 + 4 * k);
+            text += &format!(
+                "    v{a} = iadd v0, v1\n    v{p} = icmp slt v{a}, v1\n    \
+                 v{s} = select v{p}, v1, v0\n    v{r} = frcp v{s}\n"
+            );
+        }
+        text += "    v30 = fadd v13, v17
+    v31 = fadd v21, v25
+    v32 = fadd v30, v31
+    store.b32 uav0[v1], v32
+    return
+}";
+        let mut f = parse_function_text(&text).expect("valid");
+        let mut opts = ScheduleOptions::default();
+        opts.reg_budget[RegFile::Gpr] = Some(4);
+        opts.reg_budget[RegFile::Pred] = Some(1);
+        run(&mut f, &ToyTarget::default(), &opts);
+        crate::verifier::verify_function(&f).expect("still valid");
+        assert!(peak_preds(&f) <= 1, "{f}");
+    }
 
     #[test]
     fn loads_move_up_and_memory_order_is_kept() {

@@ -32,10 +32,15 @@
 //!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
-//!   from a clean state whichever way it is entered; except a guarded forward `BRA` (an `if`,
-//!   a versioning test), which only stalls for the fixed-latency results: the barriers
-//!   pending at it stay pending on the fall-through path, and its target's first instruction
-//!   waits on them (so loads issued before an `if` stay in flight across it);
+//!   from a clean state whichever way it is entered; except the *soft* branches, which only
+//!   stall for the fixed-latency results: a guarded forward `BRA` (an `if`, a versioning
+//!   test), and the `SYNC`s of an `SSY` region that holds only straight-line code and ends
+//!   with an unguarded `SYNC` right before its target (an `if` without `else`: the warp runs
+//!   the region's code once, for the lanes that did not sync early, then continues at the
+//!   target; no other path of the region runs in between). The barriers pending at a soft
+//!   branch stay pending on the fall-through path and are merged into the state at its
+//!   target (a barrier busy on either way in, covering the registers of both), so loads
+//!   issued before an `if` stay in flight across it and are waited for at their first use;
 //! - `serial` mode: every instruction stalls 15 cycles and waits on both barriers used.
 //! - operand reuse flags: `isa_spa5::banks::plan_reuse` (the model the emulator counts
 //!   cycles with) flags a source slot when the next reader of that slot reads the same
@@ -110,6 +115,36 @@ pub fn soft_branch_target(insts: &[MInst], idx: usize) -> Option<usize> {
     branch_target(insts, idx).filter(|&t| t > idx)
 }
 
+/// For every `SYNC` that keeps the barriers pending, its reconvergence point (module doc):
+/// the `SYNC`s of an `SSY` region whose only other instructions are straight-line code (no
+/// branch, transfer or nested region) and that ends with an unguarded `SYNC` right before
+/// the `SSY` target. Such a region runs its code once for the lanes that did not sync early,
+/// and the warp continues at the target: no other path of the region runs in between.
+fn simple_sync_targets(insts: &[MInst]) -> Vec<Option<usize>> {
+    let mut out = vec![None; insts.len()];
+    for s in 0..insts.len() {
+        if insts[s].op != Op::SSY {
+            continue;
+        }
+        let Some(l) = branch_target(insts, s).filter(|&l| l > s + 1) else {
+            continue;
+        };
+        let last = &insts[l - 1];
+        let straight = insts[s + 1..l - 1]
+            .iter()
+            .all(|i| i.op == Op::SYNC || !i.is_branch() && !is_transfer(i) && !i.is_terminator());
+        let unguarded = last.guard.reg.is_true() && !last.guard.not;
+        if last.op == Op::SYNC && unguarded && straight {
+            for (k, i) in insts.iter().enumerate().take(l).skip(s + 1) {
+                if i.op == Op::SYNC {
+                    out[k] = Some(l);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether `i` transfers control (the state is drained before it).
 pub fn is_transfer(i: &MInst) -> bool {
     matches!(
@@ -136,6 +171,34 @@ struct Sb {
 }
 
 impl Sb {
+    /// The barrier as it stands on either of two paths joining: busy if busy on one,
+    /// covering the registers of both.
+    fn merge(&mut self, other: Sb) {
+        if !other.busy {
+            return;
+        }
+        if !self.busy {
+            *self = other;
+            return;
+        }
+        if self.class != other.class {
+            self.class = None;
+        }
+        self.age = self.age.max(other.age);
+        self.write |= other.write;
+        self.done_at = self.done_at.max(other.done_at);
+        for k in other.defs {
+            if !self.defs.contains(&k) {
+                self.defs.push(k);
+            }
+        }
+        for k in other.srcs {
+            if !self.srcs.contains(&k) {
+                self.srcs.push(k);
+            }
+        }
+    }
+
     /// Back to `Sb::default()`, keeping the key lists' allocations.
     fn reset(&mut self) {
         let Sb {
@@ -325,7 +388,8 @@ fn sources_overwritten_early(
         if !same_pipe && ldefs.iter().any(|k| srcs.contains(k)) {
             return Some(Some(at));
         }
-        // A soft branch waits for nothing; its target waits for everything pending.
+        // A soft branch waits for nothing; its target keeps the barriers pending (their
+        // sources stay covered there: the write barrier lists them without a read barrier).
         if facts.transfer[at] && soft[at].is_none()
             || uses.iter().chain(ldefs).any(|k| defs.contains(k))
         {
@@ -361,8 +425,9 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         }
         return ctl;
     }
+    let syncs = simple_sync_targets(insts);
     let soft: Vec<Option<usize>> = (0..insts.len())
-        .map(|i| soft_branch_target(insts, i))
+        .map(|i| soft_branch_target(insts, i).or(syncs[i]))
         .collect();
     // Operand reuse: instructions reached other than by falling through start cold.
     let mut entry = vec![false; insts.len()];
@@ -375,8 +440,8 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     {
         c.reuse = r;
     }
-    // Barriers a soft branch left pending, owed by the first instruction of its target.
-    let mut owed = vec![0u8; insts.len()];
+    // The barriers a soft branch left pending, merged into the state at its target.
+    let mut incoming: Vec<Option<Vec<Sb>>> = vec![None; insts.len()];
     let facts = Facts::new(insts);
     let mut ready = Ready::new();
     let mut sbs: Vec<Sb> = vec![Sb::default(); 6];
@@ -389,12 +454,24 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let defs = &facts.defs[idx];
         let transfer = facts.transfer[idx];
         let class = inst.form().class;
+        // The state at a soft branch's target covers every way there: the barriers pending
+        // on the fall-through path and at each soft branch to it.
+        if let Some(came) = incoming[idx].take() {
+            for (sb, other) in sbs.iter_mut().zip(came) {
+                sb.merge(other);
+            }
+        }
         // Scoreboard waits.
-        let mut wait = owed[idx];
+        let mut wait = 0u8;
         if let Some(target) = soft[idx] {
-            owed[target] |= (0..sbs.len())
-                .filter(|&b| sbs[b].busy)
-                .fold(0u8, |m, b| m | 1 << b);
+            match &mut incoming[target] {
+                Some(into) => {
+                    for (to, sb) in into.iter_mut().zip(&sbs) {
+                        to.merge(sb.clone());
+                    }
+                }
+                slot => *slot = Some(sbs.clone()),
+            }
         }
         for (b, sb) in sbs.iter().enumerate() {
             if !sb.busy {
@@ -530,6 +607,61 @@ mod tests {
     use super::*;
     use isa_spa5::mods::Size;
     use isa_spa5::regs::Reg;
+
+    /// `insts` with their `Label` branch targets turned into the relative `Target`s the pass
+    /// reads (as the backend's encoder does).
+    fn resolved(mut insts: Vec<MInst>) -> Vec<MInst> {
+        use isa_spa5::program::inst_addr;
+        for (i, inst) in insts.iter_mut().enumerate() {
+            if let Some(isa_spa5::Operand::Label(t)) = inst.operands.first().copied() {
+                let rel = inst_addr(t as usize) as i64 - (inst_addr(i) as i64 + 8);
+                inst.operands[0] = isa_spa5::Operand::Target(rel as i32);
+            }
+        }
+        insts
+    }
+
+    /// A load issued before an `if` without `else` (an `SSY` region of straight-line code)
+    /// stays in flight across both of its `SYNC`s and is waited for at its first use, after
+    /// the region.
+    #[test]
+    fn a_load_stays_in_flight_across_an_if_without_else() {
+        let p0 = isa_spa5::PredReg(0);
+        let insts = resolved(vec![
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::isetp(isa_spa5::mods::ICmp::Lt, p0, Reg(2), Reg(3)),
+            MInst::ssy(6),
+            MInst::sync().guarded(isa_spa5::Pred::not_p(0)),
+            MInst::iadd(Reg(1), Reg(2), Reg(3)),
+            MInst::sync(),
+            MInst::iadd(Reg(4), Reg(10), Reg(10)),
+            MInst::exit(),
+        ]);
+        let ctl = compute(&insts, false);
+        let b = ctl[0].wr_bar.expect("the load sets a write barrier");
+        assert_eq!(ctl[3].wait_mask, 0, "{:?}", ctl[3]);
+        assert_eq!(ctl[5].wait_mask, 0, "{:?}", ctl[5]);
+        assert_eq!(ctl[6].wait_mask, 1 << b, "{:?}", ctl[6]);
+    }
+
+    /// The target of a guarded forward branch waits only on the barriers of the registers it
+    /// touches: the state there is the union of both ways in, not a wait for all.
+    #[test]
+    fn a_branch_target_waits_only_for_what_it_reads() {
+        let insts = resolved(vec![
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::ldg(Size::B32, Reg(11), Reg(22), 0),
+            MInst::bra(4).guarded(isa_spa5::Pred::p(0)),
+            MInst::iadd(Reg(12), Reg(10), Reg(10)),
+            MInst::iadd(Reg(13), Reg(11), Reg(11)),
+            MInst::exit(),
+        ]);
+        let ctl = compute(&insts, false);
+        let (b10, b11) = (ctl[0].wr_bar.unwrap(), ctl[1].wr_bar.unwrap());
+        assert_ne!(b10, b11);
+        assert_eq!(ctl[3].wait_mask, 1 << b10, "{:?}", ctl[3]);
+        assert_eq!(ctl[4].wait_mask, 1 << b11, "{:?}", ctl[4]);
+    }
 
     /// Six loads in flight, then a load whose address register is overwritten at once: its
     /// read barrier gets a barrier of its own (the sixth load joins the fifth's), so the
