@@ -774,25 +774,25 @@ block0:
 
     #[test]
     fn registers_that_hide_no_latency_are_trimmed() {
-        // Once the load issues first, its latency covers every chain: tallest-first would
-        // start all four chains and hold their values at once; one chain at a time takes as
-        // long.
+        // Once the load issues first, its latency covers all the arithmetic: tallest-first
+        // would start every chain at once and hold their values; one chain at a time takes
+        // as long.
         let src = "kernel %k {
     uav0 = raw
 block0:
     v0 = special tid.x
     v2 = iadd v0, v0
     v3 = imul v2, v2
-    v4 = iadd v0, v3
+    v4 = ishl v3, v0
     v5 = imul v0, v0
-    v6 = imul v5, v5
-    v7 = iadd v4, v6
-    v8 = ishl v0, v0
-    v9 = imul v8, v8
-    v10 = iadd v7, v9
-    v11 = ishr v0, v0
-    v12 = imul v11, v11
-    v13 = iadd v10, v12
+    v6 = xor v5, v4
+    v7 = ishr v0, v0
+    v8 = imul v7, v0
+    v9 = iadd v8, v7
+    v10 = and v9, v6
+    v11 = or v0, v0
+    v12 = imul v11, v10
+    v13 = isub v12, v11
     v1 = load.b32 uav0[v0]
     v14 = iadd v13, v1
     store.b32 uav0[v0], v14
