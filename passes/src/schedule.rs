@@ -21,11 +21,15 @@
 //! past their budget, else the first in source order, so under pressure the schedule drifts
 //! back toward the source order.
 //!
-//! Two rounds: every block is first scheduled within its budget; a block whose pressure
+//! Three rounds: every block is first scheduled within its budget; a block whose pressure
 //! fallback chose an instruction is then scheduled again with its budget raised to the
 //! highest pressure any block reached in the first round (at most
 //! [`ScheduleOptions::raise_cap`]): registers the function needs somewhere anyway cost no
-//! occupancy, and that block gets the latency hiding its budget denied it.
+//! occupancy, and that block gets the latency hiding its budget denied it. Last, blocks from
+//! the highest GPR pressure down are scheduled again with the lowest GPR budget that keeps
+//! their estimated cycles and the issue cycles of their variable-latency instructions
+//! (`trim_budgets`): tallest-first ordering starts every chain early, and registers that
+//! buy no latency hiding should not set the function's register count.
 //!
 //! Requires: a verifier-clean function. Guarantees: only the order of instructions inside
 //! each block changes; every dependency above is respected; the result is a pure function
@@ -217,6 +221,17 @@ fn build_dag(
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
 /// latencies (one issue per cycle, operands must be ready, units respect `issue_cycles`).
 pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> u64 {
+    timeline(func, target, insts, None)
+}
+
+/// [`estimate_cycles`], also pushing onto `starts` the issue cycle of each variable-latency
+/// instruction in order.
+fn timeline(
+    func: &Function,
+    target: &dyn TargetIsa,
+    insts: &[Inst],
+    mut starts: Option<&mut Vec<u64>>,
+) -> u64 {
     let mut ready_at: HashMap<Value, u64> = HashMap::default();
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut t: u64 = 0;
@@ -232,6 +247,11 @@ pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) 
         }
         unit_free.retain(|(r, _)| *r != si.resource);
         unit_free.push((si.resource, start + u64::from(si.issue_cycles.max(1))));
+        if si.kind == LatencyKind::Variable {
+            if let Some(s) = starts.as_deref_mut() {
+                s.push(start);
+            }
+        }
         for &r in func.dfg.inst_results(inst) {
             let t = start + u64::from(si.latency.max(1));
             ready_at.insert(r, t);
@@ -275,6 +295,7 @@ pub fn run_with(
     // reached in round one: registers the function needs somewhere anyway cost nothing, and
     // the block gets the latency hiding its budget denied it.
     let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
+    let mut budgets: Vec<PerRegFile<u32>> = Vec::with_capacity(blocks.len());
     let mut remaining: SecondaryMap<Value, u32> = SecondaryMap::new();
     let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
@@ -286,6 +307,7 @@ pub fn run_with(
         if insts.len() < 2 {
             let order = insts.clone();
             plans.push((b, insts, term, order, BlockSchedule::default()));
+            budgets.push(budget);
             continue;
         }
         let budget = if loops.loop_depth(b) > 0 {
@@ -299,8 +321,9 @@ pub fn run_with(
             peak[f] = peak[f].max(sched.peak[f]);
         }
         plans.push((b, insts, term, order, sched));
+        budgets.push(budget);
     }
-    for (b, insts, term, order, sched) in &mut plans {
+    for ((b, insts, term, order, sched), used) in plans.iter_mut().zip(&mut budgets) {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -316,8 +339,10 @@ pub fn run_with(
         if raised != base {
             (*order, *sched) =
                 schedule_block(func, target, &lv, *b, insts, *term, raised, &mut remaining);
+            *used = raised;
         }
     }
+    trim_budgets(func, target, &lv, &mut plans, &budgets, &mut remaining);
     for (b, insts, term, order, sched) in plans {
         let before = if opts.estimate {
             estimate_cycles(func, target, &insts)
@@ -344,6 +369,58 @@ pub fn run_with(
         }
     }
     stats
+}
+
+/// Round three: general registers a block's schedule holds without hiding latency with them.
+/// Blocks are visited from the highest GPR peak down; each is rescheduled with the lowest GPR
+/// budget (bisected) whose order takes no more [`estimate_cycles`] than its current one and
+/// issues its k-th variable-latency instruction (load, MUFU, ...) no later, for every k; the
+/// budget never goes below the peak the blocks visited before kept (the function needs those
+/// registers anyway). The makespan alone is not enough: a block's 300-cycle load hides every
+/// shorter chain, and orders that issue loads later (address arithmetic interleaved) cost
+/// their latency on the machine, where loads take longer than the typical value.
+fn trim_budgets(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    plans: &mut [BlockPlan],
+    budgets: &[PerRegFile<u32>],
+    remaining: &mut SecondaryMap<Value, u32>,
+) {
+    let gpr = RegFile::Gpr;
+    let mut by_peak: Vec<usize> = (0..plans.len()).collect();
+    by_peak.sort_by_key(|&i| (Reverse(plans[i].4.peak[gpr]), i));
+    let mut floor = 0;
+    for i in by_peak {
+        let (b, insts, term, order, sched) = &mut plans[i];
+        if sched.peak[gpr] <= floor || insts.len() < 2 {
+            continue;
+        }
+        let mut goal_starts = Vec::new();
+        let goal = timeline(func, target, order, Some(&mut goal_starts));
+        goal_starts.sort_unstable();
+        let holds = |o: &[Inst]| {
+            let mut st = Vec::new();
+            let c = timeline(func, target, o, Some(&mut st));
+            st.sort_unstable();
+            c <= goal && st.iter().zip(&goal_starts).all(|(a, b)| a <= b)
+        };
+        // The lowest budget seen to hold `goal`, bisected over `lo..hi`.
+        let (mut lo, mut hi) = (floor, sched.peak[gpr]);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let mut budget = budgets[i];
+            budget[gpr] = mid;
+            let (o, s) = schedule_block(func, target, lv, *b, insts, *term, budget, remaining);
+            if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
+                hi = s.peak[gpr].min(mid);
+                (*order, *sched) = (o, s);
+            } else {
+                lo = mid + 1;
+            }
+        }
+        floor = floor.max(sched.peak[gpr]);
+    }
 }
 
 /// Adds to `remaining` (zero before) the uses of each value by `insts` and `term` (an
@@ -736,5 +813,74 @@ block0:
         assert!(p("store.b32 uav0[v0]") < p("v5 = load"), "{text}");
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
         crate::verifier::verify_function(&f).expect("still valid");
+    }
+
+    /// Most GPRs live at once in the single block of `f` (live-in values included).
+    fn block_peak(f: &Function, t: &dyn TargetIsa) -> u32 {
+        let insts: Vec<Inst> = f
+            .layout
+            .blocks()
+            .flat_map(|b| f.layout.block_insts(b))
+            .collect();
+        let mut live: BTreeSet<Value> = BTreeSet::new();
+        let mut peak = 0;
+        for &inst in insts.iter().rev() {
+            for &r in f.dfg.inst_results(inst) {
+                live.remove(&r);
+            }
+            live.extend(f.dfg.insts[inst].all_values());
+            let w = |v: &Value| u32::from(t.footprint(f.dfg.value_type(*v)).width);
+            peak = peak.max(live.iter().map(w).sum());
+        }
+        peak
+    }
+
+    #[test]
+    fn registers_that_hide_no_latency_are_trimmed() {
+        // Once the load issues first, its latency covers all the arithmetic: tallest-first
+        // would start every chain at once and hold their values; one chain at a time takes
+        // as long.
+        let src = "kernel %k {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v2 = iadd v0, v0
+    v3 = imul v2, v2
+    v4 = ishl v3, v0
+    v5 = imul v0, v0
+    v6 = xor v5, v4
+    v7 = ishr v0, v0
+    v8 = imul v7, v0
+    v9 = iadd v8, v7
+    v10 = and v9, v6
+    v11 = or v0, v0
+    v12 = imul v11, v10
+    v13 = isub v12, v11
+    v1 = load.b32 uav0[v0]
+    v14 = iadd v13, v1
+    store.b32 uav0[v0], v14
+    return
+}";
+        let target = ToyTarget::default();
+        let mut f = parse_function_text(src).expect("valid");
+        let source_peak = block_peak(&f, &target);
+        let opts = ScheduleOptions {
+            estimate: true,
+            ..ScheduleOptions::default()
+        };
+        let stats = run(&mut f, &target, &opts);
+        crate::verifier::verify_function(&f).expect("still valid");
+        let text = f.to_string();
+        // One register more than the source order: the load's result, live from the top.
+        assert_eq!(block_peak(&f, &target), source_peak + 1, "{text}");
+        let p = |s: &str| {
+            text.find(s)
+                .unwrap_or_else(|| panic!("{s} missing in {text}"))
+        };
+        assert!(
+            p("v1 = load") < p("v2 = iadd"),
+            "the load still issues first: {text}"
+        );
+        assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
     }
 }

@@ -76,6 +76,15 @@ impl Isel<'_> {
                         )?);
                     }
                 }
+                // `k - x` as `-x + k`: the constant is IADD's immediate, no register holds it
+                // (a loop-invariant one would stay live across the whole loop).
+                if let Some(c) = self.konst(args[0]) {
+                    let k = c as u32 as i32 as i64;
+                    if fits_i20(k) {
+                        let i = MInst::iadd(R, R, k).m(ModKind::Neg(1), 1);
+                        return one(self.one(i, &[Res(0, 0), Arg(0, 0)], &[args[1]])?);
+                    }
+                }
                 let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
                 one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
             }
