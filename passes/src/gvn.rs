@@ -22,6 +22,7 @@ use crate::FastHashMap as HashMap;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
+use crate::ir::entities::sized_map;
 use crate::ir::immediates::{MemSpace, SpecialReg};
 use crate::ir::{Analyses, Block, Function, Inst, InstructionData, Opcode, Type, Value};
 
@@ -39,7 +40,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     let Some(entry) = func.entry_block() else {
         return;
     };
-    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let mut subst: SecondaryMap<Value, Option<Value>> = sized_map(func.dfg.num_values());
     // Each key maps to the first instruction computing it and that instruction's block. An
     // entry counts only while its block is `open` (entered and not yet left: exactly the
     // dominators of the block being walked); a stale entry is overwritten by the next
@@ -47,7 +48,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     // a block's entries when the walk leaves it (one hash per instruction instead of three,
     // and no copy of each key for the removal).
     let mut table: HashMap<Key, (Inst, Block)> = HashMap::default();
-    let mut open: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut open: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
     let mut removed: Vec<Inst> = Vec::new();
     // Explicit stack: (block, entering?).
     let mut stack: Vec<(Block, bool)> = vec![(entry, true)];

@@ -274,7 +274,8 @@ pub fn run_with(
     // reached in round one: registers the function needs somewhere anyway cost nothing, and
     // the block gets the latency hiding its budget denied it.
     let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
-    let mut remaining: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut remaining: SecondaryMap<Value, u32> =
+        crate::ir::entities::sized_map(func.dfg.num_values());
     let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();

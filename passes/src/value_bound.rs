@@ -100,7 +100,10 @@ impl Ranges {
         dt: &DominatorTree,
         loops: &LoopInfo,
     ) -> Ranges {
-        let mut r = Ranges::default();
+        let mut r = Ranges {
+            block_of: crate::ir::entities::sized_map(func.dfg.num_insts()),
+            ..Ranges::default()
+        };
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 r.block_of[i] = Some(b);

@@ -10,7 +10,7 @@ use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
-use super::entities::{Block, Inst, Value};
+use super::entities::{grow_mut, Block, Inst, Value};
 use super::instructions::InstructionData;
 use super::opcodes::{Opcode, TypeSpec};
 use super::types::Type;
@@ -128,7 +128,7 @@ impl ResultLists {
     }
 
     fn push(&mut self, inst: Inst, v: Value) {
-        let l = &mut self.lists[inst];
+        let l = grow_mut(&mut self.lists, inst);
         if l.len & LONG != 0 {
             self.long[l.vals[0].index()].push(v);
         } else if (l.len as usize) < l.vals.len() {
@@ -153,7 +153,7 @@ impl ResultLists {
     /// Empties the list of `inst` (as [`Self::take`], without copying the values out: a
     /// new instruction's list is cleared once or twice on the way to its results).
     fn clear(&mut self, inst: Inst) {
-        let l = &mut self.lists[inst];
+        let l = grow_mut(&mut self.lists, inst);
         if l.len & LONG != 0 {
             self.long[l.vals[0].index()].clear();
         } else {

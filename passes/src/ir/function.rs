@@ -104,9 +104,9 @@ impl Function {
             return;
         }
         for i in first..self.dfg.num_insts() {
-            let inst = Inst::new(i);
-            if self.srclocs[inst].line == 0 {
-                self.srclocs[inst] = pos;
+            let loc = super::entities::grow_mut(&mut self.srclocs, Inst::new(i));
+            if loc.line == 0 {
+                *loc = pos;
             }
         }
     }
