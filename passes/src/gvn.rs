@@ -79,7 +79,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
                 Entry::Occupied(e) if open[e.get().1] => {
                     let prev = e.get().0;
                     let prev_results: SmallVec<[Value; 4]> =
-                        func.dfg.inst_results(prev).iter().copied().collect();
+                        SmallVec::from_slice(func.dfg.inst_results(prev));
                     for (i, &r) in func.dfg.inst_results(inst).iter().enumerate() {
                         subst[r] = Some(prev_results[i]);
                     }

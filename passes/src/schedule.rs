@@ -157,7 +157,7 @@ fn build_dag(
     }
     // Readers of each value in the block, for the late block-argument updates above.
     let jump_args: SmallVec<[Value; 8]> = match term.map(|t| &func.dfg.insts[t]) {
-        Some(InstructionData::Jump { dests, .. }) => dests[0].args.iter().copied().collect(),
+        Some(InstructionData::Jump { dests, .. }) => SmallVec::from_slice(&dests[0].args),
         _ => SmallVec::new(),
     };
     if !jump_args.is_empty() {

@@ -126,8 +126,7 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                     continue;
                 }
                 // Per use, the successor dominating it.
-                let results: SmallVec<[Value; 2]> =
-                    func.dfg.inst_results(i).iter().copied().collect();
+                let results: SmallVec<[Value; 2]> = SmallVec::from_slice(func.dfg.inst_results(i));
                 let mut placed: SmallVec<[(Block, Block); 8]> = SmallVec::new();
                 let ok = results.iter().all(|r| {
                     uses.get(r).is_some_and(|us| {

@@ -569,7 +569,7 @@ fn target_data(
         code,
         imm,
         side_effects: side,
-        args: args.iter().copied().collect(),
+        args: SmallVec::from_slice(args),
         results: results.iter().copied().collect(),
     }
 }

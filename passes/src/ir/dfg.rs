@@ -135,7 +135,7 @@ impl ResultLists {
             l.vals[l.len as usize] = v;
             l.len += 1;
         } else {
-            let mut long: SmallVec<[Value; 4]> = l.vals[..].into();
+            let mut long: SmallVec<[Value; 4]> = SmallVec::from_slice(&l.vals[..]);
             long.push(v);
             l.vals[0] = Value::new(self.long.len());
             l.len = LONG;
@@ -145,7 +145,7 @@ impl ResultLists {
 
     /// Empties the list of `inst`, returning its values.
     fn take(&mut self, inst: Inst) -> SmallVec<[Value; 4]> {
-        let out = self.get(inst).into();
+        let out = SmallVec::from_slice(self.get(inst));
         self.clear(inst);
         out
     }
