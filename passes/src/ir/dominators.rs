@@ -234,8 +234,7 @@ impl DominatorTree {
             .rev()
             .map(|&v| Block::new(v as usize))
             .collect();
-        let mut nodes: SecondaryMap<Block, DomNode> = SecondaryMap::new();
-        nodes.resize(n);
+        let mut nodes: SecondaryMap<Block, DomNode> = sized_map(n);
         for (i, &b) in rpo.iter().enumerate() {
             nodes[b].rpo_number = i as u32;
         }

@@ -115,13 +115,15 @@ where
 }
 
 /// An empty `SecondaryMap` with `n` default entries: written at keys below `n`, it never
-/// takes the one-entry growth path (see [`grow_mut`]).
+/// takes the one-entry growth path (see [`grow_mut`]). The entries are made by
+/// `V::default()`, not cloned from the map's default (a clone of an empty `SmallVec`
+/// extends it from an iterator).
 pub fn sized_map<K, V>(n: usize) -> cranelift_entity::SecondaryMap<K, V>
 where
     K: cranelift_entity::EntityRef,
     V: Clone + Default,
 {
-    let mut m = cranelift_entity::SecondaryMap::with_capacity(n);
-    m.resize(n);
-    m
+    let mut elems = Vec::with_capacity(n);
+    elems.resize_with(n, V::default);
+    cranelift_entity::SecondaryMap::from(elems)
 }
