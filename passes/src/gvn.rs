@@ -47,7 +47,10 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     // instruction with its key. That is the scoped table of the module doc without removing
     // a block's entries when the walk leaves it (one hash per instruction instead of three,
     // and no copy of each key for the removal).
-    let mut table: HashMap<Key, (Inst, Block)> = HashMap::default();
+    // Sized for the function (up to a bound: a large kernel's table still grows), so a
+    // typical kernel's table is not rehashed a dozen times on the way.
+    let mut table: HashMap<Key, (Inst, Block)> =
+        HashMap::with_capacity_and_hasher(func.dfg.num_insts().min(4096), Default::default());
     let mut open: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
     let mut removed: Vec<Inst> = Vec::new();
     // Explicit stack: (block, entering?).

@@ -161,7 +161,8 @@ fn build_dag(
         _ => SmallVec::new(),
     };
     if !jump_args.is_empty() {
-        let mut readers: HashMap<Value, SmallVec<[usize; 4]>> = HashMap::default();
+        let mut readers: HashMap<Value, SmallVec<[usize; 4]>> =
+            HashMap::with_capacity_and_hasher(insts.len(), Default::default());
         for (i, &inst) in insts.iter().enumerate() {
             for v in func.dfg.insts[inst].all_values() {
                 readers.entry(v).or_default().push(i);
@@ -216,7 +217,8 @@ fn build_dag(
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
 /// latencies (one issue per cycle, operands must be ready, units respect `issue_cycles`).
 pub fn estimate_cycles(func: &Function, target: &dyn TargetIsa, insts: &[Inst]) -> u64 {
-    let mut ready_at: HashMap<Value, u64> = HashMap::default();
+    let mut ready_at: HashMap<Value, u64> =
+        HashMap::with_capacity_and_hasher(insts.len(), Default::default());
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut t: u64 = 0;
     let mut end: u64 = 0;

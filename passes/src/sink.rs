@@ -97,7 +97,8 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     for _ in 0..MAX_ROUNDS {
         crate::budget::tick();
         // The blocks using each value (once per use).
-        let mut uses: HashMap<Value, SmallVec<[Block; 4]>> = HashMap::default();
+        let mut uses: HashMap<Value, SmallVec<[Block; 4]>> =
+            HashMap::with_capacity_and_hasher(func.dfg.num_values().min(4096), Default::default());
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 let data = &func.dfg.insts[i];

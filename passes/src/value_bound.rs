@@ -335,7 +335,12 @@ impl Ranges {
             return r;
         }
         let r = self.rec_uncached(func, v, at, user, depth);
-        self.memo.borrow_mut().insert(key, r);
+        let mut memo = self.memo.borrow_mut();
+        if memo.capacity() == 0 {
+            // A query visits tens of keys: growing from empty rehashed the table ~6 times.
+            memo.reserve(128);
+        }
+        memo.insert(key, r);
         r
     }
 
