@@ -72,12 +72,10 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
             }
             let mut data = data.clone();
             canonicalize(&mut data);
-            let types: SmallVec<[Type; 2]> = func
-                .dfg
-                .inst_results(inst)
-                .iter()
-                .map(|&r| func.dfg.value_type(r))
-                .collect();
+            let mut types: SmallVec<[Type; 2]> = SmallVec::new();
+            for &r in func.dfg.inst_results(inst) {
+                types.push(func.dfg.value_type(r));
+            }
             match table.entry((data, types)) {
                 Entry::Occupied(e) if open[e.get().1] => {
                     let prev = e.get().0;

@@ -306,10 +306,12 @@ impl DataFlowGraph {
                     Type::B32
                 }
             });
-        opcode
-            .result_types()
-            .iter()
-            .map(|s| match s {
+        // Pushed one by one: collecting a mapped iterator goes through SmallVec's generic
+        // `extend`, which cost more than the rest of this function (it runs for every new
+        // instruction).
+        let mut out = SmallVec::new();
+        for s in opcode.result_types() {
+            out.push(match s {
                 TypeSpec::B32 => Type::B32,
                 TypeSpec::B64 => Type::B64,
                 TypeSpec::Pred => Type::Pred,
@@ -318,8 +320,9 @@ impl DataFlowGraph {
                     InstructionData::UnaryImm { ty, .. } => *ty,
                     _ => Type::B32,
                 },
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     /// Replaces the payload of `inst` (e.g. instruction selection rewriting a generic op in
