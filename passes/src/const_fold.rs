@@ -62,11 +62,19 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
             let result = results[0];
             // Inline lists: three heap Vecs per instruction and run were this pass's cost.
             let args = data.args();
-            let consts: Option<SmallVec<[u64; 4]>> =
-                args.iter().map(|&a| func.dfg.value_const(a)).collect();
-            if let Some(consts) = consts {
-                let tys: SmallVec<[Type; 4]> =
-                    args.iter().map(|&a| func.dfg.value_type(a)).collect();
+            // Pushed, not collected: SmallVec's generic `extend` cost more than the checks.
+            let mut consts: SmallVec<[u64; 4]> = SmallVec::new();
+            for &a in args {
+                match func.dfg.value_const(a) {
+                    Some(c) => consts.push(c),
+                    None => break,
+                }
+            }
+            if consts.len() == args.len() {
+                let mut tys: SmallVec<[Type; 4]> = SmallVec::new();
+                for &a in args {
+                    tys.push(func.dfg.value_type(a));
+                }
                 let ty = controlling_type(data, &tys);
                 if let Some(vals) = eval_pure(data, ty, &consts) {
                     let rty = func.dfg.value_type(result);

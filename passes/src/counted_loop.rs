@@ -381,8 +381,7 @@ pub fn copy_blocks(
                 }
             }
             let ni = func.dfg.make_inst(data);
-            let results: SmallVec<[Value; 4]> =
-                func.dfg.inst_results(inst).iter().copied().collect();
+            let results: SmallVec<[Value; 4]> = SmallVec::from_slice(func.dfg.inst_results(inst));
             for r in results {
                 let ty = func.dfg.value_type(r);
                 let nr = func.dfg.append_result(ni, ty);

@@ -22,6 +22,7 @@ use crate::FastHashMap as HashMap;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
+use crate::ir::entities::sized_map;
 use crate::ir::immediates::{MemSpace, SpecialReg};
 use crate::ir::{Analyses, Block, Function, Inst, InstructionData, Opcode, Type, Value};
 
@@ -39,15 +40,18 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     let Some(entry) = func.entry_block() else {
         return;
     };
-    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let mut subst: SecondaryMap<Value, Option<Value>> = sized_map(func.dfg.num_values());
     // Each key maps to the first instruction computing it and that instruction's block. An
     // entry counts only while its block is `open` (entered and not yet left: exactly the
     // dominators of the block being walked); a stale entry is overwritten by the next
     // instruction with its key. That is the scoped table of the module doc without removing
     // a block's entries when the walk leaves it (one hash per instruction instead of three,
     // and no copy of each key for the removal).
-    let mut table: HashMap<Key, (Inst, Block)> = HashMap::default();
-    let mut open: SecondaryMap<Block, bool> = SecondaryMap::new();
+    // Sized for the function (up to a bound: a large kernel's table still grows), so a
+    // typical kernel's table is not rehashed a dozen times on the way.
+    let mut table: HashMap<Key, (Inst, Block)> =
+        HashMap::with_capacity_and_hasher(func.dfg.num_insts().min(4096), Default::default());
+    let mut open: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
     let mut removed: Vec<Inst> = Vec::new();
     // Explicit stack: (block, entering?).
     let mut stack: Vec<(Block, bool)> = vec![(entry, true)];
@@ -68,17 +72,15 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
             }
             let mut data = data.clone();
             canonicalize(&mut data);
-            let types: SmallVec<[Type; 2]> = func
-                .dfg
-                .inst_results(inst)
-                .iter()
-                .map(|&r| func.dfg.value_type(r))
-                .collect();
+            let mut types: SmallVec<[Type; 2]> = SmallVec::new();
+            for &r in func.dfg.inst_results(inst) {
+                types.push(func.dfg.value_type(r));
+            }
             match table.entry((data, types)) {
                 Entry::Occupied(e) if open[e.get().1] => {
                     let prev = e.get().0;
                     let prev_results: SmallVec<[Value; 4]> =
-                        func.dfg.inst_results(prev).iter().copied().collect();
+                        SmallVec::from_slice(func.dfg.inst_results(prev));
                     for (i, &r) in func.dfg.inst_results(inst).iter().enumerate() {
                         subst[r] = Some(prev_results[i]);
                     }

@@ -72,7 +72,8 @@ pub fn hoist_with(func: &mut Function, analyses: &mut Analyses) -> usize {
             continue;
         }
         // Values defined inside the loop (block parameters and results).
-        let mut inside: SecondaryMap<crate::ir::Value, bool> = SecondaryMap::new();
+        let mut inside: SecondaryMap<crate::ir::Value, bool> =
+            crate::ir::entities::sized_map(func.dfg.num_values());
         let body: Vec<Block> = dt.rpo().iter().copied().filter(|&b| in_loop(b)).collect();
         for &b in &body {
             for &p in func.dfg.block_params(b) {

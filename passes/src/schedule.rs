@@ -162,11 +162,12 @@ fn build_dag(
     }
     // Readers of each value in the block, for the late block-argument updates above.
     let jump_args: SmallVec<[Value; 8]> = match term.map(|t| &func.dfg.insts[t]) {
-        Some(InstructionData::Jump { dests, .. }) => dests[0].args.iter().copied().collect(),
+        Some(InstructionData::Jump { dests, .. }) => SmallVec::from_slice(&dests[0].args),
         _ => SmallVec::new(),
     };
     if !jump_args.is_empty() {
-        let mut readers: HashMap<Value, SmallVec<[usize; 4]>> = HashMap::default();
+        let mut readers: HashMap<Value, SmallVec<[usize; 4]>> =
+            HashMap::with_capacity_and_hasher(insts.len(), Default::default());
         for (i, &inst) in insts.iter().enumerate() {
             for v in func.dfg.insts[inst].all_values() {
                 readers.entry(v).or_default().push(i);
@@ -232,7 +233,8 @@ fn timeline(
     insts: &[Inst],
     mut starts: Option<&mut Vec<u64>>,
 ) -> u64 {
-    let mut ready_at: HashMap<Value, u64> = HashMap::default();
+    let mut ready_at: HashMap<Value, u64> =
+        HashMap::with_capacity_and_hasher(insts.len(), Default::default());
     let mut unit_free: Vec<(Resource, u64)> = Vec::new();
     let mut t: u64 = 0;
     let mut end: u64 = 0;
@@ -296,7 +298,8 @@ pub fn run_with(
     // the block gets the latency hiding its budget denied it.
     let mut plans: Vec<BlockPlan> = Vec::with_capacity(blocks.len());
     let mut budgets: Vec<PerRegFile<u32>> = Vec::with_capacity(blocks.len());
-    let mut remaining: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut remaining: SecondaryMap<Value, u32> =
+        crate::ir::entities::sized_map(func.dfg.num_values());
     let mut peak = PerRegFile::<u32>::default();
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();

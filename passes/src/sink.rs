@@ -97,7 +97,8 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     for _ in 0..MAX_ROUNDS {
         crate::budget::tick();
         // The blocks using each value (once per use).
-        let mut uses: HashMap<Value, SmallVec<[Block; 4]>> = HashMap::default();
+        let mut uses: HashMap<Value, SmallVec<[Block; 4]>> =
+            HashMap::with_capacity_and_hasher(func.dfg.num_values().min(4096), Default::default());
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 let data = &func.dfg.insts[i];
@@ -126,8 +127,7 @@ pub fn sink_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                     continue;
                 }
                 // Per use, the successor dominating it.
-                let results: SmallVec<[Value; 2]> =
-                    func.dfg.inst_results(i).iter().copied().collect();
+                let results: SmallVec<[Value; 2]> = SmallVec::from_slice(func.dfg.inst_results(i));
                 let mut placed: SmallVec<[(Block, Block); 8]> = SmallVec::new();
                 let ok = results.iter().all(|r| {
                     uses.get(r).is_some_and(|us| {

@@ -26,6 +26,7 @@
 
 use cranelift_entity::SecondaryMap;
 
+use crate::ir::entities::sized_map;
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, InstructionData, LoopInfo, MemSpace, Opcode,
     PostDominatorTree, SpecialReg, Value,
@@ -69,12 +70,12 @@ impl Uniformity {
         origin: impl Fn(&InstructionData) -> Origin,
     ) -> Uniformity {
         let mut u = Uniformity {
-            divergent: SecondaryMap::new(),
-            divergent_branch: SecondaryMap::new(),
+            divergent: sized_map(func.dfg.num_values()),
+            divergent_branch: sized_map(func.dfg.num_blocks()),
         };
         let blocks: Vec<Block> = dt.rpo().to_vec();
         // The header of the loop whose blocks are being looked at (temporal divergence).
-        let mut stamp: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+        let mut stamp: SecondaryMap<Block, Option<Block>> = sized_map(func.dfg.num_blocks());
         let mut changed = true;
         while changed {
             changed = false;
@@ -130,10 +131,10 @@ impl Uniformity {
                 succs.dedup();
                 // Per block: the first successor of `d` it was reached from, and whether a
                 // second one reaches it too.
-                let mut from: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
-                let mut joined: SecondaryMap<Block, bool> = SecondaryMap::new();
+                let mut from: SecondaryMap<Block, Option<Block>> = sized_map(func.dfg.num_blocks());
+                let mut joined: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
                 for &s in &succs {
-                    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+                    let mut seen: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
                     let mut stack = vec![s];
                     while let Some(b) = stack.pop() {
                         if seen[b] {
@@ -173,7 +174,8 @@ impl Uniformity {
                 if !divergent_exit {
                     continue;
                 }
-                let mut defined_inside: SecondaryMap<Value, bool> = SecondaryMap::new();
+                let mut defined_inside: SecondaryMap<Value, bool> =
+                    sized_map(func.dfg.num_values());
                 for &b in &body {
                     for &p in func.dfg.block_params(b) {
                         defined_inside[p] = true;

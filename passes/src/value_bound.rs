@@ -100,7 +100,10 @@ impl Ranges {
         dt: &DominatorTree,
         loops: &LoopInfo,
     ) -> Ranges {
-        let mut r = Ranges::default();
+        let mut r = Ranges {
+            block_of: crate::ir::entities::sized_map(func.dfg.num_insts()),
+            ..Ranges::default()
+        };
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 r.block_of[i] = Some(b);
@@ -332,7 +335,12 @@ impl Ranges {
             return r;
         }
         let r = self.rec_uncached(func, v, at, user, depth);
-        self.memo.borrow_mut().insert(key, r);
+        let mut memo = self.memo.borrow_mut();
+        if memo.capacity() == 0 {
+            // A query visits tens of keys: growing from empty rehashed the table ~6 times.
+            memo.reserve(128);
+        }
+        memo.insert(key, r);
         r
     }
 

@@ -569,7 +569,7 @@ fn target_data(
         code,
         imm,
         side_effects: side,
-        args: args.iter().copied().collect(),
+        args: SmallVec::from_slice(args),
         results: results.iter().copied().collect(),
     }
 }
@@ -696,12 +696,13 @@ impl TargetIsa for Spa5Target {
     fn bank_reads(&self, func: &Function, inst: Inst) -> SmallVec<[BankReads; 2]> {
         let data = &func.dfg.insts[inst];
         if let Some(i) = self.info_of(data) {
-            // Each list copied as a slice (cheaper than the derived clone's `extend`).
-            return i
-                .bank_reads
-                .iter()
-                .map(|r| BankReads::from_slice(r))
-                .collect();
+            // Each list copied as a slice and pushed (cheaper than the derived clone's or a
+            // collect's `extend`).
+            let mut out = SmallVec::new();
+            for r in &i.bank_reads {
+                out.push(BankReads::from_slice(r));
+            }
+            return out;
         }
         self.template_of(data)
             .map(template_bank_reads)

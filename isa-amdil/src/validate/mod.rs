@@ -535,22 +535,22 @@ impl Validator {
     /// Literal use/declaration order: a literal used before its `dcl_literal`, or never
     /// declared, is a warning (once per literal).
     fn literal_uses(&mut self, s: &Instruction, whole: &Declarations) {
-        for reg in operand_regs(s) {
-            if reg.kind == RegKind::Literal
-                && !self.decls.sum.literals.contains_key(&reg.num)
-                && self.used_literals.insert(reg.num)
+        for (kind, num) in operand_regs(s) {
+            if kind == RegKind::Literal
+                && !self.decls.sum.literals.contains_key(&num)
+                && self.used_literals.insert(num)
             {
-                if whole.literals.contains_key(&reg.num) {
+                if whole.literals.contains_key(&num) {
                     self.warn(
                         codes::PRACTICE,
                         s.span,
-                        format!("literal l{} used before its `dcl_literal`", reg.num),
+                        format!("literal l{num} used before its `dcl_literal`"),
                     );
                 } else {
                     self.warn(
                         codes::PRACTICE,
                         s.span,
-                        format!("literal l{} is never declared; it reads as zero", reg.num),
+                        format!("literal l{num} is never declared; it reads as zero"),
                     );
                 }
             }
@@ -1207,17 +1207,19 @@ fn readable(k: RegKind) -> bool {
     !matches!(k, RegKind::GenericMem | RegKind::OutputArg | RegKind::Depth)
 }
 
-fn operand_regs(s: &Instruction) -> impl Iterator<Item = RegRef> + '_ {
-    let idx = |r: &RegRef| -> Vec<RegRef> {
+/// The registers `s` reads, as (kind, number): each source's register and its index
+/// registers, then the destinations' index registers. Borrowed, not cloned or collected:
+/// this runs for every statement of the program.
+fn operand_regs(s: &Instruction) -> impl Iterator<Item = (RegKind, u32)> + '_ {
+    fn idx(r: &RegRef) -> impl Iterator<Item = (RegKind, u32)> + '_ {
         r.indices
             .iter()
-            .filter_map(|i| i.reg.map(|ir| RegRef::new(ir.kind, ir.num)))
-            .collect()
-    };
+            .filter_map(|i| i.reg.map(|ir| (ir.kind, ir.num)))
+    }
     s.srcs
         .iter()
-        .flat_map(move |x| std::iter::once(x.reg.clone()).chain(idx(&x.reg)))
-        .chain(s.dsts.iter().flat_map(move |d| idx(&d.reg)))
+        .flat_map(|x| std::iter::once((x.reg.kind, x.reg.num)).chain(idx(&x.reg)))
+        .chain(s.dsts.iter().flat_map(|d| idx(&d.reg)))
 }
 
 #[cfg(test)]

@@ -154,7 +154,8 @@ impl InstBuilder<'_, '_> {
 
     fn build_results(self, data: InstructionData) -> SmallVec<[Value; 4]> {
         let inst = self.cursor.func.dfg.make_inst(data);
-        let results = self.cursor.func.dfg.make_inst_results(inst).into();
+        // (`from_slice` copies; the generic `From<&[T]>` extends element by element.)
+        let results = SmallVec::from_slice(self.cursor.func.dfg.make_inst_results(inst));
         self.cursor.insert_inst(inst);
         results
     }
@@ -259,7 +260,7 @@ impl InstBuilder<'_, '_> {
         self.build_results(InstructionData::Texture {
             opcode: Opcode::Tex,
             tex,
-            args: args.iter().copied().collect(),
+            args: SmallVec::from_slice(args),
         })
     }
     /// `store`.

@@ -10,7 +10,7 @@ use std::cell::Cell;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 
-use super::entities::Block;
+use super::entities::{sized_map, Block};
 use super::function::Function;
 
 /// Edges of one block: most blocks have one or two, kept inline (a heap allocation per
@@ -51,11 +51,18 @@ impl ControlFlowGraph {
         // of an earlier computation are emptied in place (cloning an empty list into every
         // entry anew cost more than the edges too).
         let n = func.dfg.num_blocks();
-        for e in self.preds.values_mut().chain(self.succs.values_mut()) {
-            e.clear();
+        if self.preds.as_values_slice().len() < n {
+            // Made fresh rather than grown: growing clones the default list into each new
+            // entry, through an `extend`.
+            self.preds = sized_map(n);
+            self.succs = sized_map(n);
+        } else {
+            for e in self.preds.values_mut().chain(self.succs.values_mut()) {
+                e.clear();
+            }
+            self.preds.resize(n);
+            self.succs.resize(n);
         }
-        self.preds.resize(n);
-        self.succs.resize(n);
         self.num_blocks = n;
         for b in func.layout.blocks() {
             for s in func.successors(b) {

@@ -10,7 +10,7 @@ use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
-use super::entities::{Block, Inst, Value};
+use super::entities::{grow_mut, Block, Inst, Value};
 use super::instructions::InstructionData;
 use super::opcodes::{Opcode, TypeSpec};
 use super::types::Type;
@@ -128,14 +128,14 @@ impl ResultLists {
     }
 
     fn push(&mut self, inst: Inst, v: Value) {
-        let l = &mut self.lists[inst];
+        let l = grow_mut(&mut self.lists, inst);
         if l.len & LONG != 0 {
             self.long[l.vals[0].index()].push(v);
         } else if (l.len as usize) < l.vals.len() {
             l.vals[l.len as usize] = v;
             l.len += 1;
         } else {
-            let mut long: SmallVec<[Value; 4]> = l.vals[..].into();
+            let mut long: SmallVec<[Value; 4]> = SmallVec::from_slice(&l.vals[..]);
             long.push(v);
             l.vals[0] = Value::new(self.long.len());
             l.len = LONG;
@@ -145,7 +145,7 @@ impl ResultLists {
 
     /// Empties the list of `inst`, returning its values.
     fn take(&mut self, inst: Inst) -> SmallVec<[Value; 4]> {
-        let out = self.get(inst).into();
+        let out = SmallVec::from_slice(self.get(inst));
         self.clear(inst);
         out
     }
@@ -153,7 +153,7 @@ impl ResultLists {
     /// Empties the list of `inst` (as [`Self::take`], without copying the values out: a
     /// new instruction's list is cleared once or twice on the way to its results).
     fn clear(&mut self, inst: Inst) {
-        let l = &mut self.lists[inst];
+        let l = grow_mut(&mut self.lists, inst);
         if l.len & LONG != 0 {
             self.long[l.vals[0].index()].clear();
         } else {
@@ -306,10 +306,12 @@ impl DataFlowGraph {
                     Type::B32
                 }
             });
-        opcode
-            .result_types()
-            .iter()
-            .map(|s| match s {
+        // Pushed one by one: collecting a mapped iterator goes through SmallVec's generic
+        // `extend`, which cost more than the rest of this function (it runs for every new
+        // instruction).
+        let mut out = SmallVec::new();
+        for s in opcode.result_types() {
+            out.push(match s {
                 TypeSpec::B32 => Type::B32,
                 TypeSpec::B64 => Type::B64,
                 TypeSpec::Pred => Type::Pred,
@@ -318,8 +320,9 @@ impl DataFlowGraph {
                     InstructionData::UnaryImm { ty, .. } => *ty,
                     _ => Type::B32,
                 },
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     /// Replaces the payload of `inst` (e.g. instruction selection rewriting a generic op in

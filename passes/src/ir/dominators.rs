@@ -17,7 +17,7 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 
 use super::cfg::ControlFlowGraph;
-use super::entities::{Block, Inst};
+use super::entities::{sized_map, Block, Inst};
 use super::function::Function;
 
 /// Dominator tree of the reachable blocks.
@@ -234,8 +234,7 @@ impl DominatorTree {
             .rev()
             .map(|&v| Block::new(v as usize))
             .collect();
-        let mut nodes: SecondaryMap<Block, DomNode> = SecondaryMap::new();
-        nodes.resize(n);
+        let mut nodes: SecondaryMap<Block, DomNode> = sized_map(n);
         for (i, &b) in rpo.iter().enumerate() {
             nodes[b].rpo_number = i as u32;
         }
@@ -414,7 +413,7 @@ pub struct LoopInfo {
 
 impl LoopInfo {
     /// Computes loop nesting.
-    pub fn with_function(_func: &Function, cfg: &ControlFlowGraph, dt: &DominatorTree) -> Self {
+    pub fn with_function(func: &Function, cfg: &ControlFlowGraph, dt: &DominatorTree) -> Self {
         let mut bodies: Vec<(Block, Vec<Block>)> = Vec::new();
         for &h in dt.rpo() {
             let latches: Vec<Block> = cfg
@@ -426,7 +425,7 @@ impl LoopInfo {
             if latches.is_empty() {
                 continue;
             }
-            let mut in_body: SecondaryMap<Block, bool> = SecondaryMap::new();
+            let mut in_body: SecondaryMap<Block, bool> = sized_map(func.dfg.num_blocks());
             in_body[h] = true;
             let mut body = vec![h];
             let mut work = latches;
@@ -442,7 +441,15 @@ impl LoopInfo {
         }
         // Outer loops have bigger bodies; assign innermost by processing large -> small.
         bodies.sort_by_key(|(h, body)| (core::cmp::Reverse(body.len()), dt.rpo_number(*h)));
-        let mut info = LoopInfo::default();
+        let n = func.dfg.num_blocks();
+        let mut info = LoopInfo {
+            innermost: sized_map(n),
+            depth: sized_map(n),
+            parent: sized_map(n),
+            is_header: sized_map(n),
+            blocks: sized_map(n),
+            ..LoopInfo::default()
+        };
         for (h, body) in &bodies {
             info.parent[*h] = info.innermost[*h];
             for &b in body {

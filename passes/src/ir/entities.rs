@@ -80,6 +80,38 @@ impl From<StackSlot> for AnyEntity {
     }
 }
 
+/// `map[k]` for writing, growing `map` to at least twice its length when `k` lies past its
+/// end. A `SecondaryMap` written at increasing keys (the entries of each new instruction)
+/// otherwise grows by one entry per write, through an out-of-line call that clones its
+/// default: a few percent of a compile. The entries added read as the default, as entries
+/// past the end do, so only iteration over the map can tell the difference.
+#[inline]
+pub fn grow_mut<K, V>(map: &mut cranelift_entity::SecondaryMap<K, V>, k: K) -> &mut V
+where
+    K: cranelift_entity::EntityRef,
+    V: Clone,
+{
+    let len = map.as_values_slice().len();
+    if k.index() >= len {
+        map.resize((k.index() + 1).max(2 * len).max(16));
+    }
+    &mut map[k]
+}
+
+/// An empty `SecondaryMap` with `n` default entries: written at keys below `n`, it never
+/// takes the one-entry growth path (see [`grow_mut`]). The entries are made by
+/// `V::default()`, not cloned from the map's default (a clone of an empty `SmallVec`
+/// extends it from an iterator).
+pub fn sized_map<K, V>(n: usize) -> cranelift_entity::SecondaryMap<K, V>
+where
+    K: cranelift_entity::EntityRef,
+    V: Clone + Default,
+{
+    let mut elems = Vec::with_capacity(n);
+    elems.resize_with(n, V::default);
+    cranelift_entity::SecondaryMap::from(elems)
+}
+
 #[cfg(test)]
 mod tests {
     use cranelift_entity::EntityRef;
@@ -93,5 +125,33 @@ mod tests {
         assert_eq!(Inst::new(0).to_string(), "inst0");
         assert_eq!(StackSlot::new(1).to_string(), "ss1");
         assert_eq!(AnyEntity::from(Value::new(2)).to_string(), "v2");
+    }
+
+    #[test]
+    fn grow_mut_doubles_and_added_entries_read_as_default() {
+        let mut m: cranelift_entity::SecondaryMap<Inst, u32> =
+            cranelift_entity::SecondaryMap::with_default(7);
+        *grow_mut(&mut m, Inst::new(3)) = 1;
+        assert_eq!(m[Inst::new(3)], 1);
+        assert_eq!(m[Inst::new(2)], 7);
+        let n = m.as_values_slice().len();
+        assert!(n >= 16, "grown to at least 16 entries, got {n}");
+        *grow_mut(&mut m, Inst::new(n)) = 2;
+        assert!(m.as_values_slice().len() >= 2 * n);
+        assert_eq!(m[Inst::new(n + 1)], 7);
+        // Equal to a map grown one entry at a time.
+        let mut plain: cranelift_entity::SecondaryMap<Inst, u32> =
+            cranelift_entity::SecondaryMap::with_default(7);
+        plain[Inst::new(3)] = 1;
+        plain[Inst::new(n)] = 2;
+        assert!(m == plain);
+    }
+
+    #[test]
+    fn sized_map_has_n_default_entries() {
+        let m: cranelift_entity::SecondaryMap<Block, smallvec::SmallVec<[u32; 2]>> = sized_map(5);
+        assert_eq!(m.as_values_slice().len(), 5);
+        assert!(m[Block::new(4)].is_empty() && m[Block::new(9)].is_empty());
+        assert!(m == cranelift_entity::SecondaryMap::new());
     }
 }

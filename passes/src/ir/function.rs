@@ -104,9 +104,9 @@ impl Function {
             return;
         }
         for i in first..self.dfg.num_insts() {
-            let inst = Inst::new(i);
-            if self.srclocs[inst].line == 0 {
-                self.srclocs[inst] = pos;
+            let loc = super::entities::grow_mut(&mut self.srclocs, Inst::new(i));
+            if loc.line == 0 {
+                *loc = pos;
             }
         }
     }
@@ -145,11 +145,14 @@ impl Function {
     /// Successor blocks of `block` (targets of its terminator, duplicates included).
     pub fn successors(&self, block: Block) -> SmallVec<[Block; 2]> {
         match self.terminator(block) {
-            Some(t) => self.dfg.insts[t]
-                .branch_destinations()
-                .iter()
-                .map(|d| d.block)
-                .collect(),
+            Some(t) => {
+                // Pushed, not collected (see `DataFlowGraph::compute_result_types`).
+                let mut out = SmallVec::new();
+                for d in self.dfg.insts[t].branch_destinations() {
+                    out.push(d.block);
+                }
+                out
+            }
             None => SmallVec::new(),
         }
     }

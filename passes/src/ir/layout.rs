@@ -14,7 +14,7 @@ use core::cmp::Ordering;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
-use super::entities::{Block, Inst};
+use super::entities::{grow_mut, Block, Inst};
 
 /// Gap between consecutive sequence numbers after renumbering.
 pub const SEQ_STRIDE: u32 = 16;
@@ -166,7 +166,7 @@ impl Layout {
             None => SEQ_STRIDE,
         };
         {
-            let n = &mut self.insts[inst];
+            let n = grow_mut(&mut self.insts, inst);
             n.block = block.into();
             n.prev = last.into();
             n.next = None.into();
@@ -190,7 +190,7 @@ impl Layout {
             .expect("insert_inst: `before` is not in the layout");
         let prev = self.insts[before].prev.expand();
         {
-            let n = &mut self.insts[inst];
+            let n = grow_mut(&mut self.insts, inst);
             n.block = block.into();
             n.prev = prev.into();
             n.next = before.into();

@@ -30,6 +30,7 @@ use smallvec::SmallVec;
 use super::liveness::Liveness;
 use super::prepare::Bundles;
 use super::{Allocation, EditKind, Failure, RegAllocError};
+use crate::ir::entities::sized_map;
 use crate::ir::{
     Analyses, Block, ControlFlowGraph, Function, Inst, Opcode, PerRegFile, RegFile, Value, ValueDef,
 };
@@ -423,7 +424,8 @@ impl Setup {
     /// The setup of the spilled function `func`.
     pub fn new(func: &Function, target: &dyn TargetIsa, analyses: &mut Analyses) -> Setup {
         let banks = target.gpr_banks();
-        let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> = SecondaryMap::new();
+        let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> =
+            sized_map(func.dfg.num_values());
         if banks > 1 {
             let (_, _, loops) = analyses.loops(func);
             for b in func.layout.blocks() {
@@ -444,7 +446,7 @@ impl Setup {
         }
         let lv = Liveness::compute(func, analyses.cfg(func));
         let peak = peak_gpr_pressure(func, target, &lv);
-        let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+        let mut uses: SecondaryMap<Value, u32> = sized_map(func.dfg.num_values());
         for b in func.layout.blocks() {
             for i in func.layout.block_insts(b) {
                 for v in func.dfg.insts[i].all_values() {
@@ -487,10 +489,10 @@ pub fn run(
         target,
         bundles,
         regs: Regs::new(limits),
-        want: SecondaryMap::new(),
-        src_of_bundle: SecondaryMap::new(),
+        want: sized_map(func.dfg.num_values()),
+        src_of_bundle: sized_map(func.dfg.num_values()),
         bundle_base: vec![None; bundles.list.len()],
-        last_use: SecondaryMap::new(),
+        last_use: sized_map(func.dfg.num_values()),
         fixups: Vec::new(),
         high: 0,
         uses,
@@ -630,7 +632,7 @@ impl Colorer<'_> {
     /// Values last used by a move of a bundle, so the bundle can be assembled in place.
     fn find_bundle_sources(&mut self, func: &Function) {
         // Last use in layout order (a soft criterion: only hint quality depends on it).
-        let mut last_use: SecondaryMap<Value, Option<Inst>> = SecondaryMap::new();
+        let mut last_use: SecondaryMap<Value, Option<Inst>> = sized_map(func.dfg.num_values());
         for inst in func.insts_in_layout() {
             for v in func.dfg.insts[inst].all_values() {
                 last_use[v] = Some(inst);

@@ -44,7 +44,10 @@ impl Liveness {
         }
         uses.sort_unstable();
         uses.dedup();
-        let mut lv = Liveness::default();
+        let mut lv = Liveness {
+            live_in: crate::ir::entities::sized_map(func.dfg.num_blocks()),
+            live_out: crate::ir::entities::sized_map(func.dfg.num_blocks()),
+        };
         // Stamps: `index + 1` of the value being explored; 0 = never.
         let mut in_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();
         let mut out_stamp: SecondaryMap<Block, u32> = SecondaryMap::new();

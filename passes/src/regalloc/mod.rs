@@ -266,11 +266,20 @@ fn attempts(
                 // One register above the peak is left alone: an odd peak with 64-bit values
                 // live often needs it, and each retry costs a coloring (it tripled the
                 // allocator's time on small kernels such as saxpy: 6 registers, peak 5).
-                for (two_sided, hints) in [(true, group_hints), (false, false)] {
+                let mut snapshot = Some(snapshot);
+                for (last, two_sided, hints) in [(false, true, group_hints), (true, false, false)] {
                     if alloc.num_gprs_used() <= alloc.peak_gpr_pressure + 1 {
                         break;
                     }
-                    let (mut other, spilled, mut other_analyses) = snapshot.clone();
+                    // The last coloring takes the snapshot itself instead of a copy.
+                    let taken = if last {
+                        snapshot.take()
+                    } else {
+                        snapshot.clone()
+                    };
+                    let Some((mut other, spilled, mut other_analyses)) = taken else {
+                        break;
+                    };
                     let mode = color::Mode {
                         group_hints: hints,
                         two_sided,

@@ -216,7 +216,8 @@ fn find_scratch(
 
 /// Deletes inserted moves whose result sits in the source's register.
 fn remove_identity_moves(func: &mut Function, alloc: &mut Allocation) {
-    let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
+    let mut subst: SecondaryMap<Value, Option<Value>> =
+        crate::ir::entities::sized_map(func.dfg.num_values());
     let mut any = false;
     for inst in func.insts_in_layout() {
         if alloc.edits[inst] != EditKind::Move {

@@ -394,9 +394,9 @@ impl Isel<'_> {
         }
         // Inline copies: three heap Vecs per legalized instruction were selection's largest
         // allocation count.
-        let mut ops: SmallVec<[Operand; 8]> = ops.iter().copied().collect();
-        let mut slots: SmallVec<[Slot; 8]> = slots.iter().copied().collect();
-        let mut args: SmallVec<[Value; 4]> = args.iter().copied().collect();
+        let mut ops: SmallVec<[Operand; 8]> = SmallVec::from_slice(ops);
+        let mut slots: SmallVec<[Slot; 8]> = SmallVec::from_slice(slots);
+        let mut args: SmallVec<[Value; 4]> = SmallVec::from_slice(args);
         let op = match chosen {
             None => first.reg,
             Some((k, j, (op, o))) => {

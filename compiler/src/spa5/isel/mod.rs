@@ -196,7 +196,7 @@ pub fn run(
         if let Some(pos) = pos {
             s.func.set_srclocs_since(first, pos);
         }
-        let old: SmallVec<[Value; 4]> = s.func.dfg.inst_results(inst).into();
+        let old: SmallVec<[Value; 4]> = SmallVec::from_slice(s.func.dfg.inst_results(inst));
         for (o, n) in old.iter().zip(new.iter()) {
             s.alias.insert(*o, *n);
         }
@@ -247,7 +247,7 @@ impl Isel<'_> {
         args: &[Value],
         results: &[Type],
     ) -> Result<Vals, IselError> {
-        let mut args: Args = args.iter().copied().collect();
+        let mut args = Args::from_slice(args);
         self.fold_zero_args(&mut tpl, &mut args);
         self.fold_half_args(&mut tpl, &mut args);
         tpl.check(args.len()).map_err(IselError::Template)?;
@@ -265,7 +265,7 @@ impl Isel<'_> {
             results: results.iter().copied().collect(),
         };
         let i = self.func.dfg.make_inst(data);
-        let rs: Vals = self.func.dfg.make_inst_results(i).into();
+        let rs = Vals::from_slice(self.func.dfg.make_inst_results(i));
         // `at` is set for every selected instruction (invariant of `run`).
         let at = self.at.expect("selection position");
         self.func.layout.insert_inst(i, at);
