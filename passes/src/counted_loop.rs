@@ -402,9 +402,15 @@ mod tests {
     use super::*;
     use crate::ir::{parse_function_text, Analyses};
 
-    /// A loop from `init` advanced by `next` (an instruction of `v10` and `v3`) while
-    /// `v10 cc v1` holds: its trip count, when at most `max`.
-    fn trips(init: u32, cc: &str, bound: u32, next: &str, k: u32, max: u32) -> Option<u32> {
+    /// The loop `for (v10 = init; v10 cc bound; v10 = next(v10, k))` and its header.
+    fn with_loop<T>(
+        init: u32,
+        cc: &str,
+        bound: u32,
+        next: &str,
+        k: u32,
+        f: impl FnOnce(&Function, &ControlFlowGraph, &DominatorTree, &LoopInfo, Block) -> T,
+    ) -> T {
         let text = format!(
             "kernel %k {{
     group_size 1, 1, 1
@@ -430,11 +436,18 @@ block3:
 }}
 "
         );
-        let f = parse_function_text(&text).expect("parses");
+        let func = parse_function_text(&text).expect("parses");
         let mut analyses = Analyses::new();
-        let (cfg, dt, loops) = analyses.loops(&f);
-        let h = f.layout.blocks().nth(1).expect("the header");
-        recognize_constant_trips(&f, cfg, dt, loops, h, max).map(|(_, t)| t)
+        let (cfg, dt, loops) = analyses.loops(&func);
+        let h = func.layout.blocks().nth(1).expect("the header");
+        f(&func, cfg, dt, loops, h)
+    }
+
+    /// The trip count of [`with_loop`]'s loop, when at most `max`.
+    fn trips(init: u32, cc: &str, bound: u32, next: &str, k: u32, max: u32) -> Option<u32> {
+        with_loop(init, cc, bound, next, k, |f, cfg, dt, loops, h| {
+            recognize_constant_trips(f, cfg, dt, loops, h, max).map(|(_, t)| t)
+        })
     }
 
     #[test]
@@ -462,38 +475,10 @@ block3:
             (10u32, "ugt", 0u32, 1u32, 1u32, true),
             (0, "slt", 100, 0xffff_fffe, 2, false),
         ] {
-            let text = format!(
-                "kernel %k {{
-    group_size 1, 1, 1
-    uav0 = raw
-
-block0:
-    v0 = iconst.b32 {init:#x}
-    v1 = load.b32 uav0[v0]
-    v2 = iconst.b32 {bound:#x}
-    v3 = iconst.b32 {k:#x}
-    jump block1(v0)
-
-block1(v10: b32):
-    v11 = icmp {cc} v10, v2
-    brif v11, block2, block3
-
-block2:
-    store.b32 uav0[v10], v1
-    v12 = isub v10, v3
-    jump block1(v12)
-
-block3:
-    return
-}}
-"
-            );
-            let f = parse_function_text(&text).expect("parses");
-            let mut analyses = Analyses::new();
-            let (cfg, dt, loops) = analyses.loops(&f);
-            let h = f.layout.blocks().nth(1).expect("the header");
-            let c = recognize_descending(&f, cfg, dt, loops, h).expect("a counted loop");
-            assert_eq!((c.step, c.descending), (step, descending), "{text}");
+            let c = with_loop(init, cc, bound, "isub", k, |f, cfg, dt, loops, h| {
+                recognize_descending(f, cfg, dt, loops, h).expect("a counted loop")
+            });
+            assert_eq!((c.step, c.descending), (step, descending), "{init} {cc}");
         }
     }
 }
