@@ -939,10 +939,48 @@ impl Colorer<'_> {
         } = scratch;
         let (insts, kills, dead): (&[Inst], &[ValueList], &[ValueList]) = (insts, kills, dead);
         self.block_params(func, cfg, lv, b, insts, alloc)?;
+        self.want_join_registers(func, cfg, b, alloc);
         for k in 0..insts.len() {
             self.inst(func, insts, kills, dead, k, alloc)?;
         }
         Ok(())
+    }
+
+    /// For `b`'s jump to a merge whose other incoming edges pass values already colored
+    /// (the values flowing around an `if` arm, colored where the branch is): each argument
+    /// `b` passes wants the register of the other edges' argument for the same parameter, so
+    /// an arm updating an accumulator computes the new value where the old one sits (it dies
+    /// there) and the merge needs no moves. Only a wish: placement still checks it is free.
+    fn want_join_registers(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        b: Block,
+        alloc: &Allocation,
+    ) {
+        let Some(t) = func.terminator(b) else {
+            return;
+        };
+        let crate::ir::InstructionData::Jump { dests, .. } = &func.dfg.insts[t] else {
+            return;
+        };
+        let j = dests[0].block;
+        for (i, &a) in dests[0].args.iter().enumerate() {
+            if self.want[a].is_some() || alloc.regs[a].is_some() {
+                continue;
+            }
+            let other = cfg.preds(j).iter().filter(|&&p| p != b).find_map(|&p| {
+                let pt = func.terminator(p)?;
+                func.dfg.insts[pt]
+                    .branch_destinations()
+                    .iter()
+                    .filter(|d| d.block == j)
+                    .find_map(|d| alloc.regs[*d.args.get(i)?])
+            });
+            if let Some(r) = other {
+                self.want_back(func, a, r, WANT_DEPTH);
+            }
+        }
     }
 
     /// Fills `scratch` with `b`'s instructions, each one's last uses (`kills`) and unused
