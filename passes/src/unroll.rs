@@ -111,6 +111,9 @@ struct Counted {
     /// The body waits at a barrier: only full unrolling keeps every copy's barrier where
     /// every thread of the group reaches it.
     barrier: bool,
+    /// The header's test result is used only by its branch and the header is the only way
+    /// into the exit block: fully unrolled, the last copy can leave directly.
+    exit_direct: bool,
     /// `iconst`s in the header.
     header_consts: Vec<Inst>,
     /// For a loop left from its body: its one exit block and the loop's values used after
@@ -143,9 +146,25 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
             found.push(c);
         }
     }
+    let mut uses = direct_exit_uses(func, &found);
+    // Header parameters of fully unrolled loops replaced after them, for the values later
+    // candidates recorded.
+    let mut replaced: HashMap<Value, Value> = HashMap::default();
+    let resolve = |r: &HashMap<Value, Value>, mut v: Value| {
+        while let Some(&n) = r.get(&v) {
+            v = n;
+        }
+        v
+    };
     let mut grown = 0;
     let mut done = 0;
-    for c in found {
+    for mut c in found {
+        c.bound = resolve(&replaced, c.bound);
+        if let Some((_, vals)) = &mut c.exit_values {
+            for v in vals.iter_mut() {
+                *v = resolve(&replaced, *v);
+            }
+        }
         // A constant trip count within budget: every iteration as straight-line code.
         let full = c.trips.filter(|&t| {
             t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_8
@@ -163,7 +182,8 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
             continue;
         }
         grown += copies * c.size;
-        apply(func, &c, k, full.is_some(), tail);
+        let direct = full.is_some().then(|| uses.remove(&c.header)).flatten();
+        replaced.extend(apply(func, &c, k, full.is_some(), tail, direct));
         done += 1;
     }
     done
@@ -249,6 +269,15 @@ fn candidate(
         load_registers(func, &c, &in_loop, &loads, t as usize)
     });
     let (pre, latch, body_entry, iv) = (c.pre, c.latch, c.body_entry, c.iv);
+    let exit_direct = trips.is_some() && {
+        let t = func.layout.last_inst(h)?;
+        let exit = func.dfg.insts[t]
+            .branch_destinations()
+            .iter()
+            .find(|d| d.block != body_entry)?
+            .block;
+        cfg.preds(exit) == [h]
+    };
     let descending = c.descending;
     Some(Counted {
         header: h,
@@ -269,6 +298,7 @@ fn candidate(
         exit_values,
         header_consts: c.header_consts,
         barrier,
+        exit_direct,
     })
 }
 
@@ -421,7 +451,17 @@ pub fn constant_trips(
 /// trip count) the copies run once, straight through, and end in the original header, whose
 /// test then exits. With `tail = Some(t)` the unrolled loop leaves through `t` copies that run
 /// at most once, when `t` iterations remain, before the original loop finishes the rest.
-fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>) {
+/// With `direct` (a full unrolling whose last copy leaves directly: the uses of the header's
+/// parameters, [`direct_exit_uses`]), returns the header parameters replaced after the loop
+/// and their replacements.
+fn apply(
+    func: &mut Function,
+    c: &Counted,
+    k: u32,
+    full: bool,
+    tail: Option<u32>,
+    direct: Option<Vec<Inst>>,
+) -> Vec<(Value, Value)> {
     use crate::ir::FuncCursor;
     let pt = func
         .layout
@@ -452,9 +492,11 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
             .map(|d| d.args.to_vec())
             .expect("the preheader enters the header");
         let (first_entry, last) = copies(func, c, &hparams, k, &args, c.header);
-        let exit = header_exit(func, c);
-        if !test_used_elsewhere(func, c) && only_entered_by(func, exit.block, c.header) {
+        let mut replaced = Vec::new();
+        if let Some(users) = direct {
+            let exit = header_exit(func, c);
             let passed = func.dfg.insts[last].branch_destinations()[0].args.to_vec();
+            replaced.extend(hparams.iter().copied().zip(passed.iter().copied()));
             let subst = |v: Value| {
                 hparams
                     .iter()
@@ -466,14 +508,8 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
                 opcode: Opcode::Jump,
                 dests: [BlockCall::new(exit.block, &exit_args)],
             };
-            let original: crate::FastHashSet<Block> =
-                c.body.iter().copied().chain([c.header]).collect();
-            let blocks: Vec<Block> = func.layout.blocks().collect();
-            for b in blocks.into_iter().filter(|b| !original.contains(b)) {
-                let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-                for i in insts {
-                    func.dfg.insts[i].map_values(subst);
-                }
+            for i in users {
+                func.dfg.insts[i].map_values(subst);
             }
         }
         for d in func.dfg.insts[pt].branch_destinations_mut() {
@@ -481,7 +517,7 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
                 *d = BlockCall::new(first_entry, &[]);
             }
         }
-        return;
+        return replaced;
     }
     // A block in front of the header with the header's parameter types.
     let new_header = |func: &mut Function| {
@@ -521,6 +557,7 @@ fn apply(func: &mut Function, c: &Counted, k: u32, full: bool, tail: Option<u32>
     let go = cur.ins().icmp(more(c), uparams[c.iv], lim);
     cur.ins()
         .brif(go, first_entry, &[], exit.unwrap_or(c.header), &uparams);
+    Vec::new()
 }
 
 /// `k` copies of `c`'s body chained one after the other, the first entered with the header
@@ -570,31 +607,59 @@ fn copies(
     )
 }
 
-/// True if the header's test result is used other than by the header's branch.
-fn test_used_elsewhere(func: &Function, c: &Counted) -> bool {
-    let Some(t) = func.layout.last_inst(c.header) else {
-        return true;
-    };
-    let InstructionData::Brif { arg, .. } = func.dfg.insts[t] else {
-        return true;
-    };
-    func.layout.blocks().any(|b| {
-        func.layout
-            .block_insts(b)
-            .any(|i| i != t && func.dfg.insts[i].all_values().any(|v| v == arg[0]))
-    })
-}
-
-/// True if the only edge into `b` comes from `from`.
-fn only_entered_by(func: &Function, b: Block, from: Block) -> bool {
-    let mut edges = Vec::new();
-    for p in func.layout.blocks() {
-        if let Some(t) = func.terminator(p) {
-            let into = func.dfg.insts[t].branch_destinations();
-            edges.extend(into.iter().filter(|d| d.block == b).map(|_| p));
+/// For each candidate whose last copy, fully unrolled, may leave directly
+/// ([`Counted::exit_direct`]) and whose header's test result no instruction but the header's
+/// branch reads: the instructions outside the loop that read its header parameters (one
+/// scan of the function for all candidates). They are the uses the last copy's values
+/// replace; a later loop's body among them is rewritten before it is copied.
+fn direct_exit_uses(func: &Function, found: &[Counted]) -> HashMap<Block, Vec<Inst>> {
+    let mut owner: HashMap<Value, usize> = HashMap::default();
+    let mut tests: HashMap<Value, usize> = HashMap::default();
+    let mut loop_of: HashMap<Block, usize> = HashMap::default();
+    for (k, c) in found.iter().enumerate().filter(|(_, c)| c.exit_direct) {
+        for &p in func.dfg.block_params(c.header) {
+            owner.insert(p, k);
+        }
+        let test = func
+            .layout
+            .last_inst(c.header)
+            .and_then(|t| match func.dfg.insts[t] {
+                InstructionData::Brif { arg, .. } => Some(arg[0]),
+                _ => None,
+            });
+        if let Some(v) = test {
+            tests.insert(v, k);
+        }
+        loop_of.extend(c.body.iter().chain([&c.header]).map(|&b| (b, k)));
+    }
+    let mut users: Vec<Vec<Inst>> = vec![Vec::new(); found.len()];
+    let mut blocked = vec![false; found.len()];
+    if owner.is_empty() {
+        return HashMap::default();
+    }
+    for b in func.layout.blocks() {
+        for i in func.layout.block_insts(b) {
+            let data = &func.dfg.insts[i];
+            for v in data.all_values() {
+                if let Some(&k) = tests.get(&v) {
+                    blocked[k] |= !matches!(data, InstructionData::Brif { .. })
+                        || func.layout.inst_block(i) != Some(found[k].header);
+                }
+                if let Some(&k) = owner.get(&v) {
+                    if loop_of.get(&b) != Some(&k) && users[k].last() != Some(&i) {
+                        users[k].push(i);
+                    }
+                }
+            }
         }
     }
-    edges == [from]
+    found
+        .iter()
+        .zip(users)
+        .zip(blocked)
+        .filter(|((c, _), blocked)| c.exit_direct && !blocked)
+        .map(|((c, u), _)| (c.header, u))
+        .collect()
 }
 
 /// The header's edge out of the loop.
@@ -701,6 +766,64 @@ block3:
         };
         run_dispatch(&f, &d, &mut mem, &opts).expect("runs");
         u32::from_le_bytes(mem.uavs[&0][..4].try_into().unwrap())
+    }
+
+    /// A fully unrolled loop's counter bounds the next loop, unrolled by 8: that loop's
+    /// recorded bound follows the replacement (the first loop's header is gone), and its
+    /// body's use of the counter is rewritten before it is copied.
+    #[test]
+    fn a_later_loop_bounded_by_a_fully_unrolled_counter() {
+        let text = "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+    cb0 = 16
+
+block0:
+    v0 = load.b32 cb0[4]
+    v1 = iconst.b32 0x0
+    v2 = iconst.b32 0x1
+    v3 = iconst.b32 0x6
+    jump block1(v1)
+
+block1(v10: b32):
+    v11 = icmp slt v10, v3
+    brif v11, block2, block3
+
+block2:
+    store.b32 uav0[v1], v10
+    v12 = iadd v10, v2
+    jump block1(v12)
+
+block3:
+    jump block4(v0, v1)
+
+block4(v20: b32, v21: b32):
+    v22 = icmp ult v20, v10
+    brif v22, block5, block6
+
+block5:
+    v23 = iadd v21, v20
+    v24 = iadd v23, v10
+    v25 = iadd v20, v2
+    jump block4(v25, v24)
+
+block6:
+    store.b32 uav0[v1], v21
+    return
+}
+";
+        let mut f = parse_function_text(text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 2);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let unrolled = f.to_string();
+        for start in [0u32, 1, 2, 5, 6, 7] {
+            assert_eq!(
+                sum(text, start, 0),
+                sum(&unrolled, start, 0),
+                "{start}\n{unrolled}"
+            );
+        }
     }
 
     #[test]
