@@ -793,21 +793,36 @@ impl Isel<'_> {
 
     /// High 32 bits of the unsigned 64-bit product.
     pub(crate) fn umulhi(&mut self, a: Value, b: Value) -> R32 {
+        self.umulhi_add(a, b, None)
+    }
+
+    /// High 32 bits of the unsigned 64-bit product, plus `c` (mod 2^32), in five
+    /// instructions, ptxas's `mul.hi.u32` sequence: three 16x16 products (`c` rides in the
+    /// high one), `XMAD.CHI` adding the low product's high half to `a.hi * b.lo` (at most
+    /// 2^32 - 2^16, so it does not wrap), and `IADD3.RS`, which shifts the carry-extended sum
+    /// of its first two operands right by 16 before adding the third.
+    fn umulhi_add(&mut self, a: Value, b: Value, c: Option<Value>) -> R32 {
         let p00 = self.mul16(a, false, b, false)?;
         let p01 = self.mul16(a, false, b, true)?;
-        let p10 = self.mul16(a, true, b, false)?;
-        let p11 = self.mul16(a, true, b, true)?;
-        let t1 = self.sh_imm(false, false, p00, 16)?;
-        let t2 = self.and_imm(p01, 0xffff)?;
-        let t3 = self.and_imm(p10, 0xffff)?;
-        let m = self.add(t1, t2, false, false)?;
-        let m = self.add(m, t3, false, false)?;
-        let c = self.sh_imm(false, false, m, 16)?;
-        let s1 = self.sh_imm(false, false, p01, 16)?;
-        let s2 = self.sh_imm(false, false, p10, 16)?;
-        let h = self.add(p11, s1, false, false)?;
-        let h = self.add(h, s2, false, false)?;
-        self.add(h, c, false, false)
+        let h1 = |i: MInst| i.m(ModKind::H1(1), 1).m(ModKind::H1(2), 1);
+        let p11 = match c {
+            Some(c) => self.one(
+                h1(MInst::xmad(R, R, R, R)),
+                &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+                &[a, b, c],
+            )?,
+            None => self.mul16(a, true, b, true)?,
+        };
+        let t = self.one(
+            MInst::xmad(R, R, R, R).m(ModKind::H1(1), 1).t(XMode::Chi)?,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[a, b, p00],
+        )?;
+        self.one(
+            MInst::iadd3(R, R, R, R).m(ModKind::Iadd3Mode, 1),
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[t, p01, p11],
+        )
     }
 
     /// High 32 bits of the signed 64-bit product.
@@ -848,8 +863,7 @@ impl Isel<'_> {
         let zero = self.const32(0)?;
         let ny = self.add(zero, y, false, true)?;
         let nyz = self.imul32(ny, z)?;
-        let corr = self.umulhi(z, nyz)?;
-        let z = self.add(z, corr, false, false)?;
+        let z = self.umulhi_add(z, nyz, Some(z))?;
         let q = self.umulhi(x, z)?;
         let qy = self.imul32(q, y)?;
         let mut q = q;
@@ -922,17 +936,18 @@ mod tests {
         let b = if bh { b >> 16 } else { b & 0xffff };
         a * b
     }
+    /// The emitted five-instruction sequence, with `c` added (`umulhi_add`).
+    fn umulhi_add(a: u32, b: u32, c: u32) -> u32 {
+        let p00 = x16(a, false, b, false);
+        let p01 = x16(a, false, b, true);
+        let p11 = x16(a, true, b, true).wrapping_add(c);
+        // XMAD.CHI: a.hi * b.lo + (c >> 16), as the 32-bit sum it is.
+        let t = x16(a, true, b, false).wrapping_add(p00 >> 16);
+        // IADD3.RS: the carry-extended sum of the first two, shifted right by 16.
+        (((u64::from(t) + u64::from(p01)) >> 16) as u32).wrapping_add(p11)
+    }
     fn umulhi(a: u32, b: u32) -> u32 {
-        let (p00, p01, p10, p11) = (
-            x16(a, false, b, false),
-            x16(a, false, b, true),
-            x16(a, true, b, false),
-            x16(a, true, b, true),
-        );
-        let m = (p00 >> 16) + (p01 & 0xffff) + (p10 & 0xffff);
-        p11.wrapping_add(p01 >> 16)
-            .wrapping_add(p10 >> 16)
-            .wrapping_add(m >> 16)
+        umulhi_add(a, b, 0)
     }
     fn udivrem(x: u32, y: u32, rcp_ulp: i32) -> (u32, u32) {
         // A reciprocal within 1 ulp of the true value: the f32 just below or just above 1/y.
@@ -952,7 +967,7 @@ mod tests {
             s as u32
         };
         let nyz = 0u32.wrapping_sub(y).wrapping_mul(z);
-        let z = z.wrapping_add(umulhi(z, nyz));
+        let z = umulhi_add(z, nyz, z);
         let mut q = umulhi(x, z);
         let mut r = x.wrapping_sub(q.wrapping_mul(y));
         for _ in 0..2 {
