@@ -84,6 +84,8 @@ pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
             "sink",
             // Loop exit values (an unrolled break's counter) move onto their exit edges.
             "exit_sink",
+            // Last: no pass should see (or if-convert) the cold general division.
+            "ddiv_split",
         ],
     }
 }

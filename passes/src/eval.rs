@@ -291,7 +291,7 @@ pub fn eval_pure(data: &InstructionData, ty: Type, args: &[u64]) -> Option<EvalR
         Dsub => one(rd(d(a) - d(b))),
         Dmul => one(rd(d(a) * d(b))),
         Dfma => one(rd(d(a).mul_add(d(b), d(c)))),
-        Ddiv => one(rd(d(a) / d(b))),
+        Ddiv | DdivNormal => one(rd(d(a) / d(b))),
         Drcp => one(rd(1.0 / d(a))),
         Dsqrt => one(rd(d(a).sqrt())),
         Dmin => one(rd(dminmax(d(a), d(b), false))),

@@ -38,6 +38,7 @@ pub mod const_fold;
 pub mod copy_prop;
 pub mod counted_loop;
 pub mod dce;
+pub mod ddiv_split;
 pub mod exit_sink;
 pub mod filetest;
 pub mod gvn;

@@ -159,6 +159,14 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "ddiv_split",
+        summary: "f64 division: a fast path for operands in [2^-500, 2^500), the general one cold",
+        run: |func, _| {
+            crate::ddiv_split::run(func);
+        },
+        preserves_cfg: false,
+    },
+    PassInfo {
         name: "sink",
         summary: "pure instructions used only past one branch edge move to that side",
         run: crate::sink::run_with,

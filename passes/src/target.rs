@@ -542,6 +542,7 @@ impl TargetIsa for ToyTarget {
             | Opcode::Dmul
             | Opcode::Dfma
             | Opcode::Ddiv
+            | Opcode::DdivNormal
             | Opcode::Drcp
             | Opcode::Dsqrt
             | Opcode::Dmin

@@ -1032,6 +1032,44 @@ def double_arith():
 
 
 @case
+def double_div():
+    c = Case('double_div', (4, 1, 1))
+    r = rnd(62)
+    n = 256
+    lo, hi = 2.0 ** -500, 2.0 ** 500
+    special = [0.0, -0.0, 5e-324, -1e-310, 2.2250738585072014e-308, 1e-300, 1e300,
+               1.7976931348623157e308, math.inf, -math.inf, math.nan, 1.0, 3.0, -0.7,
+               lo, -lo, math.nextafter(lo, 0.0), math.nextafter(lo, 1.0),
+               hi, -hi, math.nextafter(hi, 0.0), math.nextafter(hi, math.inf)]
+
+    def pick():
+        k = r.random()
+        if k < 0.45:
+            return r.choice(special)
+        if k < 0.75:
+            return r.uniform(-1e6, 1e6)
+        return math.copysign(2.0 ** r.uniform(-1074, 1023), r.choice([1.0, -1.0]))
+    vals = []
+    for i in range(n):
+        ab, bb = dbits(pick()), dbits(pick())
+        vals += [ab & M32, ab >> 32, bb & M32, bb >> 32]
+    c.uav(0, vals)
+    out = []
+    for i in range(n):
+        a = dval(u64_of(vals[4 * i], vals[4 * i + 1]))
+        b = dval(u64_of(vals[4 * i + 2], vals[4 * i + 3]))
+        q1, q2 = ieee_div(a, b), ieee_div(b, a)
+        r = 1.7976931348623157e308 if a == 0.0 else ieee_div(1.0, a)
+        for x in (q1, q2, q1 + q2, r):
+            d = dbits(x)
+            out += [d & M32, d >> 32]
+    c.uav(1, [0] * 8 * n)
+    c.expect(1, out)
+    c.tolerance('uav1 f64 exact')
+    return c
+
+
+@case
 def double_convert():
     c = Case('double_convert', (2, 1, 1))
     r = rnd(33)

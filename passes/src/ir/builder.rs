@@ -380,7 +380,8 @@ impl InstBuilder<'_, '_> {
         ushr => Ushr, band => Band, bor => Bor, bxor => Bxor, imin => Imin, imax => Imax,
         umin => Umin, umax => Umax, pand => Pand, por => Por, pxor => Pxor, fadd => Fadd,
         fsub => Fsub, fmul => Fmul, fmul_legacy => FmulLegacy, fmin => Fmin, fmax => Fmax,
-        fdiv => Fdiv, dadd => Dadd, dsub => Dsub, dmul => Dmul, ddiv => Ddiv, dmin => Dmin,
+        fdiv => Fdiv, dadd => Dadd, dsub => Dsub, dmul => Dmul, ddiv => Ddiv, ddiv_normal => DdivNormal,
+        dmin => Dmin,
         dmax => Dmax, concat => Concat, dldexp => Dldexp, fldexp => Fldexp,
         quad_shuffle => QuadShuffle,
     }

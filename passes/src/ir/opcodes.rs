@@ -327,6 +327,11 @@ define_opcodes! {
     Dfma = "dfma", Ternary, [L, L, L] -> [L], 0;
     /// IEEE a / b.
     Ddiv = "ddiv", Binary, [L, L] -> [L], 0;
+    /// IEEE a / b where both magnitudes lie in [2^-500, 2^500) (so the quotient and 1/b are
+    /// normal); outside that range the result is unspecified (the interpreter gives a / b).
+    /// Made by `ddiv_split` under a test of the range, for targets whose general division
+    /// scales its operands.
+    DdivNormal = "ddiv_normal", Binary, [L, L] -> [L], 0;
     /// IEEE 1 / x.
     Drcp = "drcp", Unary, [L] -> [L], 0;
     /// IEEE sqrt(x).

@@ -107,6 +107,7 @@ impl Isel<'_> {
                 )?)
             }
             Opcode::Ddiv => one(self.ddiv(args[0], args[1])?),
+            Opcode::DdivNormal => one(self.ddiv_normal(args[0], args[1])?),
             Opcode::Drcp => {
                 let one_v = self.const64(ONE)?;
                 one(self.ddiv(one_v, args[0])?)
@@ -178,10 +179,10 @@ impl Isel<'_> {
         self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b], Type::B64)
     }
 
-    /// The double whose high word is `MUFU.op` of `x`'s high word (low word zero).
-    fn mufu64(&mut self, op: Mufu, x: Value) -> Result<Value, IselError> {
+    /// The double whose high word is `MUFU.op` of `x`'s high word and whose low word is `lo`.
+    fn mufu64(&mut self, op: Mufu, x: Value, lo: u32) -> Result<Value, IselError> {
         let t = Template::many(&[
-            TInst::new(MInst::mov32i(R, 0), &[Res(0, 0)]),
+            TInst::new(MInst::mov32i(R, lo), &[Res(0, 0)]),
             TInst::new(MInst::mufu(op, R, R), &[Res(0, 1), Arg(0, 1)]),
         ]);
         Ok(self.emit(t, &[x], &[Type::B64])?[0])
@@ -235,20 +236,40 @@ impl Isel<'_> {
         let ka = self.pow2_pair(a_small, huge_hi, one, 1)?;
         let kq = self.pow2_pair(a_small, tiny_hi, one, 1)?;
         let a_s = self.dmul(a, ka)?;
-        let r0 = self.mufu64(Mufu::Rcp64h, b)?;
+        let q = self.ddiv_newton(a_s, b, one)?;
+        let q = self.dmul(q, kq)?;
+        // Special operands (a zero dividend, a zero, infinite or NaN divisor) take `a` times
+        // the plain reciprocal estimate: its low word must be zero, or 1/0 would be a NaN.
+        let r0 = self.mufu64(Mufu::Rcp64h, b, 0)?;
+        let plain = self.dmul(a, r0)?;
+        let nz = self.dsetp_imm(FCmp::Neu, a, 0, false, None)?;
+        let ok = self.dsetp_imm(FCmp::Num, q, 0, false, Some(nz))?;
+        self.dsel(ok, q, plain)
+    }
+
+    /// `a / b` for magnitudes in [2^-500, 2^500) (`ddiv_normal`): there the reciprocal and
+    /// the quotient are normal and finite, and [`Isel::ddiv`]'s scale factors are all 1 and its
+    /// fix-ups keep the Newton quotient, so this is that sequence without them (the same bits).
+    pub(crate) fn ddiv_normal(&mut self, a: Value, b: Value) -> Result<Value, IselError> {
+        let one = self.const64(ONE)?;
+        self.ddiv_newton(a, b, one)
+    }
+
+    /// The Newton-Raphson quotient `a / b` from `RCP64H` (two reciprocal refinements and one
+    /// residual correction), as ptxas's `div.rn.f64` fast path. The estimate's low word is 1,
+    /// as there: with a zero low word, a divisor whose significand is all ones (`2 - 2^-52`)
+    /// has the estimate exactly 0.5, each refinement lands on the rounding midpoint
+    /// `0.5 + 2^-54` and ties back to 0.5, and the quotient is then one ulp low.
+    fn ddiv_newton(&mut self, a: Value, b: Value, one: Value) -> Result<Value, IselError> {
+        let r0 = self.mufu64(Mufu::Rcp64h, b, 1)?;
         let t = self.dfma(b, r0, one, true)?;
         let t = self.dfma(t, t, t, false)?;
         let r = self.dfma(r0, t, r0, false)?;
         let t = self.dfma(b, r, one, true)?;
         let r = self.dfma(r, t, r, false)?;
-        let q = self.dmul(a_s, r)?;
-        let e = self.dfma(b, q, a_s, true)?;
-        let q = self.dfma(r, e, q, false)?;
-        let q = self.dmul(q, kq)?;
-        let plain = self.dmul(a, r0)?;
-        let nz = self.dsetp_imm(FCmp::Neu, a, 0, false, None)?;
-        let ok = self.dsetp_imm(FCmp::Num, q, 0, false, Some(nz))?;
-        self.dsel(ok, q, plain)
+        let q = self.dmul(a, r)?;
+        let e = self.dfma(b, q, a, true)?;
+        self.dfma(r, e, q, false)
     }
 
     /// The double with low word zero and high word `p ? x : y` (`y` a `b32` value, or the
@@ -320,7 +341,7 @@ impl Isel<'_> {
         let back = self.const32((P_M500 >> 32) as u32)?;
         let kb = self.pow2_pair(small, back, one, 1)?;
         let half = self.const64(HALF)?;
-        let y = self.mufu64(Mufu::Rsq64h, x)?;
+        let y = self.mufu64(Mufu::Rsq64h, x, 0)?;
         let h = self.dmul(x, half)?;
         let mut y = y;
         for _ in 0..2 {

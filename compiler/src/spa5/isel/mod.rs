@@ -585,6 +585,7 @@ pub fn family(op: Opcode) -> Family {
         | O::Dmul
         | O::Dfma
         | O::Ddiv
+        | O::DdivNormal
         | O::Drcp
         | O::Dsqrt
         | O::Dmin
