@@ -1,7 +1,8 @@
 //! Backend precise-output filetests (Cranelift's `filetests/isa` are the model): every file
 //! under `tests/filetests/isel/` (selection rules) and `tests/filetests/pipeline/` (one
 //! kernel per optimization pass whose effect shows in the code, so that removing the pass
-//! from the pipeline fails a test: `tools/mutation_check.py`) names `test compile precise-output [OPTIONS]` and states the
+//! from the pipeline fails a test: `tools/mutation_check.py`) and `tests/filetests/emit/`
+//! (control flow as emission lays it out: reconvergence, exits) names `test compile precise-output [OPTIONS]` and states the
 //! exact SPA 5.0 listing (SPA syntax with scheduling hints, then `regs N` and the literal
 //! pool words) as the `;` comment block after each kernel.
 //!
@@ -127,7 +128,11 @@ fn run_il(path: &Path) -> Result<(), String> {
 
 fn files() -> Vec<PathBuf> {
     let mut v = Vec::new();
-    for dir in ["tests/filetests/isel", "tests/filetests/pipeline"] {
+    for dir in [
+        "tests/filetests/isel",
+        "tests/filetests/pipeline",
+        "tests/filetests/emit",
+    ] {
         v.extend(ilc_test_support::corpus(dir, "ir", 0));
         v.extend(ilc_test_support::corpus(dir, "il", 1));
     }

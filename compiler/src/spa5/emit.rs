@@ -158,6 +158,31 @@ struct Group {
     ssy_key: usize,
 }
 
+/// True for a block other than the entry that only returns, or only jumps to such a block (a
+/// split edge whose moves coalesced away): a branch into it is an `EXIT` of its own, and
+/// branches whose paths meet only there need no reconvergence point.
+fn returns_only(func: &Function, b: Block) -> bool {
+    let mut b = b;
+    // A bounded walk: a cycle of empty jumps (an empty infinite loop) never returns.
+    for _ in 0..8 {
+        if Some(b) == func.entry_block() {
+            return false;
+        }
+        if func.only_returns(b) {
+            return true;
+        }
+        match func.terminator(b).map(|t| &func.dfg.insts[t]) {
+            Some(InstructionData::Jump { dests, .. })
+                if func.layout.block_insts(b).count() == 1 =>
+            {
+                b = dests[0].block;
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The reconvergence groups of `func`'s divergent branches: per immediate post-dominator,
 /// the branches whose regions overlap, with the region's single entry as the SSY site.
 /// Branches without such a group count in `out.unreconverged`.
@@ -183,6 +208,11 @@ fn branch_groups(
                 out.unreconverged += 1;
                 continue;
             };
+            if returns_only(func, p) {
+                // The paths meet only to exit: each side's edge into `P` is an EXIT of its
+                // own (`exit_blocks`), so nothing waits for the other side.
+                continue;
+            }
             let mut region = BTreeSet::new();
             let mut stack: Vec<Block> = cfg.succs(b).to_vec();
             region.insert(b);
@@ -477,8 +507,7 @@ pub fn emit(
         .layout
         .blocks()
         .filter(|&b| {
-            Some(b) != func.entry_block()
-                && func.only_returns(b)
+            returns_only(func, b)
                 && !sync_blocks.contains(&b)
                 && !posts.contains(&b)
                 && ssy_before_term[b].is_empty()
@@ -787,11 +816,15 @@ impl Linear<'_> {
                     // A side that only returns is a guarded EXIT (no SSY: the sides never
                     // meet); the other side follows or is branched to.
                     let (other, not) = if self.exits(t) { (e, false) } else { (t, true) };
-                    self.push(MInst::exit().guarded(guard(not)), None);
                     if self.exits(other) {
                         self.push(MInst::exit(), None);
-                    } else if Some(other) != next {
-                        self.push(MInst::bra(0), Some(other));
+                    } else if Some(other) == next {
+                        self.push(MInst::exit().guarded(guard(not)), None);
+                    } else {
+                        // The lanes going on branch first and the rest fall into the EXIT:
+                        // at a loop's bottom that is one instruction per iteration.
+                        self.push(MInst::bra(0).guarded(guard(!not)), Some(other));
+                        self.push(MInst::exit(), None);
                     }
                 } else if Some(t) == next {
                     self.push(MInst::bra(0).guarded(guard(true)), Some(e));
