@@ -628,10 +628,6 @@ impl Isel<'_> {
         self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
     }
 
-    fn add_imm(&mut self, a: Value, k: i32) -> R32 {
-        self.one(MInst::iadd32i(R, R, k), &[Res(0, 0), Arg(0, 0)], &[a])
-    }
-
     fn lop(&mut self, op: Lop, a: Value, b: Value) -> R32 {
         self.one(
             MInst::lop(op, R, R, R),
@@ -825,6 +821,22 @@ impl Isel<'_> {
         )
     }
 
+    /// `ISET.cmp.U32.AND d, a, b, PT`: all ones where `a cmp b` (unsigned), else zero.
+    fn iset_mask(&mut self, cmp: ICmp, a: Value, b: Value) -> R32 {
+        let i = MInst::build(Op::ISET_R, &[R, R, R, Operand::Pred(Pred::TRUE)])
+            .t(cmp)?
+            .t(Bop::And)?
+            .f(ModKind::Signed, 0)?;
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
+    /// `IMNMX.U32 d, a, b, PT`: the unsigned minimum.
+    fn umin(&mut self, a: Value, b: Value) -> R32 {
+        let i =
+            MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(Pred::TRUE)]).m(ModKind::Signed, 0);
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
     /// High 32 bits of the signed 64-bit product.
     pub(crate) fn imulhi(&mut self, a: Value, b: Value) -> R32 {
         let h = self.umulhi(a, b)?;
@@ -868,12 +880,15 @@ impl Isel<'_> {
         let qy = self.imul32(q, y)?;
         let mut q = q;
         let mut r = self.add(x, qy, false, true)?;
+        // Two corrections, each `if r >= y { q += 1; r -= y }` without a predicate: the
+        // quotient subtracts `ISET`'s all-ones mask, and the remainder is `min(r, r - y)`
+        // unsigned (`r - y` wraps above `r` exactly when `r < y`). The chains are
+        // independent, and a result nobody reads is removed with its chain.
         for _ in 0..2 {
-            let ge = self.setp(ICmp::Ge, false, r, y)?;
-            let q1 = self.add_imm(q, 1)?;
+            let ge = self.iset_mask(ICmp::Ge, r, y)?;
+            q = self.add(q, ge, false, true)?;
             let r1 = self.add(r, y, false, true)?;
-            q = self.sel(ge, q1, q)?;
-            r = self.sel(ge, r1, r)?;
+            r = self.umin(r, r1)?;
         }
         let ones = self.const32(u32::MAX)?;
         let is0 = self.setp(ICmp::Eq, false, y, zero)?;
@@ -971,10 +986,10 @@ mod tests {
         let mut q = umulhi(x, z);
         let mut r = x.wrapping_sub(q.wrapping_mul(y));
         for _ in 0..2 {
-            if r >= y {
-                q = q.wrapping_add(1);
-                r = r.wrapping_sub(y);
-            }
+            // ISET's mask, and IMNMX.U32 of r and r - y.
+            let ge = if r >= y { u32::MAX } else { 0 };
+            q = q.wrapping_sub(ge);
+            r = r.min(r.wrapping_sub(y));
         }
         if y == 0 {
             (u32::MAX, u32::MAX)
