@@ -702,7 +702,7 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         }
         let lim = us.iter().map(|u| u.m).min().expect("a group has a member");
         let lim = cur.ins().iconst(Type::B32, u64::from(lim));
-        all.and(&mut cur, IntCC::Ule, z, lim);
+        all.and(IntCC::Ule, z, lim);
         if us.len() > 1 {
             let k = cur.ins().iconst(Type::B32, u64::from(k));
             let y = cur.ins().ishl(z, k);
@@ -771,9 +771,11 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         let (Some(m), Some(len)) = (m, len) else {
             continue;
         };
-        all.and(&mut cur, IntCC::Ult, m, len);
+        all.and(IntCC::Ult, m, len);
     }
-    let test = all.value().expect("a run has at least one access");
+    let test = all
+        .finish(&mut cur, false)
+        .expect("a run has at least one access");
     let branch = if divergent {
         test
     } else {

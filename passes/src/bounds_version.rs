@@ -122,6 +122,9 @@ struct Candidate {
     accesses: Vec<(Inst, Value, Coef)>,
     /// The induction variables, the counted loop's own first (none for a guarded loop).
     ivs: Vec<Induction>,
+    /// Whether the loop lies in another loop (its test then runs once per outer iteration,
+    /// and the test's invariant compares go first, for LICM: [`Conj::finish`]).
+    nested: bool,
 }
 
 /// Whether `space` has a length known only at launch (`special buflen`).
@@ -260,6 +263,7 @@ fn candidate(
         size,
         accesses,
         ivs,
+        nested: loops.loop_depth(h) > 1,
     })
 }
 
@@ -505,7 +509,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
                 let max: u64 = if lp.signed { 0x7fff_ffff } else { 0xffff_ffff };
                 let lim = cur.ins().iconst(Type::B32, max - u64::from(step - 1));
                 let cc = if lp.signed { IntCC::Sle } else { IntCC::Ule };
-                all.and(&mut cur, cc, n, lim);
+                all.and(cc, n, lim);
             }
             (big_j, const_j)
         }
@@ -555,7 +559,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         let l = ev.eval(func, test, a, At::Last);
         let mut cur = FuncCursor::new(func).at_end(test);
         // No wrap: F < 2^31 and K * t < 2^31.
-        all.and(&mut cur, IntCC::Ult, f, two31);
+        all.and(IntCC::Ult, f, two31);
         match k {
             Coef::Const(0) => {}
             // K * J < 2^31: a fact when both are known, one compare when one is.
@@ -566,7 +570,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
                         let q = cur
                             .ins()
                             .iconst(Type::B32, u64::from(((1u32 << 31) - 1) / k));
-                        all.and(&mut cur, IntCC::Ule, big_j, q);
+                        all.and(IntCC::Ule, big_j, q);
                     }
                 }
             },
@@ -582,14 +586,14 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
                         let q = cur
                             .ins()
                             .iconst(Type::B32, u64::from(((1u32 << 31) - 1) / j));
-                        all.and(&mut cur, IntCC::Ule, kv, q);
+                        all.and(IntCC::Ule, kv, q);
                     }
                     None => {
                         let hi = cur.ins().umulhi(kv, big_j);
                         let lo = cur.ins().imul(kv, big_j);
                         let zero = cur.ins().iconst(Type::B32, 0);
-                        all.and(&mut cur, IntCC::Eq, hi, zero);
-                        all.and(&mut cur, IntCC::Ult, lo, two31);
+                        all.and(IntCC::Eq, hi, zero);
+                        all.and(IntCC::Ult, lo, two31);
                     }
                 }
             }
@@ -598,7 +602,7 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         // F + off >= 0.
         if off < 0 {
             let neg = cur.ins().iconst(Type::B32, off.unsigned_abs());
-            all.and(&mut cur, IntCC::Uge, f, neg);
+            all.and(IntCC::Uge, f, neg);
         }
         // L + off + sz <= len, without wrap (len < 2^31).
         let known = static_len(cur.func, space);
@@ -608,16 +612,18 @@ fn emit_test(func: &mut Function, c: &Candidate, test: Block, members: &HashSet<
         });
         if end > 0 {
             let e = cur.ins().iconst(Type::B32, end as u64);
-            all.and(&mut cur, IntCC::Uge, len, e);
+            all.and(IntCC::Uge, len, e);
             let lim = cur.ins().isub(len, e);
-            all.and(&mut cur, IntCC::Ule, l, lim);
+            all.and(IntCC::Ule, l, lim);
         } else {
             let e = cur.ins().iconst(Type::B32, end.unsigned_abs());
             let lim = cur.ins().iadd(len, e);
-            all.and(&mut cur, IntCC::Ule, l, lim);
+            all.and(IntCC::Ule, l, lim);
         }
     }
-    all.0.expect("every access adds a condition")
+    let mut cur = FuncCursor::new(func).at_end(test);
+    all.finish(&mut cur, c.nested)
+        .expect("every access adds a condition")
 }
 
 /// `a` without the loop-invariant addends of its top `iadd`s: an address growing as this
@@ -642,27 +648,53 @@ fn growth_root(func: &Function, members: &HashSet<Block>, mut a: Value) -> Value
     a
 }
 
-/// A conjunction of compares, built as they are emitted (one live `pred` at a time; the
-/// backend folds each `pand` of a compare into the compare's instruction).
-/// A compare already in the conjunction is not added twice.
+/// A conjunction of compares, emitted by [`Conj::finish`] as one chain (one live `pred` at a
+/// time; the backend folds each `pand` of a compare into the compare's instruction). A
+/// compare already in the conjunction is not added twice.
 #[derive(Default)]
-pub(crate) struct Conj(Option<Value>, HashSet<(IntCC, Value, Value)>);
+pub(crate) struct Conj(Vec<(IntCC, Value, Value)>, HashSet<(IntCC, Value, Value)>);
 
 impl Conj {
-    /// The conjunction so far (None while empty).
-    pub(crate) fn value(&self) -> Option<Value> {
-        self.0
+    /// Adds `icmp cc a, b`.
+    pub(crate) fn and(&mut self, cc: IntCC, a: Value, b: Value) {
+        if self.1.insert((cc, a, b)) {
+            self.0.push((cc, a, b));
+        }
     }
 
-    /// Adds `icmp cc a, b`.
-    pub(crate) fn and(&mut self, cur: &mut FuncCursor, cc: IntCC, a: Value, b: Value) {
-        if !self.1.insert((cc, a, b)) {
-            return;
-        }
-        let p = cur.ins().icmp(cc, a, b);
-        self.0 = Some(match self.0 {
-            Some(all) => cur.ins().pand(p, all),
-            None => p,
+    /// Emits the conjunction at `cur`, in the order added, or with `invariant_first` the
+    /// compares of invariants first (constants, buffer lengths, values of the entry block: a
+    /// buffer holding at least the accessed bytes), so that LICM hoists that prefix out of
+    /// the enclosing loops and the chain left in them is shorter (each link waits for the
+    /// previous predicate). Not by default: a compare in the middle of the chain whose
+    /// value is also used elsewhere cannot fold into the next one, which then costs a
+    /// `PSETP`. None while empty.
+    pub(crate) fn finish(&self, cur: &mut FuncCursor, invariant_first: bool) -> Option<Value> {
+        let invariant = |f: &Function, v: Value| -> bool {
+            let Some(i) = f.dfg.value_inst(v) else {
+                return false;
+            };
+            match f.dfg.insts[i] {
+                InstructionData::UnaryImm { .. } => true,
+                InstructionData::Special {
+                    reg: SpecialReg::BufLen(_),
+                    ..
+                } => true,
+                _ => f.layout.inst_block(i).is_some() && f.layout.inst_block(i) == f.entry_block(),
+            }
+        };
+        let (mut first, rest): (Vec<_>, Vec<_>) = self.0.iter().partition(|&&(_, a, b)| {
+            invariant_first && invariant(cur.func, a) && invariant(cur.func, b)
         });
+        first.extend(rest);
+        let mut all: Option<Value> = None;
+        for (cc, a, b) in first {
+            let p = cur.ins().icmp(cc, a, b);
+            all = Some(match all {
+                Some(all) => cur.ins().pand(p, all),
+                None => p,
+            });
+        }
+        all
     }
 }
