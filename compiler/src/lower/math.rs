@@ -125,13 +125,7 @@ impl Lowerer<'_> {
 
     /// `asin x` (NaN for |x| > 1).
     pub(crate) fn asin_f32(&mut self, x: Value) -> Value {
-        let a = self.cursor().ins().fabs(x);
-        let half = self.fconst(0.5);
-        let one = self.fconst(1.0);
-        let hi = self.cursor().ins().fcmp(FloatCC::Ogt, a, half);
-        let om = self.cursor().ins().fsub(one, a);
-        let z = self.cursor().ins().fmul(om, half);
-        let sq = self.cursor().ins().fsqrt(z);
+        let (a, hi, sq) = self.half_angle(x);
         let arg = self.cursor().ins().select(hi, sq, a);
         let c = self.asin_core(arg);
         let c2 = self.cursor().ins().fadd(c, c);
@@ -144,14 +138,8 @@ impl Lowerer<'_> {
 
     /// `acos x` (NaN for |x| > 1).
     pub(crate) fn acos_f32(&mut self, x: Value) -> Value {
-        let a = self.cursor().ins().fabs(x);
-        let half = self.fconst(0.5);
-        let one = self.fconst(1.0);
-        let hi = self.cursor().ins().fcmp(FloatCC::Ogt, a, half);
         // |x| > 1/2: 2 asin(sqrt((1-|x|)/2)), mirrored to pi - that for x < 0.
-        let om = self.cursor().ins().fsub(one, a);
-        let z = self.cursor().ins().fmul(om, half);
-        let sq = self.cursor().ins().fsqrt(z);
+        let (a, hi, sq) = self.half_angle(x);
         let arg = self.cursor().ins().select(hi, sq, x);
         let c = self.asin_core_signed(arg);
         let c2 = self.cursor().ins().fadd(c, c);
@@ -164,6 +152,19 @@ impl Lowerer<'_> {
         let near = self.cursor().ins().fsub(pio2, c);
         let v = self.cursor().ins().select(hi, far, near);
         self.nan_above_one(a, v)
+    }
+
+    /// The range reduction of `asin`/`acos`: `|x|`, whether `|x| > 1/2`, and
+    /// `sqrt((1 - |x|) / 2)` (the argument of the core for those).
+    fn half_angle(&mut self, x: Value) -> (Value, Value, Value) {
+        let a = self.cursor().ins().fabs(x);
+        let half = self.fconst(0.5);
+        let one = self.fconst(1.0);
+        let hi = self.cursor().ins().fcmp(FloatCC::Ogt, a, half);
+        let om = self.cursor().ins().fsub(one, a);
+        let z = self.cursor().ins().fmul(om, half);
+        let sq = self.cursor().ins().fsqrt(z);
+        (a, hi, sq)
     }
 
     /// `asin_core` of `|x|` with the sign of `x` (|x| <= 1/2).

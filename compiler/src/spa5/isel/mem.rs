@@ -1077,7 +1077,6 @@ impl Isel<'_> {
             Place::Const { .. } => return Err(self.unsupported(inst, "store to a constant buffer")),
         };
         let data_start = args.len() as u8;
-        let mut ti = ti;
         // Two words that are the halves of one b64 value: read its register pair.
         let pair = match vals {
             [a, b] => self.split_pair(*a, *b),
@@ -1087,30 +1086,8 @@ impl Isel<'_> {
             Some(x) => args.push(x),
             None => args.extend_from_slice(vals),
         }
-        let mut t = Template {
-            side_effects: true,
-            ..Template::default()
-        };
-        if let Some(p) = pred {
-            let g = args.len() as u8;
-            args.push(p);
-            ti = ti.guarded(g, false);
-        }
-        t.seq.push(ti);
-        if data_start == 2 {
-            t.arg_groups.push(Group {
-                start: 0,
-                len: 2,
-                align: 2,
-            });
-        }
-        if n > 1 && pair.is_none() {
-            t.arg_groups.push(Group {
-                start: data_start,
-                len: n as u8,
-                align: n as u8,
-            });
-        }
+        let data = (n > 1 && pair.is_none()).then_some(n as u8);
+        let t = side_effect_template(None, ti, &mut args, pred, data_start, data);
         self.emit(t, &args, &[])?;
         Ok(())
     }
@@ -1205,36 +1182,54 @@ impl Isel<'_> {
         let mut ti = ti;
         ti.slots[2] = Arg(data_start, 0);
         args.extend(data.iter().copied());
-        let mut t = Template {
-            side_effects: true,
-            ..Template::default()
-        };
-        if ret {
-            t.seq.push(TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]));
-        }
-        if let Some(p) = pred {
-            let g = args.len() as u8;
-            args.push(p);
-            ti = ti.guarded(g, false);
-        }
-        t.seq.push(ti);
-        if data_start == 2 {
-            t.arg_groups.push(Group {
-                start: 0,
-                len: 2,
-                align: 2,
-            });
-        }
-        if cas {
-            t.arg_groups.push(Group {
-                start: data_start,
-                len: 2,
-                align: 2,
-            });
-        }
+        // A returning atomic that the guard skips reads 0.
+        let zero = ret.then(|| TInst::new(MInst::mov(R, Reg::RZ), &[Res(0, 0)]));
+        let t = side_effect_template(zero, ti, &mut args, pred, data_start, cas.then_some(2));
         let results: Vec<Type> = if ret { vec![Type::B32] } else { vec![] };
         self.emit(t, &args, &results)
     }
+}
+
+/// The template of a store or atomic `ti` (after `first`, when given): guarded by `pred`
+/// (appended to `args`), its 64-bit address pair grouped when the data starts at argument 2,
+/// and `data` words from `data_start` grouped as one aligned register group.
+fn side_effect_template(
+    first: Option<TInst>,
+    ti: TInst,
+    args: &mut Vec<Value>,
+    pred: Option<Value>,
+    data_start: u8,
+    data: Option<u8>,
+) -> Template {
+    let mut t = Template {
+        side_effects: true,
+        ..Template::default()
+    };
+    t.seq.extend(first);
+    let ti = match pred {
+        Some(p) => {
+            let g = args.len() as u8;
+            args.push(p);
+            ti.guarded(g, false)
+        }
+        None => ti,
+    };
+    t.seq.push(ti);
+    if data_start == 2 {
+        t.arg_groups.push(Group {
+            start: 0,
+            len: 2,
+            align: 2,
+        });
+    }
+    if let Some(n) = data {
+        t.arg_groups.push(Group {
+            start: data_start,
+            len: n,
+            align: n,
+        });
+    }
+    t
 }
 
 /// The load instruction for `place` (its result is `Res(0, 0)`) and the arguments its
