@@ -30,6 +30,10 @@
 //!   `select` of two `bmask`s (`cmov_logical` of truth values) likewise becomes the `bmask`
 //!   of the predicate `select`.
 //!
+//! - `icmp eq|ne x, (iadd y, c)` whose sum only it reads takes an existing `s = iadd x, -c`
+//!   that dominates it: `icmp eq|ne s, y` (the same equation modulo 2^32). A loop's
+//!   `i == n - 1` then compares the `i + 1` it computes anyway, and `n - 1` dies.
+//!
 //! Known low zero bits ("trailing zeros", 0..=32 for `b32` values) come from one optimistic
 //! fixed point over the function, so loop-carried values (`p = phi(base, p + 16)`) count:
 //! constants, `ishl` by a constant, `imul`, `iadd`/`isub`, `and`, `or`/`xor`, `select`,
@@ -136,7 +140,92 @@ pub fn combine(func: &mut Function) -> usize {
             changed += 1;
         }
     }
+    changed + offset_compares(func)
+}
+
+/// `icmp eq|ne x, (iadd y, c)` (either operand order) becomes `icmp eq|ne s, y` when an
+/// `s = iadd x, -c` is already computed where it dominates the compare and the compare is
+/// the sum `y + c`'s only reader: `x == y + c` and `x - c == y` are the same equation modulo
+/// 2^32, so the result is exact for every value. A loop's exit test `i == n - 1` then reads
+/// the `i + 1` the loop computes anyway: `n - 1` dies, it need not stay live across the
+/// loop, and `i` dies at the increment. Rewrites only operands; returns how many compares
+/// changed.
+fn offset_compares(func: &mut Function) -> usize {
+    // `iadd x, k` results (constant `k`), by `(x, k)`, in layout order.
+    let mut sums: FastHashMap<(Value, u32), Vec<(Inst, Value)>> = FastHashMap::default();
+    let mut compares = Vec::new();
+    let mut uses: FastHashMap<Value, u32> = FastHashMap::default();
+    for inst in func.insts_in_layout() {
+        for v in func.dfg.insts[inst].all_values() {
+            *uses.entry(v).or_default() += 1;
+        }
+        match func.dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode: Opcode::Iadd,
+                args,
+            } => {
+                if let Some((x, k)) = const_operand(func, args) {
+                    let r = func.dfg.inst_results(inst)[0];
+                    sums.entry((x, k)).or_default().push((inst, r));
+                }
+            }
+            InstructionData::IntCompare {
+                cond: crate::ir::IntCC::Eq | crate::ir::IntCC::Ne,
+                args,
+                ..
+            } if func.dfg.value_type(args[0]) == Type::B32 => compares.push(inst),
+            _ => {}
+        }
+    }
+    if compares.is_empty() || sums.is_empty() {
+        return 0;
+    }
+    let cfg = crate::ir::ControlFlowGraph::with_function(func);
+    let dt = crate::ir::DominatorTree::with_function(func, &cfg);
+    let mut changed = 0;
+    for inst in compares {
+        let InstructionData::IntCompare { args: [a, b], .. } = func.dfg.insts[inst] else {
+            continue;
+        };
+        let found = [(a, b), (b, a)].into_iter().find_map(|(x, other)| {
+            // Only a sum the compare alone reads, which then dies: the reverse rewrite (of
+            // `x - c == y` whose `x - c` is read elsewhere) would only move uses around.
+            if uses.get(&other) != Some(&1) {
+                return None;
+            }
+            let def = func.dfg.value_inst(other)?;
+            let InstructionData::Binary {
+                opcode: Opcode::Iadd,
+                args,
+            } = func.dfg.insts[def]
+            else {
+                return None;
+            };
+            let (y, c) = const_operand(func, args)?;
+            let s = sums
+                .get(&(x, c.wrapping_neg()))?
+                .iter()
+                .find(|&&(si, _)| dt.inst_dominates(func, si, inst))?
+                .1;
+            Some((s, y))
+        });
+        if let Some((s, y)) = found {
+            if let InstructionData::IntCompare { args, .. } = &mut func.dfg.insts[inst] {
+                *args = [s, y];
+                changed += 1;
+            }
+        }
+    }
     changed
+}
+
+/// `(x, k)` for the operands of `iadd x, k` with exactly one constant `k`.
+fn const_operand(func: &Function, args: [Value; 2]) -> Option<(Value, u32)> {
+    match (func.dfg.value_const(args[0]), func.dfg.value_const(args[1])) {
+        (None, Some(k)) => Some((args[0], k as u32)),
+        (Some(k), None) => Some((args[1], k as u32)),
+        _ => None,
+    }
 }
 
 /// `bmask (pop p, q)` for `op (bmask p), (bmask q)`, the predicate operation inserted

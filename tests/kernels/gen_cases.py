@@ -1707,6 +1707,29 @@ def loop_const_trips():
     return c
 
 
+@case
+def loop_exit_offset():
+    c = Case('loop_exit_offset', (2, 1, 1))
+    r = rnd(132)
+    vals = [r.randrange(1 << 32) for _ in range(128)]
+    vals[:8] = [0, 1, 2, M32, 19, 20, 21, 0x80000000]
+    for k in range(8, 48):
+        vals[k] = r.randrange(25)
+    c.uav(0, vals)
+    out = []
+    for n in vals:
+        i, acc = 0, 0
+        while True:
+            acc = (acc * 3 + i + 1) & M32
+            if i == (n - 1) & M32 or i + 1 >= 20:
+                break
+            i += 1
+        out += [i, acc]
+    c.uav(1, [0] * 256)
+    c.expect(1, out)
+    return c
+
+
 def main():
     names = []
     for fn in CASES:
