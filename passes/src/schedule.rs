@@ -408,17 +408,27 @@ fn trim_budgets(
             st.sort_unstable();
             c <= goal && st.iter().zip(&goal_starts).all(|(a, b)| a <= b)
         };
-        // The lowest budget seen to hold `goal`, bisected over `lo..hi`.
+        // The lowest budget seen to hold `goal`, bisected over `lo..hi`. A budget under
+        // which an order already rejected (or the current one) comes out again is rejected
+        // without scheduling: `failed` holds those orders' budget ranges.
         let (mut lo, mut hi) = (floor, sched.peak[gpr]);
+        let mut failed: SmallVec<[std::ops::Range<u32>; 4]> = SmallVec::new();
+        failed.push(sched.same_gpr_budgets.clone());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            if failed.iter().any(|r| r.contains(&mid)) {
+                lo = mid + 1;
+                continue;
+            }
             let mut budget = budgets[i];
             budget[gpr] = mid;
             let (o, s) = schedule_block(func, target, lv, *b, insts, *term, budget, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
+                failed.push(s.same_gpr_budgets.clone());
                 (*order, *sched) = (o, s);
             } else {
+                failed.push(s.same_gpr_budgets.clone());
                 lo = mid + 1;
             }
         }
@@ -465,12 +475,25 @@ fn clear_uses(
 type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
 
 /// What scheduling one block found.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone)]
 struct BlockSchedule {
     /// Registers of each file live at once at the block's fullest point.
     peak: PerRegFile<u32>,
     /// Times the pressure fallback chose an instruction.
     pressure_picks: u32,
+    /// The GPR budgets (the other files' unchanged) under which the block gets this same
+    /// schedule: every pressure test against the GPR budget comes out the same.
+    same_gpr_budgets: std::ops::Range<u32>,
+}
+
+impl Default for BlockSchedule {
+    fn default() -> Self {
+        BlockSchedule {
+            peak: PerRegFile::default(),
+            pressure_picks: 0,
+            same_gpr_budgets: 0..u32::MAX,
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -597,14 +620,24 @@ fn schedule_block(
                 (top.2).0
             }
         };
-        let over_in = |i: usize, files: &[RegFile]| {
-            let d = delta(nodes[i].inst, remaining);
+        let over_in = |d: [i64; 2], files: &[RegFile]| {
             files.iter().any(|&f| {
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
             })
         };
-        let over = |i: usize| over_in(i, &RegFile::ALL);
-        let pick = if over(best) {
+        let best_delta = delta(nodes[best].inst, remaining);
+        // The GPR budgets that decide this test the same way keep the schedule as it is.
+        let gpr_need = best_delta[RegFile::Gpr as usize];
+        if gpr_need > 0 {
+            let need = (i64::from(pressure[RegFile::Gpr]) + gpr_need).min(i64::from(u32::MAX));
+            let need = need as u32;
+            if need > budget[RegFile::Gpr] {
+                sched.same_gpr_budgets.end = sched.same_gpr_budgets.end.min(need);
+            } else {
+                sched.same_gpr_budgets.start = sched.same_gpr_budgets.start.max(need);
+            }
+        }
+        let pick = if over_in(best_delta, &RegFile::ALL) {
             sched.pressure_picks += 1;
             // Among the first 64 ready in source order, the tallest that does not grow
             // pressure summed over the files and adds no predicate past the predicate
@@ -619,7 +652,7 @@ fn schedule_block(
                 .copied()
                 .filter(|&i| {
                     let d = delta(nodes[i].inst, remaining);
-                    d[0] + d[1] <= 0 && !over_in(i, &[RegFile::Pred])
+                    d[0] + d[1] <= 0 && !over_in(d, &[RegFile::Pred])
                 })
                 .min_by_key(|&i| (Reverse(nodes[i].height), i));
             calm.unwrap_or(first)
@@ -632,7 +665,11 @@ fn schedule_block(
         done[pick] = true;
         ready.remove(&pick);
         let start = cycle.max(earliest[pick]);
-        let d = delta(nodes[pick].inst, remaining);
+        let d = if pick == best {
+            best_delta
+        } else {
+            delta(nodes[pick].inst, remaining)
+        };
         let mut defs = [0u32; 2];
         for &r in func.dfg.inst_results(nodes[pick].inst) {
             let (f, w) = width(r);
@@ -885,5 +922,37 @@ block0:
             "the load still issues first: {text}"
         );
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
+    }
+    /// Every GPR budget in a schedule's `same_gpr_budgets` gives that same order (trimming
+    /// rejects budgets in the ranges of rejected orders without scheduling again).
+    #[test]
+    fn budgets_in_the_same_range_give_the_same_order() {
+        use crate::regalloc::testgen::{generate, GenConfig};
+        let target = ToyTarget::default();
+        let mut ranges_checked = 0;
+        for seed in 0..60 {
+            let f = generate(seed, &GenConfig::default());
+            let cfg = crate::ir::ControlFlowGraph::with_function(&f);
+            let lv = Liveness::compute(&f, &cfg);
+            let mut remaining = crate::ir::entities::sized_map(f.dfg.num_values());
+            for b in f.layout.blocks() {
+                let mut insts: Vec<Inst> = f.layout.block_insts(b).collect();
+                let term = insts.pop();
+                let mut schedule = |gpr: u32| {
+                    let budget = PerRegFile([gpr, 7]);
+                    schedule_block(&f, &target, &lv, b, &insts, term, budget, &mut remaining)
+                };
+                for gpr in [2, 4, 6, 9, 14] {
+                    let (order, sched) = schedule(gpr);
+                    let range = sched.same_gpr_budgets.clone();
+                    assert!(range.contains(&gpr), "seed {seed}: {range:?} lacks {gpr}");
+                    for other in range.start..range.end.min(40) {
+                        assert_eq!(schedule(other).0, order, "seed {seed}, budget {other}");
+                    }
+                    ranges_checked += usize::from(range.end < 40);
+                }
+            }
+        }
+        assert!(ranges_checked > 20, "few bounded ranges: {ranges_checked}");
     }
 }
