@@ -39,7 +39,7 @@ use crate::FastHashMap as HashMap;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use crate::ir::{Block, Function, Inst, InstructionData, PerRegFile, RegFile, Value};
 use crate::regalloc::liveness::Liveness;
@@ -77,7 +77,8 @@ pub struct ScheduleStats {
 
 struct Node {
     inst: Inst,
-    succs: SmallVec<[(usize, u32); 2]>,
+    /// This node's successors and edge weights: `Dag::succs[succs.0..succs.1]`.
+    succs: (u32, u32),
     npreds: u32,
     /// Longest latency-weighted path to the end of the block.
     height: u32,
@@ -87,6 +88,66 @@ struct Node {
     variable: bool,
 }
 
+/// A set of node indices, iterated in increasing order: a bit per node.
+struct IndexSet {
+    words: Vec<u64>,
+    /// No word below this one has a bit set.
+    low: usize,
+}
+
+impl IndexSet {
+    fn new(n: usize) -> IndexSet {
+        IndexSet {
+            words: vec![0; n.div_ceil(64)],
+            low: 0,
+        }
+    }
+
+    fn insert(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+        self.low = self.low.min(i / 64);
+    }
+
+    fn remove(&mut self, i: usize) {
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    fn iter(&mut self) -> impl Iterator<Item = usize> + '_ {
+        while self.words.get(self.low) == Some(&0) {
+            self.low += 1;
+        }
+        let low = self.low;
+        self.words[low.min(self.words.len())..]
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &word)| {
+                let base = (low + k) * 64;
+                let mut bits = word;
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let b = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        base + b
+                    })
+                })
+            })
+    }
+}
+
+/// A block's dependency DAG: built once, read by each schedule of the block.
+struct Dag {
+    nodes: Vec<Node>,
+    /// Successor edges (node, weight), grouped by source node in increasing order.
+    succs: Vec<(u32, u32)>,
+}
+
+impl Dag {
+    fn succs(&self, i: usize) -> &[(u32, u32)] {
+        let (a, b) = self.nodes[i].succs;
+        &self.succs[a as usize..b as usize]
+    }
+}
+
 /// Builds the dependency DAG of `insts` (terminator `term` excluded).
 ///
 /// An instruction whose only result feeds nothing but `term`'s block arguments (a loop
@@ -94,12 +155,7 @@ struct Node {
 /// issued early, its result would need a register of its own while `i` is still read, and a
 /// move into `i`'s register at the end of each iteration; issued last, it can take that
 /// register.
-fn build_dag(
-    func: &Function,
-    target: &dyn TargetIsa,
-    insts: &[Inst],
-    term: Option<Inst>,
-) -> Vec<Node> {
+fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst], term: Option<Inst>) -> Dag {
     let pos: HashMap<Inst, u32> = insts
         .iter()
         .enumerate()
@@ -111,7 +167,7 @@ fn build_dag(
             let si = target.sched_info(func, inst);
             Node {
                 inst,
-                succs: SmallVec::new(),
+                succs: (0, 0),
                 npreds: 0,
                 height: 0,
                 latency: u32::from(si.latency).max(1),
@@ -203,20 +259,29 @@ fn build_dag(
             true
         }
     });
-    for (a, b, w) in edges {
-        nodes[a].succs.push((b, w));
+    let mut succs: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
+    let mut next = 0;
+    for (a, node) in nodes.iter_mut().enumerate() {
+        let start = succs.len() as u32;
+        while let Some(&(_, b, w)) = edges.get(next).filter(|e| e.0 == a) {
+            succs.push((b as u32, w));
+            next += 1;
+        }
+        node.succs = (start, succs.len() as u32);
+    }
+    for &(_, b, _) in &edges {
         nodes[b].npreds += 1;
     }
     for i in (0..nodes.len()).rev() {
-        let h = nodes[i]
-            .succs
+        let (a, b) = nodes[i].succs;
+        let h = succs[a as usize..b as usize]
             .iter()
-            .map(|&(s, w)| w + nodes[s].height)
+            .map(|&(s, w)| w + nodes[s as usize].height)
             .max()
             .unwrap_or(nodes[i].latency);
         nodes[i].height = h;
     }
-    nodes
+    Dag { nodes, succs }
 }
 
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
@@ -309,7 +374,11 @@ pub fn run_with(
         };
         if insts.len() < 2 {
             let order = insts.clone();
-            plans.push((b, insts, term, order, BlockSchedule::default()));
+            let dag = Dag {
+                nodes: Vec::new(),
+                succs: Vec::new(),
+            };
+            plans.push((b, insts, term, order, BlockSchedule::default(), dag));
             budgets.push(budget);
             continue;
         }
@@ -318,15 +387,25 @@ pub fn run_with(
         } else {
             budget
         };
-        let (order, sched) =
-            schedule_block(func, target, &lv, b, &insts, term, budget, &mut remaining);
+        let dag = build_dag(func, target, &insts, term);
+        let (order, sched) = schedule_block(
+            func,
+            target,
+            &lv,
+            b,
+            &dag,
+            &insts,
+            term,
+            budget,
+            &mut remaining,
+        );
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
-        plans.push((b, insts, term, order, sched));
+        plans.push((b, insts, term, order, sched, dag));
         budgets.push(budget);
     }
-    for ((b, insts, term, order, sched), used) in plans.iter_mut().zip(&mut budgets) {
+    for ((b, insts, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -340,13 +419,22 @@ pub fn run_with(
             None => base[f],
         }));
         if raised != base {
-            (*order, *sched) =
-                schedule_block(func, target, &lv, *b, insts, *term, raised, &mut remaining);
+            (*order, *sched) = schedule_block(
+                func,
+                target,
+                &lv,
+                *b,
+                dag,
+                insts,
+                *term,
+                raised,
+                &mut remaining,
+            );
             *used = raised;
         }
     }
     trim_budgets(func, target, &lv, &mut plans, &budgets, &mut remaining);
-    for (b, insts, term, order, sched) in plans {
+    for (b, insts, term, order, sched, _) in plans {
         let before = if opts.estimate {
             estimate_cycles(func, target, &insts)
         } else {
@@ -395,7 +483,7 @@ fn trim_budgets(
     by_peak.sort_by_key(|&i| (Reverse(plans[i].4.peak[gpr]), i));
     let mut floor = 0;
     for i in by_peak {
-        let (b, insts, term, order, sched) = &mut plans[i];
+        let (b, insts, term, order, sched, dag) = &mut plans[i];
         if sched.peak[gpr] <= floor || insts.len() < 2 {
             continue;
         }
@@ -422,7 +510,7 @@ fn trim_budgets(
             }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, insts, *term, budget, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, insts, *term, budget, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
                 failed.push(s.same_gpr_budgets.clone());
@@ -471,8 +559,16 @@ fn clear_uses(
     read.for_each(|v| remaining[v] = 0);
 }
 
-/// A block's instructions (terminator apart), its schedule and what scheduling found.
-type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
+/// A block's instructions (terminator apart), its schedule, what scheduling found and its
+/// dependency DAG.
+type BlockPlan = (
+    Block,
+    Vec<Inst>,
+    Option<Inst>,
+    Vec<Inst>,
+    BlockSchedule,
+    Dag,
+);
 
 /// What scheduling one block found.
 #[derive(Clone)]
@@ -502,13 +598,15 @@ fn schedule_block(
     target: &dyn TargetIsa,
     lv: &Liveness,
     b: Block,
+    dag: &Dag,
     insts: &[Inst],
     term: Option<Inst>,
     budget: PerRegFile<u32>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
-    let mut nodes = build_dag(func, target, insts, term);
+    let nodes = &dag.nodes[..];
+    let mut npreds: Vec<u32> = nodes.iter().map(|n| n.npreds).collect();
     let width = |v: Value| -> (RegFile, u32) {
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
@@ -554,7 +652,7 @@ fn schedule_block(
     let prio = |i: usize, nodes: &[Node]| (nodes[i].height, nodes[i].variable, Reverse(i));
     let mut avail: BinaryHeap<(u32, bool, Reverse<usize>)> = BinaryHeap::new();
     let mut pending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let mut ready: BTreeSet<usize> = BTreeSet::new();
+    let mut ready = IndexSet::new(n);
     for (i, node) in nodes.iter().enumerate() {
         if node.npreds == 0 {
             pending.push(Reverse((0, i)));
@@ -572,7 +670,7 @@ fn schedule_block(
             }
             pending.pop();
             if !done[i] {
-                avail.push(prio(i, &nodes));
+                avail.push(prio(i, nodes));
             }
         }
         while avail.peek().is_some_and(|&(_, _, Reverse(i))| done[i]) {
@@ -645,11 +743,10 @@ fn schedule_block(
             // keeps the program's own pressure). A compare freeing a general register is
             // no trade for a predicate when the few predicates are all taken: the
             // allocator would spill predicates through memory.
-            let first = *ready.iter().next().expect("best is ready");
+            let first = ready.iter().next().expect("best is ready");
             let calm = ready
                 .iter()
                 .take(64)
-                .copied()
                 .filter(|&i| {
                     let d = delta(nodes[i].inst, remaining);
                     d[0] + d[1] <= 0 && !over_in(d, &[RegFile::Pred])
@@ -660,10 +757,10 @@ fn schedule_block(
             best
         };
         if pick != best {
-            avail.push(prio(best, &nodes));
+            avail.push(prio(best, nodes));
         }
         done[pick] = true;
-        ready.remove(&pick);
+        ready.remove(pick);
         let start = cycle.max(earliest[pick]);
         let d = if pick == best {
             best_delta
@@ -693,11 +790,11 @@ fn schedule_block(
         let busy = start + u64::from(nodes[pick].issue_cycles);
         unit_free.retain(|(r, _)| *r != res);
         unit_free.push((res, busy));
-        let succs = std::mem::take(&mut nodes[pick].succs);
-        for (s, w) in succs {
+        for &(s, w) in dag.succs(pick) {
+            let s = s as usize;
             earliest[s] = earliest[s].max(start + u64::from(w));
-            nodes[s].npreds -= 1;
-            if nodes[s].npreds == 0 {
+            npreds[s] -= 1;
+            if npreds[s] == 0 {
                 pending.push(Reverse((earliest[s], s)));
                 ready.insert(s);
             }
@@ -862,7 +959,7 @@ block0:
             .blocks()
             .flat_map(|b| f.layout.block_insts(b))
             .collect();
-        let mut live: BTreeSet<Value> = BTreeSet::new();
+        let mut live: std::collections::BTreeSet<Value> = Default::default();
         let mut peak = 0;
         for &inst in insts.iter().rev() {
             for &r in f.dfg.inst_results(inst) {
@@ -938,9 +1035,20 @@ block0:
             for b in f.layout.blocks() {
                 let mut insts: Vec<Inst> = f.layout.block_insts(b).collect();
                 let term = insts.pop();
+                let dag = build_dag(&f, &target, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
-                    schedule_block(&f, &target, &lv, b, &insts, term, budget, &mut remaining)
+                    schedule_block(
+                        &f,
+                        &target,
+                        &lv,
+                        b,
+                        &dag,
+                        &insts,
+                        term,
+                        budget,
+                        &mut remaining,
+                    )
                 };
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);
@@ -954,5 +1062,26 @@ block0:
             }
         }
         assert!(ranges_checked > 20, "few bounded ranges: {ranges_checked}");
+    }
+    /// The ready set iterates in increasing order, also after removals and after an insert
+    /// below its lowest word.
+    #[test]
+    fn index_set_iterates_in_order() {
+        let mut set = IndexSet::new(300);
+        for i in [299, 5, 64, 130, 63] {
+            set.insert(i);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), [5, 63, 64, 130, 299]);
+        set.remove(5);
+        set.remove(63);
+        set.remove(64);
+        assert_eq!(set.iter().next(), Some(130));
+        set.insert(1);
+        assert_eq!(set.iter().collect::<Vec<_>>(), [1, 130, 299]);
+        set.remove(1);
+        set.remove(130);
+        set.remove(299);
+        assert_eq!(set.iter().next(), None);
+        assert_eq!(IndexSet::new(0).iter().next(), None);
     }
 }
