@@ -79,6 +79,9 @@ struct Node {
     inst: Inst,
     /// This node's successors and edge weights: `Dag::succs[succs.0..succs.1]`.
     succs: (u32, u32),
+    /// Its results, then the values it reads (each once): `Dag::regs[regs.0..regs.1]`,
+    /// the reads from `regs.2`.
+    regs: (u32, u32, u32),
     npreds: u32,
     /// Longest latency-weighted path to the end of the block.
     height: u32,
@@ -139,12 +142,36 @@ struct Dag {
     nodes: Vec<Node>,
     /// Successor edges (node, weight), grouped by source node in increasing order.
     succs: Vec<(u32, u32)>,
+    /// The registers each node defines and reads.
+    regs: Vec<RegUse>,
+}
+
+/// A value an instruction defines or reads, for the register pressure.
+#[derive(Clone, Copy)]
+struct RegUse {
+    value: Value,
+    file: RegFile,
+    width: u32,
+    /// Live out of the block (never dies in it).
+    live_out: bool,
 }
 
 impl Dag {
     fn succs(&self, i: usize) -> &[(u32, u32)] {
         let (a, b) = self.nodes[i].succs;
         &self.succs[a as usize..b as usize]
+    }
+
+    /// The results of node `i`.
+    fn defs(&self, i: usize) -> &[RegUse] {
+        let (a, _, r) = self.nodes[i].regs;
+        &self.regs[a as usize..r as usize]
+    }
+
+    /// The values node `i` reads, each once.
+    fn reads(&self, i: usize) -> &[RegUse] {
+        let (_, b, r) = self.nodes[i].regs;
+        &self.regs[r as usize..b as usize]
     }
 }
 
@@ -155,7 +182,24 @@ impl Dag {
 /// issued early, its result would need a register of its own while `i` is still read, and a
 /// move into `i`'s register at the end of each iteration; issued last, it can take that
 /// register.
-fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst], term: Option<Inst>) -> Dag {
+fn build_dag(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+    insts: &[Inst],
+    term: Option<Inst>,
+) -> Dag {
+    let mut regs: Vec<RegUse> = Vec::with_capacity(3 * insts.len());
+    let reg_use = |v: Value| {
+        let fp = target.footprint(func.dfg.value_type(v));
+        RegUse {
+            value: v,
+            file: fp.file,
+            width: u32::from(fp.width),
+            live_out: lv.is_live_out(b, v),
+        }
+    };
     let pos: HashMap<Inst, u32> = insts
         .iter()
         .enumerate()
@@ -165,9 +209,18 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst], term: Opti
         .iter()
         .map(|&inst| {
             let si = target.sched_info(func, inst);
+            let start = regs.len() as u32;
+            regs.extend(func.dfg.inst_results(inst).iter().map(|&r| reg_use(r)));
+            let reads = regs.len() as u32;
+            for v in func.dfg.insts[inst].all_values() {
+                if !regs[reads as usize..].iter().any(|r| r.value == v) {
+                    regs.push(reg_use(v));
+                }
+            }
             Node {
                 inst,
                 succs: (0, 0),
+                regs: (start, regs.len() as u32, reads),
                 npreds: 0,
                 height: 0,
                 latency: u32::from(si.latency).max(1),
@@ -281,7 +334,7 @@ fn build_dag(func: &Function, target: &dyn TargetIsa, insts: &[Inst], term: Opti
             .unwrap_or(nodes[i].latency);
         nodes[i].height = h;
     }
-    Dag { nodes, succs }
+    Dag { nodes, succs, regs }
 }
 
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
@@ -377,6 +430,7 @@ pub fn run_with(
             let dag = Dag {
                 nodes: Vec::new(),
                 succs: Vec::new(),
+                regs: Vec::new(),
             };
             plans.push((b, insts, term, order, BlockSchedule::default(), dag));
             budgets.push(budget);
@@ -387,7 +441,7 @@ pub fn run_with(
         } else {
             budget
         };
-        let dag = build_dag(func, target, &insts, term);
+        let dag = build_dag(func, target, &lv, b, &insts, term);
         let (order, sched) = schedule_block(
             func,
             target,
@@ -623,22 +677,16 @@ fn schedule_block(
     }
     sched.peak = pressure;
     // Net register change if `inst` issued now, per file.
-    let delta = |inst: Inst, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
+    let delta = |i: usize, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
-        for &r in func.dfg.inst_results(inst) {
-            if rem(remaining, r) > 0 || live_out(r) {
-                let (f, w) = width(r);
-                d[f as usize] += i64::from(w);
+        for r in dag.defs(i) {
+            if rem(remaining, r.value) > 0 || r.live_out {
+                d[r.file as usize] += i64::from(r.width);
             }
         }
-        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                if rem(remaining, v) == 1 && !live_out(v) {
-                    let (f, w) = width(v);
-                    d[f as usize] -= i64::from(w);
-                }
+        for r in dag.reads(i) {
+            if rem(remaining, r.value) == 1 && !r.live_out {
+                d[r.file as usize] -= i64::from(r.width);
             }
         }
         d
@@ -723,7 +771,7 @@ fn schedule_block(
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
             })
         };
-        let best_delta = delta(nodes[best].inst, remaining);
+        let best_delta = delta(best, remaining);
         // The GPR budgets that decide this test the same way keep the schedule as it is.
         let gpr_need = best_delta[RegFile::Gpr as usize];
         if gpr_need > 0 {
@@ -748,7 +796,7 @@ fn schedule_block(
                 .iter()
                 .take(64)
                 .filter(|&i| {
-                    let d = delta(nodes[i].inst, remaining);
+                    let d = delta(i, remaining);
                     d[0] + d[1] <= 0 && !over_in(d, &[RegFile::Pred])
                 })
                 .min_by_key(|&i| (Reverse(nodes[i].height), i));
@@ -765,12 +813,11 @@ fn schedule_block(
         let d = if pick == best {
             best_delta
         } else {
-            delta(nodes[pick].inst, remaining)
+            delta(pick, remaining)
         };
         let mut defs = [0u32; 2];
-        for &r in func.dfg.inst_results(nodes[pick].inst) {
-            let (f, w) = width(r);
-            defs[f as usize] += w;
+        for r in dag.defs(pick) {
+            defs[r.file as usize] += r.width;
         }
         for f in RegFile::ALL {
             // A result occupies its register at its definition even if nothing reads it.
@@ -779,12 +826,8 @@ fn schedule_block(
             pressure[f] = (i64::from(pressure[f]) + d[f as usize]).max(0) as u32;
         }
         let inst = nodes[pick].inst;
-        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                remaining[v] = remaining[v].saturating_sub(1);
-            }
+        for r in dag.reads(pick) {
+            remaining[r.value] = remaining[r.value].saturating_sub(1);
         }
         let res = nodes[pick].resource;
         let busy = start + u64::from(nodes[pick].issue_cycles);
@@ -1035,7 +1078,7 @@ block0:
             for b in f.layout.blocks() {
                 let mut insts: Vec<Inst> = f.layout.block_insts(b).collect();
                 let term = insts.pop();
-                let dag = build_dag(&f, &target, &insts, term);
+                let dag = build_dag(&f, &target, &lv, b, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
                     schedule_block(
