@@ -168,6 +168,11 @@ impl Dag {
         &self.regs[a as usize..r as usize]
     }
 
+    /// The values each node reads (each once per node), all nodes in order.
+    fn regs_read(&self) -> impl Iterator<Item = &RegUse> + '_ {
+        (0..self.nodes.len()).flat_map(|i| self.reads(i))
+    }
+
     /// The values node `i` reads, each once.
     fn reads(&self, i: usize) -> &[RegUse] {
         let (_, b, r) = self.nodes[i].regs;
@@ -442,24 +447,15 @@ pub fn run_with(
             budget
         };
         let dag = build_dag(func, target, &lv, b, &insts, term);
-        let (order, sched) = schedule_block(
-            func,
-            target,
-            &lv,
-            b,
-            &dag,
-            &insts,
-            term,
-            budget,
-            &mut remaining,
-        );
+        let (order, sched) =
+            schedule_block(func, target, &lv, b, &dag, term, budget, &mut remaining);
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
         plans.push((b, insts, term, order, sched, dag));
         budgets.push(budget);
     }
-    for ((b, insts, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
+    for ((b, _, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -473,17 +469,8 @@ pub fn run_with(
             None => base[f],
         }));
         if raised != base {
-            (*order, *sched) = schedule_block(
-                func,
-                target,
-                &lv,
-                *b,
-                dag,
-                insts,
-                *term,
-                raised,
-                &mut remaining,
-            );
+            (*order, *sched) =
+                schedule_block(func, target, &lv, *b, dag, *term, raised, &mut remaining);
             *used = raised;
         }
     }
@@ -564,7 +551,7 @@ fn trim_budgets(
             }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, dag, insts, *term, budget, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
                 failed.push(s.same_gpr_budgets.clone());
@@ -578,19 +565,23 @@ fn trim_budgets(
     }
 }
 
-/// Adds to `remaining` (zero before) the uses of each value by `insts` and `term` (an
-/// instruction reading a value twice counts once): a value's last use in the block is when
-/// its count reaches zero (live-out values never die there). A dense table shared by the
-/// blocks, zeroed again by [`clear_uses`] (a hash map per block cost more than its lookups).
+/// Adds to `remaining` (zero before) the uses of each value by the DAG's instructions and
+/// `term` (an instruction reading a value twice counts once): a value's last use in the
+/// block is when its count reaches zero (live-out values never die there). A dense table
+/// shared by the blocks, zeroed again by [`clear_uses`] (a hash map per block cost more than
+/// its lookups).
 fn uses_in_block(
     func: &Function,
-    insts: &[Inst],
+    dag: &Dag,
     term: Option<Inst>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) {
-    for &inst in insts.iter().chain(term.iter()) {
+    for r in dag.regs_read() {
+        remaining[r.value] += 1;
+    }
+    if let Some(t) = term {
         let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
+        for v in func.dfg.insts[t].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
                 remaining[v] += 1;
@@ -602,15 +593,16 @@ fn uses_in_block(
 /// Zeroes the counts [`uses_in_block`] left for the same instructions.
 fn clear_uses(
     func: &Function,
-    insts: &[Inst],
+    dag: &Dag,
     term: Option<Inst>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) {
-    let read = insts
-        .iter()
-        .chain(term.iter())
-        .flat_map(|&inst| func.dfg.insts[inst].all_values());
-    read.for_each(|v| remaining[v] = 0);
+    for r in dag.regs_read() {
+        remaining[r.value] = 0;
+    }
+    for v in term.iter().flat_map(|&t| func.dfg.insts[t].all_values()) {
+        remaining[v] = 0;
+    }
 }
 
 /// A block's instructions (terminator apart), its schedule, what scheduling found and its
@@ -653,7 +645,6 @@ fn schedule_block(
     lv: &Liveness,
     b: Block,
     dag: &Dag,
-    insts: &[Inst],
     term: Option<Inst>,
     budget: PerRegFile<u32>,
     remaining: &mut SecondaryMap<Value, u32>,
@@ -665,7 +656,7 @@ fn schedule_block(
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
     };
-    uses_in_block(func, insts, term, remaining);
+    uses_in_block(func, dag, term, remaining);
     let rem = |m: &SecondaryMap<Value, u32>, v: Value| m[v];
     let live_out = |v: Value| lv.is_live_out(b, v);
     let mut pressure = PerRegFile::<u32>::default();
@@ -850,7 +841,7 @@ fn schedule_block(
         n,
         "the DAG is acyclic: every node gets scheduled"
     );
-    clear_uses(func, insts, term, remaining);
+    clear_uses(func, dag, term, remaining);
     (order, sched)
 }
 
@@ -1081,17 +1072,7 @@ block0:
                 let dag = build_dag(&f, &target, &lv, b, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
-                    schedule_block(
-                        &f,
-                        &target,
-                        &lv,
-                        b,
-                        &dag,
-                        &insts,
-                        term,
-                        budget,
-                        &mut remaining,
-                    )
+                    schedule_block(&f, &target, &lv, b, &dag, term, budget, &mut remaining)
                 };
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);
