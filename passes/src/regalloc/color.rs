@@ -403,6 +403,11 @@ pub struct Mode {
     pub group_hints: bool,
     /// Short-lived values and runs from the peak pressure down ([`Regs::two_sided`]).
     pub two_sided: bool,
+    /// Give up ([`Failure::NoBetter`]) once this many GPRs are in use: every value colored
+    /// stays in the function with its register (resolution only adds moves and deletes
+    /// those whose source shares their register), so the allocation would use at least as
+    /// many.
+    pub abandon_at: Option<u32>,
 }
 
 /// What coloring reads of the spilled function besides the function itself: computed once
@@ -503,6 +508,7 @@ pub fn run(
     let Mode {
         group_hints,
         two_sided,
+        abandon_at,
     } = mode;
     c.regs.avoid_hot = group_hints;
     c.regs.scored_limit = scored_limit;
@@ -518,6 +524,9 @@ pub fn run(
     let mut scratch = BlockScratch::default();
     while let Some(b) = stack.pop() {
         c.block(func, cfg, lv, b, alloc, &mut scratch)?;
+        if abandon_at.is_some_and(|n| c.high >= n) {
+            return Err(Failure::NoBetter);
+        }
         let mut kids: SmallVec<[Block; 4]> = dt.children(b).into();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);
