@@ -1054,6 +1054,7 @@ block0:
         );
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
     }
+
     /// Every GPR budget in a schedule's `same_gpr_budgets` gives that same order (trimming
     /// rejects budgets in the ranges of rejected orders without scheduling again).
     #[test]
