@@ -1088,6 +1088,7 @@ block0:
         }
         assert!(ranges_checked > 20, "few bounded ranges: {ranges_checked}");
     }
+
     /// The ready set iterates in increasing order, also after removals and after an insert
     /// below its lowest word.
     #[test]
