@@ -22,7 +22,8 @@
 //!    count ends above the peak pressure (pairs found no aligned run below the registers in
 //!    use), coloring runs again placing short-lived values from the peak downward, then
 //!    lowest-first without the soft preferences, and the allocation with the fewest
-//!    registers is kept.
+//!    registers is kept (a later coloring stops once it uses as many as the one kept: it
+//!    cannot replace it).
 //! 4. `resolve`: for every `jump`, a parallel move from the argument registers to the
 //!    parameter registers, sequentialized with cycle breaking through a free register (or
 //!    the spill area when none is free); identity copies are removed.
