@@ -1062,8 +1062,7 @@ block0:
         use crate::regalloc::testgen::{generate, GenConfig};
         let target = ToyTarget::default();
         let mut ranges_checked = 0;
-        for seed in 0..60 {
-            let f = generate(seed, &GenConfig::default());
+        for f in (0..60).map(|seed| generate(seed, &GenConfig::default())) {
             let cfg = crate::ir::ControlFlowGraph::with_function(&f);
             let lv = Liveness::compute(&f, &cfg);
             let mut remaining = crate::ir::entities::sized_map(f.dfg.num_values());
@@ -1078,9 +1077,9 @@ block0:
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);
                     let range = sched.same_gpr_budgets.clone();
-                    assert!(range.contains(&gpr), "seed {seed}: {range:?} lacks {gpr}");
+                    assert!(range.contains(&gpr), "{}: {range:?} lacks {gpr}", f.name);
                     for other in range.start..range.end.min(40) {
-                        assert_eq!(schedule(other).0, order, "seed {seed}, budget {other}");
+                        assert_eq!(schedule(other).0, order, "{}, budget {other}", f.name);
                     }
                     ranges_checked += usize::from(range.end < 40);
                 }
