@@ -359,6 +359,8 @@ struct Colorer<'a> {
     fixups: Vec<BundleFix>,
     /// One past the highest GPR assigned so far.
     high: u32,
+    /// [`Mode::abandon_at`].
+    abandon_at: Option<u32>,
     /// How many times each value is read (operands and branch arguments).
     uses: &'a SecondaryMap<Value, u32>,
     /// Banks of the GPR file (1: no bank conflicts to avoid).
@@ -500,6 +502,7 @@ pub fn run(
         last_use: sized_map(func.dfg.num_values()),
         fixups: Vec::new(),
         high: 0,
+        abandon_at: mode.abandon_at,
         uses,
         banks,
         bank_uses,
@@ -508,7 +511,7 @@ pub fn run(
     let Mode {
         group_hints,
         two_sided,
-        abandon_at,
+        ..
     } = mode;
     c.regs.avoid_hot = group_hints;
     c.regs.scored_limit = scored_limit;
@@ -524,9 +527,6 @@ pub fn run(
     let mut scratch = BlockScratch::default();
     while let Some(b) = stack.pop() {
         c.block(func, cfg, lv, b, alloc, &mut scratch)?;
-        if abandon_at.is_some_and(|n| c.high >= n) {
-            return Err(Failure::NoBetter);
-        }
         let mut kids: SmallVec<[Block; 4]> = dt.children(b).into();
         kids.sort_by_key(|&k| std::cmp::Reverse(dt.rpo_number(k)));
         stack.extend(kids);
@@ -781,7 +781,7 @@ impl Colorer<'_> {
             }
         };
         if fp.file == RegFile::Gpr {
-            self.high = self.high.max(start + w);
+            self.raise_high(start + w)?;
         }
         self.regs.set(fp.file, start, w, Some(v));
         alloc.regs[v] = Some(PReg {
@@ -789,6 +789,16 @@ impl Colorer<'_> {
             index: start as u16,
         });
         Ok(())
+    }
+
+    /// Records GPRs up to `end` (exclusive) in use; [`Failure::NoBetter`] once that reaches
+    /// [`Mode::abandon_at`].
+    fn raise_high(&mut self, end: u32) -> Result<(), Failure> {
+        self.high = self.high.max(end);
+        match self.abandon_at {
+            Some(n) if self.high >= n => Err(Failure::NoBetter),
+            _ => Ok(()),
+        }
     }
 
     /// The bank constraints on `v`'s register: (register of `v` relative to its first, the
@@ -874,7 +884,7 @@ impl Colorer<'_> {
                 .find(file, total, align, None)
                 .ok_or(Failure::Fragmented(members[0], file))?,
         };
-        self.high = self.high.max(start + total);
+        self.raise_high(start + total)?;
         let mut r = start;
         for &m in members {
             let w = u32::from(self.fp(func, m).width);
