@@ -39,7 +39,7 @@ use crate::FastHashMap as HashMap;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use crate::ir::{Block, Function, Inst, InstructionData, PerRegFile, RegFile, Value};
 use crate::regalloc::liveness::Liveness;
@@ -77,7 +77,11 @@ pub struct ScheduleStats {
 
 struct Node {
     inst: Inst,
-    succs: SmallVec<[(usize, u32); 2]>,
+    /// This node's successors and edge weights: `Dag::succs[succs.0..succs.1]`.
+    succs: (u32, u32),
+    /// Its results, then the values it reads (each once): `Dag::regs[regs.0..regs.1]`,
+    /// the reads from `regs.2`.
+    regs: (u32, u32, u32),
     npreds: u32,
     /// Longest latency-weighted path to the end of the block.
     height: u32,
@@ -85,6 +89,95 @@ struct Node {
     resource: Resource,
     issue_cycles: u32,
     variable: bool,
+}
+
+/// A set of node indices, iterated in increasing order: a bit per node.
+struct IndexSet {
+    words: Vec<u64>,
+    /// No word below this one has a bit set.
+    low: usize,
+}
+
+impl IndexSet {
+    fn new(n: usize) -> IndexSet {
+        IndexSet {
+            words: vec![0; n.div_ceil(64)],
+            low: 0,
+        }
+    }
+
+    fn insert(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
+        self.low = self.low.min(i / 64);
+    }
+
+    fn remove(&mut self, i: usize) {
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    fn iter(&mut self) -> impl Iterator<Item = usize> + '_ {
+        while self.words.get(self.low) == Some(&0) {
+            self.low += 1;
+        }
+        let low = self.low;
+        self.words[low.min(self.words.len())..]
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &word)| {
+                let base = (low + k) * 64;
+                let mut bits = word;
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let b = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        base + b
+                    })
+                })
+            })
+    }
+}
+
+/// A block's dependency DAG: built once, read by each schedule of the block.
+struct Dag {
+    nodes: Vec<Node>,
+    /// Successor edges (node, weight), grouped by source node in increasing order.
+    succs: Vec<(u32, u32)>,
+    /// The registers each node defines and reads.
+    regs: Vec<RegUse>,
+}
+
+/// A value an instruction defines or reads, for the register pressure.
+#[derive(Clone, Copy)]
+struct RegUse {
+    value: Value,
+    file: RegFile,
+    width: u32,
+    /// Live out of the block (never dies in it).
+    live_out: bool,
+}
+
+impl Dag {
+    fn succs(&self, i: usize) -> &[(u32, u32)] {
+        let (a, b) = self.nodes[i].succs;
+        &self.succs[a as usize..b as usize]
+    }
+
+    /// The results of node `i`.
+    fn defs(&self, i: usize) -> &[RegUse] {
+        let (a, _, r) = self.nodes[i].regs;
+        &self.regs[a as usize..r as usize]
+    }
+
+    /// The values each node reads (each once per node), all nodes in order.
+    fn regs_read(&self) -> impl Iterator<Item = &RegUse> + '_ {
+        (0..self.nodes.len()).flat_map(|i| self.reads(i))
+    }
+
+    /// The values node `i` reads, each once.
+    fn reads(&self, i: usize) -> &[RegUse] {
+        let (_, b, r) = self.nodes[i].regs;
+        &self.regs[r as usize..b as usize]
+    }
 }
 
 /// Builds the dependency DAG of `insts` (terminator `term` excluded).
@@ -97,9 +190,21 @@ struct Node {
 fn build_dag(
     func: &Function,
     target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
     insts: &[Inst],
     term: Option<Inst>,
-) -> Vec<Node> {
+) -> Dag {
+    let mut regs: Vec<RegUse> = Vec::with_capacity(3 * insts.len());
+    let reg_use = |v: Value| {
+        let fp = target.footprint(func.dfg.value_type(v));
+        RegUse {
+            value: v,
+            file: fp.file,
+            width: u32::from(fp.width),
+            live_out: lv.is_live_out(b, v),
+        }
+    };
     let pos: HashMap<Inst, u32> = insts
         .iter()
         .enumerate()
@@ -109,9 +214,18 @@ fn build_dag(
         .iter()
         .map(|&inst| {
             let si = target.sched_info(func, inst);
+            let start = regs.len() as u32;
+            regs.extend(func.dfg.inst_results(inst).iter().map(|&r| reg_use(r)));
+            let reads = regs.len() as u32;
+            for v in func.dfg.insts[inst].all_values() {
+                if !regs[reads as usize..].iter().any(|r| r.value == v) {
+                    regs.push(reg_use(v));
+                }
+            }
             Node {
                 inst,
-                succs: SmallVec::new(),
+                succs: (0, 0),
+                regs: (start, regs.len() as u32, reads),
                 npreds: 0,
                 height: 0,
                 latency: u32::from(si.latency).max(1),
@@ -203,20 +317,29 @@ fn build_dag(
             true
         }
     });
-    for (a, b, w) in edges {
-        nodes[a].succs.push((b, w));
+    let mut succs: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
+    let mut next = 0;
+    for (a, node) in nodes.iter_mut().enumerate() {
+        let start = succs.len() as u32;
+        while let Some(&(_, b, w)) = edges.get(next).filter(|e| e.0 == a) {
+            succs.push((b as u32, w));
+            next += 1;
+        }
+        node.succs = (start, succs.len() as u32);
+    }
+    for &(_, b, _) in &edges {
         nodes[b].npreds += 1;
     }
     for i in (0..nodes.len()).rev() {
-        let h = nodes[i]
-            .succs
+        let (a, b) = nodes[i].succs;
+        let h = succs[a as usize..b as usize]
             .iter()
-            .map(|&(s, w)| w + nodes[s].height)
+            .map(|&(s, w)| w + nodes[s as usize].height)
             .max()
             .unwrap_or(nodes[i].latency);
         nodes[i].height = h;
     }
-    nodes
+    Dag { nodes, succs, regs }
 }
 
 /// Estimated cycles to run `insts` in this order on an in-order machine with the target's
@@ -309,7 +432,12 @@ pub fn run_with(
         };
         if insts.len() < 2 {
             let order = insts.clone();
-            plans.push((b, insts, term, order, BlockSchedule::default()));
+            let dag = Dag {
+                nodes: Vec::new(),
+                succs: Vec::new(),
+                regs: Vec::new(),
+            };
+            plans.push((b, insts, term, order, BlockSchedule::default(), dag));
             budgets.push(budget);
             continue;
         }
@@ -318,15 +446,16 @@ pub fn run_with(
         } else {
             budget
         };
+        let dag = build_dag(func, target, &lv, b, &insts, term);
         let (order, sched) =
-            schedule_block(func, target, &lv, b, &insts, term, budget, &mut remaining);
+            schedule_block(func, target, &lv, b, &dag, term, budget, &mut remaining);
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
-        plans.push((b, insts, term, order, sched));
+        plans.push((b, insts, term, order, sched, dag));
         budgets.push(budget);
     }
-    for ((b, insts, term, order, sched), used) in plans.iter_mut().zip(&mut budgets) {
+    for ((b, _, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -341,12 +470,12 @@ pub fn run_with(
         }));
         if raised != base {
             (*order, *sched) =
-                schedule_block(func, target, &lv, *b, insts, *term, raised, &mut remaining);
+                schedule_block(func, target, &lv, *b, dag, *term, raised, &mut remaining);
             *used = raised;
         }
     }
     trim_budgets(func, target, &lv, &mut plans, &budgets, &mut remaining);
-    for (b, insts, term, order, sched) in plans {
+    for (b, insts, term, order, sched, _) in plans {
         let before = if opts.estimate {
             estimate_cycles(func, target, &insts)
         } else {
@@ -395,7 +524,7 @@ fn trim_budgets(
     by_peak.sort_by_key(|&i| (Reverse(plans[i].4.peak[gpr]), i));
     let mut floor = 0;
     for i in by_peak {
-        let (b, insts, term, order, sched) = &mut plans[i];
+        let (b, insts, term, order, sched, dag) = &mut plans[i];
         if sched.peak[gpr] <= floor || insts.len() < 2 {
             continue;
         }
@@ -408,17 +537,27 @@ fn trim_budgets(
             st.sort_unstable();
             c <= goal && st.iter().zip(&goal_starts).all(|(a, b)| a <= b)
         };
-        // The lowest budget seen to hold `goal`, bisected over `lo..hi`.
+        // The lowest budget seen to hold `goal`, bisected over `lo..hi`. A budget under
+        // which an order already rejected (or the current one) comes out again is rejected
+        // without scheduling: `failed` holds those orders' budget ranges.
         let (mut lo, mut hi) = (floor, sched.peak[gpr]);
+        let mut failed: SmallVec<[std::ops::Range<u32>; 4]> = SmallVec::new();
+        failed.push(sched.same_gpr_budgets.clone());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            if failed.iter().any(|r| r.contains(&mid)) {
+                lo = mid + 1;
+                continue;
+            }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, insts, *term, budget, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
+                failed.push(s.same_gpr_budgets.clone());
                 (*order, *sched) = (o, s);
             } else {
+                failed.push(s.same_gpr_budgets.clone());
                 lo = mid + 1;
             }
         }
@@ -426,19 +565,23 @@ fn trim_budgets(
     }
 }
 
-/// Adds to `remaining` (zero before) the uses of each value by `insts` and `term` (an
-/// instruction reading a value twice counts once): a value's last use in the block is when
-/// its count reaches zero (live-out values never die there). A dense table shared by the
-/// blocks, zeroed again by [`clear_uses`] (a hash map per block cost more than its lookups).
+/// Adds to `remaining` (zero before) the uses of each value by the DAG's instructions and
+/// `term` (an instruction reading a value twice counts once): a value's last use in the
+/// block is when its count reaches zero (live-out values never die there). A dense table
+/// shared by the blocks, zeroed again by [`clear_uses`] (a hash map per block cost more than
+/// its lookups).
 fn uses_in_block(
     func: &Function,
-    insts: &[Inst],
+    dag: &Dag,
     term: Option<Inst>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) {
-    for &inst in insts.iter().chain(term.iter()) {
+    for r in dag.regs_read() {
+        remaining[r.value] += 1;
+    }
+    if let Some(t) = term {
         let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
+        for v in func.dfg.insts[t].all_values() {
             if !seen.contains(&v) {
                 seen.push(v);
                 remaining[v] += 1;
@@ -450,27 +593,49 @@ fn uses_in_block(
 /// Zeroes the counts [`uses_in_block`] left for the same instructions.
 fn clear_uses(
     func: &Function,
-    insts: &[Inst],
+    dag: &Dag,
     term: Option<Inst>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) {
-    let read = insts
-        .iter()
-        .chain(term.iter())
-        .flat_map(|&inst| func.dfg.insts[inst].all_values());
-    read.for_each(|v| remaining[v] = 0);
+    for r in dag.regs_read() {
+        remaining[r.value] = 0;
+    }
+    for v in term.iter().flat_map(|&t| func.dfg.insts[t].all_values()) {
+        remaining[v] = 0;
+    }
 }
 
-/// A block's instructions (terminator apart), its schedule and what scheduling found.
-type BlockPlan = (Block, Vec<Inst>, Option<Inst>, Vec<Inst>, BlockSchedule);
+/// A block's instructions (terminator apart), its schedule, what scheduling found and its
+/// dependency DAG.
+type BlockPlan = (
+    Block,
+    Vec<Inst>,
+    Option<Inst>,
+    Vec<Inst>,
+    BlockSchedule,
+    Dag,
+);
 
 /// What scheduling one block found.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone)]
 struct BlockSchedule {
     /// Registers of each file live at once at the block's fullest point.
     peak: PerRegFile<u32>,
     /// Times the pressure fallback chose an instruction.
     pressure_picks: u32,
+    /// The GPR budgets (the other files' unchanged) under which the block gets this same
+    /// schedule: every pressure test against the GPR budget comes out the same.
+    same_gpr_budgets: std::ops::Range<u32>,
+}
+
+impl Default for BlockSchedule {
+    fn default() -> Self {
+        BlockSchedule {
+            peak: PerRegFile::default(),
+            pressure_picks: 0,
+            same_gpr_budgets: 0..u32::MAX,
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -479,18 +644,19 @@ fn schedule_block(
     target: &dyn TargetIsa,
     lv: &Liveness,
     b: Block,
-    insts: &[Inst],
+    dag: &Dag,
     term: Option<Inst>,
     budget: PerRegFile<u32>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
-    let mut nodes = build_dag(func, target, insts, term);
+    let nodes = &dag.nodes[..];
+    let mut npreds: Vec<u32> = nodes.iter().map(|n| n.npreds).collect();
     let width = |v: Value| -> (RegFile, u32) {
         let fp = target.footprint(func.dfg.value_type(v));
         (fp.file, u32::from(fp.width))
     };
-    uses_in_block(func, insts, term, remaining);
+    uses_in_block(func, dag, term, remaining);
     let rem = |m: &SecondaryMap<Value, u32>, v: Value| m[v];
     let live_out = |v: Value| lv.is_live_out(b, v);
     let mut pressure = PerRegFile::<u32>::default();
@@ -502,22 +668,16 @@ fn schedule_block(
     }
     sched.peak = pressure;
     // Net register change if `inst` issued now, per file.
-    let delta = |inst: Inst, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
+    let delta = |i: usize, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
-        for &r in func.dfg.inst_results(inst) {
-            if rem(remaining, r) > 0 || live_out(r) {
-                let (f, w) = width(r);
-                d[f as usize] += i64::from(w);
+        for r in dag.defs(i) {
+            if rem(remaining, r.value) > 0 || r.live_out {
+                d[r.file as usize] += i64::from(r.width);
             }
         }
-        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                if rem(remaining, v) == 1 && !live_out(v) {
-                    let (f, w) = width(v);
-                    d[f as usize] -= i64::from(w);
-                }
+        for r in dag.reads(i) {
+            if rem(remaining, r.value) == 1 && !r.live_out {
+                d[r.file as usize] -= i64::from(r.width);
             }
         }
         d
@@ -531,7 +691,7 @@ fn schedule_block(
     let prio = |i: usize, nodes: &[Node]| (nodes[i].height, nodes[i].variable, Reverse(i));
     let mut avail: BinaryHeap<(u32, bool, Reverse<usize>)> = BinaryHeap::new();
     let mut pending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let mut ready: BTreeSet<usize> = BTreeSet::new();
+    let mut ready = IndexSet::new(n);
     for (i, node) in nodes.iter().enumerate() {
         if node.npreds == 0 {
             pending.push(Reverse((0, i)));
@@ -549,7 +709,7 @@ fn schedule_block(
             }
             pending.pop();
             if !done[i] {
-                avail.push(prio(i, &nodes));
+                avail.push(prio(i, nodes));
             }
         }
         while avail.peek().is_some_and(|&(_, _, Reverse(i))| done[i]) {
@@ -597,14 +757,24 @@ fn schedule_block(
                 (top.2).0
             }
         };
-        let over_in = |i: usize, files: &[RegFile]| {
-            let d = delta(nodes[i].inst, remaining);
+        let over_in = |d: [i64; 2], files: &[RegFile]| {
             files.iter().any(|&f| {
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
             })
         };
-        let over = |i: usize| over_in(i, &RegFile::ALL);
-        let pick = if over(best) {
+        let best_delta = delta(best, remaining);
+        // The GPR budgets that decide this test the same way keep the schedule as it is.
+        let gpr_need = best_delta[RegFile::Gpr as usize];
+        if gpr_need > 0 {
+            let need = (i64::from(pressure[RegFile::Gpr]) + gpr_need).min(i64::from(u32::MAX));
+            let need = need as u32;
+            if need > budget[RegFile::Gpr] {
+                sched.same_gpr_budgets.end = sched.same_gpr_budgets.end.min(need);
+            } else {
+                sched.same_gpr_budgets.start = sched.same_gpr_budgets.start.max(need);
+            }
+        }
+        let pick = if over_in(best_delta, &RegFile::ALL) {
             sched.pressure_picks += 1;
             // Among the first 64 ready in source order, the tallest that does not grow
             // pressure summed over the files and adds no predicate past the predicate
@@ -612,14 +782,13 @@ fn schedule_block(
             // keeps the program's own pressure). A compare freeing a general register is
             // no trade for a predicate when the few predicates are all taken: the
             // allocator would spill predicates through memory.
-            let first = *ready.iter().next().expect("best is ready");
+            let first = ready.iter().next().expect("best is ready");
             let calm = ready
                 .iter()
                 .take(64)
-                .copied()
                 .filter(|&i| {
-                    let d = delta(nodes[i].inst, remaining);
-                    d[0] + d[1] <= 0 && !over_in(i, &[RegFile::Pred])
+                    let d = delta(i, remaining);
+                    d[0] + d[1] <= 0 && !over_in(d, &[RegFile::Pred])
                 })
                 .min_by_key(|&i| (Reverse(nodes[i].height), i));
             calm.unwrap_or(first)
@@ -627,16 +796,19 @@ fn schedule_block(
             best
         };
         if pick != best {
-            avail.push(prio(best, &nodes));
+            avail.push(prio(best, nodes));
         }
         done[pick] = true;
-        ready.remove(&pick);
+        ready.remove(pick);
         let start = cycle.max(earliest[pick]);
-        let d = delta(nodes[pick].inst, remaining);
+        let d = if pick == best {
+            best_delta
+        } else {
+            delta(pick, remaining)
+        };
         let mut defs = [0u32; 2];
-        for &r in func.dfg.inst_results(nodes[pick].inst) {
-            let (f, w) = width(r);
-            defs[f as usize] += w;
+        for r in dag.defs(pick) {
+            defs[r.file as usize] += r.width;
         }
         for f in RegFile::ALL {
             // A result occupies its register at its definition even if nothing reads it.
@@ -645,22 +817,18 @@ fn schedule_block(
             pressure[f] = (i64::from(pressure[f]) + d[f as usize]).max(0) as u32;
         }
         let inst = nodes[pick].inst;
-        let mut seen: SmallVec<[Value; 8]> = SmallVec::new();
-        for v in func.dfg.insts[inst].all_values() {
-            if !seen.contains(&v) {
-                seen.push(v);
-                remaining[v] = remaining[v].saturating_sub(1);
-            }
+        for r in dag.reads(pick) {
+            remaining[r.value] = remaining[r.value].saturating_sub(1);
         }
         let res = nodes[pick].resource;
         let busy = start + u64::from(nodes[pick].issue_cycles);
         unit_free.retain(|(r, _)| *r != res);
         unit_free.push((res, busy));
-        let succs = std::mem::take(&mut nodes[pick].succs);
-        for (s, w) in succs {
+        for &(s, w) in dag.succs(pick) {
+            let s = s as usize;
             earliest[s] = earliest[s].max(start + u64::from(w));
-            nodes[s].npreds -= 1;
-            if nodes[s].npreds == 0 {
+            npreds[s] -= 1;
+            if npreds[s] == 0 {
                 pending.push(Reverse((earliest[s], s)));
                 ready.insert(s);
             }
@@ -673,7 +841,7 @@ fn schedule_block(
         n,
         "the DAG is acyclic: every node gets scheduled"
     );
-    clear_uses(func, insts, term, remaining);
+    clear_uses(func, dag, term, remaining);
     (order, sched)
 }
 
@@ -825,7 +993,7 @@ block0:
             .blocks()
             .flat_map(|b| f.layout.block_insts(b))
             .collect();
-        let mut live: BTreeSet<Value> = BTreeSet::new();
+        let mut live: std::collections::BTreeSet<Value> = Default::default();
         let mut peak = 0;
         for &inst in insts.iter().rev() {
             for &r in f.dfg.inst_results(inst) {
@@ -885,5 +1053,60 @@ block0:
             "the load still issues first: {text}"
         );
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
+    }
+
+    /// Every GPR budget in a schedule's `same_gpr_budgets` gives that same order (trimming
+    /// rejects budgets in the ranges of rejected orders without scheduling again).
+    #[test]
+    fn budgets_in_the_same_range_give_the_same_order() {
+        use crate::regalloc::testgen::{generate, GenConfig};
+        let target = ToyTarget::default();
+        let mut ranges_checked = 0;
+        for f in (0..60).map(|seed| generate(seed, &GenConfig::default())) {
+            let cfg = crate::ir::ControlFlowGraph::with_function(&f);
+            let lv = Liveness::compute(&f, &cfg);
+            let mut remaining = crate::ir::entities::sized_map(f.dfg.num_values());
+            for b in f.layout.blocks() {
+                let mut insts: Vec<Inst> = f.layout.block_insts(b).collect();
+                let term = insts.pop();
+                let dag = build_dag(&f, &target, &lv, b, &insts, term);
+                let mut schedule = |gpr: u32| {
+                    let budget = PerRegFile([gpr, 7]);
+                    schedule_block(&f, &target, &lv, b, &dag, term, budget, &mut remaining)
+                };
+                for gpr in [2, 4, 6, 9, 14] {
+                    let (order, sched) = schedule(gpr);
+                    let range = sched.same_gpr_budgets.clone();
+                    assert!(range.contains(&gpr), "{}: {range:?} lacks {gpr}", f.name);
+                    for other in range.start..range.end.min(40) {
+                        assert_eq!(schedule(other).0, order, "{}, budget {other}", f.name);
+                    }
+                    ranges_checked += usize::from(range.end < 40);
+                }
+            }
+        }
+        assert!(ranges_checked > 20, "few bounded ranges: {ranges_checked}");
+    }
+
+    /// The ready set iterates in increasing order, also after removals and after an insert
+    /// below its lowest word.
+    #[test]
+    fn index_set_iterates_in_order() {
+        let mut set = IndexSet::new(300);
+        for i in [299, 5, 64, 130, 63] {
+            set.insert(i);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), [5, 63, 64, 130, 299]);
+        set.remove(5);
+        set.remove(63);
+        set.remove(64);
+        assert_eq!(set.iter().next(), Some(130));
+        set.insert(1);
+        assert_eq!(set.iter().collect::<Vec<_>>(), [1, 130, 299]);
+        set.remove(1);
+        set.remove(130);
+        set.remove(299);
+        assert_eq!(set.iter().next(), None);
+        assert_eq!(IndexSet::new(0).iter().next(), None);
     }
 }

@@ -359,6 +359,8 @@ struct Colorer<'a> {
     fixups: Vec<BundleFix>,
     /// One past the highest GPR assigned so far.
     high: u32,
+    /// [`Mode::abandon_at`].
+    abandon_at: Option<u32>,
     /// How many times each value is read (operands and branch arguments).
     uses: &'a SecondaryMap<Value, u32>,
     /// Banks of the GPR file (1: no bank conflicts to avoid).
@@ -403,6 +405,11 @@ pub struct Mode {
     pub group_hints: bool,
     /// Short-lived values and runs from the peak pressure down ([`Regs::two_sided`]).
     pub two_sided: bool,
+    /// Give up ([`Failure::NoBetter`]) once this many GPRs are in use: every value colored
+    /// stays in the function with its register (resolution only adds moves and deletes
+    /// those whose source shares their register), so the allocation would use at least as
+    /// many.
+    pub abandon_at: Option<u32>,
 }
 
 /// What coloring reads of the spilled function besides the function itself: computed once
@@ -495,6 +502,7 @@ pub fn run(
         last_use: sized_map(func.dfg.num_values()),
         fixups: Vec::new(),
         high: 0,
+        abandon_at: mode.abandon_at,
         uses,
         banks,
         bank_uses,
@@ -503,6 +511,7 @@ pub fn run(
     let Mode {
         group_hints,
         two_sided,
+        ..
     } = mode;
     c.regs.avoid_hot = group_hints;
     c.regs.scored_limit = scored_limit;
@@ -772,7 +781,7 @@ impl Colorer<'_> {
             }
         };
         if fp.file == RegFile::Gpr {
-            self.high = self.high.max(start + w);
+            self.raise_high(start + w)?;
         }
         self.regs.set(fp.file, start, w, Some(v));
         alloc.regs[v] = Some(PReg {
@@ -780,6 +789,16 @@ impl Colorer<'_> {
             index: start as u16,
         });
         Ok(())
+    }
+
+    /// Records GPRs up to `end` (exclusive) in use; [`Failure::NoBetter`] once that reaches
+    /// [`Mode::abandon_at`].
+    fn raise_high(&mut self, end: u32) -> Result<(), Failure> {
+        self.high = self.high.max(end);
+        match self.abandon_at {
+            Some(n) if self.high >= n => Err(Failure::NoBetter),
+            _ => Ok(()),
+        }
     }
 
     /// The bank constraints on `v`'s register: (register of `v` relative to its first, the
@@ -865,7 +884,7 @@ impl Colorer<'_> {
                 .find(file, total, align, None)
                 .ok_or(Failure::Fragmented(members[0], file))?,
         };
-        self.high = self.high.max(start + total);
+        self.raise_high(start + total)?;
         let mut r = start;
         for &m in members {
             let w = u32::from(self.fp(func, m).width);

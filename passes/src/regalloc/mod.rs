@@ -22,7 +22,8 @@
 //!    count ends above the peak pressure (pairs found no aligned run below the registers in
 //!    use), coloring runs again placing short-lived values from the peak downward, then
 //!    lowest-first without the soft preferences, and the allocation with the fewest
-//!    registers is kept.
+//!    registers is kept (a later coloring stops once it uses as many as the one kept: it
+//!    cannot replace it).
 //! 4. `resolve`: for every `jump`, a parallel move from the argument registers to the
 //!    parameter registers, sequentialized with cycle breaking through a free register (or
 //!    the spill area when none is free); identity copies are removed.
@@ -252,6 +253,7 @@ fn attempts(
             let mode = color::Mode {
                 group_hints,
                 two_sided: false,
+                abandon_at: None,
             };
             color_phase(&mut work, target, limits, mode, &setup, spilled, analyses)
                 .map(|alloc| (alloc, snapshot, setup))
@@ -280,9 +282,12 @@ fn attempts(
                     let Some((mut other, spilled, mut other_analyses)) = taken else {
                         break;
                     };
+                    // A coloring reaching as many GPRs as the one kept cannot replace it:
+                    // it stops there.
                     let mode = color::Mode {
                         group_hints: hints,
                         two_sided,
+                        abandon_at: Some(alloc.num_gprs_used()),
                     };
                     if let Ok(a) = color_phase(
                         &mut other,
@@ -324,6 +329,13 @@ fn attempts(
                 );
                 *b -= step;
             }
+            Err(Failure::NoBetter) => {
+                // Only colorings with an `abandon_at` give up, and this one had none.
+                return Err(RegAllocError::Checker {
+                    at: crate::ir::AnyEntity::Function,
+                    message: "a coloring gave up without a count to beat".into(),
+                });
+            }
             Err(Failure::Error(e)) => {
                 // A budget lowered by retries can be too small for some instruction: report
                 // the fragmentation that forced the retries.
@@ -342,6 +354,8 @@ fn attempts(
 pub(crate) enum Failure {
     /// No free aligned run for this value (retry with a smaller budget).
     Fragmented(Value, RegFile),
+    /// The coloring reached its [`color::Mode::abandon_at`] GPR count.
+    NoBetter,
     /// A definite error.
     Error(RegAllocError),
 }
@@ -411,6 +425,7 @@ fn color_phase(
 
 /// One whole allocation in one coloring mode, without retries.
 #[cfg(test)]
+#[allow(clippy::too_many_arguments)]
 fn attempt(
     func: &mut Function,
     target: &dyn TargetIsa,
@@ -418,6 +433,7 @@ fn attempt(
     budget: PerRegFile<u32>,
     group_hints: bool,
     two_sided: bool,
+    abandon_at: Option<u32>,
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
     let spilled = spill_phase(func, target, budget, analyses)?;
@@ -425,6 +441,7 @@ fn attempt(
     let mode = color::Mode {
         group_hints,
         two_sided,
+        abandon_at,
     };
     color_phase(func, target, limits, mode, &setup, spilled, analyses)
 }
@@ -494,10 +511,17 @@ mod tests {
     use crate::regalloc::testgen::{generate, GenConfig};
     use crate::target::ToyTarget;
 
-    /// GPRs of one coloring attempt of `f` in a given mode (no retries).
-    fn gprs_with(f: &Function, target: &ToyTarget, hints: bool, two_sided: bool) -> Option<u32> {
+    /// One coloring attempt of `f` in a given mode (no retries).
+    fn attempt_with(
+        f: &Function,
+        target: &ToyTarget,
+        hints: bool,
+        two_sided: bool,
+        abandon_at: Option<u32>,
+    ) -> Result<Allocation, Failure> {
         let limits = PerRegFile(RegFile::ALL.map(|rf| target.num_regs(rf)));
         let mut work = f.clone();
+        let mut analyses = Analyses::new();
         attempt(
             &mut work,
             target,
@@ -505,10 +529,45 @@ mod tests {
             limits,
             hints,
             two_sided,
-            &mut Analyses::new(),
+            abandon_at,
+            &mut analyses,
         )
-        .ok()
-        .map(|a| a.num_gprs_used())
+    }
+
+    /// GPRs of one coloring attempt of `f` in a given mode (no retries).
+    fn gprs_with(f: &Function, target: &ToyTarget, hints: bool, two_sided: bool) -> Option<u32> {
+        attempt_with(f, target, hints, two_sided, None)
+            .ok()
+            .map(|a| a.num_gprs_used())
+    }
+
+    /// A coloring told to give up at a GPR count the finished allocation would not reach
+    /// does not give up, and one that gives up would have reached that count: giving up
+    /// never drops an allocation the retries would have kept.
+    #[test]
+    fn colorings_give_up_only_at_counts_they_reach() {
+        let target = ToyTarget::default();
+        let mut gave_up = 0;
+        for seed in 0..100 {
+            let f = generate(seed, &GenConfig::default());
+            for (hints, two_sided) in [(true, false), (true, true), (false, false)] {
+                let Ok(full) = attempt_with(&f, &target, hints, two_sided, None) else {
+                    continue;
+                };
+                let used = full.num_gprs_used();
+                for bound in 1..=used + 1 {
+                    match attempt_with(&f, &target, hints, two_sided, Some(bound)) {
+                        Err(Failure::NoBetter) => {
+                            assert!(bound <= used, "seed {seed}: gave up at {bound} > {used}");
+                            gave_up += 1;
+                        }
+                        Ok(a) => assert_eq!(a.regs, full.regs, "seed {seed}, bound {bound}"),
+                        Err(_) => panic!("seed {seed}: bound {bound} failed otherwise"),
+                    }
+                }
+            }
+        }
+        assert!(gave_up > 100, "{gave_up} colorings gave up");
     }
 
     #[test]
