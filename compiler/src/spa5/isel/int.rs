@@ -644,15 +644,6 @@ impl Isel<'_> {
         )
     }
 
-    fn setp(&mut self, cmp: ICmp, signed: bool, a: Value, b: Value) -> R32 {
-        let i = MInst::isetp(cmp, isa_spa5::PredReg(0), R, R).m(ModKind::Signed, u8::from(signed));
-        let t = Template::one(TInst::new(
-            i,
-            &[Res(0, 0), Slot::Keep, Arg(0, 0), Arg(1, 0)],
-        ));
-        Ok(self.emit(t, &[a, b], &[Type::Pred])?[0])
-    }
-
     /// `p ? a : b`.
     fn sel(&mut self, p: Value, a: Value, b: Value) -> R32 {
         self.one(
@@ -821,6 +812,37 @@ impl Isel<'_> {
         )
     }
 
+    /// `-v` (`IADD d, RZ, -v`).
+    fn neg(&mut self, v: Value) -> R32 {
+        self.one(
+            MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
+            &[Res(0, 0), Slot::Keep, Arg(0, 0)],
+            &[v],
+        )
+    }
+
+    /// `ISETP.cmp p, PT, a, RZ, PT`: `a` against zero.
+    fn setp_zero(&mut self, cmp: ICmp, signed: bool, a: Value) -> R32 {
+        let i = MInst::isetp(cmp, isa_spa5::PredReg(0), R, Reg::RZ)
+            .m(ModKind::Signed, u8::from(signed));
+        let t = Template::one(TInst::new(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)]));
+        Ok(self.emit(t, &[a], &[Type::Pred])?[0])
+    }
+
+    /// `p ? 0xffffffff : v` as `SEL d, v, -1, !p` (the immediate form: no register holds the
+    /// all-ones word).
+    fn ones_where(&mut self, p: Value, v: Value) -> R32 {
+        let i = MInst::build(
+            Op::SEL_I,
+            &[R, R, Operand::Imm(-1), Operand::Pred(Pred::TRUE)],
+        );
+        self.one(
+            i,
+            &[Res(0, 0), Arg(0, 0), Slot::Keep, Slot::ArgNot(1)],
+            &[v, p],
+        )
+    }
+
     /// `ISET.cmp.U32.AND d, a, b, PT`: all ones where `a cmp b` (unsigned), else zero.
     fn iset_mask(&mut self, cmp: ICmp, a: Value, b: Value) -> R32 {
         let i = MInst::build(Op::ISET_R, &[R, R, R, Operand::Pred(Pred::TRUE)])
@@ -858,12 +880,24 @@ impl Isel<'_> {
             &[y],
         )?;
         let r = self.one(MInst::mufu(Mufu::Rcp, R, R), &[Res(0, 0), Arg(0, 0)], &[fy])?;
-        let k = self.const32(0x4f7f_fffe)?; // 4294966784.0
-        let s = self.one(
-            MInst::fmul(R, R, R),
-            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
-            &[r, k],
-        )?;
+        // r * 4294966784.0, the factor a literal-pool operand where the pool is on.
+        const SCALE: u32 = 0x4f7f_fffe;
+        let pooled = if self.opts.literal_pool {
+            self.pool_slot(u64::from(SCALE), false)
+        } else {
+            None
+        };
+        let s = match pooled {
+            Some(c) => self.one(MInst::fmul(R, R, c), &[Res(0, 0), Arg(0, 0)], &[r])?,
+            None => {
+                let k = self.const32(SCALE)?;
+                self.one(
+                    MInst::fmul(R, R, R),
+                    &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+                    &[r, k],
+                )?
+            }
+        };
         let z = self.one(
             MInst::build(Op::F2I_R, &[R, R])
                 .t(DType::U32)?
@@ -872,8 +906,7 @@ impl Isel<'_> {
             &[Res(0, 0), Arg(0, 0)],
             &[s],
         )?;
-        let zero = self.const32(0)?;
-        let ny = self.add(zero, y, false, true)?;
+        let ny = self.neg(y)?;
         let nyz = self.imul32(ny, z)?;
         let z = self.umulhi_add(z, nyz, Some(z))?;
         let q = self.umulhi(x, z)?;
@@ -890,35 +923,32 @@ impl Isel<'_> {
             let r1 = self.add(r, y, false, true)?;
             r = self.umin(r, r1)?;
         }
-        let ones = self.const32(u32::MAX)?;
-        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
-        let q = self.sel(is0, ones, q)?;
-        let r = self.sel(is0, ones, r)?;
+        let is0 = self.setp_zero(ICmp::Eq, false, y)?;
+        let q = self.ones_where(is0, q)?;
+        let r = self.ones_where(is0, r)?;
         Ok((q, r))
     }
 
     /// Signed quotient and remainder with the IR's conventions.
     pub(crate) fn idivrem(&mut self, x: Value, y: Value) -> Result<(Value, Value), IselError> {
-        let zero = self.const32(0)?;
-        let nx = self.add(zero, x, false, true)?;
-        let ny = self.add(zero, y, false, true)?;
-        let xneg = self.setp(ICmp::Lt, true, x, zero)?;
-        let yneg = self.setp(ICmp::Lt, true, y, zero)?;
+        let nx = self.neg(x)?;
+        let ny = self.neg(y)?;
+        let xneg = self.setp_zero(ICmp::Lt, true, x)?;
+        let yneg = self.setp_zero(ICmp::Lt, true, y)?;
         let ax = self.sel(xneg, nx, x)?;
         let ay = self.sel(yneg, ny, y)?;
         let (q, r) = self.udivrem(ax, ay)?;
         let sx = self.sh_imm(false, true, x, 31)?;
         let sy = self.sh_imm(false, true, y, 31)?;
         let diff = self.lop(Lop::Xor, sx, sy)?;
-        let dneg = self.setp(ICmp::Ne, false, diff, zero)?;
-        let nq = self.add(zero, q, false, true)?;
-        let nr = self.add(zero, r, false, true)?;
+        let dneg = self.setp_zero(ICmp::Ne, false, diff)?;
+        let nq = self.neg(q)?;
+        let nr = self.neg(r)?;
         let q = self.sel(dneg, nq, q)?;
         let r = self.sel(xneg, nr, r)?;
-        let ones = self.const32(u32::MAX)?;
-        let is0 = self.setp(ICmp::Eq, false, y, zero)?;
-        let q = self.sel(is0, ones, q)?;
-        let r = self.sel(is0, ones, r)?;
+        let is0 = self.setp_zero(ICmp::Eq, false, y)?;
+        let q = self.ones_where(is0, q)?;
+        let r = self.ones_where(is0, r)?;
         Ok((q, r))
     }
 }
