@@ -78,6 +78,15 @@ def dval(b):
 
 # ---------------------------------------------------------------- case writing
 
+def double_pair_words(pairs):
+    """Little-endian words of (a, b) double pairs, a's low word first."""
+    words = []
+    for a, b in pairs:
+        ab, bb = dbits(a), dbits(b)
+        words += [ab & M32, ab >> 32, bb & M32, bb >> 32]
+    return words
+
+
 def pack_u32(words):
     return struct.pack('<%dI' % len(words), *[w & M32 for w in words])
 
@@ -1005,17 +1014,14 @@ def double_arith():
     c = Case('double_arith', (2, 1, 1))
     r = rnd(32)
     n = 64
-    vals = []
+    pairs = []
     for i in range(n):
         a = r.choice([1.0, -2.5, 1e300, 1e-300, 0.1, r.uniform(-1e6, 1e6)])
         b = r.choice([3.0, 0.0, -0.7, 1e10, r.uniform(-1e3, 1e3)])
-        ab, bb = dbits(a), dbits(b)
-        vals += [ab & M32, ab >> 32, bb & M32, bb >> 32]
-    c.uav(0, vals)
+        pairs.append((a, b))
+    c.uav(0, double_pair_words(pairs))
     out = []
-    for i in range(n):
-        a = dval(u64_of(vals[4 * i], vals[4 * i + 1]))
-        b = dval(u64_of(vals[4 * i + 2], vals[4 * i + 3]))
+    for a, b in pairs:
         res = [a + b, a * b, ieee_div(a, b)]
         try:
             fma = math.fma(a, b, a)  # Python >= 3.13
@@ -1049,15 +1055,10 @@ def double_div():
         if k < 0.75:
             return r.uniform(-1e6, 1e6)
         return math.copysign(2.0 ** r.uniform(-1074, 1023), r.choice([1.0, -1.0]))
-    vals = []
-    for i in range(n):
-        ab, bb = dbits(pick()), dbits(pick())
-        vals += [ab & M32, ab >> 32, bb & M32, bb >> 32]
-    c.uav(0, vals)
+    pairs = [(pick(), pick()) for _ in range(n)]
+    c.uav(0, double_pair_words(pairs))
     out = []
-    for i in range(n):
-        a = dval(u64_of(vals[4 * i], vals[4 * i + 1]))
-        b = dval(u64_of(vals[4 * i + 2], vals[4 * i + 3]))
+    for a, b in pairs:
         q1, q2 = ieee_div(a, b), ieee_div(b, a)
         r = 1.7976931348623157e308 if a == 0.0 else ieee_div(1.0, a)
         for x in (q1, q2, q1 + q2, r):
