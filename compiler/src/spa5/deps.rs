@@ -24,6 +24,9 @@
 //!   read barrier would make the source's next writer wait for that load instead of the
 //!   source read; matmul's 16 loads in flight, rodinia_kmeans -aib 1.07x -> 0.87x ptxas's
 //!   modeled cycles);
+//! - an operation without results needs no read barrier when the warp reaches an unguarded
+//!   `EXIT` by straight-line code that leaves its sources alone (ptxas's last stores): no
+//!   instruction of the warp runs after it;
 //! - when all six barriers are busy: a barrier whose operations are expected to be complete
 //!   (issue cycle + the class's typical latency) is waited on at no cost; otherwise the new
 //!   operation joins the youngest barrier of its kind (write or read): barriers count
@@ -399,6 +402,30 @@ fn sources_overwritten_early(
     (insts.len() > idx + 1 + LOOKAHEAD).then_some(None)
 }
 
+/// Whether the warp ends at an unguarded `EXIT` after `idx` by straight-line code (no branch,
+/// transfer or branch target on the way) that writes none of `srcs`: an operation at `idx`
+/// reading `srcs` late then needs no read barrier.
+fn exits_leaving_sources(
+    insts: &[MInst],
+    facts: &Facts,
+    entry: &[bool],
+    idx: usize,
+    srcs: &[Key],
+) -> bool {
+    for (at, later) in insts.iter().enumerate().skip(idx + 1).take(LOOKAHEAD) {
+        if entry[at] || facts.defs[at].iter().any(|k| srcs.contains(k)) {
+            return false;
+        }
+        if later.op == Op::EXIT {
+            return later.guard.reg.is_true() && !later.guard.not;
+        }
+        if later.is_branch() || facts.transfer[at] || later.is_terminator() {
+            return false;
+        }
+    }
+    false
+}
+
 /// Computes the control of every instruction.
 pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     let mut ctl = vec![
@@ -579,7 +606,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 join(&mut sbs[r], counter, false, t + typical, class, &[], &srcs);
                 ctl[idx].rd_bar = Some(r as u8);
             }
-        } else if wants_rd {
+        } else if wants_rd && !exits_leaving_sources(insts, &facts, &entry, idx, &srcs) {
             let b = take(&mut sbs, &mut wait, 0, false, t, 0);
             counter += 1;
             join(&mut sbs[b], counter, false, t + typical, class, defs, &srcs);
@@ -684,5 +711,29 @@ mod tests {
             "read barrier {rd} shared with {writes:?}"
         );
         assert_eq!(ctl[7].wait_mask, 1 << rd, "{:?}", ctl[7]);
+    }
+
+    /// A store right before the warp's unguarded `EXIT` sets no read barrier (nothing runs
+    /// after it to overwrite its sources); one whose source is overwritten first, or before a
+    /// guarded `EXIT`, does.
+    #[test]
+    fn a_last_store_before_exit_needs_no_read_barrier() {
+        let store = || MInst::stg(Size::B32, Reg(4), 0, Reg(6));
+        let ctl = compute(
+            &[store(), MInst::iadd(Reg(8), Reg(9), Reg(9)), MInst::exit()],
+            false,
+        );
+        assert_eq!((ctl[0].rd_bar, ctl[2].wait_mask), (None, 0), "{ctl:?}");
+        let ctl = compute(
+            &[store(), MInst::iadd(Reg(6), Reg(9), Reg(9)), MInst::exit()],
+            false,
+        );
+        let rd = ctl[0]
+            .rd_bar
+            .expect("the overwritten source needs a read barrier");
+        assert_eq!(ctl[1].wait_mask, 1 << rd);
+        let guarded = MInst::exit().guarded(isa_spa5::Pred::p(0));
+        let ctl = compute(&[store(), guarded, MInst::exit()], false);
+        assert!(ctl[0].rd_bar.is_some(), "{ctl:?}");
     }
 }
