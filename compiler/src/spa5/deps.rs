@@ -35,7 +35,9 @@
 //!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
-//!   from a clean state whichever way it is entered; except the *soft* branches, which only
+//!   from a clean state whichever way it is entered (a block barrier `BAR`, after which the
+//!   warp goes on at the next instruction, leaves barriers holding only reads pending: a
+//!   shared store's sources are waited for at their next writer); except the *soft* branches, which only
 //!   stall for the fixed-latency results: a guarded forward `BRA` (an `if`, a versioning
 //!   test), and the `SYNC`s of an `SSY` region that holds only straight-line code and ends
 //!   with an unguarded `SYNC` right before its target (an `if` without `else`: the warp runs
@@ -481,6 +483,9 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let defs = &facts.defs[idx];
         let transfer = facts.transfer[idx];
         let class = inst.form().class;
+        // A block barrier continues at the next instruction: operations that only read
+        // registers (stores) stay in flight across it, as ptxas's do.
+        let block_barrier = inst.form().mnemonic.starts_with("BAR");
         // The state at a soft branch's target covers every way there: the barriers pending
         // on the fall-through path and at each soft branch to it.
         if let Some(came) = incoming[idx].take() {
@@ -507,7 +512,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             // A variable-latency write of the barrier's class may overwrite the sources of
             // its operations: that pipe reads them in issue order (as ptxas relies on).
             let same_pipe = inst.is_variable_latency() && sb.class == Some(class);
-            let hit = transfer && soft[idx].is_none()
+            let hit = transfer && soft[idx].is_none() && (sb.write || !block_barrier)
                 || uses.iter().any(|k| sb.defs.contains(k))
                 || defs
                     .iter()
@@ -735,5 +740,22 @@ mod tests {
         let guarded = MInst::exit().guarded(isa_spa5::Pred::p(0));
         let ctl = compute(&[store(), guarded, MInst::exit()], false);
         assert!(ctl[0].rd_bar.is_some(), "{ctl:?}");
+    }
+
+    /// A block barrier waits for pending load results but not for a store's source reads:
+    /// the store's read barrier stays pending, waited for by the next writer of its source.
+    #[test]
+    fn a_store_stays_in_flight_across_a_block_barrier() {
+        let insts = vec![
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::sts(Size::B32, Reg(4), 0, Reg(6)),
+            MInst::bar_sync(0),
+            MInst::iadd(Reg(6), Reg(9), Reg(9)),
+            MInst::exit(),
+        ];
+        let ctl = compute(&insts, false);
+        let (wr, rd) = (ctl[0].wr_bar.unwrap(), ctl[1].rd_bar.unwrap());
+        assert_eq!(ctl[2].wait_mask, 1 << wr, "{ctl:?}");
+        assert_eq!(ctl[3].wait_mask, 1 << rd, "{ctl:?}");
     }
 }
