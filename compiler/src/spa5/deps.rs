@@ -166,13 +166,12 @@ struct Sb {
     write: bool,
     /// Cycle at which its operations are expected to be complete.
     done_at: u64,
-    /// The class of its operations when they share one (a variable-latency write of that
-    /// class may overwrite their sources without waiting: the pipe reads in issue order).
-    class: Option<isa_spa5::table::Class>,
     /// Registers the pending instruction writes (read or written later: wait).
     defs: Vec<Key>,
-    /// Registers it reads late (written later: wait; read later: no hazard).
-    srcs: Vec<Key>,
+    /// Registers it reads late, with the reading operation's class (written later: wait,
+    /// except by a variable-latency write of that class, whose pipe reads in issue order;
+    /// read later: no hazard).
+    srcs: Vec<(Key, isa_spa5::table::Class)>,
 }
 
 impl Sb {
@@ -185,9 +184,6 @@ impl Sb {
         if !self.busy {
             *self = other;
             return;
-        }
-        if self.class != other.class {
-            self.class = None;
         }
         self.age = self.age.max(other.age);
         self.write |= other.write;
@@ -211,11 +207,10 @@ impl Sb {
             age,
             write,
             done_at,
-            class,
             defs,
             srcs,
         } = self;
-        (*busy, *age, *write, *done_at, *class) = (false, 0, false, 0, None);
+        (*busy, *age, *write, *done_at) = (false, 0, false, 0);
         defs.clear();
         srcs.clear();
     }
@@ -276,16 +271,13 @@ fn join(
 ) {
     if !sb.busy {
         sb.reset();
-        sb.class = Some(class);
-    } else if sb.class != Some(class) {
-        sb.class = None;
     }
     sb.busy = true;
     sb.age = age;
     sb.write |= write;
     sb.done_at = sb.done_at.max(done_at);
     sb.defs.extend_from_slice(defs);
-    sb.srcs.extend_from_slice(srcs);
+    sb.srcs.extend(srcs.iter().map(|&k| (k, class)));
 }
 
 /// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
@@ -509,14 +501,17 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             if !sb.busy {
                 continue;
             }
-            // A variable-latency write of the barrier's class may overwrite the sources of
-            // its operations: that pipe reads them in issue order (as ptxas relies on).
-            let same_pipe = inst.is_variable_latency() && sb.class == Some(class);
+            // A variable-latency write of a reader's class may overwrite that reader's
+            // sources: the pipe reads them in issue order (as ptxas relies on).
+            let var_write = inst.is_variable_latency();
+            let overwrites = |k: &Key| {
+                sb.srcs
+                    .iter()
+                    .any(|&(s, c)| s == *k && !(var_write && c == class))
+            };
             let hit = transfer && soft[idx].is_none() && (sb.write || !block_barrier)
                 || uses.iter().any(|k| sb.defs.contains(k))
-                || defs
-                    .iter()
-                    .any(|k| sb.defs.contains(k) || !same_pipe && sb.srcs.contains(k));
+                || defs.iter().any(|k| sb.defs.contains(k) || overwrites(k));
             if hit {
                 wait |= 1 << b;
             }
@@ -757,5 +752,21 @@ mod tests {
         let (wr, rd) = (ctl[0].wr_bar.unwrap(), ctl[1].rd_bar.unwrap());
         assert_eq!(ctl[2].wait_mask, 1 << wr, "{ctl:?}");
         assert_eq!(ctl[3].wait_mask, 1 << rd, "{ctl:?}");
+    }
+
+    /// A load whose address register the next load of its class overwrites needs no read
+    /// barrier (the pipe reads in issue order), even when its write barrier is shared with
+    /// loads of another class: the overwrite waits for none of them.
+    #[test]
+    fn a_same_pipe_overwrite_waits_for_no_joined_load() {
+        let mut insts: Vec<MInst> = (0..6)
+            .map(|i| MInst::ldg(Size::B32, Reg(10 + i), Reg(20 + 2 * i), 0))
+            .collect();
+        insts.push(MInst::lds(Size::B32, Reg(30), Reg(40), 0));
+        insts.push(MInst::lds(Size::B32, Reg(40), Reg(41), 0));
+        insts.push(MInst::exit());
+        let ctl = compute(&insts, false);
+        assert_eq!(ctl[6].rd_bar, None, "{ctl:?}");
+        assert_eq!(ctl[7].wait_mask, 0, "{ctl:?}");
     }
 }
