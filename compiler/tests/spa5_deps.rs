@@ -13,9 +13,9 @@
 //! - a store without a read barrier is allowed only when nothing overwrites its sources
 //!   before the warp's unguarded `EXIT`, with no other control transfer on the way;
 //! - control transfers start a new state (the target may be entered from elsewhere), so
-//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a `BAR` (the warp
-//!   goes on at the next instruction), before which only the results must be complete (source
-//!   reads stay pending past it), and a guarded
+//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a `BAR` or a
+//!   guarded `EXIT` (the warp goes on at the next instruction), before which only the results
+//!   must be complete (source reads stay pending past it), and a guarded
 //!   forward `BRA`, before which only the fixed-latency results must be complete: what is
 //!   pending there stays pending on both paths (the target's state is the union of its
 //!   fall-through state and every such branch's); the same for the `SYNC`s of an `SSY` region
@@ -131,12 +131,13 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 .or_default()
                 .push((wr.clone(), rd.clone()));
         }
-        let block_barrier = i.form().mnemonic.starts_with("BAR");
+        let guarded_exit = i.form().mnemonic == "EXIT" && i.guard != isa_spa5::Pred::TRUE;
+        let goes_on = guarded_exit || i.form().mnemonic.starts_with("BAR");
         if transfer(i) && forward.is_none() {
             let reads = rd
                 .iter()
                 .next()
-                .filter(|_| !block_barrier)
+                .filter(|_| !goes_on)
                 .map(|(k, (b, _))| (k, b));
             if let Some((k, b)) = wr.iter().next().or(reads) {
                 return Err(format!(

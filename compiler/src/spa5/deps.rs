@@ -35,9 +35,9 @@
 //!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
-//!   from a clean state whichever way it is entered (a block barrier `BAR`, after which the
-//!   warp goes on at the next instruction, leaves barriers holding only reads pending: a
-//!   shared store's sources are waited for at their next writer); except the *soft* branches, which only
+//!   from a clean state whichever way it is entered (a block barrier `BAR` or a guarded
+//!   `EXIT`, after which the warp goes on at the next instruction, leaves barriers holding
+//!   only reads pending: a store's sources are waited for at their next writer); except the *soft* branches, which only
 //!   stall for the fixed-latency results: a guarded forward `BRA` (an `if`, a versioning
 //!   test), and the `SYNC`s of an `SSY` region that holds only straight-line code and ends
 //!   with an unguarded `SYNC` right before its target (an `if` without `else`: the warp runs
@@ -475,9 +475,10 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let defs = &facts.defs[idx];
         let transfer = facts.transfer[idx];
         let class = inst.form().class;
-        // A block barrier continues at the next instruction: operations that only read
-        // registers (stores) stay in flight across it, as ptxas's do.
-        let block_barrier = inst.form().mnemonic.starts_with("BAR");
+        // A block barrier, and a guarded `EXIT` for the lanes that stay, continue at the next
+        // instruction: operations that only read registers (stores) stay in flight across.
+        let guarded_exit = inst.op == Op::EXIT && !(inst.guard.reg.is_true() && !inst.guard.not);
+        let goes_on = guarded_exit || inst.form().mnemonic.starts_with("BAR");
         // The state at a soft branch's target covers every way there: the barriers pending
         // on the fall-through path and at each soft branch to it.
         if let Some(came) = incoming[idx].take() {
@@ -509,7 +510,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                     .iter()
                     .any(|&(s, c)| s == *k && !(var_write && c == class))
             };
-            let hit = transfer && soft[idx].is_none() && (sb.write || !block_barrier)
+            let hit = transfer && soft[idx].is_none() && (sb.write || !goes_on)
                 || uses.iter().any(|k| sb.defs.contains(k))
                 || defs.iter().any(|k| sb.defs.contains(k) || overwrites(k));
             if hit {
@@ -768,5 +769,23 @@ mod tests {
         let ctl = compute(&insts, false);
         assert_eq!(ctl[6].rd_bar, None, "{ctl:?}");
         assert_eq!(ctl[7].wait_mask, 0, "{ctl:?}");
+    }
+
+    /// A guarded `EXIT` does not wait for a store's source read: the lanes that stay wait for
+    /// it at the next writer of the source.
+    #[test]
+    fn a_store_stays_in_flight_across_a_guarded_exit() {
+        let insts = vec![
+            MInst::stg(Size::B32, Reg(4), 0, Reg(6)),
+            MInst::exit().guarded(isa_spa5::Pred::p(0)),
+            MInst::iadd(Reg(6), Reg(9), Reg(9)),
+            MInst::exit(),
+        ];
+        let ctl = compute(&insts, false);
+        let rd = ctl[0]
+            .rd_bar
+            .expect("the lanes that stay overwrite the source");
+        assert_eq!(ctl[1].wait_mask, 0, "{ctl:?}");
+        assert_eq!(ctl[2].wait_mask, 1 << rd, "{ctl:?}");
     }
 }
