@@ -477,7 +477,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let class = inst.form().class;
         // A block barrier, and a guarded `EXIT` for the lanes that stay, continue at the next
         // instruction: operations that only read registers (stores) stay in flight across.
-        let guarded_exit = inst.op == Op::EXIT && !(inst.guard.reg.is_true() && !inst.guard.not);
+        let guarded_exit = inst.op == Op::EXIT && (inst.guard.not || !inst.guard.reg.is_true());
         let goes_on = guarded_exit || inst.form().mnemonic.starts_with("BAR");
         // The state at a soft branch's target covers every way there: the barriers pending
         // on the fall-through path and at each soft branch to it.
