@@ -10,8 +10,12 @@
 //! - a variable-latency result is readable only after the consumer waited on the barrier
 //!   the producer set (`&wrN`); a register read by a pending store/variable-latency op
 //!   without a write barrier may be overwritten only after waiting on its `&rdN`;
+//! - a store without a read barrier is allowed only when nothing overwrites its sources
+//!   before the warp's unguarded `EXIT`, with no other control transfer on the way;
 //! - control transfers start a new state (the target may be entered from elsewhere), so
-//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a guarded
+//!   everything must be complete before a `BRA`/`SYNC`/`EXIT`/`BAR`; except a `BAR` or a
+//!   guarded `EXIT` (the warp goes on at the next instruction), before which only the results
+//!   must be complete (source reads stay pending past it), and a guarded
 //!   forward `BRA`, before which only the fixed-latency results must be complete: what is
 //!   pending there stays pending on both paths (the target's state is the union of its
 //!   fall-through state and every such branch's); the same for the `SYNC`s of an `SSY` region
@@ -63,6 +67,8 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
     // State carried by guarded forward branches to their targets.
     type Pending = (HashMap<K, u8>, HashMap<K, (u8, isa_spa5::table::Class)>);
     let mut carried: HashMap<usize, Vec<Pending>> = HashMap::new();
+    // Sources of stores without a read barrier: register -> the store's index.
+    let mut unguarded: HashMap<K, usize> = HashMap::new();
     for (idx, (i, c)) in prog.iter().enumerate() {
         for (w, r) in carried.remove(&idx).unwrap_or_default() {
             wr.extend(w);
@@ -102,6 +108,21 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                     "#{idx} {i:?} overwrites {k:?} still used by barrier {b}"
                 ));
             }
+            if let Some(s) = unguarded.get(k) {
+                return Err(format!(
+                    "#{idx} {i:?} overwrites {k:?}, read by store #{s} without a read barrier"
+                ));
+            }
+        }
+        if transfer(i) && !unguarded.is_empty() {
+            let exit = i.form().mnemonic == "EXIT" && i.guard == isa_spa5::Pred::TRUE;
+            if !exit {
+                return Err(format!(
+                    "#{idx} control transfer before a store without a read barrier ends the warp"
+                ));
+            }
+            // The warp ends here; what follows is entered by other paths.
+            unguarded.clear();
         }
         let forward = forward_target(prog, idx).or_else(|| straight_sync_target(prog, idx));
         if let Some(target) = forward {
@@ -110,12 +131,15 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 .or_default()
                 .push((wr.clone(), rd.clone()));
         }
+        let guarded_exit = i.form().mnemonic == "EXIT" && i.guard != isa_spa5::Pred::TRUE;
+        let goes_on = guarded_exit || i.form().mnemonic.starts_with("BAR");
         if transfer(i) && forward.is_none() {
-            if let Some((k, b)) = wr
+            let reads = rd
                 .iter()
                 .next()
-                .or(rd.iter().next().map(|(k, (b, _))| (k, b)))
-            {
+                .filter(|_| !goes_on)
+                .map(|(k, (b, _))| (k, b));
+            if let Some((k, b)) = wr.iter().next().or(reads) {
                 return Err(format!(
                     "#{idx} control transfer with {k:?} pending on barrier {b}"
                 ));
@@ -162,7 +186,11 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                             rd.insert(*k, (b, i.form().class));
                         }
                     }
-                    None => return Err(format!("#{idx} {i:?}: store without a read barrier")),
+                    None => {
+                        for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
+                            unguarded.insert(*k, idx);
+                        }
+                    }
                 }
             }
             for k in &defs {

@@ -1,7 +1,8 @@
 //! Both runners refuse oversized or malformed dispatches with an error (exit status 1 or 2)
 //! before allocating anything, stop endless loops by their default fuel within seconds, and
 //! never panic on any argument: the cases of the runner audit, and a seeded random walk over
-//! argument vectors built from flags and edge values.
+//! argument vectors built from flags and edge values. `spa5-run --profile` charges every modeled
+//! cycle to one instruction.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -253,6 +254,92 @@ fn symbols_of_a_ptxas_cubin_are_filled_before_the_launch() {
             want,
         );
     }
+}
+
+/// `--stats` splits the modeled cycles into stall counts, scoreboard waits and barrier waits,
+/// and `--profile`'s rows (one per executed instruction) add up to the launch's cycles, the
+/// load's consumer showing its wait on the load's scoreboard.
+#[test]
+fn the_profile_charges_every_cycle_to_an_instruction() {
+    let dir = temp("profile");
+    let (_, cubin) = compile(
+        &dir,
+        "inc",
+        "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\ndcl_literal l0, 2, 7, 0, 0\n\
+         ishl r0.x, vAbsTid.x, l0.x\nuav_raw_load_id(0) r1.x, r0.x\nimul r1.x, r1.x, r1.x\n\
+         iadd r1.x, r1.x, l0.y\nuav_raw_store_id(0) mem.x, r0.x, r1.x\nend\n",
+    );
+    let buf = dir.join("a.bin");
+    std::fs::write(
+        &buf,
+        (0..128u32).flat_map(u32::to_le_bytes).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let o = dir.join("o");
+    let uav = format!("0={}", buf.display());
+    let args = [
+        &cubin,
+        "--grid",
+        "2",
+        "--uav",
+        &uav,
+        "--out",
+        o.to_str().unwrap(),
+    ];
+    let out = run(
+        SPA5_RUN,
+        &[&args[..], &["--stats=json", "--profile"]].concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let json = lines.next().unwrap();
+    let field = |k: &str| -> u64 {
+        let at = json
+            .find(&format!("\"{k}\": "))
+            .unwrap_or_else(|| panic!("{k} in {json}"));
+        let rest = &json[at + k.len() + 4..];
+        rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap()]
+            .parse()
+            .unwrap()
+    };
+    let sum = field("cycles_sum");
+    let parts = [
+        "cycles_stall",
+        "cycles_scoreboard_wait",
+        "cycles_barrier_wait",
+        "bank_conflicts",
+    ];
+    assert_eq!(parts.iter().map(|k| field(k)).sum::<u64>(), sum, "{json}");
+    assert!(lines.next().unwrap().contains("wait by scoreboard"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
+    // Columns: addr, count, cycles, stall, conflicts, wait, barrier, then the text.
+    let col = |r: &Vec<&str>, i: usize| r[i].parse::<u64>().unwrap();
+    assert_eq!(rows.iter().map(|r| col(r, 2)).sum::<u64>(), sum);
+    assert_eq!(
+        rows.iter().map(|r| col(r, 5)).sum::<u64>(),
+        field("cycles_scoreboard_wait")
+    );
+    let load = rows
+        .iter()
+        .position(|r| r.iter().any(|w| w.starts_with("LDG")))
+        .unwrap();
+    let user = &rows[load + 1..]
+        .iter()
+        .find(|r| col(r, 5) > 0)
+        .unwrap_or_else(|| panic!("nothing waits for the load: {text}"));
+    assert!(user[7].starts_with("sb"), "{user:?}");
+    assert!(
+        rows.iter().all(|r| col(r, 1) == 4),
+        "every instruction ran once per warp: {text}"
+    );
+    // Without --profile, only the statistics.
+    let out = run(SPA5_RUN, &[&args[..], &["--stats=json"]].concat());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }
 
 /// A seeded random walk over argument vectors: flags with edge values, in any order, given to

@@ -24,6 +24,9 @@
 //!   read barrier would make the source's next writer wait for that load instead of the
 //!   source read; matmul's 16 loads in flight, rodinia_kmeans -aib 1.07x -> 0.87x ptxas's
 //!   modeled cycles);
+//! - an operation without results needs no read barrier when the warp reaches an unguarded
+//!   `EXIT` by straight-line code that leaves its sources alone (ptxas's last stores): no
+//!   instruction of the warp runs after it;
 //! - when all six barriers are busy: a barrier whose operations are expected to be complete
 //!   (issue cycle + the class's typical latency) is waited on at no cost; otherwise the new
 //!   operation joins the youngest barrier of its kind (write or read): barriers count
@@ -32,7 +35,9 @@
 //!   first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
 //!   all barriers and stalls until every fixed-latency result is written, so each block starts
-//!   from a clean state whichever way it is entered; except the *soft* branches, which only
+//!   from a clean state whichever way it is entered (a block barrier `BAR` or a guarded
+//!   `EXIT`, after which the warp goes on at the next instruction, leaves barriers holding
+//!   only reads pending: a store's sources are waited for at their next writer); except the *soft* branches, which only
 //!   stall for the fixed-latency results: a guarded forward `BRA` (an `if`, a versioning
 //!   test), and the `SYNC`s of an `SSY` region that holds only straight-line code and ends
 //!   with an unguarded `SYNC` right before its target (an `if` without `else`: the warp runs
@@ -161,13 +166,12 @@ struct Sb {
     write: bool,
     /// Cycle at which its operations are expected to be complete.
     done_at: u64,
-    /// The class of its operations when they share one (a variable-latency write of that
-    /// class may overwrite their sources without waiting: the pipe reads in issue order).
-    class: Option<isa_spa5::table::Class>,
     /// Registers the pending instruction writes (read or written later: wait).
     defs: Vec<Key>,
-    /// Registers it reads late (written later: wait; read later: no hazard).
-    srcs: Vec<Key>,
+    /// Registers it reads late, with the reading operation's class (written later: wait,
+    /// except by a variable-latency write of that class, whose pipe reads in issue order;
+    /// read later: no hazard).
+    srcs: Vec<(Key, isa_spa5::table::Class)>,
 }
 
 impl Sb {
@@ -180,9 +184,6 @@ impl Sb {
         if !self.busy {
             *self = other;
             return;
-        }
-        if self.class != other.class {
-            self.class = None;
         }
         self.age = self.age.max(other.age);
         self.write |= other.write;
@@ -206,11 +207,10 @@ impl Sb {
             age,
             write,
             done_at,
-            class,
             defs,
             srcs,
         } = self;
-        (*busy, *age, *write, *done_at, *class) = (false, 0, false, 0, None);
+        (*busy, *age, *write, *done_at) = (false, 0, false, 0);
         defs.clear();
         srcs.clear();
     }
@@ -271,16 +271,13 @@ fn join(
 ) {
     if !sb.busy {
         sb.reset();
-        sb.class = Some(class);
-    } else if sb.class != Some(class) {
-        sb.class = None;
     }
     sb.busy = true;
     sb.age = age;
     sb.write |= write;
     sb.done_at = sb.done_at.max(done_at);
     sb.defs.extend_from_slice(defs);
-    sb.srcs.extend_from_slice(srcs);
+    sb.srcs.extend(srcs.iter().map(|&k| (k, class)));
 }
 
 /// How far ahead [`sources_overwritten_early`] looks before assuming the worst.
@@ -399,6 +396,30 @@ fn sources_overwritten_early(
     (insts.len() > idx + 1 + LOOKAHEAD).then_some(None)
 }
 
+/// Whether the warp ends at an unguarded `EXIT` after `idx` by straight-line code (no branch,
+/// transfer or branch target on the way) that writes none of `srcs`: an operation at `idx`
+/// reading `srcs` late then needs no read barrier.
+fn exits_leaving_sources(
+    insts: &[MInst],
+    facts: &Facts,
+    entry: &[bool],
+    idx: usize,
+    srcs: &[Key],
+) -> bool {
+    for (at, later) in insts.iter().enumerate().skip(idx + 1).take(LOOKAHEAD) {
+        if entry[at] || facts.defs[at].iter().any(|k| srcs.contains(k)) {
+            return false;
+        }
+        if later.op == Op::EXIT {
+            return later.guard.reg.is_true() && !later.guard.not;
+        }
+        if later.is_branch() || facts.transfer[at] || later.is_terminator() {
+            return false;
+        }
+    }
+    false
+}
+
 /// Computes the control of every instruction.
 pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     let mut ctl = vec![
@@ -454,6 +475,10 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let defs = &facts.defs[idx];
         let transfer = facts.transfer[idx];
         let class = inst.form().class;
+        // A block barrier, and a guarded `EXIT` for the lanes that stay, continue at the next
+        // instruction: operations that only read registers (stores) stay in flight across.
+        let guarded_exit = inst.op == Op::EXIT && (inst.guard.not || !inst.guard.reg.is_true());
+        let goes_on = guarded_exit || inst.form().mnemonic.starts_with("BAR");
         // The state at a soft branch's target covers every way there: the barriers pending
         // on the fall-through path and at each soft branch to it.
         if let Some(came) = incoming[idx].take() {
@@ -477,14 +502,17 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             if !sb.busy {
                 continue;
             }
-            // A variable-latency write of the barrier's class may overwrite the sources of
-            // its operations: that pipe reads them in issue order (as ptxas relies on).
-            let same_pipe = inst.is_variable_latency() && sb.class == Some(class);
-            let hit = transfer && soft[idx].is_none()
-                || uses.iter().any(|k| sb.defs.contains(k))
-                || defs
+            // A variable-latency write of a reader's class may overwrite that reader's
+            // sources: the pipe reads them in issue order (as ptxas relies on).
+            let var_write = inst.is_variable_latency();
+            let overwrites = |k: &Key| {
+                sb.srcs
                     .iter()
-                    .any(|k| sb.defs.contains(k) || !same_pipe && sb.srcs.contains(k));
+                    .any(|&(s, c)| s == *k && !(var_write && c == class))
+            };
+            let hit = transfer && soft[idx].is_none() && (sb.write || !goes_on)
+                || uses.iter().any(|k| sb.defs.contains(k))
+                || defs.iter().any(|k| sb.defs.contains(k) || overwrites(k));
             if hit {
                 wait |= 1 << b;
             }
@@ -579,7 +607,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 join(&mut sbs[r], counter, false, t + typical, class, &[], &srcs);
                 ctl[idx].rd_bar = Some(r as u8);
             }
-        } else if wants_rd {
+        } else if wants_rd && !exits_leaving_sources(insts, &facts, &entry, idx, &srcs) {
             let b = take(&mut sbs, &mut wait, 0, false, t, 0);
             counter += 1;
             join(&mut sbs[b], counter, false, t + typical, class, defs, &srcs);
@@ -684,5 +712,80 @@ mod tests {
             "read barrier {rd} shared with {writes:?}"
         );
         assert_eq!(ctl[7].wait_mask, 1 << rd, "{:?}", ctl[7]);
+    }
+
+    /// A store right before the warp's unguarded `EXIT` sets no read barrier (nothing runs
+    /// after it to overwrite its sources); one whose source is overwritten first, or before a
+    /// guarded `EXIT`, does.
+    #[test]
+    fn a_last_store_before_exit_needs_no_read_barrier() {
+        let store = || MInst::stg(Size::B32, Reg(4), 0, Reg(6));
+        let ctl = compute(
+            &[store(), MInst::iadd(Reg(8), Reg(9), Reg(9)), MInst::exit()],
+            false,
+        );
+        assert_eq!((ctl[0].rd_bar, ctl[2].wait_mask), (None, 0), "{ctl:?}");
+        let ctl = compute(
+            &[store(), MInst::iadd(Reg(6), Reg(9), Reg(9)), MInst::exit()],
+            false,
+        );
+        let rd = ctl[0]
+            .rd_bar
+            .expect("the overwritten source needs a read barrier");
+        assert_eq!(ctl[1].wait_mask, 1 << rd);
+        let guarded = MInst::exit().guarded(isa_spa5::Pred::p(0));
+        let ctl = compute(&[store(), guarded, MInst::exit()], false);
+        assert!(ctl[0].rd_bar.is_some(), "{ctl:?}");
+    }
+
+    /// A block barrier waits for pending load results but not for a store's source reads:
+    /// the store's read barrier stays pending, waited for by the next writer of its source.
+    #[test]
+    fn a_store_stays_in_flight_across_a_block_barrier() {
+        let insts = vec![
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::sts(Size::B32, Reg(4), 0, Reg(6)),
+            MInst::bar_sync(0),
+            MInst::iadd(Reg(6), Reg(9), Reg(9)),
+            MInst::exit(),
+        ];
+        let ctl = compute(&insts, false);
+        let (wr, rd) = (ctl[0].wr_bar.unwrap(), ctl[1].rd_bar.unwrap());
+        assert_eq!(ctl[2].wait_mask, 1 << wr, "{ctl:?}");
+        assert_eq!(ctl[3].wait_mask, 1 << rd, "{ctl:?}");
+    }
+
+    /// A load whose address register the next load of its class overwrites needs no read
+    /// barrier (the pipe reads in issue order), even when its write barrier is shared with
+    /// loads of another class: the overwrite waits for none of them.
+    #[test]
+    fn a_same_pipe_overwrite_waits_for_no_joined_load() {
+        let mut insts: Vec<MInst> = (0..6)
+            .map(|i| MInst::ldg(Size::B32, Reg(10 + i), Reg(20 + 2 * i), 0))
+            .collect();
+        insts.push(MInst::lds(Size::B32, Reg(30), Reg(40), 0));
+        insts.push(MInst::lds(Size::B32, Reg(40), Reg(41), 0));
+        insts.push(MInst::exit());
+        let ctl = compute(&insts, false);
+        assert_eq!(ctl[6].rd_bar, None, "{ctl:?}");
+        assert_eq!(ctl[7].wait_mask, 0, "{ctl:?}");
+    }
+
+    /// A guarded `EXIT` does not wait for a store's source read: the lanes that stay wait for
+    /// it at the next writer of the source.
+    #[test]
+    fn a_store_stays_in_flight_across_a_guarded_exit() {
+        let insts = vec![
+            MInst::stg(Size::B32, Reg(4), 0, Reg(6)),
+            MInst::exit().guarded(isa_spa5::Pred::p(0)),
+            MInst::iadd(Reg(6), Reg(9), Reg(9)),
+            MInst::exit(),
+        ];
+        let ctl = compute(&insts, false);
+        let rd = ctl[0]
+            .rd_bar
+            .expect("the lanes that stay overwrite the source");
+        assert_eq!(ctl[1].wait_mask, 0, "{ctl:?}");
+        assert_eq!(ctl[2].wait_mask, 1 << rd, "{ctl:?}");
     }
 }

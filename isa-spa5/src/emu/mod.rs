@@ -177,6 +177,9 @@ pub struct LaunchReport {
     pub bank_conflicts: u64,
     /// Register operands of the executed warp instructions served by the reuse cache.
     pub reuse_hits: u64,
+    /// Where the modeled cycles went, per instruction index (`code[i]`); the entries' totals
+    /// add up to [`LaunchReport::cycles_sum`].
+    pub profile: Vec<stats::PcCycles>,
 }
 
 /// At most this many hazards are recorded per launch.
@@ -329,7 +332,10 @@ impl Device {
             )));
         }
         let prog = warp::Program::new(code);
-        let mut report = LaunchReport::default();
+        let mut report = LaunchReport {
+            profile: vec![stats::PcCycles::default(); code.len()],
+            ..LaunchReport::default()
+        };
         let mut fuel = cfg.fuel;
         for z in 0..gz {
             for y in 0..gy {

@@ -10,7 +10,11 @@
 //! block at the latest arrival. Operand reads cost what [`crate::banks`] says: each register
 //! bank conflict delays the instruction's issue by one cycle, and registers served by the
 //! operand reuse cache (the control words' reuse flags) read no bank; the counts of both are
-//! reported. The model ignores contention between warps (dual issue, pipe throughput, memory
+//! reported. Each instruction's share of the cycles is recorded per program counter
+//! ([`PcCycles`]): its stall count, bank conflicts, the cycles its issue waited on each
+//! scoreboard, and the cycles it waited for other warps at a block barrier; the exit drain of
+//! a warp's outstanding operations is charged to the warp's last instruction, so the shares
+//! add up to the sum over warps. The model ignores contention between warps (dual issue, pipe throughput, memory
 //! bandwidth): it measures the latency a kernel's schedule exposes per warp, which is what
 //! two compilers' code for the same kernel can be compared on.
 
@@ -72,11 +76,61 @@ pub const READ_RELEASE: u64 = 20;
 /// Operations one scoreboard queue remembers; older ones count as complete.
 const QUEUE_CAP: usize = 64;
 
+/// Where one instruction's modeled issue cycles went, summed over the warps that issued it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PcCycles {
+    /// Warp instructions issued at this pc.
+    pub executed: u64,
+    /// Cycles of its stall counts (at least one per issue).
+    pub stall: u64,
+    /// Cycles of register bank conflicts.
+    pub conflicts: u64,
+    /// Cycles its issue waited on each scoreboard (wait mask or `DEPBAR`; for a warp's last
+    /// instruction, also the operations drained when the warp exits).
+    pub waited: [u64; NUM_SCOREBOARDS as usize],
+    /// Cycles its issue waited for the block's other warps at a `BAR.SYNC` before it.
+    pub barrier: u64,
+}
+
+impl PcCycles {
+    /// Every cycle charged to this pc.
+    pub fn total(&self) -> u64 {
+        self.stall + self.conflicts + self.waited.iter().sum::<u64>() + self.barrier
+    }
+
+    /// Cycles waited on scoreboards.
+    pub fn scoreboard_wait(&self) -> u64 {
+        self.waited.iter().sum()
+    }
+
+    fn add(&mut self, c: &PcCycles) {
+        self.executed += c.executed;
+        self.stall += c.stall;
+        self.conflicts += c.conflicts;
+        for (a, b) in self.waited.iter_mut().zip(c.waited) {
+            *a += b;
+        }
+        self.barrier += c.barrier;
+    }
+}
+
+/// Adds `c` to the entry of instruction `idx` of a launch's profile.
+pub(crate) fn charge(profile: &mut Vec<PcCycles>, idx: usize, c: &PcCycles) {
+    if profile.len() <= idx {
+        profile.resize(idx + 1, PcCycles::default());
+    }
+    profile[idx].add(c);
+}
+
 /// One warp's modeled issue clock.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IssueClock {
     /// Cycle at which the next instruction may issue.
     pub now: u64,
+    /// Index of the last instruction issued (the exit drain is charged to it).
+    pub last: usize,
+    /// Cycles waited at a block barrier, not yet charged to an instruction.
+    barrier: u64,
     /// Per scoreboard, completion cycles of outstanding operations in issue order.
     queues: [VecDeque<u64>; NUM_SCOREBOARDS as usize],
     /// The warp's operand reuse cache.
@@ -84,12 +138,24 @@ pub(crate) struct IssueClock {
 }
 
 impl IssueClock {
-    fn wait(&mut self, sb: usize, keep: usize) {
+    /// Waits until at most `keep` operations on scoreboard `sb` are outstanding; returns the
+    /// cycles waited.
+    fn wait(&mut self, sb: usize, keep: usize) -> u64 {
+        let before = self.now;
         let q = &mut self.queues[sb];
         while q.len() > keep {
             if let Some(t) = q.pop_front() {
                 self.now = self.now.max(t);
             }
+        }
+        self.now - before
+    }
+
+    /// The block barrier releases the warp at cycle `t` (not earlier than its own clock).
+    pub(crate) fn release_at(&mut self, t: u64) {
+        if t > self.now {
+            self.barrier += t - self.now;
+            self.now = t;
         }
     }
 
@@ -103,11 +169,17 @@ impl IssueClock {
     }
 
     /// Issues `inst` with control `ctrl`: waits, reads its operands (one cycle per bank
-    /// conflict), then advances by its stall count. Returns the operand reads' cost.
-    pub(crate) fn issue(&mut self, inst: &Inst, ctrl: &Control) -> banks::Issue {
+    /// conflict), then advances by its stall count. Returns the operand reads' cost and where
+    /// the cycles went.
+    pub(crate) fn issue(&mut self, inst: &Inst, ctrl: &Control) -> (banks::Issue, PcCycles) {
+        let mut cost = PcCycles {
+            executed: 1,
+            barrier: std::mem::take(&mut self.barrier),
+            ..PcCycles::default()
+        };
         for sb in 0..NUM_SCOREBOARDS as usize {
             if ctrl.wait_mask & (1 << sb) != 0 {
-                self.wait(sb, 0);
+                cost.waited[sb] += self.wait(sb, 0);
             }
         }
         if matches!(inst.op, Op::DEPBAR | Op::DEPBAR_LE) {
@@ -115,7 +187,7 @@ impl IssueClock {
                 if let Operand::SbMask(m) = o {
                     for sb in 0..NUM_SCOREBOARDS as usize {
                         if m & (1 << sb) != 0 {
-                            self.wait(sb, 0);
+                            cost.waited[sb] += self.wait(sb, 0);
                         }
                     }
                 }
@@ -124,7 +196,7 @@ impl IssueClock {
                 (inst.op, inst.ops().first(), inst.ops().get(1))
             {
                 if (*sb as usize) < NUM_SCOREBOARDS as usize {
-                    self.wait(*sb as usize, (*k).max(0) as usize);
+                    cost.waited[*sb as usize] += self.wait(*sb as usize, (*k).max(0) as usize);
                 }
             }
         }
@@ -141,15 +213,19 @@ impl IssueClock {
             self.push(sb, issue + READ_RELEASE);
         }
         self.now = issue + ctrl.stall.max(1) as u64;
-        operands
+        cost.conflicts = u64::from(operands.conflicts);
+        cost.stall = ctrl.stall.max(1) as u64;
+        (operands, cost)
     }
 
-    /// Completes every outstanding operation (the warp exits).
-    pub(crate) fn drain(&mut self) -> u64 {
+    /// Completes every outstanding operation (the warp exits). Returns the warp's cycles and
+    /// the cycles waited on each scoreboard for it.
+    pub(crate) fn drain(&mut self) -> (u64, PcCycles) {
+        let mut cost = PcCycles::default();
         for sb in 0..NUM_SCOREBOARDS as usize {
-            self.wait(sb, 0);
+            cost.waited[sb] = self.wait(sb, 0);
         }
-        self.now
+        (self.now, cost)
     }
 }
 
@@ -184,7 +260,28 @@ mod tests {
         c.issue(&nop, &Control::stall(0));
         assert_eq!(c.now, 8);
         c.push(3, 100);
-        assert_eq!(c.drain(), 100);
+        assert_eq!(c.drain().0, 100);
+    }
+
+    #[test]
+    fn each_issue_says_where_its_cycles_went() {
+        let mut c = IssueClock::default();
+        let nop = Inst::build(Op::NOP, &[]);
+        c.push(1, 30);
+        c.push(4, 50);
+        let mut wait = Control::stall(3);
+        wait.wait_mask = (1 << 1) | (1 << 4);
+        let (_, cost) = c.issue(&nop, &wait);
+        // SB1 holds the issue to cycle 30, SB4 twenty more; then three stall cycles.
+        assert_eq!((cost.waited[1], cost.waited[4], cost.stall), (30, 20, 3));
+        assert_eq!(cost.total(), c.now);
+        c.release_at(60);
+        c.release_at(10);
+        let (_, cost) = c.issue(&nop, &Control::stall(1));
+        assert_eq!((cost.barrier, cost.stall, cost.total()), (7, 1, 8));
+        c.push(0, 90);
+        let (now, drained) = c.drain();
+        assert_eq!((now, drained.waited[0]), (90, 29));
     }
 
     #[test]
@@ -194,16 +291,16 @@ mod tests {
         let b = ffma("FFMA R1, R4, R8, R13;");
         let mut c = IssueClock::default();
         // R4, R8, R12 share bank 0: two extra cycles.
-        assert_eq!(c.issue(&a, &Control::stall(1)).conflicts, 2);
+        assert_eq!(c.issue(&a, &Control::stall(1)).0.conflicts, 2);
         assert_eq!(c.now, 3);
         // Without reuse flags, R4 and R8 conflict again.
-        assert_eq!(c.issue(&b, &Control::stall(1)).conflicts, 1);
+        assert_eq!(c.issue(&b, &Control::stall(1)).0.conflicts, 1);
         assert_eq!(c.now, 5);
         let mut flagged = Control::stall(1);
         flagged.reuse = 0b011;
         c.issue(&a, &flagged);
         assert_eq!(c.now, 8);
-        let r = c.issue(&b, &Control::stall(1));
+        let r = c.issue(&b, &Control::stall(1)).0;
         assert_eq!((r.conflicts, r.hits), (0, 2));
         assert_eq!(c.now, 9);
     }

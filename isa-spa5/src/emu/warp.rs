@@ -282,7 +282,8 @@ impl Block {
                     if state != State::Running {
                         w.state = state;
                         if state == State::Done {
-                            let cycles = w.issue.drain();
+                            let (cycles, drained) = w.issue.drain();
+                            super::stats::charge(&mut report.profile, w.issue.last, &drained);
                             report.cycles_sum += cycles;
                             report.cycles_critical_warp = report.cycles_critical_warp.max(cycles);
                         }
@@ -326,7 +327,7 @@ impl Block {
         };
         for w in self.warps.iter_mut().filter(|w| w.state == State::Barrier) {
             w.state = State::Running;
-            w.issue.now = release;
+            w.issue.release_at(release);
             if mode.is_some() {
                 w.bar_result = (count, pred);
             }
@@ -388,14 +389,17 @@ fn check_call_depth(w: &Warp, pc: u32) -> Result<(), EmuError> {
 /// Issues `inst` (control `ctrl`) at `pc`: the hazard tracker, the clock, the operand
 /// collector's counts and the statistics; returns the lanes that execute it (active and
 /// guarded on).
-fn issue(inst: &Inst, ctrl: &Control, pc: u32, w: &mut Warp, report: &mut LaunchReport) -> u32 {
+fn issue(inst: &Inst, ctrl: &Control, idx: usize, w: &mut Warp, report: &mut LaunchReport) -> u32 {
+    let pc = inst_addr(idx);
     if let Some(t) = w.tracker.as_mut() {
         if report.hazards.len() < MAX_HAZARDS {
             t.issue_lanes(pc, inst, ctrl, w.active, &mut report.hazards);
         }
     }
     w.clock += ctrl.stall.max(1) as u64;
-    let operands = w.issue.issue(inst, ctrl);
+    let (operands, cost) = w.issue.issue(inst, ctrl);
+    w.issue.last = idx;
+    super::stats::charge(&mut report.profile, idx, &cost);
     report.bank_conflicts += u64::from(operands.conflicts);
     report.reuse_hits += u64::from(operands.hits);
     if let (Some(reg), Some(_)) = (operands.stale, w.tracker.as_ref()) {
@@ -433,7 +437,7 @@ fn step(
         });
     };
     let pc = inst_addr(idx);
-    let g = issue(inst, ctrl, pc, w, report);
+    let g = issue(inst, ctrl, idx, w, report);
     let kind = prog.kinds[idx];
     match kind {
         K::Bra => return branch(prog, inst, idx, pc, w, g),

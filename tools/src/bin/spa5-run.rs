@@ -21,8 +21,11 @@
 //! `--stats` prints executed warp instructions, thread instructions, warp instructions by
 //! class, modeled issue cycles (the slowest warp and the sum over warps; see
 //! `isa_spa5::emu::stats`), and the register bank conflicts and operand reuse cache hits
-//! counted in them (`isa_spa5::banks`) on stdout after the run; `--stats=json` prints them as one JSON
-//! object. Both runners share their limits (`ilc_tools::dispatch`): at most
+//! counted in them (`isa_spa5::banks`) on stdout after the run, with the cycles split into
+//! stall counts, bank conflicts, scoreboard waits and block-barrier waits; `--stats=json` prints
+//! them as one JSON object. `--profile` prints, for every instruction executed, in program order,
+//! where its cycles went (summed over warps): stall counts, bank conflicts, the cycles waited on
+//! each scoreboard and at block barriers (`isa_spa5::emu::stats::PcCycles`). Both runners share their limits (`ilc_tools::dispatch`): at most
 //! `MAX_WORK_ITEMS` threads and `MEMORY_BUDGET` bytes of buffers, checked before anything is
 //! allocated, and a default fuel that stops an endless loop within seconds.
 //!
@@ -88,6 +91,10 @@ struct Cli {
     #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true,
           value_parser = ["text", "json"])]
     stats: Option<String>,
+    /// Print each executed instruction's modeled cycles: stalls, bank conflicts, waits per
+    /// scoreboard and at block barriers, summed over warps.
+    #[arg(long)]
+    profile: bool,
 }
 
 fn parse_symbol(s: &str) -> Result<(String, PathBuf), String> {
@@ -105,6 +112,12 @@ const PARAM_SPACE: u64 = (BANK_SIZE - DRIVER_AREA) as u64;
 
 /// The statistics of a run, as text or one JSON object.
 fn render_stats(r: &LaunchReport, json: bool) -> String {
+    let (mut stall, mut wait, mut barrier) = (0, 0, 0);
+    for p in &r.profile {
+        stall += p.stall;
+        wait += p.scoreboard_wait();
+        barrier += p.barrier;
+    }
     let classes = stats::CLASSES
         .iter()
         .zip(r.by_class)
@@ -114,12 +127,16 @@ fn render_stats(r: &LaunchReport, json: bool) -> String {
         let by: Vec<String> = classes.map(|(c, n)| format!("\"{c}\": {n}")).collect();
         format!(
             "{{\"warp_instructions\": {}, \"thread_instructions\": {}, \
-             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"bank_conflicts\": {}, \
+             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"cycles_stall\": {}, \
+             \"cycles_scoreboard_wait\": {}, \"cycles_barrier_wait\": {}, \"bank_conflicts\": {}, \
              \"reuse_hits\": {}, \"hazards\": {}, \"by_class\": {{{}}}}}",
             r.warp_instructions,
             r.thread_instructions,
             r.cycles_critical_warp,
             r.cycles_sum,
+            stall,
+            wait,
+            barrier,
             r.bank_conflicts,
             r.reuse_hits,
             r.hazards.len(),
@@ -128,12 +145,16 @@ fn render_stats(r: &LaunchReport, json: bool) -> String {
     } else {
         let mut s = format!(
             "warp instructions:    {}\nthread instructions:  {}\n\
-             cycles (critical warp): {}\ncycles (sum of warps): {}\n\
+             cycles (critical warp): {}\ncycles (sum of warps): {}\n  \
+             stall counts {}, scoreboard waits {}, barrier waits {}\n\
              bank conflicts:       {}\nreuse cache hits:     {}\n",
             r.warp_instructions,
             r.thread_instructions,
             r.cycles_critical_warp,
             r.cycles_sum,
+            stall,
+            wait,
+            barrier,
             r.bank_conflicts,
             r.reuse_hits
         );
@@ -144,9 +165,42 @@ fn render_stats(r: &LaunchReport, json: bool) -> String {
     }
 }
 
-fn print_stats(cli: &Cli, r: &LaunchReport) {
+/// Each executed instruction of `code` with the cycles `r` charged to it, in program order.
+fn render_profile(r: &LaunchReport, code: &[(isa_spa5::Inst, isa_spa5::Control)]) -> String {
+    let mut s = format!(
+        "{:>6} {:>9} {:>10} {:>9} {:>9} {:>10} {:>9}  {:<27} instruction\n",
+        "addr", "count", "cycles", "stall", "conflict", "wait", "barrier", "wait by scoreboard"
+    );
+    for (i, ((inst, ctrl), p)) in code.iter().zip(&r.profile).enumerate() {
+        if p.executed == 0 {
+            continue;
+        }
+        let addr = isa_spa5::program::inst_addr(i);
+        let by_sb: Vec<String> = (0..p.waited.len())
+            .filter(|&b| p.waited[b] > 0)
+            .map(|b| format!("sb{b}:{}", p.waited[b]))
+            .collect();
+        s.push_str(&format!(
+            "{addr:>#6x} {:>9} {:>10} {:>9} {:>9} {:>10} {:>9}  {:<27} {}\n",
+            p.executed,
+            p.total(),
+            p.stall,
+            p.conflicts,
+            p.scoreboard_wait(),
+            p.barrier,
+            by_sb.join(" "),
+            isa_spa5::asm::print::print_spa(inst, ctrl, addr)
+        ));
+    }
+    s.trim_end().to_string()
+}
+
+fn print_stats(cli: &Cli, r: &LaunchReport, code: &[(isa_spa5::Inst, isa_spa5::Control)]) {
     if let Some(mode) = &cli.stats {
         println!("{}", render_stats(r, mode == "json"));
+    }
+    if cli.profile {
+        println!("{}", render_profile(r, code));
     }
 }
 
@@ -306,7 +360,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
         written.len(),
         cli.dispatch.out.display()
     );
-    print_stats(cli, &report);
+    print_stats(cli, &report, &code);
     Ok(report.hazards.is_empty())
 }
 
@@ -388,7 +442,17 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
         written.len(),
         cli.dispatch.out.display()
     );
-    print_stats(cli, &report);
+    let code = if cli.profile {
+        let module = read_cubin(cubin).map_err(|e| format!("{file}: {e}"))?;
+        let kernel = module
+            .kernel(name)
+            .ok_or_else(|| format!("{file}: no kernel `{name}`"))?;
+        isa_spa5::program::decode_program(&kernel.code)
+            .map_err(|e| format!("{file}: code does not decode: {e}"))?
+    } else {
+        Vec::new()
+    };
+    print_stats(cli, &report, &code);
     Ok(report.hazards.is_empty())
 }
 
