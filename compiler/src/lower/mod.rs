@@ -50,6 +50,7 @@ pub mod validate;
 mod vector;
 
 use ilc_passes::{FastHashMap as HashMap, FastHashSet as HashSet};
+use smallvec::SmallVec;
 use std::fmt;
 
 use ilc_passes::ir::{Block, FuncCursor, Function, StackSlot, UavKind, Value};
@@ -284,6 +285,8 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) ps_coord: [Option<Value>; 2],
     /// The LDS id holding the R7xx owner-computes area.
     pub(crate) owner_lds_id: Option<u32>,
+    /// Literal components already materialized in a block: (block, value -> `iconst`).
+    pub(crate) lit_consts: (Block, SmallVec<[(u32, Value); 8]>),
 }
 
 impl<'p> Lowerer<'p> {
@@ -324,6 +327,7 @@ impl<'p> Lowerer<'p> {
             ps_pixel: [None; 2],
             ps_coord: [None; 2],
             owner_lds_id: None,
+            lit_consts: (entry, SmallVec::new()),
         }
     }
 
@@ -633,6 +637,24 @@ mod tests {
             }
         }
         assert!(lower_owned(parse(unclosed), "k", &TexConfig::default(), false).is_err());
+    }
+
+    /// A literal component read by several statements of one block is one `iconst` there;
+    /// another block materializes its own (the first need not dominate it).
+    #[test]
+    fn literal_reads_share_one_iconst_per_block() {
+        let src = "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+                   dcl_literal l0, 0x1234, 0x1234, 5, 6\n\
+                   iadd r1.x, vAbsTidFlat.x, l0.x\nimul r1.y, r1.x, l0.x\n\
+                   ixor r1.z, r1.y, l0.y\nif_logicalnz r1.z\niadd r1.w, r1.z, l0.x\nendif\n\
+                   uav_raw_store_id(0) mem, r1.x, r1\nend\n";
+        let f = lower_with_bounds(&parse(src), "k", &TexConfig::default(), false).expect("lowers");
+        let text = f.to_string();
+        let consts = text
+            .lines()
+            .filter(|l| l.contains("iconst") && (l.contains(" 4660") || l.contains("0x1234")))
+            .count();
+        assert_eq!(consts, 2, "{text}");
     }
 
     /// Declarations are skipped by the one list the interpreter also uses: an unused GDS

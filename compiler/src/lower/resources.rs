@@ -161,7 +161,22 @@ impl Lowerer<'_> {
                 };
                 Ok(self.ssa.read(&mut self.func, var, self.cur))
             }
-            RegKind::Literal => Ok(self.iconst(self.literal(reg.num)[c])),
+            RegKind::Literal => {
+                let v = self.literal(reg.num)[c];
+                if self.at_entry {
+                    return Ok(self.iconst(v));
+                }
+                // One `iconst` per value and block: a literal is read by many statements.
+                if self.lit_consts.0 != self.cur {
+                    self.lit_consts = (self.cur, smallvec::SmallVec::new());
+                }
+                if let Some(&(_, x)) = self.lit_consts.1.iter().find(|(w, _)| *w == v) {
+                    return Ok(x);
+                }
+                let x = self.iconst(v);
+                self.lit_consts.1.push((v, x));
+                Ok(x)
+            }
             // A pixel-shader output reads as the value the pixel wrote last (0 before its
             // first write, like every IL register).
             RegKind::Output if self.decls.pixel_shader && reg.indices.is_empty() => {

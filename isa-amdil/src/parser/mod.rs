@@ -533,9 +533,13 @@ impl<'a> Parser<'a> {
             controls.push(ctrl);
         }
         // Most statements have no control: the conversion to a boxed slice (two calls into
-        // the allocator's paths even when empty) is left out for them.
+        // the allocator's paths even when empty) is left out for them. The others move into
+        // one allocation of the exact size (`SmallVec::into_vec` of inline items goes
+        // through a generic collect that cost more than the allocation).
         if !controls.is_empty() {
-            inst.controls = controls.into_vec().into();
+            let mut v = Vec::with_capacity(controls.len());
+            v.extend(controls);
+            inst.controls = v.into();
         }
         Ok(())
     }

@@ -535,6 +535,23 @@ impl Validator {
     /// Literal use/declaration order: a literal used before its `dcl_literal`, or never
     /// declared, is a warning (once per literal).
     fn literal_uses(&mut self, s: &Instruction, whole: &Declarations) {
+        // Most statements read no literal, or only declared ones: answered without the
+        // iterator chain (which cost more than the checks themselves).
+        let lits = &self.decls.sum.literals;
+        let undeclared = |k: RegKind, n: u32| k == RegKind::Literal && !lits.contains_key(&n);
+        let idx_undeclared = |r: &RegRef| {
+            r.indices
+                .iter()
+                .any(|i| i.reg.is_some_and(|ir| undeclared(ir.kind, ir.num)))
+        };
+        if !s
+            .srcs
+            .iter()
+            .any(|x| undeclared(x.reg.kind, x.reg.num) || idx_undeclared(&x.reg))
+            && !s.dsts.iter().any(|d| idx_undeclared(&d.reg))
+        {
+            return;
+        }
         for (kind, num) in operand_regs(s) {
             if kind == RegKind::Literal
                 && !self.decls.sum.literals.contains_key(&num)

@@ -139,3 +139,25 @@ fn the_statement_limit_stops_the_parser_at_the_statement() {
     );
     assert!(crate::parse_and_validate_limited(src, 4).0.is_some());
 }
+
+/// Undeclared literals are found wherever a statement reads them: as a source, as a
+/// source's index register and as a destination's index register.
+#[test]
+fn undeclared_literals_in_every_operand_position() {
+    let src = "il_cs_2_0\ndcl_indexed_temp_array x0[4]\ndcl_literal l0, 1, 2, 3, 4\n\
+               mov r0, l0\nmov r1, l5\nmov r2, x0[l6.x]\nmov x0[l7.x], r2\nmov r3, l5\nend\n";
+    let msgs: Vec<String> = parse_and_validate(src)
+        .1
+        .iter()
+        .filter(|d| d.message.contains("never declared"))
+        .map(|d| format!("{}:{}", d.span.line, d.message))
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "5:literal l5 is never declared; it reads as zero",
+            "6:literal l6 is never declared; it reads as zero",
+            "7:literal l7 is never declared; it reads as zero",
+        ]
+    );
+}
