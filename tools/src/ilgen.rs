@@ -323,8 +323,28 @@ impl Gen {
                 self.line(&format!("ishl r16.x, r16.x, l{l}.y"));
                 self.line(&format!("uav_add_id(2) r16.x, r{v}.y"));
             }
+            8 if self.rng.chance(3) => self.double_op(),
             _ => self.alu(),
         }
+    }
+
+    /// One f64 operation (`dadd`, `dmul`, `ddiv`, `dmad`) on doubles made from floats
+    /// (`f2d`), converted back with `d2f`: the operands are normal, zero, infinite or NaN (no
+    /// subnormals: float denormals flush), so quotients take both sides of the division's
+    /// range split, in divergent code too.
+    fn double_op(&mut self) {
+        let d = self.reg();
+        let dc = self.rng.pick(&COMP);
+        for half in ["xy", "zw"] {
+            let src = self.reg();
+            let c = self.rng.pick(&COMP);
+            self.line(&format!("f2d r17.{half}, r{src}.{c}"));
+        }
+        match self.rng.pick(&["dadd", "dmul", "ddiv", "ddiv", "dmad"]) {
+            "dmad" => self.line("dmad r17.xy, r17.xy, r17.zw, r17.xy"),
+            op => self.line(&format!("{op} r17.xy, r17.xy, r17.zw")),
+        }
+        self.line(&format!("d2f r{d}.{dc}, r17.xy"));
     }
 
     /// A load from UAV 0 at `base + k * i`, `i` the counter of an enclosing counting-up loop:
@@ -661,6 +681,9 @@ mod tests {
             "lds_load_id(0)",
             "lds_read_vec_neighborExch",
             "whileloop",
+            "ddiv r17.xy",
+            "dmad r17.xy",
+            "d2f r",
         ] {
             assert!(all.contains(op), "no generated kernel uses {op}");
         }
