@@ -24,8 +24,11 @@
 //!   after the other until they exit, which is correct but slower (and the only choice for
 //!   branches whose paths never meet, such as an early `return`);
 //! - `return` is `EXIT` (legal in divergent code); a branch into a block that only returns
-//!   (see [`super::exits`]) is an `EXIT` of its own, guarded for a conditional branch, and
-//!   that block is not emitted;
+//!   (see [`super::exits`]), or only jumps to one, is an `EXIT` of its own, guarded for a
+//!   conditional branch (at a loop's bottom `@p BRA body; EXIT`), and that block is not
+//!   emitted. A divergent branch whose immediate post-dominator is such a block gets no SSY:
+//!   its paths meet only to exit (`if (id < n) { .. }` guards are `@!p EXIT`, as ptxas writes
+//!   them, and a thread that exits counts as arrived at later barriers);
 //! - a `jump` to a block of at most [`DUP_MAX_INSTS`] instructions ending in a conditional
 //!   branch that pushes no SSY (a loop header reached from its latch) runs a copy of that
 //!   block unless the copy needs more branches than the jump and the original: a uniform
