@@ -45,7 +45,7 @@
 
 use cranelift_entity::SecondaryMap;
 
-use crate::ir::{Function, Inst, InstructionData, Opcode, Type, Value, ValueDef};
+use crate::ir::{Analyses, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef};
 use crate::FastHashMap;
 
 /// Runs instruction combining on `func`.
@@ -53,8 +53,18 @@ pub fn run(func: &mut Function) {
     combine(func);
 }
 
+/// As [`run`], with the pipeline's cached analyses (the dominator tree of the compare rule;
+/// the pass keeps the CFG).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    combine_with(func, analyses);
+}
+
 /// As [`run`], returning how many instructions changed.
 pub fn combine(func: &mut Function) -> usize {
+    combine_with(func, &mut Analyses::new())
+}
+
+fn combine_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let tz = trailing_zeros(func);
     let mut changed = 0;
     // `udiv x, d` results by block and operands, for a later `urem x, d` in the block.
@@ -140,7 +150,7 @@ pub fn combine(func: &mut Function) -> usize {
             changed += 1;
         }
     }
-    changed + offset_compares(func)
+    changed + offset_compares(func, analyses)
 }
 
 /// `icmp eq|ne x, (iadd y, c)` (either operand order) becomes `icmp eq|ne s, y` when an
@@ -150,7 +160,7 @@ pub fn combine(func: &mut Function) -> usize {
 /// the `i + 1` the loop computes anyway: `n - 1` dies, it need not stay live across the
 /// loop, and `i` dies at the increment. Rewrites only operands; returns how many compares
 /// changed.
-fn offset_compares(func: &mut Function) -> usize {
+fn offset_compares(func: &mut Function, analyses: &mut Analyses) -> usize {
     // `iadd x, k` results (constant `k`), by `(x, k)`, in layout order.
     let mut sums: FastHashMap<(Value, u32), Vec<(Inst, Value)>> = FastHashMap::default();
     let mut compares = Vec::new();
@@ -180,8 +190,7 @@ fn offset_compares(func: &mut Function) -> usize {
     if compares.is_empty() || sums.is_empty() {
         return 0;
     }
-    let cfg = crate::ir::ControlFlowGraph::with_function(func);
-    let dt = crate::ir::DominatorTree::with_function(func, &cfg);
+    let (_, dt) = analyses.domtree(func);
     let mut changed = 0;
     for inst in compares {
         let InstructionData::IntCompare { args: [a, b], .. } = func.dfg.insts[inst] else {

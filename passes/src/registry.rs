@@ -76,7 +76,7 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "combine",
         summary: "instruction combining on known low zero bits and shift idioms",
-        run: |func, _| crate::combine::run(func),
+        run: crate::combine::run_with,
         preserves_cfg: true,
     },
     PassInfo {
