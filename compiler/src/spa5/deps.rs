@@ -155,7 +155,12 @@ pub fn is_transfer(i: &MInst) -> bool {
     matches!(
         i.op,
         Op::BRA | Op::SYNC | Op::EXIT | Op::BRK | Op::CONT | Op::RET
-    ) || i.form().mnemonic.starts_with("BAR")
+    ) || is_block_barrier(i)
+}
+
+/// Whether `i` is a block barrier (`BAR` in any form).
+fn is_block_barrier(i: &MInst) -> bool {
+    i.form().mnemonic.starts_with("BAR")
 }
 
 #[derive(Default, Clone)]
@@ -478,7 +483,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         // A block barrier, and a guarded `EXIT` for the lanes that stay, continue at the next
         // instruction: operations that only read registers (stores) stay in flight across.
         let guarded_exit = inst.op == Op::EXIT && (inst.guard.not || !inst.guard.reg.is_true());
-        let goes_on = guarded_exit || inst.form().mnemonic.starts_with("BAR");
+        let goes_on = guarded_exit || is_block_barrier(inst);
         // The state at a soft branch's target covers every way there: the barriers pending
         // on the fall-through path and at each soft branch to it.
         if let Some(came) = incoming[idx].take() {
