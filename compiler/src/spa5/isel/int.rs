@@ -3,7 +3,7 @@
 //!
 //! - 32-bit multiply is an XMAD sequence (two XMADs when one factor is a 16-bit constant,
 //!   three otherwise; a power of two is a shift, `2^k + 1` one `ISCADD`); `a * 2^k + c` is
-//!   one `ISCADD`.
+//!   one `ISCADD`, and so is `(x << k) + y` when the add is the shift's only reader.
 //! - 64-bit add/sub/logic are CC-chained pairs inside one template; 64-bit compares combine
 //!   `ISETP`s on the halves.
 //! - 64-bit shifts go through the funnel shifter as ptxas does: by a run-time count `n`,
@@ -61,10 +61,7 @@ impl Isel<'_> {
         let unsupported64 = |s: &Self| Err(s.unsupported(inst, op.mnemonic()));
         match op {
             Opcode::Iadd | Opcode::Isub if is64 => self.add64(op == Opcode::Isub, &args),
-            Opcode::Iadd => {
-                let (a, b) = self.canon(args[0], args[1]);
-                one(self.bin(Op::IADD_R, a, b, &no_mods)?)
-            }
+            Opcode::Iadd => one(self.iadd32(args[0], args[1])?),
             Opcode::Isub => {
                 if let Some(c) = self.konst(args[1]) {
                     let n = (c as u32).wrapping_neg() as i32 as i64;
@@ -282,6 +279,34 @@ impl Isel<'_> {
         self.emit(Template::many(&seq), args, &[Type::B64])
     }
 
+    /// `a + b`; `(x << k) + y` where this add is the shift's only reader is one `ISCADD`
+    /// from `x` (the `SHL` dies).
+    fn iadd32(&mut self, a: Value, b: Value) -> R32 {
+        for (s, y) in [(a, b), (b, a)] {
+            if self.use_count[s] == 1 {
+                if let Some((x, k)) = self.shifted_index(s) {
+                    return self.iscadd(x, y, k);
+                }
+            }
+        }
+        let (a, b) = self.canon(a, b);
+        self.bin(Op::IADD_R, a, b, &no_mods)
+    }
+
+    /// `(x << k) + y` in one `ISCADD`, `y` in whatever form holds it best (a short
+    /// immediate, a constant-bank operand or a register).
+    fn iscadd(&mut self, x: Value, y: Value, k: u8) -> R32 {
+        self.emit_legal(
+            &[SrcForms::of(Op::ISCADD_R, 2)],
+            ANY,
+            &[R, R, R, Operand::Imm(i64::from(k))],
+            &no_mods,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            &[x, y],
+            Type::B32,
+        )
+    }
+
     /// `a * b + c`: one `ISCADD` when a factor is a power of two, else multiply and add.
     fn imad(&mut self, a: Value, b: Value, c: Value) -> Result<Value, IselError> {
         let pow2 = |k: Option<u64>| {
@@ -294,8 +319,7 @@ impl Isel<'_> {
             _ => (a, None),
         };
         if let Some(k) = k {
-            let i = MInst::iscadd(R, R, R, k.trailing_zeros() as u8);
-            return self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[x, c]);
+            return self.iscadd(x, c, k.trailing_zeros() as u8);
         }
         // The addend rides in the first XMAD unless it comes late (a load's result): then
         // the product is formed while it arrives and one IADD waits for it, rather than two

@@ -370,7 +370,7 @@ impl Isel<'_> {
     }
 
     /// `(x, k)` when `v` is `ishl x, k` with a constant `k` in 1..=31.
-    fn shifted_index(&self, v: Value) -> Option<(Value, u8)> {
+    pub(super) fn shifted_index(&self, v: Value) -> Option<(Value, u8)> {
         let inst = self.func.dfg.value_inst(v)?;
         if self.func.dfg.opcode(inst) != ilc_passes::ir::Opcode::Ishl {
             return None;
