@@ -327,6 +327,7 @@ impl Compiler {
                         .map_or(64, |g| g.iter().map(|&n| u64::from(n)).product()),
                 ),
             ),
+            rotate_loops: pipeline::stage_runs(&self.options, "loop_rotate"),
             schedule: pipeline::stage_runs(&self.options, "schedule"),
             literal_pool: !self.options.no_literal_pool,
             dump_after: self.options.dump_after.clone(),
@@ -454,7 +455,7 @@ mod tests {
                 .collect()
         };
         let mut expected_before = pipeline::passes_for(OptLevel::O2);
-        expected_before.extend(["isel", "schedule", "regalloc"]);
+        expected_before.extend(["isel", "loop_rotate", "schedule", "regalloc"]);
         assert_eq!(stages(pipeline::DumpPoint::Before), expected_before);
         // --print-changed: lowering, then every pass exactly once, changed or not.
         let after = stages(pipeline::DumpPoint::After);

@@ -26,7 +26,7 @@ pub use ilc_passes::registry::{PassInfo as Pass, PASSES};
 /// Names of the stages that are not optimization passes but can be dumped too: lowering and
 /// the backend's (see [`crate::spa5::DUMP_STAGES`]). `--dump-before` takes the backend's
 /// (there is no IR before lowering).
-pub const STAGES: &[&str] = &["lower", "isel", "schedule", "regalloc"];
+pub const STAGES: &[&str] = &["lower", "isel", "loop_rotate", "schedule", "regalloc"];
 
 /// The passes for an optimization level, in order.
 pub fn passes_for(level: OptLevel) -> Vec<&'static str> {
@@ -107,14 +107,17 @@ pub enum Skip {
 /// Backend stages that may be skipped like a pass (`--disable-pass`, counted after the
 /// optimization passes by `--opt-bisect-limit`): the list scheduler (the code is correct
 /// without it, only slower). Each runs at the levels [`stages_for`] gives.
-pub const SKIPPABLE_STAGES: &[&str] = &["schedule"];
+pub const SKIPPABLE_STAGES: &[&str] = &["loop_rotate", "schedule"];
 
-/// The skippable backend stages of an optimization level, in order.
+/// The skippable backend stages of an optimization level, in order: loop rotation on the
+/// selected code (`ilc_passes::loop_rotate`, after every loop pass and the value ranges that
+/// drop bounds checks, which recognize the unrotated shape) at -O2 and above, then the
+/// scheduler.
 pub fn stages_for(level: OptLevel) -> Vec<&'static str> {
-    if level > OptLevel::O0 {
-        vec!["schedule"]
-    } else {
-        vec![]
+    match level {
+        OptLevel::O0 => vec![],
+        OptLevel::O1 => vec!["schedule"],
+        _ => vec!["loop_rotate", "schedule"],
     }
 }
 
@@ -525,7 +528,8 @@ mod tests {
             ..Options::default()
         };
         let plan = plan(&options);
-        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 1);
+        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 2);
+        assert_eq!(plan[plan.len() - 2].name, "loop_rotate");
         assert_eq!(plan.last().unwrap().name, "schedule");
         assert!(plan.last().unwrap().pass.is_none());
         assert!(!stage_runs(&options, "schedule"));
@@ -544,6 +548,13 @@ mod tests {
             },
             "schedule"
         ));
+        // Loop rotation runs from -O2 on; -O1 schedules without it.
+        let o1 = Options {
+            opt_level: OptLevel::O1,
+            ..Options::default()
+        };
+        assert!(stage_runs(&Options::default(), "loop_rotate"));
+        assert!(!stage_runs(&o1, "loop_rotate") && stage_runs(&o1, "schedule"));
         assert!(plan
             .iter()
             .filter(|p| p.name == "gvn")

@@ -47,6 +47,7 @@ pub mod if_convert;
 pub mod launch_facts;
 pub mod licm;
 pub mod loop_reduce;
+pub mod loop_rotate;
 pub mod mem_combine;
 pub mod pair_fuse;
 pub mod preheaders;

@@ -159,6 +159,12 @@ pub static PASSES: &[PassInfo] = &[
         preserves_cfg: false,
     },
     PassInfo {
+        name: "loop_rotate",
+        summary: "a loop's exit test copied to its latch, the header left as the entry guard",
+        run: crate::loop_rotate::run_with,
+        preserves_cfg: false,
+    },
+    PassInfo {
         name: "ddiv_split",
         summary: "f64 division: a fast path for operands in [2^-500, 2^500), the general one cold",
         run: |func, _| {

@@ -183,10 +183,10 @@ impl Dag {
 /// Builds the dependency DAG of `insts` (terminator `term` excluded).
 ///
 /// An instruction whose only result feeds nothing but `term`'s block arguments (a loop
-/// counter's `i + 1` on the back edge) is ordered after every other reader of its operands:
-/// issued early, its result would need a register of its own while `i` is still read, and a
-/// move into `i`'s register at the end of each iteration; issued last, it can take that
-/// register.
+/// counter's `i + 1` on the back edge), and perhaps the branch's exit test (a rotated loop's
+/// `i + 1 < n`), is ordered after every other reader of its operands: issued early, its
+/// result would need a register of its own while `i` is still read, and a move into `i`'s
+/// register at the end of each iteration; issued last, it can take that register.
 fn build_dag(
     func: &Function,
     target: &dyn TargetIsa,
@@ -275,11 +275,17 @@ fn build_dag(
         }
     }
     // Readers of each value in the block, for the late block-argument updates above.
-    let jump_args: SmallVec<[Value; 8]> = match term.map(|t| &func.dfg.insts[t]) {
-        Some(InstructionData::Jump { dests, .. }) => SmallVec::from_slice(&dests[0].args),
-        _ => SmallVec::new(),
+    let (term_args, cond): (SmallVec<[Value; 8]>, Option<Value>) = match term
+        .map(|t| &func.dfg.insts[t])
+    {
+        Some(InstructionData::Jump { dests, .. }) => (SmallVec::from_slice(&dests[0].args), None),
+        Some(InstructionData::Brif { dests, arg, .. }) => (
+            dests.iter().flat_map(|d| d.args.iter().copied()).collect(),
+            Some(arg[0]),
+        ),
+        _ => (SmallVec::new(), None),
     };
-    if !jump_args.is_empty() {
+    if !term_args.is_empty() {
         let mut readers: HashMap<Value, SmallVec<[usize; 4]>> =
             HashMap::with_capacity_and_hasher(insts.len(), Default::default());
         for (i, &inst) in insts.iter().enumerate() {
@@ -287,23 +293,30 @@ fn build_dag(
                 readers.entry(v).or_default().push(i);
             }
         }
+        // The branch condition's instruction, when nothing else in the block reads it (a
+        // rotated loop's exit test on the updated counter).
+        let test: Option<usize> = cond
+            .filter(|c| !readers.contains_key(c) && !term_args.contains(c))
+            .and_then(|c| insts.iter().position(|&i| func.dfg.inst_results(i) == [c]));
         let late: Vec<usize> = insts
             .iter()
             .enumerate()
             .filter(|&(_, &inst)| {
-                matches!(func.dfg.inst_results(inst), [r] if jump_args.contains(r)
-                    && !readers.contains_key(r))
+                matches!(func.dfg.inst_results(inst), [r] if term_args.contains(r)
+                    && readers.get(r).is_none_or(|rs| rs.iter().all(|&k| Some(k) == test)))
                     && target.mem_effects(func, inst) == MemEffects::default()
             })
             .map(|(i, _)| i)
             .collect();
-        // Such an instruction has no successor in the DAG (no reader of its result in the
-        // block, no memory effect), so ordering other instructions before it cannot close a
-        // cycle; two late updates reading each other's operands are left unordered.
+        // Such an instruction has no successor in the DAG but the exit test (no other reader
+        // of its result in the block, no memory effect), so ordering other instructions
+        // before it cannot close a cycle; the test itself is not ordered before it (it reads
+        // its result), and two late updates reading each other's operands are left
+        // unordered.
         for &i in &late {
             for v in func.dfg.insts[insts[i]].all_values() {
                 for &j in readers.get(&v).into_iter().flatten() {
-                    if j != i && !late.contains(&j) {
+                    if j != i && !late.contains(&j) && Some(j) != test {
                         edges.push((j, i, 1));
                     }
                 }

@@ -128,7 +128,7 @@ fn divergence_in(
 
 /// Where an instruction's results may differ between threads: `Target` instructions by
 /// what their machine instructions read, the rest as the IR says.
-fn spa5_origin(tgt: &Spa5Target, data: &InstructionData) -> Origin {
+pub(crate) fn spa5_origin(tgt: &Spa5Target, data: &InstructionData) -> Origin {
     match data {
         InstructionData::Target { code, .. } => match tgt.templates.get(*code as usize) {
             Some(t) if t.seq.len() == 1 && t.seq[0].inst.op == isa_spa5::Op::VOTE => {

@@ -44,6 +44,8 @@ pub struct Spa5Options {
     pub serial: bool,
     /// GPRs the allocator may use (at most 254).
     pub max_regs: u32,
+    /// Rotate loops on the selected code (`ilc_passes::loop_rotate`) before scheduling.
+    pub rotate_loops: bool,
     /// Run the list scheduler before allocation.
     pub schedule: bool,
     /// Read constants that no immediate holds from a literal pool in constant bank 2.
@@ -56,7 +58,7 @@ pub struct Spa5Options {
 }
 
 /// The backend stages `dump_after` may name.
-pub const DUMP_STAGES: &[&str] = &["isel", "schedule", "regalloc"];
+pub const DUMP_STAGES: &[&str] = &["isel", "loop_rotate", "schedule", "regalloc"];
 
 impl Default for Spa5Options {
     fn default() -> Self {
@@ -65,6 +67,7 @@ impl Default for Spa5Options {
             assume_in_bounds: false,
             serial: false,
             max_regs: 254,
+            rotate_loops: true,
             schedule: true,
             literal_pool: true,
             dump_after: Vec::new(),
@@ -254,6 +257,16 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     // The CFG analyses of the compacted function, shared by the scheduler, the register
     // allocator (which keeps them current) and emission.
     let mut analyses = ilc_passes::ir::Analyses::new();
+    if opts.rotate_loops {
+        ilc_passes::budget::set_stage("loop_rotate");
+        let _span = tracing::debug_span!("stage", name = "loop_rotate").entered();
+        dump(opts, Before, "loop_rotate", &f, &tgt, &mut dumps);
+        let rotated =
+            ilc_passes::loop_rotate::rotate(&mut f, &mut analyses, |d| emit::spa5_origin(&tgt, d));
+        tracing::debug!(rotated, "rotated");
+        dump(opts, After, "loop_rotate", &f, &tgt, &mut dumps);
+        timer.stage("loop_rotate");
+    }
     if opts.schedule {
         // Keep predicate pressure below the 7 predicates: hoisting every compare would make
         // the allocator spill predicates through memory.
