@@ -1,6 +1,8 @@
-//! Loop preheaders: every loop header entered from more than one edge outside its loop gets
-//! a block of its own in front of it that all those edges go to, so the loop has a single
-//! entry edge (the shape loop versioning, unrolling, value ranges and LICM look for).
+//! Loop preheaders: every loop header entered from more than one edge outside its loop, or
+//! from a block that also branches elsewhere, gets a block of its own in front of it that
+//! all those edges go to, so the loop has a single entry edge from a block that only enters
+//! it (the shape loop versioning, unrolling, value ranges and LICM look for: what they place
+//! in front of the loop runs once per entry, not on another path or in another loop).
 //!
 //! ```text
 //! a: brif c, H(x), b          a: brif c, P(x), b
@@ -61,7 +63,17 @@ pub fn insert_with(func: &mut Function, analyses: &mut Analyses) -> usize {
                 })
             })
             .sum();
-        if edges < 2 {
+        // One edge from a block that goes nowhere else is a preheader already; one from a
+        // block that also branches elsewhere (another loop's header, whose exit enters this
+        // loop directly) is not: code placed at its end in front of this loop (invariants,
+        // an unrolled loop's limits) would run on its other path too, and in its own loop.
+        let dedicated = edges == 1
+            && outside.iter().all(|&p| {
+                func.layout
+                    .last_inst(p)
+                    .is_some_and(|t| func.dfg.insts[t].branch_destinations().len() == 1)
+            });
+        if edges == 0 || dedicated {
             continue;
         }
         let pre = func.dfg.make_block();
