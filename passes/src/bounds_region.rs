@@ -48,8 +48,8 @@
 use crate::bounds_version::{has_buflen, static_len, Conj};
 use crate::counted_loop::copy_blocks;
 use crate::ir::{
-    Block, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData, IntCC,
-    LoopInfo, MemSpace, Opcode, SpecialReg, Type, Value,
+    Analyses, Block, FuncCursor, Function, Inst, InstructionData, IntCC, MemSpace, Opcode,
+    SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
@@ -68,8 +68,18 @@ pub fn run(func: &mut Function) {
     version(func);
 }
 
+/// Runs the pass with `func`'s cached analyses (left for the caller to revalidate).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    version_with(func, analyses);
+}
+
 /// Versions every run worth it; returns how many were versioned.
 pub fn version(func: &mut Function) -> usize {
+    version_with(func, &mut Analyses::new())
+}
+
+/// As [`version`], reading the CFG, dominators and loops from `func`'s cached analyses.
+fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut work: Vec<Block> = func.layout.blocks().collect();
     work.reverse();
     let mut grown = 0;
@@ -79,15 +89,13 @@ pub fn version(func: &mut Function) -> usize {
     // more cycles there than the parallel checks it removes. The blocks split off a block
     // outside loops stay outside.
     let (ranges, in_loop) = {
-        let cfg = ControlFlowGraph::with_function(func);
-        let dt = DominatorTree::with_function(func, &cfg);
-        let loops = LoopInfo::with_function(func, &cfg, &dt);
+        let (cfg, dt, loops) = analyses.loops(func);
         let in_loop: HashSet<Block> = func
             .layout
             .blocks()
             .filter(|&b| loops.loop_depth(b) > 0)
             .collect();
-        let ranges = crate::value_bound::Ranges::with_analyses(func, &cfg, &dt, &loops);
+        let ranges = crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops);
         (ranges, in_loop)
     };
     while let Some(b) = work.pop() {

@@ -56,8 +56,8 @@
 use crate::affine::{induction_variables, At, Coef, Eval, Induction, LoopShape, Scope};
 use crate::counted_loop::{copy_blocks, CountedLoop, GuardedLoop};
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst, InstructionData,
-    IntCC, LoopInfo, MemArg, MemSpace, Opcode, SpecialReg, Type, Value,
+    Analyses, Block, BlockCall, ControlFlowGraph, DominatorTree, FuncCursor, Function, Inst,
+    InstructionData, IntCC, LoopInfo, MemArg, MemSpace, Opcode, SpecialReg, Type, Value,
 };
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
@@ -75,16 +75,25 @@ pub fn run(func: &mut Function) {
     version(func);
 }
 
+/// Runs the pass with `func`'s cached analyses (left for the caller to revalidate).
+pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
+    version_with(func, analyses);
+}
+
 /// Versions every candidate loop; returns how many were versioned.
 pub fn version(func: &mut Function) -> usize {
+    version_with(func, &mut Analyses::new())
+}
+
+/// As [`version`], reading the CFG, dominators and loops from `func`'s cached analyses
+/// (dropped after each loop versioned).
+fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let mut done: HashSet<Block> = HashSet::default();
     let mut grown = 0;
     let mut count = 0;
     while count < MAX_LOOPS {
-        let cfg = ControlFlowGraph::with_function(func);
-        let dt = DominatorTree::with_function(func, &cfg);
-        let loops = LoopInfo::with_function(func, &cfg, &dt);
-        let ranges = crate::value_bound::Ranges::with_analyses(func, &cfg, &dt, &loops);
+        let (cfg, dt, loops) = analyses.loops(func);
+        let ranges = crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops);
         let mut next = None;
         for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
             crate::budget::tick();
@@ -92,7 +101,7 @@ pub fn version(func: &mut Function) -> usize {
                 continue;
             }
             done.insert(h);
-            if let Some(c) = candidate(func, &cfg, &dt, &loops, &ranges, h) {
+            if let Some(c) = candidate(func, cfg, dt, loops, &ranges, h) {
                 if grown + c.size <= MAX_GROWTH {
                     next = Some(c);
                     break;
@@ -102,6 +111,7 @@ pub fn version(func: &mut Function) -> usize {
         let Some(c) = next else { break };
         grown += c.size;
         let copy = apply(func, &c);
+        analyses.invalidate();
         done.insert(copy);
         count += 1;
     }

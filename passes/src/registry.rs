@@ -142,14 +142,14 @@ pub static PASSES: &[PassInfo] = &[
     PassInfo {
         name: "bounds_version",
         summary: "copy of a loop without buffer checks, entered when one test proves them",
-        run: |func, _| crate::bounds_version::run(func),
+        run: crate::bounds_version::run_with,
         preserves_cfg: false,
     },
     PassInfo {
         name: "bounds_region",
         summary:
             "copy of a straight-line run without buffer checks, entered when one test proves them",
-        run: |func, _| crate::bounds_region::run(func),
+        run: crate::bounds_region::run_with,
         preserves_cfg: false,
     },
     PassInfo {

@@ -330,6 +330,18 @@ impl Ranges {
         user: Option<Block>,
         depth: u32,
     ) -> (u64, u64) {
+        // Answers that are no work to give: a `b32` constant is itself wherever it is read
+        // (a one-value range takes no branch facts), and at the depth limit every value but
+        // a `b32` constant is unknown.
+        if func.dfg.value_type(v) == Type::B32 {
+            if let Some(c) = func.dfg.value_const(v) {
+                let c = c & MAX;
+                return (c, c);
+            }
+        }
+        if depth == 0 {
+            return FULL;
+        }
         let key = (v, at, user, depth);
         if let Some(&r) = self.memo.borrow().get(&key) {
             return r;
@@ -835,6 +847,47 @@ mod tests {
         assert_eq!(last_bound(t), MAX);
         let t = "kernel %k {\n  group_size 64, 1, 1\n\nblock0:\n  v0 = special tid.x\n  v4 = iconst.b32 2\n  v5 = ishl v0, v4\n  v6 = iconst.b32 16\n  v7 = iadd v5, v6\n  return\n}\n";
         assert_eq!(last_bound(t), 63 * 4 + 16);
+    }
+
+    #[test]
+    fn ranges_do_not_depend_on_the_order_of_queries() {
+        // `v(k) = v(k-1) + v(k-2)` from `tid.x` and 1: every value is reached along paths of
+        // many lengths, and the top ones only through the depth limit.
+        let mut t = String::from(
+            "kernel %k {\n  group_size 64, 1, 1\n\nblock0:\n  v0 = special tid.x\n  \
+             v1 = iconst.b32 1\n",
+        );
+        for k in 2..20 {
+            t.push_str(&format!("  v{k} = iadd v{}, v{}\n", k - 1, k - 2));
+        }
+        t.push_str("  return\n}\n");
+        let f = parse_function_text(&t).expect("parses");
+        let entry = f.layout.entry_block().expect("entry");
+        let values: Vec<Value> = f
+            .layout
+            .block_insts(entry)
+            .flat_map(|i| f.dfg.inst_results(i).iter().copied())
+            .collect();
+        let alone: Vec<_> = values
+            .iter()
+            .map(|&v| Ranges::new(&f).range(&f, v, Some(entry)))
+            .collect();
+        let shared = Ranges::new(&f);
+        let upwards: Vec<_> = values
+            .iter()
+            .map(|&v| shared.range(&f, v, Some(entry)))
+            .collect();
+        let shared = Ranges::new(&f);
+        let mut downwards: Vec<_> = values
+            .iter()
+            .rev()
+            .map(|&v| shared.range(&f, v, Some(entry)))
+            .collect();
+        downwards.reverse();
+        assert_eq!(upwards, alone);
+        assert_eq!(downwards, alone);
+        assert_eq!(alone[2], (1, 64));
+        assert_eq!(*alone.last().expect("values"), FULL);
     }
 
     #[test]

@@ -285,6 +285,10 @@ pub struct Spa5Target {
     /// than it saved). A code without an entry (a template pushed to `templates` directly)
     /// is answered from the template itself.
     info: Vec<std::sync::OnceLock<TemplateInfo>>,
+    /// Per code, the fewest arguments the template passed [`Template::check`] with
+    /// (`usize::MAX` or no entry: not checked). The check fails on more arguments only
+    /// where it fails on fewer, so selection checks a repeated template once.
+    checked: Vec<usize>,
     /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
     pub gprs: u32,
 }
@@ -397,6 +401,7 @@ impl Spa5Target {
             templates,
             index,
             info,
+            checked: Vec::with_capacity(64),
             gprs: gprs.min(254),
         }
     }
@@ -409,6 +414,7 @@ impl Spa5Target {
             templates: Vec::with_capacity(16),
             index: HashMap::with_capacity_and_hasher(16, Default::default()),
             info: Vec::with_capacity(16),
+            checked: Vec::new(),
             gprs: 254,
         };
         let rz = Reg::RZ;
@@ -463,13 +469,55 @@ impl Spa5Target {
         if let Some(&c) = codes.iter().find(|&&c| self.templates[c as usize] == tpl) {
             return Some(c);
         }
+        self.insert(hash, tpl)
+    }
+
+    /// Adds `tpl`, not in the table, under its hash `hash`. `None` if the table is full.
+    fn insert(&mut self, hash: u64, tpl: Template) -> Option<u16> {
         let code = u16::try_from(self.templates.len()).ok()?;
+        let codes = self.index.entry(hash).or_default();
         codes.push(code);
         if self.info.len() == self.templates.len() {
             self.info.push(std::sync::OnceLock::new());
         }
         self.templates.push(tpl);
         Some(code)
+    }
+
+    /// As [`Spa5Target::intern`] for a template of an instruction with `args` arguments,
+    /// checked first ([`Template::check`], whose message is the `Err`) unless the table
+    /// holds it already checked with at most `args` arguments.
+    pub fn intern_checked(&mut self, tpl: Template, args: usize) -> Result<Option<u16>, String> {
+        use std::hash::BuildHasher;
+        let hash = self.index.hasher().hash_one(&tpl);
+        let found = self.index.get(&hash).and_then(|codes| {
+            codes
+                .iter()
+                .copied()
+                .find(|&c| self.templates[usize::from(c)] == tpl)
+        });
+        let code = match found {
+            Some(c) if self.checked.get(usize::from(c)).is_some_and(|&n| n <= args) => {
+                return Ok(Some(c));
+            }
+            Some(c) => {
+                tpl.check(args)?;
+                c
+            }
+            None => {
+                tpl.check(args)?;
+                let Some(c) = self.insert(hash, tpl) else {
+                    return Ok(None);
+                };
+                c
+            }
+        };
+        let k = usize::from(code);
+        if self.checked.len() <= k {
+            self.checked.resize(k + 1, usize::MAX);
+        }
+        self.checked[k] = self.checked[k].min(args);
+        Ok(Some(code))
     }
 
     /// The cached answers for the template of a `Target` instruction, if it has them.
@@ -906,6 +954,29 @@ mod tests {
         ));
         assert!(lop.check(1).unwrap_err().contains("reads argument 1 of 1"));
         assert_eq!(lop.check(2), Ok(()));
+    }
+
+    #[test]
+    fn interning_checks_a_template_for_each_smaller_argument_count() {
+        let mut t = Spa5Target::new(254);
+        let lop = Template::one(TInst::new(
+            MInst::lop(Lop::And, R, R, R),
+            &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+        ));
+        let code = t.intern_checked(lop.clone(), 3).unwrap().unwrap();
+        // Already checked with fewer arguments: the same code.
+        assert_eq!(t.intern_checked(lop.clone(), 4), Ok(Some(code)));
+        // With too few arguments the interned template still fails, and still after a
+        // successful check with two.
+        let e = t.intern_checked(lop.clone(), 1).unwrap_err();
+        assert!(e.contains("reads argument 1 of 1"), "{e}");
+        assert_eq!(t.intern_checked(lop.clone(), 2), Ok(Some(code)));
+        assert!(t.intern_checked(lop.clone(), 1).is_err());
+        assert_eq!(t.templates.len(), usize::from(code) + 1);
+        // A template that fails is not added.
+        let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));
+        assert!(t.intern_checked(forgot, 1).is_err());
+        assert_eq!(t.templates.len(), usize::from(code) + 1);
     }
 
     #[test]

@@ -428,8 +428,13 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// The setup of the spilled function `func`.
-    pub fn new(func: &Function, target: &dyn TargetIsa, analyses: &mut Analyses) -> Setup {
+    /// The setup of the spilled function `func`; `lv` is its liveness if the caller has it.
+    pub fn new(
+        func: &Function,
+        target: &dyn TargetIsa,
+        analyses: &mut Analyses,
+        lv: Option<Liveness>,
+    ) -> Setup {
         let banks = target.gpr_banks();
         let mut bank_uses: SecondaryMap<Value, SmallVec<[(Inst, u32); 2]>> =
             sized_map(func.dfg.num_values());
@@ -451,7 +456,7 @@ impl Setup {
                 }
             }
         }
-        let lv = Liveness::compute(func, analyses.cfg(func));
+        let lv = lv.unwrap_or_else(|| Liveness::compute(func, analyses.cfg(func)));
         let peak = peak_gpr_pressure(func, target, &lv);
         let mut uses: SecondaryMap<Value, u32> = sized_map(func.dfg.num_values());
         for b in func.layout.blocks() {

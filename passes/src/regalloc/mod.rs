@@ -245,11 +245,11 @@ fn attempts(
         // run and keeps just-read registers of loads cool; retries drop both soft
         // preferences, which can fragment tiny files.
         let group_hints = fragmented.is_none();
-        let result = spill_phase(&mut work, target, budget, analyses).and_then(|spilled| {
+        let result = spill_phase(&mut work, target, budget, analyses).and_then(|(spilled, lv)| {
             // The state after spilling, for the colorings below: spilling does not depend
             // on the coloring mode, so they start from a copy instead of spilling again.
             let snapshot = (work.clone(), spilled.clone(), analyses.clone());
-            let setup = color::Setup::new(&work, target, analyses);
+            let setup = color::Setup::new(&work, target, analyses, lv);
             let mode = color::Mode {
                 group_hints,
                 two_sided: false,
@@ -376,24 +376,27 @@ struct Spilled {
 }
 
 /// Preparation and spilling (steps 1 and 2 of the module doc): independent of the coloring
-/// mode.
+/// mode. With the liveness of the spilled function when spilling computed it last.
 fn spill_phase(
     func: &mut Function,
     target: &dyn TargetIsa,
     budget: PerRegFile<u32>,
     analyses: &mut Analyses,
-) -> Result<Spilled, Failure> {
+) -> Result<(Spilled, Option<liveness::Liveness>), Failure> {
     let mut alloc = Allocation::default();
     let bundles = prepare::run(func, target, &mut alloc, analyses)?;
     // Preparation split the critical edges; after it the control flow stays as it is (the
     // later steps insert instructions and block parameters only), so they share one CFG
     // and dominator tree.
-    let info = spill::run(func, target, &bundles, budget, &mut alloc, analyses)?;
-    Ok(Spilled {
-        alloc,
-        bundles,
-        info,
-    })
+    let (info, lv) = spill::run(func, target, &bundles, budget, &mut alloc, analyses)?;
+    Ok((
+        Spilled {
+            alloc,
+            bundles,
+            info,
+        },
+        lv,
+    ))
 }
 
 /// Coloring and resolution (steps 3 and 4) of a spilled function; `setup` is its
@@ -436,8 +439,8 @@ fn attempt(
     abandon_at: Option<u32>,
     analyses: &mut Analyses,
 ) -> Result<Allocation, Failure> {
-    let spilled = spill_phase(func, target, budget, analyses)?;
-    let setup = color::Setup::new(func, target, analyses);
+    let (spilled, lv) = spill_phase(func, target, budget, analyses)?;
+    let setup = color::Setup::new(func, target, analyses, lv);
     let mode = color::Mode {
         group_hints,
         two_sided,
@@ -568,6 +571,40 @@ mod tests {
             }
         }
         assert!(gave_up > 100, "{gave_up} colorings gave up");
+    }
+
+    /// The liveness spilling hands to coloring is the spilled function's, and it hands one
+    /// only when it inserted nothing; with a small budget it inserts spill code.
+    #[test]
+    fn spilling_hands_on_the_liveness_of_the_function_it_leaves() {
+        let target = ToyTarget::default();
+        let (mut handed, mut spilled) = (0, 0);
+        for seed in 0..60 {
+            let f = generate(seed, &GenConfig::default());
+            for gprs in [255, 4] {
+                let mut work = f.clone();
+                let mut budget = PerRegFile(RegFile::ALL.map(|rf| target.num_regs(rf)));
+                budget[RegFile::Gpr] = gprs;
+                let mut analyses = Analyses::new();
+                let Ok((_, lv)) = spill_phase(&mut work, &target, budget, &mut analyses) else {
+                    continue;
+                };
+                let Some(lv) = lv else {
+                    spilled += 1;
+                    continue;
+                };
+                handed += 1;
+                let fresh = liveness::Liveness::compute(&work, analyses.cfg(&work));
+                for b in work.layout.blocks() {
+                    assert_eq!(lv.live_in[b], fresh.live_in[b], "seed {seed}");
+                    assert_eq!(lv.live_out[b], fresh.live_out[b], "seed {seed}");
+                }
+            }
+        }
+        assert!(
+            handed > 30 && spilled > 0,
+            "{handed} handed, {spilled} spilled"
+        );
     }
 
     #[test]

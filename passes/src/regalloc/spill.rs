@@ -88,7 +88,8 @@ fn footprint(func: &Function, target: &dyn TargetIsa, v: Value) -> (RegFile, u32
     (fp.file, u32::from(fp.width))
 }
 
-/// Runs spilling with register budget `budget`.
+/// Runs spilling with register budget `budget`. When it inserts nothing, also returns the
+/// liveness of `func` it computed (still `func`'s: coloring's setup need not compute it).
 pub fn run(
     func: &mut Function,
     target: &dyn TargetIsa,
@@ -96,7 +97,7 @@ pub fn run(
     budget: PerRegFile<u32>,
     alloc: &mut Allocation,
     analyses: &mut Analyses,
-) -> Result<SpillInfo, Failure> {
+) -> Result<(SpillInfo, Option<Liveness>), Failure> {
     // Spill code adds instructions and block parameters, never edges: the CFG stays valid.
     let (cfg, dt, loops) = analyses.loops(func);
     let lv = Liveness::compute(func, cfg);
@@ -112,16 +113,16 @@ pub fn run(
     if fits_without_spilling(func, target, &lv, bundles, budget, dt.rpo()) {
         // The full walk below would insert nothing (checked in debug builds).
         if cfg!(debug_assertions) {
-            let mut sp = Spiller::new(target, bundles, budget, lv, loops, cfg);
+            let mut sp = Spiller::new(target, bundles, budget, lv.clone(), loops, cfg);
             sp.walk(func, dt)?;
             debug_assert!(sp.reloads.is_empty(), "spilling where every block fits");
         }
-        return Ok(SpillInfo::default());
+        return Ok((SpillInfo::default(), Some(lv)));
     }
     let mut sp = Spiller::new(target, bundles, budget, lv, loops, cfg);
     sp.walk(func, dt)?;
     let reloads = std::mem::take(&mut sp.reloads);
-    insert_spill_code(func, cfg, target, reloads, alloc)
+    Ok((insert_spill_code(func, cfg, target, reloads, alloc)?, None))
 }
 
 /// True if the walk below would insert no reload: no next-use distance can reach [`INF`],

@@ -250,9 +250,12 @@ impl Isel<'_> {
         let mut args = Args::from_slice(args);
         self.fold_zero_args(&mut tpl, &mut args);
         self.fold_half_args(&mut tpl, &mut args);
-        tpl.check(args.len()).map_err(IselError::Template)?;
         let side = tpl.side_effects;
-        let code = self.tgt.intern(tpl).ok_or(IselError::TableFull)?;
+        let code = self
+            .tgt
+            .intern_checked(tpl, args.len())
+            .map_err(IselError::Template)?
+            .ok_or(IselError::TableFull)?;
         for a in args.iter_mut() {
             *a = self.v(*a);
         }
