@@ -20,11 +20,14 @@
 //!   pending there stays pending on both paths (the target's state is the union of its
 //!   fall-through state and every such branch's); the same for the `SYNC`s of an `SSY` region
 //!   holding only straight-line code and ending with an unguarded `SYNC` right before its
-//!   target (no other path of the region can run between such a `SYNC` and the target).
+//!   target (no other path of the region can run between such a `SYNC` and the target);
+//! - a backward `BRA` (a loop's back edge) need not wait for anything but the fixed-latency
+//!   results: the state at its target is the union of the fall-through state and what every
+//!   back edge to it brings, found by replaying until no back edge brings anything new.
 //!
 //! A violation names the kernel, the instruction index and the register.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use ilc::spa5::{compile, Spa5Options};
@@ -56,17 +59,42 @@ fn transfer(i: &Inst) -> bool {
     m == "BRA" || m == "SYNC" || m == "EXIT" || m.starts_with("BAR")
 }
 
-/// Replays `prog`; returns the first hazard found.
+/// Pending variable-latency writes (register, barrier) and source reads (register, barrier,
+/// the reading operation's class).
+type Pending = (HashSet<(K, u8)>, HashSet<(K, u8, isa_spa5::table::Class)>);
+
+/// Replays `prog`; returns the first hazard found. The states at loop heads start empty and
+/// grow by what the back edges bring until they cover it.
 fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
+    let mut heads: HashMap<usize, Pending> = HashMap::new();
+    for _ in 0..16 {
+        let mut grown = false;
+        for (head, (w, r)) in replay_once(prog, &heads)? {
+            let at = heads.entry(head).or_default();
+            grown |= !w.is_subset(&at.0) || !r.is_subset(&at.1);
+            at.0.extend(w);
+            at.1.extend(r);
+        }
+        if !grown {
+            return Ok(());
+        }
+    }
+    Err("the loop heads' states do not converge".into())
+}
+
+/// One replay with the states `heads` assumed at loop heads; returns what each back edge
+/// brings to its head.
+fn replay_once(
+    prog: &[(Inst, Control)],
+    heads: &HashMap<usize, Pending>,
+) -> Result<Vec<(usize, Pending)>, String> {
     let mut t: u64 = 0;
     let mut ready: HashMap<K, u64> = HashMap::new();
-    // Pending variable-latency writes and reads: register -> barrier.
-    let mut wr: HashMap<K, u8> = HashMap::new();
-    // Sources a pending operation still reads: register -> (barrier, the operation's class).
-    let mut rd: HashMap<K, (u8, isa_spa5::table::Class)> = HashMap::new();
+    let mut wr: HashSet<(K, u8)> = HashSet::new();
+    let mut rd: HashSet<(K, u8, isa_spa5::table::Class)> = HashSet::new();
     // State carried by guarded forward branches to their targets.
-    type Pending = (HashMap<K, u8>, HashMap<K, (u8, isa_spa5::table::Class)>);
     let mut carried: HashMap<usize, Vec<Pending>> = HashMap::new();
+    let mut back = Vec::new();
     // Sources of stores without a read barrier: register -> the store's index.
     let mut unguarded: HashMap<K, usize> = HashMap::new();
     for (idx, (i, c)) in prog.iter().enumerate() {
@@ -74,13 +102,17 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
             wr.extend(w);
             rd.extend(r);
         }
+        if let Some((w, r)) = heads.get(&idx) {
+            wr.extend(w.iter().copied());
+            rd.extend(r.iter().copied());
+        }
         // Waits release barriers.
-        wr.retain(|_, b| c.wait_mask & (1 << *b) == 0);
-        rd.retain(|_, (b, _)| c.wait_mask & (1 << *b) == 0);
+        wr.retain(|(_, b)| c.wait_mask & (1 << *b) == 0);
+        rd.retain(|(_, b, _)| c.wait_mask & (1 << *b) == 0);
         let uses: Vec<K> = i.uses().iter().flat_map(keys).collect();
         let defs: Vec<K> = i.defs().iter().flat_map(keys).collect();
         for k in &uses {
-            if let Some(b) = wr.get(k) {
+            if let Some((_, b)) = wr.iter().find(|(w, _)| w == k) {
                 return Err(format!(
                     "#{idx} {i:?} reads {k:?} before waiting on barrier {b}"
                 ));
@@ -100,10 +132,13 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
         for k in &defs {
             // A variable-latency write of the reader's class comes after that pipe's reads.
             let read = rd
-                .get(k)
-                .filter(|(_, class)| !(i.is_variable_latency() && *class == i.form().class))
-                .map(|(b, _)| b);
-            if let Some(b) = wr.get(k).or(read) {
+                .iter()
+                .find(|(r, _, class)| {
+                    r == k && !(i.is_variable_latency() && *class == i.form().class)
+                })
+                .map(|(_, b, _)| b);
+            let write = wr.iter().find(|(w, _)| w == k).map(|(_, b)| b);
+            if let Some(b) = write.or(read) {
                 return Err(format!(
                     "#{idx} {i:?} overwrites {k:?} still used by barrier {b}"
                 ));
@@ -131,15 +166,19 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 .or_default()
                 .push((wr.clone(), rd.clone()));
         }
+        let backward = backward_target(prog, idx);
+        if let Some(head) = backward {
+            back.push((head, (wr.clone(), rd.clone())));
+        }
         let guarded_exit = i.form().mnemonic == "EXIT" && i.guard != isa_spa5::Pred::TRUE;
         let goes_on = guarded_exit || i.form().mnemonic.starts_with("BAR");
-        if transfer(i) && forward.is_none() {
+        if transfer(i) && forward.is_none() && backward.is_none() {
             let reads = rd
                 .iter()
                 .next()
                 .filter(|_| !goes_on)
-                .map(|(k, (b, _))| (k, b));
-            if let Some((k, b)) = wr.iter().next().or(reads) {
+                .map(|(k, b, _)| (k, b));
+            if let Some((k, b)) = wr.iter().next().map(|(k, b)| (k, b)).or(reads) {
                 return Err(format!(
                     "#{idx} control transfer with {k:?} pending on barrier {b}"
                 ));
@@ -157,18 +196,18 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
             match (c.wr_bar, c.rd_bar) {
                 (Some(b), r) => {
                     for k in &defs {
-                        wr.insert(*k, b);
+                        wr.insert((*k, b));
                     }
                     // Sources: only overwriting them must wait, on their own read barrier
                     // if there is one, else on the write barrier (the result comes back
                     // after the sources were read).
                     for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                        rd.insert(*k, (r.unwrap_or(b), i.form().class));
+                        rd.insert((*k, r.unwrap_or(b), i.form().class));
                     }
                 }
                 (None, Some(b)) => {
                     for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                        rd.insert(*k, (b, i.form().class));
+                        rd.insert((*k, b, i.form().class));
                     }
                 }
                 (None, None) if !defs.is_empty() => {
@@ -183,7 +222,7 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
                 match c.rd_bar {
                     Some(b) => {
                         for k in uses.iter().filter(|k| !matches!(k, K::P(_))) {
-                            rd.insert(*k, (b, i.form().class));
+                            rd.insert((*k, b, i.form().class));
                         }
                     }
                     None => {
@@ -209,7 +248,7 @@ fn replay(prog: &[(Inst, Control)]) -> Result<(), String> {
         }
         t += u64::from(c.stall);
     }
-    Ok(())
+    Ok(back)
 }
 
 /// The target of a guarded `BRA` at `idx` when it lies ahead.
@@ -246,8 +285,21 @@ fn straight_sync_target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
         .then_some(end)
 }
 
+/// The target of a `BRA` at `idx` when it lies behind (or at) it.
+fn backward_target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
+    if prog[idx].0.form().mnemonic != "BRA" {
+        return None;
+    }
+    target(prog, idx).filter(|&t| t <= idx)
+}
+
 /// The instruction a branch at `idx` names, when it lies ahead.
 fn target_ahead(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
+    target(prog, idx).filter(|&t| t > idx)
+}
+
+/// The instruction a branch at `idx` names.
+fn target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
     let i = &prog[idx].0;
     let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
         return None;
@@ -256,8 +308,8 @@ fn target_ahead(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
     let next = ((idx / 3) * 32 + 8 + (idx % 3) * 8 + 8) as i64;
     let addr = next + i64::from(*rel);
     let (group, slot) = (addr / 32, (addr % 32) / 8);
-    let t = (group * 3 + slot - 1) as usize;
-    (addr % 8 == 0 && slot > 0 && t > idx && t < prog.len()).then_some(t)
+    let t = usize::try_from(group * 3 + slot - 1).ok()?;
+    (addr % 8 == 0 && slot > 0 && t < prog.len()).then_some(t)
 }
 
 fn corpus() -> Vec<PathBuf> {
@@ -356,4 +408,57 @@ fn replay_catches_a_missing_wait() {
     let b = Inst::iadd(isa_spa5::Reg(4), isa_spa5::Reg(1), isa_spa5::Reg(1));
     assert!(replay(&[(a, plain), (b, plain)]).is_err());
     assert!(replay(&[(a, Control { stall: 6, ..plain }), (b, plain)]).is_ok());
+}
+
+#[test]
+fn replay_carries_a_load_across_a_back_edge() {
+    // head: IADD R1, R0, R0; LDG R0, [R2]; @P0 BRA head; EXIT. The load is still in flight
+    // when the loop goes round: the head's read of R0 must wait on its barrier.
+    let rel = isa_spa5::program::inst_addr(0) as i64 - (isa_spa5::program::inst_addr(2) as i64 + 8);
+    let mut bra = Inst::bra(0).guarded(isa_spa5::Pred::p(0));
+    bra.operands[0] = isa_spa5::Operand::Target(rel as i32);
+    let ld = Inst::ldg(
+        isa_spa5::mods::Size::B32,
+        isa_spa5::Reg(0),
+        isa_spa5::Reg(2),
+        0,
+    );
+    let add = Inst::iadd(isa_spa5::Reg(1), isa_spa5::Reg(0), isa_spa5::Reg(0));
+    let plain = Control {
+        stall: 13,
+        yield_: false,
+        wr_bar: None,
+        rd_bar: None,
+        wait_mask: 0,
+        reuse: 0,
+    };
+    let prog = |head_wait: u8| {
+        [
+            (
+                add,
+                Control {
+                    wait_mask: head_wait,
+                    ..plain
+                },
+            ),
+            (
+                ld,
+                Control {
+                    wr_bar: Some(0),
+                    ..plain
+                },
+            ),
+            (bra, plain),
+            (
+                Inst::exit(),
+                Control {
+                    wait_mask: 1,
+                    ..plain
+                },
+            ),
+        ]
+    };
+    let err = replay(&prog(0)).expect_err("the head reads R0 in flight");
+    assert!(err.starts_with("#0 "), "{err}");
+    replay(&prog(1)).unwrap();
 }

@@ -33,8 +33,9 @@
 //!   operations, so a wait covers both, and an operation completes after the older ones of
 //!   its class anyway; without one of its kind, it joins the barrier expected to complete
 //!   first;
-//! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) drains everything: it waits on
-//!   all barriers and stalls until every fixed-latency result is written, so each block starts
+//! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) but a back edge (below) drains
+//!   everything: it waits on all barriers and stalls until every fixed-latency result is
+//!   written, so each block starts
 //!   from a clean state whichever way it is entered (a block barrier `BAR` or a guarded
 //!   `EXIT`, after which the warp goes on at the next instruction, leaves barriers holding
 //!   only reads pending: a store's sources are waited for at their next writer); except the *soft* branches, which only
@@ -46,6 +47,14 @@
 //!   branch stay pending on the fall-through path and are merged into the state at its
 //!   target (a barrier busy on either way in, covering the registers of both), so loads
 //!   issued before an `if` stay in flight across it and are waited for at their first use;
+//! - a loop's back edge (a backward `BRA` with no unguarded `EXIT` between its target and it)
+//!   only stalls for the fixed-latency results and waits for the read barriers whose sources
+//!   the loop never overwrites (nothing in the loop would wait for them): the rest stays
+//!   pending into the loop head, whose state covers every way in. That state is found by
+//!   running the pass again with the states the back edges brought, merged, until no back
+//!   edge brings more (at most [`MAX_PASSES`] runs, else back edges drain like other
+//!   transfers); a load issued before a back edge gets a read barrier (the loop may
+//!   overwrite its sources at the head);
 //! - `serial` mode: every instruction stalls 15 cycles and waits on both barriers used.
 //! - operand reuse flags: `isa_spa5::banks::plan_reuse` (the model the emulator counts
 //!   cycles with) flags a source slot when the next reader of that slot reads the same
@@ -118,6 +127,22 @@ pub fn soft_branch_target(insts: &[MInst], idx: usize) -> Option<usize> {
         return None;
     }
     branch_target(insts, idx).filter(|&t| t > idx)
+}
+
+/// The loop head a `BRA` at `idx` jumps back to (module doc: it keeps the barriers pending
+/// when the head's state covers them): a backward `BRA` with no unguarded `EXIT` from its
+/// target to it. (A block placed after the warp's `EXIT` that jumps back into the code, an
+/// out-of-line version's end, still drains: its loads, on other barriers than the main
+/// path's, would make every barrier at the join cover both.)
+fn back_edge_target(insts: &[MInst], idx: usize) -> Option<usize> {
+    if insts[idx].op != Op::BRA {
+        return None;
+    }
+    let head = branch_target(insts, idx).filter(|&t| t <= idx)?;
+    let exits = insts[head..idx]
+        .iter()
+        .any(|i| i.op == Op::EXIT && i.guard.reg.is_true() && !i.guard.not);
+    (!exits).then_some(head)
 }
 
 /// For every `SYNC` that keeps the barriers pending, its reconvergence point (module doc):
@@ -203,6 +228,16 @@ impl Sb {
                 self.srcs.push(k);
             }
         }
+    }
+
+    /// Whether the barrier as it stands covers `other`: busy if that is, of a write if that
+    /// is, listing all its registers.
+    fn covers(&self, other: &Sb) -> bool {
+        !other.busy
+            || self.busy
+                && (self.write || !other.write)
+                && other.defs.iter().all(|k| self.defs.contains(k))
+                && other.srcs.iter().all(|k| self.srcs.contains(k))
     }
 
     /// Back to `Sb::default()`, keeping the key lists' allocations.
@@ -372,11 +407,12 @@ impl Ready {
 /// that writes one of `srcs`, if that happens before any instruction reads or writes one of
 /// `defs` (the wait for the result, which covers the source reads) and before the next
 /// control transfer (which waits for every barrier); `Some(None)` when the look-ahead ends
-/// first (assume it does).
+/// first or reaches a back edge that waits for nothing (assume it does).
 fn sources_overwritten_early(
     insts: &[MInst],
     facts: &Facts,
     soft: &[Option<usize>],
+    keep: &[bool],
     idx: usize,
     srcs: &[Key],
     defs: &[Key],
@@ -392,10 +428,13 @@ fn sources_overwritten_early(
         }
         // A soft branch waits for nothing; its target keeps the barriers pending (their
         // sources stay covered there: the write barrier lists them without a read barrier).
-        if facts.transfer[at] && soft[at].is_none()
-            || uses.iter().chain(ldefs).any(|k| defs.contains(k))
-        {
+        if facts.transfer[at] && !keep[at] || uses.iter().chain(ldefs).any(|k| defs.contains(k)) {
             return None;
+        }
+        // A back edge that keeps the barriers pending: the loop may overwrite the sources
+        // at its head, before the result is read.
+        if keep[at] && soft[at].is_none() {
+            return Some(None);
         }
     }
     (insts.len() > idx + 1 + LOOKAHEAD).then_some(None)
@@ -466,9 +505,49 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
     {
         c.reuse = r;
     }
+    let facts = Facts::new(insts);
+    // Back edges keep their barriers pending when the loop heads' assumed states cover what
+    // every back edge brings (module doc); grown from nothing until they do.
+    let mut heads: Vec<Option<Vec<Sb>>> = vec![None; insts.len()];
+    for _ in 0..MAX_PASSES {
+        let (ctl, at_back) = pass(insts, &facts, &soft, &entry, Some(&heads), ctl.clone());
+        let mut grown = false;
+        for (head, state) in at_back {
+            let assumed = heads[head].get_or_insert_with(|| vec![Sb::default(); 6]);
+            for (h, b) in assumed.iter_mut().zip(state) {
+                grown |= !h.covers(&b);
+                h.merge(b);
+            }
+        }
+        if !grown {
+            return ctl;
+        }
+    }
+    // No fixpoint within the passes: back edges drain like any other hard transfer.
+    pass(insts, &facts, &soft, &entry, None, ctl).0
+}
+
+/// How many passes [`compute`] runs to find the loop heads' states before back edges drain.
+const MAX_PASSES: usize = 4;
+
+/// One pass over `insts` filling `ctl`. With `heads` (the state assumed at each loop head),
+/// a back edge waits for nothing and the state there is returned with its head; without,
+/// back edges drain.
+fn pass(
+    insts: &[MInst],
+    facts: &Facts,
+    soft: &[Option<usize>],
+    entry: &[bool],
+    heads: Option<&[Option<Vec<Sb>>]>,
+    mut ctl: Vec<Control>,
+) -> (Vec<Control>, Vec<(usize, Vec<Sb>)>) {
+    let keep_back = heads.is_some();
+    let keep: Vec<bool> = (0..insts.len())
+        .map(|i| soft[i].is_some() || keep_back && back_edge_target(insts, i).is_some())
+        .collect();
+    let mut at_back = Vec::new();
     // The barriers a soft branch left pending, merged into the state at its target.
     let mut incoming: Vec<Option<Vec<Sb>>> = vec![None; insts.len()];
-    let facts = Facts::new(insts);
     let mut ready = Ready::new();
     let mut sbs: Vec<Sb> = vec![Sb::default(); 6];
     let mut t: u64 = 0;
@@ -485,12 +564,22 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         let guarded_exit = inst.op == Op::EXIT && (inst.guard.not || !inst.guard.reg.is_true());
         let goes_on = guarded_exit || is_block_barrier(inst);
         // The state at a soft branch's target covers every way there: the barriers pending
-        // on the fall-through path and at each soft branch to it.
+        // on the fall-through path and at each soft branch to it; at a loop head, also what
+        // its back edges bring.
         if let Some(came) = incoming[idx].take() {
             for (sb, other) in sbs.iter_mut().zip(came) {
                 sb.merge(other);
             }
         }
+        if let Some(Some(assumed)) = heads.map(|h| &h[idx]) {
+            for (sb, other) in sbs.iter_mut().zip(assumed) {
+                sb.merge(other.clone());
+            }
+        }
+        // At a back edge that keeps the barriers pending: the registers the loop writes.
+        let loop_defs: Option<Keys> = back_edge_target(insts, idx)
+            .filter(|_| keep_back)
+            .map(|head| facts.defs[head..=idx].iter().flatten().copied().collect());
         // Scoreboard waits.
         let mut wait = 0u8;
         if let Some(target) = soft[idx] {
@@ -515,7 +604,12 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                     .iter()
                     .any(|&(s, c)| s == *k && !(var_write && c == class))
             };
-            let hit = transfer && soft[idx].is_none() && (sb.write || !goes_on)
+            // A back edge keeps the barriers pending but waits for the source reads of a
+            // read barrier whose registers the loop never overwrites (long done by then):
+            // nothing in the loop would wait for it, and every iteration would take another.
+            let stays_busy = |ks: &Keys| !sb.write && !sb.srcs.iter().any(|(k, _)| ks.contains(k));
+            let drains = transfer && (!keep[idx] || loop_defs.as_ref().is_some_and(stays_busy));
+            let hit = drains && (sb.write || !goes_on)
                 || uses.iter().any(|k| sb.defs.contains(k))
                 || defs.iter().any(|k| sb.defs.contains(k) || overwrites(k));
             if hit {
@@ -556,6 +650,11 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 sb.srcs.clear();
             }
         }
+        if loop_defs.is_some() {
+            if let Some(head) = back_edge_target(insts, idx) {
+                at_back.push((head, sbs.clone()));
+            }
+        }
         // Barrier allocation.
         let var = inst.is_variable_latency();
         let gpr_lat = match latency::timing(inst).gpr {
@@ -584,7 +683,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
             let overwriter = if gpr_srcs {
-                sources_overwritten_early(insts, &facts, &soft, idx, &srcs, defs)
+                sources_overwritten_early(insts, facts, soft, &keep, idx, &srcs, defs)
             } else {
                 None
             };
@@ -612,7 +711,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
                 join(&mut sbs[r], counter, false, t + typical, class, &[], &srcs);
                 ctl[idx].rd_bar = Some(r as u8);
             }
-        } else if wants_rd && !exits_leaving_sources(insts, &facts, &entry, idx, &srcs) {
+        } else if wants_rd && !exits_leaving_sources(insts, facts, entry, idx, &srcs) {
             let b = take(&mut sbs, &mut wait, 0, false, t, 0);
             counter += 1;
             join(&mut sbs[b], counter, false, t + typical, class, defs, &srcs);
@@ -632,7 +731,7 @@ pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
         t += u64::from(ctl[idx].stall);
     }
     // The last instruction drains nothing further; nothing follows it.
-    ctl
+    (ctl, at_back)
 }
 
 #[cfg(test)]
@@ -774,6 +873,42 @@ mod tests {
         let ctl = compute(&insts, false);
         assert_eq!(ctl[6].rd_bar, None, "{ctl:?}");
         assert_eq!(ctl[7].wait_mask, 0, "{ctl:?}");
+    }
+
+    /// A load issued before a loop's back edge stays in flight across it: the back edge does
+    /// not wait for its result (only for its address read) and the loop head's read of the
+    /// result waits on its barrier. A block after
+    /// the warp's `EXIT` jumping back into the code still drains.
+    #[test]
+    fn a_load_stays_in_flight_across_a_back_edge() {
+        let insts = resolved(vec![
+            MInst::iadd(Reg(1), Reg(2), Reg(3)),
+            MInst::iadd(Reg(4), Reg(10), Reg(10)),
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::isetp(
+                isa_spa5::mods::ICmp::Lt,
+                isa_spa5::PredReg(0),
+                Reg(2),
+                Reg(3),
+            ),
+            MInst::bra(1).guarded(isa_spa5::Pred::p(0)),
+            MInst::exit(),
+        ]);
+        let ctl = compute(&insts, false);
+        let b = ctl[2].wr_bar.expect("the load sets a write barrier");
+        assert_eq!(ctl[4].wait_mask & 1 << b, 0, "{ctl:?}");
+        assert_eq!(ctl[1].wait_mask, 1 << b, "{ctl:?}");
+        assert_eq!(ctl[5].wait_mask, 1 << b, "{ctl:?}");
+        let cold = resolved(vec![
+            MInst::iadd(Reg(1), Reg(2), Reg(3)),
+            MInst::iadd(Reg(4), Reg(10), Reg(10)),
+            MInst::exit(),
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::bra(1),
+        ]);
+        let ctl = compute(&cold, false);
+        let b = ctl[3].wr_bar.expect("the load sets a write barrier");
+        assert_eq!(ctl[4].wait_mask, 1 << b, "{ctl:?}");
     }
 
     /// A guarded `EXIT` does not wait for a store's source read: the lanes that stay wait for
