@@ -94,6 +94,35 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// The parameter's id as the `.ilc.abi` table and the C API report it: the resource,
+    /// buffer or output index, [`Self::texture_id`] for a texture handle, -1 for a kind
+    /// without one.
+    pub fn id(self) -> i32 {
+        match self {
+            ParamKind::UavPtr(i)
+            | ParamKind::UavSize(i)
+            | ParamKind::SrvPtr(i)
+            | ParamKind::SrvSize(i)
+            | ParamKind::CbData(i)
+            | ParamKind::OutPtr(i)
+            | ParamKind::OutSize(i)
+            | ParamKind::ResDims(i)
+            | ParamKind::UavView(i)
+            | ParamKind::CounterPtr(i) => i as i32,
+            ParamKind::GlobalPtr
+            | ParamKind::GlobalSize
+            | ParamKind::Domain
+            | ParamKind::DomainOrigin => -1,
+            ParamKind::Texture {
+                resource,
+                sampler,
+                unnorm,
+                shape,
+                float_mask,
+            } => Self::texture_id(resource, sampler, unnorm, shape, float_mask),
+        }
+    }
+
     /// The `.ilc.abi` id of a texture handle: `resource | sampler << 8 | unnorm << 16 |
     /// float_mask << 17 | shape << 21` (sampler 0xff for none; shapes numbered 1d, 1darray,
     /// 2d, 2darray, 3d, buffer).
@@ -392,33 +421,24 @@ impl LaunchLayout {
         let mut s = String::with_capacity(64 + 48 * self.params.len());
         s.push_str("ilc-abi 1\n");
         for p in &self.params {
-            let (k, id) = match p.kind {
-                ParamKind::UavPtr(i) => ("uav_ptr", i as i32),
-                ParamKind::UavSize(i) => ("uav_size", i as i32),
-                ParamKind::GlobalPtr => ("g_ptr", -1),
-                ParamKind::GlobalSize => ("g_size", -1),
-                ParamKind::SrvPtr(i) => ("srv_ptr", i as i32),
-                ParamKind::SrvSize(i) => ("srv_size", i as i32),
-                ParamKind::CbData(i) => ("cb", i as i32),
-                ParamKind::Domain => ("domain", -1),
-                ParamKind::DomainOrigin => ("domain_origin", -1),
-                ParamKind::OutPtr(i) => ("out_ptr", i as i32),
-                ParamKind::OutSize(i) => ("out_size", i as i32),
-                ParamKind::ResDims(i) => ("res_dims", i as i32),
-                ParamKind::UavView(i) => ("uav_view", i as i32),
-                ParamKind::CounterPtr(i) => ("counter_ptr", i as i32),
-                ParamKind::Texture {
-                    resource,
-                    sampler,
-                    unnorm,
-                    shape,
-                    float_mask,
-                } => (
-                    "tex_handle",
-                    ParamKind::texture_id(resource, sampler, unnorm, shape, float_mask),
-                ),
+            let k = match p.kind {
+                ParamKind::UavPtr(_) => "uav_ptr",
+                ParamKind::UavSize(_) => "uav_size",
+                ParamKind::GlobalPtr => "g_ptr",
+                ParamKind::GlobalSize => "g_size",
+                ParamKind::SrvPtr(_) => "srv_ptr",
+                ParamKind::SrvSize(_) => "srv_size",
+                ParamKind::CbData(_) => "cb",
+                ParamKind::Domain => "domain",
+                ParamKind::DomainOrigin => "domain_origin",
+                ParamKind::OutPtr(_) => "out_ptr",
+                ParamKind::OutSize(_) => "out_size",
+                ParamKind::ResDims(_) => "res_dims",
+                ParamKind::UavView(_) => "uav_view",
+                ParamKind::CounterPtr(_) => "counter_ptr",
+                ParamKind::Texture { .. } => "tex_handle",
             };
-            let _ = writeln!(s, "param {:#x} {} {} {}", p.offset, p.size, k, id);
+            let _ = writeln!(s, "param {:#x} {} {} {}", p.offset, p.size, k, p.kind.id());
         }
         for (id, (off, size)) in &self.lds {
             let _ = writeln!(s, "lds {id} {off:#x} {size}");
