@@ -146,6 +146,18 @@ const SHAPES: [ilc_passes::ir::TexShape; 6] = {
     [D1, D1Array, D2, D2Array, D3, Buffer]
 };
 
+/// Appends a parameter of `size` bytes at the next multiple of `align` from `off` and moves
+/// `off` past its slot (`align` bytes at least: a 12-byte vector fills a 16-byte slot).
+fn place(params: &mut Vec<LaunchParam>, off: &mut u32, align: u32, size: u32, kind: ParamKind) {
+    *off = off.next_multiple_of(align);
+    params.push(LaunchParam {
+        offset: *off,
+        size,
+        kind,
+    });
+    *off += size.max(align);
+}
+
 fn shape_code(s: ilc_passes::ir::TexShape) -> u8 {
     SHAPES.iter().position(|&x| x == s).unwrap_or(0) as u8
 }
@@ -217,106 +229,45 @@ impl LaunchLayout {
                 .collect(),
             ..Default::default()
         };
+        // Pointers and sizes, 8 bytes each, then 16-byte vector slots, then texture handles.
         let mut off = 0u32;
+        let p = &mut l.params;
         for &id in func.uavs.keys() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::UavPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::UavSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::UavPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::UavSize(id));
         }
         for id in counters(func) {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::CounterPtr(id),
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::CounterPtr(id));
         }
         if func.uses_global {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::GlobalPtr,
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::GlobalSize,
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::GlobalPtr);
+            place(p, &mut off, 8, 8, ParamKind::GlobalSize);
         }
         for &id in func.srvs.keys() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::SrvPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::SrvSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::SrvPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::SrvSize(id));
         }
         let c = launch_constants(func);
         if c.domain || !func.outputs.is_empty() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::Domain,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::Domain);
         }
         if c.origin {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::DomainOrigin,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::DomainOrigin);
         }
         for &id in &func.outputs {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::OutPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::OutSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::OutPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::OutSize(id));
         }
         // Vectors of launch constants, one 16-byte slot each: resource dimensions (three
         // words) and typed UAV views (four).
-        let vectors = c.res_dims.iter().map(|&id| (12, ParamKind::ResDims(id)));
-        for (size, kind) in
-            vectors.chain(c.uav_views.iter().map(|&id| (16, ParamKind::UavView(id))))
-        {
-            off = off.next_multiple_of(16);
-            l.params.push(LaunchParam {
-                offset: off,
-                size,
-                kind,
-            });
-            off += 16;
+        for &id in &c.res_dims {
+            place(p, &mut off, 16, 12, ParamKind::ResDims(id));
+        }
+        for &id in &c.uav_views {
+            place(p, &mut off, 16, 16, ParamKind::UavView(id));
         }
         for kind in texture_handles(func) {
-            off = off.next_multiple_of(8);
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, kind);
         }
         for (&id, &bytes) in &func.cbs {
             off = off.next_multiple_of(16);
