@@ -95,7 +95,7 @@ pub enum ParamKind {
 
 impl ParamKind {
     /// The parameter's id as the `.ilc.abi` table and the C API report it: the resource,
-    /// buffer or output index, [`Self::texture_id`] for a texture handle, -1 for a kind
+    /// buffer or output index, the handle id (below) for a texture, -1 for a kind
     /// without one.
     pub fn id(self) -> i32 {
         match self {
@@ -113,26 +113,24 @@ impl ParamKind {
             | ParamKind::GlobalSize
             | ParamKind::Domain
             | ParamKind::DomainOrigin => -1,
-            ParamKind::Texture {
-                resource,
-                sampler,
-                unnorm,
-                shape,
-                float_mask,
-            } => Self::texture_id(resource, sampler, unnorm, shape, float_mask),
+            ParamKind::Texture { .. } => self.texture_id(),
         }
     }
 
     /// The `.ilc.abi` id of a texture handle: `resource | sampler << 8 | unnorm << 16 |
     /// float_mask << 17 | shape << 21` (sampler 0xff for none; shapes numbered 1d, 1darray,
     /// 2d, 2darray, 3d, buffer).
-    pub fn texture_id(
-        resource: u8,
-        sampler: Option<u8>,
-        unnorm: bool,
-        shape: ilc_passes::ir::TexShape,
-        float_mask: u8,
-    ) -> i32 {
+    fn texture_id(self) -> i32 {
+        let ParamKind::Texture {
+            resource,
+            sampler,
+            unnorm,
+            shape,
+            float_mask,
+        } = self
+        else {
+            return -1;
+        };
         resource as i32
             | (sampler.map_or(0xff, i32::from) << 8)
             | (unnorm as i32) << 16
