@@ -122,28 +122,14 @@ fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> 
                     }
                     let total: u64 = d.iter().map(|&n| u64::from(n)).product();
                     if total > MAX_THREADS && d.iter().zip(&MAX_GROUP_DIMS).all(|(n, m)| n <= m) {
-                        diags.push(Diagnostic::error(
-                            "L0010",
-                            st.span,
-                            format!(
-                                "thread group of {total} threads exceeds the sm_5x limit of \
-                                 {MAX_THREADS}"
-                            ),
-                        ));
+                        diags.push(too_many_threads(total, st.span));
                     }
                 }
             }
             (O::DclMaxThreadPerGroup, _) => {
                 if let Some(n) = st.number() {
                     if u64::from(n) > MAX_THREADS {
-                        diags.push(Diagnostic::error(
-                            "L0010",
-                            st.span,
-                            format!(
-                                "thread group of {n} threads exceeds the sm_5x limit of \
-                                 {MAX_THREADS}"
-                            ),
-                        ));
+                        diags.push(too_many_threads(u64::from(n), st.span));
                     }
                 }
             }
@@ -256,6 +242,15 @@ fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> 
         }
     }
     shape
+}
+
+/// The L0010 error for a thread group of `n` threads, more than one SM runs.
+fn too_many_threads(n: u64, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        "L0010",
+        span,
+        format!("thread group of {n} threads exceeds the sm_5x limit of {MAX_THREADS}"),
+    )
 }
 
 fn is_call(op: O) -> bool {

@@ -16,6 +16,12 @@
 //! and against the declared size for constant buffers.
 //! Pure opcodes evaluate through [`crate::eval::eval_pure`].
 //!
+//! Independent of the AMD IL interpreter (`isa_amdil::interp`) and the SPA 5.0 emulator on
+//! purpose: each defines the meaning of its own language, and the differential tests compare
+//! them, so the lane scheduling, bounds checks and memory model that look alike are written
+//! again here deliberately. What it shares is the IR's own definition of pure opcodes
+//! ([`crate::eval`], also used by constant folding), which is the IR semantics, not a copy.
+//!
 //! Errors ([`Trap`]) name the instruction: out of fuel, `unreachable` reached, target
 //! instructions without a [`TargetEval`] hook, a missing buffer. The interpreter
 //! never panics on a function that passed the verifier.

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use isa_amdil::interp::texture::{SamplerState, TexelFormat, Texture};
+use isa_amdil::interp::Dispatch;
 
 /// Why loading or writing buffers failed.
 #[derive(Debug, thiserror::Error)]
@@ -204,6 +205,22 @@ pub struct Buffers {
     pub srvs: BTreeMap<u32, Vec<u8>>,
     /// Global buffer.
     pub global: Option<Vec<u8>>,
+}
+
+/// The dispatch both runners start from: the grid, buffers, textures, samplers and domain
+/// the arguments name, read within one fresh memory budget.
+pub fn load_dispatch(args: &DispatchArgs, tex: &TextureArgs) -> Result<Dispatch, DispatchError> {
+    let mut budget = Budget::default();
+    let bufs = args.load(&mut budget)?;
+    let mut d = Dispatch::new(args.grid);
+    d.uavs = bufs.uavs;
+    d.cbs = bufs.cbs;
+    d.srvs = bufs.srvs;
+    d.global = bufs.global;
+    d.textures = tex.load(&mut budget)?;
+    d.samplers = tex.samplers.iter().copied().collect();
+    d.domain = tex.domain;
+    Ok(d)
 }
 
 impl DispatchArgs {

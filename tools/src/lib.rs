@@ -28,6 +28,15 @@ pub fn ast_dump(program: &Program) -> String {
 pub mod ilgen;
 pub mod spa5_text;
 
+/// Writes `bytes` to the file `path`, or to standard output when there is none or it is `-`.
+pub fn write_output(path: Option<&std::path::Path>, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    match path {
+        Some(p) if p.as_os_str() != "-" => write_file(p, bytes),
+        _ => std::io::stdout().write_all(bytes),
+    }
+}
+
 /// Writes `bytes` to `path`, replacing its contents, like [`std::fs::write`] but without
 /// opening an existing file with `O_TRUNC`: a regular file is overwritten in place and then
 /// cut to the new length. On ext4, truncating a file to zero makes the kernel flush it

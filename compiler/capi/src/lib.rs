@@ -800,32 +800,24 @@ pub unsafe extern "C" fn ilc_kernel_param(
     if out.is_null() {
         return ILC_ERROR_INVALID_ARGUMENT;
     }
-    let (kind, id) = match p.kind {
-        ParamKind::UavPtr(i) => (ILC_PARAM_UAV_POINTER, i as i32),
-        ParamKind::UavSize(i) => (ILC_PARAM_UAV_SIZE, i as i32),
-        ParamKind::GlobalPtr => (ILC_PARAM_GLOBAL_POINTER, -1),
-        ParamKind::GlobalSize => (ILC_PARAM_GLOBAL_SIZE, -1),
-        ParamKind::SrvPtr(i) => (ILC_PARAM_SRV_POINTER, i as i32),
-        ParamKind::SrvSize(i) => (ILC_PARAM_SRV_SIZE, i as i32),
-        ParamKind::CbData(i) => (ILC_PARAM_CONSTANT_BUFFER, i as i32),
-        ParamKind::Domain => (ILC_PARAM_DOMAIN, -1),
-        ParamKind::OutPtr(i) => (ILC_PARAM_OUTPUT_POINTER, i as i32),
-        ParamKind::OutSize(i) => (ILC_PARAM_OUTPUT_SIZE, i as i32),
-        ParamKind::ResDims(i) => (ILC_PARAM_TEXTURE_DIMS, i as i32),
-        ParamKind::UavView(i) => (ILC_PARAM_UAV_VIEW, i as i32),
-        ParamKind::DomainOrigin => (ILC_PARAM_DOMAIN_ORIGIN, -1),
-        ParamKind::CounterPtr(i) => (ILC_PARAM_APPEND_COUNTER, i as i32),
-        ParamKind::Texture {
-            resource,
-            sampler,
-            unnorm,
-            shape,
-            float_mask,
-        } => (
-            ILC_PARAM_TEXTURE_HANDLE,
-            ParamKind::texture_id(resource, sampler, unnorm, shape, float_mask),
-        ),
+    let kind = match p.kind {
+        ParamKind::UavPtr(_) => ILC_PARAM_UAV_POINTER,
+        ParamKind::UavSize(_) => ILC_PARAM_UAV_SIZE,
+        ParamKind::GlobalPtr => ILC_PARAM_GLOBAL_POINTER,
+        ParamKind::GlobalSize => ILC_PARAM_GLOBAL_SIZE,
+        ParamKind::SrvPtr(_) => ILC_PARAM_SRV_POINTER,
+        ParamKind::SrvSize(_) => ILC_PARAM_SRV_SIZE,
+        ParamKind::CbData(_) => ILC_PARAM_CONSTANT_BUFFER,
+        ParamKind::Domain => ILC_PARAM_DOMAIN,
+        ParamKind::OutPtr(_) => ILC_PARAM_OUTPUT_POINTER,
+        ParamKind::OutSize(_) => ILC_PARAM_OUTPUT_SIZE,
+        ParamKind::ResDims(_) => ILC_PARAM_TEXTURE_DIMS,
+        ParamKind::UavView(_) => ILC_PARAM_UAV_VIEW,
+        ParamKind::DomainOrigin => ILC_PARAM_DOMAIN_ORIGIN,
+        ParamKind::CounterPtr(_) => ILC_PARAM_APPEND_COUNTER,
+        ParamKind::Texture { .. } => ILC_PARAM_TEXTURE_HANDLE,
     };
+    let id = p.kind.id();
     // SAFETY: non-null, writable.
     unsafe {
         *out = IlcParam {

@@ -94,16 +94,43 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// The parameter's id as the `.ilc.abi` table and the C API report it: the resource,
+    /// buffer or output index, the handle id (below) for a texture, -1 for a kind
+    /// without one.
+    pub fn id(self) -> i32 {
+        match self {
+            ParamKind::UavPtr(i)
+            | ParamKind::UavSize(i)
+            | ParamKind::SrvPtr(i)
+            | ParamKind::SrvSize(i)
+            | ParamKind::CbData(i)
+            | ParamKind::OutPtr(i)
+            | ParamKind::OutSize(i)
+            | ParamKind::ResDims(i)
+            | ParamKind::UavView(i)
+            | ParamKind::CounterPtr(i) => i as i32,
+            ParamKind::GlobalPtr
+            | ParamKind::GlobalSize
+            | ParamKind::Domain
+            | ParamKind::DomainOrigin => -1,
+            ParamKind::Texture { .. } => self.texture_id(),
+        }
+    }
+
     /// The `.ilc.abi` id of a texture handle: `resource | sampler << 8 | unnorm << 16 |
     /// float_mask << 17 | shape << 21` (sampler 0xff for none; shapes numbered 1d, 1darray,
     /// 2d, 2darray, 3d, buffer).
-    pub fn texture_id(
-        resource: u8,
-        sampler: Option<u8>,
-        unnorm: bool,
-        shape: ilc_passes::ir::TexShape,
-        float_mask: u8,
-    ) -> i32 {
+    fn texture_id(self) -> i32 {
+        let ParamKind::Texture {
+            resource,
+            sampler,
+            unnorm,
+            shape,
+            float_mask,
+        } = self
+        else {
+            return -1;
+        };
         resource as i32
             | (sampler.map_or(0xff, i32::from) << 8)
             | (unnorm as i32) << 16
@@ -116,6 +143,18 @@ const SHAPES: [ilc_passes::ir::TexShape; 6] = {
     use ilc_passes::ir::TexShape::*;
     [D1, D1Array, D2, D2Array, D3, Buffer]
 };
+
+/// Appends a parameter of `size` bytes at the next multiple of `align` from `off` and moves
+/// `off` past its slot (`align` bytes at least: a 12-byte vector fills a 16-byte slot).
+fn place(params: &mut Vec<LaunchParam>, off: &mut u32, align: u32, size: u32, kind: ParamKind) {
+    *off = off.next_multiple_of(align);
+    params.push(LaunchParam {
+        offset: *off,
+        size,
+        kind,
+    });
+    *off += size.max(align);
+}
 
 fn shape_code(s: ilc_passes::ir::TexShape) -> u8 {
     SHAPES.iter().position(|&x| x == s).unwrap_or(0) as u8
@@ -188,106 +227,45 @@ impl LaunchLayout {
                 .collect(),
             ..Default::default()
         };
+        // Pointers and sizes, 8 bytes each, then 16-byte vector slots, then texture handles.
         let mut off = 0u32;
+        let p = &mut l.params;
         for &id in func.uavs.keys() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::UavPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::UavSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::UavPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::UavSize(id));
         }
         for id in counters(func) {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::CounterPtr(id),
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::CounterPtr(id));
         }
         if func.uses_global {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::GlobalPtr,
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::GlobalSize,
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::GlobalPtr);
+            place(p, &mut off, 8, 8, ParamKind::GlobalSize);
         }
         for &id in func.srvs.keys() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::SrvPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::SrvSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::SrvPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::SrvSize(id));
         }
         let c = launch_constants(func);
         if c.domain || !func.outputs.is_empty() {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::Domain,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::Domain);
         }
         if c.origin {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::DomainOrigin,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, ParamKind::DomainOrigin);
         }
         for &id in &func.outputs {
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind: ParamKind::OutPtr(id),
-            });
-            l.params.push(LaunchParam {
-                offset: off + 8,
-                size: 8,
-                kind: ParamKind::OutSize(id),
-            });
-            off += 16;
+            place(p, &mut off, 8, 8, ParamKind::OutPtr(id));
+            place(p, &mut off, 8, 8, ParamKind::OutSize(id));
         }
         // Vectors of launch constants, one 16-byte slot each: resource dimensions (three
         // words) and typed UAV views (four).
-        let vectors = c.res_dims.iter().map(|&id| (12, ParamKind::ResDims(id)));
-        for (size, kind) in
-            vectors.chain(c.uav_views.iter().map(|&id| (16, ParamKind::UavView(id))))
-        {
-            off = off.next_multiple_of(16);
-            l.params.push(LaunchParam {
-                offset: off,
-                size,
-                kind,
-            });
-            off += 16;
+        for &id in &c.res_dims {
+            place(p, &mut off, 16, 12, ParamKind::ResDims(id));
+        }
+        for &id in &c.uav_views {
+            place(p, &mut off, 16, 16, ParamKind::UavView(id));
         }
         for kind in texture_handles(func) {
-            off = off.next_multiple_of(8);
-            l.params.push(LaunchParam {
-                offset: off,
-                size: 8,
-                kind,
-            });
-            off += 8;
+            place(p, &mut off, 8, 8, kind);
         }
         for (&id, &bytes) in &func.cbs {
             off = off.next_multiple_of(16);
@@ -392,33 +370,24 @@ impl LaunchLayout {
         let mut s = String::with_capacity(64 + 48 * self.params.len());
         s.push_str("ilc-abi 1\n");
         for p in &self.params {
-            let (k, id) = match p.kind {
-                ParamKind::UavPtr(i) => ("uav_ptr", i as i32),
-                ParamKind::UavSize(i) => ("uav_size", i as i32),
-                ParamKind::GlobalPtr => ("g_ptr", -1),
-                ParamKind::GlobalSize => ("g_size", -1),
-                ParamKind::SrvPtr(i) => ("srv_ptr", i as i32),
-                ParamKind::SrvSize(i) => ("srv_size", i as i32),
-                ParamKind::CbData(i) => ("cb", i as i32),
-                ParamKind::Domain => ("domain", -1),
-                ParamKind::DomainOrigin => ("domain_origin", -1),
-                ParamKind::OutPtr(i) => ("out_ptr", i as i32),
-                ParamKind::OutSize(i) => ("out_size", i as i32),
-                ParamKind::ResDims(i) => ("res_dims", i as i32),
-                ParamKind::UavView(i) => ("uav_view", i as i32),
-                ParamKind::CounterPtr(i) => ("counter_ptr", i as i32),
-                ParamKind::Texture {
-                    resource,
-                    sampler,
-                    unnorm,
-                    shape,
-                    float_mask,
-                } => (
-                    "tex_handle",
-                    ParamKind::texture_id(resource, sampler, unnorm, shape, float_mask),
-                ),
+            let k = match p.kind {
+                ParamKind::UavPtr(_) => "uav_ptr",
+                ParamKind::UavSize(_) => "uav_size",
+                ParamKind::GlobalPtr => "g_ptr",
+                ParamKind::GlobalSize => "g_size",
+                ParamKind::SrvPtr(_) => "srv_ptr",
+                ParamKind::SrvSize(_) => "srv_size",
+                ParamKind::CbData(_) => "cb",
+                ParamKind::Domain => "domain",
+                ParamKind::DomainOrigin => "domain_origin",
+                ParamKind::OutPtr(_) => "out_ptr",
+                ParamKind::OutSize(_) => "out_size",
+                ParamKind::ResDims(_) => "res_dims",
+                ParamKind::UavView(_) => "uav_view",
+                ParamKind::CounterPtr(_) => "counter_ptr",
+                ParamKind::Texture { .. } => "tex_handle",
             };
-            let _ = writeln!(s, "param {:#x} {} {} {}", p.offset, p.size, k, id);
+            let _ = writeln!(s, "param {:#x} {} {} {}", p.offset, p.size, k, p.kind.id());
         }
         for (id, (off, size)) in &self.lds {
             let _ = writeln!(s, "lds {id} {off:#x} {size}");

@@ -52,15 +52,7 @@ pub fn ddiv(a: u64, c: u64) -> u64 {
 /// Double compare: ordered, except `Ne` which is true on NaN (L7613-7730, L7817).
 #[inline]
 pub fn dcmp(op: RelOp, a: u64, c: u64) -> bool {
-    let (x, y) = (d(a), d(c));
-    match op {
-        RelOp::Eq => x == y,
-        RelOp::Ne => x != y,
-        RelOp::Gt => x > y,
-        RelOp::Ge => x >= y,
-        RelOp::Lt => x < y,
-        RelOp::Le => x <= y,
-    }
+    op.holds(d(a), d(c))
 }
 
 /// `dmax`: IEEE-754-2008 maxNum (NaN loses), `max(-0, +0) = +0` (L7731).

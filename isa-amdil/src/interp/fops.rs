@@ -281,32 +281,31 @@ pub enum RelOp {
     Le,
 }
 
+impl RelOp {
+    /// Whether `x op y` holds: ordered comparisons, except `Ne`, which holds on NaN.
+    #[inline]
+    pub fn holds<T: PartialOrd>(self, x: T, y: T) -> bool {
+        match self {
+            RelOp::Eq => x == y,
+            RelOp::Ne => x != y,
+            RelOp::Gt => x > y,
+            RelOp::Ge => x >= y,
+            RelOp::Lt => x < y,
+            RelOp::Le => x <= y,
+        }
+    }
+}
+
 /// Float compare with flushing; ordered except `Ne` (NaN -> true, as DX10 and `dne`, L7817).
 #[inline]
 pub fn fcmp(op: RelOp, a: u32, c: u32) -> bool {
-    let (x, y) = (f(a), f(c));
-    match op {
-        RelOp::Eq => x == y,
-        RelOp::Ne => x != y,
-        RelOp::Gt => x > y,
-        RelOp::Ge => x >= y,
-        RelOp::Lt => x < y,
-        RelOp::Le => x <= y,
-    }
+    op.holds(f(a), f(c))
 }
 
 /// Integer relop on signed values (used by `ifc`-like forms on ints, not by the guide).
 #[inline]
 pub fn icmp(op: RelOp, a: u32, c: u32) -> bool {
-    let (x, y) = (a as i32, c as i32);
-    match op {
-        RelOp::Eq => x == y,
-        RelOp::Ne => x != y,
-        RelOp::Gt => x > y,
-        RelOp::Ge => x >= y,
-        RelOp::Lt => x < y,
-        RelOp::Le => x <= y,
-    }
+    op.holds(a as i32, c as i32)
 }
 
 /// `ftoi`: truncate toward zero; out of range saturates and NaN gives 0 (undefined in the

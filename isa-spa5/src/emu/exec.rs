@@ -252,14 +252,15 @@ fn flag(inst: &Inst, k: M) -> bool {
     md(inst, k) != 0
 }
 
-/// Lanes for which a CC test holds (all lanes for the always-true test `15`).
-pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> Option<u32> {
+/// Lanes for which a CC test holds (all lanes for the always-true test `15`); an unknown
+/// test is an error at `pc`.
+pub(crate) fn cc_test(inst: &Inst, pc: u32, w: &Warp) -> Result<u32, EmuError> {
     // Flags of an integer or set result (ISET/FSET/IADD/I2I .CC): zero, sign, carry,
     // overflow; the "unordered" forms (..U) equal the ordered ones on such results. The
     // ordered tests read zero and sign (ptxas: `I2I.S32.S32 RZ.CC, R5` then
     // `CSETP.LT.AND P1, PT, CC, PT` for `R5 < 0`); OFF/OFT/SFF/SFT test one flag each.
     let (z, s, c, o) = (w.zf, w.sf, w.cf, w.of);
-    Some(match inst.get(M::CcTest) {
+    Ok(match inst.get(M::CcTest) {
         None | Some(15) => u32::MAX,
         Some(0) => 0,
         Some(1) | Some(9) => s & !z,   // LT, LTU
@@ -276,7 +277,7 @@ pub(crate) fn cc_test(inst: &Inst, w: &Warp) -> Option<u32> {
         Some(19) => !c | z,            // LS
         Some(20) => c & !z,            // HI
         Some(22) => c,                 // HS
-        Some(_) => return None,
+        Some(_) => return Err(unsupported(inst, pc, "condition-code test")),
     })
 }
 
@@ -1012,7 +1013,7 @@ fn predicate_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32) -> Result<(), Em
 
 /// CSETP: a condition-code test combined with a predicate.
 fn condition_code_set(inst: &Inst, pc: u32, w: &mut Warp, g: u32) -> Result<(), EmuError> {
-    let t = cc_test(inst, w).ok_or_else(|| unsupported(inst, pc, "condition-code test"))?;
+    let t = cc_test(inst, pc, w)?;
     let c = pred_operand(inst, w, 3);
     let op = md(inst, M::Bop);
     let (mut res, mut inv) = (0u32, 0u32);

@@ -252,50 +252,35 @@ pub(crate) fn fcmp(code: u8, a: f64, b: f64) -> bool {
     (code & 1 != 0 && lt) || (code & 2 != 0 && eq) || (code & 4 != 0 && gt) || (code & 8 != 0 && un)
 }
 
-/// FMNMX: IEEE minNum/maxNum (a NaN operand loses), -0 below +0.
-pub(crate) fn minmax32(a: f32, b: f32, min: bool) -> u32 {
-    if a.is_nan() && b.is_nan() {
-        return NAN32;
-    }
-    if a.is_nan() {
-        return b.to_bits();
-    }
-    if b.is_nan() {
-        return a.to_bits();
-    }
-    let a_first = if a == b {
+/// FMNMX/DMNMX: IEEE minNum/maxNum (a NaN operand loses), -0 below +0. `Some(true)` picks
+/// `a`, `Some(false)` `b`, `None` the canonical NaN (both operands NaN). An f32 pair is
+/// decided on its exact f64 values.
+fn minmax_pick(a: f64, b: f64, min: bool) -> Option<bool> {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => None,
+        (true, false) => Some(false),
+        (false, true) => Some(true),
         // Equal values: only the signs of zeros differ.
-        (a.is_sign_negative() && !b.is_sign_negative()) == min
-    } else {
-        (a < b) == min
-    };
-    if a_first {
-        a.to_bits()
-    } else {
-        b.to_bits()
+        _ if a == b => Some((a.is_sign_negative() && !b.is_sign_negative()) == min),
+        _ => Some((a < b) == min),
     }
 }
 
-/// DMNMX, as [`minmax32`].
+/// FMNMX, see [`minmax_pick`].
+pub(crate) fn minmax32(a: f32, b: f32, min: bool) -> u32 {
+    match minmax_pick(a.into(), b.into(), min) {
+        None => NAN32,
+        Some(true) => a.to_bits(),
+        Some(false) => b.to_bits(),
+    }
+}
+
+/// DMNMX, see [`minmax_pick`].
 pub(crate) fn minmax64(a: f64, b: f64, min: bool) -> u64 {
-    if a.is_nan() && b.is_nan() {
-        return NAN64;
-    }
-    if a.is_nan() {
-        return b.to_bits();
-    }
-    if b.is_nan() {
-        return a.to_bits();
-    }
-    let a_first = if a == b {
-        (a.is_sign_negative() && !b.is_sign_negative()) == min
-    } else {
-        (a < b) == min
-    };
-    if a_first {
-        a.to_bits()
-    } else {
-        b.to_bits()
+    match minmax_pick(a, b, min) {
+        None => NAN64,
+        Some(true) => a.to_bits(),
+        Some(false) => b.to_bits(),
     }
 }
 

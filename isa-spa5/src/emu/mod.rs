@@ -26,6 +26,14 @@
 //! covered by stall counts, or a variable-latency result not protected by a waited scoreboard)
 //! and a register overwritten while a pending instruction's read scoreboard still protects it.
 //!
+//! An independent oracle on purpose: the emulator shares no code with the compiler (this crate
+//! does not depend on it) nor with the AMD IL interpreter or the IR interpreter, which define
+//! the same operations for their own languages; only the encoding table (which bits mean which
+//! operand and modifier) is shared, with the encoder, decoder and printer. Differential tests
+//! compare the three, so semantics that look alike (integer ops, IEEE rounding, bounds
+//! handling) are written again here deliberately: a shared helper would hide the bug it should
+//! expose.
+//!
 //! Nothing here panics on any input: unknown or malformed code, wild addresses, barrier
 //! deadlocks and runaway loops are [`EmuError`]s naming the pc.
 

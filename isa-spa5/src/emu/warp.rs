@@ -506,8 +506,7 @@ fn branch(
     w: &mut Warp,
     g: u32,
 ) -> Result<State, EmuError> {
-    let g = g & exec::cc_test(inst, w)
-        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    let g = g & exec::cc_test(inst, pc, w)?;
     let t = target(prog, inst, idx)?;
     if g == w.active {
         w.pc = t;
@@ -535,8 +534,7 @@ fn leave(
     g: u32,
 ) -> Result<State, EmuError> {
     use exec::Kind as K;
-    let g = g & exec::cc_test(inst, w)
-        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    let g = g & exec::cc_test(inst, pc, w)?;
     w.active &= !g;
     match kind {
         K::Brk => w.remove_lanes(g, Some(EntryKind::Brk)),
@@ -599,8 +597,7 @@ fn indirect_branch(
     w: &mut Warp,
     g: u32,
 ) -> Result<State, EmuError> {
-    let g = g & exec::cc_test(inst, w)
-        .ok_or_else(|| exec::unsupported(inst, pc, "condition-code test"))?;
+    let g = g & exec::cc_test(inst, pc, w)?;
     let off = match inst.ops().get(1) {
         Some(Operand::Imm(v)) => *v as i32 as i64,
         _ => return Err(exec::unsupported(inst, pc, "BRX without an offset")),

@@ -18,11 +18,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use ilc_tools::dispatch::{
-    check_work_items, write_outputs, write_ps_outputs, Budget, DispatchArgs, TextureArgs,
+    check_work_items, load_dispatch, write_outputs, write_ps_outputs, DispatchArgs, TextureArgs,
     DEFAULT_FUEL,
 };
 use ilc_tools::report::Reporter;
-use isa_amdil::interp::{self, Dispatch, Schedule};
+use isa_amdil::interp::{self, Schedule};
 
 /// Run an AMD IL compute kernel on the reference interpreter.
 #[derive(Debug, Parser)]
@@ -83,16 +83,7 @@ fn run(cli: &Cli) -> Result<bool, String> {
     let prog = load_program(&cli.kernel, &report)?;
     let exec = interp::prepare(&prog).map_err(|e| format!("{file}: {e}"))?;
     check_work_items(cli.dispatch.grid, exec.group, cli.tex.domain).map_err(|e| e.to_string())?;
-    let mut budget = Budget::default();
-    let bufs = cli.dispatch.load(&mut budget).map_err(|e| e.to_string())?;
-    let mut d = Dispatch::new(cli.dispatch.grid);
-    d.uavs = bufs.uavs;
-    d.cbs = bufs.cbs;
-    d.srvs = bufs.srvs;
-    d.global = bufs.global;
-    d.textures = cli.tex.load(&mut budget).map_err(|e| e.to_string())?;
-    d.samplers = cli.tex.samplers.iter().copied().collect();
-    d.domain = cli.tex.domain;
+    let mut d = load_dispatch(&cli.dispatch, &cli.tex).map_err(|e| e.to_string())?;
     d.fuel = cli.fuel;
     d.lds_check = cli.lds_check;
     d.report_oob = cli.report_oob;

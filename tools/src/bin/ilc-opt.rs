@@ -172,12 +172,7 @@ fn read_input(path: Option<&PathBuf>) -> Result<(String, String), String> {
 }
 
 fn write_output(path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
-    use std::io::Write;
-    let res = match path {
-        Some(p) if p.as_os_str() != "-" => ilc_tools::write_file(p, bytes),
-        _ => std::io::stdout().write_all(bytes),
-    };
-    match res {
+    match ilc_tools::write_output(path.map(PathBuf::as_path), bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             ilc_tools::report::error("ilc-opt", format_args!("cannot write output: {e}"));

@@ -538,12 +538,7 @@ fn usage(reporter: &Reporter, msg: &str) -> ExitCode {
 }
 
 fn write_output(reporter: &Reporter, path: Option<&PathBuf>, bytes: &[u8]) -> ExitCode {
-    use std::io::Write;
-    let res = match path {
-        Some(p) if p.as_os_str() != "-" => ilc_tools::write_file(p, bytes),
-        _ => std::io::stdout().write_all(bytes),
-    };
-    match res {
+    match ilc_tools::write_output(path.map(PathBuf::as_path), bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             reporter.error(format_args!("cannot write output: {e}"));

@@ -39,10 +39,9 @@ use clap::Parser;
 use ilc::spa5::abi::{LaunchLayout, ParamKind};
 use ilc::verify::EmulatedRun;
 use ilc_tools::dispatch::{
-    check_work_items, parse_grid, write_outputs, write_ps_outputs, Budget, DispatchArgs,
-    TextureArgs, DEFAULT_FUEL,
+    check_work_items, load_dispatch, parse_grid, write_outputs, write_ps_outputs, Budget,
+    DispatchArgs, TextureArgs, DEFAULT_FUEL,
 };
-use isa_amdil::interp::Dispatch;
 use isa_spa5::cubin::read_cubin;
 use isa_spa5::emu::{stats, Device, LaunchConfig, LaunchReport, BANK_SIZE, DRIVER_AREA};
 
@@ -381,16 +380,7 @@ fn run_ilc(cli: &Cli, file: &str, cubin: &[u8], name: &str, abi: &[u8]) -> Resul
         ));
     }
     check_work_items(cli.dispatch.grid, group, cli.tex.domain).map_err(|e| e.to_string())?;
-    let mut budget = Budget::default();
-    let bufs = cli.dispatch.load(&mut budget).map_err(|e| e.to_string())?;
-    let mut d = Dispatch::new(cli.dispatch.grid);
-    d.uavs = bufs.uavs;
-    d.cbs = bufs.cbs;
-    d.srvs = bufs.srvs;
-    d.global = bufs.global;
-    d.textures = cli.tex.load(&mut budget).map_err(|e| e.to_string())?;
-    d.samplers = cli.tex.samplers.iter().copied().collect();
-    d.domain = cli.tex.domain;
+    let d = load_dispatch(&cli.dispatch, &cli.tex).map_err(|e| e.to_string())?;
     for p in &layout.params {
         let id = match p.kind {
             ParamKind::UavPtr(id) => id as u32,

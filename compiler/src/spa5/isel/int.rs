@@ -62,71 +62,13 @@ impl Isel<'_> {
         match op {
             Opcode::Iadd | Opcode::Isub if is64 => self.add64(op == Opcode::Isub, &args),
             Opcode::Iadd => one(self.iadd32(args[0], args[1])?),
-            Opcode::Isub => {
-                if let Some(c) = self.konst(args[1]) {
-                    let n = (c as u32).wrapping_neg() as i32 as i64;
-                    if fits_i20(n) {
-                        return one(self.one(
-                            MInst::iadd(R, R, n),
-                            &[Res(0, 0), Arg(0, 0)],
-                            &[args[0]],
-                        )?);
-                    }
-                }
-                // `k - x` as `-x + k`: the constant is IADD's immediate, no register holds it
-                // (a loop-invariant one would stay live across the whole loop).
-                if let Some(c) = self.konst(args[0]) {
-                    let k = c as u32 as i32 as i64;
-                    if fits_i20(k) {
-                        let i = MInst::iadd(R, R, k).m(ModKind::Neg(1), 1);
-                        return one(self.one(i, &[Res(0, 0), Arg(0, 0)], &[args[1]])?);
-                    }
-                }
-                let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
-                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
-            }
+            Opcode::Isub => one(self.isub32(args[0], args[1])?),
             Opcode::Ineg if is64 => unsupported64(self),
             Opcode::Ineg => {
                 let i = MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1);
                 one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
             }
-            Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => {
-                let name = match op {
-                    Opcode::Band => Lop::And,
-                    Opcode::Bor => Lop::Or,
-                    Opcode::Bxor => Lop::Xor,
-                    _ => Lop::PassB,
-                };
-                // A 32-bit constant operand is LOP32I's immediate (no register to hold it).
-                if !is64 && op != Opcode::Bnot {
-                    let (x, k) = match (self.konst(args[0]), self.konst(args[1])) {
-                        (None, Some(k)) => (Some(args[0]), k),
-                        (Some(k), None) => (Some(args[1]), k),
-                        _ => (None, 0),
-                    };
-                    if let Some(x) = x {
-                        return one(self.lop32i(name, x, k as u32)?);
-                    }
-                }
-                let parts = if is64 { 2 } else { 1 };
-                let mut seq = Vec::new();
-                for p in 0..parts {
-                    if op == Opcode::Bnot {
-                        let i = MInst::lop(name, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
-                        seq.push(TInst::new(
-                            i,
-                            &[Slot::Keep, Res(0, p), Slot::Keep, Arg(0, p)],
-                        ));
-                    } else {
-                        seq.push(TInst::new(
-                            MInst::lop(name, R, R, R),
-                            &[Slot::Keep, Res(0, p), Arg(0, p), Arg(1, p)],
-                        ));
-                    }
-                }
-                let ty = if is64 { Type::B64 } else { Type::B32 };
-                Ok(self.emit(Template::many(&seq), &args, &[ty])?)
-            }
+            Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => self.logic(op, is64, &args),
             Opcode::Imul if is64 => unsupported64(self),
             Opcode::Imul => one(self.imul(args[0], args[1])?),
             Opcode::Umulhi => one(self.umulhi(args[0], args[1])?),
@@ -154,21 +96,7 @@ impl Isel<'_> {
                 unsupported64(self)
             }
             Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax => {
-                let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
-                let min = matches!(op, Opcode::Imin | Opcode::Umin);
-                let p = if min { Pred::TRUE } else { Pred::FALSE };
-                // Commutative: a constant or parameter operand goes second, as its immediate
-                // or c[] form.
-                let (a, b) = self.canon(args[0], args[1]);
-                let forms = SrcForms::of(Op::IMNMX_R, 2);
-                if let Some((op, ob)) = self.legal_src(&forms, b, ANY, &no_mods) {
-                    let inst =
-                        MInst::build(op, &[R, R, ob, Operand::Pred(p)]).m(ModKind::Signed, signed);
-                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[a])?);
-                }
-                let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(p)])
-                    .m(ModKind::Signed, signed);
-                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])?)
+                one(self.minmax32(op, args[0], args[1])?)
             }
             Opcode::Iabs if is64 => unsupported64(self),
             Opcode::Iabs => {
@@ -185,62 +113,11 @@ impl Isel<'_> {
                 &[Res(0, 0), Arg(0, 0)],
                 &args,
             )?),
-            Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz => {
-                let signed = (op == Opcode::FirstbitShi) as u8;
-                let mut inst = MInst::build(Op::FLO_R, &[R, R]).m(ModKind::Signed, signed);
-                if op != Opcode::Clz {
-                    inst.set(ModKind::Sh, 1);
-                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?);
-                }
-                // clz = 31 - flo (flo(0) = -1 gives 32).
-                let f = self.one(inst, &[Res(0, 0), Arg(0, 0)], &args)?;
-                let sub = MInst::iadd(R, R, 31).m(ModKind::Neg(1), 1);
-                one(self.one(sub, &[Res(0, 0), Arg(0, 0)], &[f])?)
-            }
-            Opcode::Bitrev | Opcode::FirstbitLo => {
-                // BFE.BREV over all 32 bits reverses them.
-                let rev = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(0x2000)])
-                    .m(ModKind::Signed, 0)
-                    .m(ModKind::Brev, 1);
-                let r = self.one(rev, &[Res(0, 0), Arg(0, 0)], &args)?;
-                if op == Opcode::Bitrev {
-                    return one(r);
-                }
-                let inst = MInst::build(Op::FLO_R, &[R, R])
-                    .m(ModKind::Signed, 0)
-                    .m(ModKind::Sh, 1);
-                one(self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])?)
-            }
-            Opcode::Ubfe | Opcode::Ibfe => {
-                let signed = (op == Opcode::Ibfe) as u8;
-                // Constant width and offset: the control word is BFE's immediate.
-                if let Some(c) = self.bf_control_const(args[0], args[1]) {
-                    let inst = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(c)])
-                        .m(ModKind::Signed, signed);
-                    return one(self.one(inst, &[Res(0, 0), Arg(0, 0), Slot::Keep], &[args[2]])?);
-                }
-                let ctl = self.bf_control(args[0], args[1])?;
-                let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
-                one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])?)
-            }
+            Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz => one(self.flo(op, args[0])?),
+            Opcode::Bitrev | Opcode::FirstbitLo => one(self.bit_reverse(op, args[0])?),
+            Opcode::Ubfe | Opcode::Ibfe => one(self.bfe(op == Opcode::Ibfe, &args)?),
+            Opcode::Bfi => one(self.bfi(&args)?),
             Opcode::Fshr => one(self.funnel_r(args[0], args[1], args[2])?),
-            Opcode::Bfi => {
-                if let Some(c) = self.bf_control_const(args[0], args[1]) {
-                    let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(c), R]);
-                    return one(self.one(
-                        inst,
-                        &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
-                        &[args[2], args[3]],
-                    )?);
-                }
-                let ctl = self.bf_control(args[0], args[1])?;
-                let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
-                one(self.one(
-                    inst,
-                    &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
-                    &[args[2], ctl, args[3]],
-                )?)
-            }
             Opcode::Icmp => {
                 let InstructionData::IntCompare { cond, .. } = data else {
                     return Err(self.unsupported(inst, "icmp form"));
@@ -253,6 +130,145 @@ impl Isel<'_> {
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
+    }
+
+    /// 32-bit `a - b`: a constant operand is IADD's immediate.
+    fn isub32(&mut self, a: Value, b: Value) -> R32 {
+        if let Some(c) = self.konst(b) {
+            let n = (c as u32).wrapping_neg() as i32 as i64;
+            if fits_i20(n) {
+                return self.one(MInst::iadd(R, R, n), &[Res(0, 0), Arg(0, 0)], &[a]);
+            }
+        }
+        // `k - x` as `-x + k`: the constant is IADD's immediate, no register holds it
+        // (a loop-invariant one would stay live across the whole loop).
+        if let Some(c) = self.konst(a) {
+            let k = c as u32 as i32 as i64;
+            if fits_i20(k) {
+                let i = MInst::iadd(R, R, k).m(ModKind::Neg(1), 1);
+                return self.one(i, &[Res(0, 0), Arg(0, 0)], &[b]);
+            }
+        }
+        let i = MInst::iadd(R, R, R).m(ModKind::Neg(2), 1);
+        self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
+    /// `and`/`or`/`xor`/`not` on 32 or 64 bits (64-bit ones one LOP per half).
+    fn logic(&mut self, op: Opcode, is64: bool, args: &[Value]) -> Result<Vals, IselError> {
+        let name = match op {
+            Opcode::Band => Lop::And,
+            Opcode::Bor => Lop::Or,
+            Opcode::Bxor => Lop::Xor,
+            _ => Lop::PassB,
+        };
+        // A 32-bit constant operand is LOP32I's immediate (no register to hold it).
+        if !is64 && op != Opcode::Bnot {
+            let (x, k) = match (self.konst(args[0]), self.konst(args[1])) {
+                (None, Some(k)) => (Some(args[0]), k),
+                (Some(k), None) => (Some(args[1]), k),
+                _ => (None, 0),
+            };
+            if let Some(x) = x {
+                return Ok(smallvec![self.lop32i(name, x, k as u32)?]);
+            }
+        }
+        let parts = if is64 { 2 } else { 1 };
+        let mut seq = Vec::new();
+        for p in 0..parts {
+            if op == Opcode::Bnot {
+                let i = MInst::lop(name, R, Reg::RZ, R).f(ModKind::Inv(3), 1)?;
+                seq.push(TInst::new(
+                    i,
+                    &[Slot::Keep, Res(0, p), Slot::Keep, Arg(0, p)],
+                ));
+            } else {
+                seq.push(TInst::new(
+                    MInst::lop(name, R, R, R),
+                    &[Slot::Keep, Res(0, p), Arg(0, p), Arg(1, p)],
+                ));
+            }
+        }
+        let ty = if is64 { Type::B64 } else { Type::B32 };
+        self.emit(Template::many(&seq), args, &[ty])
+    }
+
+    /// 32-bit `imin`/`imax`/`umin`/`umax`: one IMNMX.
+    fn minmax32(&mut self, op: Opcode, a: Value, b: Value) -> R32 {
+        let signed = matches!(op, Opcode::Imin | Opcode::Imax) as u8;
+        let min = matches!(op, Opcode::Imin | Opcode::Umin);
+        let p = if min { Pred::TRUE } else { Pred::FALSE };
+        // Commutative: a constant or parameter operand goes second, as its immediate
+        // or c[] form.
+        let (a, b) = self.canon(a, b);
+        let forms = SrcForms::of(Op::IMNMX_R, 2);
+        if let Some((op, ob)) = self.legal_src(&forms, b, ANY, &no_mods) {
+            let inst = MInst::build(op, &[R, R, ob, Operand::Pred(p)]).m(ModKind::Signed, signed);
+            return self.one(inst, &[Res(0, 0), Arg(0, 0)], &[a]);
+        }
+        let inst =
+            MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(p)]).m(ModKind::Signed, signed);
+        self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[a, b])
+    }
+
+    /// `firstbit_hi`/`firstbit_shi` (FLO.SH) and `clz` (`31 - FLO`; FLO of 0 is -1, giving 32).
+    fn flo(&mut self, op: Opcode, x: Value) -> R32 {
+        let signed = (op == Opcode::FirstbitShi) as u8;
+        let mut inst = MInst::build(Op::FLO_R, &[R, R]).m(ModKind::Signed, signed);
+        if op != Opcode::Clz {
+            inst.set(ModKind::Sh, 1);
+            return self.one(inst, &[Res(0, 0), Arg(0, 0)], &[x]);
+        }
+        let f = self.one(inst, &[Res(0, 0), Arg(0, 0)], &[x])?;
+        let sub = MInst::iadd(R, R, 31).m(ModKind::Neg(1), 1);
+        self.one(sub, &[Res(0, 0), Arg(0, 0)], &[f])
+    }
+
+    /// `bitrev` (BFE.BREV over all 32 bits reverses them) and `firstbit_lo` (FLO.SH of the
+    /// reversed bits).
+    fn bit_reverse(&mut self, op: Opcode, x: Value) -> R32 {
+        let rev = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(0x2000)])
+            .m(ModKind::Signed, 0)
+            .m(ModKind::Brev, 1);
+        let r = self.one(rev, &[Res(0, 0), Arg(0, 0)], &[x])?;
+        if op == Opcode::Bitrev {
+            return Ok(r);
+        }
+        let inst = MInst::build(Op::FLO_R, &[R, R])
+            .m(ModKind::Signed, 0)
+            .m(ModKind::Sh, 1);
+        self.one(inst, &[Res(0, 0), Arg(0, 0)], &[r])
+    }
+
+    /// Bit-field extract `ubfe`/`ibfe(width, offset, x)`: constant width and offset make the
+    /// control word BFE's immediate.
+    fn bfe(&mut self, signed: bool, args: &[Value]) -> R32 {
+        let signed = signed as u8;
+        if let Some(c) = self.bf_control_const(args[0], args[1]) {
+            let inst = MInst::build(Op::BFE_I, &[R, R, Operand::Imm(c)]).m(ModKind::Signed, signed);
+            return self.one(inst, &[Res(0, 0), Arg(0, 0), Slot::Keep], &[args[2]]);
+        }
+        let ctl = self.bf_control(args[0], args[1])?;
+        let inst = MInst::build(Op::BFE_R, &[R, R, R]).m(ModKind::Signed, signed);
+        self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[2], ctl])
+    }
+
+    /// Bit-field insert `bfi(width, offset, insert, base)`, the control word as for [`Self::bfe`].
+    fn bfi(&mut self, args: &[Value]) -> R32 {
+        if let Some(c) = self.bf_control_const(args[0], args[1]) {
+            let inst = MInst::build(Op::BFI_I, &[R, R, Operand::Imm(c), R]);
+            return self.one(
+                inst,
+                &[Res(0, 0), Arg(0, 0), Slot::Keep, Arg(1, 0)],
+                &[args[2], args[3]],
+            );
+        }
+        let ctl = self.bf_control(args[0], args[1])?;
+        let inst = MInst::build(Op::BFI_R, &[R, R, R, R]);
+        self.one(
+            inst,
+            &[Res(0, 0), Arg(0, 0), Arg(1, 0), Arg(2, 0)],
+            &[args[2], ctl, args[3]],
+        )
     }
 
     /// 64-bit `a + b` or `a - b` as a carry chain in one template.
