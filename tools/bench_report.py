@@ -623,7 +623,7 @@ def main():
     md.append(f"| **geomean** | | | | **{gm[('ilc', 'instructions')]:.2f} ({gm[('ilc_aib', 'instructions')]:.2f})** | "
               f"**{gm[('ilc', 'registers')]:.2f} ({gm[('ilc_aib', 'registers')]:.2f})** | "
               f"**{gm[('ilc', 'stall_cycles')]:.2f} ({gm[('ilc_aib', 'stall_cycles')]:.2f})** | |")
-    md += ["", "Targets (issue 7): geomean <= 1.0 in instructions and stall cycles, registers <= ptxas's.", "",
+    md += ["", "Targets: geomean <= 1.0 in instructions and stall cycles, registers <= ptxas's.", "",
            "![ratios](plots/ratios.svg)", "", "## Compile speed", "",
            f"Whole process: median (min-max) of {args.runs} runs, external timing (posix_spawn to exit), "
            "ilc on the `.il` to a cubin file vs ptxas on the `.ptx`, with `ilc --version` (the cost "
@@ -648,7 +648,7 @@ def main():
     il_total = sum(inproc[r["name"]].get("il_instructions", 0) for r in ok if r["name"] in inproc)
     us_total = sum(inproc[r["name"]].get("median_us", 0) for r in ok if r["name"] in inproc)
     md += [f"| **geomean** | | | | **{geomean(over_floor):.2f}** | **{geomean(speed):.1f}x** | | | |", "",
-           "Targets (issue 22): whole process <= 1.3x the floor; warm <= 50 us for saxpy-sized and "
+           "Targets: whole process <= 1.3x the floor; warm <= 50 us for saxpy-sized and "
            "<= 100 us for ~35-instruction kernels; first compile <= 2x warm.", "",
            f"In-process throughput over the suite: {il_total / max(us_total, 1e-9) * 1e6:,.0f} IL instructions/s "
            "(small kernels: fixed costs dominate; see the scaling series).", "",

@@ -1,4 +1,4 @@
-//! In-process compile time (issue 22, compile speed for a JIT): IL text to a cubin at -O2.
+//! In-process compile time (compile speed for a JIT): IL text to a cubin at -O2.
 //!
 //! Kernels: `tests/examples/saxpy.il`, `bench/kernels/hash.il` and
 //! generated kernels of about 1,000 and 10,000 IL instructions (the shape of

@@ -1,4 +1,4 @@
-//! Hostile inputs (issue 20): each case is a small input that used to cost unbounded time or
+//! Hostile inputs: each case is a small input that used to cost unbounded time or
 //! memory, compile to something the hardware cannot run, or be accepted although it is not a
 //! kernel. Every case asserts the specific diagnostic (code and line), not only "no panic".
 

@@ -1,4 +1,4 @@
-//! Limits (issue 8) end to end: each limit is a distinct diagnostic code, and with the
+//! Limits end to end: each limit is a distinct diagnostic code, and with the
 //! nesting limit raised, 100k-deep `if` and `whileloop` nesting and a million-instruction
 //! kernel go through the whole pipeline (parser, validator, lowering, passes, isel, register
 //! allocation, scheduling) on a 1 MiB-stack thread without overflowing it: the result is a

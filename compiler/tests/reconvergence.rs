@@ -1,4 +1,4 @@
-//! Reconvergence before barriers (issue 19): divergent branches must reconverge before the
+//! Reconvergence before barriers: divergent branches must reconverge before the
 //! next barrier at every optimization level, or the paths run one after the other into the
 //! barrier and read LDS that the other path has not written yet.
 

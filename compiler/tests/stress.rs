@@ -1,4 +1,4 @@
-//! Embedding guarantees (issue 8): byte-identical output across runs and threads (8 threads
+//! Embedding guarantees: byte-identical output across runs and threads (8 threads
 //! compiling the whole IL corpus at once), and hostile input (random bytes, truncated
 //! kernels, 100k-deep nesting, a million instructions) giving errors, never a crash or a
 //! stack overflow, on a thread with a small stack.

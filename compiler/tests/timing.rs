@@ -1,4 +1,4 @@
-//! Compile-time measurement for embedders (issue 8): the median in-process compile time of a
+//! Compile-time measurement for embedders: the median in-process compile time of a
 //! few corpus kernels and the time of a compile-cache hit. Ignored by default (timing is only
 //! meaningful in a release build on a quiet machine); run with
 //! `cargo test --release -p ilc --test timing -- --ignored --nocapture`.

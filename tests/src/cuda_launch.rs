@@ -1,4 +1,4 @@
-//! Launcher for the CUDA corpus of `tests/cuda/` on the SPA 5.0 emulator (issue 6, part 3):
+//! Launcher for the CUDA corpus of `tests/cuda/` on the SPA 5.0 emulator:
 //! reads a kernel's launch description (`NAME.toml`: block, grid, `[[param]]` buffers and
 //! scalars, format in tests/cuda/README.md), builds every input buffer deterministically from
 //! a seed (xorshift64*), allocates the buffers on an `emu::Device`, patches their addresses and

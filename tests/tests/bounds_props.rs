@@ -1,4 +1,4 @@
-//! Property test of bounds-checked memory access (issue 20).
+//! Property test of bounds-checked memory access.
 //!
 //! The rule (AMD IL guide 7.2.10/7.2.12, `isa_amdil::interp::memory`): an access of `N`
 //! bytes at byte address `a` (`index * stride + offset` for structured resources, `4 *
@@ -629,7 +629,7 @@ proptest! {
     }
 }
 
-/// The cases of the audit (issue 20), each run everywhere.
+/// The cases of the audit, each run everywhere.
 #[test]
 fn audit_cases() {
     let t5: Vec<u8> = (1..=5).collect();

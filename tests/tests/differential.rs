@@ -1,4 +1,4 @@
-//! Whole-pipeline differential tests (issue 6): every kernel of `tests/kernels/` compiled at
+//! Whole-pipeline differential tests: every kernel of `tests/kernels/` compiled at
 //! `-O0` to `-O3` runs on the SPA 5.0 emulator (with the control-word hazard checker) and must
 //! give the outputs of its case folder, and the outputs of the IL reference interpreter on
 //! random inputs (`ilc::verify`: bit-exact, or within the documented f32 tolerance for kernels

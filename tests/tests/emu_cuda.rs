@@ -1,4 +1,4 @@
-//! Emulator validation against NVIDIA's compiler (issue 6, part 3): CUDA kernels of
+//! Emulator validation against NVIDIA's compiler: CUDA kernels of
 //! `tests/cuda/` compiled by ptxas for sm_50 run on `isa_spa5::emu` with the inputs their
 //! launch descriptions (`NAME.toml`) ask for (`ilc_tests::cuda_launch`), and every output
 //! buffer must equal the CPU reference of `ilc_tests::cuda_ref`; the hazard checker must

@@ -42,7 +42,7 @@ pub fn write_output(path: Option<&std::path::Path>, bytes: &[u8]) -> std::io::Re
 /// cut to the new length. On ext4, truncating a file to zero makes the kernel flush it
 /// (the `auto_da_alloc` guard for replace-by-truncate), and a compiler rewriting its output
 /// file waited ~4 ms in `open` for the previous run's data to reach the disk: three times
-/// the whole process (issue 22).
+/// the whole process.
 pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     // No truncation on open: the length is set after writing (see above).

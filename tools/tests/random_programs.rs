@@ -1,4 +1,4 @@
-//! Random-program differential testing (issue 6, part 5): kernels from `ilc_tools::ilgen`
+//! Random-program differential testing: kernels from `ilc_tools::ilgen`
 //! compiled by ilc must match the IL interpreter on the SPA 5.0 emulator (`ilc::verify`), with
 //! no control-word hazard. A bounded number per `cargo test`; `ilc-fuzz` is the soak mode.
 //! Every mismatch ilc-fuzz has found is minimized into `tests/regressions/` and checked here

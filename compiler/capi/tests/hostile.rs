@@ -1,4 +1,4 @@
-//! Hostile input through the C interface (issue 8): random bytes, truncated kernels,
+//! Hostile input through the C interface: random bytes, truncated kernels,
 //! 100k-deep nesting and a million instructions give status codes with messages, never a
 //! crash, on a thread with a small stack.
 
@@ -109,7 +109,7 @@ fn compiler_with(f: impl FnOnce(&mut IlcOptions)) -> *mut IlcCompiler {
     c
 }
 
-/// Issue 20: `max_compile_ms` stops a compile inside the passes (within about twice the
+/// `max_compile_ms` stops a compile inside the passes (within about twice the
 /// limit), an exponential call tree is rejected before any code is generated, and an empty
 /// input is an error.
 #[test]

@@ -566,7 +566,7 @@ fn main() -> ExitCode {
     run()
 }
 
-/// The process entry point, called by the C runtime (`#![no_main]`, issue 22). std's own
+/// The process entry point, called by the C runtime (`#![no_main]`). std's own
 /// start-up reads `/proc/self/maps` to find the main thread's stack guard and installs a
 /// stack-overflow signal handler: 0.06-0.17 ms of CPU per run (medians of 50-80 paired
 /// runs in two sessions: `ilc --version` 0.53 -> 0.47 and 0.64 -> 0.47 ms, a saxpy compile
