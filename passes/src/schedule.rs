@@ -651,6 +651,40 @@ impl Default for BlockSchedule {
     }
 }
 
+/// The preferred ready instruction, taken off `avail`: the tallest (variable latency first,
+/// then source order); among the first few, one whose unit is free at `cycle`, else the
+/// highest priority one. Entries of scheduled nodes are dropped on the way.
+fn pop_preferred(
+    avail: &mut BinaryHeap<(u32, bool, Reverse<usize>)>,
+    done: &[bool],
+    unit_free: &[(Resource, u64)],
+    nodes: &[Node],
+    cycle: u64,
+) -> usize {
+    let unit_ok = |i: usize| {
+        unit_free
+            .iter()
+            .find(|(r, _)| *r == nodes[i].resource)
+            .is_none_or(|&(_, f)| f <= cycle)
+    };
+    let mut skipped: SmallVec<[(u32, bool, Reverse<usize>); 9]> = SmallVec::new();
+    while let Some(top) = avail.pop() {
+        let i = (top.2).0;
+        if done[i] {
+            continue;
+        }
+        if unit_ok(i) || skipped.len() >= 8 {
+            avail.extend(skipped);
+            return i;
+        }
+        skipped.push(top);
+    }
+    // Every candidate waits for its unit (the caller saw one available).
+    let top = skipped.remove(0);
+    avail.extend(skipped);
+    (top.2).0
+}
+
 #[allow(clippy::too_many_arguments)]
 fn schedule_block(
     func: &Function,
@@ -737,39 +771,7 @@ fn schedule_block(
                 None => break,
             }
         }
-        // Preferred: tallest, variable latency first, source order; among the first few,
-        // one whose unit is free now.
-        let unit_ok = |i: usize| {
-            unit_free
-                .iter()
-                .find(|(r, _)| *r == nodes[i].resource)
-                .is_none_or(|&(_, f)| f <= cycle)
-        };
-        let mut skipped: SmallVec<[(u32, bool, Reverse<usize>); 9]> = SmallVec::new();
-        let mut best = None;
-        while let Some(top) = avail.pop() {
-            let i = (top.2).0;
-            if done[i] {
-                continue;
-            }
-            if unit_ok(i) || skipped.len() >= 8 {
-                best = Some(i);
-                break;
-            }
-            skipped.push(top);
-        }
-        let best = match best {
-            Some(b) => {
-                avail.extend(skipped);
-                b
-            }
-            None => {
-                // Every candidate waits for its unit: take the highest priority one.
-                let top = skipped.remove(0);
-                avail.extend(skipped);
-                (top.2).0
-            }
-        };
+        let best = pop_preferred(&mut avail, &done, &unit_free, nodes, cycle);
         let over_in = |d: [i64; 2], files: &[RegFile]| {
             files.iter().any(|&f| {
                 d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
