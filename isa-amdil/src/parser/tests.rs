@@ -92,6 +92,22 @@ fn instruction_forms() {
     assert_eq!(i.generic("hi"), Some(None));
 }
 
+/// Mnemonics match in any case, with and without controls, and the longest mnemonic
+/// prefix wins over a shorter one followed by controls; operand registers too.
+#[test]
+fn mnemonic_case_and_longest_prefix() {
+    let i = one("IADD R0.x, R1.x, r2.y");
+    assert_eq!(i.opcode, Opcode::IAdd);
+    assert_eq!(i.srcs[0].reg, RegRef::new(RegKind::Temp, 1));
+    let i = one("Uav_Raw_Load_Id(3)_Cached r1, r0.x");
+    assert_eq!((i.opcode, i.id()), (Opcode::UavRawLoad, Some(3)));
+    let i = one("ADD_IEEE r0, r1, r2");
+    assert_eq!(i.opcode, Opcode::Add);
+    assert!(i.controls.iter().any(|c| matches!(c, Control::Ieee)));
+    let (_, d) = parse("il_cs_2_0\nIADDX r0, r1, r2\nend\n");
+    assert!(d.iter().any(|d| d.code == codes::UNKNOWN_OPCODE), "{d:?}");
+}
+
 #[test]
 fn immediate_constant_buffer_text() {
     let i = one("dcl_cb icb[1] = { 1.0, 2 }");
