@@ -187,6 +187,19 @@ pub fn lower_owned(
     if !errors.is_empty() {
         return Err(LowerErrors(errors));
     }
+    lower_expanded(program, name, tex, assume_in_bounds)
+}
+
+/// As [`lower_owned`], for a program whose macros are expanded already, as the frontend's
+/// are ([`isa_amdil::parse_and_validate`] and the binary path expand them before
+/// validating): no second scan of every statement for macros. A macro statement left in
+/// `program` is an error of its statement, as any statement lowering does not know.
+pub fn lower_expanded(
+    mut program: Program,
+    name: &str,
+    tex: &TexConfig,
+    assume_in_bounds: bool,
+) -> Result<Function, LowerErrors> {
     let mut head = std::mem::take(&mut program.statements);
     // What follows the first `end` is ignored (the validator warns), as by the interpreter
     // (the same cut as `isa_amdil::validate::end::before_end`). Statements from the first
@@ -467,7 +480,25 @@ impl<'p> Lowerer<'p> {
     /// still recorded, so their uses add no "undeclared UAV" errors), unsupported resources
     /// at their statement.
     fn declarations(&mut self) {
-        self.decls = Declarations::collect(self.version, self.head.iter().chain(self.tail));
+        // One walk records the declarations and finds the arrays indexed by a register
+        // (a walk over a million-statement AST reads some 200 MB).
+        let mut decls = Declarations::default();
+        let mut dynamic = HashSet::default();
+        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
+            decls.record(i, st);
+            let regs = st
+                .dsts
+                .iter()
+                .map(|d| &d.reg)
+                .chain(st.srcs.iter().map(|s| &s.reg));
+            for r in regs {
+                if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
+                    dynamic.insert(r.num);
+                }
+            }
+        }
+        decls.finish(self.version);
+        self.decls = decls;
         for p in &self.decls.problems {
             if p.kind == ProblemKind::TypedUav {
                 self.errors
@@ -513,19 +544,6 @@ impl<'p> Lowerer<'p> {
             }
         }
         // Arrays indexed by a register anywhere become stack slots (private memory).
-        let mut dynamic = HashSet::default();
-        for st in self.head.iter().chain(self.tail) {
-            let regs = st
-                .dsts
-                .iter()
-                .map(|d| &d.reg)
-                .chain(st.srcs.iter().map(|s| &s.reg));
-            for r in regs {
-                if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
-                    dynamic.insert(r.num);
-                }
-            }
-        }
         let mut dynamic: Vec<u32> = dynamic.into_iter().collect();
         dynamic.sort_unstable();
         for num in dynamic {
