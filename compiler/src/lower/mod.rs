@@ -657,6 +657,34 @@ mod tests {
         assert!(lower_owned(parse(unclosed), "k", &TexConfig::default(), false).is_err());
     }
 
+    /// The frontend's program (macros expanded by `parse_and_validate`) lowers to the same
+    /// IR without the second expansion, register-indexed arrays (stack slots, found in the
+    /// walk that records the declarations) and macro kernels included.
+    #[test]
+    fn expanded_lowering_is_owned_lowering() {
+        for src in [
+            include_str!("../../../tests/kernels/macro_add64.il"),
+            include_str!("../../../tests/kernels/itemp_array.il"),
+            include_str!("../../../bench/kernels/blackscholes.il"),
+        ] {
+            let (program, diags) = isa_amdil::parse_and_validate(src);
+            let program = program.unwrap_or_else(|| panic!("{diags:?}"));
+            assert!(!isa_amdil::macros::needs_expansion(&program));
+            let tex = TexConfig::default();
+            let owned = lower_owned(parse(src), "k", &tex, false).expect("lowers");
+            let expanded = lower_expanded(program, "k", &tex, false).expect("lowers");
+            assert_eq!(owned.to_string(), expanded.to_string());
+        }
+        let f = lower_with_bounds(
+            &parse(include_str!("../../../tests/kernels/itemp_array.il")),
+            "k",
+            &TexConfig::default(),
+            false,
+        )
+        .expect("lowers");
+        assert_eq!(f.stack_slots.len(), 1, "a stack slot for the indexed array");
+    }
+
     /// A literal component read by several statements of one block is one `iconst` there;
     /// another block materializes its own (the first need not dominate it).
     #[test]
