@@ -486,12 +486,7 @@ impl<'p> Lowerer<'p> {
         let mut dynamic = HashSet::default();
         for (i, st) in self.head.iter().chain(self.tail).enumerate() {
             decls.record(i, st);
-            let regs = st
-                .dsts
-                .iter()
-                .map(|d| &d.reg)
-                .chain(st.srcs.iter().map(|s| &s.reg));
-            for r in regs {
+            for r in st.regs() {
                 if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
                     dynamic.insert(r.num);
                 }

@@ -478,6 +478,18 @@ mod tests {
 
     use super::*;
 
+    /// A function with a sealed entry block, a builder reading unwritten variables as the
+    /// entry's zero, and that zero.
+    fn start() -> (Function, Block, SsaBuilder, Value) {
+        let mut f = Function::new("t");
+        let entry = f.append_new_block();
+        let mut ssa = SsaBuilder::new();
+        let zero = make_zero(&mut f, entry);
+        ssa.set_zero(zero);
+        ssa.seal(&mut f, entry);
+        (f, entry, ssa, zero)
+    }
+
     fn var(i: u32) -> Var {
         Var {
             file: VarFile::Temp,
@@ -490,12 +502,7 @@ mod tests {
     /// join parameter; one written before the branch only needs no parameter.
     #[test]
     fn diamond_gets_one_phi_and_trivial_ones_vanish() {
-        let mut f = Function::new("t");
-        let entry = f.append_new_block();
-        let mut ssa = SsaBuilder::new();
-        let zero = make_zero(&mut f, entry);
-        ssa.set_zero(zero);
-        ssa.seal(&mut f, entry);
+        let (mut f, entry, mut ssa, zero) = start();
         let (a, b, join) = (
             f.append_new_block(),
             f.append_new_block(),
@@ -544,12 +551,7 @@ mod tests {
     /// and temps past the dense range or in other files live in the map throughout.
     #[test]
     fn definitions_outlive_the_dense_table_of_their_block() {
-        let mut f = Function::new("t");
-        let a = f.append_new_block();
-        let mut ssa = SsaBuilder::new();
-        let zero = make_zero(&mut f, a);
-        ssa.set_zero(zero);
-        ssa.seal(&mut f, a);
+        let (mut f, a, mut ssa, zero) = start();
         let b = f.append_new_block();
         let mut c = FuncCursor::new(&mut f).at_end(a);
         let (x1, x2, x3) = (
@@ -592,12 +594,7 @@ mod tests {
     /// out trivial when the loop never writes the variable, and is removed.
     #[test]
     fn loop_invariant_phi_is_removed_and_long_chains_do_not_recurse() {
-        let mut f = Function::new("t");
-        let entry = f.append_new_block();
-        let mut ssa = SsaBuilder::new();
-        let zero = make_zero(&mut f, entry);
-        ssa.set_zero(zero);
-        ssa.seal(&mut f, entry);
+        let (mut f, entry, mut ssa, _) = start();
         let x = FuncCursor::new(&mut f)
             .at_end(entry)
             .ins()

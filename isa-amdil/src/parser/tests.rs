@@ -87,6 +87,17 @@ fn instruction_forms() {
     assert_eq!(i.payload, Payload::ConstBuffer { cb: 1, size: 4096 });
     let i = one("mov r0 r1.y");
     assert_eq!(i.srcs.len(), 1);
+    let i = one("mad r1.x, r2.y, cb0[3].x, x1[r4.x].y");
+    let regs: Vec<_> = i.regs().map(|r| (r.kind, r.num)).collect();
+    assert_eq!(
+        regs,
+        [
+            (RegKind::Temp, 1),
+            (RegKind::Temp, 2),
+            (RegKind::ConstBuffer, 0),
+            (RegKind::IndexedTemp, 1)
+        ]
+    );
     let i = one("ffb_hi r0, r1");
     assert_eq!(i.opcode, Opcode::IFirstbit);
     assert_eq!(i.generic("hi"), Some(None));
