@@ -274,7 +274,8 @@ impl Compiler {
             let _span = tracing::debug_span!("lower").entered();
             // Lowering consumes the AST, freeing the main body's statements as it lowers
             // them, and the rest when it returns: the passes never see it.
-            lower::lower_owned(
+            // The frontend expanded the macros.
+            lower::lower_expanded(
                 std::mem::take(&mut front.program),
                 name,
                 &self.options.textures,

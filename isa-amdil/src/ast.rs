@@ -192,6 +192,15 @@ impl Instruction {
         }
     }
 
+    /// The registers of the operands: the destinations', then the sources' (index
+    /// registers not included).
+    pub fn regs(&self) -> impl Iterator<Item = &RegRef> {
+        self.dsts
+            .iter()
+            .map(|d| &d.reg)
+            .chain(self.srcs.iter().map(|s| &s.reg))
+    }
+
     /// The `_id(n)` control (UAV, LDS, GDS, SRV, append buffer, resource declaration id).
     pub fn id(&self) -> Option<u32> {
         self.controls.iter().find_map(|c| match c {

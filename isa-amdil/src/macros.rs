@@ -428,12 +428,7 @@ fn for_each_reg(s: &Instruction, f: &mut impl FnMut(RegKind, u32)) {
     if let Payload::Literal { reg, .. } = s.payload {
         f(RegKind::Literal, reg);
     }
-    let regs = s
-        .dsts
-        .iter()
-        .map(|d| &d.reg)
-        .chain(s.srcs.iter().map(|x| &x.reg));
-    for r in regs {
+    for r in s.regs() {
         f(r.kind, r.num);
         for idx in &r.indices {
             if let Some(ir) = idx.reg {

@@ -57,12 +57,7 @@ fn resources(p: &Program) -> (Vec<u32>, BTreeMap<u32, usize>, bool) {
         if let Payload::ConstBuffer { cb, size } = &st.payload {
             cbs.insert(*cb, (*size as usize).max(1) * 16);
         }
-        let regs = st
-            .dsts
-            .iter()
-            .map(|d| &d.reg)
-            .chain(st.srcs.iter().map(|s| &s.reg));
-        for r in regs {
+        for r in st.regs() {
             if r.kind == RegKind::Global {
                 global = true;
             }

@@ -187,6 +187,19 @@ pub fn lower_owned(
     if !errors.is_empty() {
         return Err(LowerErrors(errors));
     }
+    lower_expanded(program, name, tex, assume_in_bounds)
+}
+
+/// As [`lower_owned`], for a program whose macros are expanded already, as the frontend's
+/// are ([`isa_amdil::parse_and_validate`] and the binary path expand them before
+/// validating): no second scan of every statement for macros. A macro statement left in
+/// `program` is an error of its statement, as any statement lowering does not know.
+pub fn lower_expanded(
+    mut program: Program,
+    name: &str,
+    tex: &TexConfig,
+    assume_in_bounds: bool,
+) -> Result<Function, LowerErrors> {
     let mut head = std::mem::take(&mut program.statements);
     // What follows the first `end` is ignored (the validator warns), as by the interpreter
     // (the same cut as `isa_amdil::validate::end::before_end`). Statements from the first
@@ -467,7 +480,20 @@ impl<'p> Lowerer<'p> {
     /// still recorded, so their uses add no "undeclared UAV" errors), unsupported resources
     /// at their statement.
     fn declarations(&mut self) {
-        self.decls = Declarations::collect(self.version, self.head.iter().chain(self.tail));
+        // One walk records the declarations and finds the arrays indexed by a register
+        // (a walk over a million-statement AST reads some 200 MB).
+        let mut decls = Declarations::default();
+        let mut dynamic = HashSet::default();
+        for (i, st) in self.head.iter().chain(self.tail).enumerate() {
+            decls.record(i, st);
+            for r in st.regs() {
+                if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
+                    dynamic.insert(r.num);
+                }
+            }
+        }
+        decls.finish(self.version);
+        self.decls = decls;
         for p in &self.decls.problems {
             if p.kind == ProblemKind::TypedUav {
                 self.errors
@@ -513,19 +539,6 @@ impl<'p> Lowerer<'p> {
             }
         }
         // Arrays indexed by a register anywhere become stack slots (private memory).
-        let mut dynamic = HashSet::default();
-        for st in self.head.iter().chain(self.tail) {
-            let regs = st
-                .dsts
-                .iter()
-                .map(|d| &d.reg)
-                .chain(st.srcs.iter().map(|s| &s.reg));
-            for r in regs {
-                if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
-                    dynamic.insert(r.num);
-                }
-            }
-        }
         let mut dynamic: Vec<u32> = dynamic.into_iter().collect();
         dynamic.sort_unstable();
         for num in dynamic {
@@ -637,6 +650,34 @@ mod tests {
             }
         }
         assert!(lower_owned(parse(unclosed), "k", &TexConfig::default(), false).is_err());
+    }
+
+    /// The frontend's program (macros expanded by `parse_and_validate`) lowers to the same
+    /// IR without the second expansion, register-indexed arrays (stack slots, found in the
+    /// walk that records the declarations) and macro kernels included.
+    #[test]
+    fn expanded_lowering_is_owned_lowering() {
+        for src in [
+            include_str!("../../../tests/kernels/macro_add64.il"),
+            include_str!("../../../tests/kernels/itemp_array.il"),
+            include_str!("../../../bench/kernels/blackscholes.il"),
+        ] {
+            let (program, diags) = isa_amdil::parse_and_validate(src);
+            let program = program.unwrap_or_else(|| panic!("{diags:?}"));
+            assert!(!isa_amdil::macros::needs_expansion(&program));
+            let tex = TexConfig::default();
+            let owned = lower_owned(parse(src), "k", &tex, false).expect("lowers");
+            let expanded = lower_expanded(program, "k", &tex, false).expect("lowers");
+            assert_eq!(owned.to_string(), expanded.to_string());
+        }
+        let f = lower_with_bounds(
+            &parse(include_str!("../../../tests/kernels/itemp_array.il")),
+            "k",
+            &TexConfig::default(),
+            false,
+        )
+        .expect("lowers");
+        assert_eq!(f.stack_slots.len(), 1, "a stack slot for the indexed array");
     }
 
     /// A literal component read by several statements of one block is one `iconst` there;

@@ -14,7 +14,7 @@
 use smallvec::SmallVec;
 
 use ilc_passes::ir::{FloatCC, IntCC, Opcode as IrOp, Value};
-use isa_amdil::ast::{self, DstComp, Instruction, RegKind, SrcOperand, Swz, ZeroOp};
+use isa_amdil::ast::{self, DstComp, Instruction, RegKind, ShiftScale, SrcOperand, Swz, ZeroOp};
 use isa_amdil::opcodes::Opcode;
 
 use super::cfg::float_cc;
@@ -49,8 +49,9 @@ pub(crate) struct Srcs {
     cache: SmallVec<[(SrcKey, Value); 8]>,
 }
 
-/// A read source component: operand index, post-swizzle component, operand class.
-type SrcKey = (usize, usize, Ty);
+/// A read source component: operand index, post-swizzle component (0..3), operand class;
+/// narrow, so that an entry is 12 bytes instead of 32.
+type SrcKey = (u32, u8, Ty);
 
 impl Srcs {
     /// Component `i` of source `k` read as `ty`.
@@ -62,17 +63,24 @@ impl Srcs {
         i: usize,
         ty: Ty,
     ) -> LResult<Value> {
-        if let Some(&(_, v)) = self.cache.iter().find(|(key, _)| *key == (k, i, ty)) {
-            return Ok(v);
-        }
         let s = st
             .srcs
             .get(k)
             .ok_or_else(|| format!("needs source operand {k}"))?;
+        // `k` indexes `st.srcs` (checked above), `i` a swizzle: neither is truncated.
+        let key = (k as u32, i as u8, ty);
+        if let Some(&(_, v)) = self.cache.iter().find(|(c, _)| *c == key) {
+            return Ok(v);
+        }
         let v = l.read_src(s, i, ty)?;
-        self.cache.push(((k, i, ty), v));
+        self.cache.push((key, v));
         Ok(v)
     }
+}
+
+/// The error of a written destination component whose result was not computed.
+fn not_computed(i: usize) -> String {
+    format!("internal: component {i} of the result was not computed")
 }
 
 pub(crate) fn zero_value(z: Option<ZeroOp>) -> u32 {
@@ -180,8 +188,16 @@ impl Lowerer<'_> {
             return Ok(());
         }
         let mut out: [Option<Value>; 4] = [None; 4];
+        let modified =
+            matches!(ty, Ty::Float | Ty::Untyped) && (d.shift != ShiftScale::None || d.sat);
         for i in 0..4 {
-            out[i] = self.dst_comp(d, i, ty, res[i])?;
+            out[i] = match d.mask[i] {
+                // What dst_comp returns for a result without scale or `_sat`, without
+                // the call: most statements write plain results.
+                DstComp::NoWrite => None,
+                DstComp::Write if !modified => Some(res[i].ok_or_else(|| not_computed(i))?),
+                _ => self.dst_comp(d, i, ty, res[i])?,
+            };
         }
         self.store_reg(d, out)
     }
@@ -201,9 +217,7 @@ impl Lowerer<'_> {
             DstComp::Zero => Some(self.iconst(0)),
             DstComp::One => Some(self.iconst(ONE)),
             DstComp::Write => {
-                let mut v = res.ok_or_else(|| {
-                    format!("internal: component {i} of the result was not computed")
-                })?;
+                let mut v = res.ok_or_else(|| not_computed(i))?;
                 // Scale and `_sat` are float result modifiers; a typeless move (and the
                 // interpreter's loads) take them as float too.
                 if matches!(ty, Ty::Float | Ty::Untyped) {

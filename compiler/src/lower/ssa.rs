@@ -86,9 +86,34 @@ struct BlockState {
     incomplete: Vec<(Var, Value)>,
 }
 
+/// `r#` temps below this number keep their definitions in the block being written in a
+/// dense table (four slots a register) instead of the hashed map.
+const DENSE_TEMPS: u32 = 1 << 12;
+
+/// The dense slot of `var` in [`Local`], if it has one.
+fn slot(var: Var) -> Option<usize> {
+    (var.file == VarFile::Temp && var.index < DENSE_TEMPS)
+        .then(|| var.index as usize * 4 + usize::from(var.comp & 3))
+}
+
+/// The definitions of `r#` temps in one block, the one [`SsaBuilder::write`] wrote last: a
+/// statement's reads and writes of temps are array accesses instead of hashing. They move
+/// into the hashed map when another block is written.
+#[derive(Default)]
+struct Local {
+    block: Option<Block>,
+    /// By [`slot`]; `None` where this block defines nothing (yet).
+    values: Vec<Option<Value>>,
+    /// The slots set in `values`, to move them out without scanning the table.
+    set: Vec<u32>,
+}
+
 /// Braun-style SSA construction state.
 pub struct SsaBuilder {
+    /// Definitions by variable and block; for `local.block` a dense entry in `local`
+    /// overrides the one here.
     defs: FastMap<(Var, Block), Value>,
+    local: Local,
     blocks: FastMap<Block, BlockState>,
     /// The value of never-written variables (an `iconst 0` in the entry block).
     zero: Option<Value>,
@@ -99,9 +124,56 @@ impl SsaBuilder {
     pub fn new() -> Self {
         SsaBuilder {
             defs: FastMap::default(),
+            local: Local::default(),
             blocks: FastMap::default(),
             zero: None,
         }
+    }
+
+    /// The definition of `var` in `block`, if there is one.
+    fn def(&self, var: Var, block: Block) -> Option<Value> {
+        if self.local.block == Some(block) {
+            if let Some(Some(v)) = slot(var).and_then(|s| self.local.values.get(s)) {
+                return Some(*v);
+            }
+        }
+        self.defs.get(&(var, block)).copied()
+    }
+
+    /// Records `value` as the definition of `var` in `block` without moving the dense table
+    /// to another block.
+    fn set_def(&mut self, var: Var, block: Block, value: Value) {
+        if self.local.block == Some(block) {
+            if let Some(s) = slot(var) {
+                let l = &mut self.local;
+                if s >= l.values.len() {
+                    l.values.resize(s + 1, None);
+                }
+                if l.values[s].replace(value).is_none() {
+                    l.set.push(s as u32);
+                }
+                return;
+            }
+        }
+        self.defs.insert((var, block), value);
+    }
+
+    /// Moves the dense table's definitions into the map and gives the table to `block`.
+    fn localize(&mut self, block: Block) {
+        let l = &mut self.local;
+        if let Some(old) = l.block {
+            for s in l.set.drain(..) {
+                if let Some(v) = l.values[s as usize].take() {
+                    let var = Var {
+                        file: VarFile::Temp,
+                        index: s / 4,
+                        comp: (s % 4) as u8,
+                    };
+                    self.defs.insert((var, old), v);
+                }
+            }
+        }
+        l.block = Some(block);
     }
 
     /// Sets the value read for variables with no definition on some path.
@@ -140,7 +212,10 @@ impl SsaBuilder {
 
     /// Records `value` as the current definition of `var` in `block`.
     pub fn write(&mut self, var: Var, block: Block, value: Value) {
-        self.defs.insert((var, block), value);
+        if self.local.block != Some(block) && slot(var).is_some() {
+            self.localize(block);
+        }
+        self.set_def(var, block, value);
     }
 
     /// The value of `var` at the end of `block` (so far).
@@ -149,7 +224,7 @@ impl SsaBuilder {
     /// deeply nested joins cannot overflow the stack: single-predecessor chains are walked
     /// in a loop, and phi operands are completed from an explicit work list.
     pub fn read(&mut self, func: &mut Function, var: Var, block: Block) -> Value {
-        if let Some(&v) = self.defs.get(&(var, block)) {
+        if let Some(v) = self.def(var, block) {
             return v;
         }
         let mut work = Vec::new();
@@ -176,7 +251,7 @@ impl SsaBuilder {
         let mut b = block;
         let limit = self.blocks.len() + 1;
         let v = loop {
-            if let Some(&v) = self.defs.get(&(var, b)) {
+            if let Some(v) = self.def(var, b) {
                 break v;
             }
             let (sealed, npreds, first) = {
@@ -196,15 +271,15 @@ impl SsaBuilder {
                 (0, _) | (1, _) => break self.zero_value(),
                 _ => {
                     let p = func.dfg.append_block_param(b, Type::B32);
-                    self.write(var, b, p);
+                    self.set_def(var, b, p);
                     work.push((b, p));
                     break p;
                 }
             }
         };
-        self.write(var, b, v);
+        self.set_def(var, b, v);
         for c in chain {
-            self.write(var, c, v);
+            self.set_def(var, c, v);
         }
         v
     }
@@ -403,6 +478,18 @@ mod tests {
 
     use super::*;
 
+    /// A function with a sealed entry block, a builder reading unwritten variables as the
+    /// entry's zero, and that zero.
+    fn start() -> (Function, Block, SsaBuilder, Value) {
+        let mut f = Function::new("t");
+        let entry = f.append_new_block();
+        let mut ssa = SsaBuilder::new();
+        let zero = make_zero(&mut f, entry);
+        ssa.set_zero(zero);
+        ssa.seal(&mut f, entry);
+        (f, entry, ssa, zero)
+    }
+
     fn var(i: u32) -> Var {
         Var {
             file: VarFile::Temp,
@@ -415,12 +502,7 @@ mod tests {
     /// join parameter; one written before the branch only needs no parameter.
     #[test]
     fn diamond_gets_one_phi_and_trivial_ones_vanish() {
-        let mut f = Function::new("t");
-        let entry = f.append_new_block();
-        let mut ssa = SsaBuilder::new();
-        let zero = make_zero(&mut f, entry);
-        ssa.set_zero(zero);
-        ssa.seal(&mut f, entry);
+        let (mut f, entry, mut ssa, zero) = start();
         let (a, b, join) = (
             f.append_new_block(),
             f.append_new_block(),
@@ -464,16 +546,55 @@ mod tests {
         assert!(ilc_passes::verifier::verify_function(&f).is_ok());
     }
 
+    /// Definitions survive the move of the dense table between blocks: a block written
+    /// again after another one keeps its earlier definitions and sees its new ones first,
+    /// and temps past the dense range or in other files live in the map throughout.
+    #[test]
+    fn definitions_outlive_the_dense_table_of_their_block() {
+        let (mut f, a, mut ssa, zero) = start();
+        let b = f.append_new_block();
+        let mut c = FuncCursor::new(&mut f).at_end(a);
+        let (x1, x2, x3) = (
+            c.ins().iconst(Type::B32, 1),
+            c.ins().iconst(Type::B32, 2),
+            c.ins().iconst(Type::B32, 3),
+        );
+        let far = Var {
+            index: DENSE_TEMPS + 5,
+            ..var(0)
+        };
+        let array = Var {
+            file: VarFile::IndexedTemp(0),
+            ..var(0)
+        };
+        ssa.write(var(0), a, x1);
+        ssa.write(var(1), a, x1);
+        ssa.write(far, a, x2);
+        ssa.write(array, a, x3);
+        ssa.write(var(2), b, x2);
+        // Back to `a`: its dense table starts empty, its earlier definitions are in the map.
+        ssa.write(var(1), a, x3);
+        assert_eq!(ssa.read(&mut f, var(0), a), x1);
+        assert_eq!(ssa.read(&mut f, var(1), a), x3);
+        assert_eq!(ssa.read(&mut f, far, a), x2);
+        assert_eq!(ssa.read(&mut f, array, a), x3);
+        FuncCursor::new(&mut f).at_end(a).ins().jump(b, &[]);
+        ssa.add_pred(b, a);
+        ssa.seal(&mut f, b);
+        assert_eq!(ssa.read(&mut f, var(2), b), x2);
+        assert_eq!(
+            ssa.read(&mut f, var(1), b),
+            x3,
+            "read through the predecessor"
+        );
+        assert_eq!(ssa.read(&mut f, var(3), b), zero);
+    }
+
     /// A loop header read before the back edge exists gets an incomplete phi that turns
     /// out trivial when the loop never writes the variable, and is removed.
     #[test]
     fn loop_invariant_phi_is_removed_and_long_chains_do_not_recurse() {
-        let mut f = Function::new("t");
-        let entry = f.append_new_block();
-        let mut ssa = SsaBuilder::new();
-        let zero = make_zero(&mut f, entry);
-        ssa.set_zero(zero);
-        ssa.seal(&mut f, entry);
+        let (mut f, entry, mut ssa, _) = start();
         let x = FuncCursor::new(&mut f)
             .at_end(entry)
             .ins()

@@ -80,7 +80,6 @@ pub fn parse_lossy_limited(source: &str, max_statements: usize) -> (Program, Vec
             ),
             ..Program::default()
         },
-        lower: String::new(),
         max_statements,
     };
     p.run();
@@ -93,7 +92,6 @@ struct Parser<'a> {
     c: Cursor<'a>,
     diags: Vec<Diagnostic>,
     prog: Program,
-    lower: String,
     /// Stop after this many statements (see [`parse_lossy_limited`]).
     max_statements: usize,
 }
@@ -331,7 +329,7 @@ impl<'a> Parser<'a> {
 
     /// Longest prefix of `text` at `_` boundaries (before any parenthesized control) that is a
     /// mnemonic. Returns the opcode and the byte offset where the controls start.
-    fn lookup(&mut self, text: &str) -> Option<(Opcode, usize)> {
+    fn lookup(&self, text: &str) -> Option<(Opcode, usize)> {
         // Controls start at the last `_` before the first `(`; a `(` right after the mnemonic
         // (`mcall(1)`, `mdef(2)_out(1)`) starts them too.
         let limit = match text.find('(') {
@@ -359,10 +357,8 @@ impl<'a> Parser<'a> {
             };
         }
         loop {
-            self.lower.clear();
-            self.lower.push_str(&head[..end]);
-            self.lower.make_ascii_lowercase();
-            if let Some(op) = Opcode::from_mnemonic(&self.lower) {
+            // `from_mnemonic` ignores case, lowering a copy only when the text has capitals.
+            if let Some(op) = Opcode::from_mnemonic(&head[..end]) {
                 return Some((op, end));
             }
             match head[..end].rfind('_') {

@@ -33,6 +33,10 @@ impl Parser<'_> {
                 ))
             }
         };
+        if self.c.peek() != Some(b'[') {
+            // Most operands have no index: no list to build and convert.
+            return Ok(RegRef::new(kind, num));
+        }
         let mut indices = Vec::new();
         while self.c.peek() == Some(b'[') {
             if indices.len() == 2 {

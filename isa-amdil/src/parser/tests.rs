@@ -87,9 +87,36 @@ fn instruction_forms() {
     assert_eq!(i.payload, Payload::ConstBuffer { cb: 1, size: 4096 });
     let i = one("mov r0 r1.y");
     assert_eq!(i.srcs.len(), 1);
+    let i = one("mad r1.x, r2.y, cb0[3].x, x1[r4.x].y");
+    let regs: Vec<_> = i.regs().map(|r| (r.kind, r.num)).collect();
+    assert_eq!(
+        regs,
+        [
+            (RegKind::Temp, 1),
+            (RegKind::Temp, 2),
+            (RegKind::ConstBuffer, 0),
+            (RegKind::IndexedTemp, 1)
+        ]
+    );
     let i = one("ffb_hi r0, r1");
     assert_eq!(i.opcode, Opcode::IFirstbit);
     assert_eq!(i.generic("hi"), Some(None));
+}
+
+/// Mnemonics match in any case, with and without controls, and the longest mnemonic
+/// prefix wins over a shorter one followed by controls; operand registers too.
+#[test]
+fn mnemonic_case_and_longest_prefix() {
+    let i = one("IADD R0.x, R1.x, r2.y");
+    assert_eq!(i.opcode, Opcode::IAdd);
+    assert_eq!(i.srcs[0].reg, RegRef::new(RegKind::Temp, 1));
+    let i = one("Uav_Raw_Load_Id(3)_Cached r1, r0.x");
+    assert_eq!((i.opcode, i.id()), (Opcode::UavRawLoad, Some(3)));
+    let i = one("ADD_IEEE r0, r1, r2");
+    assert_eq!(i.opcode, Opcode::Add);
+    assert!(i.controls.iter().any(|c| matches!(c, Control::Ieee)));
+    let (_, d) = parse("il_cs_2_0\nIADDX r0, r1, r2\nend\n");
+    assert!(d.iter().any(|d| d.code == codes::UNKNOWN_OPCODE), "{d:?}");
 }
 
 #[test]
