@@ -380,21 +380,34 @@ pub fn copy_blocks(
                     d.block = nd;
                 }
             }
-            let ni = func.dfg.make_inst(data);
-            let results: SmallVec<[Value; 4]> = SmallVec::from_slice(func.dfg.inst_results(inst));
-            for r in results {
-                let ty = func.dfg.value_type(r);
-                let nr = func.dfg.append_result(ni, ty);
-                map.insert(r, nr);
-            }
-            if let Some(pos) = func.srclocs.get(inst).copied() {
-                func.srclocs[ni] = pos;
-            }
+            let ni = make_copy(func, inst, data, map);
             func.layout.append_inst(ni, nb);
             inst_map.insert(inst, ni);
         }
     }
     (block_map, inst_map)
+}
+
+/// A new instruction `data` standing for a copy of `inst` (not yet in the layout): results of
+/// `inst`'s types, each recorded in `map` as the copy of the original, and `inst`'s source
+/// position.
+pub(crate) fn make_copy(
+    func: &mut Function,
+    inst: Inst,
+    data: crate::ir::InstructionData,
+    map: &mut FastHashMap<Value, Value>,
+) -> Inst {
+    let ni = func.dfg.make_inst(data);
+    let results: SmallVec<[Value; 4]> = SmallVec::from_slice(func.dfg.inst_results(inst));
+    for r in results {
+        let ty = func.dfg.value_type(r);
+        let nr = func.dfg.append_result(ni, ty);
+        map.insert(r, nr);
+    }
+    if let Some(pos) = func.srclocs.get(inst).copied() {
+        func.srclocs[ni] = pos;
+    }
+    ni
 }
 
 #[cfg(test)]

@@ -307,24 +307,12 @@ fn apply(func: &mut Function, r: &Rotation) {
     for &i in &header_insts[..header_insts.len() - 1] {
         let mut data = func.dfg.insts[i].clone();
         data.map_values(|v| sigma.get(&v).copied().unwrap_or(v));
-        let ni = func.dfg.make_inst(data);
-        let results: Vec<Value> = func.dfg.inst_results(i).to_vec();
-        for v in results {
-            let ty = func.dfg.value_type(v);
-            let nv = func.dfg.append_result(ni, ty);
-            sigma.insert(v, nv);
-        }
-        if let Some(pos) = func.srclocs.get(i).copied() {
-            func.srclocs[ni] = pos;
-        }
+        let ni = crate::counted_loop::make_copy(func, i, data, &mut sigma);
         func.layout.insert_inst(ni, jump);
     }
     let mut branch = func.dfg.insts[term].clone();
     branch.map_values(|v| sigma.get(&v).copied().unwrap_or(v));
-    let nb = func.dfg.make_inst(branch);
-    if let Some(pos) = func.srclocs.get(term).copied() {
-        func.srclocs[nb] = pos;
-    }
+    let nb = crate::counted_loop::make_copy(func, term, branch, &mut sigma);
     func.layout.insert_inst(nb, jump);
     func.layout.remove_inst(jump);
     debug_assert!(matches!(func.dfg.insts[nb].opcode(), Opcode::Brif));
