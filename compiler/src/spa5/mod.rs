@@ -155,9 +155,9 @@ pub enum Spa5Error {
     /// Emission.
     #[error(transparent)]
     Emit(#[from] EmitError),
-    /// The selected code does not verify (a backend bug, reported as an error; checked in
-    /// debug and test builds).
-    #[error("IR after instruction selection does not verify: {0}")]
+    /// The selected code does not verify after selection or loop rotation (a backend bug,
+    /// reported as an error; checked in debug and test builds).
+    #[error("selected IR does not verify: {0}")]
     Verify(String),
     /// Encoding of one instruction failed.
     #[error("encoding `{inst}`: {message}")]
@@ -270,6 +270,10 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         let rotated =
             ilc_passes::loop_rotate::rotate(&mut f, &mut analyses, |d| emit::spa5_origin(&tgt, d));
         tracing::debug!(rotated, "rotated");
+        if cfg!(debug_assertions) {
+            ilc_passes::verifier::verify_function(&f)
+                .map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
+        }
         dump(opts, After, "loop_rotate", &f, &tgt, &mut dumps);
         timer.stage("loop_rotate");
     }
