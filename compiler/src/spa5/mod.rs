@@ -263,13 +263,21 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     // The CFG analyses of the compacted function, shared by the scheduler, the register
     // allocator (which keeps them current) and emission.
     let mut analyses = ilc_passes::ir::Analyses::new();
+    // The function as selected, kept when loop rotation changed it: rotation lengthens some
+    // live ranges, and where the register limit (`--max-regs`) then defeats allocation, the
+    // unrotated loops are compiled instead.
+    let mut unrotated = None;
     if opts.rotate_loops {
         ilc_passes::budget::set_stage("loop_rotate");
         let _span = tracing::debug_span!("stage", name = "loop_rotate").entered();
         dump(opts, Before, "loop_rotate", &f, &tgt, &mut dumps);
+        let before = f.clone();
         let rotated =
             ilc_passes::loop_rotate::rotate(&mut f, &mut analyses, |d| emit::spa5_origin(&tgt, d));
         tracing::debug!(rotated, "rotated");
+        if rotated > 0 {
+            unrotated = Some(before);
+        }
         if cfg!(debug_assertions) {
             ilc_passes::verifier::verify_function(&f)
                 .map_err(|e| Spa5Error::Verify(e.display_with(&f)))?;
@@ -277,61 +285,18 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         dump(opts, After, "loop_rotate", &f, &tgt, &mut dumps);
         timer.stage("loop_rotate");
     }
-    if opts.schedule {
-        // Keep predicate pressure below the 7 predicates: hoisting every compare would make
-        // the allocator spill predicates through memory.
-        let mut so = ScheduleOptions::default();
-        so.reg_budget[ilc_passes::ir::RegFile::Pred] = Some(5);
-        // Hoisting every long-latency operation early cost up to 3x the registers of the
-        // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
-        // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
-        so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
-        so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
-        so.raise_cap[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_RAISE_CAP);
-        // The cycle estimates only feed the debug log below.
-        so.estimate = tracing::enabled!(tracing::Level::DEBUG);
-        ilc_passes::budget::set_stage("schedule");
-        let _span = tracing::debug_span!("stage", name = "schedule").entered();
-        dump(opts, Before, "schedule", &f, &tgt, &mut dumps);
-        let stats = ilc_passes::schedule::run_with(&mut f, &tgt, &so, &mut analyses);
-        tracing::debug!(
-            cycles_before = stats.cycles_before,
-            cycles_after = stats.cycles_after,
-            blocks_changed = stats.blocks_changed,
-            pressure_picks = stats.pressure_picks,
-            "scheduled"
-        );
-        dump(opts, After, "schedule", &f, &tgt, &mut dumps);
-        timer.stage("schedule");
-    }
-    ilc_passes::budget::set_stage("regalloc");
-    let span = tracing::debug_span!("stage", name = "regalloc").entered();
-    dump(opts, Before, "regalloc", &f, &tgt, &mut dumps);
     let alloc =
-        ilc_passes::regalloc::run_with(&mut f, &tgt, &RegAllocOptions::default(), &mut analyses)
-            .map_err(|e| {
-                use ilc_passes::regalloc::RegAllocError as E;
-                let inst = match &e {
-                    E::TooManyOperands { inst, .. }
-                    | E::BadConstraint { inst, .. }
-                    | E::UndefinedValue { inst, .. } => Some(*inst),
-                    E::NoRegister { value, .. } => f.dfg.value_inst(*value),
-                    _ => None,
-                };
-                let pos = inst.and_then(|i| f.srcloc(i));
-                Spa5Error::RegAlloc(e, pos)
-            })?;
+        match schedule_and_allocate(&mut f, &tgt, opts, &mut analyses, &mut dumps, &mut timer) {
+            Ok(alloc) => alloc,
+            Err(Spa5Error::RegAlloc(..)) if unrotated.is_some() => {
+                tracing::debug!("allocation failed on rotated loops: compiling them unrotated");
+                f = unrotated.take().expect("checked by the guard");
+                analyses = ilc_passes::ir::Analyses::new();
+                schedule_and_allocate(&mut f, &tgt, opts, &mut analyses, &mut dumps, &mut timer)?
+            }
+            Err(e) => return Err(e),
+        };
     dump(opts, After, "regalloc", &f, &tgt, &mut dumps);
-    tracing::debug!(
-        gprs = alloc.regs_used[ilc_passes::ir::RegFile::Gpr],
-        peak_gprs = alloc.peak_gpr_pressure,
-        preds = alloc.regs_used[ilc_passes::ir::RegFile::Pred],
-        spill_bytes = alloc.spill_bytes,
-        spills = alloc.num_spills,
-        reloads = alloc.num_reloads,
-        "allocated"
-    );
-    drop(span);
     timer.stage("regalloc");
     ilc_passes::budget::set_stage("emit");
     let span = tracing::debug_span!("stage", name = "emit").entered();
@@ -402,6 +367,70 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         dumps,
         times: timer.times,
     })
+}
+
+/// The list scheduler (when `opts.schedule`) and register allocation of the selected `f`.
+fn schedule_and_allocate(
+    f: &mut Function,
+    tgt: &target::Spa5Target,
+    opts: &Spa5Options,
+    analyses: &mut ilc_passes::ir::Analyses,
+    dumps: &mut Vec<Dump>,
+    timer: &mut Timer,
+) -> Result<ilc_passes::regalloc::Allocation, Spa5Error> {
+    if opts.schedule {
+        // Keep predicate pressure below the 7 predicates: hoisting every compare would make
+        // the allocator spill predicates through memory.
+        let mut so = ScheduleOptions::default();
+        so.reg_budget[ilc_passes::ir::RegFile::Pred] = Some(5);
+        // Hoisting every long-latency operation early cost up to 3x the registers of the
+        // unscheduled code (blackscholes 12 -> 54 at -O1) for little stall gain: the
+        // scheduler keeps at most SCHEDULE_GPR_BUDGET general registers live.
+        so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
+        so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
+        so.raise_cap[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_RAISE_CAP);
+        // The cycle estimates only feed the debug log below.
+        so.estimate = tracing::enabled!(tracing::Level::DEBUG);
+        ilc_passes::budget::set_stage("schedule");
+        let _span = tracing::debug_span!("stage", name = "schedule").entered();
+        dump(opts, Before, "schedule", f, tgt, dumps);
+        let stats = ilc_passes::schedule::run_with(f, tgt, &so, analyses);
+        tracing::debug!(
+            cycles_before = stats.cycles_before,
+            cycles_after = stats.cycles_after,
+            blocks_changed = stats.blocks_changed,
+            pressure_picks = stats.pressure_picks,
+            "scheduled"
+        );
+        dump(opts, After, "schedule", f, tgt, dumps);
+        timer.stage("schedule");
+    }
+    ilc_passes::budget::set_stage("regalloc");
+    let _span = tracing::debug_span!("stage", name = "regalloc").entered();
+    dump(opts, Before, "regalloc", f, tgt, dumps);
+    let alloc = ilc_passes::regalloc::run_with(f, tgt, &RegAllocOptions::default(), analyses)
+        .map_err(|e| {
+            use ilc_passes::regalloc::RegAllocError as E;
+            let inst = match &e {
+                E::TooManyOperands { inst, .. }
+                | E::BadConstraint { inst, .. }
+                | E::UndefinedValue { inst, .. } => Some(*inst),
+                E::NoRegister { value, .. } => f.dfg.value_inst(*value),
+                _ => None,
+            };
+            let pos = inst.and_then(|i| f.srcloc(i));
+            Spa5Error::RegAlloc(e, pos)
+        })?;
+    tracing::debug!(
+        gprs = alloc.regs_used[ilc_passes::ir::RegFile::Gpr],
+        peak_gprs = alloc.peak_gpr_pressure,
+        preds = alloc.regs_used[ilc_passes::ir::RegFile::Pred],
+        spill_bytes = alloc.spill_bytes,
+        spills = alloc.num_spills,
+        reloads = alloc.num_reloads,
+        "allocated"
+    );
+    Ok(alloc)
 }
 
 /// Records `f` before or after `stage` when `opts` asks for it: the IR text with every
