@@ -265,8 +265,9 @@ fn ilc_pass_options() {
         code(&["--opt-bisect-limit", "0"]).stdout,
         code(&["-O0"]).stdout
     );
-    // The scheduler counts last: a limit of all the optimization passes leaves it out, like
-    // --disable-pass schedule, and the code differs from the scheduled code.
+    // The backend stages (loop rotation, then the scheduler) count last: a limit of all the
+    // optimization passes leaves them out, like --disable-pass schedule for this loop-free
+    // kernel, and the code differs from the scheduled code.
     let asm = |args: &[&str]| {
         let mut all = vec![kernel, "--emit", "asm"];
         all.extend_from_slice(args);
@@ -286,8 +287,10 @@ fn ilc_pass_options() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.ends_with(&format!(
-            "BISECT: NOT running pass ({}) schedule on saxpy\n",
-            passes_for(OptLevel::O2).len() + 1
+            "BISECT: NOT running pass ({}) loop_rotate on saxpy\n\
+             BISECT: NOT running pass ({}) schedule on saxpy\n",
+            passes_for(OptLevel::O2).len() + 1,
+            passes_for(OptLevel::O2).len() + 2
         )),
         "{err}"
     );
