@@ -104,15 +104,31 @@ pub fn rotate(
             .filter(|&h| u.is_divergent_branch(h))
             .collect()
     };
+    // Headers found unsuitable are not examined again (each would cost a scan of the
+    // function per round): rotating another loop adds no block, only parameters and edges
+    // from its latch, so at worst a header it would have made suitable stays unrotated.
+    let mut rejected: HashSet<Block> = divergent;
     let mut done = 0;
     while done < MAX_LOOPS {
         crate::budget::tick();
         let found = {
             let (cfg, dt, loops) = analyses.loops(func);
-            dt.rpo()
-                .iter()
-                .filter(|&&h| loops.is_header(h) && !divergent.contains(&h))
-                .find_map(|&h| candidate(func, cfg, dt, loops, h))
+            let mut found = None;
+            for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
+                if rejected.contains(&h) {
+                    continue;
+                }
+                match candidate(func, cfg, dt, loops, h) {
+                    Some(r) => {
+                        found = Some(r);
+                        break;
+                    }
+                    None => {
+                        rejected.insert(h);
+                    }
+                }
+            }
+            found
         };
         let Some(r) = found else {
             break;

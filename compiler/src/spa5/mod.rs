@@ -271,12 +271,19 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ilc_passes::budget::set_stage("loop_rotate");
         let _span = tracing::debug_span!("stage", name = "loop_rotate").entered();
         dump(opts, Before, "loop_rotate", &f, &tgt, &mut dumps);
-        let before = f.clone();
+        // Kept only for a function with loops (rotation changes nothing else).
+        let before = {
+            let (_, dt, loops) = analyses.loops(&f);
+            dt.rpo()
+                .iter()
+                .any(|&b| loops.is_header(b))
+                .then(|| f.clone())
+        };
         let rotated =
             ilc_passes::loop_rotate::rotate(&mut f, &mut analyses, |d| emit::spa5_origin(&tgt, d));
         tracing::debug!(rotated, "rotated");
         if rotated > 0 {
-            unrotated = Some(before);
+            unrotated = before;
         }
         if cfg!(debug_assertions) {
             ilc_passes::verifier::verify_function(&f)
