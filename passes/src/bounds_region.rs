@@ -36,7 +36,8 @@
 //! the lowering's exact `g[]` form) is bounded as `z << k` with `z <= m` added to the test,
 //! and the copy addresses `z << k` without the select. A run is versioned only
 //! when the checks it removes (an estimate of the backend's instructions: a compare per word
-//! and a move per loaded word, and a split per vector) exceed the test by [`MARGIN`].
+//! and a move per loaded word, and a split per vector) reach [`SAVED_OVER_TEST`] times the
+//! test's.
 //!
 //! Requires: a verified SSA function; meant to run after access combining (vectors are
 //! visible) and after [`crate::bounds_version`] (whose unchecked loop copies have nothing
@@ -57,9 +58,19 @@ use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 pub const MAX_GROWTH: usize = 2048;
 /// Longest run (instructions) that is copied.
 pub const MAX_RUN: usize = 400;
-/// How many instructions the removed checks must exceed the test by: the copy costs code
-/// size and a branch that drains the scoreboard.
-pub const MARGIN: i64 = 1;
+/// Whether removing checks worth `saved` instructions pays for a test of `cost`: the saved
+/// instructions must reach [`SAVED_OVER_TEST`] times the test. The copy doubles the run's
+/// code, the branch drains the scoreboard, and both estimates are rough (a run whose checks
+/// barely exceed its test, as `c[i] = a[i] + b[i]`'s, executes as many instructions either
+/// way): versioning such runs doubled the code of short kernels for no executed work saved.
+fn pays(saved: i64, cost: i64) -> bool {
+    let (num, den) = SAVED_OVER_TEST;
+    saved * den >= cost * num
+}
+
+/// The ratio (numerator, denominator) of saved check instructions to test instructions at
+/// which a run is versioned.
+pub const SAVED_OVER_TEST: (i64, i64) = (3, 2);
 /// Most instructions moved in front of a run to compute one access's address.
 const MAX_EXPR: usize = 24;
 
@@ -260,7 +271,7 @@ fn choose(
     // branch and the chain of compares still drain the scoreboard, and counted without it,
     // versioning gather-like kernels saves no instruction and costs cycles.)
     let cost = test_cost(&slots(func, ranges, b, &chosen));
-    if saved < cost + MARGIN {
+    if !pays(saved, cost) {
         return None;
     }
     // The run: from the first chosen access to the last; hoisted instructions before it
