@@ -25,8 +25,10 @@
 //! type's maximum when that wraps) and the test `p.iv > lim`. A body's size counts the instructions that depend on the loop (pure
 //! computations on loop-invariant values are hoisted later, not copied code). The factor is 8
 //! for bodies of at most [`MAX_BODY_8`] instructions whose loads keep at most
-//! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; then `U` exits into four more
-//! copies behind the test `p.iv < n - 3s` that run at most once before the original loop. It
+//! [`MAX_LOAD_REGS_8`] registers in flight over eight copies; for a loop expected to run few
+//! iterations (a stride of at least [`WIDE_STEP`], or value ranges of the start and bound that
+//! allow at most [`FEW_TRIPS`]) `U` then exits into four more copies behind the test
+//! `p.iv < n - 3s` that run at most once before the original loop. It
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops whose
 //! header is marked cold are left alone, and so are loops with barriers unless unrolled
@@ -95,6 +97,8 @@ struct Counted {
     /// The constant the latch adds (subtracts, counting down); `None` when it applies some
     /// other operation (only full unrolling then: see [`constant_trips`]).
     step: Option<u32>,
+    /// The induction variable's value on entry.
+    init: Value,
     bound: Value,
     signed: bool,
     /// Counting down (`iv -= step` while `iv > bound`).
@@ -108,6 +112,9 @@ struct Counted {
     load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
+    /// The loop is expected to run few iterations ([`few_iterations`]): unrolled eight
+    /// times, it leaves through four once-run copies.
+    few: bool,
     /// The body waits at a barrier: only full unrolling keeps every copy's barrier where
     /// every thread of the group reaches it.
     barrier: bool,
@@ -140,9 +147,16 @@ pub fn unroll(func: &mut Function) -> usize {
 pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let (cfg, dt, loops) = analyses.loops(func);
     let mut found = Vec::new();
+    let mut ranges = None;
     for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
-        if let Some(c) = candidate(func, cfg, dt, loops, h) {
+        if let Some(mut c) = candidate(func, cfg, dt, loops, h) {
+            c.few = c.step.is_some_and(|s| s >= WIDE_STEP) || {
+                let r = ranges.get_or_insert_with(|| {
+                    crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops)
+                });
+                few_iterations(func, r, &c)
+            };
             found.push(c);
         }
     }
@@ -172,7 +186,9 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
             None if c.step.is_none() || c.barrier => continue,
-            None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => (8, Some(4)),
+            None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => {
+                (8, c.few.then_some(4))
+            }
             None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
             None if c.size <= MAX_BODY_2 => (2, None),
             None => continue,
@@ -264,7 +280,7 @@ fn candidate(
         None
     };
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
-    let (signed, bound) = (c.signed, c.bound);
+    let (signed, bound, init) = (c.signed, c.bound, c.init);
     let load_regs_full = trips.map_or(0, |t| {
         load_registers(func, &c, &in_loop, &loads, t as usize)
     });
@@ -287,6 +303,7 @@ fn candidate(
         body_entry,
         iv,
         step,
+        init,
         bound,
         signed,
         descending,
@@ -295,11 +312,40 @@ fn candidate(
         load_regs_8,
         load_regs_full,
         trips,
+        few: false,
         exit_values,
         header_consts: c.header_consts,
         barrier,
         exit_direct,
     })
+}
+
+/// A step of at least this many is a block- or grid-stride loop's (`i += group size`): it
+/// runs about `n / step` iterations per thread, few.
+pub const WIDE_STEP: u32 = 32;
+/// At most this many iterations (by the value ranges of the start and the bound) is few.
+pub const FEW_TRIPS: u64 = 16;
+
+/// Whether `c` is expected to run few iterations: it strides widely, or the value ranges of
+/// its start and bound allow at most [`FEW_TRIPS`] of them. Eight copies then often run not
+/// at all, and four once-run copies behind them take most iterations out of the original
+/// loop; a loop running many iterations gains little from those copies and pays their code
+/// and the registers their loads keep in flight.
+fn few_iterations(func: &Function, ranges: &crate::value_bound::Ranges, c: &Counted) -> bool {
+    let Some(step) = c.step else { return false };
+    let (init_lo, init_hi) = ranges.range(func, c.init, Some(c.pre));
+    let (bound_lo, bound_hi) = ranges.range(func, c.bound, Some(c.pre));
+    // Signed comparisons: only values known non-negative compare as their unsigned ranges.
+    let sign = 1u64 << 31;
+    if c.signed && [init_hi, bound_hi].iter().any(|&h| h >= sign) {
+        return false;
+    }
+    let span = if c.descending {
+        init_hi.saturating_sub(bound_lo)
+    } else {
+        bound_hi.saturating_sub(init_lo)
+    };
+    span.div_ceil(u64::from(step)) <= FEW_TRIPS
 }
 
 /// The block defining `v` (its instruction's or parameter's), if any.
@@ -826,9 +872,60 @@ block6:
         }
     }
 
+    /// Eight copies leave through four once-run copies only for a loop expected to run few
+    /// iterations: one striding by [`WIDE_STEP`] or more, or one whose start and bound
+    /// allow at most [`FEW_TRIPS`] iterations; a unit-stride loop to a loaded bound has none.
+    #[test]
+    fn once_run_copies_only_for_loops_expected_to_run_few_iterations() {
+        let brifs = |text: &str| {
+            let mut f = parse_function_text(text).unwrap();
+            assert_eq!(super::unroll(&mut f), 1);
+            crate::verifier::verify_function(&f).expect("verifies");
+            f.to_string().matches("brif").count()
+        };
+        // The header's test, the eight copies' test, and the once-run copies' test.
+        assert_eq!(brifs(&kernel("uge", 1)), 2, "unit stride, any bound");
+        assert_eq!(
+            brifs(&kernel("uge", super::WIDE_STEP - 1)),
+            2,
+            "below the wide stride"
+        );
+        assert_eq!(brifs(&kernel("uge", super::WIDE_STEP)), 3, "wide stride");
+        let masked = |cmp: &str| {
+            kernel(cmp, 1).replace(
+                "    v0 = load.b32 cb0[0]\n",
+                "    v90 = load.b32 cb0[0]\n    v91 = iconst.b32 0xf\n    v0 = and v90, v91\n",
+            )
+        };
+        assert_eq!(
+            brifs(&masked("uge")),
+            3,
+            "unsigned, below 16: at most 15 trips"
+        );
+        assert_eq!(
+            brifs(&masked("sge")),
+            2,
+            "signed from a loaded start: any trip count"
+        );
+        let from_zero = masked("sge").replace("    jump block1(v1, v2)", "    jump block1(v2, v2)");
+        assert_eq!(
+            brifs(&from_zero),
+            3,
+            "signed from 0, below 16: at most 15 trips"
+        );
+    }
+
     #[test]
     fn every_trip_count_and_bound_gives_the_same_sum() {
-        for (cmp, step) in [("sge", 1u32), ("sge", 3), ("uge", 1), ("uge", 5)] {
+        for (cmp, step) in [
+            ("sge", 1u32),
+            ("sge", 3),
+            ("uge", 1),
+            ("uge", 5),
+            // Wide strides: with the once-run copies.
+            ("sge", super::WIDE_STEP),
+            ("uge", 3 * super::WIDE_STEP / 2),
+        ] {
             let text = kernel(cmp, step);
             let mut f = parse_function_text(&text).unwrap();
             assert_eq!(super::unroll(&mut f), 1, "{cmp} {step}");
@@ -836,9 +933,13 @@ block6:
             let unrolled = f.to_string();
             let near_max = [0x7fff_fff0u32, 0xffff_fff0, 0x8000_0000];
             for start in [0u32, 1, 2, 5, 0xffff_fffe, 0x7fff_fffd, 0x8000_0001] {
+                // Bounds for 8, 9, 12 and 13 trips of a wide stride from 0 (the eight copies
+                // once, then none, some or all of the four once-run copies).
+                let wide = [8 * step, 9 * step, 12 * step, 12 * step + 1, 13 * step];
                 for n in [0u32, 1, 2, 3, 4, 5, 7, 8, 9, 13, 0xffff_ffff, 0x8000_0002]
                     .into_iter()
                     .chain(near_max)
+                    .chain(wide)
                 {
                     // Trip counts above a few thousand (a wrapping induction variable
                     // included) would exhaust the fuel: skip them.
