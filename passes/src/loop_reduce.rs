@@ -539,7 +539,7 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
         let growth = match k {
             Coef::Const(k) => gr.emit(func, n, Opcode::Iconst, &[], u64::from(k)),
             Coef::Var => gr
-                .growth(func, n, base)
+                .growth(func, n, &mut ev, base)
                 .expect("a base with a non-zero growth has a growth value"),
         };
         growths.push(growth);
@@ -548,7 +548,7 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
     let diffs: Vec<Option<Value>> = c
         .derived
         .iter()
-        .map(|dv| gr.linear(func, n, &dv.d))
+        .map(|dv| gr.linear(func, n, &mut ev, &dv.d))
         .collect();
     let mut args = nparams.clone();
     args.extend(&inits);
@@ -599,6 +599,22 @@ fn apply(func: &mut Function, c: &Candidate) -> usize {
     c.groups.len()
 }
 
+/// The loop-invariant `v` available in `n` (in front of the loop): itself when it is defined
+/// outside the loop `members`, else its computation rebuilt in `n` by `ev` (an unrolled copy's
+/// `iconst` or `j * step` sits inside the loop).
+fn available(
+    func: &mut Function,
+    n: Block,
+    ev: &mut Eval,
+    members: &crate::FastHashSet<Block>,
+    v: Value,
+) -> Value {
+    if crate::affine::defined_outside(func, members, v) || func.dfg.value_inst(v).is_none() {
+        return v;
+    }
+    ev.eval(func, n, v, At::First)
+}
+
 /// Emits, in front of the loop, how much affine values grow per iteration, sharing equal
 /// computations (the copies of an unrolled body grow alike).
 struct Growth<'c> {
@@ -612,7 +628,9 @@ struct Growth<'c> {
 
 impl Growth<'_> {
     /// The growth of `v` (accepted by the affine analysis) per iteration, `None` for zero.
-    fn growth(&mut self, func: &mut Function, n: Block, v: Value) -> Option<Value> {
+    /// Loop-invariant operands computed inside the loop (an unrolled copy's `iconst`, its
+    /// `j * step`) are rebuilt in `n` by `ev`, since `n` comes before the loop.
+    fn growth(&mut self, func: &mut Function, n: Block, ev: &mut Eval, v: Value) -> Option<Value> {
         if let Some(&step) = self.steps.get(&v) {
             return Some(step);
         }
@@ -624,7 +642,10 @@ impl Growth<'_> {
         }
         let inst = func.dfg.value_inst(v)?;
         let args = func.dfg.inst_args(inst).to_vec();
-        let gs: Vec<Option<Value>> = args.iter().map(|&a| self.growth(func, n, a)).collect();
+        let gs: Vec<Option<Value>> = args.iter().map(|&a| self.growth(func, n, ev, a)).collect();
+        // An operand that does not grow, available in `n`.
+        let members = &self.c.members;
+        let mut inv = |func: &mut Function, a: Value| available(func, n, ev, members, a);
         let g = if gs.iter().all(Option::is_none) {
             None
         } else {
@@ -642,13 +663,15 @@ impl Growth<'_> {
                 },
                 (Opcode::Ineg, [Some(a)]) => Some(self.emit(func, n, Opcode::Ineg, &[*a], 0)),
                 (Opcode::Imul, [Some(a), None]) => {
-                    Some(self.emit2(func, n, Opcode::Imul, *a, args[1]))
+                    let b = inv(func, args[1]);
+                    Some(self.emit2(func, n, Opcode::Imul, *a, b))
                 }
                 (Opcode::Imul, [None, Some(b)]) => {
-                    Some(self.emit2(func, n, Opcode::Imul, args[0], *b))
+                    let a = inv(func, args[0]);
+                    Some(self.emit2(func, n, Opcode::Imul, a, *b))
                 }
                 (Opcode::Imad, [Some(a), None, k]) | (Opcode::Imad, [None, Some(a), k]) => {
-                    let factor = if gs[0].is_some() { args[1] } else { args[0] };
+                    let factor = inv(func, if gs[0].is_some() { args[1] } else { args[0] });
                     let prod = self.emit2(func, n, Opcode::Imul, *a, factor);
                     match k {
                         Some(k) => Some(self.emit2(func, n, Opcode::Iadd, prod, *k)),
@@ -657,7 +680,8 @@ impl Growth<'_> {
                 }
                 (Opcode::Imad, [None, None, Some(k)]) => Some(*k),
                 (Opcode::Ishl, [Some(a), None]) => {
-                    Some(self.emit2(func, n, Opcode::Ishl, *a, args[1]))
+                    let b = inv(func, args[1]);
+                    Some(self.emit2(func, n, Opcode::Ishl, *a, b))
                 }
                 // The alignment mask commutes with the growth (the analysis checked it).
                 (Opcode::Band, [Some(a), None]) => Some(*a),
@@ -668,10 +692,12 @@ impl Growth<'_> {
         g
     }
 
-    /// The linear form `l` computed at the end of `n`, `None` for zero.
-    fn linear(&mut self, func: &mut Function, n: Block, l: &Lin) -> Option<Value> {
+    /// The linear form `l` computed at the end of `n`, `None` for zero (atoms computed inside
+    /// the loop rebuilt there by `ev`).
+    fn linear(&mut self, func: &mut Function, n: Block, ev: &mut Eval, l: &Lin) -> Option<Value> {
         let mut sum: Option<Value> = None;
         for &(atom, k) in &l.terms {
+            let atom = available(func, n, ev, &self.c.members, atom);
             let term = if k == 1 {
                 atom
             } else if k.is_power_of_two() {
