@@ -535,6 +535,10 @@ def main():
             if os.path.exists(spec_path):
                 spec = tomllib.load(open(spec_path, "rb"))
                 row["set"] = spec.get("set", "original")
+                recorded = spec.get("ptxas_registers")
+                if recorded != row["ptxas"].get("registers"):
+                    failures.append(f"{n}: bench/kernels/{n}.toml records ptxas_registers = {recorded}, "
+                                    f"ptxas's cubin has {row['ptxas'].get('registers')}")
                 if any(b["il"].startswith("tex") for b in spec.get("buffer", [])):
                     row["dynamic_skip"] = TEX_REASON
                 else:

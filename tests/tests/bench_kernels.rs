@@ -91,3 +91,57 @@ fn bench_kernels_compile_and_match_the_interpreter() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Registers: ilc uses at most 2 more than ptxas (`ptxas_registers` in each `NAME.toml`,
+/// checked against ptxas's cubin by tools/bench_report.py) in the default mode and with
+/// `--assume-in-bounds`. `OVER` lists the pairs known to use more; an entry that comes within
+/// the limit fails the test until it is removed from the list.
+#[test]
+fn registers_stay_within_ptxas_plus_two() {
+    const OVER: &[&str] = &["cuda_fwt"];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels");
+    let mut specs: Vec<_> = std::fs::read_dir(&dir)
+        .expect("bench/kernels exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 50, "only {} launch specs", specs.len());
+    let mut problems = Vec::new();
+    for spec in &specs {
+        let name = spec.file_stem().unwrap().to_string_lossy().to_string();
+        let table: toml::Table = std::fs::read_to_string(spec).unwrap().parse().unwrap();
+        let ptxas = table
+            .get("ptxas_registers")
+            .and_then(|v| v.as_integer())
+            .unwrap_or_else(|| panic!("{name}.toml: no ptxas_registers"));
+        let src = std::fs::read(dir.join(format!("{name}.il"))).unwrap();
+        let mut regs = Vec::new();
+        for assume_in_bounds in [false, true] {
+            let compiler = Compiler::new(Options {
+                kernel_name: Some(name.clone()),
+                assume_in_bounds,
+                ..Options::default()
+            });
+            let out = compiler
+                .compile(&src)
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            regs.push(i64::from(out.num_regs));
+        }
+        let over = regs.iter().any(|&r| r > ptxas + 2);
+        if over != OVER.contains(&name.as_str()) {
+            problems.push(format!(
+                "{name}: {} (default), {} (assume in bounds), ptxas {ptxas}{}",
+                regs[0],
+                regs[1],
+                if over {
+                    ""
+                } else {
+                    ": within ptxas + 2, remove it from OVER"
+                }
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -183,13 +183,15 @@ pub enum Spa5Error {
 /// Straight-line code gets 12: at 16, poly_fdtd2d, rodinia_srad and poly_conv2d used 3 to 6
 /// registers more than ptxas (the target is at most 2), for 1.5% of modeled cycles.
 pub const SCHEDULE_GPR_BUDGET: u32 = 12;
-/// [`SCHEDULE_GPR_BUDGET`] inside loops, where latency hidden pays on every iteration: 36
-/// (straight-line code at 32 cost rodinia_srad 11 registers over ptxas for one pass of loads).
-/// Loop strength reduction keeps its address variables live across the loop; at 32 the
-/// pressure fallback then issued poly_covar's and parboil_sgemm's loads one wait at a time
-/// (modeled cycles 1.64 and 1.87 of ptxas's at 36, 3.65 and 3.04 at 32; at 40 three more
-/// pairs used over ptxas + 2 registers).
-pub const SCHEDULE_LOOP_GPR_BUDGET: u32 = 36;
+/// [`SCHEDULE_GPR_BUDGET`] inside loops, where latency hidden pays on every iteration: 32,
+/// Maxwell's full-occupancy limit. It was 36 while unrolled loops carried four once-run
+/// copies and loop strength reduction kept more address variables live: at 32 the pressure
+/// fallback then issued poly_covar's and parboil_sgemm's loads one wait at a time. With the
+/// copies only on loops expected to run few iterations, 32 costs no geomean cycles (0.9628
+/// -> 0.9630 of ptxas's; matmul aib 1.045x, sgemm 1.012x, kmeans aib 0.937x of before) and
+/// takes cuda_convsep from 36 to 32 registers (ptxas 30), matmul aib and rodinia_kmeans aib
+/// from 36 to 34 (ptxas 32), parboil_sgemm from 44 to 36.
+pub const SCHEDULE_LOOP_GPR_BUDGET: u32 = 32;
 /// The most general registers a block held back by its budget may use in the scheduler's
 /// second round, where its budget rises to the function's peak pressure (registers the
 /// function needs elsewhere anyway). Three quarters of Maxwell's full-occupancy limit (32
