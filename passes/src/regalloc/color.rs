@@ -13,8 +13,11 @@
 //! (weighted by loop depth) are fewest; to avoid a conflict inside a loop it may also take a
 //! register above those, up to the function's peak pressure. A single register goes where
 //! it keeps no aligned pair from being free longer than the other half's occupant does (next
-//! to a value that outlives it), and a run below the registers in use is preferred to a new
-//! one even when softly reserved or recently read by a load. In the two-sided mode (a second
+//! to a value that outlives it). A register a load (or another variable-latency instruction)
+//! read shortly before is avoided, on a target with register banks up to the function's peak
+//! pressure, which the coloring reaches anyway: writing it would wait for the load to finish
+//! reading. Past that, a run below the registers in use is preferred to a new one even when
+//! softly reserved or recently read by a load. In the two-sided mode (a second
 //! try of the driver when pairs raised the count above the peak pressure) short-lived values
 //! and runs are placed from the peak pressure downward, long-lived single registers from the
 //! bottom up, so the churn of short-lived pairs does not interleave with values that stay.
@@ -118,8 +121,9 @@ struct Regs {
     /// Whether `find` prefers cool registers (the first attempt; retries after
     /// fragmentation take the lowest run, which packs tightest).
     avoid_hot: bool,
-    /// GPRs a scored (bank-aware) choice may use to avoid a conflict inside a loop: the
-    /// function's peak GPR pressure, which the coloring reaches anyway (at least `high`).
+    /// GPRs a choice may use to avoid a bank conflict inside a loop or a register an
+    /// in-flight load reads: the function's peak GPR pressure, which the coloring reaches
+    /// anyway (at least `high`), on a target with register banks; 0 elsewhere.
     scored_limit: u32,
     /// Position (instruction index in the block being colored) of the last use of each value
     /// that dies in that block; values missing live past it.
@@ -210,7 +214,8 @@ impl Regs {
                 Some(Some(u)) => end.saturating_sub(self.ends.get(*u).unwrap_or(u32::MAX)),
             }
         };
-        // Below the registers already in use, one that no in-flight load may still read.
+        // One that no in-flight load may still read: below the registers in use, else up to
+        // `scored_limit` (the peak pressure: the function needs that many registers anyway).
         if file == RegFile::Gpr && self.avoid_hot {
             let cool = |i: u32| {
                 self.hot_until[i as usize..(i + width) as usize]
@@ -220,11 +225,7 @@ impl Regs {
             let mut best: Option<(u32, u32)> = None;
             let mut first_splits: Option<bool> = None;
             let mut splitting: Option<(u32, u32)> = None;
-            let limit = if score.is_some() {
-                self.high.max(self.scored_limit)
-            } else {
-                self.high
-            };
+            let limit = self.high.max(self.scored_limit);
             let long = width == 1 && self.placing_end.saturating_sub(self.pos) > LONG_LIVED;
             if score.is_none() && self.two_sided && !long {
                 let ceiling = self.high.max(self.peak).min(n);
