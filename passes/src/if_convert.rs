@@ -12,17 +12,23 @@
 //! by `A`'s branch arguments), `A` ends in `jump M(..)` with `select c, then, else` for every
 //! parameter whose incoming values differ, and the arm blocks are removed. Pure IR operations
 //! are total (integer division by zero is defined, floats do not trap), so executing an arm
-//! whose condition is false changes no result; memory reads are not speculated. Rounds repeat
+//! whose condition is false changes no result. An arm may also read memory: at most
+//! [`MAX_ARM_LOADS`] checked loads of buffers or `g[]` ([`speculable_load`]); run where the
+//! condition is false, such a load reads a value the `select` discards and never faults.
+//! Rounds repeat
 //! (at most [`MAX_ROUNDS`]) so that an `if` nested in an arm converts before its parent.
 
 use crate::gvn::is_pure;
 use crate::ir::{
-    Block, BlockCall, ControlFlowGraph, FuncCursor, Function, Inst, InstructionData, Opcode, Value,
+    Block, BlockCall, ControlFlowGraph, FuncCursor, Function, Inst, InstructionData, MemSpace,
+    Opcode, Value,
 };
 use cranelift_entity::SecondaryMap;
 
 /// Most instructions an arm may have to be executed unconditionally.
 pub const MAX_ARM: usize = 6;
+/// Most loads an arm may have to be executed unconditionally ([`speculable_load`]).
+pub const MAX_ARM_LOADS: usize = 2;
 /// Most rounds over the function (nesting depth converted).
 pub const MAX_ROUNDS: usize = 4;
 
@@ -44,6 +50,22 @@ pub fn convert(func: &mut Function) -> usize {
     total
 }
 
+/// Whether `data` is a load that may run where the program would not: a read of a buffer, a
+/// shared resource or `g[]` not marked `inbounds`. The backend checks such an access (a word
+/// outside its buffer reads 0; under `--assume-in-bounds` lowering marks every one of them
+/// `inbounds`, so none is speculated there), so it never faults, and where the arm's condition
+/// holds it reads what the arm read: no write lies between the two positions, and none is in
+/// the arm. LDS reads are left in their arms (the backend drops LDS checks under
+/// `--assume-in-bounds` whatever the mark says).
+fn speculable_load(data: &InstructionData) -> bool {
+    matches!(
+        data,
+        InstructionData::Load { mem, .. }
+            if !mem.inbounds
+                && matches!(mem.space, MemSpace::Uav(_) | MemSpace::Srv(_) | MemSpace::Global)
+    )
+}
+
 /// An arm: its block, its parameters' incoming values (from `A`'s branch), its instructions
 /// and where it jumps.
 struct Arm {
@@ -62,7 +84,16 @@ fn arm(func: &Function, cfg: &ControlFlowGraph, a: Block, call: &BlockCall) -> O
         return None;
     };
     let insts: Vec<Inst> = func.layout.block_insts(b).filter(|&i| i != term).collect();
-    if insts.len() > MAX_ARM || !insts.iter().all(|&i| is_pure(&func.dfg.insts[i])) {
+    let loads = insts
+        .iter()
+        .filter(|&&i| speculable_load(&func.dfg.insts[i]))
+        .count();
+    if insts.len() > MAX_ARM
+        || loads > MAX_ARM_LOADS
+        || !insts
+            .iter()
+            .all(|&i| is_pure(&func.dfg.insts[i]) || speculable_load(&func.dfg.insts[i]))
+    {
         return None;
     }
     if dests[0].block == b || dests[0].block == a {
@@ -230,7 +261,7 @@ block0:
     v2 = icmp ult v0, v1
     brif v2, block1, block2(v1)
 block1:
-    v3 = load.b32 uav0[v0]
+    v3 = load.b32 inbounds uav0[v0]
     jump block2(v3)
 block2(v4: b32):
     store.b32 uav0[v0], v4
@@ -238,6 +269,27 @@ block2(v4: b32):
 }",
         )
         .expect("parses");
-        assert_eq!(convert(&mut f), 0);
+        assert_eq!(
+            convert(&mut f),
+            0,
+            "a load promised in range only where it runs"
+        );
+        let mut f = parse_function_text(
+            "kernel %k {
+    uav0 = raw
+block0:
+    v0 = special tid.x
+    v1 = iconst.b32 0x2
+    v2 = icmp ult v0, v1
+    brif v2, block1, block2
+block1:
+    store.b32 uav0[v0], v1
+    jump block2
+block2:
+    return
+}",
+        )
+        .expect("parses");
+        assert_eq!(convert(&mut f), 0, "a store");
     }
 }
