@@ -252,8 +252,10 @@ block5(v9: b32):
 
     #[test]
     fn arms_with_memory_or_too_long_stay() {
-        let mut f = parse_function_text(
-            "kernel %k {
+        // An arm that reads memory where the program would, then writes it back.
+        let kernel = |arm: &str| {
+            format!(
+                "kernel %k {{
     uav0 = raw
 block0:
     v0 = special tid.x
@@ -261,35 +263,26 @@ block0:
     v2 = icmp ult v0, v1
     brif v2, block1, block2(v1)
 block1:
-    v3 = load.b32 inbounds uav0[v0]
+{arm}
     jump block2(v3)
 block2(v4: b32):
     store.b32 uav0[v0], v4
     return
-}",
-        )
-        .expect("parses");
-        assert_eq!(
-            convert(&mut f),
-            0,
-            "a load promised in range only where it runs"
-        );
-        let mut f = parse_function_text(
-            "kernel %k {
-    uav0 = raw
-block0:
-    v0 = special tid.x
-    v1 = iconst.b32 0x2
-    v2 = icmp ult v0, v1
-    brif v2, block1, block2
-block1:
-    store.b32 uav0[v0], v1
-    jump block2
-block2:
-    return
-}",
-        )
-        .expect("parses");
-        assert_eq!(convert(&mut f), 0, "a store");
+}}"
+            )
+        };
+        for (arm, why) in [
+            (
+                "    v3 = load.b32 inbounds uav0[v0]",
+                "a load promised in range only where it runs",
+            ),
+            (
+                "    store.b32 uav0[v0], v1\n    v3 = iadd v1, v1",
+                "a store",
+            ),
+        ] {
+            let mut f = parse_function_text(&kernel(arm)).expect("parses");
+            assert_eq!(convert(&mut f), 0, "{why}");
+        }
     }
 }

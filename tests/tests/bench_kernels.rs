@@ -8,23 +8,33 @@
 //! addresses stay inside the buffers for any input are also checked with
 //! `--assume-in-bounds` (folded LEA shifts and offsets, no bounds checks).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ilc::verify::{verify, VerifyOptions};
 use ilc::{Compiler, Options};
 
-#[test]
-fn bench_kernels_compile_and_match_the_interpreter() {
+/// bench/kernels and the sorted names of its files ending in `.ext` (at least `min` of them).
+fn bench_files(ext: &str, min: usize) -> (PathBuf, Vec<String>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("bench/kernels exists")
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
         .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
         .collect();
     names.sort();
-    assert!(names.len() >= 20, "only {} benchmark kernels", names.len());
+    assert!(
+        names.len() >= min,
+        "only {} bench/kernels/*.{ext}",
+        names.len()
+    );
+    (dir, names)
+}
+
+#[test]
+fn bench_kernels_compile_and_match_the_interpreter() {
+    let (dir, names) = bench_files("il", 20);
     let mut failures = Vec::new();
     // Addresses depend only on the thread id (and stay inside the verify buffers).
     const IN_BOUNDS: &[&str] = &[
@@ -99,19 +109,11 @@ fn bench_kernels_compile_and_match_the_interpreter() {
 #[test]
 fn registers_stay_within_ptxas_plus_two() {
     const OVER: &[&str] = &["cuda_fwt"];
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels");
-    let mut specs: Vec<_> = std::fs::read_dir(&dir)
-        .expect("bench/kernels exists")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    specs.sort();
-    assert!(specs.len() >= 50, "only {} launch specs", specs.len());
+    let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();
-    for spec in &specs {
-        let name = spec.file_stem().unwrap().to_string_lossy().to_string();
-        let table: toml::Table = std::fs::read_to_string(spec).unwrap().parse().unwrap();
+    for name in &names {
+        let spec = dir.join(format!("{name}.toml"));
+        let table: toml::Table = std::fs::read_to_string(&spec).unwrap().parse().unwrap();
         let ptxas = table
             .get("ptxas_registers")
             .and_then(|v| v.as_integer())
