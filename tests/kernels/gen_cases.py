@@ -162,6 +162,20 @@ def ints(r, n, special=SPECIAL_U32):
     return out[:n]
 
 
+def rows(c, vals, arity, width, row):
+    """uav0 holds `vals`; uav1 is expected to hold `row(*vals[arity * i:arity * (i + 1)])`
+    (`width` words) for every row i in order."""
+    c.uav(0, vals)
+    out = []
+    for i in range(len(vals) // arity):
+        words = row(*vals[arity * i:arity * (i + 1)])
+        assert len(words) == width, (c, i)
+        out += words
+    c.uav(1, [0] * width * (len(vals) // arity))
+    c.expect(1, out)
+    return c
+
+
 # ---------------------------------------------------------------- integer kernels
 
 @case
@@ -170,14 +184,9 @@ def int_arith():
     r = rnd(1)
     n = 128
     vals = ints(r, 3 * n)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b, cc = vals[3 * i:3 * i + 3]
-        out += [(a + b) & M32, (a - b) & M32, (a * b) & M32, (a * b + cc) & M32]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b, cc):
+        return [(a + b) & M32, (a - b) & M32, (a * b) & M32, (a * b + cc) & M32]
+    return rows(c, vals, 3, 4, row)
 
 
 @case
@@ -186,20 +195,15 @@ def int_mulhi():
     r = rnd(2)
     n = 64
     vals = ints(r, 2 * n)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = vals[2 * i:2 * i + 2]
+    def row(a, b):
         def sx24(x):
             x &= 0xFFFFFF
             return x - (1 << 24) if x & 0x800000 else x
-        out += [((s32(a) * s32(b)) >> 32) & M32,
-                ((a * b) >> 32) & M32,
-                ((a & 0xFFFFFF) * (b & 0xFFFFFF)) & M32,
-                (sx24(a) * sx24(b) + a) & M32]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [((s32(a) * s32(b)) >> 32) & M32,
+               ((a * b) >> 32) & M32,
+               ((a & 0xFFFFFF) * (b & 0xFFFFFF)) & M32,
+               (sx24(a) * sx24(b) + a) & M32]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -208,14 +212,9 @@ def int_minmax():
     r = rnd(3)
     n = 128
     vals = ints(r, 2 * n)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = vals[2 * i:2 * i + 2]
-        out += [min(s32(a), s32(b)) & M32, max(s32(a), s32(b)) & M32, min(a, b), max(a, b)]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b):
+        return [min(s32(a), s32(b)) & M32, max(s32(a), s32(b)) & M32, min(a, b), max(a, b)]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -226,16 +225,11 @@ def int_compare():
     vals = ints(r, 2 * n)
     for i in range(0, 2 * n, 8):  # plenty of equal pairs
         vals[i + 1] = vals[i]
-    c.uav(0, vals)
     T = M32
-    out = []
-    for i in range(n):
-        a, b = vals[2 * i:2 * i + 2]
-        out += [T if a == b else 0, T if a != b else 0, T if s32(a) >= s32(b) else 0,
-                T if s32(a) < s32(b) else 0, T if a >= b else 0, T if a < b else 0]
-    c.uav(1, [0] * 6 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b):
+        return [T if a == b else 0, T if a != b else 0, T if s32(a) >= s32(b) else 0,
+               T if s32(a) < s32(b) else 0, T if a >= b else 0, T if a < b else 0]
+    return rows(c, vals, 2, 6, row)
 
 
 @case
@@ -246,16 +240,11 @@ def int_shift():
     vals = []
     for i in range(n):
         vals += [r.choice([0x80000001, 0xDEADBEEF, 1, 0x7FFFFFFF, r.randrange(1 << 32)]), i % 70]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        x, s = vals[2 * i:2 * i + 2]
+    def row(x, s):
         k = s & 31
         shl = (x << k) & M32
-        out += [shl, (s32(x) >> k) & M32, x >> k, shl | (x >> ((32 - s) & 31))]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [shl, (s32(x) >> k) & M32, x >> k, shl | (x >> ((32 - s) & 31))]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -268,14 +257,9 @@ def udiv_umod():
         b = r.choice([0, 1, 2, 3, 7, 10, 0xFFFFFFFF, 0x10000, r.randrange(1, 1 << 32),
                       r.randrange(1, 1000)])
         vals += [r.choice([0, 1, 0xFFFFFFFF, r.randrange(1 << 32), r.randrange(10000)]), b]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = vals[2 * i:2 * i + 2]
-        out += [a // b if b else M32, a % b if b else M32]
-    c.uav(1, [0] * 2 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b):
+        return [a // b if b else M32, a % b if b else M32]
+    return rows(c, vals, 2, 2, row)
 
 
 @case
@@ -284,14 +268,9 @@ def bitops():
     r = rnd(7)
     n = 128
     vals = ints(r, 2 * n)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = vals[2 * i:2 * i + 2]
-        out += [a & b, a | b, a ^ b, (~a) & M32]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b):
+        return [a & b, a | b, a ^ b, (~a) & M32]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -304,10 +283,7 @@ def bitfield():
         vals += [r.choice([0, 1, 8, 16, 31, 32, 33, r.randrange(64)]),
                  r.choice([0, 4, 16, 31, 40, r.randrange(64)]),
                  r.randrange(1 << 32), r.randrange(1 << 32)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        w, o, src, ins = vals[4 * i:4 * i + 4]
+    def row(w, o, src, ins):
         w &= 31
         o &= 31
         if w == 0:
@@ -324,10 +300,8 @@ def bitfield():
         else:
             mask = (((1 << w) - 1) << o) & M32
             bi = ((ins << o) & mask) | (src & ~mask & M32)
-        out += [ue, ie, bi, 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [ue, ie, bi, 0]
+    return rows(c, vals, 4, 4, row)
 
 
 @case
@@ -398,15 +372,10 @@ def bitalign():
     vals = []
     for i in range(n):
         vals += [r.randrange(1 << 32), r.randrange(1 << 32), i % 40]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        hi, lo, s = vals[3 * i:3 * i + 3]
+    def row(hi, lo, s):
         v = (hi << 32) | lo
-        out += [(v >> (s & 31)) & M32, (v >> (8 * (s & 3))) & M32]
-    c.uav(1, [0] * 2 * n)
-    c.expect(1, out)
-    return c
+        return [(v >> (s & 31)) & M32, (v >> (8 * (s & 3))) & M32]
+    return rows(c, vals, 3, 2, row)
 
 
 @case
@@ -1522,14 +1491,9 @@ def struct_uav():
     r = rnd(62)
     n = 128
     vals = [r.randrange(1 << 32) for _ in range(3 * n)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b, cc = vals[3 * i:3 * i + 3]
-        out += [cc, (a + b) & M32, (a * cc) & M32]
-    c.uav(1, [0] * 3 * n)
-    c.expect(1, out)
-    return c
+    def row(a, b, cc):
+        return [cc, (a + b) & M32, (a * cc) & M32]
+    return rows(c, vals, 3, 3, row)
 
 
 @case
