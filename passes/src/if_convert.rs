@@ -84,16 +84,19 @@ fn arm(func: &Function, cfg: &ControlFlowGraph, a: Block, call: &BlockCall) -> O
         return None;
     };
     let insts: Vec<Inst> = func.layout.block_insts(b).filter(|&i| i != term).collect();
-    let loads = insts
-        .iter()
-        .filter(|&&i| speculable_load(&func.dfg.insts[i]))
-        .count();
-    if insts.len() > MAX_ARM
-        || loads > MAX_ARM_LOADS
-        || !insts
-            .iter()
-            .all(|&i| is_pure(&func.dfg.insts[i]) || speculable_load(&func.dfg.insts[i]))
-    {
+    if insts.len() > MAX_ARM {
+        return None;
+    }
+    let mut loads = 0;
+    for &i in &insts {
+        let data = &func.dfg.insts[i];
+        if speculable_load(data) {
+            loads += 1;
+        } else if !is_pure(data) {
+            return None;
+        }
+    }
+    if loads > MAX_ARM_LOADS {
         return None;
     }
     if dests[0].block == b || dests[0].block == a {

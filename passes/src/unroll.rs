@@ -151,12 +151,14 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
         if let Some(mut c) = candidate(func, cfg, dt, loops, h) {
-            c.few = c.step.is_some_and(|s| s >= WIDE_STEP) || {
-                let r = ranges.get_or_insert_with(|| {
-                    crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops)
+            // Only a loop that would be unrolled 8 times needs to know (the value ranges are
+            // built for the first such loop, before any unrolling changes the function).
+            c.few = eightfold(&c)
+                && few_iterations(func, &c, || {
+                    ranges.get_or_insert_with(|| {
+                        crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops)
+                    })
                 });
-                few_iterations(func, r, &c)
-            };
             found.push(c);
         }
     }
@@ -186,9 +188,7 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
             None if c.step.is_none() || c.barrier => continue,
-            None if c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8 => {
-                (8, c.few.then_some(4))
-            }
+            None if eightfold(&c) => (8, c.few.then_some(4)),
             None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
             None if c.size <= MAX_BODY_2 => (2, None),
             None => continue,
@@ -326,13 +326,26 @@ pub const WIDE_STEP: u32 = 32;
 /// At most this many iterations (by the value ranges of the start and the bound) is few.
 pub const FEW_TRIPS: u64 = 16;
 
+/// Whether a loop without a small constant trip count is unrolled 8 times.
+fn eightfold(c: &Counted) -> bool {
+    c.step.is_some() && c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8
+}
+
 /// Whether `c` is expected to run few iterations: it strides widely, or the value ranges of
-/// its start and bound allow at most [`FEW_TRIPS`] of them. Eight copies then often run not
-/// at all, and four once-run copies behind them take most iterations out of the original
-/// loop; a loop running many iterations gains little from those copies and pays their code
-/// and the registers their loads keep in flight.
-fn few_iterations(func: &Function, ranges: &crate::value_bound::Ranges, c: &Counted) -> bool {
+/// its start and bound (from `ranges`, asked only then) allow at most [`FEW_TRIPS`] of them.
+/// Eight copies then often run not at all, and four once-run copies behind them take most
+/// iterations out of the original loop; a loop running many iterations gains little from
+/// those copies and pays their code and the registers their loads keep in flight.
+fn few_iterations<'r>(
+    func: &Function,
+    c: &Counted,
+    ranges: impl FnOnce() -> &'r crate::value_bound::Ranges,
+) -> bool {
     let Some(step) = c.step else { return false };
+    if step >= WIDE_STEP {
+        return true;
+    }
+    let ranges = ranges();
     let (init_lo, init_hi) = ranges.range(func, c.init, Some(c.pre));
     let (bound_lo, bound_hi) = ranges.range(func, c.bound, Some(c.pre));
     // Signed comparisons: only values known non-negative compare as their unsigned ranges.
