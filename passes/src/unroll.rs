@@ -31,8 +31,10 @@
 //! `p.iv < n - 3s` that run at most once before the original loop. It
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops whose
-//! header is marked cold are left alone, and so are loops with barriers unless unrolled
-//! fully; a function grows by at most [`MAX_GROWTH`] instructions.
+//! header is marked cold are left alone, and so are loops with barriers, or with a store
+//! under an `if` (a later copy's loads could not start above it: the copies would save only
+//! the loop test), unless unrolled fully; a function grows by at most [`MAX_GROWTH`]
+//! instructions.
 //!
 //! A loop with a constant trip count of at most [`MAX_FULL_TRIPS`] is unrolled fully when its
 //! copies stay within [`MAX_FULL_SIZE`] instructions and their loads within
@@ -121,6 +123,9 @@ struct Counted {
     /// The header's test result is used only by its branch and the header is the only way
     /// into the exit block: fully unrolled, the last copy can leave directly.
     exit_direct: bool,
+    /// The body writes memory under an `if` (a block that does not run every iteration):
+    /// a later copy's loads cannot start above that write.
+    cond_store: bool,
     /// `iconst`s in the header.
     header_consts: Vec<Inst>,
     /// For a loop left from its body: its one exit block and the loop's values used after
@@ -187,7 +192,7 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
-            None if c.step.is_none() || c.barrier => continue,
+            None if c.step.is_none() || c.barrier || c.cond_store => continue,
             None if eightfold(&c) => (8, c.few.then_some(4)),
             None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
             None if c.size <= MAX_BODY_2 => (2, None),
@@ -243,7 +248,9 @@ fn candidate(
     };
     let mut body_exits = false;
     let mut barrier = false;
+    let mut cond_store = false;
     for &b in &c.body {
+        let conditional = !dt.dominates(b, c.latch);
         if cfg.succs(b).contains(&h) && b != c.latch {
             return None;
         }
@@ -251,6 +258,7 @@ fn candidate(
         for inst in func.layout.block_insts(b) {
             let data = &func.dfg.insts[inst];
             barrier |= matches!(data, InstructionData::Barrier { .. });
+            cond_store |= conditional && data.opcode().writes_memory();
             if crate::gvn::is_pure(data)
                 && !func.dfg.inst_results(inst).is_empty()
                 && func
@@ -317,6 +325,7 @@ fn candidate(
         header_consts: c.header_consts,
         barrier,
         exit_direct,
+        cond_store,
     })
 }
 
