@@ -30,7 +30,9 @@
 //! allow at most [`FEW_TRIPS`]) `U` then exits into four more copies behind the test
 //! `p.iv < n - 3s` that run at most once before the original loop. It
 //! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
-//! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; loops whose
+//! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; a factor is
+//! used only when the value ranges allow that many iterations ([`max_trips`]: a group-stride
+//! loop over at most four strides gets 4 copies, not 8 that could never run); loops whose
 //! header is marked cold are left alone, and so are loops with barriers, or with a store
 //! under an `if` (a later copy's loads could not start above it: the copies would save only
 //! the loop test), unless unrolled fully; a function grows by at most [`MAX_GROWTH`]
@@ -114,6 +116,8 @@ struct Counted {
     load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
+    /// The most iterations the value ranges of the start and bound allow ([`max_trips`]).
+    max_trips: Option<u64>,
     /// The loop is expected to run few iterations ([`few_iterations`]): unrolled eight
     /// times, it leaves through four once-run copies.
     few: bool,
@@ -156,14 +160,15 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     for &h in dt.rpo().iter().filter(|&&h| loops.is_header(h)) {
         crate::budget::tick();
         if let Some(mut c) = candidate(func, cfg, dt, loops, h) {
-            // Only a loop that would be unrolled 8 times needs to know (the value ranges are
-            // built for the first such loop, before any unrolling changes the function).
-            c.few = eightfold(&c)
-                && few_iterations(func, &c, || {
-                    ranges.get_or_insert_with(|| {
-                        crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops)
-                    })
+            // Only a partially unrolled loop needs to know (the value ranges are built for the
+            // first such loop, before any unrolling changes the function).
+            if c.step.is_some() && c.trips.is_none() && !c.barrier && !c.cond_store {
+                let r = ranges.get_or_insert_with(|| {
+                    crate::value_bound::Ranges::with_analyses(func, cfg, dt, loops)
                 });
+                c.max_trips = max_trips(func, &c, r);
+            }
+            c.few = eightfold(&c) && few_iterations(&c);
             found.push(c);
         }
     }
@@ -193,9 +198,15 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
             None if c.step.is_none() || c.barrier || c.cond_store => continue,
-            None if eightfold(&c) => (8, c.few.then_some(4)),
-            None if c.size <= MAX_BODY_4 && 4 * c.load_words <= MAX_LOAD_WORDS => (4, None),
-            None if c.size <= MAX_BODY_2 => (2, None),
+            // k copies run only when k iterations are left.
+            None if eightfold(&c) && can_run(&c, 8) => (8, c.few.then_some(4)),
+            None if c.size <= MAX_BODY_4
+                && 4 * c.load_words <= MAX_LOAD_WORDS
+                && can_run(&c, 4) =>
+            {
+                (4, None)
+            }
+            None if c.size <= MAX_BODY_2 && can_run(&c, 2) => (2, None),
             None => continue,
         };
         let copies = (k + tail.unwrap_or(0)) as usize;
@@ -320,6 +331,7 @@ fn candidate(
         load_regs_8,
         load_regs_full,
         trips,
+        max_trips: None,
         few: false,
         exit_values,
         header_consts: c.header_consts,
@@ -340,34 +352,38 @@ fn eightfold(c: &Counted) -> bool {
     c.step.is_some() && c.size <= MAX_BODY_8 && c.load_regs_8 <= MAX_LOAD_REGS_8
 }
 
-/// Whether `c` is expected to run few iterations: it strides widely, or the value ranges of
-/// its start and bound (from `ranges`, asked only then) allow at most [`FEW_TRIPS`] of them.
+/// Whether `k` unrolled copies can ever run: the loop may run at least `k` iterations.
+fn can_run(c: &Counted, k: u64) -> bool {
+    c.max_trips.is_none_or(|t| t >= k)
+}
+
+/// Whether `c` is expected to run few iterations: it strides widely, or at most
+/// [`FEW_TRIPS`] by [`max_trips`].
 /// Eight copies then often run not at all, and four once-run copies behind them take most
 /// iterations out of the original loop; a loop running many iterations gains little from
 /// those copies and pays their code and the registers their loads keep in flight.
-fn few_iterations<'r>(
-    func: &Function,
-    c: &Counted,
-    ranges: impl FnOnce() -> &'r crate::value_bound::Ranges,
-) -> bool {
-    let Some(step) = c.step else { return false };
-    if step >= WIDE_STEP {
-        return true;
-    }
-    let ranges = ranges();
+fn few_iterations(c: &Counted) -> bool {
+    c.step.is_some_and(|s| s >= WIDE_STEP) || c.max_trips.is_some_and(|t| t <= FEW_TRIPS)
+}
+
+/// The most iterations `c` can run by the value ranges of its start and bound, if they
+/// bound it.
+fn max_trips(func: &Function, c: &Counted, ranges: &crate::value_bound::Ranges) -> Option<u64> {
+    let step = c.step?;
     let (init_lo, init_hi) = ranges.range(func, c.init, Some(c.pre));
     let (bound_lo, bound_hi) = ranges.range(func, c.bound, Some(c.pre));
     // Signed comparisons: only values known non-negative compare as their unsigned ranges.
     let sign = 1u64 << 31;
     if c.signed && [init_hi, bound_hi].iter().any(|&h| h >= sign) {
-        return false;
+        return None;
     }
     let span = if c.descending {
         init_hi.saturating_sub(bound_lo)
     } else {
         bound_hi.saturating_sub(init_lo)
     };
-    span.div_ceil(u64::from(step)) <= FEW_TRIPS
+    let trips = span.div_ceil(u64::from(step));
+    (trips < 1 << 32).then_some(trips)
 }
 
 /// The block defining `v` (its instruction's or parameter's), if any.
