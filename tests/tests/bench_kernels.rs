@@ -108,7 +108,7 @@ fn bench_kernels_compile_and_match_the_interpreter() {
 /// the limit fails the test until it is removed from the list.
 #[test]
 fn registers_stay_within_ptxas_plus_two() {
-    const OVER: &[&str] = &["cuda_fwt"];
+    const OVER: &[&str] = &[];
     let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();
     for name in &names {
