@@ -1,27 +1,32 @@
-//! Loads hoisted over `if`s inside loops, so that a later iteration's (or a later unrolled
-//! copy's) loads start before an earlier one's conditional work instead of after it.
+//! Loads hoisted over `if`s, so that a later iteration's (or a later unrolled copy's) loads
+//! start before an earlier one's conditional work instead of after it.
 //!
-//! For a block `J` inside a loop whose immediate dominator `A` it post-dominates (`A` and `J`
-//! run exactly as often: `J` is where `A`'s `if` joins), reached from `A` only through an
-//! acyclic region of at most [`MAX_REGION`] blocks that write no memory and hold no barrier or
-//! call: the loads at the start of `J` (before its first instruction with side effects), with
+//! For a block `J` (in a loop or not) whose immediate dominator `A` it post-dominates (`A` and
+//! `J` run exactly as often: `J` is where `A`'s `if` joins; both in the same innermost loop, `J`
+//! not its header), reached from `A` only through an acyclic region of at most [`MAX_REGION`]
+//! blocks that write no memory and hold no barrier or call: the loads of `J` that come before
+//! its first instruction with side effects other than a store, and after no store to their
+//! memory class (LDS, private or global memory: a buffer load moves past a store to LDS), with
 //! the pure instructions of `J` that compute their addresses, move to the end of `A`, in their
-//! order, when their operands do not come from `J`'s parameters. Blocks are visited bottom-up
+//! order, when their operands do not come from `J`'s parameters. A constant buffer's word at
+//! a constant address stays (it becomes an operand, not a load). Blocks are visited bottom-up
 //! (post-order), so a chain of such joins (the copies of an unrolled loop body, each ending in
 //! its own `if`) carries the last copy's loads up to the first; at most
 //! [`MAX_WORDS`] words of loads move into one block, so the registers they hold stay bounded.
 //!
 //! Moving a load within its control-equivalence class executes it exactly as often as before,
-//! on the same address; no write to memory lies between the old and the new position (the
-//! region's blocks and the part of `J` before the load write none), and shared memory changes
-//! only across barriers. A bounds-checked load stays checked. So every load reads the value it
+//! on the same address; no write to its memory lies between the old and the new position
+//! (the region's blocks write none, the part of `J` before the load none of its class), and
+//! shared memory changes only across barriers. A bounds-checked load stays checked. So every load reads the value it
 //! read before.
 //!
 //! Requires: verified SSA. Guarantees: behaviour unchanged; only instruction positions change
 //! (from `J` to `A`); the CFG is untouched.
 
 use crate::gvn::is_pure;
-use crate::ir::{Analyses, Block, Function, Inst, InstructionData, PostDominatorTree, Value};
+use crate::ir::{
+    Analyses, Block, Function, Inst, InstructionData, MemSpace, PostDominatorTree, Value,
+};
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
 /// Most blocks between `A` and `J`.
@@ -52,8 +57,7 @@ pub fn hoist_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     for &j in dt.rpo().iter().rev() {
         crate::budget::tick();
         let Some(a) = dt.idom(j) else { continue };
-        if loops.loop_depth(j) == 0
-            || loops.innermost_loop(a) != loops.innermost_loop(j)
+        if loops.innermost_loop(a) != loops.innermost_loop(j)
             || loops.is_header(j)
             || !pdt.post_dominates(j, a)
         {
@@ -107,12 +111,31 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
     // end of `a` (defined outside `j`, not `j`'s parameters) or computed by movable ones.
     let mut movable: HashSet<Inst> = HashSet::default();
     let mut made: HashSet<Value> = HashSet::default();
+    // The memory classes `j` has written so far: a load of another class still moves.
+    let mut written = [false; 3];
     for &i in &insts {
         let d = &func.dfg.insts[i];
-        if d.has_side_effects() || d.is_terminator() {
+        if d.is_terminator() {
             break;
         }
-        let load = matches!(d, InstructionData::Load { .. });
+        if d.has_side_effects() {
+            match d {
+                InstructionData::Store { mem, .. } => written[class(mem.space)] = true,
+                _ => break,
+            }
+            continue;
+        }
+        let load = match d {
+            InstructionData::Load { mem, .. } if written[class(mem.space)] => continue,
+            // A constant buffer's word at a constant address is an operand, not a load.
+            InstructionData::Load { mem, args, .. }
+                if matches!(mem.space, MemSpace::Cb(_)) && args.is_empty() =>
+            {
+                continue
+            }
+            InstructionData::Load { .. } => true,
+            _ => false,
+        };
         if !(load || is_pure(d)) || func.dfg.inst_results(i).is_empty() {
             continue;
         }
@@ -161,6 +184,16 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
         func.layout.insert_inst(i, at);
     }
     loads
+}
+
+/// The memory a space lies in: LDS, a work-item's private memory, or global memory (buffers,
+/// `g[]` and constant buffers, which may share it). Spaces of different classes never alias.
+fn class(space: MemSpace) -> usize {
+    match space {
+        MemSpace::Lds(_) => 0,
+        MemSpace::Private(_) => 1,
+        _ => 2,
+    }
 }
 
 #[cfg(test)]
