@@ -17,8 +17,8 @@
 //! Moving a load within its control-equivalence class executes it exactly as often as before,
 //! on the same address; no write to its memory lies between the old and the new position
 //! (the region's blocks write none, the part of `J` before the load none of its class), and
-//! shared memory changes only across barriers. A bounds-checked load stays checked. So every load reads the value it
-//! read before.
+//! shared memory changes only across barriers. A bounds-checked load stays checked. So every
+//! load reads the value it read before.
 //!
 //! Requires: verified SSA. Guarantees: behaviour unchanged; only instruction positions change
 //! (from `J` to `A`); the CFG is untouched.
