@@ -234,12 +234,15 @@ fn guarded(
     let (latch, pre) = (*latch, *pre);
     let members: crate::FastHashSet<Block> = loops.loop_blocks(h).iter().copied().collect();
     let in_loop = |b: Block| members.contains(&b);
-    let body: Vec<Block> = dt
-        .rpo()
+    // In reverse post-order, sorted from the loop's own blocks (not filtered from the whole
+    // function's order: that is quadratic in the number of loops).
+    let mut body: Vec<Block> = loops
+        .loop_blocks(h)
         .iter()
         .copied()
-        .filter(|&b| b != h && in_loop(b))
+        .filter(|&b| b != h && dt.is_reachable(b))
         .collect();
+    body.sort_unstable_by_key(|&b| dt.rpo_number(b));
     // The header: constants, then `c = icmp ..; brif c, ..`.
     let (header_consts, insts): (Vec<Inst>, Vec<Inst>) = func
         .layout
@@ -461,6 +464,68 @@ block3:
         with_loop(init, cc, bound, next, k, |f, cfg, dt, loops, h| {
             recognize_constant_trips(f, cfg, dt, loops, h, max).map(|(_, t)| t)
         })
+    }
+
+    #[test]
+    fn loop_bodies_are_in_reverse_post_order() {
+        // A diamond in the body laid out with its join first: the body is the loop's own
+        // blocks in reverse post-order, not in layout order.
+        let text = "kernel %k {
+    group_size 1, 1, 1
+    uav0 = raw
+
+block0:
+    v0 = iconst.b32 0x0
+    v1 = iconst.b32 0x10
+    v2 = iconst.b32 0x1
+    jump block4(v0)
+
+block4(v20: b32):
+    v21 = icmp ult v20, v1
+    brif v21, block5, block9
+
+block8:
+    v22 = iadd v20, v2
+    jump block4(v22)
+
+block6:
+    store.b32 uav0[v20], v20
+    jump block8
+
+block5:
+    v23 = icmp eq v20, v0
+    brif v23, block6, block7
+
+block7:
+    store.b32 uav0[v20], v0
+    jump block8
+
+block9:
+    return
+}
+";
+        let func = parse_function_text(text).expect("parses");
+        let mut analyses = Analyses::new();
+        let (cfg, dt, loops) = analyses.loops(&func);
+        let blocks: Vec<Block> = func.layout.blocks().collect();
+        let (h, body) = (blocks[1], [2, 3, 4, 5].map(|k| blocks[k]));
+        let c = recognize(&func, cfg, dt, loops, h).expect("a counted loop");
+        let expected: Vec<Block> = dt
+            .rpo()
+            .iter()
+            .copied()
+            .filter(|b| body.contains(b))
+            .collect();
+        assert_eq!(c.guard.body, expected);
+        assert_eq!(
+            c.guard.body[0], blocks[4],
+            "the body entry (block5) comes first"
+        );
+        assert_eq!(
+            c.guard.body.last(),
+            Some(&blocks[2]),
+            "the latch (block8) comes last"
+        );
     }
 
     #[test]

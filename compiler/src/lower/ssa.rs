@@ -435,11 +435,14 @@ fn remove_trivial_params(func: &mut Function) {
         };
         for call in func.dfg.insts[t].branch_destinations_mut() {
             if let Some(ks) = remove.get(&call.block) {
-                for &k in ks {
-                    if k < call.args.len() {
-                        call.args.remove(k);
-                    }
-                }
+                // `ks` is in descending order: walk it from the end alongside the arguments.
+                let mut drop = ks.iter().rev().copied().peekable();
+                let mut k = 0;
+                call.args.retain(|_| {
+                    let gone = drop.next_if_eq(&k).is_some();
+                    k += 1;
+                    !gone
+                });
             }
         }
     }
@@ -453,15 +456,16 @@ fn incoming_contains_param(param_of: &FastMap<Value, (Block, usize)>, v: Value) 
 /// points every value on the path straight at the end (path compression).
 fn resolve_compress(subst: &mut FastMap<Value, Value>, v: Value) -> Value {
     let mut root = v;
-    let mut path = Vec::new();
     while let Some(&w) = subst.get(&root) {
-        path.push(root);
         root = w;
     }
-    if path.len() > 1 {
-        for p in path {
-            subst.insert(p, root);
+    // A second walk re-points the path (no list of it to allocate).
+    let mut at = v;
+    while let Some(w) = subst.get_mut(&at) {
+        if *w == root {
+            break;
         }
+        at = std::mem::replace(w, root);
     }
     root
 }
@@ -474,7 +478,7 @@ pub fn make_zero(func: &mut Function, block: Block) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use ilc_passes::ir::{FuncCursor, IntCC};
+    use ilc_passes::ir::{FuncCursor, IntCC, ValueDef};
 
     use super::*;
 
@@ -588,6 +592,69 @@ mod tests {
             "read through the predecessor"
         );
         assert_eq!(ssa.read(&mut f, var(3), b), zero);
+    }
+
+    /// Trivial parameters between kept ones: the kept parameters close up in order, with
+    /// their positions and every branch's arguments lined up, and uses of the removed ones
+    /// read the values from before the loop.
+    #[test]
+    fn kept_loop_parameters_close_up_around_removed_ones() {
+        let (mut f, entry, mut ssa, _) = start();
+        let consts: Vec<Value> = (0..4)
+            .map(|k| {
+                FuncCursor::new(&mut f)
+                    .at_end(entry)
+                    .ins()
+                    .iconst(Type::B32, k)
+            })
+            .collect();
+        for (k, &c) in consts.iter().enumerate() {
+            ssa.write(var(k as u32), entry, c);
+        }
+        let (header, body, exit) = (
+            f.append_new_block(),
+            f.append_new_block(),
+            f.append_new_block(),
+        );
+        FuncCursor::new(&mut f)
+            .at_end(entry)
+            .ins()
+            .jump(header, &[]);
+        ssa.add_pred(header, entry);
+        let p: Vec<Value> = (0..4).map(|k| ssa.read(&mut f, var(k), header)).collect();
+        let mut c = FuncCursor::new(&mut f).at_end(header);
+        let cond = c.ins().icmp(IntCC::Ult, p[1], p[3]);
+        c.ins().brif(cond, body, &[], exit, &[]);
+        ssa.add_pred(body, header);
+        ssa.seal(&mut f, body);
+        ssa.add_pred(exit, header);
+        ssa.seal(&mut f, exit);
+        // The loop writes variables 1 and 3 only.
+        let mut c = FuncCursor::new(&mut f).at_end(body);
+        let y1 = c.ins().iadd(p[1], p[0]);
+        let y3 = c.ins().iadd(p[3], p[2]);
+        c.ins().jump(header, &[]);
+        ssa.write(var(1), body, y1);
+        ssa.write(var(3), body, y3);
+        ssa.add_pred(header, body);
+        ssa.seal(&mut f, header);
+        let mut c = FuncCursor::new(&mut f).at_end(exit);
+        let s = c.ins().iadd(p[0], p[2]);
+        c.ins().return_();
+        ssa.finish(&mut f);
+        assert_eq!(f.dfg.block_params(header), &[p[1], p[3]]);
+        assert_eq!(f.dfg.value_def(p[3]), ValueDef::Param(header, 1));
+        let args = |from: Block| {
+            let t = f.terminator(from).expect("a terminator");
+            f.dfg.insts[t].branch_destinations()[0].args.to_vec()
+        };
+        assert_eq!(args(entry), vec![consts[1], consts[3]]);
+        assert_eq!(args(body), vec![y1, y3]);
+        let s = f.dfg.value_inst(s).expect("an instruction result");
+        assert_eq!(f.dfg.inst_args(s), &[consts[0], consts[2]]);
+        let y3 = f.dfg.value_inst(y3).expect("an instruction result");
+        assert_eq!(f.dfg.inst_args(y3), &[p[3], consts[2]]);
+        assert!(ilc_passes::verifier::verify_function(&f).is_ok());
     }
 
     /// A loop header read before the back edge exists gets an incomplete phi that turns

@@ -386,8 +386,10 @@ impl DataFlowGraph {
     pub fn remove_block_param(&mut self, block: Block, idx: usize) {
         let v = self.blocks[block].params.remove(idx);
         self.values[v].set_def(ValueDef::Detached);
-        for (n, v) in self.blocks[block].params.clone().into_iter().enumerate() {
-            self.values[v].set_def(ValueDef::Param(block, n));
+        // The parameters before `idx` keep their positions.
+        let params = &self.blocks[block].params;
+        for (n, &p) in params.iter().enumerate().skip(idx) {
+            self.values[p].set_def(ValueDef::Param(block, n));
         }
     }
 
