@@ -216,26 +216,6 @@ fn empty_and_contentless_inputs_are_errors_at_line_one() {
 }
 
 #[test]
-fn random_bytes_are_errors() {
-    let c = compiler(Limits::default());
-    let mut s = 0x1234_5678_9abc_def1u64;
-    for len in 0..200usize {
-        let bytes: Vec<u8> = (0..len * 7 % 2000)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s as u8
-            })
-            .collect();
-        let e = c
-            .compile(&bytes)
-            .expect_err("random bytes are not a kernel");
-        assert!(e.has_errors());
-    }
-}
-
-#[test]
 fn backend_errors_point_at_the_statement() {
     // Two registers cannot hold an address and a 128-bit load: register allocation fails
     // for the load, and says where it is.

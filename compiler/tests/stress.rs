@@ -3,29 +3,13 @@
 //! kernels, 100k-deep nesting, a million instructions) giving errors, never a crash or a
 //! stack overflow, on a thread with a small stack.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ilc::{Compiler, Options};
+use ilc_test_support::{corpus_bytes, Rng};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/kernels")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
-        .collect();
-    v.sort();
-    v.into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string();
-            (name, std::fs::read(&p).expect("read kernel"))
-        })
-        .collect()
+    corpus_bytes("tests/kernels", "il", 40)
 }
 
 /// The cubin, or the error text.
@@ -82,16 +66,9 @@ fn hostile_inputs_are_errors() {
     small_stack(|| {
         let c = Compiler::new(Options::default());
         // Random bytes.
-        let mut s = 0x1234_5678_9abc_def1u64;
+        let mut rng = Rng::new(0x1234_5678_9abc_def1);
         for len in 0..400usize {
-            let bytes: Vec<u8> = (0..len * 7 % 2000)
-                .map(|_| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    s as u8
-                })
-                .collect();
+            let bytes = rng.bytes(len * 7 % 2000);
             let e = c
                 .compile(&bytes)
                 .expect_err("random bytes are not a kernel");

@@ -81,6 +81,11 @@ impl Rng {
         items[self.index(items.len())]
     }
 
+    /// `len` random bytes (the low byte of a draw each).
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64

@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 
 use ilc_capi::*;
+use ilc_test_support::Rng;
 
 /// Compiles `src`; returns the status and the message (if any).
 fn compile(c: *const IlcCompiler, src: &[u8]) -> (i32, String) {
@@ -50,16 +51,9 @@ fn hostile_inputs_are_status_codes_with_messages() {
                 unsafe { ilc_compiler_new(&o, &mut c, std::ptr::null_mut()) },
                 ILC_OK
             );
-            let mut s = 0x9e37_79b9_7f4a_7c15u64;
+            let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
             for len in 0..300usize {
-                let bytes: Vec<u8> = (0..len * 13 % 3000)
-                    .map(|_| {
-                        s ^= s << 13;
-                        s ^= s >> 7;
-                        s ^= s << 17;
-                        s as u8
-                    })
-                    .collect();
+                let bytes = rng.bytes(len * 13 % 3000);
                 let (st, msg) = compile(c, &bytes);
                 assert!(st == ILC_ERROR_COMPILE || st == ILC_OK, "{st}: {msg}");
                 if st != ILC_OK {
