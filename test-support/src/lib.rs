@@ -4,7 +4,9 @@
 //!   a coverage-guided fuzzer mutates ([`Rng::from_bytes`]);
 //! - [`nvidia_tool`]: the lookup of NVIDIA's oracle tools (nvdisasm, cuobjdump, ptxas);
 //! - [`corpus`]: the files of a test corpus, refusing a corpus smaller than the test expects
-//!   (a missing or emptied folder must fail the test, not make it pass vacuously).
+//!   (a missing or emptied folder must fail the test, not make it pass vacuously);
+//! - [`build_c`]: a C program built with the system compiler against one of the workspace's
+//!   static libraries, and [`skip_or_fail`], the rule for a missing tool or artifact.
 
 use std::path::{Path, PathBuf};
 
@@ -109,14 +111,74 @@ pub fn nvidia_tool(name: &str) -> Option<PathBuf> {
     if let Some(found) = dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file()) {
         return Some(found);
     }
+    skip_or_fail(&format!(
+        "{name} not found (set ILC_NVIDIA_BIN or run tools/install-nvidia-tools.sh)"
+    ));
+    None
+}
+
+/// What a test does when a tool or build artifact it needs is missing: a panic under
+/// `CI=true` (CI provides everything, so a missing piece is a broken setup), otherwise a loud
+/// `SKIPPED` line on stderr.
+pub fn skip_or_fail(why: &str) {
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
-        "{name} not found (CI=true): run tools/install-nvidia-tools.sh and set ILC_NVIDIA_BIN"
+        "{why} (required under CI=true)"
     );
-    eprintln!(
-        "SKIPPED: {name} not found (set ILC_NVIDIA_BIN or run tools/install-nvidia-tools.sh)"
+    eprintln!("SKIPPED: {why}");
+}
+
+/// The static library `file` (`libNAME.a`) of this build, debug or release, under
+/// `$CARGO_TARGET_DIR` or the workspace's `target/`, if it was built.
+pub fn static_lib(file: &str) -> Option<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    ["debug", "release"]
+        .iter()
+        .map(|p| target.join(p).join(file))
+        .find(|p| p.exists())
+}
+
+/// Compiles the C program `source` with the system `cc` (C99, `-O1`, warnings are errors)
+/// against the static library `lib` (a file name for [`static_lib`]) with `include` on the
+/// header path, to a fresh executable in the temporary folder (one per call: tests run in
+/// parallel and may build the same program). `None`, after [`skip_or_fail`], when the library
+/// (built by `cargo build -p {package}`) or `cc` is missing; a panic with the compiler's
+/// messages when the program does not compile.
+pub fn build_c(source: &Path, include: &Path, lib: &str, package: &str) -> Option<PathBuf> {
+    let Some(lib_path) = static_lib(lib) else {
+        skip_or_fail(&format!("{lib} not built (run `cargo build -p {package}`)"));
+        return None;
+    };
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip_or_fail("no C compiler `cc`");
+        return None;
+    }
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out =
+        std::env::temp_dir().join(format!("ilc-c-{}-{}-{n}", stem(source), std::process::id()));
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(include)
+        .arg(source)
+        .arg(&lib_path)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&out)
+        .output()
+        .expect("cc runs");
+    assert!(
+        cc.status.success(),
+        "cc {} failed:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&cc.stderr)
     );
-    None
+    Some(out)
 }
 
 /// The workspace root (the folder of the top-level Cargo.toml).
