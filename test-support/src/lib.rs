@@ -5,6 +5,7 @@
 //! - [`nvidia_tool`]: the lookup of NVIDIA's oracle tools (nvdisasm, cuobjdump, ptxas);
 //! - [`corpus`]: the files of a test corpus, refusing a corpus smaller than the test expects
 //!   (a missing or emptied folder must fail the test, not make it pass vacuously);
+//! - [`assert_no_failures`]: the report of a test that checks many cases;
 //! - [`build_c`]: a C program built with the system compiler against one of the workspace's
 //!   static libraries, and [`skip_or_fail`], the rule for a missing tool or artifact.
 
@@ -179,6 +180,18 @@ pub fn build_c(source: &Path, include: &Path, lib: &str, package: &str) -> Optio
         String::from_utf8_lossy(&cc.stderr)
     );
     Some(out)
+}
+
+/// Panics with the number of failures, `what` they are (with how to reproduce one, where
+/// that helps) and one failure a line, unless `failures` is empty: a test that checks many
+/// cases reports all that fail, not only the first.
+pub fn assert_no_failures(failures: &[String], what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} {what}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The workspace root (the folder of the top-level Cargo.toml).

@@ -13,6 +13,7 @@
 use ilc::options::{OptLevel, Options};
 use ilc::verify::{run_emulated, verify, VerifyOptions};
 use ilc::Compiler;
+use ilc_test_support::assert_no_failures;
 use ilc_tests::cases::{check_outputs, corpus, load_case};
 
 /// (kernel, text the compile error must contain).
@@ -73,12 +74,7 @@ fn case_outputs_match_on_the_emulator_at_every_level() {
         }
     }
     assert!(ran >= 150, "only {ran} compiled cases ran");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]
@@ -124,10 +120,5 @@ fn random_dispatches_match_the_interpreter_at_every_level() {
         }
     }
     assert!(compared >= 300, "only {compared} dispatches compared");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }

@@ -8,6 +8,7 @@
 //! race checker on; races, warnings and out-of-range accesses (outside the `oob_*` kernels)
 //! are failures too.
 
+use ilc_test_support::assert_no_failures;
 use ilc_tests::cases::{check_outputs, compare, corpus, load_case, parse_tolerance, ulp32, Tol};
 use isa_amdil::interp::{self, Schedule};
 
@@ -78,12 +79,7 @@ fn every_kernel_matches_its_expected_output() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]
