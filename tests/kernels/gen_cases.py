@@ -465,10 +465,8 @@ def float_div():
     for i in range(n):
         b = r.choice([0.0, -0.0, 2.0, -3.0, 0.1, 1e-20, r.uniform(-50, 50)])
         vals += [bits(r.choice([1.0, -7.5, 0.0, r.uniform(-1000, 1000)])), bits(b)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
         if b == 0.0:
             # guide L6635: zeroop result with the sign of src0 only (negative iff a < 0)
             d1 = bits(-val(FLT_MAX)) if a < 0 else FLT_MAX
@@ -477,9 +475,8 @@ def float_div():
         else:
             d1 = d2 = fres(a / b)
             rc = fres(1.0 / b)
-        out += [d1, d2, rc, 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
+        return [d1, d2, rc, 0]
+    rows(c, vals, 2, 4, row)
     # `div` has no stated precision (the guide gives none; AMD hardware multiplies by the
     # reciprocal): the backend's a * rcp(b) is within 2 ulp.
     c.tolerance('uav1 f32 ulp 2')
@@ -521,12 +518,9 @@ def float_minmax():
     vals[2], vals[3] = bits(-3.0), NAN
     vals[4], vals[5] = 0x80000000, 0
     vals[6], vals[7] = 0, 0x80000000
-    c.uav(0, vals)
     lo, hi = -10.0, 10.0
     c.cb(0, [bits(lo), bits(hi), 0, 0])
-    out = []
-    for i in range(n):
-        ab, bb = vals[2 * i], vals[2 * i + 1]
+    def row(ab, bb):
         a, b = fv(ab), fv(bb)
         # L7065/L7078: NaN loses; min(-0,+0) = -0, max = +0
         if math.isnan(a):
@@ -544,10 +538,8 @@ def float_minmax():
         if math.isnan(cl):
             cl = lo  # max(NaN, lo) = lo (NaN loses), then min with hi
         cl = min(max(cl, lo), hi)
-        out += [fres(mn), fres(mx), fres(cl), ab & 0x7FFFFFFF]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [fres(mn), fres(mx), fres(cl), ab & 0x7FFFFFFF]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -560,9 +552,7 @@ def float_round():
     vals = [bits(x) for x in sp]
     while len(vals) < n:
         vals.append(bits(r.uniform(-100, 100)))
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         v = fv(x)
         fl = float(math.floor(v))
         if fl == 0.0:
@@ -570,14 +560,12 @@ def float_round():
         # x - floor(x) in float32 arithmetic (one rounding)
         frc = fres(v - fl)
         rne = round(v)  # Python rounds half to even
-        out += [fres(math.copysign(fl, v) if fl == 0 else fl), frc,
-                fres(math.copysign(rne, v) if rne == 0 else rne),
-                fres(math.copysign(math.trunc(v), v)),
-                fres(math.copysign(math.ceil(v), v) if math.ceil(v) == 0 else math.ceil(v)),
-                fres(math.floor(val(fres(v + 0.5))))]
-    c.uav(1, [0] * 6 * n)
-    c.expect(1, out)
-    return c
+        return [fres(math.copysign(fl, v) if fl == 0 else fl), frc,
+               fres(math.copysign(rne, v) if rne == 0 else rne),
+               fres(math.copysign(math.trunc(v), v)),
+               fres(math.copysign(math.ceil(v), v) if math.ceil(v) == 0 else math.ceil(v)),
+               fres(math.floor(val(fres(v + 0.5))))]
+    return rows(c, vals, 1, 6, row)
 
 
 @case
@@ -591,16 +579,12 @@ def float_compare():
     vals[0], vals[1] = NAN, bits(1.0)
     vals[2], vals[3] = 0x80000000, 0
     vals[4], vals[5] = 1, 0  # denormal flushed: equal to zero
-    c.uav(0, vals)
     T = M32
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
-        out += [T if a == b else 0, T if not (a == b) else 0, T if a >= b else 0,
-                T if a < b else 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
+        return [T if a == b else 0, T if not (a == b) else 0, T if a >= b else 0,
+               T if a < b else 0]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -995,20 +979,17 @@ def double_convert():
         vals += [bits(r.choice([1.5, -2.0, 1e30, 3e-20, r.uniform(-100, 100)])),
                  bits(r.choice([1.5, 0.0, -1e30, r.uniform(-100, 100)]))]
     vals[0] = 0x00011BD9  # float denormal -> 0.0 double (L6328)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
         mx = max(a, b) if not (a == b == 0.0) else (0.0 if (math.copysign(1, a) > 0 or math.copysign(1, b) > 0) else -0.0)
         mn = min(a, b) if not (a == b == 0.0) else (-0.0 if (math.copysign(1, a) < 0 or math.copysign(1, b) < 0) else 0.0)
         sq = a * a  # exact in double
-        out += [M32 if a < b else 0, M32 if a >= b else 0, fres(sq), fres(mx)]
+        words = [M32 if a < b else 0, M32 if a >= b else 0, fres(sq), fres(mx)]
         for x in (mx, mn):
             d = dbits(x)
-            out += [d & M32, d >> 32]
-    c.uav(1, [0] * 8 * n)
-    c.expect(1, out)
-    return c
+            words += [d & M32, d >> 32]
+        return words
+    return rows(c, vals, 2, 8, row)
 
 
 # ---------------------------------------------------------------- control flow
