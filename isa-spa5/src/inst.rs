@@ -826,9 +826,9 @@ impl Inst {
         b: impl Into<Operand>,
         shift: u8,
     ) -> Inst {
-        let b = b.into();
-        let op = pick(Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C, &b);
-        Inst::build(op, &[d.into(), a.into(), b, Operand::Imm(shift as i64)])
+        let forms = [Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C];
+        let shift = Operand::Imm(shift as i64);
+        three_form(forms, d.into(), a.into(), b.into(), Some(shift))
     }
     /// `LOP.op d, a, b`.
     pub fn lop(
@@ -889,11 +889,8 @@ impl Inst {
         b: impl Into<Operand>,
         p: Pred,
     ) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::SEL_R, Op::SEL_I, Op::SEL_C, &b),
-            &[d.into(), a.into(), b, p.into()],
-        )
+        let forms = [Op::SEL_R, Op::SEL_I, Op::SEL_C];
+        three_form(forms, d.into(), a.into(), b.into(), Some(p.into()))
     }
     pub fn lea(
         d: impl Into<Operand>,
