@@ -89,6 +89,50 @@ pub enum OpKind {
     Cc,
 }
 
+/// What an operand field holds, as the encoder and the printer group the [`OpKind`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    /// A general or predicate register.
+    Register,
+    /// An integer immediate (20-bit, 32-bit or a sub-field of the word).
+    IntImm,
+    /// A floating-point immediate (f32 or the high bits of an f64, 20 or 32 bits).
+    FloatImm,
+    /// A constant-bank or memory operand.
+    Memory,
+    /// A special register, branch target, scoreboard, predicate set or condition code.
+    Control,
+}
+
+impl OpKind {
+    /// The class of this field.
+    pub fn class(self) -> OpClass {
+        match self {
+            OpKind::Gpr(_)
+            | OpKind::Next(_)
+            | OpKind::Same(_)
+            | OpKind::PredDst(_)
+            | OpKind::PredSrc(..) => OpClass::Register,
+            OpKind::UImm(..)
+            | OpKind::SImm(..)
+            | OpKind::I20
+            | OpKind::XImm
+            | OpKind::U20
+            | OpKind::U32(_)
+            | OpKind::S32(_) => OpClass::IntImm,
+            OpKind::F20 | OpKind::D20 | OpKind::F32(_) => OpClass::FloatImm,
+            OpKind::CBuf | OpKind::CBufSp | OpKind::Mem { .. } | OpKind::CIdx => OpClass::Memory,
+            OpKind::SReg
+            | OpKind::Rel
+            | OpKind::Abs
+            | OpKind::SbMask
+            | OpKind::Sb
+            | OpKind::Pr
+            | OpKind::Cc => OpClass::Control,
+        }
+    }
+}
+
 /// Whether an operand is read or written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
