@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use ilc::{Compiler, Options};
-use ilc_test_support::{corpus_bytes, Rng};
+use ilc_test_support::{corpus_bytes, hostile_il, Rng};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     corpus_bytes("tests/kernels", "il", 40)
@@ -90,23 +90,12 @@ fn hostile_inputs_are_errors() {
             );
         }
         // 100k-deep nesting: rejected by the nesting limit.
-        let mut deep = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-        for _ in 0..100_000 {
-            deep.push_str("if_logicalnz r0.x\n");
-        }
-        for _ in 0..100_000 {
-            deep.push_str("endif\n");
-        }
-        deep.push_str("end\n");
+        let deep = hostile_il::deep_nesting(100_000);
         let e = c.compile(deep.as_bytes()).expect_err("too deep");
         assert!(e.to_string().to_lowercase().contains("nest"), "{e}");
         // A million instructions: an error under an embedder's instruction limit (the
         // frontend counts before any pass runs).
-        let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-        for _ in 0..1_000_000 {
-            big.push_str("iadd r0.x, r0.x, r0.x\n");
-        }
-        big.push_str("end\n");
+        let big = hostile_il::many_instructions(1_000_000);
         let limited = Compiler::new(Options {
             limits: ilc::Limits {
                 max_instructions: 100_000,

@@ -6,6 +6,8 @@
 //! - [`corpus`]: the files of a test corpus, refusing a corpus smaller than the test expects
 //!   (a missing or emptied folder must fail the test, not make it pass vacuously);
 //! - [`assert_no_failures`]: the report of a test that checks many cases;
+//! - [`hostile_il`]: IL sources that are expensive for their size, for the hostile-input
+//!   tests of the Rust and the C interfaces;
 //! - [`build_c`]: a C program built with the system compiler against one of the workspace's
 //!   static libraries, and [`skip_or_fail`], the rule for a missing tool or artifact.
 
@@ -192,6 +194,40 @@ pub fn assert_no_failures(failures: &[String], what: &str) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// IL sources that cost a compiler much for their size: the hostile inputs that the Rust
+/// interface's and the C interface's tests both feed to the compiler.
+pub mod hostile_il {
+    /// `depth` nested `if_logicalnz` blocks.
+    pub fn deep_nesting(depth: usize) -> String {
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}{}end\n",
+            "if_logicalnz r0.x\n".repeat(depth),
+            "endif\n".repeat(depth)
+        )
+    }
+
+    /// `n` straight-line `iadd`s.
+    pub fn many_instructions(n: usize) -> String {
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}end\n",
+            "iadd r0.x, r0.x, r0.x\n".repeat(n)
+        )
+    }
+
+    /// A 40 KiB source that inlines to about 200k instructions (130 calls of a function of
+    /// 1,500): seconds of work for the passes.
+    pub fn inlining_blowup() -> String {
+        let body =
+            "iadd r0.x, r0.x, r1.x\nixor r1.x, r1.x, r0.y\nimul r0.y, r0.y, r1.x\n".repeat(500);
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+             uav_raw_load_id(0) r0, vAbsTidFlat.x\n{}\
+             uav_raw_store_id(0) mem, vAbsTidFlat.x, r0\nendmain\nfunc 1\n{body}ret\nend\n",
+            "call 1\n".repeat(130)
+        )
+    }
 }
 
 /// The workspace root (the folder of the top-level Cargo.toml).
