@@ -107,28 +107,17 @@ pub enum OpClass {
 impl OpKind {
     /// The class of this field.
     pub fn class(self) -> OpClass {
+        use OpKind as K;
         match self {
-            OpKind::Gpr(_)
-            | OpKind::Next(_)
-            | OpKind::Same(_)
-            | OpKind::PredDst(_)
-            | OpKind::PredSrc(..) => OpClass::Register,
-            OpKind::UImm(..)
-            | OpKind::SImm(..)
-            | OpKind::I20
-            | OpKind::XImm
-            | OpKind::U20
-            | OpKind::U32(_)
-            | OpKind::S32(_) => OpClass::IntImm,
-            OpKind::F20 | OpKind::D20 | OpKind::F32(_) => OpClass::FloatImm,
-            OpKind::CBuf | OpKind::CBufSp | OpKind::Mem { .. } | OpKind::CIdx => OpClass::Memory,
-            OpKind::SReg
-            | OpKind::Rel
-            | OpKind::Abs
-            | OpKind::SbMask
-            | OpKind::Sb
-            | OpKind::Pr
-            | OpKind::Cc => OpClass::Control,
+            K::Gpr(_) | K::Next(_) | K::Same(_) | K::PredDst(_) | K::PredSrc(..) => {
+                OpClass::Register
+            }
+            K::UImm(..) | K::SImm(..) | K::I20 | K::XImm | K::U20 | K::U32(_) | K::S32(_) => {
+                OpClass::IntImm
+            }
+            K::F20 | K::D20 | K::F32(_) => OpClass::FloatImm,
+            K::CBuf | K::CBufSp | K::Mem { .. } | K::CIdx => OpClass::Memory,
+            K::SReg | K::Rel | K::Abs | K::SbMask | K::Sb | K::Pr | K::Cc => OpClass::Control,
         }
     }
 }
