@@ -76,3 +76,13 @@ pub fn pos_of(span: isa_amdil::ast::Span) -> ilc_passes::ir::SourcePos {
         col: span.col,
     }
 }
+
+/// The text of a panic payload (what `catch_unwind` returns), for the C interfaces that turn
+/// a panic into an error code with a message.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

@@ -78,14 +78,7 @@ fn many_calls_of_a_big_function_are_rejected_at_the_call_that_crosses_the_limit(
 
 #[test]
 fn the_deadline_stops_a_compile_inside_the_passes() {
-    // 200k instructions after inlining: seconds of work, from a 40 KiB source.
-    let body = "iadd r0.x, r0.x, r1.x\nixor r1.x, r1.x, r0.y\nimul r0.y, r0.y, r1.x\n".repeat(500);
-    let src = format!(
-        "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
-         uav_raw_load_id(0) r0, vAbsTidFlat.x\n{}\
-         uav_raw_store_id(0) mem, vAbsTidFlat.x, r0\nendmain\nfunc 1\n{body}ret\nend\n",
-        "call 1\n".repeat(130)
-    );
+    let src = ilc_test_support::hostile_il::inlining_blowup();
     let limit = 150;
     let t = Instant::now();
     let (code, _) = first_error(
@@ -213,26 +206,6 @@ fn empty_and_contentless_inputs_are_errors_at_line_one() {
     // Eight NUL bytes read as a binary token stream with no instruction.
     let (code, _) = first_error(&[0u8; 8], Limits::default());
     assert!(code == "E0017" || code == "E0050", "{code}");
-}
-
-#[test]
-fn random_bytes_are_errors() {
-    let c = compiler(Limits::default());
-    let mut s = 0x1234_5678_9abc_def1u64;
-    for len in 0..200usize {
-        let bytes: Vec<u8> = (0..len * 7 % 2000)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s as u8
-            })
-            .collect();
-        let e = c
-            .compile(&bytes)
-            .expect_err("random bytes are not a kernel");
-        assert!(e.has_errors());
-    }
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use isa_amdil::ast::Program;
+use isa_amdil::opcodes::Precision;
 
 fn corpus() -> Vec<(PathBuf, Program)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
@@ -126,29 +127,10 @@ fn accepted_mutants_match_the_il_interpreter() {
             if func.uses_global {
                 bufs.global = Some(bytes(2048));
             }
-            let approx = p.statements.iter().any(|s| {
-                matches!(
-                    s.opcode.mnemonic(),
-                    "exp"
-                        | "exp_vec"
-                        | "log"
-                        | "log_vec"
-                        | "ln"
-                        | "exn"
-                        | "sin"
-                        | "cos"
-                        | "sin_vec"
-                        | "cos_vec"
-                        | "sincos"
-                        | "pow"
-                        | "rsq"
-                        | "rsq_vec"
-                        | "rcp"
-                        | "rcp_vec"
-                        | "div"
-                        | "nrm"
-                )
-            });
+            let approx = p
+                .statements
+                .iter()
+                .any(|s| s.opcode.precision() != Precision::Exact);
             let tol: BTreeMap<u32, Tolerance> = if approx {
                 bufs.uavs
                     .keys()

@@ -3,29 +3,13 @@
 //! kernels, 100k-deep nesting, a million instructions) giving errors, never a crash or a
 //! stack overflow, on a thread with a small stack.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ilc::{Compiler, Options};
+use ilc_test_support::{corpus_bytes, hostile_il, Rng};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/kernels")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
-        .collect();
-    v.sort();
-    v.into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string();
-            (name, std::fs::read(&p).expect("read kernel"))
-        })
-        .collect()
+    corpus_bytes("tests/kernels", "il", 40)
 }
 
 /// The cubin, or the error text.
@@ -82,16 +66,9 @@ fn hostile_inputs_are_errors() {
     small_stack(|| {
         let c = Compiler::new(Options::default());
         // Random bytes.
-        let mut s = 0x1234_5678_9abc_def1u64;
+        let mut rng = Rng::new(0x1234_5678_9abc_def1);
         for len in 0..400usize {
-            let bytes: Vec<u8> = (0..len * 7 % 2000)
-                .map(|_| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    s as u8
-                })
-                .collect();
+            let bytes = rng.bytes(len * 7 % 2000);
             let e = c
                 .compile(&bytes)
                 .expect_err("random bytes are not a kernel");
@@ -113,23 +90,12 @@ fn hostile_inputs_are_errors() {
             );
         }
         // 100k-deep nesting: rejected by the nesting limit.
-        let mut deep = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-        for _ in 0..100_000 {
-            deep.push_str("if_logicalnz r0.x\n");
-        }
-        for _ in 0..100_000 {
-            deep.push_str("endif\n");
-        }
-        deep.push_str("end\n");
+        let deep = hostile_il::deep_nesting(100_000);
         let e = c.compile(deep.as_bytes()).expect_err("too deep");
         assert!(e.to_string().to_lowercase().contains("nest"), "{e}");
         // A million instructions: an error under an embedder's instruction limit (the
         // frontend counts before any pass runs).
-        let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-        for _ in 0..1_000_000 {
-            big.push_str("iadd r0.x, r0.x, r0.x\n");
-        }
-        big.push_str("end\n");
+        let big = hostile_il::many_instructions(1_000_000);
         let limited = Compiler::new(Options {
             limits: ilc::Limits {
                 max_instructions: 100_000,

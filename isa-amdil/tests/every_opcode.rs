@@ -1,6 +1,7 @@
 //! Every opcode of the table, in every operand form it takes, survives print -> parse and
 //! encode -> decode, with operands exercising masks, swizzles, modifiers and indices.
 
+use ilc_test_support::assert_no_failures;
 use isa_amdil::ast::*;
 use isa_amdil::opcodes::{Form, OPCODES};
 use isa_amdil::{binary, decode_binary, encode_binary, parse};
@@ -194,12 +195,7 @@ fn every_opcode_prints_and_parses_back() {
             (p, d) => failures.push(format!("{text}  -> {:?} {d:?}", p.map(|p| p.to_string()))),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]
@@ -225,10 +221,5 @@ fn every_opcode_encodes_and_decodes() {
             Err(e) => failures.push(format!("{prog}: {e:?}")),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }

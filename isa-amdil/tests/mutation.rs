@@ -360,6 +360,23 @@ fn pathological_inputs_finish_quickly() {
     );
 }
 
+/// Decodes `w`; whatever decodes prints to text that parses back to the same program (and
+/// validates without a panic). False when `w` does not decode.
+fn decodes_and_round_trips(w: &[u32]) -> bool {
+    let Ok(p) = decode_binary(w) else {
+        return false;
+    };
+    let text = p.to_string();
+    let (again, diags) = parse_lossy(&text);
+    assert!(
+        diags.iter().all(|d| !d.is_error()),
+        "{text}\n{diags:?}\n{w:x?}"
+    );
+    assert_eq!(again, p, "{text}\n{w:x?}");
+    let _ = validate(&p);
+    true
+}
+
 #[test]
 fn random_token_streams_never_panic() {
     let mut rng = Rng::new(0xD1B5_4A32_D192_ED03);
@@ -392,18 +409,7 @@ fn random_token_streams_never_panic() {
             };
             w.push(word);
         }
-        if let Ok(p) = decode_binary(&w) {
-            decoded += 1;
-            // Whatever decodes prints to text that parses back to the same program.
-            let text = p.to_string();
-            let (again, diags) = parse_lossy(&text);
-            assert!(
-                diags.iter().all(|d| !d.is_error()),
-                "{text}\n{diags:?}\n{w:x?}"
-            );
-            assert_eq!(again, p, "{text}\n{w:x?}");
-            let _ = validate(&p);
-        }
+        decoded += decodes_and_round_trips(&w) as usize;
     }
     eprintln!("decoded {decoded} of 50000 random streams");
     assert!(
@@ -489,17 +495,7 @@ fn table_driven_random_streams_round_trip_through_text() {
                 push_register(&mut rng, &mut w, false);
             }
         }
-        if let Ok(p) = decode_binary(&w) {
-            decoded += 1;
-            let text = p.to_string();
-            let (again, diags) = parse_lossy(&text);
-            assert!(
-                diags.iter().all(|d| !d.is_error()),
-                "{text}\n{diags:?}\n{w:x?}"
-            );
-            assert_eq!(again, p, "{text}\n{w:x?}");
-            let _ = validate(&p);
-        }
+        decoded += decodes_and_round_trips(&w) as usize;
     }
     eprintln!("decoded {decoded} of 20000 table-driven streams");
     assert!(decoded > 500, "only {decoded} streams decoded");

@@ -7,7 +7,7 @@
 
 use crate::inst::{Inst, Operand};
 use crate::regs::Reg;
-use crate::table::{flags, Form, OpKind, ENCODERS, FORM_TABLE};
+use crate::table::{flags, Form, OpClass, OpKind, ENCODERS, FORM_TABLE};
 
 /// Why an instruction cannot be encoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -188,30 +188,12 @@ fn encode_with(inst: &Inst, form: &'static Form, rules: bool) -> Result<u64, Enc
             index: idx,
             found: *o,
         };
-        match f.kind {
-            OpKind::Gpr(_)
-            | OpKind::Next(_)
-            | OpKind::Same(_)
-            | OpKind::PredDst(_)
-            | OpKind::PredSrc(..) => register_operand(&mut e, inst, at, f.kind)?,
-            OpKind::UImm(..)
-            | OpKind::SImm(..)
-            | OpKind::I20
-            | OpKind::XImm
-            | OpKind::U20
-            | OpKind::U32(_)
-            | OpKind::S32(_) => int_immediate(&mut e, at, f.kind)?,
-            OpKind::F20 | OpKind::D20 | OpKind::F32(_) => float_immediate(&mut e, at, f.kind)?,
-            OpKind::CBuf | OpKind::CBufSp | OpKind::Mem { .. } | OpKind::CIdx => {
-                memory_operand(&mut e, at, f.kind)?
-            }
-            OpKind::SReg
-            | OpKind::Rel
-            | OpKind::Abs
-            | OpKind::SbMask
-            | OpKind::Sb
-            | OpKind::Pr
-            | OpKind::Cc => control_operand(&mut e, at, f.kind)?,
+        match f.kind.class() {
+            OpClass::Register => register_operand(&mut e, inst, at, f.kind)?,
+            OpClass::IntImm => int_immediate(&mut e, at, f.kind)?,
+            OpClass::FloatImm => float_immediate(&mut e, at, f.kind)?,
+            OpClass::Memory => memory_operand(&mut e, at, f.kind)?,
+            OpClass::Control => control_operand(&mut e, at, f.kind)?,
         }
     }
     if rules {

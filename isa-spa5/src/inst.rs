@@ -735,6 +735,43 @@ fn pick(r: Op, i: Op, c: Op, b: &Operand) -> Op {
     }
 }
 
+/// `op d, a, b[, c]` with the `_R`, `_I` or `_C` form picked from `b`.
+fn three_form(forms: [Op; 3], d: Operand, a: Operand, b: Operand, c: Option<Operand>) -> Inst {
+    let op = pick(forms[0], forms[1], forms[2], &b);
+    match c {
+        Some(c) => Inst::build(op, &[d, a, b, c]),
+        None => Inst::build(op, &[d, a, b]),
+    }
+}
+
+/// `SETP.cmp.AND p, PT, a, b, PT` with the form picked from `b` (ISETP and FSETP share the
+/// layout).
+fn setp(forms: [Op; 3], p: PredReg, a: Operand, b: Operand) -> Inst {
+    let op = pick(forms[0], forms[1], forms[2], &b);
+    let p = Pred { reg: p, not: false };
+    Inst::build(op, &[p.into(), Pred::TRUE.into(), a, b, Pred::TRUE.into()])
+}
+
+/// Builders `name(d, a, b)` (and `name(d, a, b, c)`) of the instructions whose `b` operand
+/// picks the `_R`, `_I` or `_C` form.
+macro_rules! three_form_builders {
+    ($($name:ident => $r:ident, $i:ident, $c:ident;)*) => {$(
+        pub fn $name(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
+            three_form([Op::$r, Op::$i, Op::$c], d.into(), a.into(), b.into(), None)
+        }
+    )*};
+    ($($name:ident => $r:ident, $i:ident, $c:ident, c;)*) => {$(
+        pub fn $name(
+            d: impl Into<Operand>,
+            a: impl Into<Operand>,
+            b: impl Into<Operand>,
+            c: impl Into<Operand>,
+        ) -> Inst {
+            three_form([Op::$r, Op::$i, Op::$c], d.into(), a.into(), b.into(), Some(c.into()))
+        }
+    )*};
+}
+
 /// A constant buffer operand `c[bank][offset]`.
 pub fn cbuf(bank: u8, offset: i32) -> Operand {
     Operand::CBuf { bank, offset }
@@ -752,6 +789,27 @@ pub fn f32imm(v: f32) -> Operand {
 
 #[allow(missing_docs)]
 impl Inst {
+    three_form_builders! {
+        iadd => IADD_R, IADD_I, IADD_C;
+        fadd => FADD_R, FADD_I, FADD_C;
+        fmul => FMUL_R, FMUL_I, FMUL_C;
+        shl => SHL_R, SHL_I, SHL_C;
+    }
+    three_form_builders! {
+        iadd3 => IADD3_R, IADD3_I, IADD3_C, c;
+        xmad => XMAD_R, XMAD_I, XMAD_C, c;
+        ffma => FFMA_R, FFMA_I, FFMA_C, c;
+    }
+    /// Arithmetic (signed) shift right; use `.with(ModKind::Signed, 0)` for logical.
+    pub fn shr(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
+        three_form(
+            [Op::SHR_R, Op::SHR_I, Op::SHR_C],
+            d.into(),
+            a.into(),
+            b.into(),
+            None,
+        )
+    }
     pub fn mov(d: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
         let b = b.into();
         Inst::build(pick(Op::MOV_R, Op::MOV_I, Op::MOV_C, &b), &[d.into(), b])
@@ -759,27 +817,8 @@ impl Inst {
     pub fn mov32i(d: impl Into<Operand>, v: u32) -> Inst {
         Inst::build(Op::MOV32I, &[d.into(), Operand::Imm(v as i64)])
     }
-    pub fn iadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::IADD_R, Op::IADD_I, Op::IADD_C, &b),
-            &[d.into(), a.into(), b],
-        )
-    }
     pub fn iadd32i(d: impl Into<Operand>, a: impl Into<Operand>, v: i32) -> Inst {
         Inst::build(Op::IADD32I, &[d.into(), a.into(), Operand::Imm(v as i64)])
-    }
-    pub fn iadd3(
-        d: impl Into<Operand>,
-        a: impl Into<Operand>,
-        b: impl Into<Operand>,
-        c: impl Into<Operand>,
-    ) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::IADD3_R, Op::IADD3_I, Op::IADD3_C, &b),
-            &[d.into(), a.into(), b, c.into()],
-        )
     }
     pub fn iscadd(
         d: impl Into<Operand>,
@@ -787,9 +826,9 @@ impl Inst {
         b: impl Into<Operand>,
         shift: u8,
     ) -> Inst {
-        let b = b.into();
-        let op = pick(Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C, &b);
-        Inst::build(op, &[d.into(), a.into(), b, Operand::Imm(shift as i64)])
+        let forms = [Op::ISCADD_R, Op::ISCADD_I, Op::ISCADD_C];
+        let shift = Operand::Imm(shift as i64);
+        three_form(forms, d.into(), a.into(), b.into(), Some(shift))
     }
     /// `LOP.op d, a, b`.
     pub fn lop(
@@ -834,34 +873,13 @@ impl Inst {
             ),
         }
     }
-    pub fn shl(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::SHL_R, Op::SHL_I, Op::SHL_C, &b),
-            &[d.into(), a.into(), b],
-        )
-    }
-    /// Arithmetic (signed) shift right; use `.with(ModKind::Signed, 0)` for logical.
-    pub fn shr(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::SHR_R, Op::SHR_I, Op::SHR_C, &b),
-            &[d.into(), a.into(), b],
-        )
-    }
     /// `ISETP.cmp.AND p, PT, a, b, PT`.
     pub fn isetp(cmp: ICmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        let op = pick(Op::ISETP_R, Op::ISETP_I, Op::ISETP_C, &b);
-        Inst::build(
-            op,
-            &[
-                Pred { reg: p, not: false }.into(),
-                Pred::TRUE.into(),
-                a.into(),
-                b,
-                Pred::TRUE.into(),
-            ],
+        setp(
+            [Op::ISETP_R, Op::ISETP_I, Op::ISETP_C],
+            p,
+            a.into(),
+            b.into(),
         )
         .with_typed(cmp)
     }
@@ -871,21 +889,8 @@ impl Inst {
         b: impl Into<Operand>,
         p: Pred,
     ) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::SEL_R, Op::SEL_I, Op::SEL_C, &b),
-            &[d.into(), a.into(), b, p.into()],
-        )
-    }
-    pub fn xmad(
-        d: impl Into<Operand>,
-        a: impl Into<Operand>,
-        b: impl Into<Operand>,
-        c: impl Into<Operand>,
-    ) -> Inst {
-        let b = b.into();
-        let op = pick(Op::XMAD_R, Op::XMAD_I, Op::XMAD_C, &b);
-        Inst::build(op, &[d.into(), a.into(), b, c.into()])
+        let forms = [Op::SEL_R, Op::SEL_I, Op::SEL_C];
+        three_form(forms, d.into(), a.into(), b.into(), Some(p.into()))
     }
     pub fn lea(
         d: impl Into<Operand>,
@@ -931,45 +936,13 @@ impl Inst {
             ],
         )
     }
-    pub fn fadd(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::FADD_R, Op::FADD_I, Op::FADD_C, &b),
-            &[d.into(), a.into(), b],
-        )
-    }
-    pub fn fmul(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::FMUL_R, Op::FMUL_I, Op::FMUL_C, &b),
-            &[d.into(), a.into(), b],
-        )
-    }
-    pub fn ffma(
-        d: impl Into<Operand>,
-        a: impl Into<Operand>,
-        b: impl Into<Operand>,
-        c: impl Into<Operand>,
-    ) -> Inst {
-        let b = b.into();
-        Inst::build(
-            pick(Op::FFMA_R, Op::FFMA_I, Op::FFMA_C, &b),
-            &[d.into(), a.into(), b, c.into()],
-        )
-    }
     /// `FSETP.cmp.AND p, PT, a, b, PT`.
     pub fn fsetp(cmp: FCmp, p: PredReg, a: impl Into<Operand>, b: impl Into<Operand>) -> Inst {
-        let b = b.into();
-        let op = pick(Op::FSETP_R, Op::FSETP_I, Op::FSETP_C, &b);
-        Inst::build(
-            op,
-            &[
-                Pred { reg: p, not: false }.into(),
-                Pred::TRUE.into(),
-                a.into(),
-                b,
-                Pred::TRUE.into(),
-            ],
+        setp(
+            [Op::FSETP_R, Op::FSETP_I, Op::FSETP_C],
+            p,
+            a.into(),
+            b.into(),
         )
         .with_typed(cmp)
     }

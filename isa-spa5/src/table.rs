@@ -89,6 +89,39 @@ pub enum OpKind {
     Cc,
 }
 
+/// What an operand field holds, as the encoder and the printer group the [`OpKind`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    /// A general or predicate register.
+    Register,
+    /// An integer immediate (20-bit, 32-bit or a sub-field of the word).
+    IntImm,
+    /// A floating-point immediate (f32 or the high bits of an f64, 20 or 32 bits).
+    FloatImm,
+    /// A constant-bank or memory operand.
+    Memory,
+    /// A special register, branch target, scoreboard, predicate set or condition code.
+    Control,
+}
+
+impl OpKind {
+    /// The class of this field.
+    pub fn class(self) -> OpClass {
+        use OpKind as K;
+        match self {
+            K::Gpr(_) | K::Next(_) | K::Same(_) | K::PredDst(_) | K::PredSrc(..) => {
+                OpClass::Register
+            }
+            K::UImm(..) | K::SImm(..) | K::I20 | K::XImm | K::U20 | K::U32(_) | K::S32(_) => {
+                OpClass::IntImm
+            }
+            K::F20 | K::D20 | K::F32(_) => OpClass::FloatImm,
+            K::CBuf | K::CBufSp | K::Mem { .. } | K::CIdx => OpClass::Memory,
+            K::SReg | K::Rel | K::Abs | K::SbMask | K::Sb | K::Pr | K::Cc => OpClass::Control,
+        }
+    }
+}
+
 /// Whether an operand is read or written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {

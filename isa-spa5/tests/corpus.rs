@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::norm;
-use ilc_test_support::nvidia_tool;
+use ilc_test_support::{assert_no_failures, nvidia_tool};
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
 use isa_spa5::control::unpack_control_word;
 use isa_spa5::decode;
@@ -150,10 +150,5 @@ fn corpus_matches_nvdisasm() {
         100.0 * asm_ok as f64 / checked.max(1) as f64,
         100.0 * text_ok.min(asm_ok) as f64 / total.max(1) as f64,
     );
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "disagreements");
 }

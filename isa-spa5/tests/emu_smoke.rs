@@ -53,6 +53,14 @@ impl Params {
     }
 }
 
+/// An input buffer holding `a` and an output buffer of `out_len` bytes.
+fn input_output(dev: &mut Device, a: &[u32], out_len: u64) -> (u64, u64) {
+    let pa = dev.alloc(4 * a.len() as u64);
+    let po = dev.alloc(out_len);
+    dev.write(pa, &bytes(a)).unwrap();
+    (pa, po)
+}
+
 fn launch(dev: &mut Device, name: &str, grid: u32, block: u32, params: Params) {
     let cfg = LaunchConfig {
         grid: [grid, 1, 1],
@@ -121,9 +129,7 @@ fn divergent_branches() {
     let n = 250usize;
     let a: Vec<u32> = rand(3, n);
     let mut dev = Device::new();
-    let pa = dev.alloc(4 * n as u64);
-    let po = dev.alloc(4 * n as u64);
-    dev.write(pa, &bytes(&a)).unwrap();
+    let (pa, po) = input_output(&mut dev, &a, 4 * n as u64);
     launch(
         &mut dev,
         "branch_divergent",
@@ -151,9 +157,7 @@ fn loop_with_break_and_continue() {
     let a: Vec<u32> = rand(4, n);
     let limit = 5000i32;
     let mut dev = Device::new();
-    let pa = dev.alloc(4 * n as u64);
-    let po = dev.alloc(4 * n as u64);
-    dev.write(pa, &bytes(&a)).unwrap();
+    let (pa, po) = input_output(&mut dev, &a, 4 * n as u64);
     launch(
         &mut dev,
         "loop_break",
@@ -192,9 +196,7 @@ fn shared_memory_reduction_with_barriers() {
     let n = 1000usize;
     let a: Vec<u32> = rand(5, n);
     let mut dev = Device::new();
-    let pa = dev.alloc(4 * n as u64);
-    let po = dev.alloc(16);
-    dev.write(pa, &bytes(&a)).unwrap();
+    let (pa, po) = input_output(&mut dev, &a, 16);
     launch(
         &mut dev,
         "reduce_shared",

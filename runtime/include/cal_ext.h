@@ -9,11 +9,9 @@
 
 #include "cal.h"
 
+/* CALAPI and CALAPIENTRY are cal.h's. */
 #ifdef __cplusplus
 extern "C" {
-#define CALAPI
-#else
-#define CALAPI extern
 #endif
 
 #ifndef CALAPIENTRYP

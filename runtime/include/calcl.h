@@ -9,17 +9,9 @@
 
 #include "cal.h"
 
+/* CALAPI and CALAPIENTRY are cal.h's. */
 #ifdef __cplusplus
 extern "C" {
-#define CALAPI
-#else
-#define CALAPI extern
-#endif
-
-#ifdef _WIN32
-#define CALAPIENTRY __stdcall
-#else
-#define CALAPIENTRY
 #endif
 
 typedef enum CALlanguageEnum {

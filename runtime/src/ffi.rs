@@ -38,11 +38,7 @@ fn guard(ch: Channel, f: impl FnOnce() -> Result<(), CalError>) -> CALresult {
             e.code
         }
         Err(p) => {
-            let what = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = ilc::error::panic_message(p.as_ref());
             set_last(ch, &format!("internal error in ilc's CAL runtime: {what}"));
             CAL_RESULT_ERROR
         }

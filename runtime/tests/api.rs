@@ -27,6 +27,16 @@ fn ok(r: CALresult) {
     );
 }
 
+/// The domain of `width` x `height` points at (`x`, `y`).
+fn domain(x: u32, y: u32, width: u32, height: u32) -> CALdomain {
+    CALdomain {
+        x,
+        y,
+        width,
+        height,
+    }
+}
+
 /// Compiles, links and loads `src`; returns (module, func).
 unsafe fn load(ctx: u32, src: &str) -> (u32, u32) {
     let src = CString::new(src).unwrap();
@@ -130,12 +140,7 @@ fn pixel_outputs_are_stored_in_the_resource_format() {
             // A 12x10 resource, a 9x7 domain: pixels outside the domain stay zero.
             ok(calResAllocLocal2D(&mut out, dev, 12, 10, format, 0));
             bind(ctx, module, "o0", out);
-            let d = CALdomain {
-                x: 0,
-                y: 0,
-                width: 9,
-                height: 7,
-            };
+            let d = domain(0, 0, 9, 7);
             let mut e = 0;
             ok(calCtxRunProgram(&mut e, ctx, func, &d));
             let eb = want.len();
@@ -340,12 +345,7 @@ fn res_create_runs_kernels_on_application_memory() {
         ok(calResAllocLocal1D(&mut cb, dev, 1, 37, 0));
         bind(ctx, module, "uav0", out);
         bind(ctx, module, "cb0", cb);
-        let d = CALdomain {
-            x: 0,
-            y: 0,
-            width: 64,
-            height: 1,
-        };
+        let d = domain(0, 0, 64, 1);
         let mut e = 0;
         ok(calCtxRunProgram(&mut e, ctx, func, &d));
         ok(calShutdown());
@@ -370,12 +370,7 @@ fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
         let (dev, ctx) = open();
         // The second `end` (as CAL++ emits) is accepted and ignored.
         let (module, func) = load(ctx, TYPED_CS);
-        let d = CALdomain {
-            x: 0,
-            y: 0,
-            width: 64,
-            height: 1,
-        };
+        let d = domain(0, 0, 64, 1);
         let mut e = 0;
         let mut out = 0;
         ok(calResAllocLocal1D(&mut out, dev, 64, UINT_1, 0));
@@ -452,12 +447,7 @@ fn pixel_shader_domains_keep_their_origin() {
         let mut out = 0;
         ok(calResAllocLocal2D(&mut out, dev, 8, 6, FLOAT_4, 0));
         bind(ctx, module, "o0", out);
-        let d = CALdomain {
-            x: 3,
-            y: 2,
-            width: 4,
-            height: 3,
-        };
+        let d = domain(3, 2, 4, 3);
         let mut e = 0;
         ok(calCtxRunProgram(&mut e, ctx, func, &d));
         let got: Vec<f32> = read(out, 8 * 6 * 4);
@@ -474,12 +464,7 @@ fn pixel_shader_domains_keep_their_origin() {
             }
         }
         // A domain the resource does not hold at its origin is an error naming both.
-        let d = CALdomain {
-            x: 5,
-            y: 2,
-            width: 4,
-            height: 3,
-        };
+        let d = domain(5, 2, 4, 3);
         assert_eq!(calCtxRunProgram(&mut e, ctx, func, &d), CAL_RESULT_ERROR);
         let msg = last(Channel::Runtime);
         assert!(msg.contains("4x3 domain at (5, 2)"), "{msg}");

@@ -13,54 +13,15 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-fn skip_or_fail(why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{why} (required in CI)");
-    }
-    eprintln!("SKIPPED: {why}");
-}
-
-/// The static library of this build, if it was built.
-pub fn static_lib() -> Option<PathBuf> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../target"));
-    ["debug", "release"]
-        .iter()
-        .map(|p| target.join(p).join("libaticalrt.a"))
-        .find(|p| p.exists())
-}
-
 /// Compiles `tests/c/NAME.c`; `None` (after a SKIPPED) when the library or `cc` is missing.
 fn build(name: &str) -> Option<PathBuf> {
-    let Some(lib) = static_lib() else {
-        skip_or_fail("libaticalrt.a not built (run `cargo build -p ilc-calrt`)");
-        return None;
-    };
-    if Command::new("cc").arg("--version").output().is_err() {
-        skip_or_fail("no C compiler `cc`");
-        return None;
-    }
-    // One file per build: tests run in parallel, and several build the same program (one
-    // removing its executable while another still runs it made the test flaky).
-    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out = std::env::temp_dir().join(format!("ilc-cal-{name}-{}-{n}", std::process::id()));
-    let cc = Command::new("cc")
-        .args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
-        .arg(root().join("include"))
-        .arg(root().join("tests/c").join(format!("{name}.c")))
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&out)
-        .output()
-        .expect("cc runs");
-    assert!(
-        cc.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    Some(out)
+    let source = root().join("tests/c").join(format!("{name}.c"));
+    ilc_test_support::build_c(
+        &source,
+        &root().join("include"),
+        "libaticalrt.a",
+        "ilc-calrt",
+    )
 }
 
 fn run(name: &str, env: &[(&str, &str)]) -> Option<Output> {

@@ -4,7 +4,12 @@
 //!   a coverage-guided fuzzer mutates ([`Rng::from_bytes`]);
 //! - [`nvidia_tool`]: the lookup of NVIDIA's oracle tools (nvdisasm, cuobjdump, ptxas);
 //! - [`corpus`]: the files of a test corpus, refusing a corpus smaller than the test expects
-//!   (a missing or emptied folder must fail the test, not make it pass vacuously).
+//!   (a missing or emptied folder must fail the test, not make it pass vacuously);
+//! - [`assert_no_failures`]: the report of a test that checks many cases;
+//! - [`hostile_il`]: IL sources that are expensive for their size, for the hostile-input
+//!   tests of the Rust and the C interfaces;
+//! - [`build_c`]: a C program built with the system compiler against one of the workspace's
+//!   static libraries, and [`skip_or_fail`], the rule for a missing tool or artifact.
 
 use std::path::{Path, PathBuf};
 
@@ -81,6 +86,11 @@ impl Rng {
         items[self.index(items.len())]
     }
 
+    /// `len` random bytes (the low byte of a draw each).
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
@@ -104,14 +114,120 @@ pub fn nvidia_tool(name: &str) -> Option<PathBuf> {
     if let Some(found) = dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file()) {
         return Some(found);
     }
+    skip_or_fail(&format!(
+        "{name} not found (set ILC_NVIDIA_BIN or run tools/install-nvidia-tools.sh)"
+    ));
+    None
+}
+
+/// What a test does when a tool or build artifact it needs is missing: a panic under
+/// `CI=true` (CI provides everything, so a missing piece is a broken setup), otherwise a loud
+/// `SKIPPED` line on stderr.
+pub fn skip_or_fail(why: &str) {
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
-        "{name} not found (CI=true): run tools/install-nvidia-tools.sh and set ILC_NVIDIA_BIN"
+        "{why} (required under CI=true)"
     );
-    eprintln!(
-        "SKIPPED: {name} not found (set ILC_NVIDIA_BIN or run tools/install-nvidia-tools.sh)"
+    eprintln!("SKIPPED: {why}");
+}
+
+/// The static library `file` (`libNAME.a`) of this build, debug or release, under
+/// `$CARGO_TARGET_DIR` or the workspace's `target/`, if it was built.
+pub fn static_lib(file: &str) -> Option<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    ["debug", "release"]
+        .iter()
+        .map(|p| target.join(p).join(file))
+        .find(|p| p.exists())
+}
+
+/// Compiles the C program `source` with the system `cc` (C99, `-O1`, warnings are errors)
+/// against the static library `lib` (a file name for [`static_lib`]) with `include` on the
+/// header path, to a fresh executable in the temporary folder (one per call: tests run in
+/// parallel and may build the same program). `None`, after [`skip_or_fail`], when the library
+/// (built by `cargo build -p {package}`) or `cc` is missing; a panic with the compiler's
+/// messages when the program does not compile.
+pub fn build_c(source: &Path, include: &Path, lib: &str, package: &str) -> Option<PathBuf> {
+    let Some(lib_path) = static_lib(lib) else {
+        skip_or_fail(&format!("{lib} not built (run `cargo build -p {package}`)"));
+        return None;
+    };
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip_or_fail("no C compiler `cc`");
+        return None;
+    }
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out =
+        std::env::temp_dir().join(format!("ilc-c-{}-{}-{n}", stem(source), std::process::id()));
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(include)
+        .arg(source)
+        .arg(&lib_path)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&out)
+        .output()
+        .expect("cc runs");
+    assert!(
+        cc.status.success(),
+        "cc {} failed:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&cc.stderr)
     );
-    None
+    Some(out)
+}
+
+/// Panics with the number of failures, `what` they are (with how to reproduce one, where
+/// that helps) and one failure a line, unless `failures` is empty: a test that checks many
+/// cases reports all that fail, not only the first.
+pub fn assert_no_failures(failures: &[String], what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} {what}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// IL sources that cost a compiler much for their size: the hostile inputs that the Rust
+/// interface's and the C interface's tests both feed to the compiler.
+pub mod hostile_il {
+    /// `depth` nested `if_logicalnz` blocks.
+    pub fn deep_nesting(depth: usize) -> String {
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}{}end\n",
+            "if_logicalnz r0.x\n".repeat(depth),
+            "endif\n".repeat(depth)
+        )
+    }
+
+    /// `n` straight-line `iadd`s.
+    pub fn many_instructions(n: usize) -> String {
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 1\n{}end\n",
+            "iadd r0.x, r0.x, r0.x\n".repeat(n)
+        )
+    }
+
+    /// A 40 KiB source that inlines to about 200k instructions (130 calls of a function of
+    /// 1,500): seconds of work for the passes.
+    pub fn inlining_blowup() -> String {
+        let body =
+            "iadd r0.x, r0.x, r1.x\nixor r1.x, r1.x, r0.y\nimul r0.y, r0.y, r1.x\n".repeat(500);
+        format!(
+            "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
+             uav_raw_load_id(0) r0, vAbsTidFlat.x\n{}\
+             uav_raw_store_id(0) mem, vAbsTidFlat.x, r0\nendmain\nfunc 1\n{body}ret\nend\n",
+            "call 1\n".repeat(130)
+        )
+    }
 }
 
 /// The workspace root (the folder of the top-level Cargo.toml).

@@ -310,58 +310,39 @@ def bitcount():
     r = rnd(9)
     n = 128
     vals = ints(r, n)
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         lo = (x & -x).bit_length() - 1 if x else M32
         hi = 32 - x.bit_length() if x else M32
         rev = int('{:032b}'.format(x)[::-1], 2)
-        out += [bin(x).count('1'), lo, hi, rev]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [bin(x).count('1'), lo, hi, rev]
+    return rows(c, vals, 1, 4, row)
+
+
+def add64_case(name, seed, second):
+    """uav0 holds rows of two u64 `a`, `b` (lo, hi words); uav1 is expected to hold
+    `s = a + b` and `second(a, b, s)` (mod 2^64, lo, hi words)."""
+    c = Case(name, (2, 1, 1))
+    r = rnd(seed)
+    n = 128
+    vals = []
+    for i in range(n):
+        vals += [r.choice([0xFFFFFFFF, 0, 1, r.randrange(1 << 32)]) for _ in range(4)]
+    def row(alo, ahi, blo, bhi):
+        a, b = u64_of(alo, ahi), u64_of(blo, bhi)
+        s = (a + b) & ((1 << 64) - 1)
+        t = second(a, b, s) & ((1 << 64) - 1)
+        return [s & M32, s >> 32, t & M32, t >> 32]
+    return rows(c, vals, 4, 4, row)
 
 
 @case
 def carry_add64():
-    c = Case('carry_add64', (2, 1, 1))
-    r = rnd(10)
-    n = 128
-    vals = []
-    for i in range(n):
-        vals += [r.choice([0xFFFFFFFF, 0, 1, r.randrange(1 << 32)]) for _ in range(4)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a = u64_of(vals[4 * i], vals[4 * i + 1])
-        b = u64_of(vals[4 * i + 2], vals[4 * i + 3])
-        s = (a + b) & ((1 << 64) - 1)
-        d = (a - b) & ((1 << 64) - 1)
-        out += [s & M32, s >> 32, d & M32, d >> 32]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    return add64_case('carry_add64', 10, lambda a, b, s: a - b)
 
 
 @case
 def macro_add64():
-    c = Case('macro_add64', (2, 1, 1))
-    r = rnd(11)
-    n = 128
-    vals = []
-    for i in range(n):
-        vals += [r.choice([0xFFFFFFFF, 0, 1, r.randrange(1 << 32)]) for _ in range(4)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a = u64_of(vals[4 * i], vals[4 * i + 1])
-        b = u64_of(vals[4 * i + 2], vals[4 * i + 3])
-        s = (a + b) & ((1 << 64) - 1)
-        t = (s + a) & ((1 << 64) - 1)
-        out += [s & M32, s >> 32, t & M32, t >> 32]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    return add64_case('macro_add64', 11, lambda a, b, s: s + a)
 
 
 @case
@@ -387,23 +368,18 @@ def int64_ops():
     for i in range(n):
         vals += [r.randrange(1 << 32), r.choice([0, 0xFFFFFFFF, 0x80000000, r.randrange(1 << 32)]),
                  i, r.choice([0, 1, 0xFFFFFFFF, r.randrange(1 << 32)])]
-    c.uav(0, vals)
-    out = []
     M64 = (1 << 64) - 1
     def s64(x):
         return x - (1 << 64) if x >> 63 else x
-    for i in range(n):
-        a = u64_of(vals[4 * i], vals[4 * i + 1])
-        b = u64_of(vals[4 * i + 2], vals[4 * i + 3])
-        k = vals[4 * i + 2] & 63
+    def row(alo, ahi, blo, bhi):
+        a, b = u64_of(alo, ahi), u64_of(blo, bhi)
+        k = blo & 63
         s = (a + b) & M64
         sh = (a << k) & M64
         ur = a >> k
-        out += [s & M32, s >> 32, sh & M32, sh >> 32, ur & M32, ur >> 32,
-                M32 if s64(a) < s64(b) else 0, M32 if a < b else 0]
-    c.uav(1, [0] * 8 * n)
-    c.expect(1, out)
-    return c
+        return [s & M32, s >> 32, sh & M32, sh >> 32, ur & M32, ur >> 32,
+               M32 if s64(a) < s64(b) else 0, M32 if a < b else 0]
+    return rows(c, vals, 4, 8, row)
 
 
 @case
@@ -462,13 +438,10 @@ def float_arith():
     r = rnd(20)
     n = 128
     vals = fvals(r, 3 * n)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b, cc = (fv(x) for x in vals[3 * i:3 * i + 3])
-        out += [fres(a + b), fres(a - b), fres(a * b), fres(a * b + cc)]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
+    def row(*abc):
+        a, b, cc = (fv(x) for x in abc)
+        return [fres(a + b), fres(a - b), fres(a * b), fres(a * b + cc)]
+    rows(c, vals, 3, 4, row)
     # the fused mad is computed in double here (exact product, one rounding of the sum,
     # then to float): allow one ulp for the rare double-rounding case.
     c.tolerance('uav1 f32 ulp 1')
@@ -492,10 +465,8 @@ def float_div():
     for i in range(n):
         b = r.choice([0.0, -0.0, 2.0, -3.0, 0.1, 1e-20, r.uniform(-50, 50)])
         vals += [bits(r.choice([1.0, -7.5, 0.0, r.uniform(-1000, 1000)])), bits(b)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
         if b == 0.0:
             # guide L6635: zeroop result with the sign of src0 only (negative iff a < 0)
             d1 = bits(-val(FLT_MAX)) if a < 0 else FLT_MAX
@@ -504,9 +475,8 @@ def float_div():
         else:
             d1 = d2 = fres(a / b)
             rc = fres(1.0 / b)
-        out += [d1, d2, rc, 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
+        return [d1, d2, rc, 0]
+    rows(c, vals, 2, 4, row)
     # `div` has no stated precision (the guide gives none; AMD hardware multiplies by the
     # reciprocal): the backend's a * rcp(b) is within 2 ulp.
     c.tolerance('uav1 f32 ulp 2')
@@ -548,12 +518,9 @@ def float_minmax():
     vals[2], vals[3] = bits(-3.0), NAN
     vals[4], vals[5] = 0x80000000, 0
     vals[6], vals[7] = 0, 0x80000000
-    c.uav(0, vals)
     lo, hi = -10.0, 10.0
     c.cb(0, [bits(lo), bits(hi), 0, 0])
-    out = []
-    for i in range(n):
-        ab, bb = vals[2 * i], vals[2 * i + 1]
+    def row(ab, bb):
         a, b = fv(ab), fv(bb)
         # L7065/L7078: NaN loses; min(-0,+0) = -0, max = +0
         if math.isnan(a):
@@ -571,10 +538,8 @@ def float_minmax():
         if math.isnan(cl):
             cl = lo  # max(NaN, lo) = lo (NaN loses), then min with hi
         cl = min(max(cl, lo), hi)
-        out += [fres(mn), fres(mx), fres(cl), ab & 0x7FFFFFFF]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [fres(mn), fres(mx), fres(cl), ab & 0x7FFFFFFF]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -587,9 +552,7 @@ def float_round():
     vals = [bits(x) for x in sp]
     while len(vals) < n:
         vals.append(bits(r.uniform(-100, 100)))
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         v = fv(x)
         fl = float(math.floor(v))
         if fl == 0.0:
@@ -597,14 +560,12 @@ def float_round():
         # x - floor(x) in float32 arithmetic (one rounding)
         frc = fres(v - fl)
         rne = round(v)  # Python rounds half to even
-        out += [fres(math.copysign(fl, v) if fl == 0 else fl), frc,
-                fres(math.copysign(rne, v) if rne == 0 else rne),
-                fres(math.copysign(math.trunc(v), v)),
-                fres(math.copysign(math.ceil(v), v) if math.ceil(v) == 0 else math.ceil(v)),
-                fres(math.floor(val(fres(v + 0.5))))]
-    c.uav(1, [0] * 6 * n)
-    c.expect(1, out)
-    return c
+        return [fres(math.copysign(fl, v) if fl == 0 else fl), frc,
+               fres(math.copysign(rne, v) if rne == 0 else rne),
+               fres(math.copysign(math.trunc(v), v)),
+               fres(math.copysign(math.ceil(v), v) if math.ceil(v) == 0 else math.ceil(v)),
+               fres(math.floor(val(fres(v + 0.5))))]
+    return rows(c, vals, 1, 6, row)
 
 
 @case
@@ -618,16 +579,12 @@ def float_compare():
     vals[0], vals[1] = NAN, bits(1.0)
     vals[2], vals[3] = 0x80000000, 0
     vals[4], vals[5] = 1, 0  # denormal flushed: equal to zero
-    c.uav(0, vals)
     T = M32
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
-        out += [T if a == b else 0, T if not (a == b) else 0, T if a >= b else 0,
-                T if a < b else 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
+        return [T if a == b else 0, T if not (a == b) else 0, T if a >= b else 0,
+               T if a < b else 0]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -638,9 +595,7 @@ def float_sqrt():
     vals = [bits(x) for x in [4.0, 2.0, 0.25, 1e-30, 1e30, 0.0, -0.0, 9.0, -4.0]]
     while len(vals) < n:
         vals.append(bits(r.uniform(0, 1000)))
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         v = fv(x)
         if v < 0:
             sq = rs = NAN
@@ -653,9 +608,8 @@ def float_sqrt():
             sq = fres(math.sqrt(v))
             rs = fres(1.0 / math.sqrt(v))
             rsv = rs
-        out += [sq, rs, sq, rsv]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
+        return [sq, rs, sq, rsv]
+    rows(c, vals, 1, 4, row)
     c.tolerance('uav1 f32 ulp 1')
     return c
 
@@ -668,9 +622,7 @@ def float_exp_log():
     vals = [bits(x) for x in [0.0, 1.0, 2.0, -1.0, 0.5, 10.0, -10.0, 0.125, 100.0]]
     while len(vals) < n:
         vals.append(bits(r.uniform(0.001, 20)))
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         v = fv(x)
         e = fres(2.0 ** v)
         if v == 0:
@@ -679,9 +631,8 @@ def float_exp_log():
             lv = lg = NAN
         else:
             lv = lg = fres(math.log2(v))
-        out += [e, lv, lg, e]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
+        return [e, lv, lg, e]
+    rows(c, vals, 1, 4, row)
     # the guide asks for >= 21 bits (L6825, L6986); we compare within 4 ulp of the exact
     # value.
     c.tolerance('uav1 f32 ulp 4')
@@ -838,18 +789,14 @@ def dot_products():
     vals = []
     for i in range(n):
         vals += [bits(r.randrange(-64, 64) / 4.0) for _ in range(8)]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a = [fv(x) for x in vals[8 * i:8 * i + 4]]
-        b = [fv(x) for x in vals[8 * i + 4:8 * i + 8]]
+    def row(*ab):
+        a = [fv(x) for x in ab[:4]]
+        b = [fv(x) for x in ab[4:]]
         # small quarter-integers: every partial sum is exact in float32
-        out += [fres(a[0] * b[0] + a[1] * b[1]),
-                fres(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]),
-                fres(sum(a[k] * b[k] for k in range(4))), 0]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [fres(a[0] * b[0] + a[1] * b[1]),
+               fres(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]),
+               fres(sum(a[k] * b[k] for k in range(4))), 0]
+    return rows(c, vals, 8, 4, row)
 
 
 @case
@@ -865,10 +812,8 @@ def conversions():
         xb = 0x00011BD9 if x == 1e-40 else bits(x)
         y = r.choice([0, 1, 0xFFFFFFFF, 0x80000000, 16777217, 0x7FFFFFFF, r.randrange(1 << 32)])
         vals += [xb, y]
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        x, y = fv(vals[2 * i]), vals[2 * i + 1]
+    def row(xb, y):
+        x = fv(xb)
         # conventions table: truncate, saturate, NaN -> 0
         if math.isnan(x):
             fi = fu = 0
@@ -876,10 +821,8 @@ def conversions():
             t = math.trunc(x) if math.isfinite(x) else x
             fi = int(max(-2 ** 31, min(2 ** 31 - 1, t))) & M32
             fu = int(max(0, min(2 ** 32 - 1, t)))
-        out += [fi, fu, bits(float(s32(y))), bits(float(y))]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [fi, fu, bits(float(s32(y))), bits(float(y))]
+    return rows(c, vals, 2, 4, row)
 
 
 def f32_to_half(x):
@@ -924,14 +867,10 @@ def half_convert():
     vals = [bits(x) for x in sp]
     while len(vals) < n:
         vals.append(bits(r.uniform(-70000, 70000) * 2.0 ** r.randrange(-20, 1)))
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         h = f32_to_half(fv(x))
-        out += [h, half_to_f32(h)]
-    c.uav(1, [0] * 2 * n)
-    c.expect(1, out)
-    return c
+        return [h, half_to_f32(h)]
+    return rows(c, vals, 1, 2, row)
 
 
 @case
@@ -943,19 +882,15 @@ def modifiers():
     vals = [bits(x) for x in sp]
     while len(vals) < n:
         vals.append(bits(r.uniform(-4, 4)))
-    c.uav(0, vals)
-    out = []
-    for xb in vals:
+    def row(xb):
         x = fv(xb)
         sat = 0.0 if (math.isnan(x) or x <= 0.0) else min(x, 1.0)
         x2 = fres((x + -x) * 2.0) if not math.isnan(x) else NAN
         ax = abs(x)
         d2 = fres(ax * 1.0 * 0.5)
         nabs = fres(-ax + 0.0)
-        out += [fres(sat), x2, d2, nabs, 0, 0, ONE, 0]
-    c.uav(1, [0] * 8 * n)
-    c.expect(1, out)
-    return c
+        return [fres(sat), x2, d2, nabs, 0, 0, ONE, 0]
+    return rows(c, vals, 1, 8, row)
 
 
 @case
@@ -966,16 +901,11 @@ def select_cmov():
     vals = fvals(r, 2 * n)
     vals[0] = 0x80000000
     vals[2] = 0
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        ab, bb = vals[2 * i], vals[2 * i + 1]
+    def row(ab, bb):
         a, b = fv(ab), fv(bb)
-        out += [ONE if ab != 0 else bits(-1.0), ab if a < b else bb,
-                ab if s32(ab) < s32(bb) else bb, ab]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [ONE if ab != 0 else bits(-1.0), ab if a < b else bb,
+               ab if s32(ab) < s32(bb) else bb, ab]
+    return rows(c, vals, 2, 4, row)
 
 
 @case
@@ -1049,20 +979,17 @@ def double_convert():
         vals += [bits(r.choice([1.5, -2.0, 1e30, 3e-20, r.uniform(-100, 100)])),
                  bits(r.choice([1.5, 0.0, -1e30, r.uniform(-100, 100)]))]
     vals[0] = 0x00011BD9  # float denormal -> 0.0 double (L6328)
-    c.uav(0, vals)
-    out = []
-    for i in range(n):
-        a, b = fv(vals[2 * i]), fv(vals[2 * i + 1])
+    def row(ab, bb):
+        a, b = fv(ab), fv(bb)
         mx = max(a, b) if not (a == b == 0.0) else (0.0 if (math.copysign(1, a) > 0 or math.copysign(1, b) > 0) else -0.0)
         mn = min(a, b) if not (a == b == 0.0) else (-0.0 if (math.copysign(1, a) < 0 or math.copysign(1, b) < 0) else 0.0)
         sq = a * a  # exact in double
-        out += [M32 if a < b else 0, M32 if a >= b else 0, fres(sq), fres(mx)]
+        words = [M32 if a < b else 0, M32 if a >= b else 0, fres(sq), fres(mx)]
         for x in (mx, mn):
             d = dbits(x)
-            out += [d & M32, d >> 32]
-    c.uav(1, [0] * 8 * n)
-    c.expect(1, out)
-    return c
+            words += [d & M32, d >> 32]
+        return words
+    return rows(c, vals, 2, 8, row)
 
 
 # ---------------------------------------------------------------- control flow
@@ -1086,9 +1013,7 @@ def nested_loops():
     r = rnd(41)
     n = 64
     vals = [r.randrange(0, 40) for _ in range(n)]
-    c.uav(0, vals)
-    out = []
-    for m in vals:
+    def row(m):
         cnt = 0
         for a in range(m):
             for b in range(m):
@@ -1097,10 +1022,8 @@ def nested_loops():
                 if (a + b) & 1:
                     continue
                 cnt += 1
-        out.append(cnt)
-    c.uav(1, [0] * n)
-    c.expect(1, out)
-    return c
+        return [cnt]
+    return rows(c, vals, 1, 1, row)
 
 
 @case
@@ -1108,9 +1031,7 @@ def switch_fallthrough():
     c = Case('switch_fallthrough', (2, 1, 1))
     vals = [i % 8 for i in range(32)]
     vals[7] = 0xFFFFFFFF
-    c.uav(0, vals)
-    out = []
-    for v in vals:
+    def row(v):
         acc = 0
         if v == 0:
             acc = 1 + 10
@@ -1122,19 +1043,15 @@ def switch_fallthrough():
             acc = 1000 + 10000
         else:
             acc = 10000
-        out.append(acc)
-    c.uav(1, [0] * 32)
-    c.expect(1, out)
-    return c
+        return [acc]
+    return rows(c, vals, 1, 1, row)
 
 
 @case
 def switch_in_loop():
     c = Case('switch_in_loop', (2, 1, 1))
     vals = [i * 3 % 23 for i in range(32)]
-    c.uav(0, vals)
-    out = []
-    for m in vals:
+    def row(m):
         acc = 0
         for k in range(m):
             s = k & 3
@@ -1148,10 +1065,8 @@ def switch_in_loop():
             else:
                 acc += 1000
             acc += 1
-        out.append(acc)
-    c.uav(1, [0] * 32)
-    c.expect(1, out)
-    return c
+        return [acc]
+    return rows(c, vals, 1, 1, row)
 
 
 @case
@@ -1160,17 +1075,13 @@ def call_func():
     r = rnd(43)
     n = 64
     vals = [0, 1, 2, 3] + [r.randrange(1 << 32) for _ in range(n - 4)]
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         sq = (x * x) & M32
         p4 = (sq * sq) & M32 if x != 0 else 0
         # func 2 left r10 = x*x, so the conditional call squares that again
         z = p4 if (x & 2) else 7
-        out += [sq, p4, z, x]
-    c.uav(1, [0] * 4 * n)
-    c.expect(1, out)
-    return c
+        return [sq, p4, z, x]
+    return rows(c, vals, 1, 4, row)
 
 
 @case
@@ -1201,17 +1112,13 @@ def collatz():
     c = Case('collatz', (2, 1, 1))
     vals = [0, 1, 2, 3, 27, 97, 871] + list(range(7, 128))
     vals = vals[:128]
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         steps = 0
         while x > 1:
             x = (3 * x + 1) & M32 if x & 1 else x >> 1
             steps += 1
-        out.append(steps)
-    c.uav(1, [0] * 128)
-    c.expect(1, out)
-    return c
+        return [steps]
+    return rows(c, vals, 1, 1, row)
 
 
 @case
@@ -1220,9 +1127,7 @@ def breakc_continuec():
     r = rnd(45)
     n = 64
     vals = [bits(r.choice([0.25, 1.0, 3.0, 150.0, r.uniform(0.1, 50)])) for _ in range(n)]
-    c.uav(0, vals)
-    out = []
-    for xb in vals:
+    def row(xb):
         x = fv(xb)
         s, cnt = 0.0, 0
         while not (x >= 100.0):
@@ -1232,10 +1137,8 @@ def breakc_continuec():
                 continue
             s = val(fres(s + t))
             cnt += 1
-        out += [fres(s), cnt]
-    c.uav(1, [0] * 2 * n)
-    c.expect(1, out)
-    return c
+        return [fres(s), cnt]
+    return rows(c, vals, 1, 2, row)
 
 
 # ---------------------------------------------------------------- LDS, barriers, atomics
@@ -1655,9 +1558,7 @@ def loop_const_trips():
     r = rnd(131)
     vals = [r.randrange(1 << 32) for _ in range(128)]
     vals[:4] = [0, M32, 0x55, 0xAA]
-    c.uav(0, vals)
-    out = []
-    for x in vals:
+    def row(x):
         acc, s = x, 128
         while s != 0:
             acc = (acc * 3 + s) & M32 if x & s else (acc + 1) & M32
@@ -1666,10 +1567,8 @@ def loop_const_trips():
         while t < 200:
             acc2 = (acc2 + t * x) & M32
             t *= 3
-        out += [acc, acc2, t, s]
-    c.uav(1, [0] * 512)
-    c.expect(1, out)
-    return c
+        return [acc, acc2, t, s]
+    return rows(c, vals, 1, 4, row)
 
 
 @case
@@ -1680,19 +1579,15 @@ def loop_exit_offset():
     vals[:8] = [0, 1, 2, M32, 19, 20, 21, 0x80000000]
     for k in range(8, 48):
         vals[k] = r.randrange(25)
-    c.uav(0, vals)
-    out = []
-    for n in vals:
+    def row(n):
         i, acc = 0, 0
         while True:
             acc = (acc * 3 + i + 1) & M32
             if i == (n - 1) & M32 or i + 1 >= 20:
                 break
             i += 1
-        out += [i, acc]
-    c.uav(1, [0] * 256)
-    c.expect(1, out)
-    return c
+        return [i, acc]
+    return rows(c, vals, 1, 2, row)
 
 
 def main():

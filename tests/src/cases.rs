@@ -236,11 +236,14 @@ pub fn check_outputs(case: &Case, d: &Dispatch, how: &str) -> Vec<String> {
 }
 
 pub fn corpus() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(kernels_dir())
-        .expect("tests/kernels exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
-        .collect();
-    v.sort();
-    v
+    ilc_test_support::corpus(kernels_dir(), "il", 40)
+}
+
+/// The case of every kernel of [`corpus`]; a case that does not load is a failure in
+/// `failures`.
+pub fn load_cases(failures: &mut Vec<String>) -> Vec<Case> {
+    corpus()
+        .iter()
+        .filter_map(|il| load_case(il).map_err(|e| failures.push(e)).ok())
+        .collect()
 }

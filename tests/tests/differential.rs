@@ -13,7 +13,8 @@
 use ilc::options::{OptLevel, Options};
 use ilc::verify::{run_emulated, verify, VerifyOptions};
 use ilc::Compiler;
-use ilc_tests::cases::{check_outputs, corpus, load_case};
+use ilc_test_support::assert_no_failures;
+use ilc_tests::cases::{check_outputs, corpus, load_cases};
 
 /// (kernel, text the compile error must contain).
 const UNSUPPORTED: &[(&str, &str)] = &[];
@@ -35,14 +36,7 @@ fn compiler(level: OptLevel, name: &str) -> Compiler {
 fn case_outputs_match_on_the_emulator_at_every_level() {
     let mut failures = Vec::new();
     let mut ran = 0;
-    for il in corpus() {
-        let case = match load_case(&il) {
-            Ok(c) => c,
-            Err(e) => {
-                failures.push(e);
-                continue;
-            }
-        };
+    for case in load_cases(&mut failures) {
         let unsupported = UNSUPPORTED.iter().find(|(n, _)| *n == case.name);
         for level in LEVELS {
             let how = format!("{level:?} emulator");
@@ -73,12 +67,7 @@ fn case_outputs_match_on_the_emulator_at_every_level() {
         }
     }
     assert!(ran >= 150, "only {ran} compiled cases ran");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]
@@ -124,10 +113,5 @@ fn random_dispatches_match_the_interpreter_at_every_level() {
         }
     }
     assert!(compared >= 300, "only {compared} dispatches compared");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }

@@ -8,6 +8,7 @@
 //! references or not; the kernels without a reference are listed, with the reason, in
 //! `cuda_ref::NO_REFERENCE`.
 
+use ilc_test_support::{assert_no_failures, corpus, stem};
 use ilc_tests::cuda_launch::{cuda_dir, launch, launch_with};
 use ilc_tests::cuda_ref::{references, NO_REFERENCE};
 
@@ -50,28 +51,15 @@ fn ptxas_kernels_match_cpu_references_hazard_free() {
         .collect();
     assert!(names.len() >= 40, "only {} references", names.len());
     let failures = check(&names);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]
 fn every_corpus_kernel_runs_hazard_free() {
-    let mut names: Vec<String> = std::fs::read_dir(cuda_dir())
-        .expect("tests/cuda")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let p = e.path();
-            if p.extension()? != "toml" {
-                return None;
-            }
-            Some(p.file_stem()?.to_string_lossy().to_string())
-        })
+    let names: Vec<String> = corpus(cuda_dir(), "toml", 60)
+        .iter()
+        .map(|p| stem(p))
         .collect();
-    names.sort();
     let mut failures = Vec::new();
     let mut unchecked = Vec::new();
     for name in &names {
@@ -96,13 +84,7 @@ fn every_corpus_kernel_runs_hazard_free() {
     for (name, why) in NO_REFERENCE {
         eprintln!("  {name}: {why}");
     }
-    assert!(names.len() >= 60, "only {} corpus kernels", names.len());
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 /// Kernels whose launch notes ask for edge inputs (NaN, infinities, signed zeros, ties,
@@ -144,10 +126,5 @@ fn edge_inputs_match_cpu_references() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }

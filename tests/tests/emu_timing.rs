@@ -3,23 +3,13 @@
 //! NVIDIA's control words run on real hardware, so a report is a fault of the timing model in
 //! `isa_spa5::latency`, which the compiler's scheduler and control-word pass also use.
 
+use ilc_test_support::{assert_no_failures, corpus, stem};
 use ilc_tests::cuda_launch::{cuda_dir, launch_in};
 
 #[test]
 fn timing_corpus_runs_hazard_free() {
     let dir = cuda_dir().join("timing");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("tests/cuda/timing")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let p = e.path();
-            if p.extension()? != "toml" {
-                return None;
-            }
-            Some(p.file_stem()?.to_string_lossy().to_string())
-        })
-        .collect();
-    names.sort();
+    let names: Vec<String> = corpus(&dir, "toml", 90).iter().map(|p| stem(p)).collect();
     let mut failures = Vec::new();
     let mut reports = 0;
     for name in &names {
@@ -34,11 +24,5 @@ fn timing_corpus_runs_hazard_free() {
         }
     }
     eprintln!("{} timing kernels, {reports} hazard reports", names.len());
-    assert!(names.len() >= 90, "only {} timing kernels", names.len());
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }

@@ -8,7 +8,8 @@
 //! race checker on; races, warnings and out-of-range accesses (outside the `oob_*` kernels)
 //! are failures too.
 
-use ilc_tests::cases::{check_outputs, compare, corpus, load_case, parse_tolerance, ulp32, Tol};
+use ilc_test_support::assert_no_failures;
+use ilc_tests::cases::{check_outputs, compare, corpus, load_cases, parse_tolerance, ulp32, Tol};
 use isa_amdil::interp::{self, Schedule};
 
 #[test]
@@ -27,14 +28,7 @@ fn corpus_has_at_least_forty_cases() {
 #[test]
 fn every_kernel_matches_its_expected_output() {
     let mut failures = Vec::new();
-    for il in corpus() {
-        let case = match load_case(&il) {
-            Ok(c) => c,
-            Err(e) => {
-                failures.push(e);
-                continue;
-            }
-        };
+    for case in load_cases(&mut failures) {
         let prog = match interp::prepare_source(&case.source) {
             Ok(p) => p,
             Err(e) => {
@@ -78,12 +72,7 @@ fn every_kernel_matches_its_expected_output() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, "failures");
 }
 
 #[test]

@@ -19,6 +19,7 @@ use ilc::lower::validate::{self, Buffers, Outputs, Tolerance};
 use ilc_passes::ir::Function;
 use ilc_test_support::Rng;
 use isa_amdil::ast::{Payload, Program, RegKind};
+use isa_amdil::opcodes::Precision;
 
 fn kernels_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
@@ -188,31 +189,13 @@ fn passes() -> Vec<Pass> {
     ]
 }
 
-/// Tolerance for random inputs: exact unless the kernel uses approximate operations.
+/// Tolerance for random inputs: exact unless the kernel uses an opcode whose result the guide
+/// leaves approximate ([`isa_amdil::Opcode::precision`]).
 fn random_tolerance(p: &Program, case_tol: &BTreeMap<u32, Tolerance>) -> BTreeMap<u32, Tolerance> {
-    let approx = p.statements.iter().any(|st| {
-        matches!(
-            st.opcode.mnemonic(),
-            "exp"
-                | "exp_vec"
-                | "log"
-                | "log_vec"
-                | "ln"
-                | "exn"
-                | "sin"
-                | "cos"
-                | "sin_vec"
-                | "cos_vec"
-                | "sincos"
-                | "pow"
-                | "rsq"
-                | "rsq_vec"
-                | "nrm"
-                | "div"
-                | "rcp"
-                | "rcp_vec"
-        )
-    });
+    let approx = p
+        .statements
+        .iter()
+        .any(|st| st.opcode.precision() != Precision::Exact);
     let double = p.statements.iter().any(|st| {
         matches!(
             st.opcode.mnemonic(),
@@ -253,6 +236,16 @@ fn check_all(path: &Path, p: &Program, func: &Function) -> Vec<String> {
     let case = load_case(&path.with_extension(""));
     let case_tol = case.as_ref().map(|c| c.tol.clone()).unwrap_or_default();
     if let Some(c) = &case {
+        // Only buffers with an expectation are compared.
+        let expected_only = |out: Outputs| Outputs {
+            uavs: out
+                .uavs
+                .into_iter()
+                .filter(|(k, _)| c.expect.contains_key(k))
+                .collect(),
+            global: None,
+            ps_outputs: Default::default(),
+        };
         match validate::run_ir(func, c.grid, &c.bufs, Default::default()) {
             Ok(out) => {
                 let exp = Outputs {
@@ -260,31 +253,13 @@ fn check_all(path: &Path, p: &Program, func: &Function) -> Vec<String> {
                     global: None,
                     ps_outputs: Default::default(),
                 };
-                // Only buffers with an expectation are compared.
-                let got = Outputs {
-                    uavs: out
-                        .uavs
-                        .into_iter()
-                        .filter(|(k, _)| c.expect.contains_key(k))
-                        .collect(),
-                    global: None,
-                    ps_outputs: Default::default(),
-                };
+                let got = expected_only(out);
                 if let Err(e) = validate::compare_outputs(&exp, &got, &c.tol) {
                     // Blame the lowering only when the reference interpreter meets the
                     // expectation; otherwise the case (or the interpreter) is at fault and
                     // the IL-vs-IR comparison below still checks the lowering.
                     let il_ok = validate::run_il(p, c.grid, &c.bufs).is_ok_and(|il| {
-                        let il = Outputs {
-                            uavs: il
-                                .uavs
-                                .into_iter()
-                                .filter(|(k, _)| c.expect.contains_key(k))
-                                .collect(),
-                            global: None,
-                            ps_outputs: Default::default(),
-                        };
-                        validate::compare_outputs(&exp, &il, &c.tol).is_ok()
+                        validate::compare_outputs(&exp, &expected_only(il), &c.tol).is_ok()
                     });
                     if il_ok {
                         errs.push(format!("{name}: case expectations: {e}"));

@@ -7,6 +7,7 @@
 use ilc::options::{OptLevel, Options};
 use ilc::verify::{verify, VerifyOptions};
 use ilc::Compiler;
+use ilc_test_support::assert_no_failures;
 use ilc_tools::ilgen;
 
 fn compiler(level: OptLevel, assume_in_bounds: bool) -> Compiler {
@@ -51,11 +52,9 @@ fn random_kernels_match_the_interpreter() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures (reproduce with `ilc-fuzz --count 1 --seed S --minimize`):\n{}",
-        failures.len(),
-        failures.join("\n")
+    assert_no_failures(
+        &failures,
+        "failures (reproduce with `ilc-fuzz --count 1 --seed S --minimize`)",
     );
 }
 
@@ -78,11 +77,9 @@ fn random_kernels_match_the_interpreter_with_accesses_in_bounds() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures (reproduce with `ilc-fuzz --assume-in-bounds --count 1 --seed S --size N`):\n{}",
-        failures.len(),
-        failures.join("\n")
+    assert_no_failures(
+        &failures,
+        "failures (reproduce with `ilc-fuzz --assume-in-bounds --count 1 --seed S --size N`)",
     );
 }
 
@@ -104,11 +101,9 @@ fn large_random_kernels_match_the_interpreter_at_every_level() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures (reproduce with `ilc-fuzz --count 1 --seed S --size N --minimize`):\n{}",
-        failures.len(),
-        failures.join("\n")
+    assert_no_failures(
+        &failures,
+        "failures (reproduce with `ilc-fuzz --count 1 --seed S --size N --minimize`)",
     );
 }
 

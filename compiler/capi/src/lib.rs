@@ -259,11 +259,7 @@ fn guard(error: *mut *mut c_char, f: impl FnOnce() -> i32) -> i32 {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(code) => code,
         Err(p) => {
-            let what = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = ilc::error::panic_message(p.as_ref());
             message(error, &format!("internal compiler error: {what}"));
             ILC_ERROR_INTERNAL
         }

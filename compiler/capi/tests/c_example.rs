@@ -11,62 +11,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn skip_or_fail(why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{why} (required in CI)");
-    }
-    eprintln!("SKIPPED: {why}");
-}
-
-fn static_lib() -> Option<PathBuf> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"));
-    ["debug", "release"]
-        .iter()
-        .map(|p| target.join(p).join("libilc_capi.a"))
-        .find(|p| p.exists())
+    ilc_test_support::workspace_root()
 }
 
 /// Compiles a C file against the static library; `None` (after a SKIPPED) when the library
 /// or `cc` is missing.
-fn build_c(source: &Path, name: &str) -> Option<PathBuf> {
-    let Some(lib) = static_lib() else {
-        skip_or_fail("libilc_capi.a not built (run `cargo build -p ilc-capi`)");
-        return None;
-    };
-    if Command::new("cc").arg("--version").output().is_err() {
-        skip_or_fail("no C compiler `cc`");
-        return None;
-    }
-    let out = std::env::temp_dir().join(format!("ilc-{name}-{}", std::process::id()));
-    let cc = Command::new("cc")
-        .arg("-std=c99")
-        .arg("-Wall")
-        .arg("-Wextra")
-        .arg("-Werror")
-        .arg("-I")
-        .arg(root().join("compiler/capi/include"))
-        .arg(source)
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&out)
-        .output()
-        .expect("cc runs");
-    assert!(
-        cc.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    Some(out)
+fn build_c(source: &Path) -> Option<PathBuf> {
+    let include = root().join("compiler/capi/include");
+    ilc_test_support::build_c(source, &include, "libilc_capi.a", "ilc-capi")
 }
 
 #[test]
 fn c_example_compiles_a_kernel_and_prints_its_layout() {
-    let Some(out) = build_c(&root().join("examples/c/compile.c"), "c-example") else {
+    let Some(out) = build_c(&root().join("examples/c/compile.c")) else {
         return;
     };
     let run = Command::new(&out)
@@ -108,7 +65,7 @@ fn c_example_compiles_a_kernel_and_prints_its_layout() {
 
 #[test]
 fn c_api_test_exercises_errors_warnings_and_versions() {
-    let Some(out) = build_c(&root().join("compiler/capi/tests/c/api_test.c"), "api-test") else {
+    let Some(out) = build_c(&root().join("compiler/capi/tests/c/api_test.c")) else {
         return;
     };
     let run = Command::new(&out).output().expect("api_test runs");

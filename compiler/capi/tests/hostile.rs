@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 
 use ilc_capi::*;
+use ilc_test_support::{hostile_il, Rng};
 
 /// Compiles `src`; returns the status and the message (if any).
 fn compile(c: *const IlcCompiler, src: &[u8]) -> (i32, String) {
@@ -50,16 +51,9 @@ fn hostile_inputs_are_status_codes_with_messages() {
                 unsafe { ilc_compiler_new(&o, &mut c, std::ptr::null_mut()) },
                 ILC_OK
             );
-            let mut s = 0x9e37_79b9_7f4a_7c15u64;
+            let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
             for len in 0..300usize {
-                let bytes: Vec<u8> = (0..len * 13 % 3000)
-                    .map(|_| {
-                        s ^= s << 13;
-                        s ^= s >> 7;
-                        s ^= s << 17;
-                        s as u8
-                    })
-                    .collect();
+                let bytes = rng.bytes(len * 13 % 3000);
                 let (st, msg) = compile(c, &bytes);
                 assert!(st == ILC_ERROR_COMPILE || st == ILC_OK, "{st}: {msg}");
                 if st != ILC_OK {
@@ -71,16 +65,11 @@ fn hostile_inputs_are_status_codes_with_messages() {
                 let (st, msg) = compile(c, &src[..cut]);
                 assert!(st == ILC_ERROR_COMPILE || st == ILC_OK, "{st}: {msg}");
             }
-            let mut deep = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-            deep.push_str(&"if_logicalnz r0.x\n".repeat(100_000));
-            deep.push_str(&"endif\n".repeat(100_000));
-            deep.push_str("end\n");
+            let deep = hostile_il::deep_nesting(100_000);
             let (st, msg) = compile(c, deep.as_bytes());
             assert_eq!(st, ILC_ERROR_COMPILE);
             assert!(msg.contains("L0003") || msg.contains("L0002"), "{msg}");
-            let mut big = String::from("il_cs_2_0\ndcl_num_thread_per_group 1\n");
-            big.push_str(&"iadd r0.x, r0.x, r0.x\n".repeat(1_000_000));
-            big.push_str("end\n");
+            let big = hostile_il::many_instructions(1_000_000);
             let (st, msg) = compile(c, big.as_bytes());
             assert_eq!(st, ILC_ERROR_COMPILE);
             assert!(msg.contains("L0002"), "{msg}");
@@ -115,14 +104,7 @@ fn compiler_with(f: impl FnOnce(&mut IlcOptions)) -> *mut IlcCompiler {
 #[test]
 fn limits_bound_the_cost_of_small_inputs() {
     let c = compiler_with(|o| o.max_compile_ms = 200);
-    // 200k instructions after inlining, from a 40 KiB source.
-    let body = "iadd r0.x, r0.x, r1.x\nixor r1.x, r1.x, r0.y\nimul r0.y, r0.y, r1.x\n".repeat(500);
-    let heavy = format!(
-        "il_cs_2_0\ndcl_num_thread_per_group 64\ndcl_raw_uav_id(0)\n\
-         uav_raw_load_id(0) r0, vAbsTidFlat.x\n{}\
-         uav_raw_store_id(0) mem, vAbsTidFlat.x, r0\nendmain\nfunc 1\n{body}ret\nend\n",
-        "call 1\n".repeat(130)
-    );
+    let heavy = hostile_il::inlining_blowup();
     let t = std::time::Instant::now();
     let (st, msg) = compile(c, heavy.as_bytes());
     let took = t.elapsed();

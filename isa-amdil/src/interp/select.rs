@@ -37,13 +37,16 @@ fn zeroop(st: &Instruction) -> ZeroOp {
     }
 }
 
-/// Picks one of three non-capturing functions by zeroop (fn pointers cannot capture).
-fn by_zeroop(z: ZeroOp, fm: fn(u32) -> u32, zr: fn(u32) -> u32, inf: fn(u32) -> u32) -> CompFn {
-    CompFn::F1(match z {
-        ZeroOp::FltMax => fm,
-        ZeroOp::Zero => zr,
-        ZeroOp::Infinity => inf,
-    })
+/// `$op(a, zeroop)` as a unary function with the zeroop `$z` bound: one non-capturing
+/// closure per zeroop (fn pointers cannot capture).
+macro_rules! by_zeroop {
+    ($z:expr, $op:path) => {
+        CompFn::F1(match $z {
+            ZeroOp::FltMax => |a| $op(a, ZeroOp::FltMax),
+            ZeroOp::Zero => |a| $op(a, ZeroOp::Zero),
+            ZeroOp::Infinity => |a| $op(a, ZeroOp::Infinity),
+        })
+    };
 }
 
 /// Chooses the operation of one opcode family: `None` for an opcode of another family.
@@ -409,42 +412,10 @@ fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError
             (Op::CmpVal(relop(r), v.to_bits()), f)
         }
         // ---- float, scalar on .w, broadcast ----
-        O::Rcp => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::rcp(a, ZeroOp::FltMax),
-                |a| fops::rcp(a, ZeroOp::Zero),
-                |a| fops::rcp(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Rsq => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::rsq(a, ZeroOp::FltMax),
-                |a| fops::rsq(a, ZeroOp::Zero),
-                |a| fops::rsq(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Log => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::log2(a, ZeroOp::FltMax),
-                |a| fops::log2(a, ZeroOp::Zero),
-                |a| fops::log2(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
-        O::Ln => (
-            Op::ScalarW(by_zeroop(
-                z,
-                |a| fops::ln(a, ZeroOp::FltMax),
-                |a| fops::ln(a, ZeroOp::Zero),
-                |a| fops::ln(a, ZeroOp::Infinity),
-            )),
-            f,
-        ),
+        O::Rcp => (Op::ScalarW(by_zeroop!(z, fops::rcp)), f),
+        O::Rsq => (Op::ScalarW(by_zeroop!(z, fops::rsq)), f),
+        O::Log => (Op::ScalarW(by_zeroop!(z, fops::log2)), f),
+        O::Ln => (Op::ScalarW(by_zeroop!(z, fops::ln)), f),
         O::Sqrt => (Op::ScalarW(F1(fops::sqrt)), f),
         O::Exp => (Op::ScalarW(F1(fops::exp2)), f),
         O::Exn => (Op::ScalarW(F1(fops::exn)), f),

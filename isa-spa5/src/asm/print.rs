@@ -11,7 +11,7 @@ use std::fmt::Write;
 use super::float::{format_f32, format_f64};
 use crate::control::Control;
 use crate::inst::{Inst, Operand};
-use crate::table::{OpKind, Place};
+use crate::table::{OpClass, OpKind, Place};
 
 /// Context for printing one instruction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,19 +34,7 @@ pub use crate::banks::reuse_slot;
 
 /// Whether a field holds an immediate value.
 pub(crate) fn is_imm(kind: OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::UImm(..)
-            | OpKind::SImm(..)
-            | OpKind::I20
-            | OpKind::XImm
-            | OpKind::U20
-            | OpKind::U32(_)
-            | OpKind::S32(_)
-            | OpKind::F20
-            | OpKind::F32(_)
-            | OpKind::D20
-    )
+    matches!(kind.class(), OpClass::IntImm | OpClass::FloatImm)
 }
 
 /// Whether an optional operand has its default (unprinted) value.

@@ -432,6 +432,20 @@ fn bop(op: u8, a: bool, b: bool) -> bool {
     }
 }
 
+/// The predicate combination of the `..SETP`/`..SET` forms: each lane's test combined with
+/// its bit of `c` by `op` ([`bop`]), as the result mask and the inverse mask (the test
+/// negated, then combined).
+fn combine(op: u8, c: u32, g: u32, mut test: impl FnMut(usize) -> bool) -> (u32, u32) {
+    let (mut res, mut inv) = (0u32, 0u32);
+    for l in lanes(g) {
+        let r = test(l);
+        let cl = c >> l & 1 != 0;
+        res |= (bop(op, r, cl) as u32) << l;
+        inv |= (bop(op, !r, cl) as u32) << l;
+    }
+    (res, inv)
+}
+
 /// Adds with carry in, returning (sum, carry out, overflow).
 fn add_c(a: u32, b: u32, cin: u32) -> (u32, bool, bool) {
     let s = a as u64 + b as u64 + cin as u64;
@@ -647,19 +661,14 @@ fn int_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Resu
     let op = md(inst, M::Bop);
     let (ia, ic) = if kind == K::Isetp { (2, 4) } else { (1, 3) };
     let c = pred_operand(inst, w, ic);
-    let mut res = 0u32;
-    let mut inv = 0u32;
-    for l in lanes(g) {
+    let (res, inv) = combine(op, c, g, |l| {
         let (a, b) = (src(inst, ia, w, ctx, l), src(inst, ia + 1, w, ctx, l));
-        let r = if x {
+        if x {
             icmp_x(code, a, b, signed, w.cf >> l & 1 != 0, w.zf >> l & 1 != 0)
         } else {
             icmp(code, a, b, signed)
-        };
-        let cl = c >> l & 1 != 0;
-        res |= (bop(op, r, cl) as u32) << l;
-        inv |= (bop(op, !r, cl) as u32) << l;
-    }
+        }
+    });
     set_or_predicate(inst, w, g, kind == K::Isetp, res, inv);
     Ok(())
 }
@@ -999,14 +1008,7 @@ fn predicate_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32) -> Result<(), Em
     let b = pred_operand(inst, w, ib);
     let c = pred_operand(inst, w, ic);
     let (op1, op2) = (md(inst, M::Bop), md(inst, M::Bop2));
-    let mut res = 0u32;
-    let mut inv = 0u32;
-    for l in lanes(g) {
-        let ab = bop(op1, a >> l & 1 != 0, b >> l & 1 != 0);
-        let cl = c >> l & 1 != 0;
-        res |= (bop(op2, ab, cl) as u32) << l;
-        inv |= (bop(op2, !ab, cl) as u32) << l;
-    }
+    let (res, inv) = combine(op2, c, g, |l| bop(op1, a >> l & 1 != 0, b >> l & 1 != 0));
     set_or_predicate(inst, w, g, kind == K::Psetp, res, inv);
     Ok(())
 }
@@ -1016,12 +1018,7 @@ fn condition_code_set(inst: &Inst, pc: u32, w: &mut Warp, g: u32) -> Result<(), 
     let t = cc_test(inst, pc, w)?;
     let c = pred_operand(inst, w, 3);
     let op = md(inst, M::Bop);
-    let (mut res, mut inv) = (0u32, 0u32);
-    for l in lanes(g) {
-        let (tl, cl) = (t >> l & 1 != 0, c >> l & 1 != 0);
-        res |= (bop(op, tl, cl) as u32) << l;
-        inv |= (bop(op, !tl, cl) as u32) << l;
-    }
+    let (res, inv) = combine(op, c, g, |l| t >> l & 1 != 0);
     set_or_predicate(inst, w, g, true, res, inv);
     Ok(())
 }
@@ -1429,20 +1426,15 @@ fn float(
                 (1, 3)
             };
             let c = pred_operand(inst, w, ic);
-            let mut res = 0u32;
-            let mut inv = 0u32;
-            for l in lanes(g) {
+            let (res, inv) = combine(op, c, g, |l| {
                 let mut a = fmods(inst, ia as u8, src(inst, ia, w, ctx, l));
                 let mut b = fmods(inst, ia as u8 + 1, src(inst, ia + 1, w, ctx, l));
                 if ftz {
                     a = fp::ftz(a);
                     b = fp::ftz(b);
                 }
-                let r = fp::fcmp(code, f32::from_bits(a) as f64, f32::from_bits(b) as f64);
-                let cl = c >> l & 1 != 0;
-                res |= (bop(op, r, cl) as u32) << l;
-                inv |= (bop(op, !r, cl) as u32) << l;
-            }
+                fp::fcmp(code, f32::from_bits(a) as f64, f32::from_bits(b) as f64)
+            });
             set_or_predicate(inst, w, g, kind == K::Fsetp, res, inv);
         }
         K::Fchk => {
@@ -1703,16 +1695,11 @@ fn double(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) {
                 (1, 3)
             };
             let c = pred_operand(inst, w, ic);
-            let mut res = 0u32;
-            let mut inv = 0u32;
-            for l in lanes(g) {
+            let (res, inv) = combine(op, c, g, |l| {
                 let a = dmods(inst, ia as u8, src64(inst, ia, w, ctx, l));
                 let b = dmods(inst, ia as u8 + 1, src64(inst, ia + 1, w, ctx, l));
-                let r = fp::fcmp(code, f(a), f(b));
-                let cl = c >> l & 1 != 0;
-                res |= (bop(op, r, cl) as u32) << l;
-                inv |= (bop(op, !r, cl) as u32) << l;
-            }
+                fp::fcmp(code, f(a), f(b))
+            });
             set_or_predicate(inst, w, g, kind == K::Dsetp, res, inv);
         }
     }

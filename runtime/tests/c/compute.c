@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cal.h"
 #include "calcl.h"
+#include "check.h"
 #include "cal_ext.h"
 
 /* uav0[i] = i * cb0[0].x + uav1[i] for i < cb0[0].y (u32). */
@@ -34,16 +35,6 @@ static const char *global_kernel =
     "imul r1, r0.xxxx, l0\n"
     "mov g[r0.x], r1\n"
     "end\n";
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        CALresult r_ = (call);                                                       \
-        if (r_ != CAL_RESULT_OK) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed (%d): %s / %s\n", __FILE__, __LINE__,  \
-                    #call, (int)r_, calGetErrorString(), calclGetErrorString());     \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
 
 static int lines;
 static void count_line(const char *msg) {

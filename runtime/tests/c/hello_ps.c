@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cal.h"
 #include "calcl.h"
+#include "check.h"
 
 static const char *kernel =
     "il_ps_2_0\n"
@@ -18,16 +19,6 @@ static const char *kernel =
     "add r1.x, r1.x, cb0[0].y\n"
     "mov o0, r1.xxxx\n"
     "end\n";
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        CALresult r_ = (call);                                                       \
-        if (r_ != CAL_RESULT_OK) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #call, \
-                    (int)r_, calGetErrorString());                                   \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
 
 static int lines;
 static void count_line(const char *msg) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "cal.h"
 #include "calcl.h"
+#include "check.h"
 
 static const char *kernel =
     "il_ps_2_0\n"
@@ -28,16 +29,6 @@ static const char *kernel =
     "endloop\n"
     "mov o0, r0.xxxx\n"
     "end\n";
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        CALresult r_ = (call);                                                       \
-        if (r_ != CAL_RESULT_OK) {                                                   \
-            fprintf(stderr, "%s:%d: %s failed (%d): %s / %s\n", __FILE__, __LINE__,  \
-                    #call, (int)r_, calGetErrorString(), calclGetErrorString());     \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
 
 enum { M = 40, K = 24, N = 33 }; /* C is M x N (rows x columns), A is M x K, B is K x N */
 
