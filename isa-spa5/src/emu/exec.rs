@@ -303,6 +303,23 @@ fn dst_reg(inst: &Inst, i: usize) -> u8 {
     }
 }
 
+/// Writes `f(w, ctx, lane)` to the first destination register of every lane in `g`, lane
+/// by lane.
+fn per_lane(
+    inst: &Inst,
+    w: &mut Warp,
+    g: u32,
+    ctx: &Ctx,
+    f: impl Fn(&Warp, &Ctx, usize) -> u32,
+) -> Result<(), EmuError> {
+    let d = dst_reg(inst, 0);
+    for l in lanes(g) {
+        let v = f(w, ctx, l);
+        w.set_reg(d, l, v);
+    }
+    Ok(())
+}
+
 fn dst_pred(inst: &Inst, i: usize) -> u8 {
     match inst.ops().get(i) {
         Some(Operand::Pred(p)) => p.reg.0,
@@ -616,8 +633,7 @@ fn video_abs_diff(
     let sat = flag(inst, M::Sat);
     let (va, vb) = (md(inst, M::VSrc(1)), md(inst, M::VSrc(2)));
     let imm_b = matches!(inst.op, Op::VABSDIFF_I | Op::VMNMX_I);
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let a = video_source(src(inst, 1, w, ctx, l), va);
         let rb = src(inst, 2, w, ctx, l);
         let b = if imm_b {
@@ -647,9 +663,8 @@ fn video_abs_diff(
             (true, false) => r.clamp(0, i64::from(u32::MAX)),
             _ => r,
         };
-        w.set_reg(d, l, r as u32);
-    }
-    Ok(())
+        r as u32
+    })
 }
 
 /// ISETP and ISET: integer compare (`.X`: the high words of a 64-bit one), combined with a predicate.
@@ -683,8 +698,7 @@ fn compare_select(
 ) -> Result<(), EmuError> {
     use Kind as K;
     let signed = md(inst, M::Signed) == 1;
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let c = src(inst, 3, w, ctx, l);
         let t = if kind == K::Icmp {
             icmp(md(inst, M::ICmp), c, 0, signed)
@@ -692,29 +706,24 @@ fn compare_select(
             let c = if flag(inst, M::Ftz) { fp::ftz(c) } else { c };
             fp::fcmp(md(inst, M::FCmp), f32::from_bits(c) as f64, 0.0)
         };
-        let v = if t {
+        if t {
             src(inst, 1, w, ctx, l)
         } else {
             src(inst, 2, w, ctx, l)
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// SEL: select one of two sources by a predicate.
 fn select(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
     let p = pred_operand(inst, w, 3);
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
-        let v = if p >> l & 1 != 0 {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
+        if p >> l & 1 != 0 {
             src(inst, 1, w, ctx, l)
         } else {
             src(inst, 2, w, ctx, l)
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// SHL and SHR: 32-bit shifts (`.W`: the count wraps; SHR `.BREV` reverses the bits first).
@@ -730,15 +739,14 @@ fn shift(
     if flag(inst, M::X) || flag(inst, M::Cc) {
         return Err(unsupported(inst, pc, "shift with .X/.CC"));
     }
-    let d = dst_reg(inst, 0);
     let wrap = flag(inst, M::W);
     let signed = md(inst, M::Signed) == 1;
     let brev = flag(inst, M::Brev);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let mut a = src(inst, 1, w, ctx, l);
         let s = src(inst, 2, w, ctx, l);
         let s = if wrap { s & 31 } else { s.min(32) };
-        let v = if kind == K::Shl {
+        if kind == K::Shl {
             if s >= 32 {
                 0
             } else {
@@ -755,10 +763,8 @@ fn shift(
             } else {
                 a >> s
             }
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// SHF.L and SHF.R: funnel shifts of a register pair, 32 or 64 bits wide.
@@ -771,7 +777,6 @@ fn funnel_shift(
     ctx: &mut Ctx,
 ) -> Result<(), EmuError> {
     use Kind as K;
-    let d = dst_reg(inst, 0);
     let wrap = flag(inst, M::W);
     let ty = md(inst, M::ShfType);
     let wide = ty >= 2;
@@ -780,14 +785,14 @@ fn funnel_shift(
     if hi & 2 != 0 {
         return Err(unsupported(inst, pc, "SHF.X"));
     }
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let lo = src(inst, 1, w, ctx, l);
         let s = src(inst, 2, w, ctx, l);
         let hw = src(inst, 3, w, ctx, l);
         let bits = if wide { 64 } else { 32 };
         let s = if wrap { s & (bits - 1) } else { s.min(bits) };
         let x = (hw as u64) << 32 | lo as u64;
-        let v = if kind == K::ShfL {
+        if kind == K::ShfL {
             let r = if s >= 64 { 0 } else { x << s };
             (r >> 32) as u32
         } else {
@@ -803,37 +808,32 @@ fn funnel_shift(
             } else {
                 r as u32
             }
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// BFE: extract a bit field (position and length in the second source).
 fn bit_field_extract(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
-    let d = dst_reg(inst, 0);
     let signed = md(inst, M::Signed) == 1;
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let mut a = src(inst, 1, w, ctx, l);
         if flag(inst, M::Brev) {
             a = a.reverse_bits();
         }
         let b = src(inst, 2, w, ctx, l);
         let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
-        w.set_reg(d, l, bfe(a, pos, len, signed));
-    }
-    Ok(())
+        bfe(a, pos, len, signed)
+    })
 }
 
 /// BFI: insert a bit field into the third source.
 fn bit_field_insert(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let a = src(inst, 1, w, ctx, l);
         let b = src(inst, 2, w, ctx, l);
         let c = src(inst, 3, w, ctx, l);
         let (pos, len) = (b & 0xff, (b >> 8) & 0xff);
-        let v = if len == 0 || pos >= 32 {
+        if len == 0 || pos >= 32 {
             c
         } else {
             let len = len.min(32 - pos);
@@ -843,17 +843,14 @@ fn bit_field_insert(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<
                 ((1u32 << len) - 1) << pos
             };
             (c & !mask) | ((a << pos) & mask)
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// FLO: the position (or with `.SH` the shift amount) of the leading one bit.
 fn find_leading_one(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
-    let d = dst_reg(inst, 0);
     let signed = md(inst, M::Signed) == 1;
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let mut b = src(inst, 1, w, ctx, l);
         if flag(inst, M::Inv(1)) {
             b = !b;
@@ -861,29 +858,25 @@ fn find_leading_one(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<
         if signed && (b as i32) < 0 {
             b = !b;
         }
-        let v = if b == 0 {
+        if b == 0 {
             u32::MAX
         } else if flag(inst, M::Sh) {
             b.leading_zeros()
         } else {
             31 - b.leading_zeros()
-        };
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// POPC: the number of one bits.
 fn pop_count(inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<(), EmuError> {
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let mut b = src(inst, 1, w, ctx, l);
         if flag(inst, M::Inv(1)) {
             b = !b;
         }
-        w.set_reg(d, l, b.count_ones());
-    }
-    Ok(())
+        b.count_ones()
+    })
 }
 
 /// PRMT: byte permute of a register pair (default mode only).
@@ -891,8 +884,7 @@ fn permute(inst: &Inst, pc: u32, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<
     if md(inst, M::Mode) != 0 {
         return Err(unsupported(inst, pc, "PRMT mode other than the default"));
     }
-    let d = dst_reg(inst, 0);
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let a = src(inst, 1, w, ctx, l);
         let sel = src(inst, 2, w, ctx, l);
         let c = src(inst, 3, w, ctx, l);
@@ -906,9 +898,8 @@ fn permute(inst: &Inst, pc: u32, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Result<
             }
             v |= byte << (8 * i);
         }
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        v
+    })
 }
 
 /// S2R: read a special register (thread and block ids, lane masks, clocks).
@@ -961,19 +952,16 @@ fn predicates_to_register(
     g: u32,
     ctx: &mut Ctx,
 ) -> Result<(), EmuError> {
-    let d = dst_reg(inst, 0);
     let shift = 8 * md(inst, M::ByteSel) as u32;
-    for l in lanes(g) {
+    per_lane(inst, w, g, ctx, |w, ctx, l| {
         let mut pr = 0u32;
         for p in 0..7 {
             pr |= (w.preds[p] >> l & 1) << p;
         }
         let a = src(inst, 2, w, ctx, l);
         let mask = src(inst, 3, w, ctx, l) & 0xff;
-        let v = (a & !(mask << shift)) | ((pr & mask) << shift);
-        w.set_reg(d, l, v);
-    }
-    Ok(())
+        (a & !(mask << shift)) | ((pr & mask) << shift)
+    })
 }
 
 /// R2P: a byte of a register into the predicates P0..P6, under a mask.
