@@ -139,32 +139,50 @@ pub unsafe extern "C" fn calDeviceGetAttribs(
     ordinal: CALuint,
 ) -> CALresult {
     rt(|| {
-        runtime::with(|r| {
-            if attribs.is_null() {
-                return Err(CalError::invalid("attribs is a null pointer"));
-            }
-            let a = r.device_attribs(ordinal)?;
-            // SAFETY: the caller's struct holds at least its `struct_size` field.
-            let size = unsafe { (*attribs).struct_size } as usize;
-            let full = std::mem::size_of::<CALdeviceattribs>();
-            if size < 8 {
-                return Err(CalError::invalid(format!(
-                    "attribs->struct_size is {size}: set it to sizeof(CALdeviceattribs)"
-                )));
-            }
-            let n = size.min(full);
-            // SAFETY: copies `n` <= both sizes bytes after the size field, into the caller's
-            // struct of `size` bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    (&a as *const CALdeviceattribs).cast::<u8>().add(4),
-                    attribs.cast::<u8>().add(4),
-                    n - 4,
-                );
-            }
-            Ok(())
+        runtime::with(|r| unsafe {
+            put_sized(attribs, "attribs", "CALdeviceattribs", 8, || {
+                r.device_attribs(ordinal)
+            })
         })
     })
+}
+
+/// Writes `value()` to the caller's struct `*out` whose first field, a `u32`, says how many
+/// bytes it holds: the bytes after that field, up to that size (a caller built against an
+/// older header has a shorter struct). Null or a size below `min` is
+/// `CAL_RESULT_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `T` is `repr(C)` with the `u32` size first; `out` is null or holds that many writable bytes.
+unsafe fn put_sized<T>(
+    out: *mut T,
+    what: &str,
+    ty: &str,
+    min: usize,
+    value: impl FnOnce() -> Result<T, CalError>,
+) -> Result<(), CalError> {
+    if out.is_null() {
+        return Err(CalError::invalid(format!("{what} is a null pointer")));
+    }
+    let v = value()?;
+    // SAFETY: the caller's struct holds at least its size field.
+    let size = unsafe { out.cast::<u32>().read() } as usize;
+    if size < min {
+        return Err(CalError::invalid(format!(
+            "{what}->struct_size is {size}: set it to sizeof({ty})"
+        )));
+    }
+    let n = size.min(std::mem::size_of::<T>());
+    // SAFETY: copies `n` <= both sizes bytes after the size field, into the caller's struct
+    // of `size` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (&v as *const T).cast::<u8>().add(4),
+            out.cast::<u8>().add(4),
+            n - 4,
+        );
+    }
+    Ok(())
 }
 
 /// `calDeviceGetStatus`: fills `status->struct_size` bytes.
@@ -174,28 +192,10 @@ pub unsafe extern "C" fn calDeviceGetStatus(
     dev: CALhandle,
 ) -> CALresult {
     rt(|| {
-        runtime::with(|r| {
-            if status.is_null() {
-                return Err(CalError::invalid("status is a null pointer"));
-            }
-            let s = r.device_status(dev)?;
-            // SAFETY: the caller's struct holds at least its `struct_size` field.
-            let size = unsafe { (*status).struct_size } as usize;
-            if size < 4 {
-                return Err(CalError::invalid(format!(
-                    "status->struct_size is {size}: set it to sizeof(CALdevicestatus)"
-                )));
-            }
-            let n = size.min(std::mem::size_of::<CALdevicestatus>());
-            // SAFETY: as in calDeviceGetAttribs.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    (&s as *const CALdevicestatus).cast::<u8>().add(4),
-                    status.cast::<u8>().add(4),
-                    n - 4,
-                );
-            }
-            Ok(())
+        runtime::with(|r| unsafe {
+            put_sized(status, "status", "CALdevicestatus", 4, || {
+                r.device_status(dev)
+            })
         })
     })
 }
@@ -248,6 +248,25 @@ unsafe fn dev_list<'a>(dev: *const CALhandle, count: CALuint) -> Result<&'a [CAL
     Ok(unsafe { std::slice::from_raw_parts(dev, count as usize) })
 }
 
+/// [`alloc`] on the `count` devices at `dev` (`calResAllocRemote1D`/`2D`).
+unsafe fn alloc_remote(
+    res: *mut CALhandle,
+    dev: *const CALhandle,
+    count: CALuint,
+    width: CALuint,
+    height: Option<CALuint>,
+    format: u32,
+    flags: CALuint,
+) -> CALresult {
+    match unsafe { dev_list(dev, count) } {
+        Ok(d) => unsafe { alloc(res, d, width, height, format, flags) },
+        Err(e) => {
+            unsafe { zero(res) };
+            rt(|| Err(e))
+        }
+    }
+}
+
 /// `calResAllocLocal2D`.
 #[no_mangle]
 pub unsafe extern "C" fn calResAllocLocal2D(
@@ -284,13 +303,7 @@ pub unsafe extern "C" fn calResAllocRemote2D(
     format: u32,
     flags: CALuint,
 ) -> CALresult {
-    match unsafe { dev_list(dev, device_count) } {
-        Ok(d) => unsafe { alloc(res, d, width, Some(height), format, flags) },
-        Err(e) => {
-            unsafe { zero(res) };
-            rt(|| Err(e))
-        }
-    }
+    unsafe { alloc_remote(res, dev, device_count, width, Some(height), format, flags) }
 }
 
 /// `calResAllocRemote1D`.
@@ -303,13 +316,7 @@ pub unsafe extern "C" fn calResAllocRemote1D(
     format: u32,
     flags: CALuint,
 ) -> CALresult {
-    match unsafe { dev_list(dev, device_count) } {
-        Ok(d) => unsafe { alloc(res, d, width, None, format, flags) },
-        Err(e) => {
-            unsafe { zero(res) };
-            rt(|| Err(e))
-        }
-    }
+    unsafe { alloc_remote(res, dev, device_count, width, None, format, flags) }
 }
 
 /// `calResCreate2D` (`CAL_EXT_RES_CREATE`): a resource over the application's memory.
