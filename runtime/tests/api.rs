@@ -77,6 +77,15 @@ unsafe fn read<T: Copy>(res: u32, n: usize) -> Vec<T> {
     }
 }
 
+/// Runs `body(dev, ctx)` on device 0 and a new context of it, between calInit and
+/// calShutdown, holding the file's lock.
+fn session(body: impl FnOnce(u32, u32)) {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let (dev, ctx) = unsafe { open() };
+    body(dev, ctx);
+    ok(calShutdown());
+}
+
 unsafe fn open() -> (u32, u32) {
     unsafe {
         ok(calInit());
@@ -115,9 +124,7 @@ fn a_second_compile_of_the_same_source_is_a_cache_hit() {
 
 #[test]
 fn pixel_outputs_are_stored_in_the_resource_format() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, ctx) = open();
+    session(|dev, ctx| unsafe {
         let (module, func) = load(ctx, CONST_PS);
         for (format, want) in [
             (UBYTE_4, vec![64u8, 255, 0, 128]),
@@ -156,15 +163,12 @@ fn pixel_outputs_are_stored_in_the_resource_format() {
                 }
             }
         }
-        ok(calShutdown());
-    }
+    });
 }
 
 #[test]
 fn mem_copy_copies_rows_into_a_wider_resource() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, ctx) = open();
+    session(|dev, ctx| unsafe {
         let (mut src, mut dst) = (0, 0);
         ok(calResAllocLocal2D(&mut src, dev, 3, 2, UINT_1, 0));
         ok(calResAllocLocal2D(&mut dst, dev, 5, 3, UINT_1, 0));
@@ -185,8 +189,7 @@ fn mem_copy_copies_rows_into_a_wider_resource() {
         // The other way round the destination is too small.
         assert_eq!(calMemCopy(&mut e, ctx, md, ms, 0), CAL_RESULT_ERROR);
         assert!(last(Channel::Runtime).contains("smaller"));
-        ok(calShutdown());
-    }
+    });
 }
 
 const UAV_CS: &str = "il_cs_2_0
@@ -202,9 +205,7 @@ end
 
 #[test]
 fn contexts_on_several_threads_run_at_once() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, _ctx) = open();
+    session(|dev, _ctx| unsafe {
         let threads: Vec<_> = (0..4u32)
             .map(|t| {
                 std::thread::spawn(move || {
@@ -245,8 +246,7 @@ fn contexts_on_several_threads_run_at_once() {
         for t in threads {
             t.join().expect("thread");
         }
-        ok(calShutdown());
-    }
+    });
 }
 
 const INCREMENT_CS: &str = "il_cs_2_0
@@ -265,9 +265,7 @@ end
 /// contents in, both writing back) would lose an increment; the events are 1..=N.
 #[test]
 fn runs_on_one_context_from_several_threads_are_serialized() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, ctx) = open();
+    session(|dev, ctx| unsafe {
         let (module, func) = load(ctx, INCREMENT_CS);
         let mut out = 0;
         ok(calResAllocLocal1D(&mut out, dev, 8192, UINT_1, 0));
@@ -308,8 +306,7 @@ fn runs_on_one_context_from_several_threads_are_serialized() {
             "elements that lost increments (first: {:?})",
             got[0]
         );
-        ok(calShutdown());
-    }
+    });
 }
 
 #[test]
@@ -365,9 +362,7 @@ end
 
 #[test]
 fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, ctx) = open();
+    session(|dev, ctx| unsafe {
         // The second `end` (as CAL++ emits) is accepted and ignored.
         let (module, func) = load(ctx, TYPED_CS);
         let d = domain(0, 0, 64, 1);
@@ -425,8 +420,7 @@ fn typed_uavs_take_the_resource_shape_and_refuse_converting_formats() {
             msg.contains("error[E0060]") && msg.contains(":3:1") && msg.contains("`cube`"),
             "{msg}"
         );
-        ok(calShutdown());
-    }
+    });
 }
 
 const POSITION_PS: &str = "il_ps_2_0
@@ -440,9 +434,7 @@ end
 /// plus the place in the domain) and each pixel lands at its position in the resource.
 #[test]
 fn pixel_shader_domains_keep_their_origin() {
-    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    unsafe {
-        let (dev, ctx) = open();
+    session(|dev, ctx| unsafe {
         let (module, func) = load(ctx, POSITION_PS);
         let mut out = 0;
         ok(calResAllocLocal2D(&mut out, dev, 8, 6, FLOAT_4, 0));
@@ -468,8 +460,7 @@ fn pixel_shader_domains_keep_their_origin() {
         assert_eq!(calCtxRunProgram(&mut e, ctx, func, &d), CAL_RESULT_ERROR);
         let msg = last(Channel::Runtime);
         assert!(msg.contains("4x3 domain at (5, 2)"), "{msg}");
-        ok(calShutdown());
-    }
+    });
 }
 
 /// The C header's struct sizes and member offsets equal the Rust definitions.
@@ -533,4 +524,76 @@ fn c_layout() -> Option<String> {
     let _ = std::fs::remove_file(&src);
     let _ = std::fs::remove_file(&exe);
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `calDeviceGetAttribs` and `calDeviceGetStatus` fill as many bytes as the caller's
+/// `struct_size` says (an older, shorter struct keeps the rest), refuse a size too small to
+/// hold a field and a null struct; `calResAllocRemote1D`/`2D` refuse a null or empty device
+/// list and leave the handle zero.
+#[test]
+fn sized_structs_and_remote_allocations_check_their_arguments() {
+    session(|dev, _ctx| unsafe {
+        let mut full = CALdeviceattribs {
+            struct_size: std::mem::size_of::<CALdeviceattribs>() as u32,
+            ..Default::default()
+        };
+        ok(calDeviceGetAttribs(&mut full, 0));
+        assert_ne!(full.target, 0);
+        let mut short = CALdeviceattribs {
+            struct_size: 8,
+            local_ram: 0xdead,
+            ..Default::default()
+        };
+        ok(calDeviceGetAttribs(&mut short, 0));
+        assert_eq!((short.target, short.local_ram), (full.target, 0xdead));
+        short.struct_size = 4;
+        assert_eq!(
+            calDeviceGetAttribs(&mut short, 0),
+            CAL_RESULT_INVALID_PARAMETER
+        );
+        let msg = last(Channel::Runtime);
+        assert!(msg.contains("sizeof(CALdeviceattribs)"), "{msg}");
+        let null: *mut CALdeviceattribs = std::ptr::null_mut();
+        assert_eq!(calDeviceGetAttribs(null, 0), CAL_RESULT_INVALID_PARAMETER);
+
+        let mut status = CALdevicestatus {
+            struct_size: 8,
+            avail_uncached_remote_ram: 0xbeef,
+            ..Default::default()
+        };
+        ok(calDeviceGetStatus(&mut status, dev));
+        assert_eq!(status.avail_uncached_remote_ram, 0xbeef);
+        status.struct_size = 0;
+        assert_eq!(
+            calDeviceGetStatus(&mut status, dev),
+            CAL_RESULT_INVALID_PARAMETER
+        );
+        let msg = last(Channel::Runtime);
+        assert!(msg.contains("sizeof(CALdevicestatus)"), "{msg}");
+
+        let mut res = 7;
+        assert_eq!(
+            calResAllocRemote1D(&mut res, std::ptr::null(), 1, 64, UINT_1, 0),
+            CAL_RESULT_INVALID_PARAMETER
+        );
+        assert_eq!(res, 0);
+        let devs = [dev];
+        res = 7;
+        assert_eq!(
+            calResAllocRemote2D(&mut res, devs.as_ptr(), 0, 8, 8, UINT_1, 0),
+            CAL_RESULT_INVALID_PARAMETER
+        );
+        assert_eq!(res, 0);
+        ok(calResAllocRemote2D(
+            &mut res,
+            devs.as_ptr(),
+            1,
+            8,
+            8,
+            UINT_1,
+            0,
+        ));
+        assert_ne!(res, 0);
+        ok(calResFree(res));
+    });
 }
