@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use ilc::lower::validate::{self, Buffers, Tolerance};
+use ilc_test_support::Rng;
 
 const SPECIALS: [u32; 14] = [
     0,
@@ -27,12 +28,10 @@ const SPECIALS: [u32; 14] = [
 ];
 
 fn inputs(seed: u64, words: usize) -> Vec<u8> {
-    let mut s = seed | 1;
+    let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(words * 4);
     for _ in 0..words {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
+        let s = rng.next_u64();
         let w = match s % 6 {
             0 => SPECIALS[(s >> 8) as usize % SPECIALS.len()],
             1 => (s >> 12) as u32 % 40,

@@ -374,10 +374,14 @@ fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError
         O::Rnd => (Op::Comp(F1(fops::rnd)), f),
         O::Mod => (Op::Comp(F2(fops::fmod)), f),
         O::Sgn => (Op::Comp(F1(fops::sgn)), f),
+        // Three operations (L7025), each flushing a denormal result as every float
+        // operation here does: a product that underflows is a signed zero before the add
+        // (-0 + +0 is +0), not a denormal whose sign survives the final flush.
         O::Lrp => (
             Op::Comp(F3(|a, b, c| {
                 let (s, x, y) = (fops::f(a), fops::f(b), fops::f(c));
-                fops::b(x * s + y * (1.0 - s))
+                let (p, q) = (fops::ftz(x * s), fops::ftz(y * fops::ftz(1.0 - s)));
+                fops::b(p + q)
             })),
             f,
         ),
