@@ -44,7 +44,8 @@ pub struct Spa5Options {
     pub serial: bool,
     /// GPRs the allocator may use (at most 254).
     pub max_regs: u32,
-    /// Rotate loops on the selected code (`ilc_passes::loop_rotate`) before scheduling.
+    /// Rotate loops on the selected code (`ilc_passes::loop_rotate`) and pipeline the loads of
+    /// single-block loops (`ilc_passes::load_pipeline`) before scheduling.
     pub rotate_loops: bool,
     /// Run the list scheduler before allocation.
     pub schedule: bool,
