@@ -111,7 +111,8 @@ pub const SKIPPABLE_STAGES: &[&str] = &["loop_rotate", "schedule"];
 
 /// The skippable backend stages of an optimization level, in order: loop rotation on the
 /// selected code (`ilc_passes::loop_rotate`, after every loop pass and the value ranges that
-/// drop bounds checks, which recognize the unrotated shape) at -O2 and above, then the
+/// drop bounds checks, which recognize the unrotated shape), with the load pipelining of the
+/// single-block loops it makes (`ilc_passes::load_pipeline`), at -O2 and above, then the
 /// scheduler.
 pub fn stages_for(level: OptLevel) -> Vec<&'static str> {
     match level {

@@ -46,6 +46,7 @@ pub mod hoist_loads;
 pub mod if_convert;
 pub mod launch_facts;
 pub mod licm;
+pub mod load_pipeline;
 pub mod loop_reduce;
 pub mod loop_rotate;
 pub mod mem_combine;

@@ -9,7 +9,10 @@
 //!   the preceding reads, writes and barriers, and every barrier after all earlier memory
 //!   operations (weight 1), per memory class (`MemClasses`: global, shared, local): a load
 //!   of a buffer may move above a store to shared memory;
-//! - the terminator stays last.
+//! - the terminator stays last;
+//! - in a single-block loop, a variable-latency instruction (a load) whose result only the
+//!   back edge passes comes after every reader of the parameter that result becomes (it can
+//!   take that parameter's register instead of needing a move that waits for it).
 //!
 //! The list scheduler issues, cycle by cycle, the ready instruction with the longest
 //! latency-weighted path to the end of the block (so long-latency loads, MUFU, double and
@@ -319,6 +322,43 @@ fn build_dag(
                     if j != i && !late.contains(&j) && Some(j) != test {
                         edges.push((j, i, 1));
                     }
+                }
+            }
+        }
+        // A variable-latency instruction (a load) whose result only the back edge of a
+        // single-block loop passes, with no successor in the DAG, is ordered after every
+        // reader of the parameter it becomes, so that it can take that parameter's register:
+        // a move on the back edge would wait for the load to complete.
+        let back: SmallVec<[(Value, Value); 4]> = match term.map(|t| &func.dfg.insts[t]) {
+            Some(d) => d
+                .branch_destinations()
+                .iter()
+                .filter(|d| d.block == b)
+                .flat_map(|d| {
+                    func.dfg
+                        .block_params(b)
+                        .iter()
+                        .copied()
+                        .zip(d.args.iter().copied())
+                })
+                .collect(),
+            None => SmallVec::new(),
+        };
+        for (p, a) in back {
+            let Some(i) = func
+                .dfg
+                .value_inst(a)
+                .and_then(|d| pos.get(&d))
+                .map(|&i| i as usize)
+            else {
+                continue;
+            };
+            if !nodes[i].variable || readers.contains_key(&a) || edges.iter().any(|e| e.0 == i) {
+                continue;
+            }
+            for &j in readers.get(&p).into_iter().flatten() {
+                if j != i && !late.contains(&j) {
+                    edges.push((j, i, 1));
                 }
             }
         }
@@ -999,6 +1039,49 @@ block0:
         assert!(p("store.b32 uav0[v0]") < p("v5 = load"), "{text}");
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
         crate::verifier::verify_function(&f).expect("still valid");
+    }
+
+    /// A single-block loop's load of the next iteration's value (passed only on the back edge)
+    /// issues after the last reader of the parameter it becomes, not first: it can then take
+    /// that parameter's register, where a move on the back edge would wait for the load.
+    #[test]
+    fn back_edge_load_follows_its_parameter_readers() {
+        let mut f = parse_function_text(
+            "kernel %k {
+    uav0 = raw
+    cb0 = 16
+block0:
+    v0 = iconst.b32 0x0
+    v1 = iconst.b32 0x1
+    v2 = iconst.b32 0x2
+    v3 = load.b32 cb0[0]
+    v4 = load.b32 uav0[v0]
+    jump block1(v0, v4, v0)
+
+block1(v10: b32, v11: b32, v12: b32):
+    v13 = iadd v10, v1
+    v14 = ishl v13, v2
+    v15 = load.b32 uav0[v14]
+    v19 = frcp v12
+    v16 = fmul v11, v19
+    v17 = fadd v12, v16
+    v18 = icmp slt v13, v3
+    brif v18, block1(v13, v15, v17), block2
+
+block2:
+    store.b32 uav0[v0], v12
+    return
+}",
+        )
+        .expect("valid");
+        run(&mut f, &ToyTarget::default(), &ScheduleOptions::default());
+        crate::verifier::verify_function(&f).expect("still valid");
+        let text = f.to_string();
+        let p = |s: &str| {
+            text.find(s)
+                .unwrap_or_else(|| panic!("{s} missing in {text}"))
+        };
+        assert!(p("v16 = fmul") < p("v15 = load"), "{text}");
     }
 
     /// Most GPRs live at once in the single block of `f` (live-in values included).

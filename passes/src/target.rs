@@ -338,6 +338,14 @@ pub trait TargetIsa {
         generic_mem_effects(&func.dfg.insts[inst])
     }
 
+    /// Whether `inst` is a load that may also run where the program would not run it: it
+    /// reads memory, has no side effects, and cannot fault on any address (every access is
+    /// guarded by its own bounds test). Default: no instruction is.
+    fn speculable_load(&self, func: &Function, inst: Inst) -> bool {
+        let _ = (func, inst);
+        false
+    }
+
     /// A register-to-register move of a value of type `ty` from `src`: the returned data
     /// must have exactly the operand `src` and one result of type `ty`.
     fn make_move(&self, ty: Type, src: Value) -> InstructionData;

@@ -44,7 +44,8 @@ pub struct Spa5Options {
     pub serial: bool,
     /// GPRs the allocator may use (at most 254).
     pub max_regs: u32,
-    /// Rotate loops on the selected code (`ilc_passes::loop_rotate`) before scheduling.
+    /// Rotate loops on the selected code (`ilc_passes::loop_rotate`) and pipeline the loads of
+    /// single-block loops (`ilc_passes::load_pipeline`) before scheduling.
     pub rotate_loops: bool,
     /// Run the list scheduler before allocation.
     pub schedule: bool,
@@ -265,9 +266,9 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     // The CFG analyses of the compacted function, shared by the scheduler, the register
     // allocator (which keeps them current) and emission.
     let mut analyses = ilc_passes::ir::Analyses::new();
-    // The function as selected, kept when loop rotation changed it: rotation lengthens some
-    // live ranges, and where the register limit (`--max-regs`) then defeats allocation, the
-    // unrotated loops are compiled instead.
+    // The function as selected, kept when loop rotation or load pipelining changed it: both
+    // lengthen some live ranges, and where the register limit (`--max-regs`) then defeats
+    // allocation, the unrotated loops are compiled instead.
     let mut unrotated = None;
     if opts.rotate_loops {
         ilc_passes::budget::set_stage("loop_rotate");
@@ -284,7 +285,14 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         let rotated =
             ilc_passes::loop_rotate::rotate(&mut f, &mut analyses, |d| emit::spa5_origin(&tgt, d));
         tracing::debug!(rotated, "rotated");
-        if rotated > 0 {
+        let pipelined = ilc_passes::load_pipeline::pipeline(
+            &mut f,
+            &mut analyses,
+            &tgt,
+            SCHEDULE_LOOP_GPR_BUDGET,
+        );
+        tracing::debug!(pipelined, "loads pipelined");
+        if rotated > 0 || pipelined > 0 {
             unrotated = before;
         }
         if cfg!(debug_assertions) {

@@ -652,6 +652,22 @@ impl TargetIsa for Spa5Target {
         template_sched_info(self.template_of(data).unwrap_or(&Template::default()))
     }
 
+    /// Selection guards a global load only by its bounds test (`isel::mem`): a template
+    /// whose every load is a guarded global load, without side effects, never faults.
+    fn speculable_load(&self, func: &Function, inst: Inst) -> bool {
+        let data = &func.dfg.insts[inst];
+        let Some(t) = self.template_of(data) else {
+            return false;
+        };
+        !t.side_effects
+            && !data.has_side_effects()
+            && t.seq.iter().any(|ti| ti.inst.is_memory_load())
+            && t.seq.iter().all(|ti| {
+                !ti.inst.is_memory_load()
+                    || (ti.guard.is_some() && ti.inst.form().class == Class::Global)
+            })
+    }
+
     /// Memory effects of a selected machine instruction come from its machine instructions:
     /// a load reads memory, a store or atomic writes it, `BAR`/`MEMBAR` order everything. (The
     /// generic rule sees only the side-effect flag, which loads do not set, and let the
