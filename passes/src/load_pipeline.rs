@@ -37,7 +37,7 @@
 //! unchanged (only instructions and parameters of `B`, `P` and the back edge change); a
 //! verifier-clean function.
 
-use crate::ir::{Analyses, Block, Function, Inst, RegFile, Value, ValueDef};
+use crate::ir::{Analyses, Block, Function, Inst, Value, ValueDef};
 use crate::regalloc::liveness::Liveness;
 use crate::target::TargetIsa;
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
@@ -71,7 +71,10 @@ pub fn pipeline(
     let lv = Liveness::compute(func, analyses.cfg(func));
     let room: Vec<usize> = loops
         .iter()
-        .map(|&(b, _)| gpr_budget.saturating_sub(peak_gprs(func, target, &lv, b)) as usize)
+        .map(|&(b, _)| {
+            gpr_budget.saturating_sub(crate::regalloc::color::block_gpr_peak(func, target, &lv, b))
+                as usize
+        })
         .collect();
     let mut moved = 0;
     for ((b, p), room) in loops.into_iter().zip(room) {
@@ -79,36 +82,6 @@ pub fn pipeline(
         moved += pipeline_loop(func, target, b, p, room.min(MAX_WORDS));
     }
     moved
-}
-
-/// The most GPRs live at once in `b` (its instructions in their current order).
-fn peak_gprs(func: &Function, target: &dyn TargetIsa, lv: &Liveness, b: Block) -> u32 {
-    let gprs = |v: Value| {
-        let fp = target.footprint(func.dfg.value_type(v));
-        if fp.file == RegFile::Gpr {
-            u32::from(fp.width)
-        } else {
-            0
-        }
-    };
-    let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
-    let mut now: u32 = live.iter().map(|&v| gprs(v)).sum();
-    let mut peak = now;
-    let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-    for &i in insts.iter().rev() {
-        for &r in func.dfg.inst_results(i) {
-            if live.remove(&r) {
-                now -= gprs(r);
-            }
-        }
-        for v in func.dfg.insts[i].all_values() {
-            if live.insert(v) {
-                now += gprs(v);
-            }
-        }
-        peak = peak.max(now);
-    }
-    peak
 }
 
 /// The edge index of `from`'s terminator into `to`, when exactly one edge leads there.

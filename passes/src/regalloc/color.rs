@@ -547,6 +547,21 @@ pub fn run(
 /// The most GPRs live at once anywhere in `func` (results counted with the values live
 /// across their instruction).
 fn peak_gpr_pressure(func: &Function, target: &dyn TargetIsa, lv: &Liveness) -> u32 {
+    func.layout
+        .blocks()
+        .map(|b| block_gpr_peak(func, target, lv, b))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The most GPRs live at once in block `b`, its instructions in their current order (results
+/// counted with the values live across their instruction).
+pub(crate) fn block_gpr_peak(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+) -> u32 {
     let width = |v: Value| {
         let fp = target.footprint(func.dfg.value_type(v));
         if fp.file == RegFile::Gpr {
@@ -555,31 +570,26 @@ fn peak_gpr_pressure(func: &Function, target: &dyn TargetIsa, lv: &Liveness) -> 
             0
         }
     };
-    let mut peak = 0;
-    let mut live: HashSet<Value> = HashSet::default();
-    for b in func.layout.blocks() {
-        live.clear();
-        live.extend(lv.live_out[b].iter().copied());
-        let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
-        peak = peak.max(cur);
-        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-        for &i in insts.iter().rev() {
-            let mut after = cur;
-            for &r in func.dfg.inst_results(i) {
-                if live.remove(&r) {
-                    cur -= width(r);
-                } else {
-                    after += width(r);
-                }
+    let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
+    let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
+    let mut peak = cur;
+    let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+    for &i in insts.iter().rev() {
+        let mut after = cur;
+        for &r in func.dfg.inst_results(i) {
+            if live.remove(&r) {
+                cur -= width(r);
+            } else {
+                after += width(r);
             }
-            peak = peak.max(after);
-            for v in func.dfg.insts[i].all_values() {
-                if live.insert(v) {
-                    cur += width(v);
-                }
-            }
-            peak = peak.max(cur);
         }
+        peak = peak.max(after);
+        for v in func.dfg.insts[i].all_values() {
+            if live.insert(v) {
+                cur += width(v);
+            }
+        }
+        peak = peak.max(cur);
     }
     peak
 }

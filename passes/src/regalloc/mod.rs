@@ -36,7 +36,7 @@
 //! function of the input.
 
 pub mod checker;
-mod color;
+pub(crate) mod color;
 mod display;
 pub mod liveness;
 mod prepare;
