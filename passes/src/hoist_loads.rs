@@ -6,7 +6,7 @@
 //! not its header), reached from `A` only through an acyclic region of at most [`MAX_REGION`]
 //! blocks that write no memory and hold no barrier or call: the loads of `J` that come before
 //! its first instruction with side effects other than a store, and after no store to their
-//! memory class (LDS, private or global memory: a buffer load moves past a store to LDS), with
+//! memory class ([`MemClasses`]: a buffer load moves past a store to LDS), with
 //! the pure instructions of `J` that compute their addresses, move to the end of `A`, in their
 //! order, when their operands do not come from `J`'s parameters. A constant buffer's word at
 //! a constant address stays (it becomes an operand, not a load). Blocks are visited bottom-up
@@ -27,6 +27,7 @@ use crate::gvn::is_pure;
 use crate::ir::{
     Analyses, Block, Function, Inst, InstructionData, MemSpace, PostDominatorTree, Value,
 };
+use crate::target::MemClasses;
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
 
 /// Most blocks between `A` and `J`.
@@ -112,7 +113,7 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
     let mut movable: HashSet<Inst> = HashSet::default();
     let mut made: HashSet<Value> = HashSet::default();
     // The memory classes `j` has written so far: a load of another class still moves.
-    let mut written = [false; 3];
+    let mut written = MemClasses::NONE;
     for &i in &insts {
         let d = &func.dfg.insts[i];
         if d.is_terminator() {
@@ -120,13 +121,15 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
         }
         if d.has_side_effects() {
             match d {
-                InstructionData::Store { mem, .. } => written[class(mem.space)] = true,
+                InstructionData::Store { mem, .. } => written = written | MemClasses::of(mem.space),
                 _ => break,
             }
             continue;
         }
         let load = match d {
-            InstructionData::Load { mem, .. } if written[class(mem.space)] => continue,
+            InstructionData::Load { mem, .. } if MemClasses::of(mem.space).meet(written) => {
+                continue
+            }
             // A constant buffer's word at a constant address is an operand, not a load.
             InstructionData::Load { mem, args, .. }
                 if matches!(mem.space, MemSpace::Cb(_)) && args.is_empty() =>
@@ -184,16 +187,6 @@ fn hoist_pair(func: &mut Function, a: Block, j: Block, words: &mut usize) -> usi
         func.layout.insert_inst(i, at);
     }
     loads
-}
-
-/// The memory a space lies in: LDS, a work-item's private memory, or global memory (buffers,
-/// `g[]` and constant buffers, which may share it). Spaces of different classes never alias.
-fn class(space: MemSpace) -> usize {
-    match space {
-        MemSpace::Lds(_) => 0,
-        MemSpace::Private(_) => 1,
-        _ => 2,
-    }
 }
 
 #[cfg(test)]
