@@ -337,6 +337,30 @@ fn iadd3_immediate_is_sign_extended() {
     assert_eq!(w[2], 0x10 + 0x7ffff);
 }
 
+/// IADD with both negation bits set is `.PO`, `a + b + 1` (not `-a - b`): the low half of a
+/// 64-bit subtraction `a + ~b + 1`, whose carry feeds `IADD.X`.
+#[test]
+fn iadd_po_adds_one() {
+    let w = run_asm(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "MOV32I R2, 0x5",
+            "MOV32I R3, 0xfffffffd",
+            "IADD.PO R0.CC, R2, R3",
+            "IADD.X R1, RZ, RZ",
+            "IADD.PO R4, R2, R2",
+            "STG.E.64 [R8], R0",
+            "STG.E [R8+0x8], R4",
+            "EXIT",
+        ],
+        3,
+    );
+    assert_eq!(w[0], 3, "5 + 0xfffffffd + 1 wraps to 3");
+    assert_eq!(w[1], 1, "with a carry out");
+    assert_eq!(w[2], 11);
+}
+
 /// VMNMX (ptxas's form of `min(min(a, b), c)` / clamps): signed and unsigned sources, `.MX`,
 /// the secondary operation with Rc and `.SAT`.
 #[test]

@@ -1097,6 +1097,16 @@ fn bfe(a: u32, pos: u32, len: u32, signed: bool) -> u32 {
     }
 }
 
+/// The paired negation field of IADD and ISCADD: (negate A, negate B, plus one). Both bits set
+/// is not `-a - b` but `.PO`, `a + b + 1` (Mesa NAK's SM50 encoder keeps one source unmodified
+/// for that reason: "otherwise it encodes as iadd.po").
+fn negations(po: u8) -> (bool, bool, u32) {
+    match po {
+        3 => (false, false, 1),
+        _ => (po & 2 != 0, po & 1 != 0, 0),
+    }
+}
+
 /// IADD, IADD32I, IADD3, ISCADD(32I), LEA, LEA.HI with negations, `.X`, `.CC`, `.SAT`, `.PO`.
 fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(), EmuError> {
     use Kind as K;
@@ -1115,8 +1125,7 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
         let mut neg_b = false;
         let (mut a, mut b) = match kind {
             K::Iadd => {
-                neg_b = po & 1 != 0;
-                neg_a = po & 2 != 0;
+                (neg_a, neg_b, extra) = negations(po);
                 (src(inst, 1, w, ctx, l), src(inst, 2, w, ctx, l))
             }
             K::Iadd32i => {
@@ -1163,8 +1172,7 @@ fn int_add(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) -> Result<(
             }
             K::Iscadd | K::Iscadd32i => {
                 let s = src(inst, 3, w, ctx, l) & 31;
-                neg_b = po & 1 != 0;
-                neg_a = po & 2 != 0;
+                (neg_a, neg_b, extra) = negations(po);
                 (src(inst, 1, w, ctx, l) << s, src(inst, 2, w, ctx, l))
             }
             K::Lea => {
