@@ -383,6 +383,28 @@ def int64_ops():
 
 
 @case
+def int64_arith():
+    c = Case('int64_arith', (2, 1, 1))
+    r = rnd(57)
+    n = 64
+    halves = [0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF]
+    vals = []
+    for i in range(n):
+        vals += [r.choice(halves + [r.randrange(1 << 32)] * 3) for _ in range(4)]
+    M64 = (1 << 64) - 1
+
+    def s64(x):
+        return x - (1 << 64) if x >> 63 else x
+
+    def row(alo, ahi, blo, bhi):
+        a, b = u64_of(alo, ahi), u64_of(blo, bhi)
+        out = [(a - b) & M64, -a & M64, (a * b) & M64,
+               max(a, b, key=s64), min(a, b, key=s64), max(a, b), min(a, b), (a * 0x70000000b) & M64]
+        return [w for x in out for w in (x & M32, x >> 32)]
+    return rows(c, vals, 4, 16, row)
+
+
+@case
 def int64_shifts():
     c = Case('int64_shifts', (2, 1, 1))
     r = rnd(56)

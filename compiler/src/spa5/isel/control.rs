@@ -104,7 +104,7 @@ impl Isel<'_> {
     }
 
     /// `select p, t, f` of any type.
-    fn select_value(&mut self, args: &[Value]) -> Result<Vals, IselError> {
+    pub(super) fn select_value(&mut self, args: &[Value]) -> Result<Vals, IselError> {
         let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let ty = self.ty(args[1]);
         if ty == Type::Pred {

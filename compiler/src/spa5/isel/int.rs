@@ -60,16 +60,18 @@ impl Isel<'_> {
         let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let unsupported64 = |s: &Self| Err(s.unsupported(inst, op.mnemonic()));
         match op {
-            Opcode::Iadd | Opcode::Isub if is64 => self.add64(op == Opcode::Isub, &args),
+            Opcode::Iadd | Opcode::Isub if is64 => {
+                self.add64(op == Opcode::Isub, Some(args[0]), args[1])
+            }
             Opcode::Iadd => one(self.iadd32(args[0], args[1])?),
             Opcode::Isub => one(self.isub32(args[0], args[1])?),
-            Opcode::Ineg if is64 => unsupported64(self),
+            Opcode::Ineg if is64 => self.add64(true, None, args[0]),
             Opcode::Ineg => {
                 let i = MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1);
                 one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
             }
             Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => self.logic(op, is64, &args),
-            Opcode::Imul if is64 => unsupported64(self),
+            Opcode::Imul if is64 => self.mul64(args[0], args[1]),
             Opcode::Imul => one(self.imul(args[0], args[1])?),
             Opcode::Umulhi => one(self.umulhi(args[0], args[1])?),
             Opcode::Imulhi => one(self.imulhi(args[0], args[1])?),
@@ -93,7 +95,14 @@ impl Isel<'_> {
                 one(self.shift32(op == Opcode::Ishl, op == Opcode::Ishr, args[0], args[1])?)
             }
             Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax if is64 => {
-                unsupported64(self)
+                let cc = match op {
+                    Opcode::Imin => IntCC::Slt,
+                    Opcode::Imax => IntCC::Sgt,
+                    Opcode::Umin => IntCC::Ult,
+                    _ => IntCC::Ugt,
+                };
+                let p = self.icmp64(cc, args[0], args[1])?;
+                self.select_value(&[p, args[0], args[1]])
             }
             Opcode::Imin | Opcode::Imax | Opcode::Umin | Opcode::Umax => {
                 one(self.minmax32(op, args[0], args[1])?)
@@ -271,10 +280,17 @@ impl Isel<'_> {
         )
     }
 
-    /// 64-bit `a + b` or `a - b` as a carry chain in one template.
-    fn add64(&mut self, sub: bool, args: &[Value]) -> Result<Vals, IselError> {
-        let lo = MInst::iadd(R, R, R).f(ModKind::Cc, 1)?;
-        let hi = MInst::iadd(R, R, R).f(ModKind::X, 1)?;
+    /// 64-bit `a + b` or `a - b` as a carry chain in one template; `a` = `None` is zero
+    /// (`-b`).
+    fn add64(&mut self, sub: bool, a: Option<Value>, b: Value) -> Result<Vals, IselError> {
+        // Operand A of both IADDs: the halves of `a`, or RZ.
+        let (ra, la, ha, args) = match a {
+            Some(a) => (R, Arg(0, 0), Arg(0, 1), vec![a, b]),
+            None => (Operand::Reg(Reg::RZ), Slot::Keep, Slot::Keep, vec![b]),
+        };
+        let bi = u8::from(a.is_some());
+        let lo = MInst::iadd(R, ra, R).f(ModKind::Cc, 1)?;
+        let hi = MInst::iadd(R, ra, R).f(ModKind::X, 1)?;
         let mut seq = Vec::new();
         if sub {
             // a - b = a + ~b + 1: invert b into the result, then add with carry-in 1.
@@ -282,17 +298,29 @@ impl Isel<'_> {
             for part in 0..2 {
                 seq.push(TInst::new(
                     inv,
-                    &[Slot::Keep, Res(0, part), Slot::Keep, Arg(1, part)],
+                    &[Slot::Keep, Res(0, part), Slot::Keep, Arg(bi, part)],
                 ));
             }
             let lo = lo.t(Po::Po)?;
-            seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Res(0, 0)]));
-            seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Res(0, 1)]));
+            seq.push(TInst::new(lo, &[Res(0, 0), la, Res(0, 0)]));
+            seq.push(TInst::new(hi, &[Res(0, 1), ha, Res(0, 1)]));
         } else {
-            seq.push(TInst::new(lo, &[Res(0, 0), Arg(0, 0), Arg(1, 0)]));
-            seq.push(TInst::new(hi, &[Res(0, 1), Arg(0, 1), Arg(1, 1)]));
+            seq.push(TInst::new(lo, &[Res(0, 0), la, Arg(bi, 0)]));
+            seq.push(TInst::new(hi, &[Res(0, 1), ha, Arg(bi, 1)]));
         }
-        self.emit(Template::many(&seq), args, &[Type::B64])
+        self.emit(Template::many(&seq), &args, &[Type::B64])
+    }
+
+    /// 64-bit `a * b` (mod 2^64) from 32-bit halves: the low word is `al * bl`, the high word
+    /// `umulhi(al, bl) + al * bh + ah * bl` (the `ah * bh` product lies above bit 63).
+    fn mul64(&mut self, a: Value, b: Value) -> Result<Vals, IselError> {
+        let (al, ah) = (self.part(a, false)?, self.part(a, true)?);
+        let (bl, bh) = (self.part(b, false)?, self.part(b, true)?);
+        let lo = self.imul(al, bl)?;
+        let carry = self.umulhi(al, bl)?;
+        let cross = self.xmad_chain(al, bh, Some(carry))?;
+        let hi = self.xmad_chain(ah, bl, Some(cross))?;
+        self.pair(lo, hi)
     }
 
     /// `a + b`; `(x << k) + y` where this add is the shift's only reader is one `ISCADD`
