@@ -112,10 +112,12 @@ pub fn dfrexp(a: u64) -> (u64, u32) {
 }
 
 /// `dldexp`: `x * 2^n` with `n` a signed int (L7687), computed without intermediate
-/// overflow.
+/// overflow. `n` is clamped to +-2200 first: any finite nonzero double times 2^2200 overflows
+/// and times 2^-2200 underflows (the exponents span 2^-1074 to 2^1024), so the result is the
+/// same, in at most three steps instead of `n / 1000`.
 pub fn dldexp(a: u64, n: u32) -> u64 {
     let mut x = d(a);
-    let mut n = n as i32;
+    let mut n = (n as i32).clamp(-2200, 2200);
     while n > 1000 {
         x *= 2f64.powi(1000);
         n -= 1000;
@@ -212,6 +214,12 @@ mod tests {
         assert_eq!(dldexp(u(0.75), 3), u(6.0));
         assert_eq!(dldexp(u(1.0), (-1074i32) as u32), 1);
         assert_eq!(dldexp(u(1.0), 2000), u(f64::INFINITY));
+        // Extreme exponents end at once (clamped) with the unclamped result.
+        assert_eq!(dldexp(u(-1.5), i32::MIN as u32), u(-0.0));
+        assert_eq!(dldexp(1, i32::MAX as u32), u(f64::INFINITY));
+        // Near the clamp the result is still exact: DBL_MAX * 2^-2098 rounds to 2^-1074.
+        assert_eq!(dldexp(u(f64::MAX), (-2098i32) as u32), 1);
+        assert_eq!(dldexp(1, 2097), u(2f64.powi(1023)));
         // L7626.
         assert_eq!(dfrac(u(-0.25)), u(0.75));
     }
