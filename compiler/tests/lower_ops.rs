@@ -243,6 +243,20 @@ dst r7, r1, r2
 mov r8, r1
 ",
     );
+    check(
+        "faceforward r5, r1, r2, r3
+reflect r6, r1, r2
+reflect_normalize r7, r3, r2
+len r8, r1
+",
+    );
+    check(
+        "pireduce r5, r1
+pireduce r6, r2
+mov r7, r3
+mov r8, r4
+",
+    );
 }
 
 #[test]

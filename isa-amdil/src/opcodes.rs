@@ -771,6 +771,8 @@ impl Opcode {
                 | "atan"
                 | "exn"
                 | "nrm"
+                | "len"
+                | "pireduce"
                 | "lit"
                 | "dist"
         ) || matches!(

@@ -168,9 +168,15 @@ fn add_required_controls(i: &mut Instruction) {
     if res_family && !m.starts_with("load_fptr_x") {
         i.controls.push(Control::Resource(2));
     }
-    if i.opcode == IFirstbit {
+    let generic = match i.opcode {
+        IFirstbit => Some("hi"),
+        Nrm => Some("nrm4"),
+        Reflect => Some("normalize"),
+        _ => None,
+    };
+    if let Some(name) = generic {
         i.controls.push(Control::Generic {
-            name: "hi".into(),
+            name: name.into(),
             value: None,
             span: Span::NONE,
         });

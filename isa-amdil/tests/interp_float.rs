@@ -391,6 +391,52 @@ fn rounding_and_dots() {
             [f(1.0), f(8.0), f(3.0), f(5.0)],
         ),
         c(
+            "7.11 LEN L6942: length of xyz, broadcast",
+            &[[f(3.0), f(4.0), f(12.0), f(100.0)]],
+            "len r0, l0",
+            [f(13.0); 4],
+        ),
+        c(
+            "7.11 FACEFORWARD L6849: s2 * sign(dot4(s0, s1))",
+            &[
+                [f(1.0), f(2.0), f(0.0), f(1.0)],
+                [f(-3.0), f(1.0), f(5.0), f(0.5)],
+                [f(2.0), f(-0.5), f(0.0), f(7.0)],
+            ],
+            "faceforward r0, l0, l1, l2",
+            [f(-2.0), f(0.5), f(-0.0), f(-7.0)],
+        ),
+        c(
+            "7.11 REFLECT L7277: s0 - 2 dot4(s0, s1) s1",
+            &[
+                [f(1.0), f(-1.0), f(0.0), f(0.0)],
+                [f(0.0), f(1.0), f(0.0), f(0.0)],
+            ],
+            "reflect r0, l0, l1",
+            [f(1.0), f(1.0), f(0.0), f(0.0)],
+        ),
+        c(
+            "7.11 REFLECT L7277: _normalize scales s0 by dot4(s1, s1)",
+            &[
+                [f(1.0), f(-1.0), f(0.0), f(0.0)],
+                [f(0.0), f(2.0), f(0.0), f(0.0)],
+            ],
+            "reflect_normalize r0, l0, l1",
+            [f(4.0), f(4.0), f(0.0), f(0.0)],
+        ),
+        c(
+            "7.11 PIREDUCE L7226: into [-pi, pi]",
+            &[[
+                f(0.0),
+                f(std::f32::consts::TAU + 1.0),
+                f(-1.0),
+                f(3.0 * std::f32::consts::PI + 0.5),
+            ]],
+            "pireduce r0, l0",
+            // 1 - 2^-22 and 0.5 - pi: each step rounds to f32.
+            [f(0.0), 0x3f7f_fffc, f(-1.0), 0xc029_0fdc],
+        ),
+        c(
             "7.11 LIT L6958",
             &[[f(0.5), f(0.25), 0, f(2.0)]],
             "lit r0, l0",

@@ -460,6 +460,19 @@ impl Lowerer<'_> {
                 Ok(l.cursor().ins().ffloor(s))
             }),
             O::Sgn => self.per_comp(st, f, 1, |l, a| Ok(l.sgn(a[0]))),
+            O::Pireduce => self.per_comp(st, f, 1, |l, a| {
+                use std::f32::consts::{PI, TAU};
+                let k = l.iconst((1.0 / TAU).to_bits());
+                let t = l.cursor().ins().fmul(a[0], k);
+                let h = l.iconst(0x3F00_0000);
+                let t = l.cursor().ins().fadd(t, h);
+                let fl = l.cursor().ins().ffloor(t);
+                let t = l.cursor().ins().fsub(t, fl);
+                let k = l.iconst(TAU.to_bits());
+                let t = l.cursor().ins().fmul(t, k);
+                let k = l.iconst(PI.to_bits());
+                Ok(l.cursor().ins().fsub(t, k))
+            }),
             O::Lrp => self.per_comp(st, f, 3, |l, a| {
                 let one = l.iconst(ONE);
                 let om = l.cursor().ins().fsub(one, a[0]);
@@ -582,6 +595,12 @@ impl Lowerer<'_> {
             O::Crs => self.lower_crs(st),
             O::Sincos => self.lower_sincos(st),
             O::Nrm => self.lower_nrm(st),
+            O::Len => self.broadcast_all(st, f, f, |l, v| {
+                let d = l.dot(&v[..3], &v[..3], true);
+                Ok(l.cursor().ins().fsqrt(d))
+            }),
+            O::Faceforward => self.lower_faceforward(st),
+            O::Reflect => self.lower_reflect(st),
             O::Dst => self.lower_dist(st),
             _ => return Ok(false),
         };

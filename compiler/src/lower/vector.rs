@@ -246,6 +246,62 @@ impl Lowerer<'_> {
         self.write_dst(st, Ty::Float, res)
     }
 
+    /// `faceforward`: `s2 * sign(dot4(s0, s1))` per component (IEEE products).
+    pub(crate) fn lower_faceforward(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let mut srcs = Srcs::default();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for k in 0..4 {
+            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
+            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
+        }
+        let d = self.dot(&a, &b, true);
+        let sign = self.sgn(d);
+        let mut res = [None; 4];
+        for (k, slot) in res.iter_mut().enumerate() {
+            if w[k] {
+                let x = srcs.get(self, st, 2, k, Ty::Float)?;
+                *slot = Some(self.cursor().ins().fmul(x, sign));
+            }
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
+    /// `reflect[_normalize]`: `s0 - (2 dot4(s0, s1)) s1`; with `_normalize`
+    /// `dot4(s1, s1) s0 - (2 dot4(s0, s1)) s1` (L7277), IEEE products, no fused operations.
+    pub(crate) fn lower_reflect(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        if !w.iter().any(|&b| b) {
+            return Ok(());
+        }
+        let normalize = st.generic("normalize").is_some();
+        let mut srcs = Srcs::default();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for k in 0..4 {
+            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
+            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
+        }
+        let d = self.dot(&a, &b, true);
+        let two = self.iconst(0x4000_0000);
+        let f2 = self.cursor().ins().fmul(d, two);
+        let norm = normalize.then(|| self.dot(&b, &b, true));
+        let mut res = [None; 4];
+        for (k, slot) in res.iter_mut().enumerate() {
+            if w[k] {
+                let x = match norm {
+                    Some(n) => self.cursor().ins().fmul(n, a[k]),
+                    None => a[k],
+                };
+                let y = self.cursor().ins().fmul(f2, b[k]);
+                *slot = Some(self.cursor().ins().fsub(x, y));
+            }
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
     pub(crate) fn lower_dist(&mut self, st: &Instruction) -> LResult<()> {
         let w = self.dst_writes(st);
         let mut srcs = Srcs::default();

@@ -199,6 +199,8 @@ enum Layout {
     DclInput,
     /// `dcl_output`: the import usage is the control field (L4250).
     DclOutput,
+    /// `reflect`: bit 0 is `_normalize` (L7277).
+    Reflect,
 }
 
 fn layout(op: Opcode) -> Layout {
@@ -217,6 +219,7 @@ fn layout(op: Opcode) -> Layout {
         Cmp => Layout::Cmp,
         Div | Rcp | Rsq | Ln | Log | Logp | DRcp | DRsq => Layout::ZeroOp,
         Nrm => Layout::Nrm,
+        Reflect => Layout::Reflect,
         Mul | Mad | Dp2 | Dp3 | Dp4 | Dp2add | Min | Max => Layout::Ieee,
         UavRawLoad => Layout::RawLoad,
         UavArenaLoad | UavArenaStore => Layout::Arena,
@@ -556,6 +559,12 @@ impl CtlBuilder {
                     name, value: None, ..
                 },
             ) if name == "nrm4" => self.ctl.bits |= 1 << 2,
+            (
+                Layout::Reflect,
+                Control::Generic {
+                    name, value: None, ..
+                },
+            ) if name == "normalize" => self.ctl.bits |= 1,
             (Layout::Ieee, Control::Ieee) => self.ctl.bits |= 1,
             (Layout::Id, Control::Id(n)) => self.ctl.bits |= fits(*n, 14, "id")?,
             (Layout::RawLoad | Layout::Arena, Control::Id(n)) => {
@@ -1009,6 +1018,11 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
                 v.push(Control::CmpVal(CmpVal::ALL[c as usize]));
             }
         }
+        Layout::Reflect => {
+            if bits & 1 != 0 {
+                v.push(gen("normalize"));
+            }
+        }
         Layout::ZeroOp | Layout::Nrm => {
             if layout(op) == Layout::Nrm && bits & 4 != 0 {
                 v.push(gen("nrm4"));
@@ -1093,7 +1107,8 @@ fn control_rank(c: &Control) -> u32 {
         Control::Shift(_) => 31,
         Control::Prec(_) => 32,
         Control::Generic { name, .. } => match name.as_str() {
-            "nrm4" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size" | "ext" => 35,
+            "nrm4" | "normalize" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size"
+            | "ext" => 35,
             "compselect" => 36,
             "primod" => 37,
             "secmod" => 38,

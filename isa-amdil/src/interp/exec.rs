@@ -37,6 +37,7 @@ const CALL_DEPTH: usize = 32;
 /// Cap on recorded OOB / race reports.
 const REPORT_CAP: usize = 1000;
 const ONE: u32 = 0x3F80_0000;
+const TWO: u32 = 0x4000_0000;
 /// The R7xx wavefront width that owner-computes LDS addressing is defined over.
 const WAVE: u64 = 64;
 /// Id under which the owner-computes LDS area is kept among the group's LDS allocations.
@@ -1174,6 +1175,32 @@ fn exec_vector(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) 
             let w = w.clamp(-128.0, 128.0);
             let zc = if x > 0.0 && y > 0.0 { y.powf(w) } else { 0.0 };
             let r = [ONE, fops::b(x.max(0.0)), fops::b(zc), ONE];
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Len => {
+            let s = read_srcs(it, sh, prog, inst);
+            let r = fops::sqrt(fops::dot(&s[0], &s[0], 3, true));
+            write_dst(it, sh, &inst.dst, inst.ty, [r; 4]);
+        }
+        Op::FaceForward => {
+            let s = read_srcs(it, sh, prog, inst);
+            let sign = fops::sgn(fops::dot(&s[0], &s[1], 4, true));
+            let r = s[2].map(|x| fops::mul(x, sign, true));
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Reflect(normalize) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let f2 = fops::mul(fops::dot(&s[0], &s[1], 4, true), TWO, true);
+            let norm = fops::dot(&s[1], &s[1], 4, true);
+            let mut r = [0u32; 4];
+            for (i, slot) in r.iter_mut().enumerate() {
+                let a = if *normalize {
+                    fops::mul(norm, s[0][i], true)
+                } else {
+                    s[0][i]
+                };
+                *slot = fops::sub(a, fops::mul(f2, s[1][i], true));
+            }
             write_dst(it, sh, &inst.dst, inst.ty, r);
         }
         Op::Sad4 => {

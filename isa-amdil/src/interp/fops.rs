@@ -380,6 +380,16 @@ pub fn fmod(a: u32, c: u32) -> u32 {
     b(x % y)
 }
 
+/// `pireduce`: `frac(x / 2pi + 0.5) * 2pi - pi`, into [-pi, pi] (L7226), each step an f32
+/// operation; `x / 2pi` is the product with the f32 nearest `1 / 2pi` (the guide leaves the
+/// precision open: the opcode counts as approximate).
+pub fn pireduce(a: u32) -> u32 {
+    use core::f32::consts::{PI, TAU};
+    let t = mul(a, (1.0 / TAU).to_bits(), true);
+    let t = frc(add(t, b(0.5)));
+    sub(mul(t, TAU.to_bits(), true), PI.to_bits())
+}
+
 /// `sgn`: -1.0, 0.0 or 1.0; NaN gives 1.0 (pseudo code L7397).
 #[inline]
 pub fn sgn(a: u32) -> u32 {

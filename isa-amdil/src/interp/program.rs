@@ -339,6 +339,12 @@ pub enum Op {
     DistVec,
     /// `lit`.
     Lit,
+    /// `len`: length of the xyz vector, broadcast.
+    Len,
+    /// `faceforward`: `s2 * sign(dot4(s0, s1))` per component.
+    FaceForward,
+    /// `reflect[_normalize]`: `s0 - 2 dot4(s0, s1) s1`, or `|s1|^2 s0 - 2 dot4(s0, s1) s1`.
+    Reflect(bool),
     /// `sad4`: sum of sad over 4 components + s2.x, broadcast.
     Sad4,
     /// `f_2_u4`: pack 4 floats, broadcast.

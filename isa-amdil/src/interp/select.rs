@@ -109,9 +109,15 @@ fn needed_srcs(op: &Op) -> usize {
             WideFn::W2(_) | WideFn::Sh(_) | WideFn::Cmp(_) => 2,
             WideFn::W3(_) => 3,
         },
-        Op::Dot(..) | Op::Cmov | Op::Set(_) | Op::FCmp(_) | Op::Crs | Op::DistVec => 2,
+        Op::Dot(..)
+        | Op::Cmov
+        | Op::Set(_)
+        | Op::FCmp(_)
+        | Op::Crs
+        | Op::DistVec
+        | Op::Reflect(_) => 2,
         Op::DLdexp => 2,
-        Op::Dp2Add | Op::CmpVal(..) | Op::Sad4 | Op::DMovc => 3,
+        Op::Dp2Add | Op::CmpVal(..) | Op::Sad4 | Op::DMovc | Op::FaceForward => 3,
         _ => 1,
     }
 }
@@ -442,6 +448,10 @@ fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError
         }
         O::Dst => (Op::DistVec, f),
         O::Lit => (Op::Lit, f),
+        O::Len => (Op::Len, f),
+        O::Faceforward => (Op::FaceForward, f),
+        O::Reflect => (Op::Reflect(st.generic("normalize").is_some()), f),
+        O::Pireduce => (Op::Comp(F1(fops::pireduce)), f),
         _ => return Ok(None),
     }))
 }
