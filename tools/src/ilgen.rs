@@ -68,6 +68,58 @@ const INT_OPS: &[(&str, usize)] = &[
     ("imul_high", 2),
 ];
 
+/// 64-bit integer ops on register pairs: (mnemonic, number of 64-bit sources, whether a
+/// 32-bit shift count follows).
+const WIDE_OPS: &[(&str, usize, bool)] = &[
+    ("i64add", 2, false),
+    ("i64sub", 2, false),
+    ("i64mul", 2, false),
+    ("u64mul", 2, false),
+    ("i64max", 2, false),
+    ("i64min", 2, false),
+    ("u64max", 2, false),
+    ("u64min", 2, false),
+    ("i64negate", 1, false),
+    ("i64shl", 1, true),
+    ("i64shr", 1, true),
+    ("u64shr", 1, true),
+];
+
+/// What a double-precision op reads besides its `f64` sources, and what it writes.
+#[derive(Clone, Copy)]
+enum DoubleForm {
+    /// `n` doubles in, a double out.
+    Arith(usize),
+    /// A double and a 32-bit integer (the exponent) in, a double out.
+    Ldexp,
+    /// Two doubles in, a 32-bit mask out.
+    Compare,
+    /// A double in, a float out.
+    ToFloat,
+    /// A float in, a double out.
+    FromFloat,
+    /// A 32-bit condition and two doubles in, a double out.
+    Select,
+}
+
+/// Double-precision ops with exact (correctly rounded or exact) results.
+const DOUBLE_OPS: &[(&str, DoubleForm)] = &[
+    ("dadd", DoubleForm::Arith(2)),
+    ("dmul", DoubleForm::Arith(2)),
+    ("dmad", DoubleForm::Arith(3)),
+    ("dmax", DoubleForm::Arith(2)),
+    ("dmin", DoubleForm::Arith(2)),
+    ("dfrac", DoubleForm::Arith(1)),
+    ("dldexp", DoubleForm::Ldexp),
+    ("deq", DoubleForm::Compare),
+    ("dne", DoubleForm::Compare),
+    ("dge", DoubleForm::Compare),
+    ("dlt", DoubleForm::Compare),
+    ("d2f", DoubleForm::ToFloat),
+    ("f2d", DoubleForm::FromFloat),
+    ("dmovc", DoubleForm::Select),
+];
+
 /// Float ops with exact (correctly rounded or exact) results.
 const FLOAT_OPS: &[(&str, usize)] = &[
     ("add", 2),
@@ -77,6 +129,8 @@ const FLOAT_OPS: &[(&str, usize)] = &[
     ("dp2", 2),
     ("dp3", 2),
     ("dp4", 2),
+    ("faceforward", 3),
+    ("reflect", 2),
     ("min", 2),
     ("max", 2),
     ("frc", 1),
@@ -162,7 +216,66 @@ impl Gen {
         self.out.push('\n');
     }
 
+    /// A 64-bit source: a temp or literal pair (any two components, low word first).
+    fn wide_src(&mut self) -> String {
+        let base = if self.rng.chance(4) {
+            format!("l{}", self.rng.below(self.lits.len() as u64))
+        } else {
+            format!("r{}", self.reg())
+        };
+        let (lo, hi) = (self.rng.pick(&COMP), self.rng.pick(&COMP));
+        format!("{base}.{lo}{hi}")
+    }
+
+    /// A double-precision op; a double source may carry `_neg` or `_abs`.
+    fn double_alu(&mut self) {
+        let (op, form) = self.rng.pick(DOUBLE_OPS);
+        let d = self.reg();
+        let pair = if self.rng.chance(2) { "xy" } else { "zw" };
+        let word = self.rng.pick(&COMP);
+        let double = |g: &mut Self| {
+            let s = g.wide_src();
+            match g.rng.below(8) {
+                0 => format!("{s}_neg({})", &s[s.len() - 2..]),
+                1 => format!("{s}_abs"),
+                _ => s,
+            }
+        };
+        let word_src = |g: &mut Self| format!("r{}.{}", g.reg(), g.rng.pick(&COMP));
+        let (dst, srcs) = match form {
+            DoubleForm::Arith(n) => (pair.to_string(), (0..n).map(|_| double(self)).collect()),
+            DoubleForm::Ldexp => (pair.to_string(), vec![double(self), word_src(self)]),
+            DoubleForm::Compare => (word.to_string(), vec![double(self), double(self)]),
+            DoubleForm::ToFloat => (word.to_string(), vec![double(self)]),
+            DoubleForm::FromFloat => (pair.to_string(), vec![word_src(self)]),
+            DoubleForm::Select => {
+                let c = word_src(self);
+                (pair.to_string(), vec![c, double(self), double(self)])
+            }
+        };
+        self.line(&format!("{op} r{d}.{dst}, {}", srcs.join(", ")));
+    }
+
+    /// A 64-bit integer op writing the `.xy` or `.zw` pair of a temp.
+    fn wide_alu(&mut self) {
+        let (op, n, count) = self.rng.pick(WIDE_OPS);
+        let d = self.reg();
+        let half = if self.rng.chance(2) { "xy" } else { "zw" };
+        let mut srcs: Vec<String> = (0..n).map(|_| self.wide_src()).collect();
+        if count {
+            let c = format!("r{}.{}", self.reg(), self.rng.pick(&COMP));
+            srcs.push(c);
+        }
+        self.line(&format!("{op} r{d}.{half}, {}", srcs.join(", ")));
+    }
+
     fn alu(&mut self) {
+        if self.rng.chance(12) {
+            return self.wide_alu();
+        }
+        if self.rng.chance(12) {
+            return self.double_alu();
+        }
         let float = self.rng.chance(3);
         let (op, n) = if float {
             self.rng.pick(FLOAT_OPS)
