@@ -47,6 +47,16 @@ struct Iv {
     body: HashSet<Block>,
 }
 
+/// A header parameter of a counted loop that its latch advances by a constant `step` each
+/// iteration, as the loop's induction variable `iv` advances (`addr += 64` beside `k += 1`,
+/// what strength reduction leaves): after `j` iterations it is `init + j * step`.
+#[derive(Clone, Copy, Debug)]
+struct Derived {
+    init: Value,
+    step: u64,
+    iv: Value,
+}
+
 /// A range query: value, query block, user block, depth.
 type MemoKey = (Value, Option<Block>, Option<Block>, u32);
 
@@ -67,6 +77,8 @@ struct EdgeFact {
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     ivs: HashMap<Value, Iv>,
+    /// Header parameters advancing with a counted loop's induction variable.
+    derived: HashMap<Value, Derived>,
     /// Loop header parameters that only shrink (module doc): their values from outside the
     /// loop, and whether an arithmetic shift needs them below 2^31.
     shrinking: HashMap<Value, (Vec<Value>, bool)>,
@@ -301,6 +313,36 @@ impl Ranges {
         h: Block,
     ) -> Option<()> {
         let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+        // The other parameters the latch advances by a positive constant.
+        let arg = |b: Block, k: usize| -> Option<Value> {
+            let t = func.layout.last_inst(b)?;
+            let d = func.dfg.insts[t]
+                .branch_destinations()
+                .iter()
+                .find(|d| d.block == h)?;
+            d.args.get(k).copied()
+        };
+        for (k, &q) in func.dfg.block_params(h).iter().enumerate() {
+            if k == c.iv || func.dfg.value_type(q) != Type::B32 {
+                continue;
+            }
+            let (Some(init), Some(next)) = (arg(c.pre, k), arg(c.latch, k)) else {
+                continue;
+            };
+            let Some(add) = func.dfg.value_inst(next) else {
+                continue;
+            };
+            let a = func.dfg.inst_args(add);
+            let step = match (func.dfg.opcode(add), a.first() == Some(&q), a.get(1) == Some(&q)) {
+                (Opcode::Iadd, true, false) => func.dfg.value_const(a[1]),
+                (Opcode::Iadd, false, true) => func.dfg.value_const(a[0]),
+                _ => None,
+            };
+            if let Some(s) = step.map(|s| s & MAX).filter(|&s| s > 0 && s <= I32_MAX) {
+                let iv = c.iv_value;
+                self.derived.insert(q, Derived { init, step: s, iv });
+            }
+        }
         self.ivs.insert(
             c.iv_value,
             Iv {
@@ -535,6 +577,9 @@ impl Ranges {
                 (0, hi)
             };
         }
+        if let Some(d) = self.derived.get(&p) {
+            return self.derived_range(func, d, at, user, depth);
+        }
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
@@ -565,6 +610,67 @@ impl Ranges {
         // Elsewhere (the header, after the loop): at most `top`, or the start if the body
         // never ran.
         (init_lo, top.max(init_hi))
+    }
+}
+
+impl Ranges {
+    /// The most iterations a counted loop's body can have completed when it runs, and
+    /// whether the query is inside the body (`at` or `user`); `None` when its counter's
+    /// range is unknown (it could wrap).
+    fn completed_iterations(
+        &self,
+        func: &Function,
+        iv: &Iv,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> Option<(u64, bool)> {
+        let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
+        // The bound is defined outside the loop: where the query is, it has the value it had
+        // in the loop (an enclosing loop's counter, bounded there by its own test).
+        let q = at.or(user);
+        let (_, n) = self.rec(func, iv.bound, q, q, depth - 1);
+        let limit = if iv.signed {
+            if init_hi > I32_MAX || n > I32_MAX {
+                return None;
+            }
+            I32_MAX
+        } else {
+            MAX
+        };
+        if n.saturating_sub(1) + iv.step > limit {
+            return None;
+        }
+        let inside = [at, user]
+            .iter()
+            .any(|b| b.is_some_and(|b| iv.body.contains(&b)));
+        // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds `j`.
+        let j = n.saturating_sub(1).saturating_sub(init_lo) / iv.step;
+        Some((j, inside))
+    }
+
+    /// The range of a parameter advancing with a counted loop's counter (see [`Derived`]):
+    /// `init + j * step`, with one more step where the loop is left.
+    fn derived_range(
+        &self,
+        func: &Function,
+        d: &Derived,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
+        let Some(iv) = self.ivs.get(&d.iv) else {
+            return FULL;
+        };
+        let Some((j, inside)) = self.completed_iterations(func, iv, at, user, depth) else {
+            return FULL;
+        };
+        let (lo, hi) = self.rec(func, d.init, None, None, depth - 1);
+        let steps = if inside { j } else { j + 1 };
+        match steps.checked_mul(d.step).and_then(|x| x.checked_add(hi)) {
+            Some(top) if top <= MAX => (lo, top),
+            _ => FULL,
+        }
     }
 }
 
@@ -776,6 +882,45 @@ mod tests {
         // Other comparisons are not counted loops; the exit edge of `i != 16` still says
         // `i == 16`.
         assert_eq!(loop_ranges(&c(0), &c(16), "ne", 1), (FULL, (16, 16)));
+    }
+
+    /// `for (i = 0, a = base; i < n; i++, a += 64) out[a] = a` with `base` = `tid * 4`
+    /// (group of 16) and `n` the counter of an enclosing loop `for (j = 0; j < 15; j++)`: the
+    /// ranges of `a` in the inner body and after the inner loop.
+    fn derived_ranges(step: u32) -> ((u64, u64), (u64, u64)) {
+        let text = format!(
+            "kernel %k {{\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+             v0 = iconst.b32 0x0\n    v1 = special tid.x\n    v2 = iconst.b32 0x2\n    \
+             v3 = ishl v1, v2\n    jump block1(v0)\n\n\
+             block1(v10: b32):\n    v11 = iconst.b32 0xf\n    v12 = icmp slt v10, v11\n    \
+             brif v12, block2, block6\n\n\
+             block2:\n    jump block3(v0, v3)\n\n\
+             block3(v20: b32, v21: b32):\n    v22 = icmp slt v20, v10\n    \
+             brif v22, block4, block5\n\n\
+             block4:\n    store.b32 uav0[v21], v21\n    v23 = iconst.b32 0x1\n    \
+             v24 = iadd v20, v23\n    v25 = iconst.b32 {step:#x}\n    v26 = iadd v21, v25\n    \
+             jump block3(v24, v26)\n\n\
+             block5:\n    store.b32 uav0[v21], v21\n    v30 = iconst.b32 0x1\n    \
+             v31 = iadd v10, v30\n    jump block1(v31)\n\n\
+             block6:\n    return\n}}\n"
+        );
+        let f = parse_function_text(&text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        let a = f.dfg.block_params(blocks[3])[1];
+        (
+            r.range(&f, a, Some(blocks[4])),
+            r.range(&f, a, Some(blocks[5])),
+        )
+    }
+
+    #[test]
+    fn parameters_advancing_with_a_counter_are_bounded() {
+        // j <= 14, so i <= 13 in the body: a <= 60 + 13 * 64; one more step after it.
+        assert_eq!(derived_ranges(64), ((0, 60 + 13 * 64), (0, 60 + 14 * 64)));
+        // A step that could wrap within the trips bounds nothing.
+        assert_eq!(derived_ranges(0x2000_0000), (FULL, FULL));
     }
 
     /// The ranges of `v5 = (tid + 128) << 2` in the then and else blocks of a `brif` on
