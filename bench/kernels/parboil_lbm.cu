@@ -7,6 +7,12 @@
 #define DFL2 (1.0f / 18.0f)
 #define DFL3 (1.0f / 36.0f)
 
+// Relaxation of one distribution f towards its equilibrium w rho (1 + eu (4.5 eu + 3) - u2)
+// (w carries omega rho).
+__device__ __forceinline__ float relax(float f, float w, float eu, float om1, float u2) {
+    return om1 * f + w * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2);
+}
+
 // Velocity components divided with the approximate division the IL's `div` is.
 extern "C" __global__ void parboil_lbm(const float *srcGrid, float *dstGrid, float omega) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,40 +52,22 @@ extern "C" __global__ void parboil_lbm(const float *srcGrid, float *dstGrid, flo
     int yp = (y + 1) & (SIZE_Y - 1), ym = (y - 1) & (SIZE_Y - 1);
     int zp = (z + 1) & (SIZE_Z - 1), zm = (z - 1) & (SIZE_Z - 1);
     dstGrid[IDX(0, x, y, z)] = om1 * fC + w1 * (1.0f - u2);
-    { float eu = ux;
-      dstGrid[IDX(1, xp, y, z)] = om1 * fE + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -ux;
-      dstGrid[IDX(2, xm, y, z)] = om1 * fW + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = uy;
-      dstGrid[IDX(3, x, yp, z)] = om1 * fN + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -uy;
-      dstGrid[IDX(4, x, ym, z)] = om1 * fS + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = uz;
-      dstGrid[IDX(5, x, y, zp)] = om1 * fT + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -uz;
-      dstGrid[IDX(6, x, y, zm)] = om1 * fB + w2 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = ux + uy;
-      dstGrid[IDX(7, xp, yp, z)] = om1 * fNE + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -ux + uy;
-      dstGrid[IDX(8, xm, yp, z)] = om1 * fNW + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = ux - uy;
-      dstGrid[IDX(9, xp, ym, z)] = om1 * fSE + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -ux - uy;
-      dstGrid[IDX(10, xm, ym, z)] = om1 * fSW + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = ux + uz;
-      dstGrid[IDX(11, xp, y, zp)] = om1 * fET + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -ux + uz;
-      dstGrid[IDX(12, xm, y, zp)] = om1 * fWT + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = ux - uz;
-      dstGrid[IDX(13, xp, y, zm)] = om1 * fEB + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -ux - uz;
-      dstGrid[IDX(14, xm, y, zm)] = om1 * fWB + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = uy + uz;
-      dstGrid[IDX(15, x, yp, zp)] = om1 * fNT + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -uy + uz;
-      dstGrid[IDX(16, x, ym, zp)] = om1 * fST + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = uy - uz;
-      dstGrid[IDX(17, x, yp, zm)] = om1 * fNB + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
-    { float eu = -uy - uz;
-      dstGrid[IDX(18, x, ym, zm)] = om1 * fSB + w3 * (eu * (eu * 4.5f + 3.0f) + 1.0f - u2); }
+    dstGrid[IDX(1, xp, y, z)] = relax(fE, w2, ux, om1, u2);
+    dstGrid[IDX(2, xm, y, z)] = relax(fW, w2, -ux, om1, u2);
+    dstGrid[IDX(3, x, yp, z)] = relax(fN, w2, uy, om1, u2);
+    dstGrid[IDX(4, x, ym, z)] = relax(fS, w2, -uy, om1, u2);
+    dstGrid[IDX(5, x, y, zp)] = relax(fT, w2, uz, om1, u2);
+    dstGrid[IDX(6, x, y, zm)] = relax(fB, w2, -uz, om1, u2);
+    dstGrid[IDX(7, xp, yp, z)] = relax(fNE, w3, ux + uy, om1, u2);
+    dstGrid[IDX(8, xm, yp, z)] = relax(fNW, w3, -ux + uy, om1, u2);
+    dstGrid[IDX(9, xp, ym, z)] = relax(fSE, w3, ux - uy, om1, u2);
+    dstGrid[IDX(10, xm, ym, z)] = relax(fSW, w3, -ux - uy, om1, u2);
+    dstGrid[IDX(11, xp, y, zp)] = relax(fET, w3, ux + uz, om1, u2);
+    dstGrid[IDX(12, xm, y, zp)] = relax(fWT, w3, -ux + uz, om1, u2);
+    dstGrid[IDX(13, xp, y, zm)] = relax(fEB, w3, ux - uz, om1, u2);
+    dstGrid[IDX(14, xm, y, zm)] = relax(fWB, w3, -ux - uz, om1, u2);
+    dstGrid[IDX(15, x, yp, zp)] = relax(fNT, w3, uy + uz, om1, u2);
+    dstGrid[IDX(16, x, ym, zp)] = relax(fST, w3, -uy + uz, om1, u2);
+    dstGrid[IDX(17, x, yp, zm)] = relax(fNB, w3, uy - uz, om1, u2);
+    dstGrid[IDX(18, x, ym, zm)] = relax(fSB, w3, -uy - uz, om1, u2);
 }
