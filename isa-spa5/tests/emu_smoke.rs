@@ -248,6 +248,11 @@ fn errors_are_values() {
 /// Assembles `text` (a kernel with one pointer parameter at c[0x0][0x140]), runs one thread
 /// and returns the first `n` words of the 32-byte buffer it got.
 fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
+    run_asm_shared(text, n, 0)
+}
+
+/// `run_asm` with `shared` bytes of static shared memory.
+fn run_asm_shared(text: &[&str], n: usize, shared: u32) -> Vec<u32> {
     use isa_spa5::asm::parse_inst;
     use isa_spa5::Control;
     let prog: Vec<_> = text
@@ -257,12 +262,22 @@ fn run_asm(text: &[&str], n: usize) -> Vec<u32> {
             (p.inst, Control::stall(15))
         })
         .collect();
-    run_program(&prog, 1, n)
+    run_program_shared(&prog, 1, n, shared)
 }
 
 /// Runs `prog` (a kernel with one pointer parameter at c[0x0][0x140]) as one block of
 /// `block` threads and returns the first `n` words of the buffer (at least 32 bytes) it got.
 fn run_program(prog: &[(isa_spa5::Inst, isa_spa5::Control)], block: u32, n: usize) -> Vec<u32> {
+    run_program_shared(prog, block, n, 0)
+}
+
+/// `run_program` with `shared` bytes of static shared memory.
+fn run_program_shared(
+    prog: &[(isa_spa5::Inst, isa_spa5::Control)],
+    block: u32,
+    n: usize,
+    shared: u32,
+) -> Vec<u32> {
     use isa_spa5::cubin::{self, Kernel, Param, Sm};
     let code = isa_spa5::encode_program(prog).expect("encodes");
     let (exit_offsets, s2rctaid_offsets) = cubin::scan_instr_offsets(&code);
@@ -273,6 +288,8 @@ fn run_program(prog: &[(isa_spa5::Inst, isa_spa5::Control)], block: u32, n: usiz
         params: vec![Param::new(0, 8)],
         exit_offsets,
         s2rctaid_offsets,
+        shared_size: shared,
+        shared_align: if shared > 0 { 4 } else { 0 },
         ..Kernel::default()
     };
     let bytes = cubin::write_cubin(Sm::Sm50, [&kernel]).expect("cubin");
@@ -498,4 +515,28 @@ fn condition_code_overflow_and_sign() {
     );
     assert_eq!(w[3], 1, "0x80000000 - 1 overflows");
     assert_eq!(&w[4..6], &[0, 1], "I2I .CC: 0x7fffffff is not < 0, -2 is");
+}
+
+/// Shared-memory addresses without `.E` are 32-bit and wrap: ptxas keeps a negative part of
+/// an address in the register and the rest in the offset (`LDS [R2+0x4c4]` with R2 = -0x3c).
+#[test]
+fn shared_address_wraps_at_32_bits() {
+    let w = run_asm_shared(
+        &[
+            "MOV R8, c[0x0][0x140]",
+            "MOV R9, c[0x0][0x144]",
+            "MOV32I R0, 0x1234",
+            "MOV32I R2, 0xfffffffc",
+            "STS [R2+0x14], R0",
+            "MOV R3, RZ",
+            "LDS.U.32 R1, [R3+0x10]",
+            "LDS.U.32 R4, [R2+0x14]",
+            "STG.E [R8], R1",
+            "STG.E [R8+0x4], R4",
+            "EXIT",
+        ],
+        2,
+        64,
+    );
+    assert_eq!(w, [0x1234, 0x1234]);
 }

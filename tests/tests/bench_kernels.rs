@@ -108,7 +108,15 @@ fn bench_kernels_compile_and_match_the_interpreter() {
 /// the limit fails the test until it is removed from the list.
 #[test]
 fn registers_stay_within_ptxas_plus_two() {
-    const OVER: &[&str] = &[];
+    const OVER: &[&str] = &[
+        // Held-out pairs, over the limit when added: 61 (default) / 44 (assume in bounds)
+        // against 56; the default mode's checked addresses of 19 loads and 19 stores.
+        "parboil_lbm",
+        // 19 / 19 against 16.
+        "parboil_tpacf",
+        // 36 (default) / 34 against 32.
+        "rodinia_lud",
+    ];
     let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();
     for name in &names {

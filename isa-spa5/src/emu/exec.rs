@@ -1723,7 +1723,14 @@ fn address(inst: &Inst, i: usize, w: &Warp, lane: usize) -> u64 {
             } else {
                 w.reg(base.0, lane) as u64
             };
-            b.wrapping_add(*offset as i64 as u64)
+            let a = b.wrapping_add(*offset as i64 as u64);
+            // A 32-bit address wraps: ptxas puts a negative base in the register and the
+            // positive part in the offset (`LDS [R2+0x4c4]` with R2 = -0x3c).
+            if flag(inst, M::E) {
+                a
+            } else {
+                a & 0xFFFF_FFFF
+            }
         }
         _ => 0,
     }
