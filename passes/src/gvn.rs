@@ -12,7 +12,9 @@
 //! Algorithm: a pre-order walk of the dominator tree with a scoped hash table (entries made
 //! in a block stop counting when the walk leaves its subtree), so each instruction is looked
 //! at once: linear in the function size. Loads from constant buffers and SRVs count as pure
-//! (nothing writes them during a dispatch); other memory reads are left alone (stores,
+//! (nothing writes them during a dispatch), and so do loads from a UAV that no instruction of
+//! the function writes ([`Function::uav_written`]: distinct UAVs do not alias, the rule that
+//! sends those loads through the read-only cache); other memory reads are left alone (stores,
 //! atomics and barriers in between could change them).
 
 use std::collections::hash_map::Entry;
@@ -40,6 +42,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     let Some(entry) = func.entry_block() else {
         return;
     };
+    let written = func.uav_written();
     let mut subst: SecondaryMap<Value, Option<Value>> = sized_map(func.dfg.num_values());
     // Each key maps to the first instruction computing it and that instruction's block. An
     // entry counts only while its block is `open` (entered and not yet left: exactly the
@@ -67,7 +70,7 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
             crate::budget::tick();
             func.dfg.insts[inst].map_values(|v| resolve(&subst, v));
             let data = &func.dfg.insts[inst];
-            if !is_pure(data) && !reads_read_only(data) {
+            if !is_pure(data) && !reads_read_only(data, &written) {
                 continue;
             }
             let mut data = data.clone();
@@ -144,12 +147,17 @@ pub(crate) fn is_pure(data: &InstructionData) -> bool {
     )
 }
 
-/// Loads from read-only resources (SRVs): no instruction writes them during a dispatch, so
-/// a dominating identical load has the same result. Not [`is_pure`]: with accesses promised
-/// in bounds, running one where the program would not could fault.
-fn reads_read_only(data: &InstructionData) -> bool {
+/// Loads from read-only resources (SRVs, and UAVs nothing in the function writes): no
+/// instruction writes them during a dispatch, so a dominating identical load has the same
+/// result. Not [`is_pure`]: with accesses promised in bounds, running one where the program
+/// would not could fault.
+fn reads_read_only(data: &InstructionData, uav_written: &[bool; 256]) -> bool {
     data.opcode() == Opcode::Load
-        && matches!(data.mem_arg(), Some(m) if matches!(m.space, MemSpace::Srv(_)))
+        && matches!(data.mem_arg(), Some(m) if match m.space {
+            MemSpace::Srv(_) => true,
+            MemSpace::Uav(id) => !uav_written[usize::from(id)],
+            _ => false,
+        })
 }
 
 /// Puts the operands of commutative binary opcodes in a canonical order.

@@ -116,6 +116,24 @@ impl Function {
         self.layout.entry_block()
     }
 
+    /// Whether an instruction of the layout writes UAV `id` (a store or an atomic). A UAV
+    /// nothing writes is read-only for the dispatch: distinct UAV ids are taken not to alias
+    /// (its loads go through the read-only cache, and identical ones give the same value).
+    pub fn uav_written(&self) -> [bool; 256] {
+        let mut w = [false; 256];
+        for b in self.layout.blocks() {
+            for inst in self.layout.block_insts(b) {
+                let data = &self.dfg.insts[inst];
+                if let Some(m) = data.mem_arg() {
+                    if let super::immediates::MemSpace::Uav(id) = m.space {
+                        w[usize::from(id)] |= data.opcode().writes_memory();
+                    }
+                }
+            }
+        }
+        w
+    }
+
     /// Creates a block and appends it to the layout.
     pub fn append_new_block(&mut self) -> Block {
         let b = self.dfg.make_block();

@@ -547,7 +547,7 @@ impl Isel<'_> {
                     [v[0], v[1]]
                 };
                 let ro = matches!(m.space, MemSpace::Srv(_))
-                    || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs.contains(&id));
+                    || matches!(m.space, MemSpace::Uav(id) if !self.written_uavs[usize::from(id)]);
                 Ok((
                     Place::Global {
                         lo: r[0],

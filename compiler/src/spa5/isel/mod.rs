@@ -87,7 +87,7 @@ pub struct Isel<'a> {
     pub(crate) alias: HashMap<Value, Value>,
     pub(crate) at: Option<Inst>,
     /// UAV ids that some instruction writes (the others use the read-only path).
-    pub(crate) written_uavs: HashSet<u8>,
+    pub(crate) written_uavs: [bool; 256],
     /// 64-bit addresses already formed in a block: (block, index value, base parameter
     /// offset, shift, sign word of a sign-extended index) -> (lo, hi), so accesses to one
     /// element share one LEA pair.
@@ -141,19 +141,12 @@ pub fn run(
     layout: &LaunchLayout,
     opts: &Spa5Options,
 ) -> Result<Vec<u32>, IselError> {
-    let mut written = HashSet::default();
+    let written = func.uav_written();
     let mut use_count: SecondaryMap<Value, u32> = SecondaryMap::new();
     use_count.resize(func.dfg.num_values());
     for inst in func.insts_in_layout() {
         for v in func.dfg.insts[inst].all_values() {
             use_count[v] += 1;
-        }
-        if let Some(m) = func.dfg.insts[inst].mem_arg() {
-            if func.dfg.insts[inst].opcode().writes_memory() {
-                if let ilc_passes::ir::MemSpace::Uav(id) = m.space {
-                    written.insert(id);
-                }
-            }
         }
     }
     let ranges = ilc_passes::value_bound::Ranges::new(func);
