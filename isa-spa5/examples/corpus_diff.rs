@@ -2,7 +2,7 @@
 //! (`nvdisasm -hex K.cubin > K.sass`), printing every disagreement.
 
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
-use isa_spa5::control::unpack_control_word;
+use isa_spa5::program::control_of;
 use isa_spa5::decode;
 
 fn norm(s: &str) -> String {
@@ -23,7 +23,7 @@ fn main() {
                 total += 1;
                 let idx = (*addr / 8) as usize;
                 let w = f.words[idx];
-                let ctrl = unpack_control_word(f.words[idx / 4 * 4]).unwrap()[idx % 4 - 1];
+                let ctrl = control_of(&f.words, idx).expect("control word");
                 match decode(w) {
                     Ok(i) => {
                         let ours = print_inst(

@@ -14,7 +14,7 @@ use std::process::Command;
 use common::norm;
 use ilc_test_support::{assert_no_failures, nvidia_tool};
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
-use isa_spa5::control::unpack_control_word;
+use isa_spa5::program::control_of;
 use isa_spa5::decode;
 
 /// Mnemonics the table does not model (none at present; the list stays so that a future
@@ -91,8 +91,7 @@ fn corpus_matches_nvdisasm() {
                 }
                 let idx = (*addr / 8) as usize;
                 let w = f.words[idx];
-                let ctrl =
-                    unpack_control_word(f.words[idx / 4 * 4]).expect("control word")[idx % 4 - 1];
+                let ctrl = control_of(&f.words, idx).expect("control word");
                 match decode(w) {
                     Ok(i) => {
                         let ours = print_inst(
