@@ -2,8 +2,8 @@
 //! (`nvdisasm -hex K.cubin > K.sass`), printing every disagreement.
 
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
-use isa_spa5::program::control_of;
 use isa_spa5::decode;
+use isa_spa5::program::control_of;
 
 fn norm(s: &str) -> String {
     s.split_whitespace()

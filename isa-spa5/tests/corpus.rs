@@ -14,8 +14,8 @@ use std::process::Command;
 use common::norm;
 use ilc_test_support::{assert_no_failures, nvidia_tool};
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
-use isa_spa5::program::control_of;
 use isa_spa5::decode;
+use isa_spa5::program::control_of;
 
 /// Mnemonics the table does not model (none at present; the list stays so that a future
 /// corpus kernel exercising an unmodelled form is reported by name).

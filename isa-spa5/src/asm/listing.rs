@@ -13,8 +13,8 @@ use std::collections::HashMap;
 
 use super::parse::{parse_inst_with, ParseError, Parsed};
 use crate::control::{pack_control_word, unpack_control_word, Control};
-use crate::program::control_slot;
 use crate::encode::encode;
+use crate::program::control_slot;
 
 /// One code section of a listing.
 #[derive(Clone, Debug, Default)]

@@ -33,7 +33,6 @@ use crate::inst::{Inst, Op, Operand};
 use crate::program::inst_addr;
 use crate::table::OpKind;
 
-
 /// The absolute byte target of a branch at `addr` and the index of its target operand.
 fn branch_target(inst: &Inst, addr: u64) -> Option<(usize, u64)> {
     if !inst.is_branch() {
