@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ilc_test_support::Rng;
 use isa_amdil::ast::Program;
 use isa_amdil::opcodes::Precision;
 
@@ -106,15 +107,10 @@ fn accepted_mutants_match_the_il_interpreter() {
                 continue;
             };
             let mut bufs = Buffers::default();
-            let mut seed = 0x1234_5678_u32.wrapping_add(i as u32);
+            let mut rng = Rng::new(0x1234_5678 + i as u64);
             let mut bytes = |len: usize| -> Vec<u8> {
                 (0..len / 4)
-                    .flat_map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 17;
-                        seed ^= seed << 5;
-                        (seed % 97).to_le_bytes()
-                    })
+                    .flat_map(|_| (rng.below(97) as u32).to_le_bytes())
                     .collect()
             };
             for id in func.uavs.keys() {

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ilc_test_support::nvidia_tool as tool;
+use ilc_test_support::Rng;
 use isa_spa5::cubin::{
     read_cubin, scan_instr_offsets, write_cubin, AbiParam, Cubin, CubinError, CubinWriter, IlcAbi,
     Kernel, Param, ParamRole, Sm,
@@ -802,14 +803,8 @@ fn changed_metadata_shows_in_nvidia_tools() {
     let Some(cuobjdump) = tool("cuobjdump") else {
         return;
     };
-    // Deterministic pseudo-random values (xorshift).
-    let mut state = 0x5eed_1234_abcd_0001_u64;
-    let mut next = |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
+    let mut next = |n: u64| rng.below(n);
     let dir = scratch("meta");
     for (name, bytes) in corpus().into_iter().step_by(6) {
         let mut c = read_cubin(&bytes).expect("corpus cubin reads");

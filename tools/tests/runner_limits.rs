@@ -4,6 +4,7 @@
 //! argument vectors built from flags and edge values. `spa5-run --profile` charges every modeled
 //! cycle to one instruction.
 
+use ilc_test_support::Rng;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -396,13 +397,8 @@ fn random_arguments_never_panic() {
         "--stats",
         "--shuffle",
     ];
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut next = |n: usize| rng.index(n);
     for case in 0..120 {
         let (bin, file) = match case % 3 {
             0 => (IL_RUN, il.clone()),
