@@ -3,23 +3,14 @@
 //! missing functions, code after `end`) either lowers to IR that passes the verifier or
 //! fails with diagnostics that name an opcode and a line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ilc_test_support::Rng;
 use isa_amdil::ast::Program;
 use isa_amdil::opcodes::Precision;
 
 fn corpus() -> Vec<(PathBuf, Program)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    ilc_test_support::corpus("tests/kernels", "il", 60)
         .into_iter()
         .filter_map(|f| {
             let text = std::fs::read_to_string(&f).ok()?;

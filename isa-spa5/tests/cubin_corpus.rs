@@ -707,13 +707,7 @@ fn scanned_instruction_offsets_match_ptxas() {
 
 #[test]
 fn sm52_and_sm53_cubins_round_trip() {
-    let dir = corpus_dir().join("cubins-arch");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("readable directory entry").path())
-        .collect();
-    files.sort();
-    assert!(files.len() >= 4, "{files:?}");
+    let files = ilc_test_support::corpus("tests/cuda/cubins-arch", "cubin", 8);
     let tools = (tool("cuobjdump"), tool("nvdisasm"));
     let scratch_dir = scratch("arch");
     for path in files {

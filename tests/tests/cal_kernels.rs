@@ -10,7 +10,7 @@
 //! Every word must match and no hazard may be reported. The IR after lowering is also
 //! checked against the interpreter (translation validation) for the default assumptions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ilc::lower::TexConfig;
 use ilc::verify::{verify, VerifyOptions};
@@ -19,15 +19,7 @@ use ilc_test_support::Rng;
 use isa_amdil::interp::texture::{AddressMode, Filter, SamplerState, TexelFormat};
 
 fn kernels() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels_cal");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/kernels_cal exists")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
-        .collect();
-    v.sort();
-    v
+    ilc_test_support::corpus("tests/kernels_cal", "il", 15)
 }
 
 fn sampler(filter: Filter, mode: AddressMode) -> SamplerState {
