@@ -616,6 +616,22 @@ pub extern "C" fn calModuleUnload(ctx: CALhandle, module: CALhandle) -> CALresul
     rt(|| runtime::with(|r| r.module_unload(ctx, module)))
 }
 
+/// A module's handle for the C string `key` (`what_key` in errors) by `find`, written to
+/// `*out` (`what_out`; zeroed first).
+unsafe fn module_lookup(
+    out: *mut CALhandle,
+    what_out: &str,
+    key: *const c_char,
+    what_key: &str,
+    find: impl FnOnce(&mut runtime::Runtime, &str) -> Result<CALhandle, CalError>,
+) -> CALresult {
+    unsafe { zero(out) };
+    rt(|| {
+        let key = unsafe { text(key, what_key) }?;
+        runtime::with(|r| unsafe { put(out, find(r, key)?, what_out) })
+    })
+}
+
 /// `calModuleGetEntry`.
 #[no_mangle]
 pub unsafe extern "C" fn calModuleGetEntry(
@@ -624,11 +640,11 @@ pub unsafe extern "C" fn calModuleGetEntry(
     module: CALhandle,
     proc_name: *const c_char,
 ) -> CALresult {
-    unsafe { zero(func) };
-    rt(|| {
-        let name = unsafe { text(proc_name, "procName") }?;
-        runtime::with(|r| unsafe { put(func, r.module_entry(ctx, module, name)?, "func") })
-    })
+    unsafe {
+        module_lookup(func, "func", proc_name, "procName", |r, n| {
+            r.module_entry(ctx, module, n)
+        })
+    }
 }
 
 /// `calModuleGetName`.
@@ -639,11 +655,11 @@ pub unsafe extern "C" fn calModuleGetName(
     module: CALhandle,
     var_name: *const c_char,
 ) -> CALresult {
-    unsafe { zero(name) };
-    rt(|| {
-        let var = unsafe { text(var_name, "varName") }?;
-        runtime::with(|r| unsafe { put(name, r.module_name(ctx, module, var)?, "name") })
-    })
+    unsafe {
+        module_lookup(name, "name", var_name, "varName", |r, n| {
+            r.module_name(ctx, module, n)
+        })
+    }
 }
 
 /// `calModuleGetFuncInfo`.
