@@ -3,22 +3,14 @@
 //! missing functions, code after `end`) either lowers to IR that passes the verifier or
 //! fails with diagnostics that name an opcode and a line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use ilc_test_support::Rng;
 use isa_amdil::ast::Program;
 use isa_amdil::opcodes::Precision;
 
 fn corpus() -> Vec<(PathBuf, Program)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
+    ilc_test_support::corpus("tests/kernels", "il", 60)
         .into_iter()
         .filter_map(|f| {
             let text = std::fs::read_to_string(&f).ok()?;
@@ -106,15 +98,10 @@ fn accepted_mutants_match_the_il_interpreter() {
                 continue;
             };
             let mut bufs = Buffers::default();
-            let mut seed = 0x1234_5678_u32.wrapping_add(i as u32);
+            let mut rng = Rng::new(0x1234_5678 + i as u64);
             let mut bytes = |len: usize| -> Vec<u8> {
                 (0..len / 4)
-                    .flat_map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 17;
-                        seed ^= seed << 5;
-                        (seed % 97).to_le_bytes()
-                    })
+                    .flat_map(|_| (rng.below(97) as u32).to_le_bytes())
                     .collect()
             };
             for id in func.uavs.keys() {

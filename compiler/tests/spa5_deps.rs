@@ -304,23 +304,13 @@ fn target(prog: &[(Inst, Control)], idx: usize) -> Option<usize> {
     let Some(isa_spa5::Operand::Target(rel)) = i.operands.first() else {
         return None;
     };
-    // Instruction addresses: 3 instructions after each 8-byte control word.
-    let next = ((idx / 3) * 32 + 8 + (idx % 3) * 8 + 8) as i64;
-    let addr = next + i64::from(*rel);
-    let (group, slot) = (addr / 32, (addr % 32) / 8);
-    let t = usize::try_from(group * 3 + slot - 1).ok()?;
-    (addr % 8 == 0 && slot > 0 && t < prog.len()).then_some(t)
+    let addr = isa_spa5::program::inst_addr(idx) as i64 + 8 + i64::from(*rel);
+    let t = isa_spa5::program::addr_inst(u64::try_from(addr).ok()?)?;
+    (t < prog.len()).then_some(t)
 }
 
 fn corpus() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("tests/kernels"))
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut v = ilc_test_support::corpus("tests/kernels", "il", 60);
     v.push(root().join("tests/examples/saxpy.il"));
     v.sort();
     v

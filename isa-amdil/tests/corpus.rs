@@ -7,15 +7,7 @@ use std::path::{Path, PathBuf};
 use isa_amdil::{parse, Program};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/data exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "il"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 8, "corpus too small: {v:?}");
-    v
+    ilc_test_support::corpus("isa-amdil/tests/data", "il", 8)
 }
 
 fn load(p: &Path) -> (String, Program) {

@@ -14,14 +14,7 @@ fn render(path: &Path) -> String {
 
 #[test]
 fn rendered_diagnostics_match_golden_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diagnostics");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/diagnostics exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "il"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() >= 4);
+    let paths = ilc_test_support::corpus("isa-amdil/tests/diagnostics", "il", 8);
     let bless = std::env::var_os("AMDIL_BLESS").is_some();
     let mut failures = Vec::new();
     for p in paths {

@@ -3,22 +3,19 @@
 //! value, or runs to completion / an error value under a small fuel budget.
 
 use std::fs;
-use std::path::Path;
 
 use isa_amdil::interp::{self, Dispatch, Schedule};
 
 fn corpus() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut v = Vec::new();
-    for e in fs::read_dir(&dir).expect("corpus dir").flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "il") {
-            let text = fs::read_to_string(&p).expect("readable");
-            v.push((p.display().to_string(), text));
-        }
-    }
-    v.sort();
-    v
+    ilc_test_support::corpus("tests/kernels", "il", 60)
+        .iter()
+        .map(|p| {
+            (
+                p.display().to_string(),
+                fs::read_to_string(p).expect("readable"),
+            )
+        })
+        .collect()
 }
 
 fn run_quietly(src: &str, schedule: Schedule) {

@@ -2,7 +2,6 @@
 //! random word mutations of their binary encodings. Nothing may panic or hang, and every error
 //! diagnostic of text input must carry a line number.
 
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -118,15 +117,10 @@ const TOKENS: &[&str] = &[
 ];
 
 fn kernels() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("tests/data exists")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "il"))
-        .map(|e| std::fs::read_to_string(e.path()).expect("readable"))
-        .collect();
-    v.sort();
-    v
+    ilc_test_support::corpus("isa-amdil/tests/data", "il", 8)
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("readable"))
+        .collect()
 }
 
 fn tokenize(s: &str) -> Vec<String> {

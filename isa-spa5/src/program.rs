@@ -71,12 +71,28 @@ pub const fn addr_inst(addr: u64) -> Option<usize> {
     if !addr.is_multiple_of(8) {
         return None;
     }
-    let w = (addr / 8) as usize;
-    if w.is_multiple_of(4) {
+    match control_slot((addr / 8) as usize) {
+        Some((cw, slot)) => Some(cw / 4 * 3 + slot),
+        None => None,
+    }
+}
+
+/// Where the control of the instruction in code word `word` lies: the index of its group's
+/// control word and its slot (0..3) there; `None` when `word` is itself a control word.
+pub const fn control_slot(word: usize) -> Option<(usize, usize)> {
+    if word.is_multiple_of(4) {
         None
     } else {
-        Some(w / 4 * 3 + w % 4 - 1)
+        Some((word / 4 * 4, word % 4 - 1))
     }
+}
+
+/// The control of the instruction in code word `word` of `words`: `None` for a control word,
+/// a word past the end, or a control word that does not unpack.
+pub fn control_of(words: &[u64], word: usize) -> Option<Control> {
+    let (cw, slot) = control_slot(word)?;
+    let slots = unpack_control_word(*words.get(cw)?).ok()?;
+    Some(slots[slot])
 }
 
 /// Encode a program: control words, instructions, NOP padding to a whole group.
@@ -183,6 +199,19 @@ mod tests {
             assert_eq!(addr_inst(inst_addr(i)), Some(i));
         }
         assert_eq!(addr_inst(0x20), None);
+        assert_eq!(control_slot(0), None);
+        assert_eq!(control_slot(1), Some((0, 0)));
+        assert_eq!(control_slot(7), Some((4, 2)));
+    }
+
+    #[test]
+    fn control_of_reads_the_groups_control_word() {
+        let slots = [Control::stall(1), Control::stall(2), Control::stall(3)];
+        let cw = pack_control_word(slots).unwrap();
+        let words = [0, 0, 0, 0, cw, 0, 0, 0];
+        assert_eq!(control_of(&words, 6), Some(Control::stall(2)));
+        assert_eq!(control_of(&words, 4), None);
+        assert_eq!(control_of(&words, 9), None);
     }
 
     #[test]

@@ -8,22 +8,17 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use common::norm;
-use ilc_test_support::{assert_no_failures, nvidia_tool};
+use ilc_test_support::{assert_no_failures, corpus, nvidia_tool};
 use isa_spa5::asm::{parse_listing, print_inst, PrintCtx};
-use isa_spa5::control::unpack_control_word;
 use isa_spa5::decode;
+use isa_spa5::program::control_of;
 
 /// Mnemonics the table does not model (none at present; the list stays so that a future
 /// corpus kernel exercising an unmodelled form is reported by name).
 const KNOWN_GAPS: &[&str] = &[];
-
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda/cubins")
-}
 
 /// Replace `` `(.L_x_3) `` style targets by the label's address so both sides compare.
 fn resolve_labels(text: &str, labels: &std::collections::HashMap<String, u64>) -> String {
@@ -45,13 +40,7 @@ fn corpus_matches_nvdisasm() {
     let Some(tool) = nvidia_tool("nvdisasm") else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("tests/cuda/cubins exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cubin"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no cubins in {}", corpus_dir().display());
+    let files = corpus("tests/cuda/cubins", "cubin", 60);
     let (mut total, mut text_ok, mut asm_ok, mut gaps) = (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for path in &files {
@@ -91,8 +80,7 @@ fn corpus_matches_nvdisasm() {
                 }
                 let idx = (*addr / 8) as usize;
                 let w = f.words[idx];
-                let ctrl =
-                    unpack_control_word(f.words[idx / 4 * 4]).expect("control word")[idx % 4 - 1];
+                let ctrl = control_of(&f.words, idx).expect("control word");
                 match decode(w) {
                     Ok(i) => {
                         let ours = print_inst(

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ilc_test_support::nvidia_tool as tool;
+use ilc_test_support::Rng;
 use isa_spa5::cubin::{
     read_cubin, scan_instr_offsets, write_cubin, AbiParam, Cubin, CubinError, CubinWriter, IlcAbi,
     Kernel, Param, ParamRole, Sm,
@@ -706,13 +707,7 @@ fn scanned_instruction_offsets_match_ptxas() {
 
 #[test]
 fn sm52_and_sm53_cubins_round_trip() {
-    let dir = corpus_dir().join("cubins-arch");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("readable directory entry").path())
-        .collect();
-    files.sort();
-    assert!(files.len() >= 4, "{files:?}");
+    let files = ilc_test_support::corpus("tests/cuda/cubins-arch", "cubin", 8);
     let tools = (tool("cuobjdump"), tool("nvdisasm"));
     let scratch_dir = scratch("arch");
     for path in files {
@@ -802,14 +797,8 @@ fn changed_metadata_shows_in_nvidia_tools() {
     let Some(cuobjdump) = tool("cuobjdump") else {
         return;
     };
-    // Deterministic pseudo-random values (xorshift).
-    let mut state = 0x5eed_1234_abcd_0001_u64;
-    let mut next = |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
+    let mut next = |n: u64| rng.below(n);
     let dir = scratch("meta");
     for (name, bytes) in corpus().into_iter().step_by(6) {
         let mut c = read_cubin(&bytes).expect("corpus cubin reads");

@@ -3,6 +3,7 @@
 //! against results computed here, with the hazard checker on: NVIDIA's control words must be
 //! hazard-free. The broad validation over the whole corpus is `tests/tests/emu_cuda.rs`.
 
+use ilc_test_support::Rng;
 use isa_spa5::emu::{Device, EmuError, LaunchConfig};
 
 fn cubin(name: &str) -> Vec<u8> {
@@ -24,15 +25,8 @@ fn bytes(w: &[u32]) -> Vec<u8> {
 
 /// A deterministic pseudo-random sequence.
 fn rand(seed: u64, n: usize) -> Vec<u32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 16) as u32
-        })
-        .collect()
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| rng.next_u64() as u32).collect()
 }
 
 struct Params(Vec<u8>);

@@ -4,7 +4,7 @@
 //! and ptxas uses exactly [`FIXED_LATENCY`] for most such pairs (so it is not pessimistic). Also checks that variable-latency
 //! producers are always followed by a consumer waiting on the scoreboard they set.
 
-use std::path::PathBuf;
+use ilc_test_support::corpus;
 
 use isa_spa5::cubin::read_cubin;
 use isa_spa5::inst::Loc;
@@ -24,15 +24,10 @@ fn overlaps(a: &Loc, b: &Loc) -> bool {
 
 #[test]
 fn ptxas_stalls_cover_fixed_latency() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda/cubins");
     let (mut pairs, mut exact, mut waits, mut var_pairs) = (0, 0, 0, 0);
     let mut hist = std::collections::BTreeMap::new();
     let mut tight = 0;
-    for e in std::fs::read_dir(&dir).expect("corpus") {
-        let path = e.expect("entry").path();
-        if path.extension().is_none_or(|x| x != "cubin") {
-            continue;
-        }
+    for path in corpus("tests/cuda/cubins", "cubin", 60) {
         let cubin = read_cubin(&std::fs::read(&path).expect("read")).expect("cubin");
         for k in &cubin.kernels {
             let Ok(prog) = decode_program(&k.code) else {
@@ -113,18 +108,13 @@ fn latency_table_is_ptxas_minimum() {
     use isa_spa5::latency::{pred_latency, source_read_delay, CC_LATENCY};
     use isa_spa5::table::Class;
     use std::collections::BTreeMap;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda");
     // (reader class) -> (min cycles, example)
     let mut gpr: BTreeMap<String, (u64, Class, String)> = BTreeMap::new();
     let mut pred_min = (u64::MAX, String::new());
     let mut cc_min = (u64::MAX, String::new());
     let mut files = 0;
-    for dir in [root.join("cubins"), root.join("timing/cubins")] {
-        for e in std::fs::read_dir(&dir).expect("corpus") {
-            let path = e.expect("entry").path();
-            if path.extension().is_none_or(|x| x != "cubin") {
-                continue;
-            }
+    for (dir, min) in [("tests/cuda/cubins", 60), ("tests/cuda/timing/cubins", 200)] {
+        for path in corpus(dir, "cubin", min) {
             files += 1;
             let cubin = read_cubin(&std::fs::read(&path).expect("read")).expect("cubin");
             for k in &cubin.kernels {

@@ -53,12 +53,40 @@ fn cl(f: impl FnOnce() -> Result<(), CalError>) -> CALresult {
     guard(Channel::Compiler, f)
 }
 
-/// Zeroes `*p` if `p` is not null.
-unsafe fn zero<T: Default>(p: *mut T) {
+/// Writes `v` to `*p` if `p` is not null: an optional out-parameter, or the empty value an
+/// out-parameter holds when the call fails.
+unsafe fn put_opt<T>(p: *mut T, v: T) {
     if !p.is_null() {
         // SAFETY: non-null and, by the API contract, writable.
-        unsafe { p.write(T::default()) };
+        unsafe { p.write(v) };
     }
+}
+
+/// Zeroes `*p` if `p` is not null.
+unsafe fn zero<T: Default>(p: *mut T) {
+    unsafe { put_opt(p, T::default()) }
+}
+
+/// Reads `*p`; null is `CAL_RESULT_INVALID_PARAMETER`.
+unsafe fn get<T: Copy>(p: *const T, what: &str) -> Result<T, CalError> {
+    if p.is_null() {
+        return Err(CalError::invalid(format!("{what} is a null pointer")));
+    }
+    // SAFETY: non-null and, by the API contract, readable.
+    Ok(unsafe { *p })
+}
+
+/// The `n` elements at `p` (none when `n` is 0, whatever `p` is); null with `n > 0` is
+/// `CAL_RESULT_INVALID_PARAMETER`.
+unsafe fn slice<'a, T>(p: *const T, n: CALuint, what: &str) -> Result<&'a [T], CalError> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(CalError::invalid(format!("{what} is a null pointer")));
+    }
+    // SAFETY: non-null, and the caller passes `n` elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, n as usize) })
 }
 
 /// Writes `v` to `*p`; null is `CAL_RESULT_INVALID_PARAMETER`.
@@ -374,10 +402,7 @@ pub unsafe extern "C" fn calResMap(
     res: CALhandle,
     _flags: CALuint,
 ) -> CALresult {
-    if !ptr.is_null() {
-        // SAFETY: non-null, writable by contract.
-        unsafe { ptr.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(ptr, std::ptr::null_mut()) };
     unsafe { zero(pitch) };
     rt(|| {
         runtime::with(|r| {
@@ -451,11 +476,7 @@ pub unsafe extern "C" fn calCtxRunProgram(
 ) -> CALresult {
     unsafe { zero(event) };
     rt(|| {
-        if domain.is_null() {
-            return Err(CalError::invalid("domain is a null pointer"));
-        }
-        // SAFETY: non-null, readable by contract.
-        let d = unsafe { *domain };
+        let d = unsafe { get(domain, "domain") }?;
         let e = runtime::run(
             ctx,
             func,
@@ -464,10 +485,7 @@ pub unsafe extern "C" fn calCtxRunProgram(
                 size: [d.width, d.height],
             },
         )?;
-        if !event.is_null() {
-            // SAFETY: non-null, writable.
-            unsafe { event.write(e) };
-        }
+        unsafe { put_opt(event, e) };
         Ok(())
     })
 }
@@ -481,16 +499,9 @@ pub unsafe extern "C" fn calCtxRunProgramGrid(
 ) -> CALresult {
     unsafe { zero(event) };
     rt(|| {
-        if grid.is_null() {
-            return Err(CalError::invalid("pProgramGrid is a null pointer"));
-        }
-        // SAFETY: non-null, readable by contract.
-        let g = unsafe { *grid };
+        let g = unsafe { get(grid, "pProgramGrid") }?;
         let e = runtime::run(ctx, g.func, grid_shape(&g))?;
-        if !event.is_null() {
-            // SAFETY: non-null, writable.
-            unsafe { event.write(e) };
-        }
+        unsafe { put_opt(event, e) };
         Ok(())
     })
 }
@@ -513,20 +524,8 @@ pub unsafe extern "C" fn calCtxRunProgramGridArray(
 ) -> CALresult {
     unsafe { zero(event) };
     rt(|| {
-        if array.is_null() {
-            return Err(CalError::invalid("pGridArray is a null pointer"));
-        }
-        // SAFETY: non-null, readable by contract.
-        let a = unsafe { *array };
-        if a.grid_array.is_null() && a.num > 0 {
-            return Err(CalError::invalid("pGridArray->gridArray is a null pointer"));
-        }
-        let grids: &[CALprogramGrid] = if a.num == 0 {
-            &[]
-        } else {
-            // SAFETY: the caller passes `num` entries.
-            unsafe { std::slice::from_raw_parts(a.grid_array, a.num as usize) }
-        };
+        let a = unsafe { get(array, "pGridArray") }?;
+        let grids = unsafe { slice(a.grid_array, a.num, "pGridArray->gridArray") }?;
         let mut last = 0;
         for g in grids {
             last = runtime::run(ctx, g.func, grid_shape(g))?;
@@ -534,10 +533,7 @@ pub unsafe extern "C" fn calCtxRunProgramGridArray(
         if last == 0 {
             return Err(CalError::invalid("pGridArray->num is 0"));
         }
-        if !event.is_null() {
-            // SAFETY: non-null, writable.
-            unsafe { event.write(last) };
-        }
+        unsafe { put_opt(event, last) };
         Ok(())
     })
 }
@@ -566,10 +562,7 @@ pub unsafe extern "C" fn calMemCopy(
     unsafe { zero(event) };
     rt(|| {
         let e = runtime::with(|r| r.mem_copy(ctx, src, dst))?;
-        if !event.is_null() {
-            // SAFETY: non-null, writable.
-            unsafe { event.write(e) };
-        }
+        unsafe { put_opt(event, e) };
         Ok(())
     })
 }
@@ -583,10 +576,7 @@ pub unsafe extern "C" fn calImageRead(
     buffer: *const c_void,
     size: CALuint,
 ) -> CALresult {
-    if !image.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { image.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(image, std::ptr::null_mut()) };
     rt(|| {
         if image.is_null() || buffer.is_null() {
             return Err(CalError::invalid("image or buffer is a null pointer"));
@@ -626,6 +616,22 @@ pub extern "C" fn calModuleUnload(ctx: CALhandle, module: CALhandle) -> CALresul
     rt(|| runtime::with(|r| r.module_unload(ctx, module)))
 }
 
+/// A module's handle for the C string `key` (`what_key` in errors) by `find`, written to
+/// `*out` (`what_out`; zeroed first).
+unsafe fn module_lookup(
+    out: *mut CALhandle,
+    what_out: &str,
+    key: *const c_char,
+    what_key: &str,
+    find: impl FnOnce(&mut runtime::Runtime, &str) -> Result<CALhandle, CalError>,
+) -> CALresult {
+    unsafe { zero(out) };
+    rt(|| {
+        let key = unsafe { text(key, what_key) }?;
+        runtime::with(|r| unsafe { put(out, find(r, key)?, what_out) })
+    })
+}
+
 /// `calModuleGetEntry`.
 #[no_mangle]
 pub unsafe extern "C" fn calModuleGetEntry(
@@ -634,11 +640,11 @@ pub unsafe extern "C" fn calModuleGetEntry(
     module: CALhandle,
     proc_name: *const c_char,
 ) -> CALresult {
-    unsafe { zero(func) };
-    rt(|| {
-        let name = unsafe { text(proc_name, "procName") }?;
-        runtime::with(|r| unsafe { put(func, r.module_entry(ctx, module, name)?, "func") })
-    })
+    unsafe {
+        module_lookup(func, "func", proc_name, "procName", |r, n| {
+            r.module_entry(ctx, module, n)
+        })
+    }
 }
 
 /// `calModuleGetName`.
@@ -649,11 +655,11 @@ pub unsafe extern "C" fn calModuleGetName(
     module: CALhandle,
     var_name: *const c_char,
 ) -> CALresult {
-    unsafe { zero(name) };
-    rt(|| {
-        let var = unsafe { text(var_name, "varName") }?;
-        runtime::with(|r| unsafe { put(name, r.module_name(ctx, module, var)?, "name") })
-    })
+    unsafe {
+        module_lookup(name, "name", var_name, "varName", |r, n| {
+            r.module_name(ctx, module, n)
+        })
+    }
 }
 
 /// `calModuleGetFuncInfo`.
@@ -722,10 +728,7 @@ pub unsafe extern "C" fn calExtGetProc(
     extid: u32,
     name: *const c_char,
 ) -> CALresult {
-    if !proc_.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { proc_.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(proc_, std::ptr::null_mut()) };
     rt(|| {
         if !EXTENSIONS.contains(&extid) {
             return Err(ext_unsupported(extid));
@@ -773,10 +776,7 @@ pub unsafe extern "C" fn calclCompile(
     source: *const c_char,
     target: u32,
 ) -> CALresult {
-    if !obj.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { obj.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(obj, std::ptr::null_mut()) };
     cl(|| {
         if obj.is_null() || source.is_null() {
             return Err(CalError::invalid("obj or source is a null pointer"));
@@ -801,10 +801,7 @@ pub unsafe extern "C" fn calclAssembleObject(
     _source: *const c_char,
     _target: u32,
 ) -> CALresult {
-    if !obj.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { obj.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(obj, std::ptr::null_mut()) };
     cl(|| {
         Err(CalError::unsupported(
             "calclAssembleObject: ilc compiles AMD IL (calclCompile), not device ISA text",
@@ -819,20 +816,12 @@ pub unsafe extern "C" fn calclLink(
     obj: *mut *mut c_void,
     count: CALuint,
 ) -> CALresult {
-    if !image.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { image.write(std::ptr::null_mut()) };
-    }
+    unsafe { put_opt(image, std::ptr::null_mut()) };
     cl(|| {
-        if image.is_null() || (obj.is_null() && count > 0) {
-            return Err(CalError::invalid("image or obj is a null pointer"));
+        if image.is_null() {
+            return Err(CalError::invalid("image is a null pointer"));
         }
-        let ptrs: &[*mut c_void] = if count == 0 {
-            &[]
-        } else {
-            // SAFETY: the caller passes `count` objects.
-            unsafe { std::slice::from_raw_parts(obj, count as usize) }
-        };
+        let ptrs = unsafe { slice(obj.cast_const(), count, "obj") }?;
         let kernels = ptrs
             .iter()
             .map(|&p| compiler::with_object(p, |o| Arc::clone(&o.kernel)))
@@ -923,11 +912,7 @@ pub unsafe extern "C" fn calclDisassembleImage(image: *mut c_void, logfunc: LogF
 #[no_mangle]
 pub unsafe extern "C" fn calclDisassembleObject(obj: *const *mut c_void, logfunc: LogFn) {
     cl(|| {
-        if obj.is_null() {
-            return Err(CalError::invalid("obj is a null pointer"));
-        }
-        // SAFETY: non-null, readable.
-        let p = unsafe { *obj };
+        let p = unsafe { get(obj, "obj") }?;
         let text = compiler::with_object(p, |o| o.kernel.asm_spa())?;
         log_lines(&text, logfunc);
         Ok(())

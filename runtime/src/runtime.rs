@@ -87,6 +87,16 @@ struct Context {
     run_lock: Arc<Mutex<()>>,
 }
 
+impl Context {
+    /// The resource of memory handle `mem` of this context.
+    fn mem(&self, mem: u32) -> Result<u32, CalError> {
+        self.mems
+            .get(&mem)
+            .copied()
+            .ok_or_else(|| CalError::bad_handle("CALmem of this context", mem))
+    }
+}
+
 struct Module {
     context: u32,
     program: Arc<Program>,
@@ -575,10 +585,8 @@ impl Runtime {
     /// `calCtxReleaseMem`.
     pub fn ctx_release_mem(&mut self, ctx: u32, mem: u32) -> Result<(), CalError> {
         let c = self.context(ctx)?;
-        let res = c
-            .mems
-            .remove(&mem)
-            .ok_or_else(|| CalError::bad_handle("CALmem of this context", mem))?;
+        let res = c.mem(mem)?;
+        c.mems.remove(&mem);
         c.bindings.retain(|_, m| *m != mem);
         if let Some(r) = self.resources.get_mut(&res) {
             r.mems = r.mems.saturating_sub(1);
@@ -603,9 +611,7 @@ impl Runtime {
             c.bindings.remove(&(module, n));
             return Ok(());
         }
-        if !c.mems.contains_key(&mem) {
-            return Err(CalError::bad_handle("CALmem of this context", mem));
-        }
+        c.mem(mem)?;
         c.bindings.insert((module, n), mem);
         Ok(())
     }
@@ -799,14 +805,7 @@ impl Runtime {
     /// least as wide and tall).
     pub fn mem_copy(&mut self, ctx: u32, src: u32, dst: u32) -> Result<u32, CalError> {
         let c = self.context(ctx)?;
-        let s = *c
-            .mems
-            .get(&src)
-            .ok_or_else(|| CalError::bad_handle("CALmem of this context", src))?;
-        let d = *c
-            .mems
-            .get(&dst)
-            .ok_or_else(|| CalError::bad_handle("CALmem of this context", dst))?;
+        let (s, d) = (c.mem(src)?, c.mem(dst)?);
         let (sw, sh, sf, smapped) = {
             let r = &self.resources[&s];
             (r.width, r.height, r.format, r.mapped)

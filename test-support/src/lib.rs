@@ -184,6 +184,16 @@ pub fn build_c(source: &Path, include: &Path, lib: &str, package: &str) -> Optio
     Some(out)
 }
 
+/// Fails the test, showing the process's stderr, unless it exited with status 0.
+#[track_caller]
+pub fn assert_success(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Panics with the number of failures, `what` they are (with how to reproduce one, where
 /// that helps) and one failure a line, unless `failures` is empty: a test that checks many
 /// cases reports all that fail, not only the first.

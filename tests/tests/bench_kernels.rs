@@ -16,19 +16,10 @@ use ilc::{Compiler, Options};
 /// bench/kernels and the sorted names of its files ending in `.ext` (at least `min` of them).
 fn bench_files(ext: &str, min: usize) -> (PathBuf, Vec<String>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/kernels");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("bench/kernels exists")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == ext))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+    let names = ilc_test_support::corpus("bench/kernels", ext, min)
+        .iter()
+        .map(|p| ilc_test_support::stem(p))
         .collect();
-    names.sort();
-    assert!(
-        names.len() >= min,
-        "only {} bench/kernels/*.{ext}",
-        names.len()
-    );
     (dir, names)
 }
 

@@ -10,23 +10,16 @@
 //! Every word must match and no hazard may be reported. The IR after lowering is also
 //! checked against the interpreter (translation validation) for the default assumptions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ilc::lower::TexConfig;
 use ilc::verify::{verify, VerifyOptions};
 use ilc::{Compiler, OptLevel, Options};
+use ilc_test_support::Rng;
 use isa_amdil::interp::texture::{AddressMode, Filter, SamplerState, TexelFormat};
 
 fn kernels() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels_cal");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/kernels_cal exists")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "il"))
-        .collect();
-    v.sort();
-    v
+    ilc_test_support::corpus("tests/kernels_cal", "il", 15)
 }
 
 fn sampler(filter: Filter, mode: AddressMode) -> SamplerState {
@@ -135,16 +128,13 @@ fn cal_kernels_lower_like_the_interpreter() {
         let func = ilc::lower::lower(&prog).unwrap_or_else(|e| panic!("{name}: {e}"));
         let exec = isa_amdil::interp::prepare(&prog).unwrap();
         let mut b = Buffers::default();
-        let mut seed = 0x1234_5678u32;
+        let mut rng = Rng::new(0x1234_5678);
         let mut word = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
             // Small integers and floats in [-8, 8): indices and coordinates stay in range.
-            if seed.is_multiple_of(2) {
-                seed % 32
+            if rng.chance(2) {
+                rng.below(32) as u32
             } else {
-                ((seed % 4096) as f32 / 256.0 - 8.0).to_bits()
+                (rng.below(4096) as f32 / 256.0 - 8.0).to_bits()
             }
         };
         for &id in &exec.uavs {

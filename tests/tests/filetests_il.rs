@@ -16,16 +16,7 @@ use ilc_passes::filetest::check::{parse_directives, run_checks};
 use ilc_passes::ir::Function;
 
 fn files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests/lower");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "il"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    ilc_test_support::corpus("tests/filetests/lower", "il", 8)
 }
 
 fn run_pass(name: &str, f: &mut Function) -> Result<(), String> {

@@ -10,20 +10,16 @@ use ilc::spa5::abi::ParamKind;
 use ilc::verify::{texture_decl, TextureObjects};
 use ilc::{Compiler, Options};
 use ilc_passes::ir::TexShape;
+use ilc_test_support::Rng;
 use isa_amdil::interp::texture::{SamplerState, TexelFormat, Texture};
 use isa_spa5::emu::{Device, LaunchConfig};
 
 const N: u32 = 32;
 
-fn texture(seed: u32) -> (Texture, Vec<f32>) {
-    let mut s = seed;
+fn texture(seed: u64) -> (Texture, Vec<f32>) {
+    let mut rng = Rng::new(seed);
     let vals: Vec<f32> = (0..N * N)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s % 2001) as f32 / 1000.0 - 1.0
-        })
+        .map(|_| rng.below(2001) as f32 / 1000.0 - 1.0)
         .collect();
     let tex = Texture {
         width: N,

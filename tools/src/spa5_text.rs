@@ -18,6 +18,7 @@ use isa_spa5::asm::{
 };
 use isa_spa5::control::unpack_control_word;
 use isa_spa5::cubin::{Cubin, CubinWriter, Kernel, Sm};
+use isa_spa5::program::inst_addr;
 use isa_spa5::{decode, encode_program, Loc};
 
 /// Which assembly syntax to print.
@@ -27,11 +28,6 @@ pub enum Syntax {
     Nvdisasm,
     /// nvdisasm's text plus the scheduling hints.
     Spa,
-}
-
-/// Byte address of the `k`th instruction (control words skipped: one per three).
-pub fn inst_addr(k: usize) -> u64 {
-    (k / 3) as u64 * 32 + 8 + (k % 3) as u64 * 8
 }
 
 /// Disassembles code words (control words included), one line per instruction. Words that

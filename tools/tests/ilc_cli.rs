@@ -1,5 +1,6 @@
 //! The `ilc` driver's exit statuses (documented in `ilc --help`).
 
+use ilc_test_support::assert_success;
 use std::process::Command;
 
 fn ilc(args: &[&str], kernel: &str) -> i32 {
@@ -77,11 +78,7 @@ fn launch_1d() {
         ],
     );
     let text = String::from_utf8_lossy(&asm.stdout);
-    assert!(
-        asm.status.success(),
-        "{}",
-        String::from_utf8_lossy(&asm.stderr)
-    );
+    assert_success(&asm);
     assert!(
         text.contains("SR_CTAID.X") && !text.contains("SR_CTAID.Y"),
         "{text}"
@@ -111,11 +108,7 @@ fn launch_1d() {
             out_dir.as_os_str(),
         ],
     );
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    assert_success(&ok);
     let refused = run(
         spa5,
         &[

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use ilc::pipeline::{passes_for, DumpPoint};
 use ilc::{Compiler, OptLevel, Options};
 use ilc_passes::ir::{parse_function_text, renumber};
+use ilc_test_support::assert_success;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -140,18 +141,10 @@ fn ilc_opt_on_an_ilc_dump_equals_ilc_emit_ir() {
         ],
         None,
     );
-    assert!(
-        ir.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ir.stderr)
-    );
+    assert_success(&ir);
     let lower = dumps.join("00-lower.ir");
     let out = run(ILC_OPT, &["-O2", lower.to_str().unwrap()], None);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         canonical(&String::from_utf8_lossy(&out.stdout)),
         canonical(&String::from_utf8_lossy(&ir.stdout))
@@ -313,11 +306,7 @@ fn ilc_pass_options() {
         "--dump-dir",
         dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -4,6 +4,7 @@
 //! argument vectors built from flags and edge values. `spa5-run --profile` charges every modeled
 //! cycle to one instruction.
 
+use ilc_test_support::{assert_success, Rng};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -50,11 +51,7 @@ fn compile(dir: &Path, name: &str, il: &str) -> (String, String) {
         .args([src.to_str().unwrap(), "-o", cubin.to_str().unwrap()])
         .output()
         .expect("ilc starts");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     (
         src.to_str().unwrap().to_string(),
         cubin.to_str().unwrap().to_string(),
@@ -208,11 +205,7 @@ fn symbols_of_a_ptxas_cubin_are_filled_before_the_launch() {
             o.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let table = |k: i32| k * k * 3 + 1;
     let got = std::fs::read(o.join("out.bin")).unwrap();
     for i in 0..n {
@@ -290,11 +283,7 @@ fn the_profile_charges_every_cycle_to_an_instruction() {
         SPA5_RUN,
         &[&args[..], &["--stats=json", "--profile"]].concat(),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines = text.lines();
     let json = lines.next().unwrap();
@@ -396,13 +385,8 @@ fn random_arguments_never_panic() {
         "--stats",
         "--shuffle",
     ];
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut next = |n: usize| rng.index(n);
     for case in 0..120 {
         let (bin, file) = match case % 3 {
             0 => (IL_RUN, il.clone()),

@@ -685,21 +685,35 @@ pub unsafe extern "C" fn ilc_kernel_free(kernel: *mut IlcKernel) {
     }
 }
 
+/// The slice `data` picks from a live kernel, as a pointer, with its element count written to
+/// `*len` when `len` is not null; null (and `*len` untouched) for a null kernel.
+///
+/// # Safety
+/// `kernel` must be null or live; `len` null or writable.
+unsafe fn slice_out<T>(
+    kernel: *const IlcKernel,
+    len: *mut usize,
+    data: fn(&IlcKernel) -> &[T],
+) -> *const T {
+    // SAFETY: null or live by the contract.
+    let Some(k) = (unsafe { kernel.as_ref() }) else {
+        return std::ptr::null();
+    };
+    let d = data(k);
+    if !len.is_null() {
+        // SAFETY: non-null, writable.
+        unsafe { *len = d.len() };
+    }
+    d.as_ptr()
+}
+
 /// The cubin bytes; `*len` receives their count. Null for a null kernel.
 ///
 /// # Safety
 /// `kernel` must be null or live; `len` null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ilc_kernel_cubin(kernel: *const IlcKernel, len: *mut usize) -> *const u8 {
-    // SAFETY: null or live by the contract.
-    let Some(k) = (unsafe { kernel.as_ref() }) else {
-        return std::ptr::null();
-    };
-    if !len.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { *len = k.kernel.cubin.len() };
-    }
-    k.kernel.cubin.as_ptr()
+    unsafe { slice_out(kernel, len, |k| &k.kernel.cubin) }
 }
 
 /// The raw code words (a control word before every three instructions); `*words` receives
@@ -712,15 +726,7 @@ pub unsafe extern "C" fn ilc_kernel_code(
     kernel: *const IlcKernel,
     words: *mut usize,
 ) -> *const u64 {
-    // SAFETY: null or live by the contract.
-    let Some(k) = (unsafe { kernel.as_ref() }) else {
-        return std::ptr::null();
-    };
-    if !words.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { *words = k.kernel.code.len() };
-    }
-    k.kernel.code.as_ptr()
+    unsafe { slice_out(kernel, words, |k| &k.kernel.code) }
 }
 
 /// Constant bank 2, the literal pool the code reads as `c[0x2][..]` (the cubin carries it as
@@ -734,15 +740,7 @@ pub unsafe extern "C" fn ilc_kernel_const_bank2(
     kernel: *const IlcKernel,
     len: *mut usize,
 ) -> *const u8 {
-    // SAFETY: null or live by the contract.
-    let Some(k) = (unsafe { kernel.as_ref() }) else {
-        return std::ptr::null();
-    };
-    if !len.is_null() {
-        // SAFETY: non-null, writable.
-        unsafe { *len = k.kernel.const_bank2.len() };
-    }
-    k.kernel.const_bank2.as_ptr()
+    unsafe { slice_out(kernel, len, |k| &k.kernel.const_bank2) }
 }
 
 /// The kernel's symbol in the cubin (what `cuModuleGetFunction` looks up), NUL-terminated;

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use super::parse::{parse_inst_with, ParseError, Parsed};
 use crate::control::{pack_control_word, unpack_control_word, Control};
 use crate::encode::encode;
+use crate::program::control_slot;
 
 /// One code section of a listing.
 #[derive(Clone, Debug, Default)]
@@ -201,17 +202,19 @@ impl ListingFunction {
                     }
                 }
             }
-            if idx >= out.len() || idx.is_multiple_of(4) {
-                return Err(ParseError {
-                    text: format!("{addr:#x}"),
-                    message: "address outside the code".into(),
-                });
-            }
+            let (g, slot) = match control_slot(idx) {
+                Some(at) if idx < out.len() => at,
+                _ => {
+                    return Err(ParseError {
+                        text: format!("{addr:#x}"),
+                        message: "address outside the code".into(),
+                    })
+                }
+            };
             out[idx] = encode(&p.inst).map_err(|e| ParseError {
                 text: format!("{addr:#x}"),
                 message: e.to_string(),
             })?;
-            let g = idx / 4 * 4;
             let slots = match ctrl.get(&g) {
                 Some(s) => *s,
                 None => unpack_control_word(self.words[g]).map_err(|e| ParseError {
@@ -220,7 +223,7 @@ impl ListingFunction {
                 })?,
             };
             let mut slots = slots;
-            slots[idx % 4 - 1].reuse = p.reuse;
+            slots[slot].reuse = p.reuse;
             ctrl.insert(g, slots);
         }
         for (g, s) in ctrl {

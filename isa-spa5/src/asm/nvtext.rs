@@ -30,12 +30,8 @@ use std::fmt::Write;
 use super::print::{print_inst_named, PrintCtx};
 use crate::control::Control;
 use crate::inst::{Inst, Op, Operand};
+use crate::program::inst_addr;
 use crate::table::OpKind;
-
-/// Byte address of the `k`th instruction of a section (a control word before every three).
-pub fn inst_addr(k: usize) -> u64 {
-    (k / 3) as u64 * 32 + 8 + (k % 3) as u64 * 8
-}
 
 /// The absolute byte target of a branch at `addr` and the index of its target operand.
 fn branch_target(inst: &Inst, addr: u64) -> Option<(usize, u64)> {

@@ -673,10 +673,7 @@ fn int_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Resu
     let signed = md(inst, M::Signed) == 1;
     let code = md(inst, M::ICmp);
     let x = flag(inst, M::X);
-    let op = md(inst, M::Bop);
-    let (ia, ic) = if kind == K::Isetp { (2, 4) } else { (1, 3) };
-    let c = pred_operand(inst, w, ic);
-    let (res, inv) = combine(op, c, g, |l| {
+    set_compare(inst, w, g, kind == K::Isetp, |w, l, ia| {
         let (a, b) = (src(inst, ia, w, ctx, l), src(inst, ia + 1, w, ctx, l));
         if x {
             icmp_x(code, a, b, signed, w.cf >> l & 1 != 0, w.zf >> l & 1 != 0)
@@ -684,8 +681,25 @@ fn int_set(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &mut Ctx) -> Resu
             icmp(code, a, b, signed)
         }
     });
-    set_or_predicate(inst, w, g, kind == K::Isetp, res, inv);
     Ok(())
+}
+
+/// The xSETP and xSET forms: `test(w, lane, ia)` compares the two sources from operand `ia`
+/// on (2 for the predicate forms, after their two destinations; 1 for the register forms);
+/// the result is combined (`.Bop`) with the predicate source that follows the sources. The
+/// predicate forms (`predicate`) write the result and its inverse, the others a register.
+fn set_compare(
+    inst: &Inst,
+    w: &mut Warp,
+    g: u32,
+    predicate: bool,
+    test: impl Fn(&Warp, usize, usize) -> bool,
+) {
+    let op = md(inst, M::Bop);
+    let ia = if predicate { 2 } else { 1 };
+    let c = pred_operand(inst, w, ia + 2);
+    let (res, inv) = combine(op, c, g, |l| test(w, l, ia));
+    set_or_predicate(inst, w, g, predicate, res, inv);
 }
 
 /// ICMP and FCMP: select one of two sources by comparing a third with zero.
@@ -1415,14 +1429,7 @@ fn float(
         }
         K::Fsetp | K::Fset => {
             let code = md(inst, M::FCmp);
-            let op = md(inst, M::Bop);
-            let (ia, ic) = if kind == K::Fsetp {
-                (2usize, 4usize)
-            } else {
-                (1, 3)
-            };
-            let c = pred_operand(inst, w, ic);
-            let (res, inv) = combine(op, c, g, |l| {
+            set_compare(inst, w, g, kind == K::Fsetp, |w, l, ia| {
                 let mut a = fmods(inst, ia as u8, src(inst, ia, w, ctx, l));
                 let mut b = fmods(inst, ia as u8 + 1, src(inst, ia + 1, w, ctx, l));
                 if ftz {
@@ -1431,7 +1438,6 @@ fn float(
                 }
                 fp::fcmp(code, f32::from_bits(a) as f64, f32::from_bits(b) as f64)
             });
-            set_or_predicate(inst, w, g, kind == K::Fsetp, res, inv);
         }
         K::Fchk => {
             // True when a / b needs the slow path: special or denormal operands, or an
@@ -1684,19 +1690,11 @@ fn double(kind: Kind, inst: &Inst, w: &mut Warp, g: u32, ctx: &Ctx) {
         }
         _ => {
             let code = md(inst, M::FCmp);
-            let op = md(inst, M::Bop);
-            let (ia, ic) = if kind == K::Dsetp {
-                (2usize, 4usize)
-            } else {
-                (1, 3)
-            };
-            let c = pred_operand(inst, w, ic);
-            let (res, inv) = combine(op, c, g, |l| {
+            set_compare(inst, w, g, kind == K::Dsetp, |w, l, ia| {
                 let a = dmods(inst, ia as u8, src64(inst, ia, w, ctx, l));
                 let b = dmods(inst, ia as u8 + 1, src64(inst, ia + 1, w, ctx, l));
                 fp::fcmp(code, f(a), f(b))
             });
-            set_or_predicate(inst, w, g, kind == K::Dsetp, res, inv);
         }
     }
 }

@@ -281,7 +281,7 @@ impl Device {
         self.run(&module, k, &code, cfg)
     }
 
-    /// Runs already decoded code (`code[i]` at byte address `8 + i * 8 + i / 3 * 8`) with the
+    /// Runs already decoded code (`code[i]` at byte address [`inst_addr`]`(i)`) with the
     /// data of `kernel` (constant banks, shared and local sizes).
     pub fn launch_decoded(
         &mut self,
@@ -448,8 +448,8 @@ impl fmt::Display for LaunchReport {
     }
 }
 
-/// Byte address in the kernel's code of instruction `index` (a control word precedes every
-/// three instructions).
+/// Byte address in the kernel's code of instruction `index` ([`crate::program::inst_addr`]
+/// as the 32-bit program counter).
 pub fn inst_addr(index: usize) -> u32 {
-    (8 + index * 8 + index / 3 * 8) as u32
+    crate::program::inst_addr(index) as u32
 }

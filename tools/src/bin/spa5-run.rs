@@ -117,46 +117,52 @@ fn render_stats(r: &LaunchReport, json: bool) -> String {
         wait += p.scoreboard_wait();
         barrier += p.barrier;
     }
+    // Each figure's JSON key and text label; the parts of the summed cycles are indented.
+    let figures = [
+        (
+            "warp_instructions",
+            "warp instructions",
+            r.warp_instructions,
+        ),
+        (
+            "thread_instructions",
+            "thread instructions",
+            r.thread_instructions,
+        ),
+        (
+            "cycles_critical_warp",
+            "cycles (critical warp)",
+            r.cycles_critical_warp,
+        ),
+        ("cycles_sum", "cycles (sum of warps)", r.cycles_sum),
+        ("cycles_stall", "  stall counts", stall),
+        ("cycles_scoreboard_wait", "  scoreboard waits", wait),
+        ("cycles_barrier_wait", "  barrier waits", barrier),
+        ("bank_conflicts", "bank conflicts", r.bank_conflicts),
+        ("reuse_hits", "reuse cache hits", r.reuse_hits),
+        ("hazards", "hazards", r.hazards.len() as u64),
+    ];
     let classes = stats::CLASSES
         .iter()
         .zip(r.by_class)
         .filter(|(_, n)| *n > 0)
         .map(|(c, n)| (stats::class_name(*c), n));
     if json {
+        let fields: Vec<String> = figures
+            .iter()
+            .map(|(key, _, n)| format!("\"{key}\": {n}"))
+            .collect();
         let by: Vec<String> = classes.map(|(c, n)| format!("\"{c}\": {n}")).collect();
         format!(
-            "{{\"warp_instructions\": {}, \"thread_instructions\": {}, \
-             \"cycles_critical_warp\": {}, \"cycles_sum\": {}, \"cycles_stall\": {}, \
-             \"cycles_scoreboard_wait\": {}, \"cycles_barrier_wait\": {}, \"bank_conflicts\": {}, \
-             \"reuse_hits\": {}, \"hazards\": {}, \"by_class\": {{{}}}}}",
-            r.warp_instructions,
-            r.thread_instructions,
-            r.cycles_critical_warp,
-            r.cycles_sum,
-            stall,
-            wait,
-            barrier,
-            r.bank_conflicts,
-            r.reuse_hits,
-            r.hazards.len(),
+            "{{{}, \"by_class\": {{{}}}}}",
+            fields.join(", "),
             by.join(", ")
         )
     } else {
-        let mut s = format!(
-            "warp instructions:    {}\nthread instructions:  {}\n\
-             cycles (critical warp): {}\ncycles (sum of warps): {}\n  \
-             stall counts {}, scoreboard waits {}, barrier waits {}\n\
-             bank conflicts:       {}\nreuse cache hits:     {}\n",
-            r.warp_instructions,
-            r.thread_instructions,
-            r.cycles_critical_warp,
-            r.cycles_sum,
-            stall,
-            wait,
-            barrier,
-            r.bank_conflicts,
-            r.reuse_hits
-        );
+        let mut s = String::new();
+        for (_, label, n) in figures {
+            s.push_str(&format!("{:<24}{n}\n", format!("{label}:")));
+        }
         for (c, n) in classes {
             s.push_str(&format!("  {c:<8} {n}\n"));
         }
