@@ -8,7 +8,8 @@
 //!   it issues (memory, MUFU and conversions read late, so they may issue sooner), a
 //!   predicate after `pred_latency`, the condition code after `CC_LATENCY`; a consumer (or
 //!   an overwrite) issuing earlier makes the previous instruction's stall longer (at most 15;
-//!   fixed latencies are at most 13);
+//!   fixed latencies are at most 13); a memory load overwriting a fixed-latency result does
+//!   not wait for it: the load's result lands later;
 //! - a variable-latency instruction with register results sets a *write* barrier covering its
 //!   results and a *read* barrier covering its register sources (released when they are
 //!   read, long before the result); one without results (stores, `RED`) that reads
@@ -663,10 +664,14 @@ fn pass(
                     r
                 })
             });
-            reads
-                .chain(defs.iter().filter_map(|k| ready.get(*k)))
-                .max()
-                .unwrap_or(0)
+            // A memory load's result lands long after an older fixed-latency write to the
+            // same register (the hazard model's variable latency is at least 20 cycles, a
+            // fixed one 6): `MOV R0, RZ; @P0 LDG R0` issue back to back.
+            let overwrites = defs
+                .iter()
+                .filter(|_| !inst.is_memory_load())
+                .filter_map(|k| ready.get(*k));
+            reads.chain(overwrites).max().unwrap_or(0)
         };
         if need > t && idx > 0 {
             let prev = &mut ctl[idx - 1];
@@ -849,6 +854,22 @@ mod tests {
             .expect("the address overwritten at the target needs a read barrier");
         assert_ne!(Some(rd), ctl[0].wr_bar);
         assert_eq!(ctl[4].wait_mask, 1 << rd, "{:?}", ctl[4]);
+    }
+
+    /// A load may overwrite a register right after a fixed-latency write to it (its result
+    /// lands much later), but an ALU instruction waits for that write to land first.
+    #[test]
+    fn a_load_overwrites_a_fixed_latency_result_at_once() {
+        let insts = vec![
+            MInst::iadd(Reg(10), Reg(2), Reg(3)),
+            MInst::ldg(Size::B32, Reg(10), Reg(20), 0),
+            MInst::iadd(Reg(11), Reg(2), Reg(3)),
+            MInst::iadd(Reg(11), Reg(4), Reg(5)),
+            MInst::exit(),
+        ];
+        let ctl = compute(&insts, false);
+        assert_eq!(ctl[0].stall, 1, "{:?}", ctl[0]);
+        assert!(ctl[2].stall >= 6, "{:?}", ctl[2]);
     }
 
     /// Six loads in flight, then a load whose address register is overwritten at once: its
