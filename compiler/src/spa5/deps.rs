@@ -460,11 +460,8 @@ fn sources_overwritten_early(
             match soft[at] {
                 // A soft branch keeps the barriers pending into its target, whose code may
                 // overwrite the sources before the result is read.
-                Some(target) => {
-                    if !starts.contains(&target) {
-                        starts.push(target);
-                    }
-                }
+                Some(target) if !starts.contains(&target) => starts.push(target),
+                Some(_) => {}
                 // A back edge that keeps the barriers pending: the loop may overwrite the
                 // sources at its head, before the result is read.
                 None if keep[at] => return Some(None),
