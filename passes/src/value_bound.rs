@@ -333,7 +333,11 @@ impl Ranges {
                 continue;
             };
             let a = func.dfg.inst_args(add);
-            let step = match (func.dfg.opcode(add), a.first() == Some(&q), a.get(1) == Some(&q)) {
+            let step = match (
+                func.dfg.opcode(add),
+                a.first() == Some(&q),
+                a.get(1) == Some(&q),
+            ) {
                 (Opcode::Iadd, true, false) => func.dfg.value_const(a[1]),
                 (Opcode::Iadd, false, true) => func.dfg.value_const(a[0]),
                 _ => None,
