@@ -5,7 +5,8 @@
 //! summary statement by statement ([`Declarations::record`]) to check uses against what is
 //! declared so far; the interpreter ([`crate::interp`]) and the compiler's lowering take the
 //! whole-program summary ([`Declarations::collect`]) instead of scanning declarations
-//! themselves. Each consumer decides what a [`Problem`] means to it (the validator reports
+//! themselves (the validator returns the one it collects, [`crate::validate_declared`], so
+//! that a compile collects it once). Each consumer decides what a [`Problem`] means to it (the validator reports
 //! unsupported typed UAVs, the interpreter refuses any problem, lowering refuses typed UAVs
 //! and resources).
 //!
