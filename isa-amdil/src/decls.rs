@@ -176,6 +176,11 @@ impl Declarations {
     /// Adds what statement `st` (index `at`) declares, if anything.
     pub fn record(&mut self, at: usize, st: &Instruction) {
         use Opcode::*;
+        // Every statement is offered, nearly all of them instructions: only declarations
+        // and `func` labels declare anything.
+        if st.opcode != Func && !st.opcode.is_declaration() {
+            return;
+        }
         let id = || st.id().unwrap_or(0);
         match (st.opcode, &st.payload) {
             (DclLiteral, Payload::Literal { reg, values }) => {

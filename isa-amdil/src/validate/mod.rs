@@ -623,6 +623,16 @@ impl Validator {
         max_threads: &mut Option<Span>,
     ) {
         use Opcode::*;
+        if !s.opcode.is_declaration()
+            && !matches!(s.payload, Payload::Literal { .. })
+            && s.opcode.form() != Form::Numbers
+        {
+            // An instruction (or a `func` label) declares nothing that can repeat or be
+            // malformed as a declaration: only its ids are checked (and a label recorded).
+            self.decls.sum.record(at, s);
+            self.id_uses(s);
+            return;
+        }
         let id = s.id();
         let dup = |v: &mut Validator, what: &str, first: Option<Span>| {
             let d = Diagnostic::error(codes::DUPLICATE, s.span, format!("{what} declared twice"));

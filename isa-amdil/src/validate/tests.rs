@@ -186,3 +186,14 @@ fn validate_declared_returns_the_collected_summary() {
         );
     }
 }
+
+/// Instructions skip the declaration checks, but not those that share a declaration's
+/// payload: a non-declaration of the numbers form still has its count checked, and `func`
+/// labels still enter the summary (a second definition is an error).
+#[test]
+fn instructions_with_declaration_payloads_are_still_checked() {
+    let d = errors("il_cs_2_0\nmov r0, r1\nhs_fork_phase 1, 2\nend\n");
+    assert!(d.contains(&(codes::BAD_DECL, 3)), "{d:?}");
+    let d = errors("il_cs_2_0\ncall 1\nendmain\nfunc 1\nret\nendfunc\nfunc 1\nret\nendfunc\nend\n");
+    assert!(d.contains(&(codes::DUPLICATE, 7)), "{d:?}");
+}
