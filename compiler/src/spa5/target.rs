@@ -34,6 +34,7 @@ use isa_spa5::table::{flags, Class, OpKind, MAX_OPERANDS};
 use isa_spa5::TypedMod;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// Where a template operand's register comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -279,12 +280,14 @@ pub struct Spa5Target {
     /// Codes of the templates by hash (templates are large: the table keeps only their
     /// codes, so building it moves two bytes per entry instead of whole templates).
     index: HashMap<u64, SmallVec<[u16; 1]>>,
-    /// What the allocator and scheduler ask of each template, by code, computed on the first
-    /// question (they asked once per instruction and attempt, rebuilding it from the machine
-    /// instructions' forms each time; computing it at interning cost small kernels more
-    /// than it saved). A code without an entry (a template pushed to `templates` directly)
-    /// is answered from the template itself.
-    info: Vec<std::sync::OnceLock<TemplateInfo>>,
+    /// What the allocator and scheduler ask of each template, by code, with the template's
+    /// hash: taken on the first question from the process's cache ([`shared_info`]), which
+    /// computes it for a template no earlier compile asked about (they asked once per
+    /// instruction and attempt, rebuilding it from the machine instructions' forms each
+    /// time; computing it at interning cost small kernels more than it saved). A code
+    /// without an entry (a template pushed to `templates` directly) is answered from the
+    /// template itself.
+    info: Vec<(u64, std::sync::OnceLock<Arc<TemplateInfo>>)>,
     /// Per code, the fewest arguments the template passed [`Template::check`] with
     /// (`usize::MAX` or no entry: not checked). The check fails on more arguments only
     /// where it fails on fewer, so selection checks a repeated template once.
@@ -310,6 +313,38 @@ impl TemplateInfo {
             constraints: template_constraints(t),
         }
     }
+}
+
+/// Templates the process's cache of [`TemplateInfo`]s holds at most: a JIT compiles the
+/// same few hundred templates again and again; past the bound new ones are computed per
+/// compile (their answers are the same, only not kept).
+const SHARED_INFO_MAX: usize = 2048;
+
+/// The answers for template `t` of hash `hash` (the table's hash of it), from a cache shared
+/// by every compile of the process: computing them costs about a thousand instructions a
+/// template, some twenty times a small kernel's compile.
+fn shared_info(hash: u64, t: &Template) -> Arc<TemplateInfo> {
+    type Cache = HashMap<u64, SmallVec<[(Template, Arc<TemplateInfo>); 1]>>;
+    static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
+    // A poisoned lock (a panic elsewhere while holding it) only costs the cache.
+    let Ok(mut guard) = CACHE.lock() else {
+        return Arc::new(TemplateInfo::of(t));
+    };
+    let cache = guard.get_or_insert_with(Cache::default);
+    if let Some((_, info)) = cache
+        .get(&hash)
+        .and_then(|entries| entries.iter().find(|(k, _)| k == t))
+    {
+        return Arc::clone(info);
+    }
+    let info = Arc::new(TemplateInfo::of(t));
+    if cache.len() < SHARED_INFO_MAX {
+        cache
+            .entry(hash)
+            .or_default()
+            .push((t.clone(), Arc::clone(&info)));
+    }
+    info
 }
 
 /// Scheduling class of a template: variable latency if any of its instructions is, the
@@ -478,7 +513,7 @@ impl Spa5Target {
         let codes = self.index.entry(hash).or_default();
         codes.push(code);
         if self.info.len() == self.templates.len() {
-            self.info.push(std::sync::OnceLock::new());
+            self.info.push((hash, std::sync::OnceLock::new()));
         }
         self.templates.push(tpl);
         Some(code)
@@ -524,11 +559,11 @@ impl Spa5Target {
     fn info_of(&self, data: &InstructionData) -> Option<&TemplateInfo> {
         match data {
             InstructionData::Target { code, .. } => {
-                let (cell, t) = (
+                let ((hash, cell), t) = (
                     self.info.get(*code as usize)?,
                     &self.templates[*code as usize],
                 );
-                Some(cell.get_or_init(|| TemplateInfo::of(t)))
+                Some(cell.get_or_init(|| shared_info(*hash, t)).as_ref())
             }
             _ => None,
         }
@@ -934,16 +969,37 @@ mod tests {
         // The variable-latency load is scheduled as one; the pair's reads collide in banks.
         // The questions above filled the cache of every interned template.
         let info = |code: u16| {
-            t.info[usize::from(code)]
-                .get()
-                .cloned()
-                .expect("computed on the first question")
+            TemplateInfo::clone(
+                t.info[usize::from(code)]
+                    .1
+                    .get()
+                    .expect("computed on the first question"),
+            )
         };
         let sched = |code: u16| info(code).sched;
         assert_eq!(sched(codes[1]).kind, LatencyKind::Variable);
         assert_eq!(sched(codes[0]).kind, LatencyKind::Fixed);
         assert_eq!(sched(codes[2]).issue_cycles, 2);
         assert_eq!(info(codes[2]).constraints.arg_groups.len(), 1);
+        // The next compile's table takes the same answers from the process's cache: the
+        // same shared entries, and the same answers as computed from the templates.
+        let mut again = Spa5Target::new(64);
+        for (k, &code) in codes.iter().enumerate() {
+            let tpl = t.templates[usize::from(code)].clone();
+            let c = again.intern(tpl.clone()).expect("room in the table");
+            let inst = f.dfg.make_inst(target_data(c, 0, false, &[], &[]));
+            assert_eq!(again.sched_info(&f, inst), template_sched_info(&tpl), "{k}");
+            assert_eq!(
+                again.constraints(&f, inst),
+                template_constraints(&tpl),
+                "{k}"
+            );
+            let (first, second) = (&t.info[usize::from(code)].1, &again.info[usize::from(c)].1);
+            let (Some(first), Some(second)) = (first.get(), second.get()) else {
+                panic!("answers computed for template {k}");
+            };
+            assert!(Arc::ptr_eq(first, second), "template {k} shared");
+        }
     }
 
     #[test]
