@@ -679,6 +679,24 @@ const fn mnemonic_entry_name(e: u16) -> &'static str {
     OPCODE_TABLE[e >> 3].mnemonics[e & 7]
 }
 
+/// Per opcode (by value), whether it is a declaration: a `dcl` mnemonic, `def` or `defb`.
+/// Built by the compiler: every statement asks (validation, the declarations summary), and
+/// comparing the mnemonic's text each time was a visible share of a large kernel's
+/// validation.
+static DECLARATIONS: [bool; OPCODE_TABLE.len()] = build_declarations();
+
+const fn build_declarations() -> [bool; OPCODE_TABLE.len()] {
+    let mut out = [false; OPCODE_TABLE.len()];
+    let mut op = 0;
+    while op < OPCODE_TABLE.len() {
+        let m = OPCODE_TABLE[op].mnemonics[0].as_bytes();
+        out[op] = (m.len() >= 3 && m[0] == b'd' && m[1] == b'c' && m[2] == b'l')
+            || matches!(OPCODE_TABLE[op].opcode, Opcode::Def | Opcode::Defb);
+        op += 1;
+    }
+    out
+}
+
 /// Open-addressing (linear probing) index from mnemonic to opcode, built by the compiler:
 /// looking up a mnemonic touches this 2 KiB table and the names it compares, where a
 /// `HashMap` built on first use cost every short-lived `ilc` process a few dozen
@@ -835,8 +853,8 @@ impl Opcode {
 
     /// True for declarations (`dcl_*` and the SM30 `dcl*` forms, `def`, `defb`).
     pub fn is_declaration(self) -> bool {
-        let m = self.mnemonic();
-        m.starts_with("dcl") || matches!(self, Opcode::Def | Opcode::Defb)
+        // The table is dense and in value order, as for `info`.
+        DECLARATIONS[self as usize]
     }
 }
 
@@ -857,6 +875,19 @@ mod tests {
             assert_eq!(info.opcode as usize, i);
             assert!(info.srcs_min <= info.srcs_max);
         }
+    }
+
+    /// The table of declarations says what the mnemonics say.
+    #[test]
+    fn declarations_are_the_dcl_mnemonics_def_and_defb() {
+        for info in OPCODES {
+            let op = info.opcode;
+            let by_text =
+                op.mnemonic().starts_with("dcl") || matches!(op, Opcode::Def | Opcode::Defb);
+            assert_eq!(op.is_declaration(), by_text, "{op:?}");
+        }
+        assert!(Opcode::DclLiteral.is_declaration() && Opcode::Defb.is_declaration());
+        assert!(!Opcode::Mov.is_declaration() && !Opcode::Func.is_declaration());
     }
 
     #[test]
