@@ -116,7 +116,7 @@ macro_rules! opcodes {
         pub static OPCODES: &[OpcodeInfo] = OPCODE_TABLE;
 
         /// [`OPCODES`] as a constant, for tables built at compile time.
-        const OPCODE_TABLE: &[OpcodeInfo] = &[
+        pub(crate) const OPCODE_TABLE: &[OpcodeInfo] = &[
             $(OpcodeInfo {
                 opcode: Opcode::$var,
                 code: $val,
@@ -656,18 +656,39 @@ const fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// Byte-string tests the compiler can evaluate, for tables built at compile time.
+pub(crate) mod const_bytes {
+    /// `a` equals `b`.
+    pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
+        a.len() == b.len() && starts_with(a, b)
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
+
+    /// `m` starts with `p`.
+    pub(crate) const fn starts_with(m: &[u8], p: &[u8]) -> bool {
+        if m.len() < p.len() {
             return false;
         }
-        i += 1;
+        let mut i = 0;
+        while i < p.len() {
+            if m[i] != p[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
-    true
+
+    /// `m` contains `p`.
+    pub(crate) const fn contains(m: &[u8], p: &[u8]) -> bool {
+        let mut at = 0;
+        while at + p.len() <= m.len() {
+            if starts_with(m.split_at(at).1, p) {
+                return true;
+            }
+            at += 1;
+        }
+        false
+    }
 }
 
 /// Slots of the mnemonic index: a power of two, about twice the number of mnemonics.
@@ -690,7 +711,7 @@ const fn build_declarations() -> [bool; OPCODE_TABLE.len()] {
     let mut op = 0;
     while op < OPCODE_TABLE.len() {
         let m = OPCODE_TABLE[op].mnemonics[0].as_bytes();
-        out[op] = (m.len() >= 3 && m[0] == b'd' && m[1] == b'c' && m[2] == b'l')
+        out[op] = const_bytes::starts_with(m, b"dcl")
             || matches!(OPCODE_TABLE[op].opcode, Opcode::Def | Opcode::Defb);
         op += 1;
     }
@@ -721,7 +742,7 @@ const fn build_mnemonic_index() -> [u16; MNEMONIC_SLOTS] {
                     used += 1;
                     break;
                 }
-                if same_bytes(mnemonic_entry_name(slots[slot]).as_bytes(), name) {
+                if const_bytes::same(mnemonic_entry_name(slots[slot]).as_bytes(), name) {
                     slots[slot] = entry;
                     break;
                 }
