@@ -1,9 +1,11 @@
 //! Stage 1: source bytes -> validated AMD IL AST.
 //!
 //! Requires nothing of the input: any bytes give either an AST or diagnostics, never a panic.
-//! Guarantees: on success the program parsed without errors and satisfies the limits.
+//! Guarantees: on success the program parsed without errors and satisfies the limits, with
+//! its declarations summary.
 
 use isa_amdil::ast::Program;
+use isa_amdil::decls::Declarations;
 
 use crate::error::Diagnostics;
 use crate::options::Limits;
@@ -17,6 +19,9 @@ pub struct Frontend {
     pub text: String,
     /// Warnings (never errors).
     pub warnings: Diagnostics,
+    /// The declarations summary of `program`, built by the validator
+    /// ([`isa_amdil::validate_declared`]): lowering takes it instead of collecting it again.
+    pub decls: Declarations,
 }
 
 /// Runs the frontend on `source`.
@@ -57,7 +62,8 @@ pub fn run_without_text(source: &[u8], limits: &Limits) -> Result<Frontend, Diag
         let mut program =
             isa_amdil::decode_binary(&words).map_err(|e| Diagnostics(vec![e.to_diagnostic()]))?;
         let mut diags = isa_amdil::macros::expand(&mut program);
-        diags.extend(isa_amdil::validate(&program));
+        let (more, decls) = isa_amdil::validate_declared(&program);
+        diags.extend(more);
         let diags = Diagnostics(diags);
         if diags.has_errors() {
             return Err(diags);
@@ -67,6 +73,7 @@ pub fn run_without_text(source: &[u8], limits: &Limits) -> Result<Frontend, Diag
             program,
             text: String::new(),
             warnings: diags,
+            decls,
         });
     }
     let text = match std::str::from_utf8(source) {
@@ -83,15 +90,16 @@ pub fn run_without_text(source: &[u8], limits: &Limits) -> Result<Frontend, Diag
     };
     // The parser stops at the instruction limit: rejecting a huge input costs no more than
     // the limit.
-    let (program, diags) = isa_amdil::parse_and_validate_limited(text, limits.max_instructions);
+    let (program, diags) = isa_amdil::parse_and_validate_declared(text, limits.max_instructions);
     let diags = Diagnostics(diags);
     match program {
-        Some(program) if !diags.has_errors() => {
+        Some((program, decls)) if !diags.has_errors() => {
             check_size(&program, limits)?;
             Ok(Frontend {
                 program,
                 text: String::new(),
                 warnings: diags,
+                decls,
             })
         }
         _ => Err(diags),

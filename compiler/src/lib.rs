@@ -277,6 +277,7 @@ impl Compiler {
             // The frontend expanded the macros.
             lower::lower_expanded(
                 std::mem::take(&mut front.program),
+                Some(std::mem::take(&mut front.decls)),
                 name,
                 &self.options.textures,
                 self.options.assume_in_bounds,

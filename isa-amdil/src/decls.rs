@@ -5,7 +5,8 @@
 //! summary statement by statement ([`Declarations::record`]) to check uses against what is
 //! declared so far; the interpreter ([`crate::interp`]) and the compiler's lowering take the
 //! whole-program summary ([`Declarations::collect`]) instead of scanning declarations
-//! themselves. Each consumer decides what a [`Problem`] means to it (the validator reports
+//! themselves (the validator returns the one it collects, [`crate::validate_declared`], so
+//! that a compile collects it once). Each consumer decides what a [`Problem`] means to it (the validator reports
 //! unsupported typed UAVs, the interpreter refuses any problem, lowering refuses typed UAVs
 //! and resources).
 //!
@@ -175,6 +176,11 @@ impl Declarations {
     /// Adds what statement `st` (index `at`) declares, if anything.
     pub fn record(&mut self, at: usize, st: &Instruction) {
         use Opcode::*;
+        // Every statement is offered, nearly all of them instructions: only declarations
+        // and `func` labels declare anything.
+        if st.opcode != Func && !st.opcode.is_declaration() {
+            return;
+        }
         let id = || st.id().unwrap_or(0);
         match (st.opcode, &st.payload) {
             (DclLiteral, Payload::Literal { reg, values }) => {

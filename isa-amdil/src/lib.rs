@@ -24,4 +24,7 @@ pub use binary::{decode as decode_binary, encode as encode_binary};
 pub use diag::{Diagnostic, Severity};
 pub use opcodes::Opcode;
 pub use parser::{parse, parse_lossy, parse_lossy_limited};
-pub use validate::{parse_and_validate, parse_and_validate_limited, validate};
+pub use validate::{
+    parse_and_validate, parse_and_validate_declared, parse_and_validate_limited, validate,
+    validate_declared,
+};

@@ -116,7 +116,7 @@ macro_rules! opcodes {
         pub static OPCODES: &[OpcodeInfo] = OPCODE_TABLE;
 
         /// [`OPCODES`] as a constant, for tables built at compile time.
-        const OPCODE_TABLE: &[OpcodeInfo] = &[
+        pub(crate) const OPCODE_TABLE: &[OpcodeInfo] = &[
             $(OpcodeInfo {
                 opcode: Opcode::$var,
                 code: $val,
@@ -656,18 +656,39 @@ const fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// Byte-string tests the compiler can evaluate, for tables built at compile time.
+pub(crate) mod const_bytes {
+    /// `a` equals `b`.
+    pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
+        a.len() == b.len() && starts_with(a, b)
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
+
+    /// `m` starts with `p`.
+    pub(crate) const fn starts_with(m: &[u8], p: &[u8]) -> bool {
+        if m.len() < p.len() {
             return false;
         }
-        i += 1;
+        let mut i = 0;
+        while i < p.len() {
+            if m[i] != p[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
-    true
+
+    /// `m` contains `p`.
+    pub(crate) const fn contains(m: &[u8], p: &[u8]) -> bool {
+        let mut at = 0;
+        while at + p.len() <= m.len() {
+            if starts_with(m.split_at(at).1, p) {
+                return true;
+            }
+            at += 1;
+        }
+        false
+    }
 }
 
 /// Slots of the mnemonic index: a power of two, about twice the number of mnemonics.
@@ -677,6 +698,24 @@ const MNEMONIC_SLOTS: usize = 1024;
 const fn mnemonic_entry_name(e: u16) -> &'static str {
     let e = (e - 1) as usize;
     OPCODE_TABLE[e >> 3].mnemonics[e & 7]
+}
+
+/// Per opcode (by value), whether it is a declaration: a `dcl` mnemonic, `def` or `defb`.
+/// Built by the compiler: every statement asks (validation, the declarations summary), and
+/// comparing the mnemonic's text each time was a visible share of a large kernel's
+/// validation.
+static DECLARATIONS: [bool; OPCODE_TABLE.len()] = build_declarations();
+
+const fn build_declarations() -> [bool; OPCODE_TABLE.len()] {
+    let mut out = [false; OPCODE_TABLE.len()];
+    let mut op = 0;
+    while op < OPCODE_TABLE.len() {
+        let m = OPCODE_TABLE[op].mnemonics[0].as_bytes();
+        out[op] = const_bytes::starts_with(m, b"dcl")
+            || matches!(OPCODE_TABLE[op].opcode, Opcode::Def | Opcode::Defb);
+        op += 1;
+    }
+    out
 }
 
 /// Open-addressing (linear probing) index from mnemonic to opcode, built by the compiler:
@@ -703,7 +742,7 @@ const fn build_mnemonic_index() -> [u16; MNEMONIC_SLOTS] {
                     used += 1;
                     break;
                 }
-                if same_bytes(mnemonic_entry_name(slots[slot]).as_bytes(), name) {
+                if const_bytes::same(mnemonic_entry_name(slots[slot]).as_bytes(), name) {
                     slots[slot] = entry;
                     break;
                 }
@@ -837,8 +876,8 @@ impl Opcode {
 
     /// True for declarations (`dcl_*` and the SM30 `dcl*` forms, `def`, `defb`).
     pub fn is_declaration(self) -> bool {
-        let m = self.mnemonic();
-        m.starts_with("dcl") || matches!(self, Opcode::Def | Opcode::Defb)
+        // The table is dense and in value order, as for `info`.
+        DECLARATIONS[self as usize]
     }
 }
 
@@ -859,6 +898,19 @@ mod tests {
             assert_eq!(info.opcode as usize, i);
             assert!(info.srcs_min <= info.srcs_max);
         }
+    }
+
+    /// The table of declarations says what the mnemonics say.
+    #[test]
+    fn declarations_are_the_dcl_mnemonics_def_and_defb() {
+        for info in OPCODES {
+            let op = info.opcode;
+            let by_text =
+                op.mnemonic().starts_with("dcl") || matches!(op, Opcode::Def | Opcode::Defb);
+            assert_eq!(op.is_declaration(), by_text, "{op:?}");
+        }
+        assert!(Opcode::DclLiteral.is_declaration() && Opcode::Defb.is_declaration());
+        assert!(!Opcode::Mov.is_declaration() && !Opcode::Func.is_declaration());
     }
 
     #[test]

@@ -187,15 +187,18 @@ pub fn lower_owned(
     if !errors.is_empty() {
         return Err(LowerErrors(errors));
     }
-    lower_expanded(program, name, tex, assume_in_bounds)
+    lower_expanded(program, None, name, tex, assume_in_bounds)
 }
 
 /// As [`lower_owned`], for a program whose macros are expanded already, as the frontend's
 /// are ([`isa_amdil::parse_and_validate`] and the binary path expand them before
 /// validating): no second scan of every statement for macros. A macro statement left in
 /// `program` is an error of its statement, as any statement lowering does not know.
+/// `decls`, when given, is `program`'s declarations summary as the validator built it
+/// ([`isa_amdil::validate_declared`]), taken instead of collected again.
 pub fn lower_expanded(
     mut program: Program,
+    decls: Option<Declarations>,
     name: &str,
     tex: &TexConfig,
     assume_in_bounds: bool,
@@ -221,6 +224,7 @@ pub fn lower_expanded(
     let mut l = Lowerer::new(program.version.as_ref(), head, &tail, name);
     l.tex_config = tex.clone();
     l.assume_in_bounds = assume_in_bounds;
+    l.given_decls = decls;
     l.run();
     l.finish()
 }
@@ -300,6 +304,9 @@ pub(crate) struct Lowerer<'p> {
     pub(crate) owner_lds_id: Option<u32>,
     /// Literal components already materialized in a block: (block, value -> `iconst`).
     pub(crate) lit_consts: (Block, SmallVec<[(u32, Value); 8]>),
+    /// The program's declarations summary when the caller has it (the validator's), taken
+    /// by [`Lowerer::declarations`] instead of recording every statement again.
+    given_decls: Option<Declarations>,
 }
 
 impl<'p> Lowerer<'p> {
@@ -341,6 +348,7 @@ impl<'p> Lowerer<'p> {
             ps_coord: [None; 2],
             owner_lds_id: None,
             lit_consts: (entry, SmallVec::new()),
+            given_decls: None,
         }
     }
 
@@ -480,19 +488,25 @@ impl<'p> Lowerer<'p> {
     /// still recorded, so their uses add no "undeclared UAV" errors), unsupported resources
     /// at their statement.
     fn declarations(&mut self) {
-        // One walk records the declarations and finds the arrays indexed by a register
-        // (a walk over a million-statement AST reads some 200 MB).
-        let mut decls = Declarations::default();
+        // One walk records the declarations (unless given) and finds the arrays indexed by a
+        // register (a walk over a million-statement AST reads some 200 MB).
+        let given = self.given_decls.take();
+        let record = given.is_none();
+        let mut decls = given.unwrap_or_default();
         let mut dynamic = HashSet::default();
         for (i, st) in self.head.iter().chain(self.tail).enumerate() {
-            decls.record(i, st);
+            if record {
+                decls.record(i, st);
+            }
             for r in st.regs() {
                 if r.kind == RegKind::IndexedTemp && r.indices.iter().any(|i| i.reg.is_some()) {
                     dynamic.insert(r.num);
                 }
             }
         }
-        decls.finish(self.version);
+        if record {
+            decls.finish(self.version);
+        }
         self.decls = decls;
         for p in &self.decls.problems {
             if p.kind == ProblemKind::TypedUav {
@@ -654,7 +668,8 @@ mod tests {
 
     /// The frontend's program (macros expanded by `parse_and_validate`) lowers to the same
     /// IR without the second expansion, register-indexed arrays (stack slots, found in the
-    /// walk that records the declarations) and macro kernels included.
+    /// walk that records the declarations) and macro kernels included, and so it does with
+    /// the validator's declarations summary instead of its own.
     #[test]
     fn expanded_lowering_is_owned_lowering() {
         for src in [
@@ -662,13 +677,16 @@ mod tests {
             include_str!("../../../tests/kernels/itemp_array.il"),
             include_str!("../../../bench/kernels/blackscholes.il"),
         ] {
-            let (program, diags) = isa_amdil::parse_and_validate(src);
-            let program = program.unwrap_or_else(|| panic!("{diags:?}"));
+            let (program, diags) = isa_amdil::parse_and_validate_declared(src, usize::MAX);
+            let (program, decls) = program.unwrap_or_else(|| panic!("{diags:?}"));
             assert!(!isa_amdil::macros::needs_expansion(&program));
             let tex = TexConfig::default();
             let owned = lower_owned(parse(src), "k", &tex, false).expect("lowers");
-            let expanded = lower_expanded(program, "k", &tex, false).expect("lowers");
+            let expanded = lower_expanded(program.clone(), None, "k", &tex, false).expect("lowers");
             assert_eq!(owned.to_string(), expanded.to_string());
+            // The validator's declarations summary stands for the one lowering collects.
+            let declared = lower_expanded(program, Some(decls), "k", &tex, false).expect("lowers");
+            assert_eq!(owned.to_string(), declared.to_string());
         }
         let f = lower_with_bounds(
             &parse(include_str!("../../../tests/kernels/itemp_array.il")),

@@ -34,6 +34,7 @@ use isa_spa5::table::{flags, Class, OpKind, MAX_OPERANDS};
 use isa_spa5::TypedMod;
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// Where a template operand's register comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -279,18 +280,24 @@ pub struct Spa5Target {
     /// Codes of the templates by hash (templates are large: the table keeps only their
     /// codes, so building it moves two bytes per entry instead of whole templates).
     index: HashMap<u64, SmallVec<[u16; 1]>>,
-    /// What the allocator and scheduler ask of each template, by code, computed on the first
-    /// question (they asked once per instruction and attempt, rebuilding it from the machine
-    /// instructions' forms each time; computing it at interning cost small kernels more
-    /// than it saved). A code without an entry (a template pushed to `templates` directly)
-    /// is answered from the template itself.
-    info: Vec<std::sync::OnceLock<TemplateInfo>>,
+    /// What the allocator and scheduler ask of each template, by code, with the template's
+    /// hash: computed on the first question, or taken from the process's cache
+    /// ([`shared_info`], see `share`), which computes it for a template no earlier compile
+    /// asked about (they asked once per instruction and attempt, rebuilding it from the
+    /// machine instructions' forms each time; computing it at interning cost small kernels
+    /// more than it saved). A code without an entry (a template pushed to `templates`
+    /// directly) is answered from the template itself.
+    info: Vec<(u64, std::sync::OnceLock<Answers>)>,
     /// Per code, the fewest arguments the template passed [`Template::check`] with
     /// (`usize::MAX` or no entry: not checked). The check fails on more arguments only
     /// where it fails on fewer, so selection checks a repeated template once.
     checked: Vec<usize>,
     /// GPRs the allocator may use (at most 254: `R254` is the scratch register).
     pub gprs: u32,
+    /// Answers come from the process's cache ([`shared_info`]): every table but the
+    /// process's first, so that a process compiling one kernel (the command line) does not
+    /// pay for filling a cache it never reads.
+    share: bool,
 }
 
 /// The answers of [`TargetIsa::sched_info`], [`TargetIsa::bank_reads`] and
@@ -310,6 +317,60 @@ impl TemplateInfo {
             constraints: template_constraints(t),
         }
     }
+}
+
+/// A table's [`TemplateInfo`] for one template: its own, or the process's shared one.
+#[derive(Clone, Debug)]
+enum Answers {
+    Own(TemplateInfo),
+    Shared(Arc<TemplateInfo>),
+}
+
+impl std::ops::Deref for Answers {
+    type Target = TemplateInfo;
+    fn deref(&self) -> &TemplateInfo {
+        match self {
+            Answers::Own(i) => i,
+            Answers::Shared(i) => i,
+        }
+    }
+}
+
+/// Set once a table has been made: the tables made after it use the process's cache.
+static SHARED_INFO_READY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Templates the process's cache of [`TemplateInfo`]s holds at most: a JIT compiles the
+/// same few hundred templates again and again; past the bound new ones are computed per
+/// compile (their answers are the same, only not kept).
+const SHARED_INFO_MAX: usize = 2048;
+
+/// The answers for template `t` of hash `hash` (the table's hash of it), from a cache shared
+/// by every compile of the process: computing them costs about a thousand instructions a
+/// template, some twenty times a small kernel's compile.
+fn shared_info(hash: u64, t: &Template) -> Arc<TemplateInfo> {
+    // Entries are pointers: the map's growth moves a word, not a template.
+    type Cache = HashMap<u64, SmallVec<[Arc<(Template, Arc<TemplateInfo>)>; 1]>>;
+    static CACHE: std::sync::Mutex<Option<Cache>> = std::sync::Mutex::new(None);
+    // A poisoned lock (a panic elsewhere while holding it) only costs the cache.
+    let Ok(mut guard) = CACHE.lock() else {
+        return Arc::new(TemplateInfo::of(t));
+    };
+    let cache =
+        guard.get_or_insert_with(|| Cache::with_capacity_and_hasher(256, Default::default()));
+    if let Some(e) = cache
+        .get(&hash)
+        .and_then(|entries| entries.iter().find(|e| e.0 == *t))
+    {
+        return Arc::clone(&e.1);
+    }
+    let info = Arc::new(TemplateInfo::of(t));
+    if cache.len() < SHARED_INFO_MAX {
+        cache
+            .entry(hash)
+            .or_default()
+            .push(Arc::new((t.clone(), Arc::clone(&info))));
+    }
+    info
 }
 
 /// Scheduling class of a template: variable latency if any of its instructions is, the
@@ -403,6 +464,7 @@ impl Spa5Target {
             info,
             checked: Vec::with_capacity(64),
             gprs: gprs.min(254),
+            share: SHARED_INFO_READY.swap(true, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -416,6 +478,7 @@ impl Spa5Target {
             info: Vec::with_capacity(16),
             checked: Vec::new(),
             gprs: 254,
+            share: false,
         };
         let rz = Reg::RZ;
         let mov32 = TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]);
@@ -478,7 +541,7 @@ impl Spa5Target {
         let codes = self.index.entry(hash).or_default();
         codes.push(code);
         if self.info.len() == self.templates.len() {
-            self.info.push(std::sync::OnceLock::new());
+            self.info.push((hash, std::sync::OnceLock::new()));
         }
         self.templates.push(tpl);
         Some(code)
@@ -524,11 +587,15 @@ impl Spa5Target {
     fn info_of(&self, data: &InstructionData) -> Option<&TemplateInfo> {
         match data {
             InstructionData::Target { code, .. } => {
-                let (cell, t) = (
+                let ((hash, cell), t) = (
                     self.info.get(*code as usize)?,
                     &self.templates[*code as usize],
                 );
-                Some(cell.get_or_init(|| TemplateInfo::of(t)))
+                let info = || match self.share {
+                    true => Answers::Shared(shared_info(*hash, t)),
+                    false => Answers::Own(TemplateInfo::of(t)),
+                };
+                Some(&**cell.get_or_init(info))
             }
             _ => None,
         }
@@ -934,16 +1001,43 @@ mod tests {
         // The variable-latency load is scheduled as one; the pair's reads collide in banks.
         // The questions above filled the cache of every interned template.
         let info = |code: u16| {
-            t.info[usize::from(code)]
-                .get()
-                .cloned()
-                .expect("computed on the first question")
+            TemplateInfo::clone(
+                t.info[usize::from(code)]
+                    .1
+                    .get()
+                    .expect("computed on the first question"),
+            )
         };
         let sched = |code: u16| info(code).sched;
         assert_eq!(sched(codes[1]).kind, LatencyKind::Variable);
         assert_eq!(sched(codes[0]).kind, LatencyKind::Fixed);
         assert_eq!(sched(codes[2]).issue_cycles, 2);
         assert_eq!(info(codes[2]).constraints.arg_groups.len(), 1);
+        // The tables made after the process's first take their answers from its cache:
+        // the same shared entries, and the same answers as computed from the templates.
+        let tables = [Spa5Target::new(64), Spa5Target::new(64)].map(|mut table| {
+            let mut asked = Vec::new();
+            for &code in &codes {
+                let tpl = t.templates[usize::from(code)].clone();
+                let c = table.intern(tpl.clone()).expect("room in the table");
+                let inst = f.dfg.make_inst(target_data(c, 0, false, &[], &[]));
+                assert_eq!(table.sched_info(&f, inst), template_sched_info(&tpl));
+                assert_eq!(table.constraints(&f, inst), template_constraints(&tpl));
+                asked.push(c);
+            }
+            (table, asked)
+        });
+        for k in 0..codes.len() {
+            let [(a, ac), (b, bc)] = &tables;
+            assert!(a.share && b.share);
+            let (Some(Answers::Shared(x)), Some(Answers::Shared(y))) = (
+                a.info[usize::from(ac[k])].1.get(),
+                b.info[usize::from(bc[k])].1.get(),
+            ) else {
+                panic!("shared answers for template {k}");
+            };
+            assert!(Arc::ptr_eq(x, y), "template {k} shared");
+        }
     }
 
     #[test]

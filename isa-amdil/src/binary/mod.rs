@@ -35,7 +35,7 @@
 
 use crate::ast::*;
 use crate::diag::{codes, Diagnostic};
-use crate::opcodes::{Form, Opcode};
+use crate::opcodes::{const_bytes, Form, Opcode, OPCODE_TABLE};
 
 mod decode;
 mod encode;
@@ -203,9 +203,30 @@ enum Layout {
     Reflect,
 }
 
+/// How `op` uses the control field: read from a table the compiler builds ([`layout_of`]
+/// of every opcode), as the validator asks for every statement and the mnemonic tests cost
+/// more than the rest of its question.
 fn layout(op: Opcode) -> Layout {
+    // The opcode table is dense and in value order, as `Opcode::info` relies on.
+    LAYOUTS[op as usize]
+}
+
+static LAYOUTS: [Layout; OPCODE_TABLE.len()] = {
+    let mut out = [Layout::None; OPCODE_TABLE.len()];
+    let mut i = 0;
+    while i < OPCODE_TABLE.len() {
+        out[i] = layout_of(
+            OPCODE_TABLE[i].opcode,
+            OPCODE_TABLE[i].mnemonics[0].as_bytes(),
+        );
+        i += 1;
+    }
+    out
+};
+
+/// The layout of `op`, whose canonical mnemonic is `m` (evaluated by the compiler).
+const fn layout_of(op: Opcode, m: &[u8]) -> Layout {
     use Opcode::*;
-    let m = op.mnemonic();
     match op {
         Fence => Layout::Fence,
         DclLdsSharingMode => Layout::SharingMode,
@@ -235,29 +256,29 @@ fn layout(op: Opcode) -> Layout {
         IFirstbit => Layout::FirstBit,
         Dsx | Dsy => Layout::Fine,
         DclGlobalFlags => Layout::GlobalFlags,
-        _ if m.starts_with("sample")
-            || m.starts_with("fetch4")
-            || m == "load"
-            || m == "bufinfo"
-            || m == "load_fptr" =>
+        _ if const_bytes::starts_with(m, b"sample")
+            || const_bytes::starts_with(m, b"fetch4")
+            || const_bytes::same(m, b"load")
+            || const_bytes::same(m, b"bufinfo")
+            || const_bytes::same(m, b"load_fptr") =>
         {
             Layout::Sample
         }
-        _ if m.starts_with("uav_")
-            || m.starts_with("lds_")
-            || m.starts_with("gds_")
-            || m.starts_with("srv_")
-            || m.starts_with("append_buf")
-            || (m.starts_with("dcl_")
-                && (m.contains("uav")
-                    || m.contains("srv")
-                    || m.contains("lds_id")
-                    || m == "dcl_lds"
-                    || m.contains("gds")
-                    || m == "dcl_resource"
-                    || m == "dcl_function_table"
-                    || m == "dcl_interface_ptr"))
-            || m == "dcl_struct_lds" =>
+        _ if const_bytes::starts_with(m, b"uav_")
+            || const_bytes::starts_with(m, b"lds_")
+            || const_bytes::starts_with(m, b"gds_")
+            || const_bytes::starts_with(m, b"srv_")
+            || const_bytes::starts_with(m, b"append_buf")
+            || (const_bytes::starts_with(m, b"dcl_")
+                && (const_bytes::contains(m, b"uav")
+                    || const_bytes::contains(m, b"srv")
+                    || const_bytes::contains(m, b"lds_id")
+                    || const_bytes::same(m, b"dcl_lds")
+                    || const_bytes::contains(m, b"gds")
+                    || const_bytes::same(m, b"dcl_resource")
+                    || const_bytes::same(m, b"dcl_function_table")
+                    || const_bytes::same(m, b"dcl_interface_ptr")))
+            || const_bytes::same(m, b"dcl_struct_lds") =>
         {
             match op {
                 LdsReadVec | LdsWriteVec => Layout::OwnerLds,

@@ -204,3 +204,30 @@ fn input_and_output_declarations_carry_usage_and_interpolation() {
     let w = rt("il_ps_2_0\ndcl_input_usage(vertexid)_interp(constant) v3.x\n");
     assert_eq!(w[2], op(Opcode::DclInput, 10 | 1 << 5));
 }
+
+/// The table built by the compiler gives each family its layout, the mnemonic tests
+/// included (`sample*`, `uav_*`/`lds_*` ids, `dcl_*` declarations of ids).
+#[test]
+fn layouts_from_the_built_table() {
+    use crate::opcodes::Opcode::*;
+    for (op, want) in [
+        (Mov, Layout::None),
+        (UavRawLoad, Layout::RawLoad),
+        (UavRawStore, Layout::Id),
+        (LdsReadVec, Layout::OwnerLds),
+        (DclLdsSizePerThread, Layout::CtrlNumber),
+        (DclRawUav, Layout::Id),
+        (DclStructLds, Layout::Id),
+        (DclLds, Layout::Id),
+        (DclLiteral, Layout::None),
+        (Sample, Layout::Sample),
+        (Fence, Layout::Fence),
+    ] {
+        assert_eq!(layout(op), want, "{op:?}");
+    }
+    use crate::opcodes::const_bytes::{contains, same, starts_with};
+    assert!(contains(b"dcl_raw_uav", b"uav") && contains(b"uav", b"uav"));
+    assert!(!contains(b"ua", b"uav") && contains(b"x", b""));
+    assert!(starts_with(b"lds_read", b"lds_") && !starts_with(b"ld", b"lds_"));
+    assert!(same(b"load", b"load") && !same(b"load", b"load_fptr"));
+}

@@ -52,8 +52,16 @@ pub mod end;
 
 /// Validates a program and returns all diagnostics (errors and warnings).
 pub fn validate(p: &Program) -> Vec<Diagnostic> {
+    validate_declared(p).0
+}
+
+/// As [`validate`], also returning the declarations summary of the program cut after its
+/// first `end` ([`end::before_end`]): the `Declarations::collect` of those statements,
+/// finished with the version line, which the validator builds anyway (a consumer takes it
+/// instead of walking the statements again).
+pub fn validate_declared(p: &Program) -> (Vec<Diagnostic>, Declarations) {
     let mut v = Validator::default();
-    v.run(&end::before_end(p));
+    let decls = v.run(&end::before_end(p));
     if let Some(i) = end::after_end(p) {
         v.warn(
             codes::PRACTICE,
@@ -61,7 +69,7 @@ pub fn validate(p: &Program) -> Vec<Diagnostic> {
             "statements after `end` are ignored (the guide allows one final `end`)",
         );
     }
-    v.diags
+    (v.diags, decls)
 }
 
 /// Parses and validates IL text: the program when no step found an error, and the
@@ -78,17 +86,28 @@ pub fn parse_and_validate_limited(
     source: &str,
     max_statements: usize,
 ) -> (Option<Program>, Vec<Diagnostic>) {
+    let (prog, diags) = parse_and_validate_declared(source, max_statements);
+    (prog.map(|(p, _)| p), diags)
+}
+
+/// As [`parse_and_validate_limited`], with the program's declarations summary (see
+/// [`validate_declared`]).
+pub fn parse_and_validate_declared(
+    source: &str,
+    max_statements: usize,
+) -> (Option<(Program, Declarations)>, Vec<Diagnostic>) {
     let (mut prog, mut diags) = crate::parser::parse_lossy_limited(source, max_statements);
     if diags.iter().any(|d| d.code == codes::TOO_MANY_STATEMENTS) {
         // A truncated program: its other diagnostics would be noise.
         return (None, diags);
     }
     diags.extend(crate::macros::expand(&mut prog));
-    diags.extend(validate(&prog));
+    let (more, decls) = validate_declared(&prog);
+    diags.extend(more);
     if diags.iter().any(Diagnostic::is_error) {
         (None, diags)
     } else {
-        (Some(prog), diags)
+        (Some((prog, decls)), diags)
     }
 }
 
@@ -192,15 +211,18 @@ impl Validator {
         self.diags.push(Diagnostic::warning(code, span, msg));
     }
 
-    fn run(&mut self, p: &Program) {
+    /// Checks `p`; returns its whole-program declarations summary.
+    fn run(&mut self, p: &Program) -> Declarations {
         let compute = p
             .version
             .as_ref()
             .map(|v| v.shader == ShaderType::Compute)
             .unwrap_or(true);
+        // Function labels and forward literal uses are checked against the whole program.
+        let whole = Declarations::collect(p.version.as_ref(), &p.statements);
         if p.statements.iter().all(|s| s.opcode == Opcode::Comment) {
             self.empty_program(p);
-            return;
+            return whole;
         }
         if p.version.is_none() {
             let span = p.statements.first().map(|s| s.span).unwrap_or(Span::NONE);
@@ -210,8 +232,6 @@ impl Validator {
                 "no version line (`il_cs_2_0`); assuming a compute shader",
             );
         }
-        // Function labels and forward literal uses are checked against the whole program.
-        let whole = Declarations::collect(p.version.as_ref(), &p.statements);
         let mut flow = Flow::default();
         let mut thread_group: Option<Span> = None;
         let mut max_threads: Option<Span> = None;
@@ -256,6 +276,7 @@ impl Validator {
                 "LDS used without `dcl_num_thread_per_group`",
             );
         }
+        whole
     }
 
     /// A program of nothing but whitespace, comments or NULs (or a version token alone) is
@@ -602,6 +623,16 @@ impl Validator {
         max_threads: &mut Option<Span>,
     ) {
         use Opcode::*;
+        if !s.opcode.is_declaration()
+            && !matches!(s.payload, Payload::Literal { .. })
+            && s.opcode.form() != Form::Numbers
+        {
+            // An instruction (or a `func` label) declares nothing that can repeat or be
+            // malformed as a declaration: only its ids are checked (and a label recorded).
+            self.decls.sum.record(at, s);
+            self.id_uses(s);
+            return;
+        }
         let id = s.id();
         let dup = |v: &mut Validator, what: &str, first: Option<Span>| {
             let d = Diagnostic::error(codes::DUPLICATE, s.span, format!("{what} declared twice"));

@@ -161,3 +161,39 @@ fn undeclared_literals_in_every_operand_position() {
         ]
     );
 }
+
+/// The summary `validate_declared` returns is the whole-program `Declarations::collect` of
+/// the statements before the first `end` (what lowering and the interpreter read), for
+/// repeated literals, functions, a pixel shader's version line, a program with statements
+/// after `end` and one with errors.
+#[test]
+fn validate_declared_returns_the_collected_summary() {
+    for src in [
+        "il_cs_2_0\ndcl_literal l0, 1, 2, 3, 4\ndcl_raw_uav_id(0)\nmov r0, l0\ndcl_literal l0, 5, 6, 7, 8\n\
+         mov r1, l0\ncall 3\nendmain\nfunc 3\nmov r2, l1\nret\nendfunc\nend\n",
+        "il_ps_2_0\ndcl_num_thread_per_group 8, 4\ndcl_cb cb0[2]\nmov r0, cb0[1]\nend\n\
+         dcl_raw_uav_id(3)\nmov r1, r0\nend\n",
+        "il_cs_2_0\ndcl_lds_id(1) 256\nmov r0, r9\nendloop\nend\n",
+        "",
+    ] {
+        let (p, _) = crate::parser::parse_lossy_limited(src, usize::MAX);
+        let (_, decls) = validate_declared(&p);
+        let cut = end::before_end(&p);
+        assert_eq!(
+            decls,
+            Declarations::collect(cut.version.as_ref(), &cut.statements),
+            "{src}"
+        );
+    }
+}
+
+/// Instructions skip the declaration checks, but not those that share a declaration's
+/// payload: a non-declaration of the numbers form still has its count checked, and `func`
+/// labels still enter the summary (a second definition is an error).
+#[test]
+fn instructions_with_declaration_payloads_are_still_checked() {
+    let d = errors("il_cs_2_0\nmov r0, r1\nhs_fork_phase 1, 2\nend\n");
+    assert!(d.contains(&(codes::BAD_DECL, 3)), "{d:?}");
+    let d = errors("il_cs_2_0\ncall 1\nendmain\nfunc 1\nret\nendfunc\nfunc 1\nret\nendfunc\nend\n");
+    assert!(d.contains(&(codes::DUPLICATE, 7)), "{d:?}");
+}
