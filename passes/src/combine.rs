@@ -30,6 +30,10 @@
 //!   `select` of two `bmask`s (`cmov_logical` of truth values) likewise becomes the `bmask`
 //!   of the predicate `select`.
 //!
+//! - `select (icmp cc a, b), a, b` (or `.., b, a`) with an order `cc` becomes `imax`,
+//!   `imin`, `umax` or `umin` of `a` and `b` (IL's `ige` + `cmov_logical` idiom): one
+//!   IMNMX instead of a compare and a SEL.
+//!
 //! - `icmp eq|ne x, (iadd y, c)` whose sum only it reads takes an existing `s = iadd x, -c`
 //!   that dominates it: `icmp eq|ne s, y` (the same equation modulo 2^32). A loop's
 //!   `i == n - 1` then compares the `i + 1` it computes anyway, and `n - 1` dies.
@@ -90,6 +94,11 @@ fn combine_with(func: &mut Function, analyses: &mut Analyses) -> usize {
             } if bmask_of(func, a).is_some() && bmask_of(func, b).is_some() => {
                 mask_of_selected(func, inst, c, a, b)
             }
+            InstructionData::Ternary {
+                opcode: Opcode::Select,
+                args: [c, x, y],
+            } => min_max(func, c, x, y)
+                .map(|(opcode, args)| InstructionData::Binary { opcode, args }),
             InstructionData::Binary {
                 opcode: Opcode::Band,
                 args,
@@ -346,6 +355,42 @@ fn remainder_from_quotient(
         opcode: Opcode::Select,
         args: [z, ones, r],
     }
+}
+
+/// `select (icmp cc a, b), x, y` picking one of the compared values, `{x, y} = {a, b}`:
+/// the integer minimum or maximum of `a` and `b` (`a >= b ? a : b` is `imax a, b`; on equal
+/// values both arms are the same number).
+fn min_max(func: &Function, c: Value, x: Value, y: Value) -> Option<(Opcode, [Value; 2])> {
+    use crate::ir::IntCC as C;
+    let inst = func.dfg.value_inst(c)?;
+    let InstructionData::IntCompare {
+        cond, args: [a, b], ..
+    } = func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    // Which the select returns when `a cond b` holds: the larger (true) or the smaller.
+    let larger_when_true = match cond {
+        C::Sgt | C::Sge | C::Ugt | C::Uge => true,
+        C::Slt | C::Sle | C::Ult | C::Ule => false,
+        C::Eq | C::Ne => return None,
+    };
+    let takes_a = if (x, y) == (a, b) {
+        true
+    } else if (x, y) == (b, a) {
+        false
+    } else {
+        return None;
+    };
+    let max = larger_when_true == takes_a;
+    let signed = matches!(cond, C::Sgt | C::Sge | C::Slt | C::Sle);
+    let op = match (signed, max) {
+        (true, true) => Opcode::Imax,
+        (true, false) => Opcode::Imin,
+        (false, true) => Opcode::Umax,
+        (false, false) => Opcode::Umin,
+    };
+    Some((op, [a, b]))
 }
 
 /// `k` when `p` is `ishl 1, k`.
