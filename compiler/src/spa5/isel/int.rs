@@ -180,6 +180,9 @@ impl Isel<'_> {
             if let Some(x) = x {
                 return Ok(smallvec![self.lop32i(name, x, k as u32)?]);
             }
+            if let Some(v) = self.lop3_chain(op, args[0], args[1])? {
+                return Ok(smallvec![v]);
+            }
         }
         let parts = if is64 { 2 } else { 1 };
         let mut seq = Vec::new();
@@ -199,6 +202,50 @@ impl Isel<'_> {
         }
         let ty = if is64 { Type::B64 } else { Type::B32 };
         self.emit(Template::many(&seq), args, &[ty])
+    }
+
+    /// `(p op q) op y` for `op` one of `and`/`or`/`xor`, where the inner operation has no
+    /// other reader and no operand is a constant (those take LOP32I): one `LOP3.LUT` of the
+    /// three values (the inner LOP dies).
+    fn lop3_chain(&mut self, op: Opcode, a: Value, b: Value) -> Result<Option<Value>, IselError> {
+        let lut = match op {
+            Opcode::Band => 0x80,
+            Opcode::Bor => 0xfe,
+            _ => 0x96,
+        };
+        for (s, y) in [(a, b), (b, a)] {
+            if self.use_count[s] != 1 || self.konst(y).is_some() {
+                continue;
+            }
+            let Some(i) = self.func.dfg.value_inst(s) else {
+                continue;
+            };
+            let InstructionData::Binary {
+                opcode,
+                args: [p, q],
+            } = self.func.dfg.insts[i]
+            else {
+                continue;
+            };
+            if opcode != op
+                || self.ty(p) != Type::B32
+                || self.konst(p).is_some()
+                || self.konst(q).is_some()
+            {
+                continue;
+            }
+            let inst = MInst::lop3(R, R, R, R, lut);
+            let slots = [
+                Slot::Keep,
+                Res(0, 0),
+                Arg(0, 0),
+                Arg(1, 0),
+                Arg(2, 0),
+                Slot::Keep,
+            ];
+            return Ok(Some(self.one(inst, &slots, &[p, q, y])?));
+        }
+        Ok(None)
     }
 
     /// 32-bit `imin`/`imax`/`umin`/`umax`: one IMNMX.
