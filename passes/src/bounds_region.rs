@@ -693,8 +693,8 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     }
     func.dfg.set_cold(r, true);
     // The test at the end of B: per compare (module doc), the slots' `umax` below the
-    // lengths' `umin` (a `umax` chain is shorter than a chain of compares, each waiting for
-    // the previous predicate).
+    // lengths' `umin` (a `umax` tree ([`umax_tree`]) is shorter than a chain of compares,
+    // each waiting for the previous predicate).
     let mut slots = slots(func, ranges, b, &run.chosen);
     // The unclamped bases' indices must be in their windows ([`unclamp`]). Bases with one
     // shift share a guard: `umax(z) <= min(m)`, and `umax(z) << k` is the `umax` of the
@@ -715,10 +715,8 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     let mut all = Conj::default();
     let mut cur = FuncCursor::new(func).at_end(b);
     for (k, us) in by_shift {
-        let mut z = us[0].z;
-        for u in &us[1..] {
-            z = cur.ins().umax(z, u.z);
-        }
+        let zs: Vec<Value> = us.iter().map(|u| u.z).collect();
+        let z = umax_tree(&mut cur, &zs);
         let lim = us.iter().map(|u| u.m).min().expect("a group has a member");
         let lim = cur.ins().iconst(Type::B32, u64::from(lim));
         all.and(IntCC::Ule, z, lim);
@@ -742,7 +740,7 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
         new
     });
     for (v, spaces) in compares(&slots) {
-        let mut m: Option<Value> = None;
+        let mut tops: Vec<Value> = Vec::new();
         // Slots adding one constant to several bases: the `umax` of the bases, then one add.
         // Where a base plus the constant could wrap, its own slot `base + 0` is in the same
         // compare (see [`slots`]) and fails it, so the shared sum cannot admit a wrap.
@@ -759,23 +757,14 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
                 }
                 None => cur.ins().iconst(Type::B32, u64::from(add as i32 as u32)),
             };
-            m = Some(match m {
-                Some(m) => cur.ins().umax(m, x),
-                None => x,
-            });
+            tops.push(x);
         }
         for (add, xs) in by_add {
-            let mut top = xs[0];
-            for &x in &xs[1..] {
-                top = cur.ins().umax(top, x);
-            }
+            let top = umax_tree(&mut cur, &xs);
             let k = cur.ins().iconst(Type::B32, u64::from(add as i32 as u32));
-            let x = cur.ins().iadd(top, k);
-            m = Some(match m {
-                Some(m) => cur.ins().umax(m, x),
-                None => x,
-            });
+            tops.push(cur.ins().iadd(top, k));
         }
+        let m = (!tops.is_empty()).then(|| umax_tree(&mut cur, &tops));
         let mut len: Option<Value> = None;
         for space in spaces {
             let l = match static_len(cur.func, space) {
@@ -802,4 +791,21 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     };
     cur.ins().brif(branch, copy, &[], r, &[]);
     p
+}
+
+/// The unsigned maximum of `xs` (not empty) as a balanced tree of `umax`: its depth, the
+/// time the versioning test waits for it, grows with log2 of the number of values, not with
+/// the number (a chain of 38 waits 38 ALU latencies one after the other).
+fn umax_tree(cur: &mut FuncCursor, xs: &[Value]) -> Value {
+    let mut level: Vec<Value> = xs.to_vec();
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|c| match *c {
+                [a, b] => cur.ins().umax(a, b),
+                _ => c[0],
+            })
+            .collect();
+    }
+    level[0]
 }
