@@ -246,6 +246,21 @@ impl Lowerer<'_> {
         self.write_dst(st, Ty::Float, res)
     }
 
+    /// The four float components of sources 0 and 1, and their IEEE `dot4`.
+    fn dot4_sources(
+        &mut self,
+        st: &Instruction,
+        srcs: &mut Srcs,
+    ) -> LResult<(Vec<Value>, Vec<Value>, Value)> {
+        let (mut a, mut b) = (Vec::with_capacity(4), Vec::with_capacity(4));
+        for k in 0..4 {
+            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
+            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
+        }
+        let d = self.dot(&a, &b, true);
+        Ok((a, b, d))
+    }
+
     /// `faceforward`: `s2 * sign(dot4(s0, s1))` per component (IEEE products).
     pub(crate) fn lower_faceforward(&mut self, st: &Instruction) -> LResult<()> {
         let w = self.dst_writes(st);
@@ -253,12 +268,7 @@ impl Lowerer<'_> {
             return Ok(());
         }
         let mut srcs = Srcs::default();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for k in 0..4 {
-            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
-            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
-        }
-        let d = self.dot(&a, &b, true);
+        let (_, _, d) = self.dot4_sources(st, &mut srcs)?;
         let sign = self.sgn(d);
         let mut res = [None; 4];
         for (k, slot) in res.iter_mut().enumerate() {
@@ -279,12 +289,7 @@ impl Lowerer<'_> {
         }
         let normalize = st.generic("normalize").is_some();
         let mut srcs = Srcs::default();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for k in 0..4 {
-            a.push(srcs.get(self, st, 0, k, Ty::Float)?);
-            b.push(srcs.get(self, st, 1, k, Ty::Float)?);
-        }
-        let d = self.dot(&a, &b, true);
+        let (a, b, d) = self.dot4_sources(st, &mut srcs)?;
         let two = self.iconst(0x4000_0000);
         let f2 = self.cursor().ins().fmul(d, two);
         let norm = normalize.then(|| self.dot(&b, &b, true));
