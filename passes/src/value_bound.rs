@@ -588,13 +588,16 @@ impl Ranges {
             return FULL;
         };
         let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
-        let (_, n) = self.rec(func, iv.bound, None, None, depth - 1);
+        let q = at.or(user);
+        let Some(n) = self.bound_top(func, iv, q, depth) else {
+            return FULL;
+        };
         // The largest value the comparison lets through, as an unsigned number.
         let limit = if iv.signed {
-            if init_hi > i32::MAX as u64 || n > i32::MAX as u64 {
+            if init_hi > I32_MAX {
                 return FULL;
             }
-            i32::MAX as u64
+            I32_MAX
         } else {
             MAX
         };
@@ -630,12 +633,9 @@ impl Ranges {
         depth: u32,
     ) -> Option<(u64, bool)> {
         let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
-        // The bound is defined outside the loop: where the query is, it has the value it had
-        // in the loop (an enclosing loop's counter, bounded there by its own test).
-        let q = at.or(user);
-        let (_, n) = self.rec(func, iv.bound, q, q, depth - 1);
+        let n = self.bound_top(func, iv, at.or(user), depth)?;
         let limit = if iv.signed {
-            if init_hi > I32_MAX || n > I32_MAX {
+            if init_hi > I32_MAX {
                 return None;
             }
             I32_MAX
@@ -651,6 +651,57 @@ impl Ranges {
         // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds `j`.
         let j = n.saturating_sub(1).saturating_sub(init_lo) / iv.step;
         Some((j, inside))
+    }
+
+    /// The largest bound `n` of `iv < n` under which the body can run, as an unsigned number;
+    /// `None` when unknown. The bound is defined outside the loop, so where the query is
+    /// (`q`) it has the value it had in the loop (an enclosing loop's counter is bounded
+    /// there by its own test). A signed loop starts at a non-negative value (else its range
+    /// is unknown anyway), so a negative bound runs no iteration: only the non-negative
+    /// values count ([`Ranges::smax`]), 0 when there are none; unrolling's remainder limit
+    /// `n - 7 if that does not wrap, else i32::MIN` then bounds the copies by `n - 7`.
+    fn bound_top(&self, func: &Function, iv: &Iv, q: Option<Block>, depth: u32) -> Option<u64> {
+        if !iv.signed {
+            return Some(self.rec(func, iv.bound, q, q, depth - 1).1);
+        }
+        let s = self.smax(func, iv.bound, q, depth - 1)?;
+        Some(s.max(0) as u64)
+    }
+
+    /// An upper bound of `v` read as a signed number, through selects and the subtraction
+    /// (or addition) of a constant from a non-negative value; `None` when unknown.
+    fn smax(&self, func: &Function, v: Value, q: Option<Block>, depth: u32) -> Option<i64> {
+        if let Some(c) = func.dfg.value_const(v) {
+            return Some(i64::from(c as u32 as i32));
+        }
+        if depth == 0 {
+            return None;
+        }
+        let nonneg_hi = |x: Value| {
+            let (_, hi) = self.rec(func, x, q, q, depth - 1);
+            (hi <= I32_MAX).then_some(hi as i64)
+        };
+        let konst = |x: Value| func.dfg.value_const(x).map(|c| i64::from(c as u32 as i32));
+        match func.dfg.value_inst(v).map(|i| &func.dfg.insts[i]) {
+            Some(InstructionData::Ternary {
+                opcode: Opcode::Select,
+                args: [_, x, y],
+            }) => {
+                Some(
+                    self.smax(func, *x, q, depth - 1)?
+                        .max(self.smax(func, *y, q, depth - 1)?),
+                )
+            }
+            Some(InstructionData::Binary {
+                opcode: Opcode::Isub,
+                args: [x, k],
+            }) if konst(*k).is_some_and(|k| k > 0) => Some(nonneg_hi(*x)? - konst(*k)?),
+            Some(InstructionData::Binary {
+                opcode: Opcode::Iadd,
+                args: [x, k],
+            }) if konst(*k).is_some_and(|k| k < 0) => Some(nonneg_hi(*x)? + konst(*k)?),
+            _ => nonneg_hi(v),
+        }
     }
 
     /// The range of a parameter advancing with a counted loop's counter (see [`Derived`]):
@@ -917,6 +968,28 @@ mod tests {
             r.range(&f, a, Some(blocks[4])),
             r.range(&f, a, Some(blocks[5])),
         )
+    }
+
+    /// `for (i = 0; i < lim; i++)` (signed) with unrolling's remainder limit `lim = tid - 7`
+    /// if that does not wrap, else `i32::MIN` (group of 16): the range of `i` in the body.
+    #[test]
+    fn signed_bounds_count_only_their_non_negative_values() {
+        let text = "kernel %k {\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+             v0 = special tid.x\n    v1 = iconst.b32 0x7\n    v2 = isub v0, v1\n    \
+             v3 = icmp slt v2, v0\n    v4 = iconst.b32 0x80000000\n    \
+             v5 = select v3, v2, v4\n    v6 = iconst.b32 0x0\n    jump block1(v6)\n\n\
+             block1(v10: b32):\n    v12 = icmp slt v10, v5\n    brif v12, block2, block3\n\n\
+             block2:\n    store.b32 uav0[v10], v10\n    v13 = iconst.b32 0x1\n    \
+             v14 = iadd v10, v13\n    jump block1(v14)\n\n\
+             block3:\n    return\n}\n";
+        let f = parse_function_text(text).expect("parses");
+        crate::verifier::verify_function(&f).expect("verifies");
+        let r = Ranges::new(&f);
+        let blocks: Vec<Block> = f.layout.blocks().collect();
+        let i = f.dfg.block_params(blocks[1])[0];
+        // tid <= 15, so the limit is at most 8 when it is not i32::MIN (which runs nothing).
+        assert_eq!(r.range(&f, i, Some(blocks[2])), (0, 7));
+        assert_eq!(r.range(&f, i, Some(blocks[3])), (0, 8));
     }
 
     #[test]

@@ -105,8 +105,6 @@ fn registers_stay_within_ptxas_plus_two() {
         "parboil_lbm",
         // 19 / 19 against 16.
         "parboil_tpacf",
-        // 36 (default) / 34 against 32.
-        "rodinia_lud",
         // 36 (default) / 34 against 32 (34 when added): value ranges now prove the LDS
         // accesses of its loops in bounds, and the scheduler raises the unrolled copies'
         // blocks to the function's peak (30 with the scheduler off).
