@@ -347,7 +347,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         .iter()
         .any(|(i, _)| i.form().mnemonic.starts_with("BAR"));
     let kernel = Kernel {
-        name: sanitize(&func_name),
+        name: kernel_symbol(&func_name),
         code: code.clone(),
         num_regs,
         num_barriers: u32::from(uses_bar),
@@ -482,8 +482,12 @@ fn dump(
     });
 }
 
-fn sanitize(name: &str) -> String {
-    let s: String = name
+/// The kernel's symbol name from `name` (an option, a file stem): a C identifier, as CUDA
+/// loaders and ptxas-style tools expect. Other characters become `_`, a leading digit gets a
+/// `k` in front, and an empty name is `kernel`. The one rule for the library and the `ilc`
+/// command.
+pub fn kernel_symbol(name: &str) -> String {
+    let mut s: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {
@@ -494,10 +498,12 @@ fn sanitize(name: &str) -> String {
         })
         .collect();
     if s.is_empty() {
-        "kernel".to_string()
-    } else {
-        s
+        return "kernel".to_string();
     }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, 'k');
+    }
+    s
 }
 
 /// Byte address of instruction `i` in the code (a control word precedes every three).
@@ -578,4 +584,18 @@ fn count_regs(placed: &[(MInst, Control)]) -> u32 {
         }
     }
     n.max(1)
+}
+
+#[cfg(test)]
+mod kernel_symbol_tests {
+    use super::kernel_symbol;
+
+    #[test]
+    fn kernel_symbols_are_c_identifiers() {
+        assert_eq!(kernel_symbol("my-kernel"), "my_kernel");
+        assert_eq!(kernel_symbol("3dconv"), "k3dconv");
+        assert_eq!(kernel_symbol(""), "kernel");
+        assert_eq!(kernel_symbol("saxpy"), "saxpy");
+        assert_eq!(kernel_symbol("a.b c"), "a_b_c");
+    }
 }

@@ -436,20 +436,7 @@ fn kernel_name(input: &std::path::Path) -> String {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, 'k');
-    }
-    name
+    ilc::spa5::kernel_symbol(&stem)
 }
 
 /// Writes the requested IR dumps (and DOT files) to stderr or the dump directory.
