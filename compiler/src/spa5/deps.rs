@@ -498,17 +498,7 @@ fn exits_leaving_sources(
 
 /// Computes the control of every instruction.
 pub fn compute(insts: &[MInst], serial: bool) -> Vec<Control> {
-    let mut ctl = vec![
-        Control {
-            stall: 1,
-            yield_: false,
-            wr_bar: None,
-            rd_bar: None,
-            wait_mask: 0,
-            reuse: 0
-        };
-        insts.len()
-    ];
+    let mut ctl = vec![Control::stall(1); insts.len()];
     if serial {
         for (i, c) in insts.iter().zip(ctl.iter_mut()) {
             c.stall = 15;

@@ -542,17 +542,7 @@ fn pack(
         .zip(controls.iter().copied())
         .collect();
     while !placed.len().is_multiple_of(3) || placed.is_empty() {
-        placed.push((
-            MInst::nop(),
-            Control {
-                stall: 1,
-                yield_: false,
-                wr_bar: None,
-                rd_bar: None,
-                wait_mask: 0,
-                reuse: 0,
-            },
-        ));
+        placed.push((MInst::nop(), Control::stall(1)));
     }
     let mut code = Vec::with_capacity(placed.len() / 3 * 4);
     for group in placed.chunks(3) {
