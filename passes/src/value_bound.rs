@@ -57,6 +57,17 @@ struct Derived {
     iv: Value,
 }
 
+/// What a range query may assume of a counted loop's counter ([`Ranges::counter`]).
+#[derive(Clone, Copy, Debug)]
+struct Counter {
+    /// The range of its start.
+    init: (u64, u64),
+    /// The largest bound under which the body runs.
+    n: u64,
+    /// Whether the query is inside the loop's body.
+    inside: bool,
+}
+
 /// A range query: value, query block, user block, depth.
 type MemoKey = (Value, Option<Block>, Option<Block>, u32);
 
@@ -587,55 +598,39 @@ impl Ranges {
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
-        let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
-        let q = at.or(user);
-        let Some(n) = self.bound_top(func, iv, q, depth) else {
+        let Some(c) = self.counter(func, iv, at, user, depth) else {
             return FULL;
         };
-        // The largest value the comparison lets through, as an unsigned number.
-        let limit = if iv.signed {
-            if init_hi > I32_MAX {
-                return FULL;
-            }
-            I32_MAX
-        } else {
-            MAX
-        };
-        // One step past the last value the body can see: within the compare's range, no
-        // step wraps (so the parameter only grows from `init`).
-        let top = n.saturating_sub(1) + iv.step;
-        if top > limit {
-            return FULL;
-        }
-        if [at, user]
-            .iter()
-            .any(|b| b.is_some_and(|b| iv.body.contains(&b)))
-        {
+        if c.inside {
             // Inside the body the test held: `init <= p < n`.
-            return if n == 0 { FULL } else { (init_lo, n - 1) };
+            return if c.n == 0 { FULL } else { (c.init.0, c.n - 1) };
         }
-        // Elsewhere (the header, after the loop): at most `top`, or the start if the body
-        // never ran.
-        (init_lo, top.max(init_hi))
+        // Elsewhere (the header, after the loop): at most one step past the last value the
+        // body saw, or the start if the body never ran.
+        let top = c.n.saturating_sub(1) + iv.step;
+        (c.init.0, top.max(c.init.1))
     }
 }
 
 impl Ranges {
-    /// The most iterations a counted loop's body can have completed when it runs, and
-    /// whether the query is inside the body (`at` or `user`); `None` when its counter's
-    /// range is unknown (it could wrap).
-    fn completed_iterations(
+    /// What a query at `at` (read in `user`) may assume of a counted loop's counter: the
+    /// range of its start, the largest bound its body runs under ([`Ranges::bound_top`]) and
+    /// whether the query is inside the body; `None` when the counter could wrap (one step
+    /// past the last value the body can see leaves the compare's range), so its range is
+    /// unknown.
+    fn counter(
         &self,
         func: &Function,
         iv: &Iv,
         at: Option<Block>,
         user: Option<Block>,
         depth: u32,
-    ) -> Option<(u64, bool)> {
-        let (init_lo, init_hi) = self.rec(func, iv.init, None, None, depth - 1);
+    ) -> Option<Counter> {
+        let init = self.rec(func, iv.init, None, None, depth - 1);
         let n = self.bound_top(func, iv, at.or(user), depth)?;
+        // The largest value the comparison lets through, as an unsigned number.
         let limit = if iv.signed {
-            if init_hi > I32_MAX {
+            if init.1 > I32_MAX {
                 return None;
             }
             I32_MAX
@@ -648,9 +643,23 @@ impl Ranges {
         let inside = [at, user]
             .iter()
             .any(|b| b.is_some_and(|b| iv.body.contains(&b)));
+        Some(Counter { init, n, inside })
+    }
+
+    /// The most iterations a counted loop's body can have completed when it runs, and
+    /// whether the query is inside the body; `None` when its counter's range is unknown.
+    fn completed_iterations(
+        &self,
+        func: &Function,
+        iv: &Iv,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> Option<(u64, bool)> {
+        let c = self.counter(func, iv, at, user, depth)?;
         // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds `j`.
-        let j = n.saturating_sub(1).saturating_sub(init_lo) / iv.step;
-        Some((j, inside))
+        let j = c.n.saturating_sub(1).saturating_sub(c.init.0) / iv.step;
+        Some((j, c.inside))
     }
 
     /// The largest bound `n` of `iv < n` under which the body can run, as an unsigned number;
