@@ -646,22 +646,6 @@ impl Ranges {
         Some(Counter { init, n, inside })
     }
 
-    /// The most iterations a counted loop's body can have completed when it runs, and
-    /// whether the query is inside the body; `None` when its counter's range is unknown.
-    fn completed_iterations(
-        &self,
-        func: &Function,
-        iv: &Iv,
-        at: Option<Block>,
-        user: Option<Block>,
-        depth: u32,
-    ) -> Option<(u64, bool)> {
-        let c = self.counter(func, iv, at, user, depth)?;
-        // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds `j`.
-        let j = c.n.saturating_sub(1).saturating_sub(c.init.0) / iv.step;
-        Some((j, c.inside))
-    }
-
     /// The largest bound `n` of `iv < n` under which the body can run, as an unsigned number;
     /// `None` when unknown. The bound is defined outside the loop, so where the query is
     /// (`q`) it has the value it had in the loop (an enclosing loop's counter is bounded
@@ -726,11 +710,14 @@ impl Ranges {
         let Some(iv) = self.ivs.get(&d.iv) else {
             return FULL;
         };
-        let Some((j, inside)) = self.completed_iterations(func, iv, at, user, depth) else {
+        let Some(c) = self.counter(func, iv, at, user, depth) else {
             return FULL;
         };
+        // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds the completed
+        // iterations `j`.
+        let j = c.n.saturating_sub(1).saturating_sub(c.init.0) / iv.step;
         let (lo, hi) = self.rec(func, d.init, None, None, depth - 1);
-        let steps = if inside { j } else { j + 1 };
+        let steps = if c.inside { j } else { j + 1 };
         match steps.checked_mul(d.step).and_then(|x| x.checked_add(hi)) {
             Some(top) if top <= MAX => (lo, top),
             _ => FULL,
@@ -880,15 +867,19 @@ mod tests {
              block2:\n    store.b32 uav0[v10], v10\n    v14 = iadd v10, v3\n    jump block1(v14)\n\n\
              block3:\n    store.b32 uav0[v10], v10\n    return\n}}\n"
         );
-        let f = parse_function_text(&text).expect("parses");
+        let [inside, after] = param_ranges(&text, 1, 0, [2, 3]);
+        (inside, after)
+    }
+
+    /// The ranges of parameter `param` of block `header` (layout indices) in the blocks
+    /// `at` of the function `text`.
+    fn param_ranges(text: &str, header: usize, param: usize, at: [usize; 2]) -> [(u64, u64); 2] {
+        let f = parse_function_text(text).expect("parses");
         crate::verifier::verify_function(&f).expect("verifies");
         let r = Ranges::new(&f);
         let blocks: Vec<Block> = f.layout.blocks().collect();
-        let i = f.dfg.block_params(blocks[1])[0];
-        (
-            r.range(&f, i, Some(blocks[2])),
-            r.range(&f, i, Some(blocks[3])),
-        )
+        let p = f.dfg.block_params(blocks[header])[param];
+        at.map(|b| r.range(&f, p, Some(blocks[b])))
     }
 
     /// `for (s = start; s > 0; s = next(s)) out[s] = s`: the range of `s` in the body.
@@ -968,15 +959,8 @@ mod tests {
              v31 = iadd v10, v30\n    jump block1(v31)\n\n\
              block6:\n    return\n}}\n"
         );
-        let f = parse_function_text(&text).expect("parses");
-        crate::verifier::verify_function(&f).expect("verifies");
-        let r = Ranges::new(&f);
-        let blocks: Vec<Block> = f.layout.blocks().collect();
-        let a = f.dfg.block_params(blocks[3])[1];
-        (
-            r.range(&f, a, Some(blocks[4])),
-            r.range(&f, a, Some(blocks[5])),
-        )
+        let [inside, after] = param_ranges(&text, 3, 1, [4, 5]);
+        (inside, after)
     }
 
     /// `for (i = 0; i < lim; i++)` (signed) with unrolling's remainder limit `lim = tid - 7`
@@ -991,14 +975,10 @@ mod tests {
              block2:\n    store.b32 uav0[v10], v10\n    v13 = iconst.b32 0x1\n    \
              v14 = iadd v10, v13\n    jump block1(v14)\n\n\
              block3:\n    return\n}\n";
-        let f = parse_function_text(text).expect("parses");
-        crate::verifier::verify_function(&f).expect("verifies");
-        let r = Ranges::new(&f);
-        let blocks: Vec<Block> = f.layout.blocks().collect();
-        let i = f.dfg.block_params(blocks[1])[0];
+        let [inside, after] = param_ranges(text, 1, 0, [2, 3]);
         // tid <= 15, so the limit is at most 8 when it is not i32::MIN (which runs nothing).
-        assert_eq!(r.range(&f, i, Some(blocks[2])), (0, 7));
-        assert_eq!(r.range(&f, i, Some(blocks[3])), (0, 8));
+        assert_eq!(inside, (0, 7));
+        assert_eq!(after, (0, 8));
     }
 
     #[test]
