@@ -257,6 +257,21 @@ mov r7, r3
 mov r8, r4
 ",
     );
+    // mmul reads its matrix from src1 on: r2 -> r2..r5 (r5, the result, is still 0).
+    check(
+        "mmul r5, r1, r2
+mmul_matrix(3x2) r6, r4, r1
+mmul_matrix(4x3) r7.xyz1, r3, r1
+expp r8, r4
+",
+    );
+    check(
+        "logp r5, r1
+logp_zeroop(infinity) r6, r2.x
+expp r7, r3.y
+mmul_matrix(3x3) r8.xy0w, r1, r2
+",
+    );
 }
 
 #[test]

@@ -160,6 +160,48 @@ pub struct MetadataBlock {
     pub span: Span,
 }
 
+/// One shape of `mmul`'s matrix (guide L7091): each written component `k < rows` of the
+/// result is the dot product of `len` components of src0 with row `k` of the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatrixShape {
+    /// The text form inside `_matrix(..)`.
+    pub name: &'static str,
+    /// Components in each dot product.
+    pub len: usize,
+    /// Rows read, one per result component from x.
+    pub rows: usize,
+}
+
+/// The `ILMatrix` enumeration in value order (guide L10867-10873): the binary control field
+/// of `mmul` is an index into this table.
+pub const MATRIX_SHAPES: [MatrixShape; 5] = [
+    MatrixShape {
+        name: "4x4",
+        len: 4,
+        rows: 4,
+    },
+    MatrixShape {
+        name: "4x3",
+        len: 4,
+        rows: 3,
+    },
+    MatrixShape {
+        name: "3x4",
+        len: 3,
+        rows: 4,
+    },
+    MatrixShape {
+        name: "3x3",
+        len: 3,
+        rows: 3,
+    },
+    MatrixShape {
+        name: "3x2",
+        len: 3,
+        rows: 2,
+    },
+];
+
 /// One instruction or declaration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instruction {
@@ -242,6 +284,22 @@ impl Instruction {
                 _ => None,
             })
             .unwrap_or(0.0)
+    }
+
+    /// The `_matrix(..)` control of `mmul` as its `ILMatrix` value (guide Table 6.16 and the
+    /// enumeration at L10867): an index into [`MATRIX_SHAPES`]. No control is `4x4`, the
+    /// enumeration's zero; `Err` names an unknown shape.
+    pub fn matrix(&self) -> Result<usize, String> {
+        match self.generic("matrix") {
+            None => Ok(0),
+            Some(v) => {
+                let v = v.unwrap_or("");
+                MATRIX_SHAPES
+                    .iter()
+                    .position(|s| s.name.eq_ignore_ascii_case(v))
+                    .ok_or_else(|| format!("unknown matrix shape `_matrix({v})`"))
+            }
+        }
     }
 
     /// The `_zeroop(op)` control.
@@ -1219,6 +1277,24 @@ impl SrcOperand {
             mods: SrcMods::default(),
             span: Span::NONE,
         }
+    }
+
+    /// The operand `k` registers after this one, as `mmul` reads the rows of its matrix
+    /// (guide L7091: "relative addressing and source modifiers of src1 are applied to each
+    /// row of the matrix beginning with src1"): the same swizzle and modifiers on the
+    /// register numbered `k` higher (`r4` -> `r5`, `c2` -> `c3`), or, for an indexed
+    /// register, on the element `k` further (`cb0[4]` -> `cb0[5]`, `x0[r1.x + 2]` ->
+    /// `x0[r1.x + 3]`). `None` for a kind without numbered rows (literals, system values).
+    pub fn row(&self, k: u32) -> Option<SrcOperand> {
+        let mut out = self.clone();
+        if let Some(ix) = out.reg.indices.last_mut() {
+            ix.offset = ix.offset.checked_add(i32::try_from(k).ok()?)?;
+        } else if matches!(self.reg.kind, RegKind::Temp | RegKind::ConstFloat) {
+            out.reg.num = out.reg.num.checked_add(k)?;
+        } else {
+            return None;
+        }
+        Some(out)
     }
 }
 

@@ -814,6 +814,8 @@ impl Opcode {
                 | "pireduce"
                 | "lit"
                 | "dist"
+                | "expp"
+                | "logp"
         ) || matches!(
             name,
             "ddiv" | "dsqrt" | "drsq" | "drcp" | "d_div" | "d_sqrt" | "d_rsq" | "d_rcp"

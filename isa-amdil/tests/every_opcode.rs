@@ -169,15 +169,17 @@ fn add_required_controls(i: &mut Instruction) {
         i.controls.push(Control::Resource(2));
     }
     let generic = match i.opcode {
-        IFirstbit => Some("hi"),
-        Nrm => Some("nrm4"),
-        Reflect => Some("normalize"),
+        IFirstbit => Some(("hi", None)),
+        Nrm => Some(("nrm4", None)),
+        Reflect => Some(("normalize", None)),
+        // Not the default 4x4, which binary tokens do not spell out.
+        Mmul => Some(("matrix", Some("3x2"))),
         _ => None,
     };
-    if let Some(name) = generic {
+    if let Some((name, value)) = generic {
         i.controls.push(Control::Generic {
             name: name.into(),
-            value: None,
+            value: value.map(Into::into),
             span: Span::NONE,
         });
     }

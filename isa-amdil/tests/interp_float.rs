@@ -425,6 +425,65 @@ fn rounding_and_dots() {
             [f(4.0), f(4.0), f(0.0), f(0.0)],
         ),
         c(
+            "7.11 EXPP L6836: (2^floor(w), w - floor(w), 2^w, 1) from .w",
+            &[[f(9.0), f(9.0), f(9.0), f(-2.5)]],
+            "expp r0.xyw, l0",
+            [f(0.125), f(0.5), 0, f(1.0)],
+        ),
+        c(
+            "7.11 EXPP L6836: the z component is 2^w",
+            &[[0, 0, 0, f(-3.0)]],
+            "expp r0, l0",
+            [f(0.125), f(0.0), f(0.125), f(1.0)],
+        ),
+        c(
+            "7.11 LOGP L7010: (floor(f), w / 2^floor(f), f, 1), f = log2(w)",
+            &[[0, 0, 0, f(12.0)]],
+            "logp r0.xyw, l0",
+            [f(3.0), f(1.5), 0, f(1.0)],
+        ),
+        c(
+            "7.11 LOGP L7010: zero with _zeroop(infinity) gives -Inf",
+            &[[f(1.0), 0, 0, 0]],
+            "logp_zeroop(infinity) r0.xz, l0",
+            [NINF, 0, NINF, 0],
+        ),
+        c(
+            "7.11 MMUL L7091: 4x4, rows src1, src1 + 1, ...",
+            &[
+                [f(1.0), f(2.0), f(3.0), f(4.0)],
+                [f(1.0), 0, 0, 0],
+                [0, f(1.0), 0, f(1.0)],
+                [f(1.0); 4],
+                [f(2.0), 0, 0, 0],
+            ],
+            "mov r1, l1\nmov r2, l2\nmov r3, l3\nmov r4, l4\nmmul r0, l0, r1",
+            [f(1.0), f(6.0), f(10.0), f(2.0)],
+        ),
+        c(
+            "7.11 MMUL L7091: 3x4 takes dot3 products",
+            &[
+                [f(1.0), f(2.0), f(3.0), f(4.0)],
+                [f(1.0), 0, 0, 0],
+                [0, f(1.0), 0, f(1.0)],
+                [f(1.0); 4],
+                [f(2.0), 0, 0, 0],
+            ],
+            "mov r1, l1\nmov r2, l2\nmov r3, l3\nmov r4, l4\nmmul_matrix(3x4) r0, l0, r1",
+            [f(1.0), f(2.0), f(6.0), f(2.0)],
+        ),
+        c(
+            "7.11 MMUL L7091: 4x3 returns no w, except a forced 1",
+            &[
+                [f(1.0), f(2.0), f(3.0), f(4.0)],
+                [f(1.0), 0, 0, 0],
+                [0, f(1.0), 0, f(1.0)],
+                [f(1.0); 4],
+            ],
+            "mov r1, l1\nmov r2, l2\nmov r3, l3\nmmul_matrix(4x3) r0, l0, r1\nmmul_matrix(4x3) r5.xyz1, l0, r1\nmov r0.w, r5.w",
+            [f(1.0), f(6.0), f(10.0), f(1.0)],
+        ),
+        c(
             "7.11 PIREDUCE L7226: into [-pi, pi]",
             &[[
                 f(0.0),

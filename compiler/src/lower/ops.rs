@@ -600,6 +600,9 @@ impl Lowerer<'_> {
                 Ok(l.cursor().ins().fsqrt(d))
             }),
             O::Faceforward => self.lower_faceforward(st),
+            O::Expp => self.lower_expp(st),
+            O::Logp => self.lower_logp(st, zero_value(z) ^ NEG_ZERO),
+            O::Mmul => self.lower_mmul(st),
             O::Reflect => self.lower_reflect(st),
             O::Dst => self.lower_dist(st),
             _ => return Ok(false),

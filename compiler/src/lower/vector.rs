@@ -6,7 +6,7 @@
 //! reproduces the reference interpreter's definition exactly.
 
 use ilc_passes::ir::Value;
-use isa_amdil::ast::{DstComp, Instruction, RegKind};
+use isa_amdil::ast::{DstComp, Instruction, RegKind, MATRIX_SHAPES};
 
 use super::ops::{zero_value, Srcs, Ty, ONE};
 use super::{LResult, Lowerer};
@@ -192,6 +192,83 @@ impl Lowerer<'_> {
             }
         }
         self.write_dst_skip(st, Ty::Float, res, &[2, 3])
+    }
+
+    /// `expp`: from src0.w, `(2^floor(w), w - floor(w), 2^w, 1)` (guide L6836).
+    pub(crate) fn lower_expp(&mut self, st: &Instruction) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut res = [None; 4];
+        if w[..3].iter().any(|&b| b) {
+            let mut srcs = Srcs::default();
+            let x = srcs.get(self, st, 0, 3, Ty::Float)?;
+            if w[0] || w[1] {
+                let fl = self.cursor().ins().ffloor(x);
+                if w[0] {
+                    res[0] = Some(self.cursor().ins().fexp2(fl));
+                }
+                if w[1] {
+                    res[1] = Some(self.cursor().ins().fsub(x, fl));
+                }
+            }
+            if w[2] {
+                res[2] = Some(self.cursor().ins().fexp2(x));
+            }
+        }
+        if w[3] {
+            res[3] = Some(self.iconst(ONE));
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
+    /// `logp_zeroop(z)`: from src0.w, with `f = log2(w)` (`at_zero` for a zero `w`),
+    /// `(floor(f), w / 2^floor(f), f, 1)` (guide L7010).
+    pub(crate) fn lower_logp(&mut self, st: &Instruction, at_zero: u32) -> LResult<()> {
+        let w = self.dst_writes(st);
+        let mut res = [None; 4];
+        if w[..3].iter().any(|&b| b) {
+            let mut srcs = Srcs::default();
+            let x = srcs.get(self, st, 0, 3, Ty::Float)?;
+            let lg = self.cursor().ins().flog2(x);
+            let lg = self.if_zero(x, at_zero, lg);
+            let fl = self.cursor().ins().ffloor(lg);
+            res[0] = Some(fl);
+            if w[1] {
+                let p = self.cursor().ins().fexp2(fl);
+                res[1] = Some(self.cursor().ins().fdiv(x, p));
+            }
+            res[2] = Some(lg);
+        }
+        if w[3] {
+            res[3] = Some(self.iconst(ONE));
+        }
+        self.write_dst(st, Ty::Float, res)
+    }
+
+    /// `mmul_matrix(m)`: component `k` is the legacy dot product of src0 with row `k` of the
+    /// matrix that starts at src1 (guide L7091, rows from [`isa_amdil::ast::SrcOperand::row`]); components
+    /// past the last row are not results (only a forced 0 or 1 writes them).
+    pub(crate) fn lower_mmul(&mut self, st: &Instruction) -> LResult<()> {
+        let shape = MATRIX_SHAPES[st.matrix()?];
+        let w = self.dst_writes(st);
+        let mut srcs = Srcs::default();
+        let mut res = [None; 4];
+        for (k, slot) in res.iter_mut().enumerate().take(shape.rows) {
+            if !w[k] {
+                continue;
+            }
+            let row = st.srcs.get(1).and_then(|s| s.row(k as u32)).ok_or(
+                "the matrix of `mmul` must be a temp or constant register (it reads src1 + 1..3)",
+            )?;
+            let mut a = Vec::with_capacity(shape.len);
+            let mut b = Vec::with_capacity(shape.len);
+            for c in 0..shape.len {
+                a.push(srcs.get(self, st, 0, c, Ty::Float)?);
+                b.push(self.read_src(&row, c, Ty::Float)?);
+            }
+            *slot = Some(self.dot(&a, &b, false));
+        }
+        let skip: Vec<usize> = (shape.rows..4).collect();
+        self.write_dst_skip(st, Ty::Float, res, &skip)
     }
 
     /// As [`Self::write_dst`] but components in `skip` that the mask writes with a result

@@ -201,6 +201,8 @@ enum Layout {
     DclOutput,
     /// `reflect`: bit 0 is `_normalize` (L7277).
     Reflect,
+    /// `mmul`: the `ILMatrix` shape (L7124), an index into [`MATRIX_SHAPES`].
+    Matrix,
 }
 
 /// How `op` uses the control field: read from a table the compiler builds ([`layout_of`]
@@ -241,6 +243,7 @@ const fn layout_of(op: Opcode, m: &[u8]) -> Layout {
         Div | Rcp | Rsq | Ln | Log | Logp | DRcp | DRsq => Layout::ZeroOp,
         Nrm => Layout::Nrm,
         Reflect => Layout::Reflect,
+        Mmul => Layout::Matrix,
         Mul | Mad | Dp2 | Dp3 | Dp4 | Dp2add | Min | Max => Layout::Ieee,
         UavRawLoad => Layout::RawLoad,
         UavArenaLoad | UavArenaStore => Layout::Arena,
@@ -586,6 +589,9 @@ impl CtlBuilder {
                     name, value: None, ..
                 },
             ) if name == "normalize" => self.ctl.bits |= 1,
+            (Layout::Matrix, Control::Generic { name, .. }) if name == "matrix" => {
+                self.ctl.bits |= inst.matrix()? as u32
+            }
             (Layout::Ieee, Control::Ieee) => self.ctl.bits |= 1,
             (Layout::Id, Control::Id(n)) => self.ctl.bits |= fits(*n, 14, "id")?,
             (Layout::RawLoad | Layout::Arena, Control::Id(n)) => {
@@ -1044,6 +1050,16 @@ fn decode_controls(op: Opcode, bits: u32) -> Vec<Control> {
                 v.push(gen("normalize"));
             }
         }
+        Layout::Matrix => {
+            // The shapes past the table have no text form: they decode as the default.
+            if let Some(m) = MATRIX_SHAPES.get(bits as usize).filter(|_| bits != 0) {
+                v.push(Control::Generic {
+                    name: "matrix".into(),
+                    value: Some(m.name.into()),
+                    span: Span::NONE,
+                });
+            }
+        }
         Layout::ZeroOp | Layout::Nrm => {
             if layout(op) == Layout::Nrm && bits & 4 != 0 {
                 v.push(gen("nrm4"));
@@ -1129,7 +1145,7 @@ fn control_rank(c: &Control) -> u32 {
         Control::Prec(_) => 32,
         Control::Generic { name, .. } => match name.as_str() {
             "nrm4" | "normalize" | "uint" | "lo" | "hi" | "shi" | "fine" | "repeat" | "size"
-            | "ext" => 35,
+            | "ext" | "matrix" => 35,
             "compselect" => 36,
             "primod" => 37,
             "secmod" => 38,

@@ -345,6 +345,15 @@ pub enum Op {
     FaceForward,
     /// `reflect[_normalize]`: `s0 - 2 dot4(s0, s1) s1`, or `|s1|^2 s0 - 2 dot4(s0, s1) s1`.
     Reflect(bool),
+    /// `expp`: from `s0.w`, `(2^floor(w), w - floor(w), 2^w, 1)`.
+    Expp,
+    /// `logp_zeroop(z)`: from `s0.w`, with `f = log2(w)` (zero gives minus the zeroop value),
+    /// `(floor(f), w / 2^floor(f), f, 1)`.
+    Logp(ZeroOp),
+    /// `mmul_matrix(m)`: sources src0 then the matrix rows; component `k` of the result is the
+    /// legacy dot product of `len` components of src0 with row `k` (an index into
+    /// [`crate::ast::MATRIX_SHAPES`]).
+    Mmul(usize),
     /// `sad4`: sum of sad over 4 components + s2.x, broadcast.
     Sad4,
     /// `f_2_u4`: pack 4 floats, broadcast.

@@ -13,7 +13,7 @@ use super::fops::{self, RelOp, ZeroOp};
 use super::iops::{self, bool32};
 use super::program::{Addr, AtomicOp, CompFn, DstComp, Inst, Op, Space, TexOp, Ty, WideFn, Width};
 use super::texture::TexDim;
-use crate::ast::{self, Instruction};
+use crate::ast::{self, Instruction, MATRIX_SHAPES};
 use crate::decls::BufferKind;
 use crate::opcodes::Opcode;
 
@@ -72,7 +72,15 @@ pub(crate) fn select(dec: &mut Decoder, st: &Instruction) -> Result<Inst, Interp
     for k in 0..st.srcs.len() {
         src.push(dec.src_at(st, k)?);
     }
-    if src.len() > 4 {
+    if let Op::Mmul(m) = op {
+        // The matrix rows after the first: src1 + 1, + 2, ... (the executor reads them).
+        for k in 1..MATRIX_SHAPES[m].rows as u32 {
+            let row = st.srcs.get(1).and_then(|s| s.row(k)).ok_or_else(|| {
+                malformed(line, "mmul's matrix must be a temp or constant register")
+            })?;
+            src.push(dec.src(&row)?);
+        }
+    } else if src.len() > 4 {
         return Err(malformed(
             line,
             format!("{:?} has more than 4 sources", st.opcode),
@@ -452,6 +460,9 @@ fn float_op(st: &Instruction, line: u32) -> Result<Option<(Op, Ty)>, InterpError
         O::Faceforward => (Op::FaceForward, f),
         O::Reflect => (Op::Reflect(st.generic("normalize").is_some()), f),
         O::Pireduce => (Op::Comp(F1(fops::pireduce)), f),
+        O::Expp => (Op::Expp, f),
+        O::Logp => (Op::Logp(z), f),
+        O::Mmul => (Op::Mmul(st.matrix().map_err(|e| malformed(line, e))?), f),
         _ => return Ok(None),
     }))
 }
