@@ -290,6 +290,48 @@ mov r7, r5
 mov r8, r6
 ",
     );
+    // The conversions known only from the Appendix B enumeration, as the interpreter
+    // defines them: floor / ceiling then ftoi; doubles truncated and saturated.
+    check(
+        "ftoi_flr r5, r1
+ftoi_rpi r6, r1
+dtoi r7, r2
+dtou r8.xz, r3.zw
+",
+    );
+    check(
+        "itod r5.xy, r1.x
+utod r5.zw, r1.y
+itod r6, r2.w
+utod r7, r3.z
+dtoi r8, r5.zw
+",
+    );
+}
+
+#[test]
+fn three_operand_min_med_max() {
+    check(
+        "min3 r5, r1, r2, r3
+max3 r6, r1, r2, r3
+med3 r7, r1, r2, r3
+med3 r8, r3, r1, r2
+",
+    );
+    check(
+        "imin3 r5, r1, r2, r3
+imax3 r6, r1, r2, r3
+imed3 r7, r1, r2, r3
+imed3 r8, r3, r1, r2
+",
+    );
+    check(
+        "umin3 r5, r1, r2, r3
+umax3 r6, r1, r2, r3
+umed3 r7, r1, r2, r3
+umed3 r8, r3, r1, r2
+",
+    );
 }
 
 #[test]

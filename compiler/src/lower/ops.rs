@@ -365,6 +365,28 @@ impl Lowerer<'_> {
         self.cursor().ins().select(z, kv, v)
     }
 
+    /// `min3`/`max3`/`med3` and their integer forms, per component, from the two-operand
+    /// `min` and `max` of the type: `min(min(a, b), c)`, `max(max(a, b), c)`, and the median
+    /// `max(min(a, b), min(max(a, b), c))` (the interpreter's definitions).
+    fn lower_three(&mut self, st: &Instruction, ty: Ty, min: IrOp, max: IrOp) -> LResult<()> {
+        use Opcode as O;
+        let op = st.opcode;
+        self.per_comp(st, ty, 3, move |l, a| {
+            let (first, second) = match op {
+                O::Min3 | O::IMin3 | O::UMin3 => (min, min),
+                O::Max3 | O::IMax3 | O::UMax3 => (max, max),
+                _ => {
+                    let lo = l.cursor().ins().binary(min, a[0], a[1]);
+                    let hi = l.cursor().ins().binary(max, a[0], a[1]);
+                    let hi = l.cursor().ins().binary(min, hi, a[2]);
+                    return Ok(l.cursor().ins().binary(max, lo, hi));
+                }
+            };
+            let m = l.cursor().ins().binary(first, a[0], a[1]);
+            Ok(l.cursor().ins().binary(second, m, a[2]))
+        })
+    }
+
     pub(crate) fn unary_ir(&mut self, op: IrOp, x: Value) -> Value {
         self.cursor().ins().unary(op, x)
     }
@@ -619,6 +641,14 @@ impl Lowerer<'_> {
         let lowered = match st.opcode {
             // ---- conversions ----
             O::Ftoi => self.per_comp(st, f, 1, un(IrOp::F2i)),
+            O::FtoiFlr => self.per_comp(st, f, 1, |l, a| {
+                let x = l.cursor().ins().ffloor(a[0]);
+                Ok(l.cursor().ins().f2i(x))
+            }),
+            O::FtoiRpi => self.per_comp(st, f, 1, |l, a| {
+                let x = l.cursor().ins().fceil(a[0]);
+                Ok(l.cursor().ins().f2i(x))
+            }),
             O::Ftou => self.per_comp(st, f, 1, un(IrOp::F2u)),
             O::Itof => self.per_comp(st, i, 1, un(IrOp::I2f)),
             O::Utof => self.per_comp(st, i, 1, un(IrOp::U2f)),
@@ -691,6 +721,9 @@ impl Lowerer<'_> {
                     Ok(l.bool_mask(p))
                 })
             }
+            O::Min3 | O::Max3 | O::Med3 => self.lower_three(st, f, IrOp::Fmin, IrOp::Fmax),
+            O::IMin3 | O::IMax3 | O::IMed3 => self.lower_three(st, i, IrOp::Imin, IrOp::Imax),
+            O::UMin3 | O::UMax3 | O::UMed3 => self.lower_three(st, i, IrOp::Umin, IrOp::Umax),
             O::IMin => self.per_comp(st, i, 2, bin(IrOp::Imin)),
             O::IMax => self.per_comp(st, i, 2, bin(IrOp::Imax)),
             O::UMin => self.per_comp(st, i, 2, bin(IrOp::Umin)),
@@ -895,6 +928,35 @@ impl Lowerer<'_> {
                 let x = self.wide_src(st, 0, Ty::Double)?;
                 let v = self.cursor().ins().d2f(x);
                 self.write_dst(st, Ty::Untyped, [Some(v); 4])
+            }
+            O::Dtoi | O::Dtou => {
+                let w = self.dst_writes(st);
+                if !w.iter().any(|&b| b) {
+                    return Ok(true);
+                }
+                let x = self.wide_src(st, 0, Ty::Double)?;
+                let op = if st.opcode == O::Dtoi {
+                    IrOp::D2i
+                } else {
+                    IrOp::D2u
+                };
+                let v = self.unary_ir(op, x);
+                self.write_dst(st, Ty::Int, [Some(v); 4])
+            }
+            O::Itod | O::Utod => {
+                let w = self.dst_writes(st);
+                if !w.iter().any(|&b| b) {
+                    return Ok(true);
+                }
+                let s = st.srcs.first().ok_or("needs a source operand")?;
+                let x = self.read_src(s, 0, Ty::Int)?;
+                let op = if st.opcode == O::Itod {
+                    IrOp::I2d
+                } else {
+                    IrOp::U2d
+                };
+                let d = self.unary_ir(op, x);
+                self.write_wide(st, Ty::Double, d)
             }
             O::F2D => {
                 let w = self.dst_writes(st);
