@@ -66,6 +66,12 @@ const INT_OPS: &[(&str, usize)] = &[
     ("bytealign", 3),
     ("umul_high", 2),
     ("imul_high", 2),
+    ("imin3", 3),
+    ("imax3", 3),
+    ("imed3", 3),
+    ("umin3", 3),
+    ("umax3", 3),
+    ("umed3", 3),
 ];
 
 /// 64-bit integer ops on register pairs: (mnemonic, number of 64-bit sources, whether a
@@ -94,9 +100,9 @@ enum DoubleForm {
     Ldexp,
     /// Two doubles in, a 32-bit mask out.
     Compare,
-    /// A double in, a float out.
+    /// A double in, a 32-bit word out (`d2f`, `dtoi`, `dtou`).
     ToFloat,
-    /// A float in, a double out.
+    /// A 32-bit word in, a double out (`f2d`, `itod`, `utod`).
     FromFloat,
     /// A 32-bit condition and two doubles in, a double out.
     Select,
@@ -117,6 +123,10 @@ const DOUBLE_OPS: &[(&str, DoubleForm)] = &[
     ("dlt", DoubleForm::Compare),
     ("d2f", DoubleForm::ToFloat),
     ("f2d", DoubleForm::FromFloat),
+    ("dtoi", DoubleForm::ToFloat),
+    ("dtou", DoubleForm::ToFloat),
+    ("itod", DoubleForm::FromFloat),
+    ("utod", DoubleForm::FromFloat),
     ("dmovc", DoubleForm::Select),
 ];
 
@@ -131,6 +141,11 @@ const FLOAT_OPS: &[(&str, usize)] = &[
     ("dp4", 2),
     ("faceforward", 3),
     ("reflect", 2),
+    ("min3", 3),
+    ("max3", 3),
+    ("med3", 3),
+    ("ftoi_flr", 1),
+    ("ftoi_rpi", 1),
     ("min", 2),
     ("max", 2),
     ("frc", 1),
