@@ -300,6 +300,20 @@ dtou r8.xz, r3.zw
 ",
     );
     check(
+        "frexp_mant r5, r1
+frexp_exp r6, r1
+dfrexp_mant r7, r2.zw
+dfrexp_exp r8, r3
+",
+    );
+    check(
+        "dfrexp r5, r1.zw
+dfrexp r6, r2
+mov r7, r3
+mov r8, r4
+",
+    );
+    check(
         "itod r5.xy, r1.x
 utod r5.zw, r1.y
 itod r6, r2.w

@@ -484,6 +484,24 @@ fn rounding_and_dots() {
             [f(1.0), f(6.0), f(10.0), f(1.0)],
         ),
         c(
+            "B FREXP_MANT: the f32 form of dfrexp (L7642): mantissa in [0.5, 1), sign kept",
+            &[[f(12.0), f(-0.375), 0x8000_0001, INF]],
+            "frexp_mant r0, l0",
+            [f(0.75), f(-0.75), 0x8000_0000, NAN],
+        ),
+        c(
+            "B FREXP_EXP: 12 = 0.75 * 2^4; a denormal is flushed (0); Inf gives -1",
+            &[[f(12.0), f(-0.375), 0x0000_0001, INF]],
+            "frexp_exp r0, l0",
+            [4, (-1i32) as u32, 0, T],
+        ),
+        c(
+            "B DFREXP_EXP / DFREXP_MANT: the parts of dfrexp (L7642)",
+            &[[0, 0x4028_0000, 0, 0]],
+            "dfrexp_exp r0.x, l0.xy\ndfrexp_mant r0.zw, l0.xy",
+            [4, 0, 0, 0x3FE8_0000],
+        ),
+        c(
             "7.11 PIREDUCE L7226: into [-pi, pi]",
             &[[
                 f(0.0),

@@ -31,6 +31,7 @@ const PIO2: f32 = std::f32::consts::FRAC_PI_2;
 const PIO4: f32 = std::f32::consts::FRAC_PI_4;
 const PI: f32 = std::f32::consts::PI;
 use isa_amdil::ast::Instruction;
+use isa_amdil::Opcode;
 
 use super::ops::Ty;
 use super::{LResult, Lowerer};
@@ -314,12 +315,30 @@ impl Lowerer<'_> {
     }
 
     /// `dfrexp`: writes `(0, exponent, mantissa.lo, mantissa.hi)`.
+    /// `dfrexp` (`.y` the exponent, `.zw` the mantissa), `dfrexp_exp` (the exponent,
+    /// broadcast) or `dfrexp_mant` (the mantissa pair), as the opcode of `st` says.
     pub(crate) fn lower_dfrexp(&mut self, st: &Instruction) -> LResult<()> {
         let w = self.dst_writes(st);
         if !w.iter().any(|&b| b) {
             return Ok(());
         }
         let x = self.wide_src(st, 0, Ty::Double)?;
+        let (lo, hm, e) = self.dfrexp_parts(x);
+        match st.opcode {
+            Opcode::DFrexpExp => self.write_dst(st, Ty::Int, [Some(e); 4]),
+            Opcode::DFrexpMant => {
+                self.write_dst(st, Ty::Double, [Some(lo), Some(hm), Some(lo), Some(hm)])
+            }
+            _ => {
+                let z = self.iconst(0);
+                self.write_dst(st, Ty::Double, [Some(z), Some(e), Some(lo), Some(hm)])
+            }
+        }
+    }
+
+    /// The mantissa (low word, high word) and exponent of the f64 `x`: mantissa in [0.5, 1)
+    /// with the sign of x; zero gives (x, 0), Inf/NaN (NaN, -1) (L7642).
+    fn dfrexp_parts(&mut self, x: Value) -> (Value, Value, Value) {
         let min_normal = self.cursor().ins().f64const(f64::MIN_POSITIVE);
         let ax = self.cursor().ins().dabs(x);
         let sub = self.cursor().ins().dcmp(FloatCC::Olt, ax, min_normal);
@@ -349,7 +368,8 @@ impl Lowerer<'_> {
         let finite = self.cursor().ins().dcmp(FloatCC::Olt, ax, inf);
         let xl = self.cursor().ins().lo(x);
         let xh = self.cursor().ins().hi(x);
-        let nan = f64::NAN.to_bits();
+        // The canonical NaN of double results, as the IL interpreter writes it.
+        let nan = isa_amdil::interp::dops::CANONICAL_DNAN;
         let nan_lo = self.iconst(nan as u32);
         let nan_hi = self.iconst((nan >> 32) as u32);
         let m1 = self.iconst(u32::MAX);
@@ -359,6 +379,34 @@ impl Lowerer<'_> {
         let lo = self.cursor().ins().select(finite, lo, nan_lo);
         let hm = self.cursor().ins().select(finite, hm, nan_hi);
         let e = self.cursor().ins().select(finite, e, m1);
-        self.write_dst(st, Ty::Double, [Some(z), Some(e), Some(lo), Some(hm)])
+        (lo, hm, e)
+    }
+
+    /// The f32 `frexp` as the interpreter defines it (the f32 form of `dfrexp`): (mantissa
+    /// in [0.5, 1) with the sign of x, exponent); zero and denormals give (the signed zero,
+    /// 0), Inf/NaN (NaN, -1).
+    pub(crate) fn frexp_f32(&mut self, x: Value) -> (Value, Value) {
+        let sh = self.iconst(23);
+        let eb = self.cursor().ins().ushr(x, sh);
+        let m8 = self.iconst(0xff);
+        let ex = self.cursor().ins().band(eb, m8);
+        let keep = self.iconst(0x807f_ffff);
+        let m = self.cursor().ins().band(x, keep);
+        let half = self.iconst(126 << 23);
+        let m = self.cursor().ins().bor(m, half);
+        let bias = self.iconst(126);
+        let e = self.cursor().ins().isub(ex, bias);
+        let zero = self.iconst(0);
+        let is_zero = self.cursor().ins().icmp(IntCC::Eq, ex, zero);
+        let sign = self.iconst(0x8000_0000);
+        let signed_zero = self.cursor().ins().band(x, sign);
+        let m = self.cursor().ins().select(is_zero, signed_zero, m);
+        let e = self.cursor().ins().select(is_zero, zero, e);
+        let special = self.cursor().ins().icmp(IntCC::Eq, ex, m8);
+        let nan = self.iconst(isa_amdil::interp::fops::CANONICAL_NAN);
+        let m1 = self.iconst(u32::MAX);
+        let m = self.cursor().ins().select(special, nan, m);
+        let e = self.cursor().ins().select(special, m1, e);
+        (m, e)
     }
 }

@@ -907,7 +907,14 @@ impl Lowerer<'_> {
                 let r = self.dldexp(x, n);
                 self.write_wide(st, Ty::Double, r)
             }
-            O::DFrexp => self.lower_dfrexp(st),
+            O::DFrexp | O::DFrexpExp | O::DFrexpMant => self.lower_dfrexp(st),
+            O::FrexpMant | O::FrexpExp => {
+                let mant = st.opcode == O::FrexpMant;
+                self.per_comp(st, Ty::Float, 1, move |l, a| {
+                    let (m, e) = l.frexp_f32(a[0]);
+                    Ok(if mant { m } else { e })
+                })
+            }
             O::Ldexp => self.per_comp(st, Ty::Float, 2, |l, a| Ok(l.ldexp_f32(a[0], a[1]))),
             O::Deq | O::Dne | O::Dge | O::Dlt => {
                 let cc = match st.opcode {

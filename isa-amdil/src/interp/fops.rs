@@ -357,6 +357,19 @@ pub fn round_even(a: u32) -> u32 {
     b(f(a).round_ties_even())
 }
 
+/// `frexp_mant` / `frexp_exp` (Appendix B enumeration only), defined as the f32 form of
+/// `dfrexp` (L7642): (mantissa in [0.5, 1) with the sign of x, exponent). Zero, and a
+/// denormal (flushed like every float input), give (the signed zero, 0); Inf/NaN give
+/// (NaN, -1).
+pub fn frexp(a: u32) -> (u32, u32) {
+    let ex = (a >> 23) & 0xFF;
+    match ex {
+        0 => (a & 0x8000_0000, 0),
+        0xFF => (CANONICAL_NAN, u32::MAX),
+        _ => ((a & 0x807F_FFFF) | (126 << 23), ex.wrapping_sub(126)),
+    }
+}
+
 /// `rnd`: `floor(x + 0.5)` (L7291).
 #[inline]
 pub fn rnd(a: u32) -> u32 {

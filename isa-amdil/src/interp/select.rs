@@ -622,6 +622,10 @@ fn wide_op(st: &Instruction, _line: u32) -> Result<Option<(Op, Ty)>, InterpError
         O::Utod => (Op::Widen(|a| (a as f64).to_bits()), i),
         O::FtoiFlr => (Op::Comp(F1(|a| fops::ftoi(fops::floor(a)))), f),
         O::FtoiRpi => (Op::Comp(F1(|a| fops::ftoi(fops::ceil(a)))), f),
+        O::FrexpMant => (Op::Comp(F1(|a| fops::frexp(a).0)), f),
+        O::FrexpExp => (Op::Comp(F1(|a| fops::frexp(a).1)), f),
+        O::DFrexpMant => (Op::Wide(WideFn::W1(|a| dops::dfrexp(a).0)), w),
+        O::DFrexpExp => (Op::Wide(WideFn::Narrow(|a| dops::dfrexp(a).1)), w),
         O::Ldexp => (
             Op::Comp(F2(|a, n| {
                 let e = (n as i32).clamp(-300, 300);
