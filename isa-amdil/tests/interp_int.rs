@@ -308,6 +308,25 @@ fn sixty_four_bit_integers_7_7_7_8() {
             [5, 0, 0, T],
         ),
         c(
+            "B U64DIV/U64MOD: (2^32 + 7) / 3 = 0x5555_5557; x % 0 = all ones",
+            &[[7, 1, 3, 0], [5, 0, 0, 0]],
+            "u64div r0.xy, l0.xy, l0.zw\nu64mod r0.zw, l1.xy, l1.zw",
+            [0x5555_5557, 0, T, T],
+        ),
+        c(
+            "B I64DIV/I64MOD: truncated quotient, remainder with the dividend's sign",
+            // -7 / 2 = -3, -7 % 2 = -1
+            &[[(-7i32) as u32, T, 2, 0]],
+            "i64div r0.xy, l0.xy, l0.zw\ni64mod r0.zw, l0.xy, l0.zw",
+            [(-3i32) as u32, T, T, T],
+        ),
+        c(
+            "B I64DIV: i64::MIN / -1 wraps; i64::MIN % -1 = 0",
+            &[[0, 0x8000_0000, T, T]],
+            "i64div r0.xy, l0.xy, l0.zw\ni64mod r0.zw, l0.xy, l0.zw",
+            [0, 0x8000_0000, 0, 0],
+        ),
+        c(
             "7.8 U64MAX/U64MIN L6024",
             &[[0, T, 5, 0]],
             "u64max r0.xy, l0.xy, l0.zw\nu64min r0.zw, l0.xy, l0.zw",

@@ -382,6 +382,93 @@ impl Lowerer<'_> {
         (lo, hm, e)
     }
 
+    /// `u64div`/`u64mod` (Appendix B enumeration only; the 32-bit `udiv`/`umod` convention
+    /// carried to 64 bits, as the interpreter defines them): the unsigned quotient and
+    /// remainder of `n / d`, both all ones when `d` is 0. SPA 5.0 has no 64-bit divide, so
+    /// this is a restoring division: a loop of 64 uniform iterations, each shifting one bit
+    /// of `n` into the remainder and the quotient bit into `n`'s place.
+    pub(crate) fn udivrem64(&mut self, n: Value, d: Value) -> (Value, Value) {
+        let b64 = ilc_passes::ir::Type::B64;
+        let zero = self.cursor().ins().iconst(b64, 0);
+        let count = self.iconst(64);
+        let lp = self.func.dfg.make_block();
+        let acc = self.func.dfg.append_block_param(lp, b64);
+        let rem = self.func.dfg.append_block_param(lp, b64);
+        let left = self
+            .func
+            .dfg
+            .append_block_param(lp, ilc_passes::ir::Type::B32);
+        let from = self.cur;
+        self.cursor().ins().jump(lp, &[n, zero, count]);
+        self.ssa.add_pred(lp, from);
+        self.switch_to(lp);
+        let k63 = self.iconst(63);
+        let k1 = self.iconst(1);
+        let top = self.cursor().ins().ushr(acc, k63);
+        let r = self.cursor().ins().ishl(rem, k1);
+        let r = self.cursor().ins().bor(r, top);
+        let a = self.cursor().ins().ishl(acc, k1);
+        let ge = self.cursor().ins().icmp(IntCC::Uge, r, d);
+        let rd = self.cursor().ins().isub(r, d);
+        let r = self.cursor().ins().select(ge, rd, r);
+        let one = self.cursor().ins().iconst(b64, 1);
+        let a1 = self.cursor().ins().bor(a, one);
+        let a = self.cursor().ins().select(ge, a1, a);
+        let left = self.cursor().ins().isub(left, k1);
+        let z = self.iconst(0);
+        let done = self.cursor().ins().icmp(IntCC::Eq, left, z);
+        // The shape of a lowered `whileloop` with `break` (see `cas_loop`).
+        let brk = self.func.dfg.make_block();
+        let cont = self.func.dfg.make_block();
+        let exit = self.func.dfg.make_block();
+        let from = self.cur;
+        self.cursor().ins().brif(done, brk, &[], cont, &[]);
+        self.ssa.add_pred(brk, from);
+        self.ssa.add_pred(cont, from);
+        self.ssa.seal(&mut self.func, brk);
+        self.ssa.seal(&mut self.func, cont);
+        self.switch_to(cont);
+        self.cursor().ins().jump(lp, &[a, r, left]);
+        self.ssa.add_pred(lp, cont);
+        self.ssa.seal(&mut self.func, lp);
+        self.switch_to(brk);
+        self.cursor().ins().jump(exit, &[]);
+        self.ssa.add_pred(exit, brk);
+        self.ssa.seal(&mut self.func, exit);
+        self.switch_to(exit);
+        let by_zero = self.cursor().ins().icmp(IntCC::Eq, d, zero);
+        let ones = self.cursor().ins().iconst(b64, u64::MAX);
+        let q = self.cursor().ins().select(by_zero, ones, a);
+        let r = self.cursor().ins().select(by_zero, ones, r);
+        (q, r)
+    }
+
+    /// `i64div`/`i64mod` (as [`Self::udivrem64`], signed): the quotient truncated toward
+    /// zero and the remainder with the sign of `n`; both all ones when `d` is 0; the
+    /// quotient of `i64::MIN / -1` wraps to `i64::MIN`.
+    pub(crate) fn idivrem64(&mut self, n: Value, d: Value) -> (Value, Value) {
+        let b64 = ilc_passes::ir::Type::B64;
+        let zero = self.cursor().ins().iconst(b64, 0);
+        let n_neg = self.cursor().ins().icmp(IntCC::Slt, n, zero);
+        let d_neg = self.cursor().ins().icmp(IntCC::Slt, d, zero);
+        let nn = self.cursor().ins().ineg(n);
+        let na = self.cursor().ins().select(n_neg, nn, n);
+        let dn = self.cursor().ins().ineg(d);
+        let da = self.cursor().ins().select(d_neg, dn, d);
+        let (q, r) = self.udivrem64(na, da);
+        let q_neg = self.cursor().ins().pxor(n_neg, d_neg);
+        let qn = self.cursor().ins().ineg(q);
+        let q = self.cursor().ins().select(q_neg, qn, q);
+        let rn = self.cursor().ins().ineg(r);
+        let r = self.cursor().ins().select(n_neg, rn, r);
+        // A zero divisor's all-ones results are not negated.
+        let by_zero = self.cursor().ins().icmp(IntCC::Eq, d, zero);
+        let ones = self.cursor().ins().iconst(b64, u64::MAX);
+        let q = self.cursor().ins().select(by_zero, ones, q);
+        let r = self.cursor().ins().select(by_zero, ones, r);
+        (q, r)
+    }
+
     /// The f32 `frexp` as the interpreter defines it (the f32 form of `dfrexp`): (mantissa
     /// in [0.5, 1) with the sign of x, exponent); zero and denormals give (the signed zero,
     /// 0), Inf/NaN (NaN, -1).

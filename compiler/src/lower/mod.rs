@@ -31,8 +31,11 @@
 //! - f64 NaN payloads may differ (both sides canonicalize f32 NaN to `0x7FFFFFFF`);
 //! - byte addresses are 32-bit and wrap, where the interpreter computes them in 64 bits.
 //!
-//! Not supported (diagnosed): LDS `mskor`, the SM30 `loop`, `_divcomp`, two-dimensional indices and
-//! graphics-only opcodes.
+//! Not supported (diagnosed): the SM30 `loop`, `_divcomp`, two-dimensional indices,
+//! graphics-only opcodes, and the Appendix B opcodes that neither the guide nor the interpreter
+//! defines (`mova`, `class`, `dclass`, `cu_id`, `wave_id`, `div_scale`/`div_fmas`/`div_fixup`
+//! and their `d` forms, `dtrig_preop`, `msad`, `qsad`, `mqsad`, `f2f16_neg_inf`,
+//! `f2f16_plus_inf`).
 //!
 //! Notes for later stages: `_sat` is `fmax(fsat(x), +0)` because the IR's `fsat` keeps -0
 //! while the interpreter's `sat(-0)` is +0; `f2f16` selects `0x7FFF` for NaN; legacy

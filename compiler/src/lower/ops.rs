@@ -997,6 +997,21 @@ impl Lowerer<'_> {
             O::I64Sub => self.wide(st, i, 2, bin(IrOp::Isub)),
             O::I64Mul | O::U64Mul => self.wide(st, i, 2, bin(IrOp::Imul)),
             O::I64Negate => self.wide(st, i, 1, un(IrOp::Ineg)),
+            O::U64Div | O::U64Mod | O::I64Div | O::I64Mod => {
+                let op = st.opcode;
+                self.wide(st, i, 2, move |l, a| {
+                    let (q, r) = if matches!(op, O::U64Div | O::U64Mod) {
+                        l.udivrem64(a[0], a[1])
+                    } else {
+                        l.idivrem64(a[0], a[1])
+                    };
+                    Ok(if matches!(op, O::U64Div | O::I64Div) {
+                        q
+                    } else {
+                        r
+                    })
+                })
+            }
             O::I64Max => self.wide(st, i, 2, bin(IrOp::Imax)),
             O::I64Min => self.wide(st, i, 2, bin(IrOp::Imin)),
             O::U64Max => self.wide(st, i, 2, bin(IrOp::Umax)),

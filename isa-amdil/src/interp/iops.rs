@@ -128,6 +128,39 @@ pub fn imod(a: u32, b: u32) -> u32 {
     }
 }
 
+/// `u64div` (enum only): the 32-bit `udiv` convention in 64 bits, `x / 0` = all ones.
+#[inline]
+pub fn u64div(a: u64, b: u64) -> u64 {
+    a.checked_div(b).unwrap_or(u64::MAX)
+}
+
+/// `u64mod` (enum only): `x % 0` = all ones, as `umod`.
+#[inline]
+pub fn u64mod(a: u64, b: u64) -> u64 {
+    a.checked_rem(b).unwrap_or(u64::MAX)
+}
+
+/// `i64div` (enum only): as `idiv` in 64 bits: truncating, `x / 0` = -1 (all ones),
+/// `i64::MIN / -1` = `i64::MIN` (wraps).
+#[inline]
+pub fn i64div(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        u64::MAX
+    } else {
+        (a as i64).wrapping_div(b as i64) as u64
+    }
+}
+
+/// `i64mod` (enum only): as `imod` in 64 bits: the sign of the dividend, `x % 0` = -1.
+#[inline]
+pub fn i64mod(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        u64::MAX
+    } else {
+        (a as i64).wrapping_rem(b as i64) as u64
+    }
+}
+
 /// `ishl`: shift left by `b & 31` (L6004, L3242).
 #[inline]
 pub fn ishl(a: u32, b: u32) -> u32 {

@@ -638,6 +638,10 @@ fn wide_op(st: &Instruction, _line: u32) -> Result<Option<(Op, Ty)>, InterpError
         O::I64Sub => (Op::Wide(WideFn::W2(|a, b| a.wrapping_sub(b))), i),
         O::I64Mul | O::U64Mul => (Op::Wide(WideFn::W2(|a, b| a.wrapping_mul(b))), i),
         O::I64Negate => (Op::Wide(WideFn::W1(|a| a.wrapping_neg())), i),
+        O::U64Div => (Op::Wide(WideFn::W2(iops::u64div)), i),
+        O::U64Mod => (Op::Wide(WideFn::W2(iops::u64mod)), i),
+        O::I64Div => (Op::Wide(WideFn::W2(iops::i64div)), i),
+        O::I64Mod => (Op::Wide(WideFn::W2(iops::i64mod)), i),
         O::I64Max => (
             Op::Wide(WideFn::W2(|a, b| (a as i64).max(b as i64) as u64)),
             i,
