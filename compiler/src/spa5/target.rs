@@ -58,8 +58,9 @@ pub enum Slot {
     Scratch,
 }
 
-/// One machine instruction of a template.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One machine instruction of a template. Hashed as one write of packed words (as
+/// [`MInst`] is): interning hashes every template selection makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TInst {
     /// The instruction with placeholder operands.
     pub inst: MInst,
@@ -67,6 +68,35 @@ pub struct TInst {
     pub slots: [Slot; MAX_OPERANDS],
     /// Guard predicate taken from an IR argument: (argument, negated).
     pub guard: Option<(u8, bool)>,
+}
+
+impl std::hash::Hash for TInst {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        const N: usize = isa_spa5::inst::HASH_WORDS;
+        // The instruction's words, two slots a word, the guard.
+        const G: usize = N + MAX_OPERANDS.div_ceil(2);
+        let mut w = [0u64; G + 1];
+        w[..N].copy_from_slice(&self.inst.hash_words());
+        for (k, s) in self.slots.iter().enumerate() {
+            let (tag, a, b) = match *s {
+                Slot::Keep => (0u8, 0, 0),
+                Slot::Arg(a, p) => (1, a, p),
+                Slot::ArgNot(a) => (2, a, 0),
+                Slot::Res(r, p) => (3, r, p),
+                Slot::MemArg(a) => (4, a, 0),
+                Slot::CIdxArg(a) => (5, a, 0),
+                Slot::Spill => (6, 0, 0),
+                Slot::Scratch => (7, 0, 0),
+            };
+            let packed = u64::from(tag) | u64::from(a) << 8 | u64::from(b) << 16;
+            w[N + k / 2] |= packed << (32 * (k % 2));
+        }
+        w[G] = match self.guard {
+            None => 0,
+            Some((a, not)) => 1 | u64::from(a) << 8 | u64::from(not) << 16,
+        };
+        std::hash::Hash::hash_slice(&w, state);
+    }
 }
 
 impl TInst {
@@ -1087,6 +1117,33 @@ mod tests {
         let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));
         assert!(t.intern_checked(forgot, 1).is_err());
         assert_eq!(t.templates.len(), usize::from(code) + 1);
+    }
+
+    #[test]
+    fn templates_differing_only_in_slots_or_guard_intern_apart() {
+        let mut t = Spa5Target::new(254);
+        let inst = MInst::lop(Lop::And, R, R, R);
+        let base = TInst::new(inst, &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)]);
+        let variants = [
+            base,
+            TInst::new(inst, &[Keep, Res(0, 0), Arg(1, 0), Arg(0, 0)]),
+            TInst::new(inst, &[Keep, Res(0, 1), Arg(0, 0), Arg(1, 0)]),
+            base.guarded(2, false),
+            base.guarded(2, true),
+        ];
+        let codes: Vec<u16> = variants
+            .iter()
+            .map(|ti| t.intern(Template::one(*ti)).expect("room"))
+            .collect();
+        for (i, a) in codes.iter().enumerate() {
+            for b in &codes[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        // Interning again finds each one.
+        for (ti, c) in variants.iter().zip(&codes) {
+            assert_eq!(t.intern(Template::one(*ti)), Some(*c));
+        }
     }
 
     #[test]
