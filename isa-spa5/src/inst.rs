@@ -738,6 +738,27 @@ impl Inst {
         out
     }
 
+    /// One past the highest GPR among [`Inst::defs`] and [`Inst::uses`] (0 when there is
+    /// none), without building either list.
+    pub fn gpr_end(&self) -> u32 {
+        let form = self.form();
+        let mut end = 0u32;
+        for (f, o) in form.operands.iter().zip(&self.operands) {
+            // The arms of `collect` that give a GPR, for either role.
+            let (reg, count) = match (f.kind, o) {
+                (OpKind::Mem { .. }, Operand::Mem { base, .. }) => (*base, self.width(f.width)),
+                (OpKind::CIdx, Operand::CIdx { base, .. }) => (*base, 1),
+                (OpKind::Pr | OpKind::Cc, _) => continue,
+                (_, Operand::Reg(r)) => (*r, self.width(f.width)),
+                _ => continue,
+            };
+            if !reg.is_zero() {
+                end = end.max(u32::from(reg.0) + u32::from(count));
+            }
+        }
+        end
+    }
+
     /// Registers, predicates and CC written (RZ/PT excluded).
     pub fn defs(&self) -> Locs {
         self.collect(Role::Def)
