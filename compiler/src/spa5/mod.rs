@@ -370,6 +370,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ..Default::default()
     };
     let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
+    tgt.recycle();
     timer.stage("cubin");
     Ok(Spa5Output {
         cubin,

@@ -475,12 +475,31 @@ fn mov(op: Op) -> MInst {
     MInst::new(op)
 }
 
+thread_local! {
+    /// A table a finished compile handed back ([`Spa5Target::recycle`]), already emptied
+    /// to the fixed templates: the next [`Spa5Target::new`] on this thread takes it instead
+    /// of copying them (and the tables' storage) again.
+    static SPARE: std::cell::Cell<Option<Spa5Target>> = const { std::cell::Cell::new(None) };
+}
+
+/// The process's table of the fixed templates, which every table starts from.
+fn fixed_table() -> &'static Spa5Target {
+    static FIXED: std::sync::OnceLock<Spa5Target> = std::sync::OnceLock::new();
+    FIXED.get_or_init(Spa5Target::with_fixed_templates)
+}
+
 impl Spa5Target {
     /// A table holding only the fixed templates: a copy of one built once per process
-    /// (building them, with the modifier lookups by name, cost every compile ~3 us).
+    /// (building them, with the modifier lookups by name, cost every compile ~3 us), or
+    /// the table the thread's previous compile recycled, which holds just the same.
     pub fn new(gprs: u32) -> Spa5Target {
-        static FIXED: std::sync::OnceLock<Spa5Target> = std::sync::OnceLock::new();
-        let fixed = FIXED.get_or_init(Spa5Target::with_fixed_templates);
+        let share = SHARED_INFO_READY.swap(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(mut t) = SPARE.take() {
+            t.gprs = gprs.min(254);
+            t.share = share;
+            return t;
+        }
+        let fixed = fixed_table();
         // Room for a typical kernel's templates, so selection rarely grows the table.
         let mut templates = Vec::with_capacity(64);
         templates.extend_from_slice(&fixed.templates);
@@ -494,8 +513,32 @@ impl Spa5Target {
             info,
             checked: Vec::with_capacity(64),
             gprs: gprs.min(254),
-            share: SHARED_INFO_READY.swap(true, std::sync::atomic::Ordering::Relaxed),
+            share,
         }
+    }
+
+    /// Hands the table back for the thread's next [`Spa5Target::new`]: emptied to the
+    /// fixed templates (their codes, index entries and computed answers, which depend on
+    /// the template alone, stay), with no argument count checked, as a new table is. A
+    /// table whose fixed templates were changed is dropped instead.
+    pub fn recycle(mut self) {
+        let fixed = fixed_table();
+        let n = fixed.templates.len();
+        if self.templates.get(..n) != Some(&fixed.templates[..]) || self.info.len() < n {
+            return;
+        }
+        self.templates.truncate(n);
+        self.templates.shrink_to(64);
+        self.info.truncate(n);
+        self.info.shrink_to(64);
+        self.index.retain(|_, codes| {
+            codes.retain(|c| usize::from(*c) < n);
+            !codes.is_empty()
+        });
+        self.index.shrink_to(64);
+        self.checked.clear();
+        self.checked.shrink_to(64);
+        SPARE.set(Some(self));
     }
 
     /// Builds the table of the fixed templates (moves, spills and reloads, which the
@@ -1144,6 +1187,37 @@ mod tests {
         for (ti, c) in variants.iter().zip(&codes) {
             assert_eq!(t.intern(Template::one(*ti)), Some(*c));
         }
+    }
+
+    #[test]
+    fn a_recycled_table_interns_like_a_new_one() {
+        let lop = |op| {
+            Template::one(TInst::new(
+                MInst::lop(op, R, R, R),
+                &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            ))
+        };
+        let run = |t: &mut Spa5Target| -> Vec<Result<Option<u16>, String>> {
+            let mut out = Vec::new();
+            for op in [Lop::Or, Lop::And, Lop::Or, Lop::Xor] {
+                out.push(t.intern_checked(lop(op), 2));
+            }
+            out.push(t.intern_checked(lop(Lop::And), 1));
+            out
+        };
+        let fresh = run(&mut Spa5Target::new(254));
+        let mut t = Spa5Target::new(254);
+        // Other templates first, then handed back.
+        t.intern_checked(lop(Lop::PassB), 2).unwrap();
+        run(&mut t);
+        let fixed = fixed_table().templates.len();
+        assert!(t.templates.len() > fixed);
+        t.recycle();
+        let mut t = Spa5Target::new(64);
+        assert_eq!(t.gprs, 64);
+        assert_eq!(t.templates, fixed_table().templates);
+        assert!(t.checked.is_empty());
+        assert_eq!(run(&mut t), fresh);
     }
 
     #[test]
