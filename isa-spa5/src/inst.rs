@@ -299,7 +299,10 @@ impl Locs {
 }
 
 /// A machine instruction.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Hashed as its [`Inst::hash_words`] (one write of the whole instruction instead of one per
+/// field: compilers hash every instruction template they intern).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Inst {
     /// The table row.
     pub op: Op,
@@ -309,6 +312,63 @@ pub struct Inst {
     pub operands: [Operand; MAX_OPERANDS],
     /// Modifier values in form order; slots past the form's count are 0.
     pub mods: [u8; MAX_MODS],
+}
+
+/// Number of words of [`Inst::hash_words`].
+pub const HASH_WORDS: usize = 3 + 2 * MAX_OPERANDS;
+
+impl Inst {
+    /// The instruction packed into words: equal instructions give equal words (and every
+    /// field is in them, so different instructions rarely collide once hashed).
+    pub fn hash_words(&self) -> [u64; HASH_WORDS] {
+        let mut w = [0u64; HASH_WORDS];
+        w[0] = u64::from(self.op.0)
+            | u64::from(self.guard.reg.0) << 16
+            | u64::from(self.guard.not) << 24;
+        for (k, &m) in self.mods.iter().enumerate() {
+            w[1 + k / 8] |= u64::from(m) << (8 * (k % 8));
+        }
+        for (k, o) in self.operands.iter().enumerate() {
+            let (tag, payload) = operand_words(o);
+            w[3 + 2 * k] = tag;
+            w[4 + 2 * k] = payload;
+        }
+        w
+    }
+}
+
+/// An operand as (variant and small fields, wide field).
+fn operand_words(o: &Operand) -> (u64, u64) {
+    let reg = |r: &Reg| u64::from(r.0);
+    match *o {
+        Operand::None => (0, 0),
+        Operand::Hole => (1, 0),
+        Operand::Reg(r) => (2, reg(&r)),
+        Operand::Pred(p) => (3, u64::from(p.reg.0) | u64::from(p.not) << 8),
+        Operand::Imm(v) => (4, v as u64),
+        Operand::F32(v) => (5, u64::from(v)),
+        Operand::F64(v) => (6, v),
+        Operand::CBuf { bank, offset } => (7 | u64::from(bank) << 8, offset as u32 as u64),
+        Operand::CIdx { bank, base, offset } => (
+            8 | u64::from(bank) << 8 | reg(&base) << 16,
+            offset as u32 as u64,
+        ),
+        Operand::Mem { base, offset } => (9 | reg(&base) << 8, offset as u32 as u64),
+        Operand::SReg(s) => (10, u64::from(s.0)),
+        Operand::Target(t) => (11, t as u32 as u64),
+        Operand::Label(l) => (12, u64::from(l)),
+        Operand::SbMask(m) => (13, u64::from(m)),
+        Operand::Sb(b) => (14, u64::from(b)),
+        Operand::Pr => (15, 0),
+        Operand::Cc => (16, 0),
+    }
+}
+
+impl std::hash::Hash for Inst {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // Integer slices hash as one write of their bytes.
+        std::hash::Hash::hash_slice(&self.hash_words(), state);
+    }
 }
 
 impl fmt::Debug for Inst {
@@ -678,6 +738,27 @@ impl Inst {
         out
     }
 
+    /// One past the highest GPR among [`Inst::defs`] and [`Inst::uses`] (0 when there is
+    /// none), without building either list.
+    pub fn gpr_end(&self) -> u32 {
+        let form = self.form();
+        let mut end = 0u32;
+        for (f, o) in form.operands.iter().zip(&self.operands) {
+            // The arms of `collect` that give a GPR, for either role.
+            let (reg, count) = match (f.kind, o) {
+                (OpKind::Mem { .. }, Operand::Mem { base, .. }) => (*base, self.width(f.width)),
+                (OpKind::CIdx, Operand::CIdx { base, .. }) => (*base, 1),
+                (OpKind::Pr | OpKind::Cc, _) => continue,
+                (_, Operand::Reg(r)) => (*r, self.width(f.width)),
+                _ => continue,
+            };
+            if !reg.is_zero() {
+                end = end.max(u32::from(reg.0) + u32::from(count));
+            }
+        }
+        end
+    }
+
     /// Registers, predicates and CC written (RZ/PT excluded).
     pub fn defs(&self) -> Locs {
         self.collect(Role::Def)
@@ -1010,6 +1091,53 @@ impl Inst {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hash_words_tell_operands_guards_and_modifiers_apart() {
+        let a = Inst::lop(Lop::And, Reg(1), Reg(2), Reg(3));
+        let mut variants = vec![a];
+        for o in [
+            Operand::Imm(3),
+            Operand::F32(3),
+            Operand::F64(3),
+            Operand::CBuf { bank: 0, offset: 3 },
+            Operand::Mem {
+                base: Reg(3),
+                offset: 0,
+            },
+            Operand::Reg(Reg(4)),
+            Operand::Pred(Pred {
+                reg: PredReg(3),
+                not: false,
+            }),
+        ] {
+            let mut i = a;
+            i.operands[2] = o;
+            variants.push(i);
+        }
+        let mut g = a;
+        g.guard = Pred {
+            reg: PredReg(0),
+            not: true,
+        };
+        variants.push(g);
+        let mut m = a;
+        m.mods[MAX_MODS - 1] = 1;
+        variants.push(m);
+        let words: Vec<_> = variants.iter().map(Inst::hash_words).collect();
+        for (x, wx) in variants.iter().zip(&words) {
+            for (y, wy) in variants.iter().zip(&words) {
+                assert_eq!(x == y, wx == wy, "{x:?} / {y:?}");
+            }
+        }
+        // Equal instructions hash equal through `Hash` (one write of the words).
+        let h = |i: &Inst| {
+            use std::hash::{BuildHasher, BuildHasherDefault};
+            BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(i)
+        };
+        assert_eq!(h(&a), h(&{ a }));
+        assert_ne!(h(&a), h(&variants[1]));
+    }
+
     #[test]
     fn builders_take_every_typed_value() {
         use crate::mods::TypedMod;

@@ -21,9 +21,11 @@ use crate::ir::{Block, Function, Inst, InstructionData, MemSize, Opcode, Value};
 
 /// Runs DCE on `func`.
 pub fn run(func: &mut Function) {
-    let live = compute_liveness(func);
+    // Sweeping keeps every terminator, so the branch edges found once serve both steps.
+    let into = branches_to(func);
+    let live = compute_liveness(func, &into);
     sweep_insts(func, &live);
-    remove_dead_params(func, &live);
+    remove_dead_params(func, &live, &into);
 }
 
 /// Branches into each block: (branch instruction, destination index).
@@ -40,11 +42,13 @@ fn branches_to(func: &Function) -> SecondaryMap<Block, SmallVec<[(Inst, usize); 
     m
 }
 
-fn compute_liveness(func: &Function) -> SecondaryMap<Value, bool> {
+fn compute_liveness(
+    func: &Function,
+    into: &SecondaryMap<Block, SmallVec<[(Inst, usize); 2]>>,
+) -> SecondaryMap<Value, bool> {
     let mut live: SecondaryMap<Value, bool> = SecondaryMap::new();
     live.resize(func.dfg.num_values());
     let mut work: Vec<Value> = Vec::new();
-    let into = branches_to(func);
     let mark = |v: Value, live: &mut SecondaryMap<Value, bool>, work: &mut Vec<Value>| {
         if !live[v] {
             live[v] = true;
@@ -131,9 +135,12 @@ fn sweep_insts(func: &mut Function, live: &SecondaryMap<Value, bool>) {
     }
 }
 
-fn remove_dead_params(func: &mut Function, live: &SecondaryMap<Value, bool>) {
+fn remove_dead_params(
+    func: &mut Function,
+    live: &SecondaryMap<Value, bool>,
+    into: &SecondaryMap<Block, SmallVec<[(Inst, usize); 2]>>,
+) {
     let entry = func.entry_block();
-    let into = branches_to(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for b in blocks {
         if Some(b) == entry {

@@ -31,8 +31,8 @@ pub fn run(func: &mut Function) {
     run_with(func, &mut Analyses::new());
 }
 
-/// Runs CFG simplification with the pipeline's cached analyses, used until the first change
-/// (then each step computes its own).
+/// Runs CFG simplification with the pipeline's cached analyses (dropped at each change, so
+/// the next step that needs them computes them once for the steps after it).
 pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
     let rounds = fixpoint(func, analyses);
     tracing::trace!(rounds, "simplify_cfg");
@@ -42,24 +42,23 @@ pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
 /// nothing). Each rewrite reaches as far as one scan allows (bypassing folds a whole nest of
 /// empty arms), so a few rounds suffice whatever the nesting depth.
 fn fixpoint(func: &mut Function, analyses: &mut Analyses) -> u32 {
-    let mut cached = Some(analyses);
     let mut rounds = 0;
     for _ in 0..1000 {
         rounds += 1;
         let mut changed = fold_branches(func);
         if changed {
-            cached = None;
+            analyses.invalidate();
         }
-        changed |= remove_unreachable(func, cached.as_deref_mut());
+        changed |= remove_unreachable(func, Some(analyses));
         if changed {
-            cached = None;
+            analyses.invalidate();
         }
-        changed |= merge_blocks(func, cached.as_deref_mut());
+        changed |= merge_blocks(func, Some(analyses));
         changed |= bypass_forwarders(func);
         if !changed {
             break;
         }
-        cached = None;
+        analyses.invalidate();
     }
     rounds
 }

@@ -23,7 +23,7 @@ use ilc_passes::regalloc::{RegAllocError, RegAllocOptions};
 use ilc_passes::schedule::ScheduleOptions;
 use isa_spa5::cubin::{scan_instr_offsets, CubinError, Kernel, Sm};
 use isa_spa5::inst::Operand;
-use isa_spa5::{Control, Inst as MInst, Loc};
+use isa_spa5::{Control, Inst as MInst};
 use std::time::{Duration, Instant};
 
 pub use abi::{LaunchLayout, LaunchParam, LayoutError, ParamKind};
@@ -370,6 +370,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ..Default::default()
     };
     let cubin = isa_spa5::cubin::write_cubin(opts.sm, [kernel])?;
+    tgt.recycle();
     timer.stage("cubin");
     Ok(Spa5Output {
         cubin,
@@ -565,15 +566,45 @@ fn pack(
 
 /// One past the highest GPR any instruction names (at least 1).
 fn count_regs(placed: &[(MInst, Control)]) -> u32 {
-    let mut n = 0u32;
-    for (i, _) in placed {
-        for l in i.defs().iter().chain(i.uses().iter()) {
-            if let Loc::Gpr { reg, count } = l {
-                n = n.max(u32::from(reg.0) + u32::from(count));
+    placed
+        .iter()
+        .map(|(i, _)| i.gpr_end())
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+#[cfg(test)]
+mod count_regs_tests {
+    use isa_spa5::Loc;
+
+    /// `Inst::gpr_end` is the end of the GPRs `defs` and `uses` list.
+    #[test]
+    fn gpr_end_matches_the_def_and_use_lists() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../bench/kernels");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).expect("bench kernels") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "il") {
+                continue;
+            }
+            let src = std::fs::read(&path).expect("readable");
+            let Ok(k) = crate::Compiler::default().compile(&src) else {
+                continue;
+            };
+            for (i, _) in &k.insts {
+                let mut n = 0u32;
+                for l in i.defs().iter().chain(i.uses().iter()) {
+                    if let Loc::Gpr { reg, count } = l {
+                        n = n.max(u32::from(reg.0) + u32::from(count));
+                    }
+                }
+                assert_eq!(i.gpr_end(), n, "{i:?}");
+                seen += 1;
             }
         }
+        assert!(seen > 100, "{seen} instructions");
     }
-    n.max(1)
 }
 
 #[cfg(test)]

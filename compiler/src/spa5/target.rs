@@ -58,8 +58,9 @@ pub enum Slot {
     Scratch,
 }
 
-/// One machine instruction of a template.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One machine instruction of a template. Hashed as one write of packed words (as
+/// [`MInst`] is): interning hashes every template selection makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TInst {
     /// The instruction with placeholder operands.
     pub inst: MInst,
@@ -67,6 +68,35 @@ pub struct TInst {
     pub slots: [Slot; MAX_OPERANDS],
     /// Guard predicate taken from an IR argument: (argument, negated).
     pub guard: Option<(u8, bool)>,
+}
+
+impl std::hash::Hash for TInst {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        const N: usize = isa_spa5::inst::HASH_WORDS;
+        // The instruction's words, two slots a word, the guard.
+        const G: usize = N + MAX_OPERANDS.div_ceil(2);
+        let mut w = [0u64; G + 1];
+        w[..N].copy_from_slice(&self.inst.hash_words());
+        for (k, s) in self.slots.iter().enumerate() {
+            let (tag, a, b) = match *s {
+                Slot::Keep => (0u8, 0, 0),
+                Slot::Arg(a, p) => (1, a, p),
+                Slot::ArgNot(a) => (2, a, 0),
+                Slot::Res(r, p) => (3, r, p),
+                Slot::MemArg(a) => (4, a, 0),
+                Slot::CIdxArg(a) => (5, a, 0),
+                Slot::Spill => (6, 0, 0),
+                Slot::Scratch => (7, 0, 0),
+            };
+            let packed = u64::from(tag) | u64::from(a) << 8 | u64::from(b) << 16;
+            w[N + k / 2] |= packed << (32 * (k % 2));
+        }
+        w[G] = match self.guard {
+            None => 0,
+            Some((a, not)) => 1 | u64::from(a) << 8 | u64::from(not) << 16,
+        };
+        std::hash::Hash::hash_slice(&w, state);
+    }
 }
 
 impl TInst {
@@ -445,12 +475,31 @@ fn mov(op: Op) -> MInst {
     MInst::new(op)
 }
 
+thread_local! {
+    /// A table a finished compile handed back ([`Spa5Target::recycle`]), already emptied
+    /// to the fixed templates: the next [`Spa5Target::new`] on this thread takes it instead
+    /// of copying them (and the tables' storage) again.
+    static SPARE: std::cell::Cell<Option<Spa5Target>> = const { std::cell::Cell::new(None) };
+}
+
+/// The process's table of the fixed templates, which every table starts from.
+fn fixed_table() -> &'static Spa5Target {
+    static FIXED: std::sync::OnceLock<Spa5Target> = std::sync::OnceLock::new();
+    FIXED.get_or_init(Spa5Target::with_fixed_templates)
+}
+
 impl Spa5Target {
     /// A table holding only the fixed templates: a copy of one built once per process
-    /// (building them, with the modifier lookups by name, cost every compile ~3 us).
+    /// (building them, with the modifier lookups by name, cost every compile ~3 us), or
+    /// the table the thread's previous compile recycled, which holds just the same.
     pub fn new(gprs: u32) -> Spa5Target {
-        static FIXED: std::sync::OnceLock<Spa5Target> = std::sync::OnceLock::new();
-        let fixed = FIXED.get_or_init(Spa5Target::with_fixed_templates);
+        let share = SHARED_INFO_READY.swap(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(mut t) = SPARE.take() {
+            t.gprs = gprs.min(254);
+            t.share = share;
+            return t;
+        }
+        let fixed = fixed_table();
         // Room for a typical kernel's templates, so selection rarely grows the table.
         let mut templates = Vec::with_capacity(64);
         templates.extend_from_slice(&fixed.templates);
@@ -464,8 +513,32 @@ impl Spa5Target {
             info,
             checked: Vec::with_capacity(64),
             gprs: gprs.min(254),
-            share: SHARED_INFO_READY.swap(true, std::sync::atomic::Ordering::Relaxed),
+            share,
         }
+    }
+
+    /// Hands the table back for the thread's next [`Spa5Target::new`]: emptied to the
+    /// fixed templates (their codes, index entries and computed answers, which depend on
+    /// the template alone, stay), with no argument count checked, as a new table is. A
+    /// table whose fixed templates were changed is dropped instead.
+    pub fn recycle(mut self) {
+        let fixed = fixed_table();
+        let n = fixed.templates.len();
+        if self.templates.get(..n) != Some(&fixed.templates[..]) || self.info.len() < n {
+            return;
+        }
+        self.templates.truncate(n);
+        self.templates.shrink_to(64);
+        self.info.truncate(n);
+        self.info.shrink_to(64);
+        self.index.retain(|_, codes| {
+            codes.retain(|c| usize::from(*c) < n);
+            !codes.is_empty()
+        });
+        self.index.shrink_to(64);
+        self.checked.clear();
+        self.checked.shrink_to(64);
+        SPARE.set(Some(self));
     }
 
     /// Builds the table of the fixed templates (moves, spills and reloads, which the
@@ -1087,6 +1160,64 @@ mod tests {
         let forgot = Template::one(TInst::new(MInst::iadd(R, R, R), &[Res(0, 0), Arg(0, 0)]));
         assert!(t.intern_checked(forgot, 1).is_err());
         assert_eq!(t.templates.len(), usize::from(code) + 1);
+    }
+
+    #[test]
+    fn templates_differing_only_in_slots_or_guard_intern_apart() {
+        let mut t = Spa5Target::new(254);
+        let inst = MInst::lop(Lop::And, R, R, R);
+        let base = TInst::new(inst, &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)]);
+        let variants = [
+            base,
+            TInst::new(inst, &[Keep, Res(0, 0), Arg(1, 0), Arg(0, 0)]),
+            TInst::new(inst, &[Keep, Res(0, 1), Arg(0, 0), Arg(1, 0)]),
+            base.guarded(2, false),
+            base.guarded(2, true),
+        ];
+        let codes: Vec<u16> = variants
+            .iter()
+            .map(|ti| t.intern(Template::one(*ti)).expect("room"))
+            .collect();
+        for (i, a) in codes.iter().enumerate() {
+            for b in &codes[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        // Interning again finds each one.
+        for (ti, c) in variants.iter().zip(&codes) {
+            assert_eq!(t.intern(Template::one(*ti)), Some(*c));
+        }
+    }
+
+    #[test]
+    fn a_recycled_table_interns_like_a_new_one() {
+        let lop = |op| {
+            Template::one(TInst::new(
+                MInst::lop(op, R, R, R),
+                &[Keep, Res(0, 0), Arg(0, 0), Arg(1, 0)],
+            ))
+        };
+        let run = |t: &mut Spa5Target| -> Vec<Result<Option<u16>, String>> {
+            let mut out = Vec::new();
+            for op in [Lop::Or, Lop::And, Lop::Or, Lop::Xor] {
+                out.push(t.intern_checked(lop(op), 2));
+            }
+            out.push(t.intern_checked(lop(Lop::And), 1));
+            out
+        };
+        let fresh = run(&mut Spa5Target::new(254));
+        let mut t = Spa5Target::new(254);
+        // Other templates first, then handed back.
+        t.intern_checked(lop(Lop::PassB), 2).unwrap();
+        run(&mut t);
+        let fixed = fixed_table().templates.len();
+        assert!(t.templates.len() > fixed);
+        t.recycle();
+        let mut t = Spa5Target::new(64);
+        assert_eq!(t.gprs, 64);
+        assert_eq!(t.templates, fixed_table().templates);
+        assert!(t.checked.is_empty());
+        assert_eq!(run(&mut t), fresh);
     }
 
     #[test]

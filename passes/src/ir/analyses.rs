@@ -31,6 +31,8 @@ pub struct Analyses {
     loops: Option<LoopInfo>,
     /// Working CFG of [`Analyses::revalidate`] (kept for its storage).
     fresh: ControlFlowGraph,
+    /// Scratch of [`ControlFlowGraph::is_of`].
+    cursor: Vec<u32>,
 }
 
 impl Analyses {
@@ -93,6 +95,10 @@ impl Analyses {
     /// was cached) and keeps the dominator tree and loop nesting only if it is unchanged.
     pub fn revalidate(&mut self, func: &Function) {
         if !self.cfg_valid {
+            return;
+        }
+        // Most passes leave the edges as they were: checked without building a new CFG.
+        if func.entry_block() == self.entry && self.cfg.is_of(func, &mut self.cursor) {
             return;
         }
         self.fresh.compute(func);

@@ -75,6 +75,54 @@ impl ControlFlowGraph {
         self.valid = true;
     }
 
+    /// True if [`ControlFlowGraph::compute`] on `func` would give this graph's edge lists
+    /// exactly (the orders of predecessors and successors included), found by walking the
+    /// terminators without building a graph. `cursor` is scratch storage.
+    pub fn is_of(&self, func: &Function, cursor: &mut Vec<u32>) -> bool {
+        let n = func.dfg.num_blocks();
+        if !self.valid || n != self.num_blocks {
+            return false;
+        }
+        // compute() pushes each block onto its successors' predecessor lists in layout
+        // order: `cursor[s]` is how many of `s`'s predecessors the walk has met.
+        cursor.clear();
+        cursor.resize(n, 0);
+        let mut edges = 0usize;
+        for b in func.layout.blocks() {
+            let succs = &self.succs[b];
+            let mut k = 0;
+            for s in func.successors(b) {
+                // A repeated edge (both arms to one block) is listed once, where it first
+                // appears.
+                if succs[..k].contains(&s) {
+                    continue;
+                }
+                if succs.get(k) != Some(&s) {
+                    return false;
+                }
+                k += 1;
+                let Some(c) = cursor.get_mut(s.index()) else {
+                    return false;
+                };
+                if self.preds[s].get(*c as usize) != Some(&b) {
+                    return false;
+                }
+                *c += 1;
+            }
+            if k != succs.len() {
+                return false;
+            }
+            edges += k;
+        }
+        // Blocks outside the layout have no edges in a computed graph.
+        let listed: usize = self.succs.values().map(|e| e.len()).sum();
+        listed == edges
+            && cursor
+                .iter()
+                .enumerate()
+                .all(|(i, &c)| self.preds[Block::new(i)].len() == c as usize)
+    }
+
     /// True once computed.
     pub fn is_valid(&self) -> bool {
         self.valid
@@ -151,5 +199,76 @@ impl ControlFlowGraph {
             }
         }
         g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_function_text, InstructionData};
+
+    /// `is_of` says yes exactly when a fresh computation has the same edge lists.
+    fn agrees(cfg: &ControlFlowGraph, func: &Function) -> bool {
+        let fresh = ControlFlowGraph::with_function(func);
+        let same = fresh.num_blocks == cfg.num_blocks && fresh.same_edges(cfg);
+        assert_eq!(cfg.is_of(func, &mut Vec::new()), same);
+        same
+    }
+
+    #[test]
+    fn is_of_finds_every_change_of_the_edges() {
+        let text = "kernel %k {
+    uav0 = raw
+
+block0:
+    v0 = pconst true
+    brif v0, block1, block2
+
+block1:
+    brif v0, block3, block3
+
+block2:
+    jump block3
+
+block3:
+    return
+}
+";
+        let func = parse_function_text(text).expect("parses");
+        let cfg = ControlFlowGraph::with_function(&func);
+        assert!(agrees(&cfg, &func));
+        let b: Vec<Block> = func.layout.blocks().collect();
+        let dests = |f: &mut Function, blk: Block| -> Vec<Block> {
+            let t = f.terminator(blk).expect("terminator");
+            f.dfg.insts[t]
+                .branch_destinations()
+                .iter()
+                .map(|d| d.block)
+                .collect()
+        };
+        // Swapped targets: the successor order changes.
+        let mut f = func.clone();
+        let t = f.terminator(b[0]).expect("terminator");
+        if let InstructionData::Brif { dests, .. } = &mut f.dfg.insts[t] {
+            dests.swap(0, 1);
+        }
+        assert!(!agrees(&cfg, &f));
+        // Blocks in another order: block3's predecessors change order.
+        let mut f = func.clone();
+        f.layout.remove_block(b[1]);
+        f.layout.append_block(b[1]);
+        assert!(!agrees(&cfg, &f));
+        // A block out of the layout takes its edges with it.
+        let mut f = func.clone();
+        f.layout.remove_block(b[2]);
+        assert!(!agrees(&cfg, &f));
+        // A new block, even unreachable, changes the graph's extent.
+        let mut f = func.clone();
+        f.dfg.make_block();
+        assert!(!agrees(&cfg, &f));
+        // Retargeting one arm of the double edge to where it already goes changes nothing.
+        let mut f = func.clone();
+        assert_eq!(dests(&mut f, b[1]), vec![b[3], b[3]]);
+        assert!(agrees(&cfg, &f));
     }
 }
