@@ -100,6 +100,18 @@ pub fn recognize_descending(
     counted(func, guarded(func, cfg, dt, loops, h, Tests::UpDown)?)
 }
 
+/// The loop headed by `h` if it is a counted loop with any exit test (module doc): counting
+/// down for `iv > n` and `iv >= n`, up for the others; `test` says which.
+pub fn recognize_any_test(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    dt: &DominatorTree,
+    loops: &LoopInfo,
+    h: Block,
+) -> Option<CountedLoop> {
+    counted(func, guarded(func, cfg, dt, loops, h, Tests::Any)?)
+}
+
 /// `guard` with the constant step its latch adds (subtracts, counting down).
 fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
     // The latch passes `iv + s` (counting down, `iv - s`), as an addition or a subtraction.

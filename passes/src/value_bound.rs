@@ -52,6 +52,20 @@ struct Iv {
     body: HashSet<Block>,
 }
 
+/// The counter of a counted loop counting down: a header parameter starting at `init`,
+/// lowered by `step` on the single latch while `param > bound` (`strict`) or `param >=
+/// bound`, signed or unsigned.
+#[derive(Clone, Debug)]
+struct Down {
+    init: Value,
+    step: u64,
+    bound: Value,
+    signed: bool,
+    strict: bool,
+    /// Loop blocks other than the header: entered only through the header's test.
+    body: HashSet<Block>,
+}
+
 /// A header parameter of a counted loop that its latch advances by a constant `step` each
 /// iteration, as the loop's induction variable `iv` advances (`addr += 64` beside `k += 1`,
 /// what strength reduction leaves): after `j` iterations it is `init + j * step`.
@@ -93,6 +107,8 @@ struct EdgeFact {
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     ivs: HashMap<Value, Iv>,
+    /// The counters of counted loops counting down.
+    down: HashMap<Value, Down>,
     /// Header parameters advancing with a counted loop's induction variable.
     derived: HashMap<Value, Derived>,
     /// Loop header parameters that only shrink (module doc): their values from outside the
@@ -328,7 +344,22 @@ impl Ranges {
         loops: &LoopInfo,
         h: Block,
     ) -> Option<()> {
-        let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+        let Some(c) = crate::counted_loop::recognize(func, cfg, dt, loops, h) else {
+            let c = crate::counted_loop::recognize_any_test(func, cfg, dt, loops, h)?;
+            let strict = matches!(c.test, IntCC::Sgt | IntCC::Ugt);
+            if c.descending && (strict || matches!(c.test, IntCC::Sge | IntCC::Uge)) {
+                let down = Down {
+                    init: c.init,
+                    step: u64::from(c.step),
+                    bound: c.bound,
+                    signed: c.signed,
+                    strict,
+                    body: c.body.iter().copied().collect(),
+                };
+                self.down.insert(c.iv_value, down);
+            }
+            return Some(());
+        };
         // The other parameters the latch advances by a positive constant.
         let arg = |b: Block, k: usize| -> Option<Value> {
             let t = func.layout.last_inst(b)?;
@@ -773,6 +804,9 @@ impl Ranges {
         if let Some(d) = self.derived.get(&p) {
             return self.derived_range(func, d, at, user, depth);
         }
+        if let Some(d) = self.down.get(&p) {
+            return self.down_range(func, d, at, user, depth);
+        }
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
@@ -791,6 +825,50 @@ impl Ranges {
 }
 
 impl Ranges {
+    /// The range of a counter counting down ([`Down`]) in its loop's body: `n < p <= init`
+    /// (`n <= p` for `p >= n`). The counter only decreases while no step wraps, which holds
+    /// when every value the body sees is at least the step (unsigned), or non-negative
+    /// (signed; a signed start must then be non-negative too). Unknown elsewhere.
+    fn down_range(
+        &self,
+        func: &Function,
+        d: &Down,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
+        let inside = [at, user]
+            .iter()
+            .any(|b| b.is_some_and(|b| d.body.contains(&b)));
+        if !inside {
+            return FULL;
+        }
+        let q = at.or(user);
+        let init = self.rec(func, d.init, None, None, depth - 1);
+        // The least value the bound can have, as the compare reads it.
+        let n_min = if d.signed {
+            match func.dfg.value_const(d.bound) {
+                Some(c) => i64::from(c as u32 as i32),
+                None => match self.rec(func, d.bound, q, q, depth - 1) {
+                    (lo, hi) if hi <= I32_MAX => lo as i64,
+                    _ => return FULL,
+                },
+            }
+        } else {
+            self.rec(func, d.bound, q, q, depth - 1).0 as i64
+        };
+        let lo = n_min + i64::from(d.strict);
+        let no_wrap = if d.signed {
+            lo >= 0 && init.1 <= I32_MAX
+        } else {
+            lo >= d.step as i64
+        };
+        if !no_wrap || lo < 0 || lo as u64 > init.1 {
+            return FULL;
+        }
+        (lo as u64, init.1)
+    }
+
     /// What a query at `at` (read in `user`) may assume of a counted loop's counter: the
     /// range of its start, the largest bound its body runs under ([`Ranges::bound_top`]) and
     /// whether the query is inside the body; `None` when the counter could wrap (one step
@@ -1165,6 +1243,33 @@ mod tests {
         assert_eq!(derived_ranges(64), ((0, 60 + 13 * 64), (0, 60 + 14 * 64)));
         // A step that could wrap within the trips bounds nothing.
         assert_eq!(derived_ranges(0x2000_0000), (FULL, FULL));
+    }
+
+    /// `for (i = start; i cc n; i -= 1) out[i] = i` in a group of 16: the range of `i` in
+    /// the body and after the loop.
+    fn down_ranges(start: &str, cc: &str, n: u32) -> [(u64, u64); 2] {
+        let text = format!(
+            "kernel %k {{\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+             v0 = special tid.x\n    v1 = iconst.b32 {n:#x}\n    v2 = {start}\n    \
+             jump block1(v2)\n\n\
+             block1(v10: b32):\n    v12 = icmp {cc} v10, v1\n    brif v12, block2, block3\n\n\
+             block2:\n    store.b32 uav0[v10], v10\n    v13 = iconst.b32 0x1\n    \
+             v14 = isub v10, v13\n    jump block1(v14)\n\n\
+             block3:\n    return\n}}\n"
+        );
+        param_ranges(&text, 1, 0, [2, 3])
+    }
+
+    #[test]
+    fn counters_counting_down_are_bounded_in_the_body() {
+        // `i >= 0` from 14: 0..=14 in the body; after it, -1.
+        assert_eq!(down_ranges("iconst.b32 0xe", "sge", 0), [(0, 14), FULL]);
+        // `i != 0` (`i >u 0`) from 2 * tid: 1..=30.
+        assert_eq!(down_ranges("iadd v0, v0", "ne", 0)[0], (1, 30));
+        // `i > -1` signed: the counter stays non-negative.
+        assert_eq!(down_ranges("iconst.b32 0x7", "sgt", u32::MAX)[0], (0, 7));
+        // `i >= 0` unsigned holds always: the counter wraps, so it is unknown.
+        assert_eq!(down_ranges("iconst.b32 0x7", "uge", 0)[0], FULL);
     }
 
     /// `for (i = 0; i < 16; i++) if (i >= tid) out[p]` with `p` advancing by 68 from
