@@ -100,20 +100,8 @@ pub fn recognize_descending(
     counted(func, guarded(func, cfg, dt, loops, h, Tests::UpDown)?)
 }
 
-/// The loop headed by `h` if it is a counted loop with any exit test (module doc): counting
-/// down for `iv > n` and `iv >= n`, up for the others; `test` says which.
-pub fn recognize_any_test(
-    func: &Function,
-    cfg: &ControlFlowGraph,
-    dt: &DominatorTree,
-    loops: &LoopInfo,
-    h: Block,
-) -> Option<CountedLoop> {
-    counted(func, guarded(func, cfg, dt, loops, h, Tests::Any)?)
-}
-
 /// `guard` with the constant step its latch adds (subtracts, counting down).
-fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
+pub(crate) fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
     // The latch passes `iv + s` (counting down, `iv - s`), as an addition or a subtraction.
     let lt = func.layout.last_inst(guard.latch)?;
     let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
@@ -155,7 +143,7 @@ pub fn recognize_guarded(
 
 /// The exit tests a recognizer accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tests {
+pub(crate) enum Tests {
     /// `iv < n`.
     Up,
     /// `iv < n` or `iv > n`.
@@ -218,7 +206,9 @@ pub fn recognize_constant_trips(
     Some((guard, trips))
 }
 
-fn guarded(
+/// The loop headed by `h` if it has a counted loop's shape and a test `tests` accepts
+/// (with [`Tests::Any`]: counting down for `iv > n` and `iv >= n`; `test` says which).
+pub(crate) fn guarded(
     func: &Function,
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,

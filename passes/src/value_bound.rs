@@ -345,7 +345,8 @@ impl Ranges {
         h: Block,
     ) -> Option<()> {
         let Some(c) = crate::counted_loop::recognize(func, cfg, dt, loops, h) else {
-            let c = crate::counted_loop::recognize_any_test(func, cfg, dt, loops, h)?;
+            use crate::counted_loop::{counted, guarded, Tests};
+            let c = counted(func, guarded(func, cfg, dt, loops, h, Tests::Any)?)?;
             let strict = matches!(c.test, IntCC::Sgt | IntCC::Ugt);
             if c.descending && (strict || matches!(c.test, IntCC::Sge | IntCC::Uge)) {
                 let down = Down {
