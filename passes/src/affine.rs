@@ -10,7 +10,8 @@
 //! operation modulo 2^32 (the mask commutes with adding multiples of `2^k`).
 //!
 //! Used by [`crate::bounds_version`] (range tests in front of a loop) and
-//! [`crate::loop_reduce`] (addresses as induction variables).
+//! [`crate::loop_reduce`] (addresses as induction variables); [`Lin`] also by
+//! [`crate::value_bound`] (a value as a linear form, for its relational rule).
 
 use crate::ir::{Block, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef};
 use crate::{FastHashMap as HashMap, FastHashSet as HashSet};
@@ -313,5 +314,56 @@ impl Eval<'_> {
         func.layout.append_inst(ni, block);
         self.memo.insert(key, r);
         r
+    }
+}
+
+/// Most terms of a [`Lin`].
+pub(crate) const MAX_TERMS: usize = 4;
+
+/// A linear form `sum(k * atom) + c (mod 2^32)`; terms sorted by atom, no zero coefficient.
+/// Loop strength reduction writes invariant differences with atoms defined outside the loop;
+/// value ranges write a value over any atoms.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Lin {
+    pub(crate) terms: Vec<(Value, u32)>,
+    pub(crate) c: u32,
+}
+
+impl Lin {
+    pub(crate) fn konst(c: u32) -> Lin {
+        Lin {
+            terms: Vec::new(),
+            c,
+        }
+    }
+
+    pub(crate) fn atom(v: Value) -> Lin {
+        Lin {
+            terms: vec![(v, 1)],
+            c: 0,
+        }
+    }
+
+    /// `self + k * o`, `None` past [`MAX_TERMS`].
+    pub(crate) fn add_scaled(mut self, o: &Lin, k: u32) -> Option<Lin> {
+        for &(v, x) in &o.terms {
+            let x = x.wrapping_mul(k);
+            match self.terms.binary_search_by_key(&v, |t| t.0) {
+                Ok(i) => {
+                    self.terms[i].1 = self.terms[i].1.wrapping_add(x);
+                    if self.terms[i].1 == 0 {
+                        self.terms.remove(i);
+                    }
+                }
+                Err(i) if x != 0 => self.terms.insert(i, (v, x)),
+                Err(_) => {}
+            }
+        }
+        self.c = self.c.wrapping_add(o.c.wrapping_mul(k));
+        (self.terms.len() <= MAX_TERMS).then_some(self)
+    }
+
+    pub(crate) fn scale(self, k: u32) -> Option<Lin> {
+        Lin::default().add_scaled(&self, k)
     }
 }

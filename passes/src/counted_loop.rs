@@ -101,7 +101,7 @@ pub fn recognize_descending(
 }
 
 /// `guard` with the constant step its latch adds (subtracts, counting down).
-fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
+pub(crate) fn counted(func: &Function, guard: GuardedLoop) -> Option<CountedLoop> {
     // The latch passes `iv + s` (counting down, `iv - s`), as an addition or a subtraction.
     let lt = func.layout.last_inst(guard.latch)?;
     let InstructionData::Jump { ref dests, .. } = func.dfg.insts[lt] else {
@@ -143,7 +143,7 @@ pub fn recognize_guarded(
 
 /// The exit tests a recognizer accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tests {
+pub(crate) enum Tests {
     /// `iv < n`.
     Up,
     /// `iv < n` or `iv > n`.
@@ -206,7 +206,9 @@ pub fn recognize_constant_trips(
     Some((guard, trips))
 }
 
-fn guarded(
+/// The loop headed by `h` if it has a counted loop's shape and a test `tests` accepts
+/// (with [`Tests::Any`]: counting down for `iv > n` and `iv >= n`; `test` says which).
+pub(crate) fn guarded(
     func: &Function,
     cfg: &ControlFlowGraph,
     dt: &DominatorTree,

@@ -44,7 +44,7 @@
 //! computations are left to DCE.
 
 use crate::addr_fold::const_added;
-use crate::affine::{induction_variables, At, Coef, Eval, LoopShape, Scope};
+use crate::affine::{induction_variables, At, Coef, Eval, Lin, LoopShape, Scope};
 use crate::ir::{
     Analyses, Block, ControlFlowGraph, FuncCursor, Function, Inst, InstructionData, LoopInfo,
     Opcode, Type, Value,
@@ -99,56 +99,6 @@ struct Derived {
 /// geomean (1.0328, 0.9780 from 1.0329, 0.9771) with 2 pairs fewer over ptxas's registers
 /// + 2; 8 (one chain per unrolled loop) 4 pairs fewer in both modes for 1.0390, 0.9861.
 pub const MAX_CHAIN: u32 = 2;
-
-/// Most terms of an invariant difference.
-const MAX_TERMS: usize = 4;
-
-/// An invariant linear form `sum(k * atom) + c (mod 2^32)` over values defined outside the
-/// loop; terms sorted by atom, no zero coefficient.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Lin {
-    terms: Vec<(Value, u32)>,
-    c: u32,
-}
-
-impl Lin {
-    fn konst(c: u32) -> Lin {
-        Lin {
-            terms: Vec::new(),
-            c,
-        }
-    }
-
-    fn atom(v: Value) -> Lin {
-        Lin {
-            terms: vec![(v, 1)],
-            c: 0,
-        }
-    }
-
-    /// `self + k * o`, `None` past [`MAX_TERMS`].
-    fn add_scaled(mut self, o: &Lin, k: u32) -> Option<Lin> {
-        for &(v, x) in &o.terms {
-            let x = x.wrapping_mul(k);
-            match self.terms.binary_search_by_key(&v, |t| t.0) {
-                Ok(i) => {
-                    self.terms[i].1 = self.terms[i].1.wrapping_add(x);
-                    if self.terms[i].1 == 0 {
-                        self.terms.remove(i);
-                    }
-                }
-                Err(i) if x != 0 => self.terms.insert(i, (v, x)),
-                Err(_) => {}
-            }
-        }
-        self.c = self.c.wrapping_add(o.c.wrapping_mul(k));
-        (self.terms.len() <= MAX_TERMS).then_some(self)
-    }
-
-    fn scale(self, k: u32) -> Option<Lin> {
-        Lin::default().add_scaled(&self, k)
-    }
-}
 
 /// Reduces every candidate loop; returns how many bases became induction variables.
 pub fn reduce(func: &mut Function) -> usize {

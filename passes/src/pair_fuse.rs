@@ -108,48 +108,105 @@ enum EdgeArg {
     Same,
     /// Two constants (low, high).
     Consts(u64, u64),
+    /// Another candidate pair (low, high parameters of one block), fused in the same round:
+    /// the edge passes their `concat`, which folds to the fused parameter once that pair is
+    /// fused too.
+    Pair(Value, Value),
 }
 
 /// Step 2. Returns whether a pair was fused.
+///
+/// Candidates are pairs `p`, `q` of `b32` parameters of one non-entry block that some
+/// instruction joins as `concat p, q`, and, transitively, pairs that an edge passes in the
+/// places of a candidate pair (a loop-carried double that a join block between the latch
+/// and the header passes on unchanged). A candidate is fused when every edge into it passes
+/// something fusable, where another candidate counts as fusable; candidates that fail are
+/// dropped until the rest agree, and the rest are fused together.
 fn fuse_params(func: &mut Function) -> bool {
-    // Candidate pairs: `concat p, q` of two b32 parameters of one non-entry block.
     let entry = func.entry_block();
-    let mut candidates: Vec<(Block, Value, Value)> = Vec::new();
-    let mut seen = crate::FastHashSet::default();
+    let mut candidates: Vec<(Value, Value)> = Vec::new();
+    let mut taken = crate::FastHashSet::default();
+    let mut add = |func: &Function, p: Value, q: Value, out: &mut Vec<(Value, Value)>| {
+        let (Some((bp, _)), Some((bq, _))) = (param_of(func, p), param_of(func, q)) else {
+            return;
+        };
+        if bp == bq
+            && p != q
+            && Some(bp) != entry
+            && func.dfg.value_type(p) == Type::B32
+            && func.dfg.value_type(q) == Type::B32
+            && !taken.contains(&p)
+            && !taken.contains(&q)
+        {
+            taken.insert(p);
+            taken.insert(q);
+            out.push((p, q));
+        }
+    };
     for inst in func.insts_in_layout() {
-        let InstructionData::Binary {
+        if let InstructionData::Binary {
             opcode: Opcode::Concat,
             args: [p, q],
         } = func.dfg.insts[inst]
-        else {
+        {
+            add(func, p, q, &mut candidates);
+        }
+    }
+    if candidates.is_empty() {
+        return false;
+    }
+    // Pairs passed in the places of a candidate, until no new one appears.
+    let branches: Vec<Inst> = func
+        .insts_in_layout()
+        .into_iter()
+        .filter(|&i| !func.dfg.insts[i].branch_destinations().is_empty())
+        .collect();
+    let mut next = 0;
+    while next < candidates.len() {
+        let (p, q) = candidates[next];
+        next += 1;
+        let (Some((b, ip)), Some((_, iq))) = (param_of(func, p), param_of(func, q)) else {
             continue;
         };
-        let (Some((bp, _)), Some((bq, _))) = (param_of(func, p), param_of(func, q)) else {
-            continue;
-        };
-        if bp == bq && p != q && Some(bp) != entry && seen.insert((p, q)) {
-            candidates.push((bp, p, q));
+        let mut found = Vec::new();
+        for &t in &branches {
+            for d in func.dfg.insts[t].branch_destinations() {
+                if d.block == b {
+                    if let (Some(&x), Some(&y)) = (d.args.get(ip), d.args.get(iq)) {
+                        found.push((x, y));
+                    }
+                }
+            }
+        }
+        for (x, y) in found {
+            add(func, x, y, &mut candidates);
         }
     }
     let cfg = crate::ir::ControlFlowGraph::with_function(func);
+    // Drop candidates with an unfusable edge until the rest agree.
+    let mut live: crate::FastHashSet<(Value, Value)> = candidates.iter().copied().collect();
+    loop {
+        let failed: Vec<(Value, Value)> = candidates
+            .iter()
+            .copied()
+            .filter(|c| live.contains(c) && edge_args(func, &cfg, c.0, c.1, &live).is_none())
+            .collect();
+        if failed.is_empty() {
+            break;
+        }
+        for c in failed {
+            live.remove(&c);
+        }
+    }
     let mut fused = false;
-    let mut taken = crate::FastHashSet::default();
-    for (b, p, q) in candidates {
-        // A parameter already fused (in another pair) is gone.
-        if taken.contains(&p) || taken.contains(&q) {
+    for c in candidates {
+        if !live.contains(&c) {
             continue;
         }
-        let params = func.dfg.block_params(b);
-        let (Some(ip), Some(iq)) = (
-            params.iter().position(|&x| x == p),
-            params.iter().position(|&x| x == q),
-        ) else {
-            continue;
-        };
-        if let Some(edges) = edge_args(func, &cfg, b, ip, iq) {
-            fuse(func, b, ip, iq, edges);
-            taken.insert(p);
-            taken.insert(q);
+        // Edges are read again: a pair fused before this one now passes `lo w`, `hi w`.
+        live.remove(&c);
+        if let Some(edges) = edge_args(func, &cfg, c.0, c.1, &live) {
+            fuse(func, c.0, c.1, edges);
             fused = true;
         }
     }
@@ -164,20 +221,18 @@ fn param_of(func: &Function, v: Value) -> Option<(Block, usize)> {
     }
 }
 
-/// The branch instructions into `b`, each with what it passes for parameters `ip`, `iq`,
-/// if every edge passes something fusable.
+/// The branch instructions into the block of parameters `p`, `q`, each with what it passes
+/// for them, if every edge passes something fusable (a pair in `pending` counts).
 fn edge_args(
     func: &Function,
     cfg: &crate::ir::ControlFlowGraph,
-    b: Block,
-    ip: usize,
-    iq: usize,
+    p: Value,
+    q: Value,
+    pending: &crate::FastHashSet<(Value, Value)>,
 ) -> Option<Vec<(Inst, EdgeArg)>> {
-    let params = func.dfg.block_params(b);
-    let (p, q) = (params[ip], params[iq]);
-    if func.dfg.value_type(p) != Type::B32 || func.dfg.value_type(q) != Type::B32 {
+    let (Some((b, ip)), Some((_, iq))) = (param_of(func, p), param_of(func, q)) else {
         return None;
-    }
+    };
     let mut out = Vec::new();
     let mut preds: Vec<Block> = cfg.preds(b).to_vec();
     preds.sort();
@@ -211,6 +266,8 @@ fn edge_args(
                 EdgeArg::Whole(v)
             } else if let (Some(a), Some(c)) = (func.dfg.value_const(x), func.dfg.value_const(y)) {
                 EdgeArg::Consts(a, c)
+            } else if pending.contains(&(x, y)) {
+                EdgeArg::Pair(x, y)
             } else {
                 return None;
             };
@@ -221,9 +278,10 @@ fn edge_args(
     (!out.is_empty()).then_some(out)
 }
 
-fn fuse(func: &mut Function, b: Block, ip: usize, iq: usize, edges: Vec<(Inst, EdgeArg)>) {
-    let params = func.dfg.block_params(b).to_vec();
-    let (p, q) = (params[ip], params[iq]);
+fn fuse(func: &mut Function, p: Value, q: Value, edges: Vec<(Inst, EdgeArg)>) {
+    let (Some((b, ip)), Some((_, iq))) = (param_of(func, p), param_of(func, q)) else {
+        return;
+    };
     let w = func.dfg.append_block_param(b, Type::B64);
     // The old parameters, as halves of the new one, at the top of the block.
     let mut cur = crate::ir::FuncCursor::new(func);
@@ -253,6 +311,10 @@ fn fuse(func: &mut Function, b: Block, ip: usize, iq: usize, edges: Vec<(Inst, E
                 cur.goto_inst(t);
                 cur.ins()
                     .iconst(Type::B64, (a & 0xFFFF_FFFF) | (c & 0xFFFF_FFFF) << 32)
+            }
+            EdgeArg::Pair(x, y) => {
+                cur.goto_inst(t);
+                cur.ins().concat(x, y)
             }
         };
         for d in cur.func.dfg.insts[t].branch_destinations_mut() {

@@ -11,12 +11,15 @@
 //! `umin`-ed or divided, so it stays within its entry values' bound); other block parameters, loads and
 //! anything it does not model are `[0, u32::MAX]`. A sum, difference, product or shift is
 //! bounded only when its bounds do not wrap, so every range is sound for the IR's wrapping
-//! arithmetic.
+//! arithmetic. Where a query names its block, a value that is a linear form over values two
+//! of which a branch fact orders there (`x >= y`) is bounded through their difference
+//! (`Ranges::relational`), so no sum in it needs to be free of wrap-around.
 //!
 //! Users: instruction selection, which forms a 64-bit address as `zext(x) + c` instead of
 //! `zext(x + c)` only when `x + c` cannot wrap, and leaves out the bounds check of an LDS,
 //! private-array or constant-buffer access whose address range lies inside the window.
 
+use crate::affine::Lin;
 use crate::ir::{
     Block, ControlFlowGraph, DominatorTree, Function, Inst, InstructionData, IntCC, LoopInfo,
     Opcode, SpecialReg, Type, Value, ValueDef,
@@ -26,6 +29,8 @@ use cranelift_entity::SecondaryMap;
 
 /// How deep the analysis looks through definitions.
 const DEPTH: u32 = 12;
+/// Most instructions the relational rule reads to write a value as a linear form.
+const LINEAR_BUDGET: usize = 32;
 
 const MAX: u64 = u32::MAX as u64;
 const FULL: (u64, u64) = (0, MAX);
@@ -43,6 +48,20 @@ struct Iv {
     step: u64,
     bound: Value,
     signed: bool,
+    /// Loop blocks other than the header: entered only through the header's test.
+    body: HashSet<Block>,
+}
+
+/// The counter of a counted loop counting down: a header parameter starting at `init`,
+/// lowered by `step` on the single latch while `param > bound` (`strict`) or `param >=
+/// bound`, signed or unsigned.
+#[derive(Clone, Debug)]
+struct Down {
+    init: Value,
+    step: u64,
+    bound: Value,
+    signed: bool,
+    strict: bool,
     /// Loop blocks other than the header: entered only through the header's test.
     body: HashSet<Block>,
 }
@@ -88,6 +107,8 @@ struct EdgeFact {
 #[derive(Clone, Debug, Default)]
 pub struct Ranges {
     ivs: HashMap<Value, Iv>,
+    /// The counters of counted loops counting down.
+    down: HashMap<Value, Down>,
     /// Header parameters advancing with a counted loop's induction variable.
     derived: HashMap<Value, Derived>,
     /// Loop header parameters that only shrink (module doc): their values from outside the
@@ -323,7 +344,23 @@ impl Ranges {
         loops: &LoopInfo,
         h: Block,
     ) -> Option<()> {
-        let c = crate::counted_loop::recognize(func, cfg, dt, loops, h)?;
+        let Some(c) = crate::counted_loop::recognize(func, cfg, dt, loops, h) else {
+            use crate::counted_loop::{counted, guarded, Tests};
+            let c = counted(func, guarded(func, cfg, dt, loops, h, Tests::Any)?)?;
+            let strict = matches!(c.test, IntCC::Sgt | IntCC::Ugt);
+            if c.descending && (strict || matches!(c.test, IntCC::Sge | IntCC::Uge)) {
+                let down = Down {
+                    init: c.init,
+                    step: u64::from(c.step),
+                    bound: c.bound,
+                    signed: c.signed,
+                    strict,
+                    body: c.body.iter().copied().collect(),
+                };
+                self.down.insert(c.iv_value, down);
+            }
+            return Some(());
+        };
         // The other parameters the latch advances by a positive constant.
         let arg = |b: Block, k: usize| -> Option<Value> {
             let t = func.layout.last_inst(b)?;
@@ -428,9 +465,182 @@ impl Ranges {
             ValueDef::Param(b, _) => Some(b),
             ValueDef::Detached => None,
         });
-        match ctx {
+        let r = match ctx {
             Some(b) if depth > 0 && r != (r.0, r.0) => self.refine(func, v, b, depth, r),
             _ => r,
+        };
+        // The relational rule, for the query's own value and the operands next to it.
+        match at {
+            Some(b) if depth + 1 >= DEPTH && r != (r.0, r.0) => {
+                match self.relational(func, v, b, depth) {
+                    Some(x) if x.0.max(r.0) <= x.1.min(r.1) => (x.0.max(r.0), x.1.min(r.1)),
+                    _ => r,
+                }
+            }
+            _ => r,
+        }
+    }
+
+    /// The relational rule: `v` as a linear form `sum(k * atom) + c (mod 2^32)` ([`Self::linear`])
+    /// in which a branch fact `x >= y` holding at `at` pairs two atoms: `kx * x + ky * y` is
+    /// `kx * (x - y) + (kx + ky) * y` with `0 <= x - y <= hi(x) - lo(y)`. When the sum of
+    /// the terms' ranges (coefficients read as signed numbers) lies inside `[0, 2^32)`, `v`
+    /// equals that sum (it is congruent to it modulo 2^32), so that is its range. This bounds
+    /// an address that strength reduction made an induction variable (`p = p0 + 68 * i`
+    /// with `p0 = 72 - 64 * tid`, that is `68 * (i - tid) + 4 * tid + 72`) where the test
+    /// `i >= tid` guards its use.
+    fn relational(&self, func: &Function, v: Value, at: Block, depth: u32) -> Option<(u64, u64)> {
+        let lin = self.linear(func, v, &mut LINEAR_BUDGET.clone())?;
+        if lin.terms.len() < 2 || depth == 0 {
+            return None;
+        }
+        let range = |x: Value| self.rec(func, x, Some(at), Some(at), depth - 1);
+        let signed = |k: u32| i128::from(k as i32);
+        // Adds `k * [lo, hi]` to the interval `acc`.
+        let acc = |acc: (i128, i128), k: i128, r: (u64, u64)| {
+            let (a, b) = (k * i128::from(r.0), k * i128::from(r.1));
+            (acc.0 + a.min(b), acc.1 + a.max(b))
+        };
+        for &(x, kx) in &lin.terms {
+            for &(y, ky) in &lin.terms {
+                if x == y {
+                    continue;
+                }
+                let (rx, ry) = (range(x), range(y));
+                let Some(strict) = self.holds_ge(func, x, y, at, depth, rx, ry) else {
+                    continue;
+                };
+                let Some(dmax) = rx.1.checked_sub(ry.0) else {
+                    continue;
+                };
+                let dmin = u64::from(strict);
+                if dmin > dmax {
+                    continue;
+                }
+                let mut sum = (signed(lin.c), signed(lin.c));
+                sum = acc(sum, signed(kx), (dmin, dmax));
+                sum = acc(sum, signed(kx.wrapping_add(ky)), ry);
+                for &(z, kz) in &lin.terms {
+                    if z != x && z != y {
+                        sum = acc(sum, signed(kz), range(z));
+                    }
+                }
+                if sum.0 >= 0 && sum.1 <= i128::from(MAX) {
+                    return Some((sum.0 as u64, sum.1 as u64));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether a branch fact `x >= y` (`Some(false)`) or `x > y` (`Some(true)`) holds at
+    /// `at`, unsigned, or signed with both ranges (`rx`, `ry`) below 2^31.
+    #[allow(clippy::too_many_arguments)]
+    fn holds_ge(
+        &self,
+        func: &Function,
+        x: Value,
+        y: Value,
+        at: Block,
+        depth: u32,
+        rx: (u64, u64),
+        ry: (u64, u64),
+    ) -> Option<bool> {
+        let (facts, dt) = (self.facts.get(&x)?, self.dt.as_ref()?);
+        let non_negative = rx.1 <= I32_MAX && ry.1 <= I32_MAX;
+        facts.iter().find_map(|f| {
+            if depth == 0 || f.below_max || !dt.dominates(f.block, at) {
+                return None;
+            }
+            let InstructionData::IntCompare { cond, args, .. } = func.dfg.insts[f.cmp] else {
+                return None;
+            };
+            let (cc, other) = if f.lhs {
+                (cond, args[1])
+            } else {
+                (cond.swap_args(), args[0])
+            };
+            let cc = if f.holds { cc } else { cc.inverse() };
+            match cc {
+                _ if other != y => None,
+                IntCC::Uge => Some(false),
+                IntCC::Ugt => Some(true),
+                IntCC::Sge if non_negative => Some(false),
+                IntCC::Sgt if non_negative => Some(true),
+                _ => None,
+            }
+        })
+    }
+
+    /// `v` as a linear form over atoms modulo 2^32, through adds, subtractions, negations,
+    /// multiplies (`imul`, `imad`) and shifts by constants, and parameters advancing with a
+    /// counted loop's counter (`p = init + m * (iv - iv_init)` when `p`'s step is `m` times
+    /// the counter's); anything else is an atom. `None` past `budget` instructions or
+    /// [`MAX_TERMS`](crate::affine::MAX_TERMS) atoms.
+    fn linear(&self, func: &Function, v: Value, budget: &mut usize) -> Option<Lin> {
+        if func.dfg.value_type(v) != Type::B32 {
+            return None;
+        }
+        if let Some(c) = func.dfg.value_const(v) {
+            return Some(Lin::konst(c as u32));
+        }
+        *budget = budget.checked_sub(1)?;
+        if let Some(d) = self.derived.get(&v) {
+            if let Some(iv) = self.ivs.get(&d.iv).filter(|iv| iv.step != 0) {
+                if d.step % iv.step == 0 {
+                    let m = (d.step / iv.step) as u32;
+                    let init = self.linear(func, d.init, budget)?;
+                    let start = self.linear(func, iv.init, budget)?;
+                    return init
+                        .add_scaled(&Lin::atom(d.iv), m)?
+                        .add_scaled(&start, m.wrapping_neg());
+                }
+            }
+            return Some(Lin::atom(v));
+        }
+        let Some(inst) = func.dfg.value_inst(v) else {
+            return Some(Lin::atom(v));
+        };
+        let konst = |x: Value| func.dfg.value_const(x).map(|c| c as u32);
+        match func.dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode,
+                args: [a, b],
+            } => match opcode {
+                Opcode::Iadd => self
+                    .linear(func, a, budget)?
+                    .add_scaled(&self.linear(func, b, budget)?, 1),
+                Opcode::Isub => self
+                    .linear(func, a, budget)?
+                    .add_scaled(&self.linear(func, b, budget)?, u32::MAX),
+                Opcode::Imul => match (konst(a), konst(b)) {
+                    (_, Some(k)) => self.linear(func, a, budget)?.scale(k),
+                    (Some(k), _) => self.linear(func, b, budget)?.scale(k),
+                    _ => Some(Lin::atom(v)),
+                },
+                Opcode::Ishl => match konst(b) {
+                    Some(s) if s < 32 => self.linear(func, a, budget)?.scale(1 << s),
+                    _ => Some(Lin::atom(v)),
+                },
+                _ => Some(Lin::atom(v)),
+            },
+            InstructionData::Unary {
+                opcode: Opcode::Ineg,
+                args: [a],
+            } => self.linear(func, a, budget)?.scale(u32::MAX),
+            InstructionData::Ternary {
+                opcode: Opcode::Imad,
+                args: [a, b, c],
+            } => {
+                let prod = match (konst(a), konst(b)) {
+                    (_, Some(k)) => self.linear(func, a, budget)?.scale(k)?,
+                    (Some(k), _) => self.linear(func, b, budget)?.scale(k)?,
+                    // A product of two non-constants is no linear form: `v` is an atom.
+                    _ => return Some(Lin::atom(v)),
+                };
+                prod.add_scaled(&self.linear(func, c, budget)?, 1)
+            }
+            _ => Some(Lin::atom(v)),
         }
     }
 
@@ -595,6 +805,9 @@ impl Ranges {
         if let Some(d) = self.derived.get(&p) {
             return self.derived_range(func, d, at, user, depth);
         }
+        if let Some(d) = self.down.get(&p) {
+            return self.down_range(func, d, at, user, depth);
+        }
         let Some(iv) = self.ivs.get(&p) else {
             return FULL;
         };
@@ -613,6 +826,50 @@ impl Ranges {
 }
 
 impl Ranges {
+    /// The range of a counter counting down ([`Down`]) in its loop's body: `n < p <= init`
+    /// (`n <= p` for `p >= n`). The counter only decreases while no step wraps, which holds
+    /// when every value the body sees is at least the step (unsigned), or non-negative
+    /// (signed; a signed start must then be non-negative too). Unknown elsewhere.
+    fn down_range(
+        &self,
+        func: &Function,
+        d: &Down,
+        at: Option<Block>,
+        user: Option<Block>,
+        depth: u32,
+    ) -> (u64, u64) {
+        let inside = [at, user]
+            .iter()
+            .any(|b| b.is_some_and(|b| d.body.contains(&b)));
+        if !inside {
+            return FULL;
+        }
+        let q = at.or(user);
+        let init = self.rec(func, d.init, None, None, depth - 1);
+        // The least value the bound can have, as the compare reads it.
+        let n_min = if d.signed {
+            match func.dfg.value_const(d.bound) {
+                Some(c) => i64::from(c as u32 as i32),
+                None => match self.rec(func, d.bound, q, q, depth - 1) {
+                    (lo, hi) if hi <= I32_MAX => lo as i64,
+                    _ => return FULL,
+                },
+            }
+        } else {
+            self.rec(func, d.bound, q, q, depth - 1).0 as i64
+        };
+        let lo = n_min + i64::from(d.strict);
+        let no_wrap = if d.signed {
+            lo >= 0 && init.1 <= I32_MAX
+        } else {
+            lo >= d.step as i64
+        };
+        if !no_wrap || lo < 0 || lo as u64 > init.1 {
+            return FULL;
+        }
+        (lo as u64, init.1)
+    }
+
     /// What a query at `at` (read in `user`) may assume of a counted loop's counter: the
     /// range of its start, the largest bound its body runs under ([`Ranges::bound_top`]) and
     /// whether the query is inside the body; `None` when the counter could wrap (one step
@@ -987,6 +1244,54 @@ mod tests {
         assert_eq!(derived_ranges(64), ((0, 60 + 13 * 64), (0, 60 + 14 * 64)));
         // A step that could wrap within the trips bounds nothing.
         assert_eq!(derived_ranges(0x2000_0000), (FULL, FULL));
+    }
+
+    /// `for (i = start; i cc n; i -= 1) out[i] = i` in a group of 16: the range of `i` in
+    /// the body and after the loop.
+    fn down_ranges(start: &str, cc: &str, n: u32) -> [(u64, u64); 2] {
+        let text = format!(
+            "kernel %k {{\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+             v0 = special tid.x\n    v1 = iconst.b32 {n:#x}\n    v2 = {start}\n    \
+             jump block1(v2)\n\n\
+             block1(v10: b32):\n    v12 = icmp {cc} v10, v1\n    brif v12, block2, block3\n\n\
+             block2:\n    store.b32 uav0[v10], v10\n    v13 = iconst.b32 0x1\n    \
+             v14 = isub v10, v13\n    jump block1(v14)\n\n\
+             block3:\n    return\n}}\n"
+        );
+        param_ranges(&text, 1, 0, [2, 3])
+    }
+
+    #[test]
+    fn counters_counting_down_are_bounded_in_the_body() {
+        // `i >= 0` from 14: 0..=14 in the body; after it, -1.
+        assert_eq!(down_ranges("iconst.b32 0xe", "sge", 0), [(0, 14), FULL]);
+        // `i != 0` (`i >u 0`) from 2 * tid: 1..=30.
+        assert_eq!(down_ranges("iadd v0, v0", "ne", 0)[0], (1, 30));
+        // `i > -1` signed: the counter stays non-negative.
+        assert_eq!(down_ranges("iconst.b32 0x7", "sgt", u32::MAX)[0], (0, 7));
+        // `i >= 0` unsigned holds always: the counter wraps, so it is unknown.
+        assert_eq!(down_ranges("iconst.b32 0x7", "uge", 0)[0], FULL);
+    }
+
+    /// `for (i = 0; i < 16; i++) if (i >= tid) out[p]` with `p` advancing by 68 from
+    /// `72 - 64 * tid` (group of 16): where the test holds, `p = 68 * (i - tid) + 4 * tid +
+    /// 72` lies in `[72, 68 * 15 + 4 * 15 + 72]`; elsewhere it may have wrapped.
+    #[test]
+    fn a_guard_relating_two_terms_bounds_their_difference() {
+        let text = "kernel %k {\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+             v0 = iconst.b32 0x0\n    v1 = special tid.x\n    v2 = iconst.b32 0x40\n    \
+             v3 = ineg v1\n    v4 = imul v3, v2\n    v5 = iconst.b32 0x48\n    \
+             v6 = iadd v4, v5\n    jump block1(v0, v6)\n\n\
+             block1(v10: b32, v11: b32):\n    v12 = iconst.b32 0x10\n    \
+             v13 = icmp slt v10, v12\n    brif v13, block2, block5\n\n\
+             block2:\n    v14 = icmp sge v10, v1\n    brif v14, block3, block4\n\n\
+             block3:\n    store.b32 uav0[v11], v11\n    jump block4\n\n\
+             block4:\n    v15 = iconst.b32 0x1\n    v16 = iadd v10, v15\n    \
+             v17 = iconst.b32 0x44\n    v18 = iadd v11, v17\n    jump block1(v16, v18)\n\n\
+             block5:\n    return\n}\n";
+        let [guarded, other] = param_ranges(text, 1, 1, [3, 4]);
+        assert_eq!(guarded, (72, 68 * 15 + 4 * 15 + 72));
+        assert_eq!(other, FULL);
     }
 
     /// The ranges of `v5 = (tid + 128) << 2` in the then and else blocks of a `brif` on
