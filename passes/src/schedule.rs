@@ -60,6 +60,11 @@ pub struct ScheduleOptions {
     /// function's peak pressure (after a first round within the budgets), at most to this
     /// many registers per file; `None`: no second round for that file.
     pub raise_cap: PerRegFile<Option<u32>>,
+    /// Rounds one and two let a block keep up to this many general registers more than its
+    /// source order keeps live at its fullest point, whatever the budget (the program's own
+    /// pressure, plus room to interleave independent chains); `None`: the budget alone.
+    /// Round three (`trim_budgets`) still lowers what buys no latency hiding.
+    pub source_slack: Option<u32>,
     /// Fill [`ScheduleStats::cycles_before`] and [`ScheduleStats::cycles_after`] (two
     /// [`estimate_cycles`] walks per block; they stay 0 otherwise).
     pub estimate: bool,
@@ -467,6 +472,7 @@ pub fn run_with(
             .map_or(n, |b| b.min(n))
     }));
     let mut stats = ScheduleStats::default();
+    let slack = opts.source_slack;
     let blocks: Vec<Block> = func.layout.blocks().collect();
     // Round one: every block within its budget. Round two: a block the budget held back
     // (its pressure fallback chose an instruction) may use up to the peak some block
@@ -501,7 +507,7 @@ pub fn run_with(
         };
         let dag = build_dag(func, target, &lv, b, &insts, term);
         let (order, sched) =
-            schedule_block(func, target, &lv, b, &dag, term, budget, &mut remaining);
+            schedule_block(func, target, &lv, b, &dag, term, budget, slack, &mut remaining);
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
@@ -523,7 +529,7 @@ pub fn run_with(
         }));
         if raised != base {
             (*order, *sched) =
-                schedule_block(func, target, &lv, *b, dag, *term, raised, &mut remaining);
+                schedule_block(func, target, &lv, *b, dag, *term, raised, slack, &mut remaining);
             *used = raised;
         }
     }
@@ -604,7 +610,7 @@ fn trim_budgets(
             }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, None, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
                 failed.push(s.same_gpr_budgets.clone());
@@ -725,6 +731,40 @@ fn pop_preferred(
     (top.2).0
 }
 
+/// The most registers of each file live at once when the DAG's nodes issue in source order,
+/// from `pressure` at the block's start; `remaining` (the uses in the block, see
+/// [`uses_in_block`]) comes back unchanged.
+fn source_order_peak(
+    dag: &Dag,
+    mut pressure: PerRegFile<u32>,
+    remaining: &mut SecondaryMap<Value, u32>,
+) -> PerRegFile<u32> {
+    let mut peak = pressure;
+    for i in 0..dag.nodes.len() {
+        for r in dag.defs(i) {
+            pressure[r.file] += r.width;
+        }
+        for f in RegFile::ALL {
+            peak[f] = peak[f].max(pressure[f]);
+        }
+        for r in dag.defs(i) {
+            if remaining[r.value] == 0 && !r.live_out {
+                pressure[r.file] -= r.width;
+            }
+        }
+        for r in dag.reads(i) {
+            remaining[r.value] -= 1;
+            if remaining[r.value] == 0 && !r.live_out {
+                pressure[r.file] = pressure[r.file].saturating_sub(r.width);
+            }
+        }
+    }
+    for r in dag.regs_read() {
+        remaining[r.value] += 1;
+    }
+    peak
+}
+
 #[allow(clippy::too_many_arguments)]
 fn schedule_block(
     func: &Function,
@@ -734,6 +774,7 @@ fn schedule_block(
     dag: &Dag,
     term: Option<Inst>,
     budget: PerRegFile<u32>,
+    slack: Option<u32>,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
@@ -754,6 +795,18 @@ fn schedule_block(
         }
     }
     sched.peak = pressure;
+    // With a slack, the GPR budget rises to the pressure the block's source order reaches
+    // plus the slack: the program's own pressure, with room to interleave a few chains.
+    let limit = match slack {
+        Some(k) => {
+            let mut limit = budget;
+            let source = source_order_peak(dag, pressure, remaining)[RegFile::Gpr];
+
+            limit[RegFile::Gpr] = limit[RegFile::Gpr].max(source.saturating_add(k));
+            limit
+        }
+        None => budget,
+    };
     // Net register change if `inst` issued now, per file.
     let delta = |i: usize, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
@@ -814,7 +867,7 @@ fn schedule_block(
         let best = pop_preferred(&mut avail, &done, &unit_free, nodes, cycle);
         let over_in = |d: [i64; 2], files: &[RegFile]| {
             files.iter().any(|&f| {
-                d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
+                d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(limit[f])
             })
         };
         let best_delta = delta(best, remaining);
@@ -823,7 +876,9 @@ fn schedule_block(
         if gpr_need > 0 {
             let need = (i64::from(pressure[RegFile::Gpr]) + gpr_need).min(i64::from(u32::MAX));
             let need = need as u32;
-            if need > budget[RegFile::Gpr] {
+            if need <= limit[RegFile::Gpr] && need > budget[RegFile::Gpr] {
+                // Within the source order's pressure and slack: allowed under any budget.
+            } else if need > budget[RegFile::Gpr] {
                 sched.same_gpr_budgets.end = sched.same_gpr_budgets.end.min(need);
             } else {
                 sched.same_gpr_budgets.start = sched.same_gpr_budgets.start.max(need);
@@ -1170,7 +1225,7 @@ block0:
                 let dag = build_dag(&f, &target, &lv, b, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
-                    schedule_block(&f, &target, &lv, b, &dag, term, budget, &mut remaining)
+                    schedule_block(&f, &target, &lv, b, &dag, term, budget, None, &mut remaining)
                 };
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);

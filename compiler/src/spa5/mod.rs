@@ -201,6 +201,14 @@ pub const SCHEDULE_LOOP_GPR_BUDGET: u32 = 32;
 /// cuda_convsep's eight staging loads stopped waiting one by one (3.40x -> 1.62x ptxas's
 /// cycles), rodinia_hotspot 1.49x -> 0.98x.
 pub const SCHEDULE_RAISE_CAP: u32 = 24;
+/// General registers a block may hold over the pressure its source order reaches, whatever
+/// its budget ([`ScheduleOptions::source_slack`]). At 0 a block whose own order already
+/// holds more than its budget may reorder within that pressure: modeled cycles 0.9645 ->
+/// 0.9609 of ptxas's (0.9243 -> 0.9219 with --assume-in-bounds; rodinia_cfd 0.82x, parboil_lbm
+/// 0.96x of before) and rodinia_nw 36 -> 34 registers. At 2 or 4 cycles fall further (0.9582,
+/// 0.9556) but rodinia_lud (35-37 against 32) and rodinia_srad (22 against 19) go over
+/// ptxas + 2 registers.
+pub const SCHEDULE_SOURCE_SLACK: u32 = 0;
 
 impl Spa5Output {
     /// The nvdisasm-syntax listing.
@@ -406,6 +414,7 @@ fn schedule_and_allocate(
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         so.raise_cap[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_RAISE_CAP);
+        so.source_slack = Some(SCHEDULE_SOURCE_SLACK);
         // The cycle estimates only feed the debug log below.
         so.estimate = tracing::enabled!(tracing::Level::DEBUG);
         ilc_passes::budget::set_stage("schedule");
