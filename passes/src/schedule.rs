@@ -955,8 +955,9 @@ fn schedule_block(
     (order, sched)
 }
 
-/// `test schedule [budget=N] [raise=N]`: schedules for the
-/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget and raise cap; outputs a summary line
+/// `test schedule [budget=N] [raise=N] [slack=N]`: schedules for the
+/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget, raise cap and source
+/// slack; outputs a summary line
 /// (`; schedule: cycles 412 -> 230`) and the scheduled function.
 pub struct ScheduleTest;
 
@@ -982,6 +983,10 @@ impl crate::filetest::SubTest for ScheduleTest {
                 Some(("budget", n)) => {
                     let n = n.parse().map_err(|_| format!("bad budget '{n}'"))?;
                     opts.reg_budget[RegFile::Gpr] = Some(n);
+                }
+                Some(("slack", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad source slack '{n}'"))?;
+                    opts.source_slack = Some(n);
                 }
                 Some(("raise", n)) => {
                     let n = n.parse().map_err(|_| format!("bad raise cap '{n}'"))?;
