@@ -24,6 +24,11 @@
 //! past their budget, else the first in source order, so under pressure the schedule drifts
 //! back toward the source order.
 //!
+//! With [`ScheduleOptions::source_slack`], a block's GPR budget rises to the pressure its own
+//! source order reaches (plus the slack, capped by the function's highest source pressure):
+//! where the program already holds more than the budget, the budget alone would force the
+//! source order and leave independent chains uninterleaved.
+//!
 //! Three rounds: every block is first scheduled within its budget; a block whose pressure
 //! fallback chose an instruction is then scheduled again with its budget raised to the
 //! highest pressure any block reached in the first round (at most
@@ -60,10 +65,11 @@ pub struct ScheduleOptions {
     /// function's peak pressure (after a first round within the budgets), at most to this
     /// many registers per file; `None`: no second round for that file.
     pub raise_cap: PerRegFile<Option<u32>>,
-    /// Rounds one and two let a block keep up to this many general registers more than its
-    /// source order keeps live at its fullest point, whatever the budget (the program's own
-    /// pressure, plus room to interleave independent chains); `None`: the budget alone.
-    /// Round three (`trim_budgets`) still lowers what buys no latency hiding.
+    /// Rounds one and two let a block keep as many general registers live as its source
+    /// order does at its fullest point, plus up to this many more as long as no block's
+    /// source order keeps more live, whatever the budget (the program's own pressure, and
+    /// room to interleave independent chains); `None`: the budget alone. Round three
+    /// (`trim_budgets`) still lowers what buys no latency hiding.
     pub source_slack: Option<u32>,
     /// Fill [`ScheduleStats::cycles_before`] and [`ScheduleStats::cycles_after`] (two
     /// [`estimate_cycles`] walks per block; they stay 0 otherwise).
@@ -483,6 +489,8 @@ pub fn run_with(
     let mut remaining: SecondaryMap<Value, u32> =
         crate::ir::entities::sized_map(func.dfg.num_values());
     let mut peak = PerRegFile::<u32>::default();
+    let mut built: Vec<(Block, Vec<Inst>, Option<Inst>, Dag, u32)> =
+        Vec::with_capacity(blocks.len());
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
         let term = match insts.last() {
@@ -490,14 +498,31 @@ pub fn run_with(
             _ => None,
         };
         if insts.len() < 2 {
-            let order = insts.clone();
             let dag = Dag {
                 nodes: Vec::new(),
                 succs: Vec::new(),
                 regs: Vec::new(),
             };
+            built.push((b, insts, term, dag, 0));
+            continue;
+        }
+        let dag = build_dag(func, target, &lv, b, &insts, term);
+        let source = match slack {
+            Some(_) => source_order_peak(func, target, &lv, b, &dag, term, &mut remaining),
+            None => 0,
+        };
+        built.push((b, insts, term, dag, source));
+    }
+    // The most general registers any block's source order keeps live: with a slack, a
+    // block may hold up to its own source pressure plus the slack, never past this.
+    let fn_source = built.iter().map(|x| x.4).max().unwrap_or(0);
+    let mut free_of: Vec<u32> = Vec::with_capacity(built.len());
+    for (b, insts, term, dag, source) in built {
+        if insts.len() < 2 {
+            let order = insts.clone();
             plans.push((b, insts, term, order, BlockSchedule::default(), dag));
             budgets.push(budget);
+            free_of.push(0);
             continue;
         }
         let budget = if loops.loop_depth(b) > 0 {
@@ -505,16 +530,28 @@ pub fn run_with(
         } else {
             budget
         };
-        let dag = build_dag(func, target, &lv, b, &insts, term);
-        let (order, sched) =
-            schedule_block(func, target, &lv, b, &dag, term, budget, slack, &mut remaining);
+        let free = slack.map_or(0, |k| source.max(source.saturating_add(k).min(fn_source)));
+        let (order, sched) = schedule_block(
+            func,
+            target,
+            &lv,
+            b,
+            &dag,
+            term,
+            budget,
+            free,
+            &mut remaining,
+        );
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
         plans.push((b, insts, term, order, sched, dag));
         budgets.push(budget);
+        free_of.push(free);
     }
-    for ((b, _, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
+    for (((b, _, term, order, sched, dag), used), &free) in
+        plans.iter_mut().zip(&mut budgets).zip(&free_of)
+    {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -528,8 +565,17 @@ pub fn run_with(
             None => base[f],
         }));
         if raised != base {
-            (*order, *sched) =
-                schedule_block(func, target, &lv, *b, dag, *term, raised, slack, &mut remaining);
+            (*order, *sched) = schedule_block(
+                func,
+                target,
+                &lv,
+                *b,
+                dag,
+                *term,
+                raised,
+                free,
+                &mut remaining,
+            );
             *used = raised;
         }
     }
@@ -610,7 +656,7 @@ fn trim_budgets(
             }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, None, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, 0, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
                 failed.push(s.same_gpr_budgets.clone());
@@ -731,37 +777,58 @@ fn pop_preferred(
     (top.2).0
 }
 
-/// The most registers of each file live at once when the DAG's nodes issue in source order,
-/// from `pressure` at the block's start; `remaining` (the uses in the block, see
-/// [`uses_in_block`]) comes back unchanged.
-fn source_order_peak(
-    dag: &Dag,
-    mut pressure: PerRegFile<u32>,
-    remaining: &mut SecondaryMap<Value, u32>,
+/// Registers of each file live at the start of block `b` (live in, or its parameters) that
+/// the block reads or passes on, given the uses in the block in `remaining` (see
+/// [`uses_in_block`]).
+fn entry_pressure(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+    remaining: &SecondaryMap<Value, u32>,
 ) -> PerRegFile<u32> {
+    let mut pressure = PerRegFile::<u32>::default();
+    for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
+        if remaining[v] > 0 || lv.is_live_out(b, v) {
+            let fp = target.footprint(func.dfg.value_type(v));
+            pressure[fp.file] += u32::from(fp.width);
+        }
+    }
+    pressure
+}
+
+/// The most general registers live at once when block `b`'s instructions issue in source
+/// order (`remaining` comes back all zero, as [`clear_uses`] leaves it).
+fn source_order_peak(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+    dag: &Dag,
+    term: Option<Inst>,
+    remaining: &mut SecondaryMap<Value, u32>,
+) -> u32 {
+    uses_in_block(func, dag, term, remaining);
+    let mut pressure = entry_pressure(func, target, lv, b, remaining)[RegFile::Gpr];
     let mut peak = pressure;
+    let gpr = |r: &&RegUse| r.file == RegFile::Gpr;
     for i in 0..dag.nodes.len() {
-        for r in dag.defs(i) {
-            pressure[r.file] += r.width;
-        }
-        for f in RegFile::ALL {
-            peak[f] = peak[f].max(pressure[f]);
-        }
-        for r in dag.defs(i) {
+        let defs = dag.defs(i).iter().filter(gpr);
+        pressure += defs.clone().map(|r| r.width).sum::<u32>();
+        peak = peak.max(pressure);
+        for r in defs {
             if remaining[r.value] == 0 && !r.live_out {
-                pressure[r.file] -= r.width;
+                pressure -= r.width;
             }
         }
         for r in dag.reads(i) {
             remaining[r.value] -= 1;
-            if remaining[r.value] == 0 && !r.live_out {
-                pressure[r.file] = pressure[r.file].saturating_sub(r.width);
+            if remaining[r.value] == 0 && !r.live_out && r.file == RegFile::Gpr {
+                pressure = pressure.saturating_sub(r.width);
             }
         }
     }
-    for r in dag.regs_read() {
-        remaining[r.value] += 1;
-    }
+    clear_uses(func, dag, term, remaining);
     peak
 }
 
@@ -774,39 +841,19 @@ fn schedule_block(
     dag: &Dag,
     term: Option<Inst>,
     budget: PerRegFile<u32>,
-    slack: Option<u32>,
+    free: u32,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
     let nodes = &dag.nodes[..];
     let mut npreds: Vec<u32> = nodes.iter().map(|n| n.npreds).collect();
-    let width = |v: Value| -> (RegFile, u32) {
-        let fp = target.footprint(func.dfg.value_type(v));
-        (fp.file, u32::from(fp.width))
-    };
     uses_in_block(func, dag, term, remaining);
     let rem = |m: &SecondaryMap<Value, u32>, v: Value| m[v];
-    let live_out = |v: Value| lv.is_live_out(b, v);
-    let mut pressure = PerRegFile::<u32>::default();
-    for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
-        if rem(remaining, v) > 0 || live_out(v) {
-            let (f, w) = width(v);
-            pressure[f] += w;
-        }
-    }
+    let mut pressure = entry_pressure(func, target, lv, b, remaining);
     sched.peak = pressure;
-    // With a slack, the GPR budget rises to the pressure the block's source order reaches
-    // plus the slack: the program's own pressure, with room to interleave a few chains.
-    let limit = match slack {
-        Some(k) => {
-            let mut limit = budget;
-            let source = source_order_peak(dag, pressure, remaining)[RegFile::Gpr];
-
-            limit[RegFile::Gpr] = limit[RegFile::Gpr].max(source.saturating_add(k));
-            limit
-        }
-        None => budget,
-    };
+    // The budget test is against the higher of the budget and `free` general registers.
+    let mut limit = budget;
+    limit[RegFile::Gpr] = limit[RegFile::Gpr].max(free);
     // Net register change if `inst` issued now, per file.
     let delta = |i: usize, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
@@ -877,7 +924,7 @@ fn schedule_block(
             let need = (i64::from(pressure[RegFile::Gpr]) + gpr_need).min(i64::from(u32::MAX));
             let need = need as u32;
             if need <= limit[RegFile::Gpr] && need > budget[RegFile::Gpr] {
-                // Within the source order's pressure and slack: allowed under any budget.
+                // Within `free`: allowed under any budget.
             } else if need > budget[RegFile::Gpr] {
                 sched.same_gpr_budgets.end = sched.same_gpr_budgets.end.min(need);
             } else {
@@ -1230,7 +1277,7 @@ block0:
                 let dag = build_dag(&f, &target, &lv, b, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
-                    schedule_block(&f, &target, &lv, b, &dag, term, budget, None, &mut remaining)
+                    schedule_block(&f, &target, &lv, b, &dag, term, budget, 0, &mut remaining)
                 };
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);
