@@ -489,8 +489,9 @@ pub fn run_with(
     let mut remaining: SecondaryMap<Value, u32> =
         crate::ir::entities::sized_map(func.dfg.num_values());
     let mut peak = PerRegFile::<u32>::default();
-    let mut built: Vec<(Block, Vec<Inst>, Option<Inst>, Dag, u32)> =
-        Vec::with_capacity(blocks.len());
+    // Each block's instructions, terminator, DAG and source-order GPR pressure.
+    type Built = (Block, Vec<Inst>, Option<Inst>, Dag, u32);
+    let mut built: Vec<Built> = Vec::with_capacity(blocks.len());
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
         let term = match insts.last() {
