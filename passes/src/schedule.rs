@@ -509,7 +509,13 @@ pub fn run_with(
         }
         let dag = build_dag(func, target, &lv, b, &insts, term);
         let source = match slack {
-            Some(_) => source_order_peak(func, target, &lv, b, &dag, term, &mut remaining),
+            Some(_) => {
+                uses_in_block(func, &dag, term, &mut remaining);
+                let entry = entry_pressure(func, target, &lv, b, &remaining)[RegFile::Gpr];
+                let peak = source_order_peak(&dag, entry, &mut remaining);
+                clear_uses(func, &dag, term, &mut remaining);
+                peak
+            }
             None => 0,
         };
         built.push((b, insts, term, dag, source));
@@ -798,19 +804,14 @@ fn entry_pressure(
     pressure
 }
 
-/// The most general registers live at once when block `b`'s instructions issue in source
-/// order (`remaining` comes back all zero, as [`clear_uses`] leaves it).
+/// The most general registers live at once when a block's instructions issue in source
+/// order, from `pressure` at its start; `remaining` holds the uses in the block (see
+/// [`uses_in_block`]) and is counted down (clear it with [`clear_uses`]).
 fn source_order_peak(
-    func: &Function,
-    target: &dyn TargetIsa,
-    lv: &Liveness,
-    b: Block,
     dag: &Dag,
-    term: Option<Inst>,
+    mut pressure: u32,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> u32 {
-    uses_in_block(func, dag, term, remaining);
-    let mut pressure = entry_pressure(func, target, lv, b, remaining)[RegFile::Gpr];
     let mut peak = pressure;
     let gpr = |r: &&RegUse| r.file == RegFile::Gpr;
     for i in 0..dag.nodes.len() {
@@ -829,7 +830,6 @@ fn source_order_peak(
             }
         }
     }
-    clear_uses(func, dag, term, remaining);
     peak
 }
 
