@@ -24,6 +24,11 @@
 //! past their budget, else the first in source order, so under pressure the schedule drifts
 //! back toward the source order.
 //!
+//! With [`ScheduleOptions::source_slack`], a block's GPR budget rises to the pressure its own
+//! source order reaches (plus the slack, capped by the function's highest source pressure):
+//! where the program already holds more than the budget, the budget alone would force the
+//! source order and leave independent chains uninterleaved.
+//!
 //! Three rounds: every block is first scheduled within its budget; a block whose pressure
 //! fallback chose an instruction is then scheduled again with its budget raised to the
 //! highest pressure any block reached in the first round (at most
@@ -60,6 +65,12 @@ pub struct ScheduleOptions {
     /// function's peak pressure (after a first round within the budgets), at most to this
     /// many registers per file; `None`: no second round for that file.
     pub raise_cap: PerRegFile<Option<u32>>,
+    /// Rounds one and two let a block keep as many general registers live as its source
+    /// order does at its fullest point, plus up to this many more as long as no block's
+    /// source order keeps more live, whatever the budget (the program's own pressure, and
+    /// room to interleave independent chains); `None`: the budget alone. Round three
+    /// (`trim_budgets`) still lowers what buys no latency hiding.
+    pub source_slack: Option<u32>,
     /// Fill [`ScheduleStats::cycles_before`] and [`ScheduleStats::cycles_after`] (two
     /// [`estimate_cycles`] walks per block; they stay 0 otherwise).
     pub estimate: bool,
@@ -467,6 +478,7 @@ pub fn run_with(
             .map_or(n, |b| b.min(n))
     }));
     let mut stats = ScheduleStats::default();
+    let slack = opts.source_slack;
     let blocks: Vec<Block> = func.layout.blocks().collect();
     // Round one: every block within its budget. Round two: a block the budget held back
     // (its pressure fallback chose an instruction) may use up to the peak some block
@@ -477,6 +489,9 @@ pub fn run_with(
     let mut remaining: SecondaryMap<Value, u32> =
         crate::ir::entities::sized_map(func.dfg.num_values());
     let mut peak = PerRegFile::<u32>::default();
+    // Each block's instructions, terminator, DAG and source-order GPR pressure.
+    type Built = (Block, Vec<Inst>, Option<Inst>, Dag, u32);
+    let mut built: Vec<Built> = Vec::with_capacity(blocks.len());
     for b in blocks {
         let mut insts: Vec<Inst> = func.layout.block_insts(b).collect();
         let term = match insts.last() {
@@ -484,14 +499,37 @@ pub fn run_with(
             _ => None,
         };
         if insts.len() < 2 {
-            let order = insts.clone();
             let dag = Dag {
                 nodes: Vec::new(),
                 succs: Vec::new(),
                 regs: Vec::new(),
             };
+            built.push((b, insts, term, dag, 0));
+            continue;
+        }
+        let dag = build_dag(func, target, &lv, b, &insts, term);
+        let source = match slack {
+            Some(_) => {
+                uses_in_block(func, &dag, term, &mut remaining);
+                let entry = entry_pressure(func, target, &lv, b, &remaining)[RegFile::Gpr];
+                let peak = source_order_peak(&dag, entry, &mut remaining);
+                clear_uses(func, &dag, term, &mut remaining);
+                peak
+            }
+            None => 0,
+        };
+        built.push((b, insts, term, dag, source));
+    }
+    // The most general registers any block's source order keeps live: with a slack, a
+    // block may hold up to its own source pressure plus the slack, never past this.
+    let fn_source = built.iter().map(|x| x.4).max().unwrap_or(0);
+    let mut free_of: Vec<u32> = Vec::with_capacity(built.len());
+    for (b, insts, term, dag, source) in built {
+        if insts.len() < 2 {
+            let order = insts.clone();
             plans.push((b, insts, term, order, BlockSchedule::default(), dag));
             budgets.push(budget);
+            free_of.push(0);
             continue;
         }
         let budget = if loops.loop_depth(b) > 0 {
@@ -499,16 +537,28 @@ pub fn run_with(
         } else {
             budget
         };
-        let dag = build_dag(func, target, &lv, b, &insts, term);
-        let (order, sched) =
-            schedule_block(func, target, &lv, b, &dag, term, budget, &mut remaining);
+        let free = slack.map_or(0, |k| source.max(source.saturating_add(k).min(fn_source)));
+        let (order, sched) = schedule_block(
+            func,
+            target,
+            &lv,
+            b,
+            &dag,
+            term,
+            budget,
+            free,
+            &mut remaining,
+        );
         for f in RegFile::ALL {
             peak[f] = peak[f].max(sched.peak[f]);
         }
         plans.push((b, insts, term, order, sched, dag));
         budgets.push(budget);
+        free_of.push(free);
     }
-    for ((b, _, term, order, sched, dag), used) in plans.iter_mut().zip(&mut budgets) {
+    for (((b, _, term, order, sched, dag), used), &free) in
+        plans.iter_mut().zip(&mut budgets).zip(&free_of)
+    {
         if sched.pressure_picks == 0 {
             continue;
         }
@@ -522,8 +572,17 @@ pub fn run_with(
             None => base[f],
         }));
         if raised != base {
-            (*order, *sched) =
-                schedule_block(func, target, &lv, *b, dag, *term, raised, &mut remaining);
+            (*order, *sched) = schedule_block(
+                func,
+                target,
+                &lv,
+                *b,
+                dag,
+                *term,
+                raised,
+                free,
+                &mut remaining,
+            );
             *used = raised;
         }
     }
@@ -604,7 +663,7 @@ fn trim_budgets(
             }
             let mut budget = budgets[i];
             budget[gpr] = mid;
-            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, remaining);
+            let (o, s) = schedule_block(func, target, lv, *b, dag, *term, budget, 0, remaining);
             if s.peak[gpr] < sched.peak[gpr] && holds(&o) {
                 hi = s.peak[gpr].min(mid);
                 failed.push(s.same_gpr_budgets.clone());
@@ -725,6 +784,55 @@ fn pop_preferred(
     (top.2).0
 }
 
+/// Registers of each file live at the start of block `b` (live in, or its parameters) that
+/// the block reads or passes on, given the uses in the block in `remaining` (see
+/// [`uses_in_block`]).
+fn entry_pressure(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+    remaining: &SecondaryMap<Value, u32>,
+) -> PerRegFile<u32> {
+    let mut pressure = PerRegFile::<u32>::default();
+    for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
+        if remaining[v] > 0 || lv.is_live_out(b, v) {
+            let fp = target.footprint(func.dfg.value_type(v));
+            pressure[fp.file] += u32::from(fp.width);
+        }
+    }
+    pressure
+}
+
+/// The most general registers live at once when a block's instructions issue in source
+/// order, from `pressure` at its start; `remaining` holds the uses in the block (see
+/// [`uses_in_block`]) and is counted down (clear it with [`clear_uses`]).
+fn source_order_peak(
+    dag: &Dag,
+    mut pressure: u32,
+    remaining: &mut SecondaryMap<Value, u32>,
+) -> u32 {
+    let mut peak = pressure;
+    let gpr = |r: &&RegUse| r.file == RegFile::Gpr;
+    for i in 0..dag.nodes.len() {
+        let defs = dag.defs(i).iter().filter(gpr);
+        pressure += defs.clone().map(|r| r.width).sum::<u32>();
+        peak = peak.max(pressure);
+        for r in defs {
+            if remaining[r.value] == 0 && !r.live_out {
+                pressure -= r.width;
+            }
+        }
+        for r in dag.reads(i) {
+            remaining[r.value] -= 1;
+            if remaining[r.value] == 0 && !r.live_out && r.file == RegFile::Gpr {
+                pressure = pressure.saturating_sub(r.width);
+            }
+        }
+    }
+    peak
+}
+
 #[allow(clippy::too_many_arguments)]
 fn schedule_block(
     func: &Function,
@@ -734,26 +842,19 @@ fn schedule_block(
     dag: &Dag,
     term: Option<Inst>,
     budget: PerRegFile<u32>,
+    free: u32,
     remaining: &mut SecondaryMap<Value, u32>,
 ) -> (Vec<Inst>, BlockSchedule) {
     let mut sched = BlockSchedule::default();
     let nodes = &dag.nodes[..];
     let mut npreds: Vec<u32> = nodes.iter().map(|n| n.npreds).collect();
-    let width = |v: Value| -> (RegFile, u32) {
-        let fp = target.footprint(func.dfg.value_type(v));
-        (fp.file, u32::from(fp.width))
-    };
     uses_in_block(func, dag, term, remaining);
     let rem = |m: &SecondaryMap<Value, u32>, v: Value| m[v];
-    let live_out = |v: Value| lv.is_live_out(b, v);
-    let mut pressure = PerRegFile::<u32>::default();
-    for &v in lv.live_in[b].iter().chain(func.dfg.block_params(b)) {
-        if rem(remaining, v) > 0 || live_out(v) {
-            let (f, w) = width(v);
-            pressure[f] += w;
-        }
-    }
+    let mut pressure = entry_pressure(func, target, lv, b, remaining);
     sched.peak = pressure;
+    // The budget test is against the higher of the budget and `free` general registers.
+    let mut limit = budget;
+    limit[RegFile::Gpr] = limit[RegFile::Gpr].max(free);
     // Net register change if `inst` issued now, per file.
     let delta = |i: usize, remaining: &SecondaryMap<Value, u32>| -> [i64; 2] {
         let mut d = [0i64; 2];
@@ -814,7 +915,7 @@ fn schedule_block(
         let best = pop_preferred(&mut avail, &done, &unit_free, nodes, cycle);
         let over_in = |d: [i64; 2], files: &[RegFile]| {
             files.iter().any(|&f| {
-                d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(budget[f])
+                d[f as usize] > 0 && i64::from(pressure[f]) + d[f as usize] > i64::from(limit[f])
             })
         };
         let best_delta = delta(best, remaining);
@@ -823,7 +924,9 @@ fn schedule_block(
         if gpr_need > 0 {
             let need = (i64::from(pressure[RegFile::Gpr]) + gpr_need).min(i64::from(u32::MAX));
             let need = need as u32;
-            if need > budget[RegFile::Gpr] {
+            if need <= limit[RegFile::Gpr] && need > budget[RegFile::Gpr] {
+                // Within `free`: allowed under any budget.
+            } else if need > budget[RegFile::Gpr] {
                 sched.same_gpr_budgets.end = sched.same_gpr_budgets.end.min(need);
             } else {
                 sched.same_gpr_budgets.start = sched.same_gpr_budgets.start.max(need);
@@ -900,8 +1003,9 @@ fn schedule_block(
     (order, sched)
 }
 
-/// `test schedule [budget=N] [raise=N]`: schedules for the
-/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget and raise cap; outputs a summary line
+/// `test schedule [budget=N] [raise=N] [slack=N]`: schedules for the
+/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget, raise cap and source
+/// slack; outputs a summary line
 /// (`; schedule: cycles 412 -> 230`) and the scheduled function.
 pub struct ScheduleTest;
 
@@ -927,6 +1031,10 @@ impl crate::filetest::SubTest for ScheduleTest {
                 Some(("budget", n)) => {
                     let n = n.parse().map_err(|_| format!("bad budget '{n}'"))?;
                     opts.reg_budget[RegFile::Gpr] = Some(n);
+                }
+                Some(("slack", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad source slack '{n}'"))?;
+                    opts.source_slack = Some(n);
                 }
                 Some(("raise", n)) => {
                     let n = n.parse().map_err(|_| format!("bad raise cap '{n}'"))?;
@@ -1170,7 +1278,7 @@ block0:
                 let dag = build_dag(&f, &target, &lv, b, &insts, term);
                 let mut schedule = |gpr: u32| {
                     let budget = PerRegFile([gpr, 7]);
-                    schedule_block(&f, &target, &lv, b, &dag, term, budget, &mut remaining)
+                    schedule_block(&f, &target, &lv, b, &dag, term, budget, 0, &mut remaining)
                 };
                 for gpr in [2, 4, 6, 9, 14] {
                     let (order, sched) = schedule(gpr);

@@ -100,15 +100,12 @@ fn bench_kernels_compile_and_match_the_interpreter() {
 #[test]
 fn registers_stay_within_ptxas_plus_two() {
     const OVER: &[&str] = &[
-        // Held-out pairs, over the limit when added: 61 (default) / 44 (assume in bounds)
-        // against 56; the default mode's checked addresses of 19 loads and 19 stores.
+        // Held-out pairs, over the limit when added: 68 (default) / 47 (assume in bounds)
+        // against 56 (61 / 44 while the scheduler kept blocks over their budget in source
+        // order); the default mode's checked addresses of 19 loads and 19 stores.
         "parboil_lbm",
         // 19 / 19 against 16.
         "parboil_tpacf",
-        // 36 (default) / 34 against 32 (34 when added): value ranges now prove the LDS
-        // accesses of its loops in bounds, and the scheduler raises the unrolled copies'
-        // blocks to the function's peak (30 with the scheduler off).
-        "rodinia_nw",
     ];
     let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();
