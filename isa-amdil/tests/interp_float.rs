@@ -425,6 +425,78 @@ fn rounding_and_dots() {
             [f(4.0), f(4.0), f(0.0), f(0.0)],
         ),
         c(
+            "7.11 PIREDUCE L7226: into [-pi, pi]",
+            &[[
+                f(0.0),
+                f(std::f32::consts::TAU + 1.0),
+                f(-1.0),
+                f(3.0 * std::f32::consts::PI + 0.5),
+            ]],
+            "pireduce r0, l0",
+            // 1 - 2^-22 and 0.5 - pi: each step rounds to f32.
+            [f(0.0), 0x3f7f_fffc, f(-1.0), 0xc029_0fdc],
+        ),
+        c(
+            "7.11 LIT L6958",
+            &[[f(0.5), f(0.25), 0, f(2.0)]],
+            "lit r0, l0",
+            [f(1.0), f(0.5), f(0.0625), f(1.0)],
+        ),
+    ]);
+}
+
+#[test]
+fn conversions_7_10() {
+    run_all(&[
+        c(
+            "7.10 FTOI L6365: truncates",
+            &[[f(-2.7), f(2.7), f(0.5), f(-0.5)]],
+            "ftoi r0, l0",
+            [(-2i32) as u32, 2, 0, 0],
+        ),
+        c(
+            "7.10 FTOI L6365: undefined -> saturate, NaN -> 0",
+            &[[NAN, INF, f(-3e9), f(3e9)]],
+            "ftoi r0, l0",
+            [0, 0x7FFF_FFFF, 0x8000_0000, 0x7FFF_FFFF],
+        ),
+        c(
+            "7.10 FTOU L6378: saturate, NaN -> 0",
+            &[[NAN, f(-1.0), f(5e9), f(3.9)]],
+            "ftou r0, l0",
+            [0, 0, T, 3],
+        ),
+        c(
+            "7.10 ITOF L6391",
+            &[[T, 0x8000_0000, 16_777_217, 3]],
+            "itof r0, l0",
+            [f(-1.0), f(-2147483648.0), f(16_777_216.0), f(3.0)],
+        ),
+        c(
+            "7.10 UTOF L6404: nearest even",
+            &[[T, 0x8000_0000, 16_777_219, 3]],
+            "utof r0, l0",
+            [f(4294967296.0), f(2147483648.0), f(16_777_220.0), f(3.0)],
+        ),
+        c(
+            "7.10 F_2_F16 L6343",
+            &[[f(1.0), f(-2.0), f(65504.0), f(1e6)]],
+            "f2f16 r0, l0",
+            [0x3C00, 0xC000, 0x7BFF, 0x7C00],
+        ),
+        c(
+            "7.10 F16_2_F L6354",
+            &[[0x3C00, 0xC000, 0x0001, 0xFC00]],
+            "f162f r0, l0",
+            [f(1.0), f(-2.0), f(5.960_464_5e-8), NINF],
+        ),
+    ]);
+}
+
+#[test]
+fn dx9_vector_forms_and_frexp() {
+    run_all(&[
+        c(
             "7.11 EXPP L6836: (2^floor(w), w - floor(w), 2^w, 1) from .w",
             &[[f(9.0), f(9.0), f(9.0), f(-2.5)]],
             "expp r0.xyw, l0",
@@ -500,72 +572,6 @@ fn rounding_and_dots() {
             &[[0, 0x4028_0000, 0, 0]],
             "dfrexp_exp r0.x, l0.xy\ndfrexp_mant r0.zw, l0.xy",
             [4, 0, 0, 0x3FE8_0000],
-        ),
-        c(
-            "7.11 PIREDUCE L7226: into [-pi, pi]",
-            &[[
-                f(0.0),
-                f(std::f32::consts::TAU + 1.0),
-                f(-1.0),
-                f(3.0 * std::f32::consts::PI + 0.5),
-            ]],
-            "pireduce r0, l0",
-            // 1 - 2^-22 and 0.5 - pi: each step rounds to f32.
-            [f(0.0), 0x3f7f_fffc, f(-1.0), 0xc029_0fdc],
-        ),
-        c(
-            "7.11 LIT L6958",
-            &[[f(0.5), f(0.25), 0, f(2.0)]],
-            "lit r0, l0",
-            [f(1.0), f(0.5), f(0.0625), f(1.0)],
-        ),
-    ]);
-}
-
-#[test]
-fn conversions_7_10() {
-    run_all(&[
-        c(
-            "7.10 FTOI L6365: truncates",
-            &[[f(-2.7), f(2.7), f(0.5), f(-0.5)]],
-            "ftoi r0, l0",
-            [(-2i32) as u32, 2, 0, 0],
-        ),
-        c(
-            "7.10 FTOI L6365: undefined -> saturate, NaN -> 0",
-            &[[NAN, INF, f(-3e9), f(3e9)]],
-            "ftoi r0, l0",
-            [0, 0x7FFF_FFFF, 0x8000_0000, 0x7FFF_FFFF],
-        ),
-        c(
-            "7.10 FTOU L6378: saturate, NaN -> 0",
-            &[[NAN, f(-1.0), f(5e9), f(3.9)]],
-            "ftou r0, l0",
-            [0, 0, T, 3],
-        ),
-        c(
-            "7.10 ITOF L6391",
-            &[[T, 0x8000_0000, 16_777_217, 3]],
-            "itof r0, l0",
-            [f(-1.0), f(-2147483648.0), f(16_777_216.0), f(3.0)],
-        ),
-        c(
-            "7.10 UTOF L6404: nearest even",
-            &[[T, 0x8000_0000, 16_777_219, 3]],
-            "utof r0, l0",
-            [f(4294967296.0), f(2147483648.0), f(16_777_220.0), f(3.0)],
-        ),
-        c(
-            "7.10 F_2_F16 L6343",
-            &[[f(1.0), f(-2.0), f(65504.0), f(1e6)]],
-            "f2f16 r0, l0",
-            [0x3C00, 0xC000, 0x7BFF, 0x7C00],
-        ),
-        c(
-            "7.10 F16_2_F L6354",
-            &[[0x3C00, 0xC000, 0x0001, 0xFC00]],
-            "f162f r0, l0",
-            [f(1.0), f(-2.0), f(5.960_464_5e-8), NINF],
         ),
     ]);
 }

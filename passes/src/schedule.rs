@@ -209,6 +209,26 @@ fn build_dag(
     insts: &[Inst],
     term: Option<Inst>,
 ) -> Dag {
+    let pos: HashMap<Inst, u32> = insts
+        .iter()
+        .enumerate()
+        .map(|(i, &inst)| (inst, i as u32))
+        .collect();
+    let (nodes, regs) = dag_nodes(func, target, lv, b, insts);
+    let mut edges = dependence_edges(func, target, insts, &pos, &nodes);
+    late_update_edges(func, target, b, insts, term, &pos, &nodes, &mut edges);
+    finish_dag(nodes, regs, edges)
+}
+
+/// One node per instruction of `insts`, with its timing from the target and the registers
+/// it writes and reads (each value once per node).
+fn dag_nodes(
+    func: &Function,
+    target: &dyn TargetIsa,
+    lv: &Liveness,
+    b: Block,
+    insts: &[Inst],
+) -> (Vec<Node>, Vec<RegUse>) {
     let mut regs: Vec<RegUse> = Vec::with_capacity(3 * insts.len());
     let reg_use = |v: Value| {
         let fp = target.footprint(func.dfg.value_type(v));
@@ -219,12 +239,7 @@ fn build_dag(
             live_out: lv.is_live_out(b, v),
         }
     };
-    let pos: HashMap<Inst, u32> = insts
-        .iter()
-        .enumerate()
-        .map(|(i, &inst)| (inst, i as u32))
-        .collect();
-    let mut nodes: Vec<Node> = insts
+    let nodes: Vec<Node> = insts
         .iter()
         .map(|&inst| {
             let si = target.sched_info(func, inst);
@@ -249,6 +264,19 @@ fn build_dag(
             }
         })
         .collect();
+    (nodes, regs)
+}
+
+/// The data edges (weighted by the producer's latency) and the memory-order edges between
+/// `insts`: per memory class, a write after the last write and the reads since, a read after
+/// the last write.
+fn dependence_edges(
+    func: &Function,
+    target: &dyn TargetIsa,
+    insts: &[Inst],
+    pos: &HashMap<Inst, u32>,
+    nodes: &[Node],
+) -> Vec<(usize, usize, u32)> {
     let mut edges: Vec<(usize, usize, u32)> = Vec::with_capacity(3 * insts.len());
     // Per memory class (`MemClasses` bit): the last write and the reads since.
     const CLASSES: usize = 3;
@@ -288,6 +316,22 @@ fn build_dag(
             }
         }
     }
+    edges
+}
+
+/// The edges that order late block-argument updates and back-edge loads (see
+/// [`build_dag`]) after the other readers of what they replace.
+#[allow(clippy::too_many_arguments)]
+fn late_update_edges(
+    func: &Function,
+    target: &dyn TargetIsa,
+    b: Block,
+    insts: &[Inst],
+    term: Option<Inst>,
+    pos: &HashMap<Inst, u32>,
+    nodes: &[Node],
+    edges: &mut Vec<(usize, usize, u32)>,
+) {
     // Readers of each value in the block, for the late block-argument updates above.
     let (term_args, cond): (SmallVec<[Value; 8]>, Option<Value>) = match term
         .map(|t| &func.dfg.insts[t])
@@ -374,6 +418,12 @@ fn build_dag(
             }
         }
     }
+}
+
+/// Merges parallel edges (keeping the largest weight), lays the successors out by source
+/// node, and computes each node's predecessor count and height (the longest weighted path
+/// to the end of the block).
+fn finish_dag(mut nodes: Vec<Node>, regs: Vec<RegUse>, mut edges: Vec<(usize, usize, u32)>) -> Dag {
     edges.sort_unstable();
     edges.dedup_by(|a, b| {
         a.0 == b.0 && a.1 == b.1 && {

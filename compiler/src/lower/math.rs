@@ -382,6 +382,23 @@ impl Lowerer<'_> {
         (lo, hm, e)
     }
 
+    /// `u64div`, `u64mod`, `i64div` or `i64mod` (see [`Self::udivrem64`]).
+    pub(crate) fn lower_div64(&mut self, st: &Instruction) -> LResult<()> {
+        let op = st.opcode;
+        self.wide(st, Ty::Int, 2, move |l, a| {
+            let (q, r) = if matches!(op, Opcode::U64Div | Opcode::U64Mod) {
+                l.udivrem64(a[0], a[1])
+            } else {
+                l.idivrem64(a[0], a[1])
+            };
+            Ok(if matches!(op, Opcode::U64Div | Opcode::I64Div) {
+                q
+            } else {
+                r
+            })
+        })
+    }
+
     /// `u64div`/`u64mod` (Appendix B enumeration only; the 32-bit `udiv`/`umod` convention
     /// carried to 64 bits, as the interpreter defines them): the unsigned quotient and
     /// remainder of `n / d`, both all ones when `d` is 0. SPA 5.0 has no 64-bit divide, so

@@ -408,8 +408,9 @@ impl Lowerer<'_> {
     /// Lowers a value-producing (non-flow, non-declaration) instruction: each opcode family
     /// in its own function, memory and resource instructions last.
     pub(crate) fn lower_op(&mut self, st: &Instruction) -> LResult<()> {
-        let families: [fn(&mut Self, &Instruction) -> LResult<bool>; 4] = [
+        let families: [fn(&mut Self, &Instruction) -> LResult<bool>; 5] = [
             Self::lower_float_op,
+            Self::lower_float_vector_op,
             Self::lower_int_op,
             Self::lower_bit_op,
             Self::lower_wide_op,
@@ -422,8 +423,8 @@ impl Lowerer<'_> {
         self.lower_memory(st)
     }
 
-    /// Float operations: per component, and the scalar ones on `.w` broadcast,
-    /// `false` for an opcode of another family.
+    /// Float operations per component (and compares), `false` for an opcode of another
+    /// family.
     fn lower_float_op(&mut self, st: &Instruction) -> LResult<bool> {
         use Opcode as O;
         let f = Ty::Float;
@@ -554,6 +555,20 @@ impl Lowerer<'_> {
                     Ok(l.cursor().ins().select(p, a[1], a[2]))
                 })
             }
+            _ => return Ok(false),
+        };
+        lowered.map(|()| true)
+    }
+
+    /// Float operations on `.w` broadcast to every component (7.11's scalar forms), dot
+    /// products, and the vector forms that write a different value per component;
+    /// `false` for an opcode of another family.
+    fn lower_float_vector_op(&mut self, st: &Instruction) -> LResult<bool> {
+        use Opcode as O;
+        let f = Ty::Float;
+        let ieee = st.ieee();
+        let z = st.zeroop();
+        let lowered = match st.opcode {
             // ---- float scalar on .w, broadcast ----
             O::Rcp => {
                 let zv = zero_value(z);
@@ -997,21 +1012,7 @@ impl Lowerer<'_> {
             O::I64Sub => self.wide(st, i, 2, bin(IrOp::Isub)),
             O::I64Mul | O::U64Mul => self.wide(st, i, 2, bin(IrOp::Imul)),
             O::I64Negate => self.wide(st, i, 1, un(IrOp::Ineg)),
-            O::U64Div | O::U64Mod | O::I64Div | O::I64Mod => {
-                let op = st.opcode;
-                self.wide(st, i, 2, move |l, a| {
-                    let (q, r) = if matches!(op, O::U64Div | O::U64Mod) {
-                        l.udivrem64(a[0], a[1])
-                    } else {
-                        l.idivrem64(a[0], a[1])
-                    };
-                    Ok(if matches!(op, O::U64Div | O::I64Div) {
-                        q
-                    } else {
-                        r
-                    })
-                })
-            }
+            O::U64Div | O::U64Mod | O::I64Div | O::I64Mod => self.lower_div64(st),
             O::I64Max => self.wide(st, i, 2, bin(IrOp::Imax)),
             O::I64Min => self.wide(st, i, 2, bin(IrOp::Imin)),
             O::U64Max => self.wide(st, i, 2, bin(IrOp::Umax)),

@@ -638,28 +638,7 @@ fn pass(
                 wait |= 1 << b;
             }
         }
-        // Fixed latencies: GPR sources are read `source_read_delay` cycles after issue.
-        let delay = u64::from(latency::source_read_delay(inst));
-        let need = if transfer {
-            ready.latest()
-        } else {
-            let reads = uses.iter().filter_map(|k| {
-                let r = ready.get(*k)?;
-                Some(if matches!(k, Key::R(_)) {
-                    r.saturating_sub(delay)
-                } else {
-                    r
-                })
-            });
-            // A memory load's result lands long after an older fixed-latency write to the
-            // same register (the hazard model's variable latency is at least 20 cycles, a
-            // fixed one 6): `MOV R0, RZ; @P0 LDG R0` issue back to back.
-            let overwrites = defs
-                .iter()
-                .filter(|_| !inst.is_memory_load())
-                .filter_map(|k| ready.get(*k));
-            reads.chain(overwrites).max().unwrap_or(0)
-        };
+        let need = fixed_latency_ready(inst, uses, defs, &ready, transfer);
         if need > t && idx > 0 {
             let prev = &mut ctl[idx - 1];
             let extra = (need - t).min(u64::from(15 - prev.stall)) as u8;
@@ -758,6 +737,39 @@ fn pass(
     }
     // The last instruction drains nothing further; nothing follows it.
     (ctl, at_back)
+}
+
+/// The cycle from which `inst` may issue as far as fixed latencies go: its GPR sources are
+/// read `source_read_delay` cycles after issue, predicates and CC at issue; at a control
+/// transfer, once every fixed-latency result is ready.
+fn fixed_latency_ready(
+    inst: &MInst,
+    uses: &[Key],
+    defs: &[Key],
+    ready: &Ready,
+    transfer: bool,
+) -> u64 {
+    let delay = u64::from(latency::source_read_delay(inst));
+    if transfer {
+        ready.latest()
+    } else {
+        let reads = uses.iter().filter_map(|k| {
+            let r = ready.get(*k)?;
+            Some(if matches!(k, Key::R(_)) {
+                r.saturating_sub(delay)
+            } else {
+                r
+            })
+        });
+        // A memory load's result lands long after an older fixed-latency write to the
+        // same register (the hazard model's variable latency is at least 20 cycles, a
+        // fixed one 6): `MOV R0, RZ; @P0 LDG R0` issue back to back.
+        let overwrites = defs
+            .iter()
+            .filter(|_| !inst.is_memory_load())
+            .filter_map(|k| ready.get(*k));
+        reads.chain(overwrites).max().unwrap_or(0)
+    }
 }
 
 #[cfg(test)]

@@ -1178,38 +1178,7 @@ fn exec_vector(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) 
             let r = [ONE, fops::b(x.max(0.0)), fops::b(zc), ONE];
             write_dst(it, sh, &inst.dst, inst.ty, r);
         }
-        Op::Expp => {
-            let s = read_srcs(it, sh, prog, inst);
-            let w = s[0][3];
-            let fl = fops::floor(w);
-            let r = [fops::exp2(fl), fops::sub(w, fl), fops::exp2(w), ONE];
-            write_dst(it, sh, &inst.dst, inst.ty, r);
-        }
-        Op::Logp(z) => {
-            let s = read_srcs(it, sh, prog, inst);
-            let w = s[0][3];
-            let lg = fops::log2(w, *z);
-            let fl = fops::floor(lg);
-            let m = fops::b(fops::f(w) / fops::f(fops::exp2(fl)));
-            write_dst(it, sh, &inst.dst, inst.ty, [fl, m, lg, ONE]);
-        }
-        Op::Mmul(m) => {
-            let shape = MATRIX_SHAPES[*m];
-            let a = read(it, sh, prog, &inst.src[0], inst.ty);
-            let mut r = [0u32; 4];
-            for (slot, row) in r.iter_mut().zip(&inst.src[1..]) {
-                let row = read(it, sh, prog, row, inst.ty);
-                *slot = fops::dot(&a, &row, shape.len, false);
-            }
-            // Components past the last row are not results: only a forced 0 or 1 writes them.
-            let mut dst = inst.dst.clone();
-            for c in shape.rows..4 {
-                if dst.mask[c] == DstComp::Write {
-                    dst.mask[c] = DstComp::NoWrite;
-                }
-            }
-            write_dst(it, sh, &dst, inst.ty, r);
-        }
+        Op::Expp | Op::Logp(_) | Op::Mmul(_) => exec_dx9_vector(prog, it, sh, inst),
         Op::Len => {
             let s = read_srcs(it, sh, prog, inst);
             let r = fops::sqrt(fops::dot(&s[0], &s[0], 3, true));
@@ -1248,6 +1217,46 @@ fn exec_vector(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) 
             let s = read_srcs(it, sh, prog, inst);
             let v = fops::f_2_u4(&s[0]);
             write_dst(it, sh, &inst.dst, inst.ty, [v; 4]);
+        }
+        _ => {}
+    }
+}
+
+/// Executes `expp`, `logp` or `mmul` (the DX9-era vector forms that write a different
+/// value per component) of work-item `it`.
+fn exec_dx9_vector(prog: &ExecProgram, it: &mut Item, sh: &mut Shared, inst: &Inst) {
+    match &inst.op {
+        Op::Expp => {
+            let s = read_srcs(it, sh, prog, inst);
+            let w = s[0][3];
+            let fl = fops::floor(w);
+            let r = [fops::exp2(fl), fops::sub(w, fl), fops::exp2(w), ONE];
+            write_dst(it, sh, &inst.dst, inst.ty, r);
+        }
+        Op::Logp(z) => {
+            let s = read_srcs(it, sh, prog, inst);
+            let w = s[0][3];
+            let lg = fops::log2(w, *z);
+            let fl = fops::floor(lg);
+            let m = fops::b(fops::f(w) / fops::f(fops::exp2(fl)));
+            write_dst(it, sh, &inst.dst, inst.ty, [fl, m, lg, ONE]);
+        }
+        Op::Mmul(m) => {
+            let shape = MATRIX_SHAPES[*m];
+            let a = read(it, sh, prog, &inst.src[0], inst.ty);
+            let mut r = [0u32; 4];
+            for (slot, row) in r.iter_mut().zip(&inst.src[1..]) {
+                let row = read(it, sh, prog, row, inst.ty);
+                *slot = fops::dot(&a, &row, shape.len, false);
+            }
+            // Components past the last row are not results: only a forced 0 or 1 writes them.
+            let mut dst = inst.dst.clone();
+            for c in shape.rows..4 {
+                if dst.mask[c] == DstComp::Write {
+                    dst.mask[c] = DstComp::NoWrite;
+                }
+            }
+            write_dst(it, sh, &dst, inst.ty, r);
         }
         _ => {}
     }
