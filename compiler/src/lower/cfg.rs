@@ -84,6 +84,33 @@ impl Lowerer<'_> {
         self.cur = b;
     }
 
+    /// Ends the body of a loop the lowering builds (the CAS loop of an atomic no SM50
+    /// instruction computes, a 64-bit division) at the current block: leaves when `done`,
+    /// else jumps back to `head` with `args`; `head` is sealed, and lowering goes on in a new
+    /// exit block. The shape of a lowered `whileloop` with `break`: the exit and the back
+    /// edge each leave through a block of their own ending in a jump, so the backend finds
+    /// the reconvergence point of a divergent loop (lanes leave it one by one).
+    pub(crate) fn close_loop(&mut self, done: Value, head: Block, args: &[Value]) {
+        let brk = self.new_block();
+        let cont = self.new_block();
+        let exit = self.new_block();
+        let from = self.cur;
+        self.cursor().ins().brif(done, brk, &[], cont, &[]);
+        self.ssa.add_pred(brk, from);
+        self.ssa.add_pred(cont, from);
+        self.ssa.seal(&mut self.func, brk);
+        self.ssa.seal(&mut self.func, cont);
+        self.switch_to(cont);
+        self.cursor().ins().jump(head, args);
+        self.ssa.add_pred(head, cont);
+        self.ssa.seal(&mut self.func, head);
+        self.switch_to(brk);
+        self.cursor().ins().jump(exit, &[]);
+        self.ssa.add_pred(exit, brk);
+        self.ssa.seal(&mut self.func, exit);
+        self.switch_to(exit);
+    }
+
     /// A new block, not yet in the layout (see [`Self::switch_to`]).
     fn new_block(&mut self) -> Block {
         self.func.dfg.make_block()

@@ -434,25 +434,7 @@ impl Lowerer<'_> {
         let left = self.cursor().ins().isub(left, k1);
         let z = self.iconst(0);
         let done = self.cursor().ins().icmp(IntCC::Eq, left, z);
-        // The shape of a lowered `whileloop` with `break` (see `cas_loop`).
-        let brk = self.func.dfg.make_block();
-        let cont = self.func.dfg.make_block();
-        let exit = self.func.dfg.make_block();
-        let from = self.cur;
-        self.cursor().ins().brif(done, brk, &[], cont, &[]);
-        self.ssa.add_pred(brk, from);
-        self.ssa.add_pred(cont, from);
-        self.ssa.seal(&mut self.func, brk);
-        self.ssa.seal(&mut self.func, cont);
-        self.switch_to(cont);
-        self.cursor().ins().jump(lp, &[a, r, left]);
-        self.ssa.add_pred(lp, cont);
-        self.ssa.seal(&mut self.func, lp);
-        self.switch_to(brk);
-        self.cursor().ins().jump(exit, &[]);
-        self.ssa.add_pred(exit, brk);
-        self.ssa.seal(&mut self.func, exit);
-        self.switch_to(exit);
+        self.close_loop(done, lp, &[a, r, left]);
         let by_zero = self.cursor().ins().icmp(IntCC::Eq, d, zero);
         let ones = self.cursor().ins().iconst(b64, u64::MAX);
         let q = self.cursor().ins().select(by_zero, ones, a);

@@ -840,7 +840,6 @@ impl Lowerer<'_> {
             .func
             .dfg
             .append_block_param(lp, ilc_passes::ir::Type::B32);
-        let exit = self.func.dfg.make_block();
         let from = self.cur;
         self.cursor().ins().jump(lp, &[guess]);
         self.ssa.add_pred(lp, from);
@@ -851,26 +850,7 @@ impl Lowerer<'_> {
             .ins()
             .atomic(IrAtomic::CmpXchg, m, Some(a), &[old, new]);
         let done = self.cursor().ins().icmp(IntCC::Eq, prev, old);
-        // The shape of a lowered `whileloop` with `break`: the exit and the back edge each
-        // leave through a block of their own ending in a jump, so the backend finds the
-        // reconvergence point of this divergent loop (lanes leave it one by one).
-        let brk = self.func.dfg.make_block();
-        let cont = self.func.dfg.make_block();
-        let from = self.cur;
-        self.cursor().ins().brif(done, brk, &[], cont, &[]);
-        self.ssa.add_pred(brk, from);
-        self.ssa.add_pred(cont, from);
-        self.ssa.seal(&mut self.func, brk);
-        self.ssa.seal(&mut self.func, cont);
-        self.switch_to(cont);
-        self.cursor().ins().jump(lp, &[prev]);
-        self.ssa.add_pred(lp, cont);
-        self.ssa.seal(&mut self.func, lp);
-        self.switch_to(brk);
-        self.cursor().ins().jump(exit, &[]);
-        self.ssa.add_pred(exit, brk);
-        self.ssa.seal(&mut self.func, exit);
-        self.switch_to(exit);
+        self.close_loop(done, lp, &[prev]);
         if ret {
             self.write_dst(st, Ty::Int, [Some(old); 4])
         } else {

@@ -98,37 +98,35 @@ pub fn umul24_high(a: u32, b: u32) -> u32 {
 /// convention, also what D3D11 and a Maxwell reciprocal-based sequence produce cheaply).
 #[inline]
 pub fn udiv(a: u32, b: u32) -> u32 {
-    a.checked_div(b).unwrap_or(u32::MAX)
+    u64div(a.into(), b.into()) as u32
 }
 
 /// `umod`: unsigned remainder; `x % 0 = 0xFFFFFFFF` (unspecified by the guide, L6143).
 #[inline]
 pub fn umod(a: u32, b: u32) -> u32 {
-    a.checked_rem(b).unwrap_or(u32::MAX)
+    u64mod(a.into(), b.into()) as u32
 }
 
 /// `idiv` (enum only, no chapter 7 text): signed quotient, truncating; `x / 0 = -1`
-/// (all ones, as udiv), `INT_MIN / -1 = INT_MIN` (wraps).
+/// (all ones, as udiv), `INT_MIN / -1 = INT_MIN` (wraps: 2^31 in 64 bits).
 #[inline]
 pub fn idiv(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        u32::MAX
-    } else {
-        (a as i32).wrapping_div(b as i32) as u32
-    }
+    i64div(sext(a), sext(b)) as u32
 }
 
 /// `imod` (enum only): signed remainder with the sign of the dividend; `x % 0 = -1`.
 #[inline]
 pub fn imod(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        u32::MAX
-    } else {
-        (a as i32).wrapping_rem(b as i32) as u32
-    }
+    i64mod(sext(a), sext(b)) as u32
 }
 
-/// `u64div` (enum only): the 32-bit `udiv` convention in 64 bits, `x / 0` = all ones.
+/// `a` sign-extended to 64 bits.
+#[inline]
+fn sext(a: u32) -> u64 {
+    a as i32 as i64 as u64
+}
+
+/// `u64div` (enum only): the `udiv` convention in 64 bits, `x / 0` = all ones.
 #[inline]
 pub fn u64div(a: u64, b: u64) -> u64 {
     a.checked_div(b).unwrap_or(u64::MAX)
@@ -144,20 +142,18 @@ pub fn u64mod(a: u64, b: u64) -> u64 {
 /// `i64::MIN / -1` = `i64::MIN` (wraps).
 #[inline]
 pub fn i64div(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        u64::MAX
-    } else {
-        (a as i64).wrapping_div(b as i64) as u64
+    match b {
+        0 => u64::MAX,
+        _ => (a as i64).wrapping_div(b as i64) as u64,
     }
 }
 
 /// `i64mod` (enum only): as `imod` in 64 bits: the sign of the dividend, `x % 0` = -1.
 #[inline]
 pub fn i64mod(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        u64::MAX
-    } else {
-        (a as i64).wrapping_rem(b as i64) as u64
+    match b {
+        0 => u64::MAX,
+        _ => (a as i64).wrapping_rem(b as i64) as u64,
     }
 }
 
