@@ -951,34 +951,27 @@ impl Lowerer<'_> {
                 let v = self.cursor().ins().d2f(x);
                 self.write_dst(st, Ty::Untyped, [Some(v); 4])
             }
-            O::Dtoi | O::Dtou => {
+            O::Dtoi | O::Dtou | O::Itod | O::Utod => {
                 let w = self.dst_writes(st);
                 if !w.iter().any(|&b| b) {
                     return Ok(true);
                 }
-                let x = self.wide_src(st, 0, Ty::Double)?;
-                let op = if st.opcode == O::Dtoi {
-                    IrOp::D2i
-                } else {
-                    IrOp::D2u
+                let (op, from_double) = match st.opcode {
+                    O::Dtoi => (IrOp::D2i, true),
+                    O::Dtou => (IrOp::D2u, true),
+                    O::Itod => (IrOp::I2d, false),
+                    _ => (IrOp::U2d, false),
                 };
-                let v = self.unary_ir(op, x);
-                self.write_dst(st, Ty::Int, [Some(v); 4])
-            }
-            O::Itod | O::Utod => {
-                let w = self.dst_writes(st);
-                if !w.iter().any(|&b| b) {
-                    return Ok(true);
+                if from_double {
+                    let x = self.wide_src(st, 0, Ty::Double)?;
+                    let v = self.unary_ir(op, x);
+                    self.write_dst(st, Ty::Int, [Some(v); 4])
+                } else {
+                    let s = st.srcs.first().ok_or("needs a source operand")?;
+                    let x = self.read_src(s, 0, Ty::Int)?;
+                    let d = self.unary_ir(op, x);
+                    self.write_wide(st, Ty::Double, d)
                 }
-                let s = st.srcs.first().ok_or("needs a source operand")?;
-                let x = self.read_src(s, 0, Ty::Int)?;
-                let op = if st.opcode == O::Itod {
-                    IrOp::I2d
-                } else {
-                    IrOp::U2d
-                };
-                let d = self.unary_ir(op, x);
-                self.write_wide(st, Ty::Double, d)
             }
             O::F2D => {
                 let w = self.dst_writes(st);
