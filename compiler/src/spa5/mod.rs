@@ -210,6 +210,10 @@ pub const SCHEDULE_RAISE_CAP: u32 = 24;
 /// function cap, 4 reached 0.9556 (0.9160) but took rodinia_lud to 37 registers and
 /// rodinia_srad to 22 (ptxas 32 and 19).
 pub const SCHEDULE_SOURCE_SLACK: u32 = 4;
+/// The least register limit (`Spa5Options::max_regs`) under which the scheduler takes
+/// [`SCHEDULE_SOURCE_SLACK`]: the highest source-order pressure the allowance follows
+/// reaches 68 registers on the benchmark (parboil_lbm), so a limit below that forgoes it.
+pub const SOURCE_SLACK_MIN_REGS: u32 = 128;
 
 impl Spa5Output {
     /// The nvdisasm-syntax listing.
@@ -416,7 +420,10 @@ fn schedule_and_allocate(
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         so.raise_cap[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_RAISE_CAP);
-        so.source_slack = Some(SCHEDULE_SOURCE_SLACK);
+        // The source-pressure allowance lets a block hold more registers than the budget;
+        // under a register limit (`--max-regs`) that pressure would be spilled, or leave the
+        // allocator too few free aligned groups for wide values: the plain budgets apply.
+        so.source_slack = (opts.max_regs >= SOURCE_SLACK_MIN_REGS).then_some(SCHEDULE_SOURCE_SLACK);
         // The cycle estimates only feed the debug log below.
         so.estimate = tracing::enabled!(tracing::Level::DEBUG);
         ilc_passes::budget::set_stage("schedule");
