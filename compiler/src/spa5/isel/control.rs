@@ -6,27 +6,21 @@
 //!
 //! Requires and guarantees as [`super`].
 
-use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
+use ilc_passes::ir::{InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::Bop;
 use isa_spa5::{Inst as MInst, Op, Pred, Reg};
 
 use super::legalize::{no_mods, SrcForms, ANY};
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
 use Slot::{Arg, Res};
 
 impl Isel<'_> {
     /// Selects predicate logic or a select (see [`super::family`]).
-    pub(super) fn select_control(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+    pub(super) fn select_control(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, data, op, args) = (n.inst, &n.data, n.op, &n.args);
         match op {
             Opcode::Pconst => {
                 let InstructionData::UnaryImm { imm, .. } = data else {
@@ -49,13 +43,13 @@ impl Isel<'_> {
                 );
                 one(self.one_ty(inst, &[Res(0, 0)], &[], Type::Pred)?)
             }
-            Opcode::Select => self.select_value(&args),
+            Opcode::Select => self.select_value(args),
             Opcode::Bmask => {
                 let inst = MInst::sel(R, Reg::RZ, -1i32, Pred::TRUE);
                 one(self.one(
                     inst,
                     &[Res(0, 0), Slot::Keep, Slot::Keep, Slot::ArgNot(0)],
-                    &args,
+                    args,
                 )?)
             }
             Opcode::Pand | Opcode::Por | Opcode::Pxor => {
@@ -86,7 +80,7 @@ impl Isel<'_> {
                     ],
                 )
                 .with_name(isa_spa5::ModKind::VoteOp, "ALL");
-                one(self.one_ty(inst, &[Slot::Keep, Res(0, 0), Arg(0, 0)], &args, Type::Pred)?)
+                one(self.one_ty(inst, &[Slot::Keep, Res(0, 0), Arg(0, 0)], args, Type::Pred)?)
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }
@@ -105,7 +99,6 @@ impl Isel<'_> {
 
     /// `select p, t, f` of any type.
     pub(super) fn select_value(&mut self, args: &[Value]) -> Result<Vals, IselError> {
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let ty = self.ty(args[1]);
         if ty == Type::Pred {
             // `(c && t) || (!c && f)`; an arm that is a 32-bit compare used only here is

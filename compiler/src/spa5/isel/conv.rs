@@ -4,25 +4,19 @@
 //!
 //! Requires and guarantees as [`super`].
 
-use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
+use ilc_passes::ir::{Opcode, Type, Value};
 use isa_spa5::mods::{DType, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op};
 
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::target::{SetMod, Slot, R};
 
 use Slot::{Arg, Res};
 
 impl Isel<'_> {
     /// Selects a conversion (see [`super::family`]).
-    pub(super) fn select_conv(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+    pub(super) fn select_conv(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, op, args) = (n.inst, n.op, &n.args);
         match op {
             Opcode::F2i | Opcode::F2u | Opcode::D2i | Opcode::D2u => {
                 let dty = if matches!(op, Opcode::F2i | Opcode::D2i) {
@@ -40,7 +34,7 @@ impl Isel<'_> {
                     .t(sty)?
                     .t(Rnd::Trunc)?
                     .f(ModKind::Ftz, u8::from(sty == SType::F32))?;
-                one(self.one(i, &[Res(0, 0), Arg(0, 0)], &args)?)
+                one(self.one(i, &[Res(0, 0), Arg(0, 0)], args)?)
             }
             Opcode::I2f | Opcode::U2f | Opcode::I2d | Opcode::U2d => {
                 let sty = if matches!(op, Opcode::I2f | Opcode::I2d) {
@@ -54,7 +48,7 @@ impl Isel<'_> {
                     (DType::F64, Type::B64)
                 };
                 let i = MInst::build(Op::I2F_R, &[R, R]).t(dty)?.t(sty)?;
-                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0)], &args, ty)?)
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0)], args, ty)?)
             }
             Opcode::F2d => one(self.f2f(DType::F64, SType::F32, Rnd::Rn, args[0], Type::B64)?),
             Opcode::D2f => one(self.f2f(DType::F32, SType::F64, Rnd::Rn, args[0], Type::B32)?),

@@ -24,14 +24,14 @@
 //! subnormal, or `b` is a subnormal whose high word is zero, the result may be off by a few
 //! units in the last place (ptxas branches to a slow path there).
 
-use ilc_passes::ir::{Inst, InstructionData, Opcode, Type, Value};
+use ilc_passes::ir::{InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{DType, FCmp, Lop, Mufu, Rnd, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
 
 use super::float::fcc;
 use super::legalize::{no_mods, Enc, SrcForms};
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::target::{SetMod, Slot, TInst, Template, R};
 
 use Slot::{Arg, Res};
@@ -47,14 +47,8 @@ const P_M500: u64 = (1023 - 500) << 52;
 
 impl Isel<'_> {
     /// Selects an f64-family instruction (see [`super::family`]).
-    pub(super) fn select_f64(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+    pub(super) fn select_f64(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, data, op, args) = (n.inst, &n.data, n.op, &n.args);
         match op {
             Opcode::Dcmp => {
                 let InstructionData::FloatCompare { cond, .. } = data else {
@@ -126,7 +120,7 @@ impl Isel<'_> {
                     Pred::FALSE
                 };
                 let i = MInst::build(Op::DMNMX_R, &[R, R, R, Operand::Pred(p)]);
-                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args, Type::B64)?)
+                one(self.one_ty(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], args, Type::B64)?)
             }
             Opcode::Dneg | Opcode::Dabs => {
                 let (name, k) = if op == Opcode::Dneg {
@@ -138,7 +132,7 @@ impl Isel<'_> {
                     TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
                     TInst::new(MInst::lop32i(name, R, R, k), &[Res(0, 1), Arg(0, 1)]),
                 ]);
-                Ok(self.emit(t, &args, &[Type::B64])?)
+                Ok(self.emit(t, args, &[Type::B64])?)
             }
             Opcode::Dfloor | Opcode::Dceil | Opcode::Dtrunc | Opcode::DroundEven => {
                 let rnd = match op {

@@ -11,14 +11,14 @@
 //!
 //! Requires and guarantees as [`super`].
 
-use ilc_passes::ir::{FloatCC, Inst, InstructionData, Opcode, Type, Value};
+use ilc_passes::ir::{FloatCC, InstructionData, Opcode, Type, Value};
 use isa_spa5::inst::ModError;
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{DType, FCmp, Fmz, Lop, Mufu, Rnd, Rro, SType};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, Reg};
 
 use super::legalize::{short_f32, Enc, SrcForms, ANY};
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::target::{SetMod, Slot, R};
 
 use Slot::{Arg, Res};
@@ -42,14 +42,8 @@ fn fmz_legacy(i: MInst) -> Result<MInst, ModError> {
 
 impl Isel<'_> {
     /// Selects an f32-family instruction (see [`super::family`]).
-    pub(super) fn select_float(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+    pub(super) fn select_float(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, data, op, args) = (n.inst, &n.data, n.op, &n.args);
         match op {
             Opcode::Fcmp => {
                 let InstructionData::FloatCompare { cond, .. } = data else {
@@ -65,7 +59,7 @@ impl Isel<'_> {
                 let i = MInst::fadd(R, R, R)
                     .m(ModKind::Ftz, 1)
                     .m(ModKind::Neg(2), 1);
-                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], args)?)
             }
             Opcode::Fmul => {
                 let (a, b) = self.canon(args[0], args[1]);
@@ -103,7 +97,7 @@ impl Isel<'_> {
                     Pred::FALSE
                 };
                 let i = MInst::build(Op::FMNMX_R, &[R, R, R, Operand::Pred(p)]).m(ModKind::Ftz, 1);
-                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &args)?)
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], args)?)
             }
             Opcode::Fneg => one(self.lop32i(Lop::Xor, args[0], 0x8000_0000)?),
             Opcode::Fabs => one(self.lop32i(Lop::And, args[0], 0x7fff_ffff)?),
@@ -119,7 +113,7 @@ impl Isel<'_> {
                 let r = self.one(
                     MInst::build(Op::RRO_R, &[R, R]).t(Rro::Ex2)?,
                     &[Res(0, 0), Arg(0, 0)],
-                    &args,
+                    args,
                 )?;
                 one(self.mufu(Mufu::Ex2, r)?)
             }
@@ -133,7 +127,7 @@ impl Isel<'_> {
                         let r = self.one(
                             MInst::build(Op::RRO_R, &[R, R]).t(Rro::SinCos)?,
                             &[Res(0, 0), Arg(0, 0)],
-                            &args,
+                            args,
                         )?;
                         if let Some(b) = block {
                             self.rro_memo.insert((b, args[0]), r);
@@ -162,7 +156,7 @@ impl Isel<'_> {
                 let i = MInst::fadd(R, R, Reg::RZ)
                     .m(ModKind::Ftz, 1)
                     .m(ModKind::Sat, 1);
-                one(self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep], &args)?)
+                one(self.one(i, &[Res(0, 0), Arg(0, 0), Slot::Keep], args)?)
             }
             _ => Err(self.unsupported(inst, op.mnemonic())),
         }

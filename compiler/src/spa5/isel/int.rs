@@ -20,14 +20,14 @@
 //!
 //! Requires and guarantees as [`super`]: results match `ilc_passes::eval` exactly.
 
-use ilc_passes::ir::{Inst, InstructionData, IntCC, Opcode, Type, Value};
+use ilc_passes::ir::{InstructionData, IntCC, Opcode, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::{Bop, DType, ICmp, Lop, Mufu, Po, Rnd, SType, XMode};
 use isa_spa5::{Inst as MInst, ModKind, Op, Pred, PredReg, Reg};
 use smallvec::{smallvec, SmallVec};
 
 use super::legalize::{no_mods, SrcForms, ANY};
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::target::{fits_i20, SetMod, Slot, TInst, Template, R};
 
 use Slot::{Arg, Res};
@@ -43,13 +43,8 @@ enum Half {
 
 impl Isel<'_> {
     /// Selects an integer-family instruction (see [`super::family`]).
-    pub(super) fn select_int(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
+    pub(super) fn select_int(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, data, op, args) = (n.inst, &n.data, n.op, &n.args);
         let rty = self
             .func
             .dfg
@@ -57,7 +52,6 @@ impl Isel<'_> {
             .first()
             .map(|v| self.func.dfg.value_type(*v));
         let is64 = rty == Some(Type::B64) || args.first().is_some_and(|a| self.ty(*a) == Type::B64);
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
         let unsupported64 = |s: &Self| Err(s.unsupported(inst, op.mnemonic()));
         match op {
             Opcode::Iadd | Opcode::Isub if is64 => {
@@ -68,9 +62,9 @@ impl Isel<'_> {
             Opcode::Ineg if is64 => self.add64(true, None, args[0]),
             Opcode::Ineg => {
                 let i = MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1);
-                one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], &args)?)
+                one(self.one(i, &[Res(0, 0), Slot::Keep, Arg(0, 0)], args)?)
             }
-            Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => self.logic(op, is64, &args),
+            Opcode::Band | Opcode::Bor | Opcode::Bxor | Opcode::Bnot => self.logic(op, is64, args),
             Opcode::Imul if is64 => self.mul64(args[0], args[1]),
             Opcode::Imul => one(self.imul(args[0], args[1])?),
             Opcode::Umulhi => one(self.umulhi(args[0], args[1])?),
@@ -112,7 +106,7 @@ impl Isel<'_> {
                 let n = self.one(
                     MInst::iadd(R, Reg::RZ, R).m(ModKind::Neg(2), 1),
                     &[Res(0, 0), Slot::Keep, Arg(0, 0)],
-                    &args,
+                    args,
                 )?;
                 let inst = MInst::build(Op::IMNMX_R, &[R, R, R, Operand::Pred(Pred::FALSE)]);
                 one(self.one(inst, &[Res(0, 0), Arg(0, 0), Arg(1, 0)], &[args[0], n])?)
@@ -120,12 +114,12 @@ impl Isel<'_> {
             Opcode::Popcnt => one(self.one(
                 MInst::build(Op::POPC_R, &[R, R]),
                 &[Res(0, 0), Arg(0, 0)],
-                &args,
+                args,
             )?),
             Opcode::FirstbitHi | Opcode::FirstbitShi | Opcode::Clz => one(self.flo(op, args[0])?),
             Opcode::Bitrev | Opcode::FirstbitLo => one(self.bit_reverse(op, args[0])?),
-            Opcode::Ubfe | Opcode::Ibfe => one(self.bfe(op == Opcode::Ibfe, &args)?),
-            Opcode::Bfi => one(self.bfi(&args)?),
+            Opcode::Ubfe | Opcode::Ibfe => one(self.bfe(op == Opcode::Ibfe, args)?),
+            Opcode::Bfi => one(self.bfi(args)?),
             Opcode::Fshr => one(self.funnel_r(args[0], args[1], args[2])?),
             Opcode::Icmp => {
                 let InstructionData::IntCompare { cond, .. } = data else {

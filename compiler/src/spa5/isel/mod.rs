@@ -214,6 +214,20 @@ pub fn run(
 
 pub(crate) type Vals = SmallVec<[Value; 4]>;
 
+/// The instruction a family selector is given: its data, opcode and arguments, read once by
+/// the dispatcher ([`Isel::select`]).
+pub(super) struct Node {
+    pub inst: Inst,
+    pub data: InstructionData,
+    pub op: Opcode,
+    pub args: Vals,
+}
+
+/// The single value replacing an instruction's one result.
+pub(super) fn one(v: Value) -> Result<Vals, IselError> {
+    Ok([v].into_iter().collect())
+}
+
 impl Isel<'_> {
     pub(crate) fn unsupported(&self, inst: Inst, what: &str) -> IselError {
         IselError::Unsupported {
@@ -466,15 +480,22 @@ impl Isel<'_> {
     /// Selects one instruction; returns the values replacing its results.
     fn select(&mut self, inst: Inst) -> Result<Vals, IselError> {
         let data = self.func.dfg.insts[inst].clone();
-        match family(data.opcode()) {
-            Family::Move => self.select_move(inst, &data),
-            Family::Int => self.select_int(inst, &data),
-            Family::Float => self.select_float(inst, &data),
-            Family::F64 => self.select_f64(inst, &data),
-            Family::Conv => self.select_conv(inst, &data),
-            Family::Control => self.select_control(inst, &data),
-            Family::Mem => self.select_mem(inst, &data),
-            Family::Tex => match &data {
+        let n = Node {
+            inst,
+            op: data.opcode(),
+            args: data.args().into(),
+            data,
+        };
+        let data = &n.data;
+        match family(n.op) {
+            Family::Move => self.select_move(&n),
+            Family::Int => self.select_int(&n),
+            Family::Float => self.select_float(&n),
+            Family::F64 => self.select_f64(&n),
+            Family::Conv => self.select_conv(&n),
+            Family::Control => self.select_control(&n),
+            Family::Mem => self.select_mem(inst, data),
+            Family::Tex => match data {
                 InstructionData::Texture { tex, args, .. } => self.select_tex(inst, tex, args),
                 _ => Err(self.unsupported(inst, "texture form")),
             },

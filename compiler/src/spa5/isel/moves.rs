@@ -6,12 +6,12 @@
 //!
 //! Requires and guarantees as [`super`].
 
-use ilc_passes::ir::{Inst, InstructionData, Opcode, SpecialReg as IrSreg, Type, Value};
+use ilc_passes::ir::{InstructionData, Opcode, SpecialReg as IrSreg, Type, Value};
 use isa_spa5::inst::Operand;
 use isa_spa5::mods::Shfl;
 use isa_spa5::{Inst as MInst, Op, Pred, SpecialReg};
 
-use super::{Isel, IselError, Vals};
+use super::{one, Isel, IselError, Node, Vals};
 use crate::spa5::abi::ParamKind;
 use crate::spa5::target::{cb0, codes, SetMod, Slot, TInst, Template, R};
 
@@ -19,14 +19,8 @@ use Slot::{Arg, Res};
 
 impl Isel<'_> {
     /// Selects a move (see [`super::family`]).
-    pub(super) fn select_move(
-        &mut self,
-        inst: Inst,
-        data: &InstructionData,
-    ) -> Result<Vals, IselError> {
-        let op = data.opcode();
-        let args: Vals = data.args().into();
-        let one = |v: Value| -> Result<Vals, IselError> { Ok([v].into_iter().collect()) };
+    pub(super) fn select_move(&mut self, n: &Node) -> Result<Vals, IselError> {
+        let (inst, data, op, args) = (n.inst, &n.data, n.op, &n.args);
         match (data, op) {
             (InstructionData::UnaryImm { ty, imm, .. }, Opcode::Iconst) => match ty {
                 Type::B64 => {
@@ -68,11 +62,11 @@ impl Isel<'_> {
                     TInst::new(MInst::mov(R, R), &[Res(0, 0), Arg(0, 0)]),
                     TInst::new(MInst::mov(R, R), &[Res(0, 1), Arg(1, 0)]),
                 ]);
-                Ok(self.emit(t, &args, &[Type::B64])?)
+                Ok(self.emit(t, args, &[Type::B64])?)
             }
             (_, Opcode::Lo | Opcode::Hi) => {
                 let part = (op == Opcode::Hi) as u8;
-                one(self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, part)], &args)?)
+                one(self.one(MInst::mov(R, R), &[Res(0, 0), Arg(0, part)], args)?)
             }
             (InstructionData::Special { reg, .. }, Opcode::Special) => one(self.special(*reg)?),
             (_, Opcode::QuadShuffle) => one(self.quad_shuffle(args[0], args[1])?),
