@@ -107,6 +107,21 @@ impl<'a> Parser<'a> {
         Failed
     }
 
+    /// An `UNEXPECTED` error at the character under the cursor: `what` followed by that
+    /// character (a space at the end of the input).
+    fn unexpected_here(&mut self, what: &str) -> Failed {
+        let span = self.c.span_here(1);
+        let ch = self.c.source()[self.c.pos()..]
+            .chars()
+            .next()
+            .unwrap_or(' ');
+        self.err(
+            codes::UNEXPECTED,
+            span,
+            format!("{what} `{}`", ch.escape_debug()),
+        )
+    }
+
     fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(code, span, msg));
     }
@@ -252,16 +267,7 @@ impl<'a> Parser<'a> {
             }
         };
         if text.is_empty() {
-            let span = self.c.span_here(1);
-            let ch = self.c.source()[self.c.pos()..]
-                .chars()
-                .next()
-                .unwrap_or(' ');
-            return Err(self.err(
-                codes::UNEXPECTED,
-                span,
-                format!("unexpected character `{}`", ch.escape_debug()),
-            ));
+            return Err(self.unexpected_here("unexpected character"));
         }
         let mspan = self.c.span_from(mark);
         if LANGUAGE_LINES.iter().any(|l| l.eq_ignore_ascii_case(text)) && {

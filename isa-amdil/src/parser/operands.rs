@@ -11,16 +11,7 @@ impl Parser<'_> {
         let mark = self.c.mark();
         let name = self.c.alnum();
         if name.is_empty() {
-            let span = self.c.span_here(1);
-            let ch = self.c.source()[self.c.pos()..]
-                .chars()
-                .next()
-                .unwrap_or(' ');
-            return Err(self.err(
-                codes::UNEXPECTED,
-                span,
-                format!("expected a register, found `{}`", ch.escape_debug()),
-            ));
+            return Err(self.unexpected_here("expected a register, found"));
         }
         let span = self.c.span_from(mark);
         let (kind, num) = match reg_name(name) {

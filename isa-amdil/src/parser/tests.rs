@@ -194,3 +194,21 @@ fn errors_have_lines_and_recover() {
     assert_eq!(lines, vec![2, 3, 4]);
     assert_eq!(d[0].code, codes::UNKNOWN_OPCODE);
 }
+
+#[test]
+fn unexpected_characters_are_named_at_their_column() {
+    let (p, d) = parse("il_cs\n@x\nmov r0, #1\nend\n");
+    assert!(p.is_none());
+    let got: Vec<(u32, u32, &str)> = d
+        .iter()
+        .map(|d| (d.span.line, d.span.col, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (2, 1, "unexpected character `@`"),
+            (3, 9, "expected a register, found `#`"),
+        ]
+    );
+    assert!(d.iter().all(|d| d.code == codes::UNEXPECTED));
+}
