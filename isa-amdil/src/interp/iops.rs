@@ -107,25 +107,6 @@ pub fn umod(a: u32, b: u32) -> u32 {
     u64mod(a.into(), b.into()) as u32
 }
 
-/// `idiv` (enum only, no chapter 7 text): signed quotient, truncating; `x / 0 = -1`
-/// (all ones, as udiv), `INT_MIN / -1 = INT_MIN` (wraps: 2^31 in 64 bits).
-#[inline]
-pub fn idiv(a: u32, b: u32) -> u32 {
-    i64div(sext(a), sext(b)) as u32
-}
-
-/// `imod` (enum only): signed remainder with the sign of the dividend; `x % 0 = -1`.
-#[inline]
-pub fn imod(a: u32, b: u32) -> u32 {
-    i64mod(sext(a), sext(b)) as u32
-}
-
-/// `a` sign-extended to 64 bits.
-#[inline]
-fn sext(a: u32) -> u64 {
-    a as i32 as i64 as u64
-}
-
 /// `u64div` (enum only): the `udiv` convention in 64 bits, `x / 0` = all ones.
 #[inline]
 pub fn u64div(a: u64, b: u64) -> u64 {
@@ -138,7 +119,7 @@ pub fn u64mod(a: u64, b: u64) -> u64 {
     a.checked_rem(b).unwrap_or(u64::MAX)
 }
 
-/// `i64div` (enum only): as `idiv` in 64 bits: truncating, `x / 0` = -1 (all ones),
+/// `i64div` (enum only): signed, truncating; `x / 0` = -1 (all ones, as `udiv`),
 /// `i64::MIN / -1` = `i64::MIN` (wraps).
 #[inline]
 pub fn i64div(a: u64, b: u64) -> u64 {
@@ -148,7 +129,7 @@ pub fn i64div(a: u64, b: u64) -> u64 {
     }
 }
 
-/// `i64mod` (enum only): as `imod` in 64 bits: the sign of the dividend, `x % 0` = -1.
+/// `i64mod` (enum only): signed remainder with the sign of the dividend; `x % 0` = -1.
 #[inline]
 pub fn i64mod(a: u64, b: u64) -> u64 {
     match b {
@@ -395,9 +376,10 @@ mod tests {
         assert_eq!(umod(7, 0), u32::MAX);
         assert_eq!(udiv(u32::MAX, 16), 0x0FFF_FFFF);
         assert_eq!(umod(100, 7), 2);
-        assert_eq!(idiv((-7i32) as u32, 2), (-3i32) as u32);
-        assert_eq!(imod((-7i32) as u32, 2), (-1i32) as u32);
-        assert_eq!(idiv(0x8000_0000, u32::MAX), 0x8000_0000);
+        assert_eq!(i64div(-7i64 as u64, 2), -3i64 as u64);
+        assert_eq!(i64mod(-7i64 as u64, 2), -1i64 as u64);
+        assert_eq!(i64div(i64::MIN as u64, u64::MAX), i64::MIN as u64);
+        assert_eq!(i64div(7, 0), u64::MAX);
     }
 
     #[test]

@@ -87,7 +87,7 @@
 //! | out-of-range `cb`/`icb`/`x#[]` read | GAP | 0 (and `x#[]` stores dropped) | `LDC` of a padded bank |
 //! | LDS contents at group start | uninitialised (L3283) | zero | |
 //! | call with a full 32-entry stack | skipped (L3498) | skipped | |
-//! | `idiv`/`imod` (enum only) | no text | truncating; `/0` -> `0xFFFFFFFF` | |
+//! | `i64div`/`i64mod` (Appendix B enum only) | no text | truncating, remainder with the dividend's sign; `/0` -> all ones; `MIN / -1` wraps | |
 //! | 3-D system values' `.w` | invalid (L1408) | 0 | |
 //! | typed UAV load, components the resource lacks | format defaults | `(_, 0, 0, 1)` (1.0 for float formats; see [`typed_uav`]) | |
 //! | NaN produced by arithmetic | bit pattern undefined (L649) | `0x7FFFFFFF` (f32), `0x7FFFFFFF_FFFFFFFF` (f64); moves, `_neg`, `_abs` keep bits | canonical NaN of FP32 units |
