@@ -141,25 +141,22 @@ fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> 
                             * u64::from(n.get(1).copied().unwrap_or(0))
                     }
                 };
-                shared = shared.next_multiple_of(16) + bytes;
-                if shared > MAX_SHARED_BYTES {
+                if let Some(total) = grow(&mut shared, bytes, MAX_SHARED_BYTES) {
                     diags.push(Diagnostic::error(
                         "L0011",
                         st.span,
                         format!(
-                            "LDS declarations need {shared} bytes of shared memory, more than \
+                            "LDS declarations need {total} bytes of shared memory, more than \
                              the sm_5x limit of {MAX_SHARED_BYTES} per thread group"
                         ),
                     ));
-                    shared = 0;
                 }
             }
             (O::DclLdsSizePerThread, _) => {
                 // Lowering's owner-LDS area: n words per thread, wavefronts of 64 threads.
                 let items: u64 = group.iter().map(|&n| u64::from(n)).product();
                 let bytes = items.div_ceil(64) * 64 * u64::from(st.number().unwrap_or(0)) * 4;
-                shared = shared.next_multiple_of(16) + bytes;
-                if shared > MAX_SHARED_BYTES {
+                if grow(&mut shared, bytes, MAX_SHARED_BYTES).is_some() {
                     diags.push(Diagnostic::error(
                         "L0011",
                         st.span,
@@ -169,22 +166,19 @@ fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> 
                              thread group (with the other LDS declarations)"
                         ),
                     ));
-                    shared = 0;
                 }
             }
             (O::DclIndexedTempArray, Payload::IndexedTemp { reg, size }) => {
-                local = local.next_multiple_of(16) + 16 * u64::from(*size);
-                if local > MAX_LOCAL_BYTES {
+                if let Some(total) = grow(&mut local, 16 * u64::from(*size), MAX_LOCAL_BYTES) {
                     diags.push(Diagnostic::error(
                         "L0012",
                         st.span,
                         format!(
-                            "indexed temporary arrays need {local} bytes per thread (x{reg} \
+                            "indexed temporary arrays need {total} bytes per thread (x{reg} \
                              declares {size} elements of 16 bytes), more than the sm_5x \
                              local-memory limit of {MAX_LOCAL_BYTES}"
                         ),
                     ));
-                    local = 0;
                 }
             }
             (
@@ -245,6 +239,14 @@ fn hardware(program: &Program, limits: &Limits, diags: &mut Vec<Diagnostic>) -> 
 }
 
 /// The L0010 error for a thread group of `n` threads, more than one SM runs.
+/// Places an area of `bytes` after a running total of memory (areas 16-byte aligned). When
+/// the total passes `max`, returns it and restarts the count at 0, so each declaration
+/// past the limit is reported once with what it needed.
+fn grow(total: &mut u64, bytes: u64, max: u64) -> Option<u64> {
+    *total = total.next_multiple_of(16) + bytes;
+    (*total > max).then(|| std::mem::take(total))
+}
+
 fn too_many_threads(n: u64, span: Span) -> Diagnostic {
     Diagnostic::error(
         "L0010",
