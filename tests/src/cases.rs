@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use ilc_passes::interp::bytes_to_words;
 use isa_amdil::interp::Dispatch;
 
 /// The directory of the IL kernel corpus.
@@ -71,16 +72,6 @@ pub fn ulp64(a: u64, b: u64) -> u128 {
     key(a).abs_diff(key(b))
 }
 
-pub fn words(b: &[u8]) -> Vec<u32> {
-    b.chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect()
-}
-
 /// Compares one buffer; returns a description of the first mismatches.
 pub fn compare(name: &str, got: &[u8], want: &[u8], tol: Tol) -> Result<(), String> {
     if got.len() != want.len() {
@@ -90,7 +81,7 @@ pub fn compare(name: &str, got: &[u8], want: &[u8], tol: Tol) -> Result<(), Stri
             want.len()
         ));
     }
-    let (g, w) = (words(got), words(want));
+    let (g, w) = (bytes_to_words(got), bytes_to_words(want));
     let mut bad = Vec::new();
     let step = if matches!(tol, Tol::F64Ulp(_) | Tol::F64Abs(_)) {
         2
