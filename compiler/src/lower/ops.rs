@@ -243,6 +243,19 @@ impl Lowerer<'_> {
         n: usize,
         f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
     ) -> LResult<()> {
+        self.per_comp_as(st, ty, ty, n, f)
+    }
+
+    /// [`Self::per_comp`] with `n` sources read as `ty` and the results written as `wty`
+    /// (compares: float sources, integer masks).
+    pub(crate) fn per_comp_as(
+        &mut self,
+        st: &Instruction,
+        ty: Ty,
+        wty: Ty,
+        n: usize,
+        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
+    ) -> LResult<()> {
         let w = self.dst_writes(st);
         let mut srcs = Srcs::default();
         let mut res = [None; 4];
@@ -257,7 +270,7 @@ impl Lowerer<'_> {
             }
             res[i] = Some(f(self, &args)?);
         }
-        self.write_dst(st, ty, res)
+        self.write_dst(st, wty, res)
     }
 
     /// Computes `f` once on component `comp` of the sources and broadcasts it.
@@ -526,7 +539,7 @@ impl Lowerer<'_> {
                     O::Ge => FloatCC::Oge,
                     _ => FloatCC::Olt,
                 };
-                self.compare(st, f, i, move |l, a| {
+                self.per_comp_as(st, f, i, 2, move |l, a| {
                     let p = l.cursor().ins().fcmp(cc, a[0], a[1]);
                     Ok(l.bool_mask(p))
                 })

@@ -12,27 +12,6 @@ use super::ops::{zero_value, Srcs, Ty, ONE};
 use super::{LResult, Lowerer};
 
 impl Lowerer<'_> {
-    /// Float compares writing 0xFFFFFFFF/0: sources read as `sty`, written as `wty`.
-    pub(crate) fn compare(
-        &mut self,
-        st: &Instruction,
-        sty: Ty,
-        wty: Ty,
-        f: impl Fn(&mut Lowerer, &[Value]) -> LResult<Value>,
-    ) -> LResult<()> {
-        let w = self.dst_writes(st);
-        let mut srcs = Srcs::default();
-        let mut res = [None; 4];
-        for k in 0..4 {
-            if w[k] {
-                let a = srcs.get(self, st, 0, k, sty)?;
-                let b = srcs.get(self, st, 1, k, sty)?;
-                res[k] = Some(f(self, &[a, b])?);
-            }
-        }
-        self.write_dst(st, wty, res)
-    }
-
     /// The 64-bit value in `.xy` (post swizzle) of source `k`.
     pub(crate) fn wide_src(&mut self, st: &Instruction, k: usize, ty: Ty) -> LResult<Value> {
         let s = st
