@@ -87,12 +87,7 @@ impl Lowerer<'_> {
             None => Ok(Idx { base, rel: None }),
             Some(r) => match r.kind {
                 RegKind::Temp => {
-                    let var = Var {
-                        file: VarFile::Temp,
-                        index: r.num,
-                        comp: r.comp.index() as u8,
-                    };
-                    let v = self.ssa.read(&mut self.func, var, self.cur);
+                    let v = self.read_var(VarFile::Temp, r.num, r.comp.index());
                     Ok(Idx { base, rel: Some(v) })
                 }
                 RegKind::Literal => Ok(Idx {
@@ -150,17 +145,34 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The current value of component `comp` of register `index` in `file`.
+    fn read_var(&mut self, file: VarFile, index: u32, comp: usize) -> Value {
+        let var = Var {
+            file,
+            index,
+            comp: comp as u8,
+        };
+        self.ssa.read(&mut self.func, var, self.cur)
+    }
+
+    /// Records the written components of register `index` in `file`.
+    fn write_var(&mut self, file: VarFile, index: u32, out: [Option<Value>; 4]) {
+        for (c, v) in out.iter().enumerate() {
+            if let Some(v) = *v {
+                let var = Var {
+                    file,
+                    index,
+                    comp: c as u8,
+                };
+                self.ssa.write(var, self.cur, v);
+            }
+        }
+    }
+
     /// Component `c` (0..3) of a register, before swizzle and modifiers.
     pub(crate) fn reg_comp(&mut self, reg: &RegRef, c: usize) -> LResult<Value> {
         match reg.kind {
-            RegKind::Temp => {
-                let var = Var {
-                    file: VarFile::Temp,
-                    index: reg.num,
-                    comp: c as u8,
-                };
-                Ok(self.ssa.read(&mut self.func, var, self.cur))
-            }
+            RegKind::Temp => Ok(self.read_var(VarFile::Temp, reg.num, c)),
             RegKind::Literal => {
                 let v = self.literal(reg.num)[c];
                 if self.at_entry {
@@ -180,12 +192,7 @@ impl Lowerer<'_> {
             // A pixel-shader output reads as the value the pixel wrote last (0 before its
             // first write, like every IL register).
             RegKind::Output if self.decls.pixel_shader && reg.indices.is_empty() => {
-                let var = Var {
-                    file: VarFile::Output,
-                    index: reg.num,
-                    comp: c as u8,
-                };
-                Ok(self.ssa.read(&mut self.func, var, self.cur))
+                Ok(self.read_var(VarFile::Output, reg.num, c))
             }
             RegKind::ConstBuffer => {
                 let id = u8::try_from(reg.num)
@@ -232,12 +239,7 @@ impl Lowerer<'_> {
                 if idx.base >= size {
                     return Ok(self.iconst(0));
                 }
-                let var = Var {
-                    file: VarFile::IndexedTemp(reg.num),
-                    index: idx.base,
-                    comp: c as u8,
-                };
-                Ok(self.ssa.read(&mut self.func, var, self.cur))
+                Ok(self.read_var(VarFile::IndexedTemp(reg.num), idx.base, c))
             }
             RegKind::Global => {
                 self.func.uses_global = true;
@@ -283,16 +285,7 @@ impl Lowerer<'_> {
     pub(crate) fn store_reg(&mut self, d: &DstOperand, out: [Option<Value>; 4]) -> LResult<()> {
         match d.reg.kind {
             RegKind::Temp => {
-                for (c, v) in out.iter().enumerate() {
-                    if let Some(v) = *v {
-                        let var = Var {
-                            file: VarFile::Temp,
-                            index: d.reg.num,
-                            comp: c as u8,
-                        };
-                        self.ssa.write(var, self.cur, v);
-                    }
-                }
+                self.write_var(VarFile::Temp, d.reg.num, out);
                 Ok(())
             }
             RegKind::IndexedTemp => {
@@ -310,16 +303,7 @@ impl Lowerer<'_> {
                 if idx.base >= size {
                     return Ok(());
                 }
-                for (c, v) in out.iter().enumerate() {
-                    if let Some(v) = *v {
-                        let var = Var {
-                            file: VarFile::IndexedTemp(d.reg.num),
-                            index: idx.base,
-                            comp: c as u8,
-                        };
-                        self.ssa.write(var, self.cur, v);
-                    }
-                }
+                self.write_var(VarFile::IndexedTemp(d.reg.num), idx.base, out);
                 Ok(())
             }
             RegKind::Global => {
