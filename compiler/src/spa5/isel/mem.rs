@@ -703,16 +703,8 @@ impl Isel<'_> {
             return Ok([pair, pair].into_iter().collect());
         }
         let mut out = Vals::new();
-        let mut k = 0;
-        while k < words {
-            let n = chunk.min(words - k);
-            let size = if wide {
-                MemSize::Words(n as u8)
-            } else {
-                m.size
-            };
+        for (k, _, size) in word_chunks(words, chunk, wide, m.size) {
             out.extend(self.load_one(inst, m, addr, (k * 4) as i64, size, false)?);
-            k += n;
         }
         Ok(out)
     }
@@ -1030,16 +1022,8 @@ impl Isel<'_> {
         } else {
             1
         };
-        let mut k = 0;
-        while k < words {
-            let n = chunk.min(words - k);
-            let size = if wide {
-                MemSize::Words(n as u8)
-            } else {
-                m.size
-            };
+        for (k, n, size) in word_chunks(words, chunk, wide, m.size) {
             self.store_one(inst, m, addr, (k * 4) as i64, size, &vals[k..k + n])?;
-            k += n;
         }
         Ok(())
     }
@@ -1193,6 +1177,21 @@ impl Isel<'_> {
 /// The template of a store or atomic `ti` (after `first`, when given): guarded by `pred`
 /// (appended to `args`), its 64-bit address pair grouped when the data starts at argument 2,
 /// and `data` words from `data_start` grouped as one aligned register group.
+/// An access of `words` words split into accesses of up to `chunk` words: (first word,
+/// words, size of the access). A `wide` access's parts are `Words(n)`; otherwise every part
+/// keeps the access's own `size` (one word each).
+fn word_chunks(
+    words: usize,
+    chunk: usize,
+    wide: bool,
+    size: MemSize,
+) -> impl Iterator<Item = (usize, usize, MemSize)> {
+    (0..words).step_by(chunk.max(1)).map(move |k| {
+        let n = chunk.min(words - k);
+        (k, n, if wide { MemSize::Words(n as u8) } else { size })
+    })
+}
+
 fn side_effect_template(
     first: Option<TInst>,
     ti: TInst,
