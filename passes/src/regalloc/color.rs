@@ -394,6 +394,36 @@ struct BlockScratch {
     live: BlockMap,
 }
 
+/// The register of the already colored block parameter that parameter `i` of merge `j` is
+/// passed on to, directly or through an edge block `j` branches to (a loop's latch passing
+/// the values an `if` merged to the header): the arm feeding the merge first, before any
+/// other edge is colored, then computes the value where the loop keeps it, and neither the
+/// merge nor the back edge needs moves.
+fn carried_register(func: &Function, j: Block, i: usize, alloc: &Allocation) -> Option<PReg> {
+    let p = *func.dfg.block_params(j).get(i)?;
+    let passed = |d: &crate::ir::BlockCall| {
+        let k = d.args.iter().position(|&x| x == p)?;
+        alloc.regs[*func.dfg.block_params(d.block).get(k)?]
+    };
+    let t = func.terminator(j)?;
+    func.dfg.insts[t]
+        .branch_destinations()
+        .iter()
+        .find_map(|d| {
+            passed(d).or_else(|| {
+                // An edge block of a conditional branch: only a jump, passing the values on.
+                let et = func.terminator(d.block)?;
+                if !d.args.is_empty() || func.layout.first_inst(d.block) != Some(et) {
+                    return None;
+                }
+                func.dfg.insts[et]
+                    .branch_destinations()
+                    .iter()
+                    .find_map(passed)
+            })
+        })
+}
+
 /// How far a loop-carried value's register preference reaches back through the values it is
 /// computed from.
 const WANT_DEPTH: u32 = 3;
@@ -1012,7 +1042,7 @@ impl Colorer<'_> {
                     .filter(|d| d.block == j)
                     .find_map(|d| alloc.regs[*d.args.get(i)?])
             });
-            if let Some(r) = other {
+            if let Some(r) = other.or_else(|| carried_register(func, j, i, alloc)) {
                 self.want_back(func, a, r, WANT_DEPTH);
             }
         }
@@ -1408,5 +1438,69 @@ mod tests {
         assert_eq!((m.get(v(0)), m.get(v(2))), (None, None));
         m.insert(v(2), 9);
         assert_eq!(m.get(v(2)), Some(9));
+    }
+}
+
+#[cfg(test)]
+mod carried_tests {
+    use super::*;
+    use crate::ir::reader::parse_function_text;
+    use cranelift_entity::EntityRef;
+
+    /// A merge (block3) whose parameters go back to the header (block1) through the edge
+    /// block (block4) the latch's conditional branch needs, and out to block5.
+    const LOOP: &str = "kernel %k {
+    uav0 = raw
+
+block0:
+    v0 = special tid.x
+    jump block1(v0, v0)
+
+block1(v1: b32, v2: b32):
+    v3 = icmp ult v1, v2
+    brif v3, block2, block3(v2, v1)
+
+block2:
+    v4 = iadd v1, v2
+    jump block3(v4, v2)
+
+block3(v5: b32, v6: b32):
+    v7 = icmp ult v5, v6
+    brif v7, block4, block5(v6)
+
+block4:
+    jump block1(v6, v5)
+
+block5(v8: b32):
+    store.b32 uav0[v8], v8
+    return
+}
+";
+
+    #[test]
+    fn merge_parameters_find_the_header_register_they_go_back_to() {
+        let func = parse_function_text(LOOP).expect("parses");
+        let b = |i| Block::new(i);
+        let mut alloc = Allocation::default();
+        let (p1, p2) = (Value::new(1), Value::new(2));
+        assert_eq!(func.dfg.block_params(b(1)), &[p1, p2]);
+        assert_eq!(
+            carried_register(&func, b(3), 0, &alloc),
+            None,
+            "nothing colored"
+        );
+        alloc.regs[p1] = Some(PReg::gpr(7));
+        alloc.regs[p2] = Some(PReg::gpr(4));
+        // v5 goes back as the header's second parameter, v6 as its first.
+        assert_eq!(carried_register(&func, b(3), 0, &alloc), Some(PReg::gpr(4)));
+        assert_eq!(carried_register(&func, b(3), 1, &alloc), Some(PReg::gpr(7)));
+        // The exit's parameter, once colored, is found directly: v6 also goes to block5.
+        alloc.regs[Value::new(8)] = Some(PReg::gpr(2));
+        assert_eq!(carried_register(&func, b(3), 1, &alloc), Some(PReg::gpr(7)));
+        assert_eq!(
+            carried_register(&func, b(3), 2, &alloc),
+            None,
+            "no such parameter"
+        );
     }
 }
