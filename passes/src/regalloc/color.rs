@@ -693,6 +693,7 @@ impl Colorer<'_> {
                 last_use[v] = Some(inst);
             }
         }
+        let mut sources: Vec<(Value, u32, u32)> = Vec::new();
         for (bi, bd) in self.bundles.list.iter().enumerate() {
             let mut off = 0;
             for &m in &bd.members {
@@ -701,9 +702,30 @@ impl Colorer<'_> {
                     let src = func.dfg.inst_args(mi)[0];
                     if last_use[src] == Some(mi) && self.src_of_bundle[src].is_none() {
                         self.src_of_bundle[src] = Some((bi as u32, off));
+                        sources.push((src, bi as u32, off));
                     }
                 }
                 off += w;
+            }
+        }
+        // Feeders: an operand whose last use computes a source (`x_j = op(u, ..)` with `u`
+        // dead after it) goes where that source will, so the source can take its register
+        // and a run chosen this early still holds the whole group in place.
+        for (src, bi, off) in sources {
+            let Some(def) = func.dfg.value_inst(src) else {
+                continue;
+            };
+            if func.dfg.inst_results(def).len() != 1 {
+                continue;
+            }
+            let fp = self.target.footprint(func.dfg.value_type(src));
+            let feeder = func.dfg.inst_args(def).iter().copied().find(|&u| {
+                last_use[u] == Some(def)
+                    && self.src_of_bundle[u].is_none()
+                    && self.target.footprint(func.dfg.value_type(u)) == fp
+            });
+            if let Some(u) = feeder {
+                self.src_of_bundle[u] = Some((bi, off));
             }
         }
         self.last_use = last_use;
