@@ -128,6 +128,10 @@ pub struct Isel<'a> {
     /// arguments; values made by selection count 0): texture fetches write only the channels
     /// read.
     pub(crate) use_count: SecondaryMap<Value, u32>,
+    /// Each instruction's place in the layout before selection.
+    pub(crate) position: SecondaryMap<Inst, u32>,
+    /// Every `concat lo, hi` of the function by its operands.
+    pub(crate) joins: HashMap<(Value, Value), Inst>,
     /// Two-word loads selected as one `b64` value because their words only feed one
     /// `concat` (first word -> (second word, the `b64`)): the concat is that value, no copies.
     pub(crate) fused_pairs: HashMap<Value, (Value, Value)>,
@@ -144,9 +148,20 @@ pub fn run(
     let written = func.uav_written();
     let mut use_count: SecondaryMap<Value, u32> = SecondaryMap::new();
     use_count.resize(func.dfg.num_values());
-    for inst in func.insts_in_layout() {
-        for v in func.dfg.insts[inst].all_values() {
+    let mut position: SecondaryMap<Inst, u32> = SecondaryMap::new();
+    let mut joins: HashMap<(Value, Value), Inst> = HashMap::default();
+    for (k, inst) in func.insts_in_layout().into_iter().enumerate() {
+        position[inst] = k as u32;
+        let data = &func.dfg.insts[inst];
+        for v in data.all_values() {
             use_count[v] += 1;
+        }
+        if let InstructionData::Binary {
+            opcode: Opcode::Concat,
+            args: [lo, hi],
+        } = *data
+        {
+            joins.insert((lo, hi), inst);
         }
     }
     let ranges = ilc_passes::value_bound::Ranges::new(func);
@@ -173,6 +188,8 @@ pub fn run(
         bounds_memo: HashMap::default(),
         last_byte_memo: HashMap::default(),
         use_count,
+        position,
+        joins,
         fused_pairs: HashMap::default(),
     };
     for inst in s.func.insts_in_layout() {
@@ -282,28 +299,16 @@ impl Isel<'_> {
         Ok(rs)
     }
 
-    /// The `concat lo, hi` after `inst` (in its block, within 64 instructions) that is the
-    /// only use of both `lo` and `hi`: selecting `inst` can then produce that `b64` value
-    /// directly (recorded in `fused_pairs`) instead of two words and two moves.
+    /// The `concat lo, hi` after `inst` in layout order (so selected after it; in any block,
+    /// as SSA places it where `inst` dominates) that is the only use of both `lo` and `hi`:
+    /// selecting `inst` can then produce that `b64` value directly (recorded in
+    /// `fused_pairs`) instead of two words and two moves.
     pub(crate) fn sole_join(&self, inst: Inst, lo: Value, hi: Value) -> Option<Inst> {
         if self.use_count[lo] != 1 || self.use_count[hi] != 1 {
             return None;
         }
-        let mut at = self.func.layout.next_inst(inst);
-        for _ in 0..64 {
-            let i = at?;
-            if let InstructionData::Binary {
-                opcode: Opcode::Concat,
-                args,
-            } = &self.func.dfg.insts[i]
-            {
-                if *args == [lo, hi] {
-                    return Some(i);
-                }
-            }
-            at = self.func.layout.next_inst(i);
-        }
-        None
+        let j = *self.joins.get(&(lo, hi))?;
+        (self.position[j] > self.position[inst]).then_some(j)
     }
 
     /// Reads `RZ` instead of a `b32` argument that is the constant 0 wherever the template
