@@ -1154,6 +1154,12 @@ impl Colorer<'_> {
             }
             incoming.push((hints, uncolored));
         }
+        // A parameter passed on to an already colored loop header, when that register is one
+        // of the incoming ones, takes it: the back edge, run on every iteration, then needs
+        // no move, and only the edges bringing the value elsewhere (a subset) copy it.
+        let carried: SmallVec<[Option<PReg>; 4]> = (0..params.len())
+            .map(|i| carried_register(func, b, i, alloc).filter(|c| incoming[i].0.contains(c)))
+            .collect();
         let hinted: Vec<bool> = params
             .iter()
             .zip(&incoming)
@@ -1165,10 +1171,9 @@ impl Colorer<'_> {
                     continue;
                 }
                 let (hints, uncolored) = &incoming[i];
-                let hint = hints
-                    .iter()
-                    .copied()
-                    .find(|h| self.fits(func, p, *h))
+                let hint = carried[i]
+                    .filter(|c| self.fits(func, p, *c))
+                    .or_else(|| hints.iter().copied().find(|h| self.fits(func, p, *h)))
                     .or(self.want[p]);
                 self.place(func, p, hint, alloc)?;
                 // Arguments colored later (loop back edges) try to land in the parameter's
