@@ -6,7 +6,9 @@
 //! `brif c, T(..), E(..)`:
 //! - triangle: `T` has `A` as its only predecessor, holds at most [`MAX_ARM`] pure
 //!   instructions and ends in `jump E(..)` (or the same with `T` and `E` swapped);
-//! - diamond: `T` and `E` both qualify as arms and jump to the same block `M`.
+//! - diamond: `T` and `E` both qualify as arms and jump to the same block `M`;
+//! - no arms: `brif c, M(..), M(..)`, both edges entering one block (what CFG simplification
+//!   leaves of an `if` whose arms only pass values on).
 //!
 //! The arms' instructions move, in order, before `A`'s branch (their block parameters replaced
 //! by `A`'s branch arguments), `A` ends in `jump M(..)` with `select c, then, else` for every
@@ -125,14 +127,19 @@ fn round(func: &mut Function) -> usize {
             continue;
         };
         let [then_call, else_call] = *dests;
-        if then_call.block == else_call.block {
-            continue;
-        }
         let c = arg[0];
         let t = arm(func, &cfg, a, &then_call);
         let e = arm(func, &cfg, a, &else_call);
         // (then arm, else arm, join block, incoming values from each side)
         let (arms, join, from_then, from_else): Shape<'_> = match (t, e) {
+            // Both edges enter one block (empty arms, removed by CFG simplification): only
+            // the arguments differ.
+            _ if then_call.block == else_call.block => (
+                Vec::new(),
+                then_call.block,
+                then_call.args.to_vec(),
+                else_call.args.to_vec(),
+            ),
             (Some(t), Some(e)) if t.join.block == e.join.block => {
                 let j = t.join.block;
                 let (ft, fe) = (t.join.args.to_vec(), e.join.args.to_vec());
