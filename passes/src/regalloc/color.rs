@@ -21,6 +21,11 @@
 //! try of the driver when pairs raised the count above the peak pressure) short-lived values
 //! and runs are placed from the peak pressure downward, long-lived single registers from the
 //! bottom up, so the churn of short-lived pairs does not interleave with values that stay.
+//! Soft wishes that save moves: a bundle's sources, and the operands that die computing
+//! them, go where the bundle will sit (the group is assembled in place); the values an arm
+//! passes to a merge want the register the merge's other edges use or, before any is
+//! colored, the loop header parameter the merge passes them back to, which a merge
+//! parameter also takes when one incoming edge brings it there (`carried_register`).
 //! Fails with
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
