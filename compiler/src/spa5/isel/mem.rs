@@ -438,6 +438,27 @@ impl Isel<'_> {
         Ok((x, off, 0, None))
     }
 
+    /// A constant-bank read at `a + off` (the bank offset `off`) as `[x + off']`: `a = x + c`
+    /// puts `c` into the `LDC`'s signed 16-bit offset, so neighbouring elements of an unrolled
+    /// body share `x`. The hardware adds register and offset without wrapping, so the fold
+    /// must not change an address the IR computes modulo 2^32 and that is read (in range: a
+    /// checked read is predicated off otherwise). With `c < 0`, a wrapped `x + c` is at least
+    /// 2^32 - 2^20, in no bank; with `c > 0`, `x` is below 2^31 by [`promised_bases`] (an
+    /// in-range access at `x` in the block) or its range bound plus `c` fits in 32 bits.
+    fn fold_const_address(&self, a: Option<Value>, off: i64) -> (Option<Value>, i64) {
+        let in16 = |o: i64| (-(1 << 15)..(1 << 15)).contains(&o);
+        let block = self.cur_block();
+        match a.and_then(|a| self.const_added(a)) {
+            Some((x, c))
+                if in16(off + c)
+                    && zext_exact(self.func, &self.ranges, &self.promised_bases, x, c, block) =>
+            {
+                (Some(x), off + c)
+            }
+            _ => (a, off),
+        }
+    }
+
     /// `x >> 31` (arithmetic): the high word of `x` sign-extended, one per block and value.
     fn sign_word(&mut self, x: Value) -> Result<Value, IselError> {
         let block = self
@@ -595,10 +616,11 @@ impl Isel<'_> {
                     }
                     _ => None,
                 };
+                let (addr, off) = self.fold_const_address(addr, start + off);
                 Ok((
                     Place::Const {
                         addr,
-                        off: (start + off) as i32,
+                        off: off as i32,
                     },
                     pred,
                 ))
@@ -1321,6 +1343,7 @@ fn zext_exact(
 /// below [`MAX_BUFFER_BYTES`] + 2^23 = 2^31 (`E` the effective address, inside a buffer).
 /// So the zero extension of `x` is exact, and a neighbour's `x + c` with `c > 0` cannot
 /// wrap (one that wraps for `c < 0` is at least 2^32 - 2^23: it would be out of range).
+/// A constant-bank read marked `inbounds` is one too (a bank is far smaller than a buffer).
 ///
 /// [`MAX_BUFFER_BYTES`]: crate::spa5::abi::MAX_BUFFER_BYTES
 pub(crate) fn promised_bases(
@@ -1330,13 +1353,16 @@ pub(crate) fn promised_bases(
     const _: () = assert!(crate::spa5::abi::MAX_BUFFER_BYTES + (1 << 23) <= 1 << 31);
     let mut set = HashSet::default();
     for (block, addr, m) in addressed_accesses(func) {
-        if (assume_in_bounds || m.inbounds)
-            && matches!(
-                m.space,
-                MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_)
-            )
-            && (-(1 << 23)..=(1 << 23)).contains(&m.offset)
-        {
+        // A constant-bank read is unchecked only when proven in range (`inbounds`), and a
+        // bank holds at most 64 KiB.
+        let promised = match m.space {
+            MemSpace::Uav(_) | MemSpace::Global | MemSpace::Srv(_) => {
+                assume_in_bounds || m.inbounds
+            }
+            MemSpace::Cb(_) => m.inbounds,
+            _ => false,
+        };
+        if promised && (-(1 << 23)..=(1 << 23)).contains(&m.offset) {
             set.insert((block, addr));
         }
     }
