@@ -128,13 +128,19 @@ fn round(func: &mut Function) -> usize {
         };
         let [then_call, else_call] = *dests;
         let c = arg[0];
-        let t = arm(func, &cfg, a, &then_call);
-        let e = arm(func, &cfg, a, &else_call);
+        let one_block = then_call.block == else_call.block;
+        let (t, e) = match one_block {
+            true => (None, None),
+            false => (
+                arm(func, &cfg, a, &then_call),
+                arm(func, &cfg, a, &else_call),
+            ),
+        };
         // (then arm, else arm, join block, incoming values from each side)
         let (arms, join, from_then, from_else): Shape<'_> = match (t, e) {
             // Both edges enter one block (empty arms, removed by CFG simplification): only
             // the arguments differ.
-            _ if then_call.block == else_call.block => (
+            _ if one_block => (
                 Vec::new(),
                 then_call.block,
                 then_call.args.to_vec(),
