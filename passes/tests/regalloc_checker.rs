@@ -3,7 +3,7 @@
 //! in the wrong register) are each caught, over many random functions.
 
 use cranelift_entity::EntityRef;
-use ilc_passes::ir::{Function, Inst, PerRegFile, RegFile, Value};
+use ilc_passes::ir::{Function, Inst, Opcode, PerRegFile, RegFile, Value};
 use ilc_passes::regalloc::testgen::{generate, GenConfig};
 use ilc_passes::regalloc::{self, checker, Allocation, EditKind, RegAllocOptions};
 use ilc_passes::target::{PReg, TargetIsa, ToyTarget};
@@ -165,6 +165,41 @@ fn misplaced_block_parameter_is_caught() {
     }
     assert!(tried > 30, "{tried}");
     let _ = Value::new(0);
+}
+
+/// Deleting a definition is caught: an input constant (which the allocator may drop once it
+/// rematerialized every use) while a use still reads it, and any other input instruction.
+#[test]
+fn deleted_definition_is_caught() {
+    let (mut constants, mut others) = (0, 0);
+    for seed in 0..200 {
+        let (orig, f, alloc, t) = allocate(seed, 255);
+        let insts = f.insts_in_layout();
+        let read = |v: Value| {
+            insts
+                .iter()
+                .any(|&j| f.dfg.insts[j].all_values().any(|x| x == v))
+        };
+        let victim = |constant: bool| {
+            insts.iter().copied().find(|&i| {
+                alloc.edits[i] == EditKind::Original
+                    && (f.dfg.opcode(i) == Opcode::Iconst) == constant
+                    && !f.dfg.insts[i].is_terminator()
+                    && f.dfg.inst_results(i).first().is_some_and(|&r| read(r))
+            })
+        };
+        for (constant, count) in [(true, &mut constants), (false, &mut others)] {
+            let Some(i) = victim(constant) else { continue };
+            let mut g = f.clone();
+            g.layout.remove_inst(i);
+            *count += 1;
+            assert!(
+                checker::check(&orig, &g, &alloc, &t, limits(&t)).is_err(),
+                "seed {seed}: deleting {i} (constant: {constant}) went unnoticed"
+            );
+        }
+    }
+    assert!(constants > 30 && others > 30, "{constants} {others}");
 }
 
 #[test]

@@ -104,8 +104,6 @@ fn registers_stay_within_ptxas_plus_two() {
         // against 56 (61 / 44 while the scheduler kept blocks over their budget in source
         // order); the default mode's checked addresses of 19 loads and 19 stores.
         "parboil_lbm",
-        // 19 / 19 against 16.
-        "parboil_tpacf",
     ];
     let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();

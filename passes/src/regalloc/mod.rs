@@ -615,6 +615,7 @@ mod tests {
             let f = generate(seed, &GenConfig::default());
             let mut g = f.clone();
             let alloc = run(&mut g, &target, &RegAllocOptions::default()).expect("allocates");
+
             let modes = [(true, false), (true, true), (false, false)].map(|(h, t)| {
                 gprs_with(&f, &target, h, t).expect("one attempt allocates in 255 GPRs")
             });

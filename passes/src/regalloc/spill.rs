@@ -650,7 +650,12 @@ fn insert_spill_code(
         let (data, kind) = if remat[v] {
             // Rematerializable values have a defining instruction (checked above).
             let def = func.dfg.value_inst(v).expect("remat def");
-            (func.dfg.insts[def].clone(), EditKind::Remat(v))
+            // A rematerialization of a rematerialization recomputes the same input value.
+            let of = match alloc.edits[def] {
+                EditKind::Remat(o) => o,
+                _ => v,
+            };
+            (func.dfg.insts[def].clone(), EditKind::Remat(of))
         } else {
             let off = slot[v].expect("slot assigned to every spilled value");
             (
