@@ -129,12 +129,13 @@ fn round(func: &mut Function) -> usize {
         let [then_call, else_call] = *dests;
         let c = arg[0];
         let one_block = then_call.block == else_call.block;
-        let (t, e) = match one_block {
-            true => (None, None),
-            false => (
+        let (t, e) = if one_block {
+            (None, None)
+        } else {
+            (
                 arm(func, &cfg, a, &then_call),
                 arm(func, &cfg, a, &else_call),
-            ),
+            )
         };
         // (then arm, else arm, join block, incoming values from each side)
         let (arms, join, from_then, from_else): Shape<'_> = match (t, e) {

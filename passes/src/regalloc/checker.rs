@@ -161,10 +161,7 @@ impl Checker<'_> {
         let dt = DominatorTree::with_function(o, &cfg);
         for &b in dt.rpo() {
             for inst in o.layout.block_insts(b) {
-                let constant = o.dfg.inst_args(inst).is_empty()
-                    && !o.dfg.insts[inst].has_side_effects()
-                    && self.target.is_rematerializable(o, inst);
-                if !present[inst] && !constant {
+                if !present[inst] && !super::rematerializable(o, self.target, inst) {
                     return Err(err(inst, "input instruction lost".into()));
                 }
             }

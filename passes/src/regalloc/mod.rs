@@ -460,6 +460,16 @@ pub(crate) enum InsertAt {
     BlockStart(Block),
 }
 
+/// True if `inst` may be re-executed anywhere instead of keeping its result in a register:
+/// no operands, one result, no side effects, and the target says so. One rule for the
+/// spill pass, the constants `prepare` defines next to their jumps, and the checker.
+pub(crate) fn rematerializable(func: &Function, target: &dyn TargetIsa, inst: Inst) -> bool {
+    func.dfg.inst_args(inst).is_empty()
+        && func.dfg.inst_results(inst).len() == 1
+        && !func.dfg.insts[inst].has_side_effects()
+        && target.is_rematerializable(func, inst)
+}
+
 /// Creates `data` with its results and places it; records `kind` in `alloc.edits`.
 pub(crate) fn insert_inst(
     func: &mut Function,
@@ -615,7 +625,6 @@ mod tests {
             let f = generate(seed, &GenConfig::default());
             let mut g = f.clone();
             let alloc = run(&mut g, &target, &RegAllocOptions::default()).expect("allocates");
-
             let modes = [(true, false), (true, true), (false, false)].map(|(h, t)| {
                 gprs_with(&f, &target, h, t).expect("one attempt allocates in 255 GPRs")
             });

@@ -91,10 +91,7 @@ fn remat_constant_args(func: &mut Function, target: &dyn TargetIsa, alloc: &mut 
                 continue;
             };
             let remat = func.layout.inst_block(def).is_some_and(|d| d != b)
-                && func.dfg.inst_args(def).is_empty()
-                && func.dfg.inst_results(def).len() == 1
-                && !func.dfg.insts[def].has_side_effects()
-                && target.is_rematerializable(func, def);
+                && super::rematerializable(func, target, def);
             if !remat {
                 continue;
             }

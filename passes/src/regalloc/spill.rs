@@ -598,12 +598,7 @@ fn insert_spill_code(
     let mut remat: SecondaryMap<Value, bool> = SecondaryMap::new();
     for &v in &spilled {
         let def = func.dfg.value_inst(v);
-        let can_remat = def.is_some_and(|i| {
-            func.dfg.inst_args(i).is_empty()
-                && func.dfg.inst_results(i).len() == 1
-                && !func.dfg.insts[i].has_side_effects()
-                && target.is_rematerializable(func, i)
-        });
+        let can_remat = def.is_some_and(|i| super::rematerializable(func, target, i));
         if can_remat {
             remat[v] = true;
         }
