@@ -347,7 +347,9 @@ impl Isel<'_> {
         Ok(Some(v))
     }
 
-    /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^20.
+    /// `(x, c)` when `v` is `iadd x, c` (either order) with a constant `c` in +-2^23 (the
+    /// reach of a memory instruction's signed 24-bit offset; each fold also checks that the
+    /// offset it forms fits its instruction).
     fn const_added(&self, v: Value) -> Option<(Value, i64)> {
         Self::const_added_in(self.func, v)
     }
@@ -366,7 +368,7 @@ impl Isel<'_> {
             _ => return None,
         };
         let c = i64::from(c as u32 as i32);
-        (c.abs() < 1 << 20).then_some((x, c))
+        (c.abs() < 1 << 23).then_some((x, c))
     }
 
     /// `(x, k)` when `v` is `ishl x, k` with a constant `k` in 1..=31.
@@ -443,7 +445,7 @@ impl Isel<'_> {
     /// body share `x`. The hardware adds register and offset without wrapping, so the fold
     /// must not change an address the IR computes modulo 2^32 and that is read (in range: a
     /// checked read is predicated off otherwise). With `c < 0`, a wrapped `x + c` is at least
-    /// 2^32 - 2^20, in no bank; with `c > 0`, `x` is below 2^31 by [`promised_bases`] (an
+    /// 2^32 - 2^23, in no bank; with `c > 0`, `x` is below 2^31 by [`promised_bases`] (an
     /// in-range access at `x` in the block) or its range bound plus `c` fits in 32 bits.
     fn fold_const_address(&self, a: Option<Value>, off: i64) -> (Option<Value>, i64) {
         let in16 = |o: i64| (-(1 << 15)..(1 << 15)).contains(&o);
