@@ -1304,14 +1304,8 @@ block0:
     store.b32 lds0[v0], v5
     return
 }";
-        let mut f = parse_function_text(&text).expect("valid");
-        run(&mut f, &ToyTarget::default(), &ScheduleOptions::default());
-        crate::verifier::verify_function(&f).expect("still valid");
-        let text = f.to_string();
-        let p = |s: &str| {
-            text.find(s)
-                .unwrap_or_else(|| panic!("{s} missing in {text}"))
-        };
+        let text = scheduled(&text);
+        let p = |s: &str| at(&text, s);
         // Issued in the loads' shadow, `v5` and its sums would hold three registers through
         // the two chains; they wait until the chains are under way.
         assert!(p("v30 = fadd") < p("v5 = imul"), "{text}");
@@ -1342,10 +1336,7 @@ block0:
         };
         let stats = run(&mut f, &ToyTarget::default(), &opts);
         let text = f.to_string();
-        let p = |s: &str| {
-            text.find(s)
-                .unwrap_or_else(|| panic!("{s} missing in {text}"))
-        };
+        let p = |s: &str| at(&text, s);
         assert!(p("v3 = load") < p("v1 = iadd"), "{text}");
         assert!(p("store.b32 uav0[v0]") < p("v5 = load"), "{text}");
         assert!(stats.cycles_after < stats.cycles_before, "{stats:?}");
@@ -1357,7 +1348,7 @@ block0:
     /// that parameter's register, where a move on the back edge would wait for the load.
     #[test]
     fn back_edge_load_follows_its_parameter_readers() {
-        let mut f = parse_function_text(
+        let text = scheduled(
             "kernel %k {
     uav0 = raw
     cb0 = 16
@@ -1383,16 +1374,23 @@ block2:
     store.b32 uav0[v0], v12
     return
 }",
-        )
-        .expect("valid");
+        );
+        let p = |s: &str| at(&text, s);
+        assert!(p("v16 = fmul") < p("v15 = load"), "{text}");
+    }
+
+    /// `text` parsed, scheduled for the toy target with the default options and verified.
+    fn scheduled(text: &str) -> String {
+        let mut f = parse_function_text(text).expect("valid");
         run(&mut f, &ToyTarget::default(), &ScheduleOptions::default());
         crate::verifier::verify_function(&f).expect("still valid");
-        let text = f.to_string();
-        let p = |s: &str| {
-            text.find(s)
-                .unwrap_or_else(|| panic!("{s} missing in {text}"))
-        };
-        assert!(p("v16 = fmul") < p("v15 = load"), "{text}");
+        f.to_string()
+    }
+
+    /// Where `s` stands in `text`.
+    fn at(text: &str, s: &str) -> usize {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s} missing in {text}"))
     }
 
     /// Most GPRs live at once in the single block of `f` (live-in values included).
