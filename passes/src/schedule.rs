@@ -822,6 +822,12 @@ const DEFER_SLACK: u64 = 30;
 /// 0.9062, 0.9060). Slack 15/30/45/60 at 64 or 128 moved the figures by under 0.1%.
 const DEFER_MAX_HEIGHT: u32 = 128;
 
+/// The order of ready instructions in `avail`: tallest first, variable latency before
+/// fixed, then source order.
+fn priority(i: usize, nodes: &[Node]) -> (u32, bool, Reverse<usize>) {
+    (nodes[i].height, nodes[i].variable, Reverse(i))
+}
+
 /// The ready instructions of a block being scheduled, for [`pop_undeferred`].
 struct Ready<'a> {
     avail: &'a mut BinaryHeap<(u32, bool, Reverse<usize>)>,
@@ -845,7 +851,6 @@ fn pop_undeferred(
     if !waiting_allowed || !defer(best) {
         return Ok(best);
     }
-    let prio = |i: usize| (r.nodes[i].height, r.nodes[i].variable, Reverse(i));
     let mut held: SmallVec<[usize; 8]> = SmallVec::new();
     held.push(best);
     let mut found = None;
@@ -866,7 +871,7 @@ fn pop_undeferred(
     }
     let tallest = held.iter().map(|&h| u64::from(r.nodes[h].height)).max();
     for h in held {
-        r.avail.push(prio(h));
+        r.avail.push(priority(h, r.nodes));
     }
     found.ok_or(tallest.unwrap_or(0))
 }
@@ -997,7 +1002,6 @@ fn schedule_block(
     // Ready nodes: `pending` until their operands are available (min-heap on the cycle),
     // then `avail` (max-heap on priority); `ready` in source order for the pressure
     // fallback. Heap entries of scheduled nodes are skipped lazily.
-    let prio = |i: usize, nodes: &[Node]| (nodes[i].height, nodes[i].variable, Reverse(i));
     let mut avail: BinaryHeap<(u32, bool, Reverse<usize>)> = BinaryHeap::new();
     let mut pending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
     let mut ready = IndexSet::new(n);
@@ -1019,7 +1023,7 @@ fn schedule_block(
             }
             pending.pop();
             if !done[i] {
-                avail.push(prio(i, nodes));
+                avail.push(priority(i, nodes));
             }
         }
         while avail.peek().is_some_and(|&(_, _, Reverse(i))| done[i]) {
@@ -1101,7 +1105,7 @@ fn schedule_block(
             best
         };
         if pick != best {
-            avail.push(prio(best, nodes));
+            avail.push(priority(best, nodes));
         }
         done[pick] = true;
         ready.remove(pick);
