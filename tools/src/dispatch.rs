@@ -47,9 +47,16 @@ pub const MEMORY_BUDGET: u64 = 1 << 30;
 // ilc's code addresses a buffer of at most `MAX_BUFFER_BYTES`; the budget keeps every
 // buffer the runners bind below it.
 const _: () = assert!(MEMORY_BUDGET <= ilc::spa5::abi::MAX_BUFFER_BYTES);
-/// Default instruction budget of both runners (`--fuel` raises it): an infinite loop stops
-/// within seconds, every benchmark and test kernel runs far below it.
+/// Default instruction budget of `il-run` (`--fuel` raises it), in work-item instructions:
+/// 2^28, about 10 s of an endless loop at the interpreter's ~37 ns per instruction. The largest
+/// benchmark dispatch executes ~2e7.
 pub const DEFAULT_FUEL: u64 = 1 << 28;
+/// Default instruction budget of `spa5-run` (`--fuel` raises it), in warp instructions: 2^26.
+/// One warp instruction does 32 work-items' work, and the emulator also models issue timing
+/// and hazards (~0.16 us per warp instruction optimized, ~0.25 us in a debug build on a slow
+/// machine), so an endless loop stops within 10-20 s; the largest benchmark dispatch executes
+/// 6.2e5, a hundred times below.
+pub const DEFAULT_WARP_FUEL: u64 = 1 << 26;
 
 /// Checks the work-item count of a dispatch (`domain` pixels for pixel-shader kernels,
 /// otherwise `grid` groups of `group` work-items) against [`MAX_WORK_ITEMS`].

@@ -27,7 +27,8 @@
 //! where its cycles went (summed over warps): stall counts, bank conflicts, the cycles waited on
 //! each scoreboard and at block barriers (`isa_spa5::emu::stats::PcCycles`). Both runners share their limits (`ilc_tools::dispatch`): at most
 //! `MAX_WORK_ITEMS` threads and `MEMORY_BUDGET` bytes of buffers, checked before anything is
-//! allocated, and a default fuel that stops an endless loop within seconds.
+//! allocated, and default fuels that stop an endless loop within seconds (`DEFAULT_FUEL` work-item
+//! instructions for `il-run`, `DEFAULT_WARP_FUEL` warp instructions here).
 //!
 //! Exit status: 0 on success, 1 on any error (message naming the pc for execution errors),
 //! 2 for bad usage, 3 when the hazard checker reports something (listed on stderr).
@@ -40,7 +41,7 @@ use ilc::spa5::abi::{LaunchLayout, ParamKind};
 use ilc::verify::EmulatedRun;
 use ilc_tools::dispatch::{
     check_work_items, load_dispatch, parse_grid, write_outputs, write_ps_outputs, Budget,
-    DispatchArgs, TextureArgs, DEFAULT_FUEL,
+    DispatchArgs, TextureArgs, DEFAULT_WARP_FUEL,
 };
 use isa_spa5::cubin::read_cubin;
 use isa_spa5::emu::{stats, Device, LaunchConfig, LaunchReport, BANK_SIZE, DRIVER_AREA};
@@ -81,7 +82,7 @@ struct Cli {
     #[arg(long)]
     no_hazards: bool,
     /// Warp-instruction budget (the default stops an endless loop in seconds).
-    #[arg(long, default_value_t = DEFAULT_FUEL)]
+    #[arg(long, default_value_t = DEFAULT_WARP_FUEL)]
     fuel: u64,
     /// Write FILE into the data symbol NAME before the launch: NAME=FILE (repeatable).
     #[arg(long = "symbol", value_parser = parse_symbol)]
