@@ -32,10 +32,11 @@
 //!   instruction of the warp runs after it;
 //! - when all six barriers are busy: a barrier whose operations are expected to be complete
 //!   (issue cycle + the class's typical latency) is waited on at no cost; otherwise the new
-//!   operation joins the youngest barrier of its kind (write or read): barriers count
-//!   operations, so a wait covers both, and an operation completes after the older ones of
-//!   its class anyway; without one of its kind, it joins the barrier expected to complete
-//!   first;
+//!   operation joins the barrier of its kind (write or read) expected to complete nearest
+//!   its own expected completion (the youngest among equals): barriers count operations, so
+//!   a wait covers both, and an operation completes after the older ones of its class
+//!   anyway, while a load joining a pending MUFU would hold the MUFU's reader for the load's
+//!   latency; without one of its kind, it joins the barrier expected to complete first;
 //! - every control transfer (`BRA`, `SYNC`, `EXIT`, `BAR`) but a back edge (below) drains
 //!   everything: it waits on all barriers and stalls until every fixed-latency result is
 //!   written, so each block starts
@@ -259,11 +260,21 @@ impl Sb {
     }
 }
 
-/// A barrier for a new operation (a write barrier if `write`), not one of `taken`: a free
-/// one, else (all busy) one to wait on now (added to `wait`) or to join (module doc);
+/// A barrier for a new operation (a write barrier if `write`) expected to complete at
+/// `done_at`, not one of `taken`: a free one, else (all busy) one to wait on now (added to
+/// `wait`) or one of its kind to join (module doc), the one expected to complete nearest
+/// `done_at` (a load joining a pending MUFU would make the MUFU's reader wait for the load);
 /// `waited`: barriers the operation's first waiter waits on anyway (preferred when none is of
 /// its kind).
-fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64, waited: u8) -> usize {
+fn take(
+    sbs: &mut [Sb],
+    wait: &mut u8,
+    taken: u8,
+    write: bool,
+    now: u64,
+    done_at: u64,
+    waited: u8,
+) -> usize {
     let avail = |b: usize| taken & (1 << b) == 0;
     // The last free barrier stays for read barriers while a write barrier can be joined: a
     // read barrier joining a pending load's write barrier makes the register's next writer
@@ -283,7 +294,12 @@ fn take(sbs: &mut [Sb], wait: &mut u8, taken: u8, write: bool, now: u64, waited:
         .min_by_key(|&b| sbs[b].age);
     let join = (0..sbs.len())
         .filter(|&b| avail(b) && sbs[b].busy && sbs[b].write == write)
-        .max_by_key(|&b| sbs[b].age);
+        .min_by_key(|&b| {
+            (
+                sbs[b].done_at.abs_diff(done_at),
+                std::cmp::Reverse(sbs[b].age),
+            )
+        });
     match done.or(join) {
         Some(b) if done.is_some() => {
             *wait |= 1 << b;
@@ -684,7 +700,7 @@ fn pass(
             // released once they are read, so overwriting a source does not wait for the
             // result (TEX/LDG address registers are often dead right after) -- needed only
             // when a source is overwritten before the result is waited for.
-            let b = take(&mut sbs, &mut wait, 0, true, t, 0);
+            let b = take(&mut sbs, &mut wait, 0, true, t, t + typical, 0);
             counter += 1;
             let gpr_srcs = !srcs.is_empty() && srcs.iter().any(|k| !defs.contains(k));
             let overwriter = if gpr_srcs {
@@ -700,7 +716,8 @@ fn pass(
                     .filter(|&x| sbs[x].busy && sbs[x].defs.iter().any(|k| touched.contains(k)))
                     .fold(0u8, |m, x| m | 1 << x)
             });
-            let r = overwriter.map(|_| take(&mut sbs, &mut wait, 1 << b, false, t, waited));
+            let r = overwriter
+                .map(|_| take(&mut sbs, &mut wait, 1 << b, false, t, t + typical, waited));
             counter += 1;
             join(
                 &mut sbs[b],
@@ -717,7 +734,7 @@ fn pass(
                 ctl[idx].rd_bar = Some(r as u8);
             }
         } else if wants_rd && !exits_leaving_sources(insts, facts, entry, idx, &srcs) {
-            let b = take(&mut sbs, &mut wait, 0, false, t, 0);
+            let b = take(&mut sbs, &mut wait, 0, false, t, t + typical, 0);
             counter += 1;
             join(&mut sbs[b], counter, false, t + typical, class, defs, &srcs);
             ctl[idx].rd_bar = Some(b as u8);
@@ -892,6 +909,25 @@ mod tests {
             "read barrier {rd} shared with {writes:?}"
         );
         assert_eq!(ctl[7].wait_mask, 1 << rd, "{:?}", ctl[7]);
+    }
+
+    /// With one barrier left free, a load joins the pending load expected to complete
+    /// nearest its own time, not the youngest operation: here a MUFU, whose short result the
+    /// next instruction reads, would then wait for the load's ~300 cycles.
+    #[test]
+    fn a_load_joins_a_load_not_a_pending_mufu() {
+        use isa_spa5::mods::Mufu;
+        let mut insts: Vec<MInst> = (0..4)
+            .map(|i| MInst::ldg(Size::B32, Reg(10 + i), Reg(20 + 2 * i), 0))
+            .collect();
+        insts.push(MInst::mufu(Mufu::Rcp, Reg(30), Reg(31)));
+        insts.push(MInst::ldg(Size::B32, Reg(14), Reg(40), 0));
+        insts.push(MInst::iadd(Reg(32), Reg(30), Reg(30)));
+        insts.push(MInst::exit());
+        let ctl = compute(&insts, false);
+        let mufu = ctl[4].wr_bar.expect("MUFU sets a write barrier");
+        assert_ne!(ctl[5].wr_bar, Some(mufu), "{:?}", &ctl[..6]);
+        assert_eq!(ctl[6].wait_mask, 1 << mufu, "{:?}", ctl[6]);
     }
 
     /// A store right before the warp's unguarded `EXIT` sets no read barrier (nothing runs
