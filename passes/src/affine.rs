@@ -125,9 +125,11 @@ impl Scope<'_> {
             Opcode::Ineg => ks[0].neg(),
             Opcode::Imul | Opcode::Imad => {
                 let prod = match (ks[0].is_zero(), ks[1].is_zero()) {
+                    // Both factors invariant (`imad row, width, iv`): only the addend grows.
+                    (true, true) => Coef::Const(0),
                     (false, true) => ks[0].scale(c(args[1])),
                     (true, false) => ks[1].scale(c(args[0])),
-                    _ => return None,
+                    (false, false) => return None,
                 };
                 match dfg.opcode(inst) {
                     Opcode::Imad => prod.add(ks[2]),

@@ -358,10 +358,28 @@ impl Ranges {
                     body: c.body.iter().copied().collect(),
                 };
                 self.down.insert(c.iv_value, down);
+                self.derived_params(func, &c);
             }
             return Some(());
         };
-        // The other parameters the latch advances by a positive constant.
+        self.derived_params(func, &c);
+        self.ivs.insert(
+            c.iv_value,
+            Iv {
+                init: c.init,
+                step: u64::from(c.step),
+                bound: c.bound,
+                signed: c.signed,
+                body: c.body.iter().copied().collect(),
+            },
+        );
+        Some(())
+    }
+
+    /// Records the header parameters of counted loop `c` other than its counter that the
+    /// latch advances by a positive constant ([`Derived`]).
+    fn derived_params(&mut self, func: &Function, c: &crate::counted_loop::CountedLoop) {
+        let h = c.header;
         let arg = |b: Block, k: usize| -> Option<Value> {
             let t = func.layout.last_inst(b)?;
             let d = func.dfg.insts[t]
@@ -395,17 +413,6 @@ impl Ranges {
                 self.derived.insert(q, Derived { init, step: s, iv });
             }
         }
-        self.ivs.insert(
-            c.iv_value,
-            Iv {
-                init: c.init,
-                step: u64::from(c.step),
-                bound: c.bound,
-                signed: c.signed,
-                body: c.body.iter().copied().collect(),
-            },
-        );
-        Some(())
     }
 
     /// The range of `v` where it is used in block `at` (None: anywhere).
@@ -964,17 +971,32 @@ impl Ranges {
         user: Option<Block>,
         depth: u32,
     ) -> (u64, u64) {
-        let Some(iv) = self.ivs.get(&d.iv) else {
-            return FULL;
+        let steps = if let Some(down) = self.down.get(&d.iv) {
+            // A counter counting down: in the body `lo <= iv <= init` (its range there), so
+            // `init - iv = j * step` bounds the completed iterations `j`; unknown elsewhere.
+            let (lo, top) = self.down_range(func, down, at, user, depth);
+            if (lo, top) == FULL {
+                return FULL;
+            }
+            let init_hi = self.rec(func, down.init, None, None, depth - 1).1;
+            init_hi.saturating_sub(lo) / down.step
+        } else {
+            let Some(iv) = self.ivs.get(&d.iv) else {
+                return FULL;
+            };
+            let Some(c) = self.counter(func, iv, at, user, depth) else {
+                return FULL;
+            };
+            // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds the
+            // completed iterations `j`.
+            let j = c.n.saturating_sub(1).saturating_sub(c.init.0) / iv.step;
+            if c.inside {
+                j
+            } else {
+                j + 1
+            }
         };
-        let Some(c) = self.counter(func, iv, at, user, depth) else {
-            return FULL;
-        };
-        // In the body `init <= iv <= n - 1`, so `iv - init = j * step` bounds the completed
-        // iterations `j`.
-        let j = c.n.saturating_sub(1).saturating_sub(c.init.0) / iv.step;
         let (lo, hi) = self.rec(func, d.init, None, None, depth - 1);
-        let steps = if c.inside { j } else { j + 1 };
         match steps.checked_mul(d.step).and_then(|x| x.checked_add(hi)) {
             Some(top) if top <= MAX => (lo, top),
             _ => FULL,
@@ -1244,6 +1266,30 @@ mod tests {
         assert_eq!(derived_ranges(64), ((0, 60 + 13 * 64), (0, 60 + 14 * 64)));
         // A step that could wrap within the trips bounds nothing.
         assert_eq!(derived_ranges(0x2000_0000), (FULL, FULL));
+    }
+
+    /// `for (i = 14, a = 4 * tid; i >= 0; i--, a += step)` in a group of 16 (nw's sweep back
+    /// over a tile's anti-diagonals after strength reduction): `a` advances with a counter
+    /// counting down, at most 14 completed iterations in the body.
+    #[test]
+    fn parameters_advancing_with_a_counter_counting_down_are_bounded() {
+        let ranges = |step: u32| {
+            let text = format!(
+                "kernel %k {{\n    group_size 16, 1, 1\n    uav0 = raw\n\nblock0:\n    \
+                 v0 = iconst.b32 0x0\n    v1 = special tid.x\n    v2 = iconst.b32 0x2\n    \
+                 v3 = ishl v1, v2\n    v4 = iconst.b32 0xe\n    jump block1(v4, v3)\n\n\
+                 block1(v10: b32, v11: b32):\n    v12 = icmp slt v10, v0\n    \
+                 brif v12, block3, block2\n\n\
+                 block2:\n    store.b32 uav0[v11], v11\n    v13 = iconst.b32 0xffffffff\n    \
+                 v14 = iadd v10, v13\n    v15 = iconst.b32 {step:#x}\n    v16 = iadd v11, v15\n    \
+                 jump block1(v14, v16)\n\n\
+                 block3:\n    return\n}}\n"
+            );
+            param_ranges(&text, 1, 1, [2, 3])
+        };
+        // tid <= 15: a <= 60 + 14 * 4 in the body; unknown after the loop.
+        assert_eq!(ranges(4), [(0, 60 + 14 * 4), FULL]);
+        assert_eq!(ranges(0x2000_0000), [FULL, FULL]);
     }
 
     /// `for (i = start; i cc n; i -= 1) out[i] = i` in a group of 16: the range of `i` in
