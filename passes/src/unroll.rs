@@ -44,8 +44,9 @@
 //!
 //! A loop with a constant trip count of at most [`MAX_FULL_TRIPS`] is unrolled fully when its
 //! copies stay within [`MAX_FULL_SIZE`] instructions and their loads within
-//! [`MAX_LOAD_REGS_8`] registers in flight (as for eight copies; beyond it the scheduler
-//! issues the loads one wait at a time). Its counter may advance by any pure operation on
+//! [`MAX_LOAD_REGS_FULL`] registers in flight (beyond it the copies' loads set the kernel's
+//! register count); a constant trip count left rolled gets no partial factor as large as
+//! itself (its copies would run once: a full unrolling in all but name). Its counter may advance by any pure operation on
 //! itself and constants (`s >>= 1` of a tree reduction, `t *= 3`) and be tested with any
 //! comparison against a constant ([`crate::counted_loop::recognize_constant_trips`]). The
 //! preheader enters the first copy directly (its arguments replace the header parameters, so
@@ -84,12 +85,20 @@ pub const MAX_BODY_8: usize = 16;
 /// instructions; shared-memory loops (cuda_sobol's bit loop) stay at eight: their loads' ~30
 /// cycles are hidden already, and the remainder of up to 15 iterations cost 4%.
 pub const MAX_BODY_16: usize = 16;
-/// Most registers the loads of eight copies may hold in flight (results, and addresses: one per
-/// copy for a strided access, one shared for an access growing by a constant): eight
-/// copies then fit the scheduler's loop register budget. poly_covar's two column accesses
-/// (a 64-bit address per copy each: 48 registers) stay at factor 4: at 8 the pressure
-/// fallback issued them a few at a time (modeled cycles 1.50x -> 3.26x ptxas's).
-pub const MAX_LOAD_REGS_8: usize = 40;
+/// Most registers the loads of eight (or sixteen) copies may hold in flight (results, and
+/// addresses: one per copy for a strided access, one shared for an access growing by a
+/// constant; an address register is free again once its load has read it, so this counts
+/// more than is ever live). At 40, poly_covar's two column accesses (a 64-bit address per
+/// copy each: 48) stayed at factor 4 because the scheduler of the time issued eight copies'
+/// loads a few at a time (modeled cycles 1.50x -> 3.26x ptxas's); with today's scheduler 48
+/// pays: poly_covar aib -17% cycles, poly_gramschmidt -11%, poly_corr -3% (16 copies),
+/// shoc_spmv +1.4%; 56 and 64 changed no bench pair.
+pub const MAX_LOAD_REGS_8: usize = 48;
+/// Most registers the loads of a fully unrolled loop may hold in flight. Lower than for
+/// partial unrolling: every copy of a full unrolling is straight-line code the scheduler
+/// may interleave at once (rodinia_nw's 16-trip tile loads at 48 took 60 registers against
+/// ptxas's 32 for 19% fewer cycles; the limit is ptxas + 2).
+pub const MAX_LOAD_REGS_FULL: usize = 40;
 /// Largest loop body unrolled twice.
 pub const MAX_BODY_2: usize = 64;
 /// Most instructions unrolling adds to one function.
@@ -208,7 +217,7 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         }
         // A constant trip count within budget: every iteration as straight-line code.
         let full = c.trips.filter(|&t| {
-            t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_8
+            t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_FULL
         });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
@@ -397,8 +406,14 @@ fn wide(c: &Counted) -> bool {
 }
 
 /// Whether `k` unrolled copies can ever run: the loop may run at least `k` iterations.
+/// A constant trip count of at most `k` (a loop full unrolling left alone: its copies' loads
+/// exceed [`MAX_LOAD_REGS_FULL`]) gets no `k` copies either: they would run once, a full
+/// unrolling in all but name.
 fn can_run(c: &Counted, k: u64) -> bool {
-    c.max_trips.is_none_or(|t| t >= k)
+    match c.trips {
+        Some(t) => u64::from(t) > k,
+        None => c.max_trips.is_none_or(|t| t >= k),
+    }
 }
 
 /// Whether `c` is expected to run few iterations: at most [`FEW_TRIPS`] by [`max_trips`].
@@ -1308,7 +1323,7 @@ block5:
     #[test]
     fn full_unrolling_keeps_to_the_load_register_budget() {
         // Eight trips of two 128-bit loads: 64 registers in flight over all copies (more
-        // than MAX_LOAD_REGS_8), so the loop is unrolled partially; one such load fits.
+        // than MAX_LOAD_REGS_FULL), so the loop is unrolled partially; one such load fits.
         for (loads, full) in [(2, false), (1, true)] {
             let mut body = String::from("    v30 = iconst.b32 0x4\n    v31 = ishl v10, v30\n");
             body += "    v32, v33, v34, v35 = load.b128 align 16 uav1[v31]\n";
@@ -1332,7 +1347,47 @@ block5:
             crate::verifier::verify_function(&f).expect("verifies");
             let fully = f.layout.blocks().count() == before + 8;
             assert_eq!(fully, full, "{loads} loads\n{f}");
+            // Left rolled, it gets fewer than eight copies: eight would run once.
+            let copies = f.to_string().matches("load.b128").count() / loads - 1;
+            assert!(fully || copies < 8, "{copies} copies\n{f}");
         }
+    }
+
+    /// Two column walks (`a[i * m]`, `b[i * m]`, a 64-bit address per copy each): eight
+    /// copies hold 48 registers of loads, within [`MAX_LOAD_REGS_8`], so a loop to a loaded
+    /// bound gets eight.
+    #[test]
+    fn two_column_walks_unroll_eight_times() {
+        let body =
+            "    v30 = imul v10, v5\n    v31 = iconst.b32 0x2\n    v32 = ishl v30, v31\n    \
+                    v33 = load.b32 uav1[v32]\n    v34 = load.b32 uav2[v32]\n    \
+                    v35 = iadd v33, v34\n    v13 = iadd v11, v35\n";
+        let text = kernel("sge", 1)
+            .replace(
+                "    v1 = load.b32 cb0[4]\n",
+                "    v1 = load.b32 cb0[4]\n    v5 = load.b32 cb0[8]\n",
+            )
+            .replace(
+                "    uav0 = raw\n",
+                "    uav0 = raw\n    uav1 = raw\n    uav2 = raw\n",
+            )
+            .replace("    v13 = iadd v11, v10\n", body);
+        let mut f = parse_function_text(&text).unwrap();
+        crate::verifier::verify_function(&f).expect("test kernel verifies");
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let out = f.to_string();
+        assert_eq!(out.matches("uav1[").count(), 8 + 1, "{out}");
+        // Eight trips from constants: 48 registers is over MAX_LOAD_REGS_FULL, so it stays a
+        // loop, and eight copies (one full unrolling in all but name) are refused: four.
+        let eight = text
+            .replace("v0 = load.b32 cb0[0]", "v0 = iconst.b32 0x8")
+            .replace("v1 = load.b32 cb0[4]", "v1 = iconst.b32 0x0");
+        let mut f = parse_function_text(&eight).unwrap();
+        assert_eq!(super::unroll(&mut f), 1);
+        crate::verifier::verify_function(&f).expect("verifies");
+        let out = f.to_string();
+        assert_eq!(out.matches("uav1[").count(), 4 + 1, "{out}");
     }
 
     #[test]
