@@ -89,10 +89,10 @@ pub const MAX_BODY_16: usize = 16;
 /// addresses: one per copy for a strided access, one shared for an access growing by a
 /// constant; an address register is free again once its load has read it, so this counts
 /// more than is ever live). At 40, poly_covar's two column accesses (a 64-bit address per
-/// copy each: 48) stayed at factor 4 because the scheduler of the time issued eight copies'
-/// loads a few at a time (modeled cycles 1.50x -> 3.26x ptxas's); with today's scheduler 48
-/// pays: poly_covar aib -17% cycles, poly_gramschmidt -11%, poly_corr -3% (16 copies),
-/// shoc_spmv +1.4%; 56 and 64 changed no bench pair.
+/// copy each: 48) stayed at factor 4 because the scheduler then issued eight copies' loads a
+/// few at a time (modeled cycles 1.50x -> 3.26x ptxas's); measured again after the
+/// scheduler's later changes, 48 pays: poly_covar aib -17% cycles, poly_gramschmidt -11%,
+/// poly_corr -3% (16 copies), shoc_spmv +1.4%; 56 and 64 changed no bench pair.
 pub const MAX_LOAD_REGS_8: usize = 48;
 /// Most registers the loads of a fully unrolled loop may hold in flight. Lower than for
 /// partial unrolling: every copy of a full unrolling is straight-line code the scheduler
