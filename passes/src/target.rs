@@ -300,6 +300,13 @@ pub trait TargetIsa {
     /// 8 GPRs) to exercise spilling; [`crate::regalloc::RegAllocOptions`] can lower it too.
     fn num_regs(&self, file: RegFile) -> u32;
 
+    /// GPRs per thread the hardware allocates at once: a count anywhere inside one unit
+    /// costs the same occupancy. SPA5: 8 (256 registers per warp). The default 1 counts every
+    /// register.
+    fn gpr_allocation_unit(&self) -> u32 {
+        1
+    }
+
     /// Registers occupied by a value of type `ty`. The default is the SPA5 convention:
     /// `b32` one GPR, `b64` an even-aligned pair of GPRs, `pred` one predicate.
     fn footprint(&self, ty: Type) -> Footprint {

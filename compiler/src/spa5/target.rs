@@ -774,6 +774,10 @@ impl TargetIsa for Spa5Target {
         }
     }
 
+    fn gpr_allocation_unit(&self) -> u32 {
+        8
+    }
+
     fn constraints(&self, func: &Function, inst: Inst) -> InstConstraints {
         let data = &func.dfg.insts[inst];
         if let Some(i) = self.info_of(data) {

@@ -142,6 +142,20 @@ struct Regs {
     two_sided: bool,
     /// The function's peak GPR pressure.
     peak: u32,
+    /// GPRs a register no in-flight load reads may be taken from when none below the peak
+    /// is ([`cool_ceiling`]).
+    cool_ceiling: u32,
+}
+
+/// GPRs the first coloring may fill beyond the peak pressure `peak` with registers that no
+/// load in flight still reads (a write to one waits for the load's read barrier): two more
+/// when both stay within the hardware's allocation `unit` (no occupancy lost), else none.
+pub(crate) fn cool_ceiling(peak: u32, unit: u32) -> u32 {
+    if peak + 2 <= peak.next_multiple_of(unit.max(1)) {
+        peak + 2
+    } else {
+        peak
+    }
 }
 
 /// A single register living longer than this many instructions (or past its block) is
@@ -166,6 +180,7 @@ impl Regs {
             placing_end: u32::MAX,
             two_sided: false,
             peak: 0,
+            cool_ceiling: 0,
         }
     }
 
@@ -231,6 +246,7 @@ impl Regs {
             let mut first_splits: Option<bool> = None;
             let mut splitting: Option<(u32, u32)> = None;
             let limit = self.high.max(self.scored_limit);
+            let cool_limit = self.high.max(self.cool_ceiling).min(n);
             let long = width == 1 && self.placing_end.saturating_sub(self.pos) > LONG_LIVED;
             if score.is_none() && self.two_sided && !long {
                 let ceiling = self.high.max(self.peak).min(n);
@@ -288,6 +304,13 @@ impl Regs {
             }
             if let Some(i) = best.map(|(_, i)| i).or(splitting.map(|(_, i)| i)) {
                 return Some(i);
+            }
+            let mut i = limit.next_multiple_of(align.max(1));
+            while i + width <= cool_limit {
+                if self.is_free(file, i, width) && unreserved(i) && cool(i) {
+                    return Some(i);
+                }
+                i += align.max(1);
             }
         }
         // Any free run: below the registers in use first, then unreserved, then keeping
@@ -558,6 +581,7 @@ pub fn run(
     c.regs.scored_limit = scored_limit;
     c.regs.two_sided = two_sided;
     c.regs.peak = peak;
+    c.regs.cool_ceiling = cool_ceiling(peak, target.gpr_allocation_unit());
     alloc.peak_gpr_pressure = peak;
     if group_hints {
         c.find_bundle_sources(func);
@@ -1445,6 +1469,20 @@ impl Colorer<'_> {
 mod tests {
     use super::*;
     use cranelift_entity::EntityRef;
+
+    /// Two spare registers only within one allocation unit: 6 -> 8 and 14 -> 16 on SPA5
+    /// (unit 8) cost no occupancy; 7, 15 or 16 -> +2 would cross into the next unit; a
+    /// target counting every register (unit 1) gets none.
+    #[test]
+    fn cool_registers_stay_within_the_allocation_unit() {
+        assert_eq!(cool_ceiling(6, 8), 8);
+        assert_eq!(cool_ceiling(14, 8), 16);
+        assert_eq!(cool_ceiling(7, 8), 7);
+        assert_eq!(cool_ceiling(15, 8), 15);
+        assert_eq!(cool_ceiling(16, 8), 16);
+        assert_eq!(cool_ceiling(6, 1), 6);
+        assert_eq!(cool_ceiling(0, 0), 0);
+    }
 
     #[test]
     fn block_maps_forget_everything_when_cleared() {

@@ -265,12 +265,16 @@ fn attempts(
                 // pressure down (see `color`), then lowest-first without the soft operand-
                 // group reservations and load-read registers, and keep the allocation with
                 // the fewest GPRs (the earliest among equals).
-                // One register above the peak is left alone: an odd peak with 64-bit values
-                // live often needs it, and each retry costs a coloring (it tripled the
-                // allocator's time on small kernels such as saxpy: 6 registers, peak 5).
+                // One register above the peak is left alone (an odd peak with 64-bit values
+                // live often needs it, and each retry costs a coloring: it tripled the
+                // allocator's time on small kernels such as saxpy, 6 registers, peak 5), and
+                // two when they cost no occupancy (`color::cool_ceiling`: registers the first
+                // coloring took so as not to wait for a load still reading its choice).
+                let peak = alloc.peak_gpr_pressure;
+                let kept = color::cool_ceiling(peak, target.gpr_allocation_unit()).max(peak + 1);
                 let mut snapshot = Some(snapshot);
                 for (last, two_sided, hints) in [(false, true, group_hints), (true, false, false)] {
-                    if alloc.num_gprs_used() <= alloc.peak_gpr_pressure + 1 {
+                    if alloc.num_gprs_used() <= kept {
                         break;
                     }
                     // The last coloring takes the snapshot itself instead of a copy.
