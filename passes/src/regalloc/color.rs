@@ -142,8 +142,8 @@ struct Regs {
     two_sided: bool,
     /// The function's peak GPR pressure.
     peak: u32,
-    /// GPRs a register no in-flight load reads may be taken from when none below the peak
-    /// is ([`cool_ceiling`]).
+    /// When every register below the peak that no in-flight load reads is taken, `find`
+    /// may take such a register below this count ([`cool_ceiling`]).
     cool_ceiling: u32,
 }
 
