@@ -54,8 +54,12 @@ fn ffmas(opts: &Spa5Options) -> Vec<(isa_spa5::Inst, isa_spa5::Control)> {
 
 /// Lowest-first allocation costs the four multiply-adds 5 bank conflicts (4 with
 /// `--assume-in-bounds`; measured with the banks turned off); the bank-aware choice separates
-/// the first factor pairs but does not go past the function's register peak, which in the
-/// bounds-checked form leaves no conflict-free register for the last factors (3 and 2).
+/// the first factor pairs but does not go past the function's register peak, which leaves no
+/// conflict-free register for the last factors (3 in both forms). With `--assume-in-bounds`
+/// a retry coloring once found 2, but the first coloring is now kept when it stays within two
+/// registers of the peak inside one allocation unit (`regalloc::color::cool_ceiling`: the
+/// spare registers spare writes the wait for a load still reading them), and its choice
+/// here costs one conflict more.
 #[test]
 fn loop_multiply_adds_read_distinct_banks() {
     for aib in [false, true] {
@@ -70,7 +74,7 @@ fn loop_multiply_adds_read_distinct_banks() {
             .map(|(i, _)| isa_spa5::asm::print_inst(i, &Default::default()))
             .collect();
         let conflicts: u32 = f.iter().map(|(i, _)| banks::inst_conflicts(i)).sum();
-        assert!(conflicts <= if aib { 2 } else { 3 }, "aib {aib}: {text:#?}");
+        assert!(conflicts <= 3, "aib {aib}: {text:#?}");
     }
 }
 
