@@ -57,8 +57,8 @@ fn ffmas(opts: &Spa5Options) -> Vec<(isa_spa5::Inst, isa_spa5::Control)> {
 /// the first factor pairs but does not go past the function's register peak, which leaves no
 /// conflict-free register for the last factors (3 in both forms). With `--assume-in-bounds`
 /// a retry coloring once found 2, but the first coloring is now kept when it stays within two
-/// registers of the peak inside one allocation unit (`regalloc::color::cool_ceiling`: the
-/// spare registers spare writes the wait for a load still reading them), and its choice
+/// registers of the peak inside one allocation unit (`regalloc::color::cool_ceiling`: a write
+/// to a spare register does not wait for a load still reading its old value), and its choice
 /// here costs one conflict more.
 #[test]
 fn loop_multiply_adds_read_distinct_banks() {
