@@ -453,10 +453,16 @@ pub fn summary_styled(diags: &[Diagnostic]) -> Option<String> {
 /// Case-insensitive; never suggests `name` itself.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
-    let limit = (lower.chars().count() / 3).max(1);
+    let len = lower.chars().count();
+    let limit = (len / 3).max(1);
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {
         if c.is_empty() || c.eq_ignore_ascii_case(name) {
+            continue;
+        }
+        // The distance is at least the difference in length: a long name (a megabyte of
+        // garbage) is compared with nothing, instead of in time quadratic in its length.
+        if len.abs_diff(c.chars().count()) > limit {
             continue;
         }
         let d = strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase());
@@ -678,5 +684,7 @@ mod tests {
         assert_eq!(suggest("IADDD", c), Some("iadd"));
         assert_eq!(suggest("xyzzy", c), None);
         assert_eq!(suggest("mov", ["mov"]), None);
+        // Far longer than any candidate: no comparison at all (it took seconds).
+        assert_eq!(suggest(&"a_".repeat(100_000), c), None);
     }
 }
