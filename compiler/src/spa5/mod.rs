@@ -13,6 +13,7 @@ pub mod abi;
 pub mod deps;
 pub mod emit;
 pub mod exits;
+pub mod gap_fill;
 pub mod isel;
 pub mod listing;
 pub mod target;
@@ -334,10 +335,16 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         analyses.is_current(&f),
         "the analyses are the allocated function's"
     );
-    let em = emit::emit(&f, &alloc, &tgt, layout.spill_base, &mut analyses)?;
+    let mut em = emit::emit(&f, &alloc, &tgt, layout.spill_base, &mut analyses)?;
+    let gaps_filled = if opts.schedule {
+        gap_fill::run(&mut em)
+    } else {
+        0
+    };
     tracing::debug!(
         ssy_regions = em.ssy_regions,
         unreconverged = em.unreconverged,
+        gaps_filled,
         "emitted"
     );
     drop(span);
