@@ -3,13 +3,15 @@
 //! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`], one
 //! file per opcode family) into `Target` instructions described by the per-function template table
 //! ([`target`]), the generic list scheduler and SSA register allocator of `ilc_passes`
-//! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), control words
+//! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), two local
+//! reorderings of the emitted code ([`advance_first`], [`gap_fill`]), control words
 //! ([`deps`]), encoding and the cubin.
 //!
 //! Every failure is a [`Spa5Error`] naming what is unsupported; nothing here panics on a
 //! verified function.
 
 pub mod abi;
+pub mod advance_first;
 pub mod deps;
 pub mod emit;
 pub mod exits;
@@ -336,14 +338,15 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         "the analyses are the allocated function's"
     );
     let mut em = emit::emit(&f, &alloc, &tgt, layout.spill_base, &mut analyses)?;
-    let gaps_filled = if opts.schedule {
-        gap_fill::run(&mut em)
+    let (advanced, gaps_filled) = if opts.schedule {
+        (advance_first::run(&mut em), gap_fill::run(&mut em))
     } else {
-        0
+        (0, 0)
     };
     tracing::debug!(
         ssy_regions = em.ssy_regions,
         unreconverged = em.unreconverged,
+        advanced,
         gaps_filled,
         "emitted"
     );
