@@ -105,20 +105,22 @@ pub enum Skip {
 }
 
 /// Backend stages that may be skipped like a pass (`--disable-pass`, counted after the
-/// optimization passes by `--opt-bisect-limit`): the list scheduler (the code is correct
-/// without it, only slower). Each runs at the levels [`stages_for`] gives.
-pub const SKIPPABLE_STAGES: &[&str] = &["loop_rotate", "schedule"];
+/// optimization passes by `--opt-bisect-limit`): loop rotation, the list scheduler and the
+/// two reorderings of the emitted code (`ilc::spa5::advance_first`, `ilc::spa5::gap_fill`);
+/// the code is correct without them, only slower. Each runs at the levels [`stages_for`]
+/// gives.
+pub const SKIPPABLE_STAGES: &[&str] = &["loop_rotate", "schedule", "advance_first", "gap_fill"];
 
 /// The skippable backend stages of an optimization level, in order: loop rotation on the
 /// selected code (`ilc_passes::loop_rotate`, after every loop pass and the value ranges that
 /// drop bounds checks, which recognize the unrotated shape), with the load pipelining of the
 /// single-block loops it makes (`ilc_passes::load_pipeline`), at -O2 and above, then the
-/// scheduler.
+/// scheduler, and after allocation and emission the two reorderings of the emitted code.
 pub fn stages_for(level: OptLevel) -> Vec<&'static str> {
     match level {
         OptLevel::O0 => vec![],
-        OptLevel::O1 => vec!["schedule"],
-        _ => vec!["loop_rotate", "schedule"],
+        OptLevel::O1 => vec!["schedule", "advance_first", "gap_fill"],
+        _ => vec!["loop_rotate", "schedule", "advance_first", "gap_fill"],
     }
 }
 
@@ -529,12 +531,29 @@ mod tests {
             ..Options::default()
         };
         let plan = plan(&options);
-        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 2);
-        assert_eq!(plan[plan.len() - 2].name, "loop_rotate");
-        assert_eq!(plan.last().unwrap().name, "schedule");
+        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 4);
+        assert_eq!(plan[plan.len() - 4].name, "loop_rotate");
+        assert_eq!(plan[plan.len() - 3].name, "schedule");
+        assert_eq!(plan.last().unwrap().name, "gap_fill");
         assert!(plan.last().unwrap().pass.is_none());
         assert!(!stage_runs(&options, "schedule"));
         assert!(stage_runs(&Options::default(), "schedule"));
+        assert!(stage_runs(&Options::default(), "gap_fill"));
+        assert!(
+            !stage_runs(
+                &Options {
+                    disabled_passes: vec!["gap_fill".into()],
+                    ..Options::default()
+                },
+                "gap_fill"
+            ) && stage_runs(
+                &Options {
+                    disabled_passes: vec!["gap_fill".into()],
+                    ..Options::default()
+                },
+                "advance_first"
+            )
+        );
         assert!(!stage_runs(
             &Options {
                 opt_level: OptLevel::O0,

@@ -34,7 +34,12 @@ fn spa5_options(options: &[String], il: bool) -> Result<(ilc::spa5::Spa5Options,
             "precise-output" => {}
             "no-literal-pool" => o.literal_pool = false,
             "assume-in-bounds" => o.assume_in_bounds = true,
-            "no-schedule" => o.schedule = false,
+            // Selection's own order: no list scheduling, no reordering after emission.
+            "no-schedule" => {
+                o.schedule = false;
+                o.advance_first = false;
+                o.gap_fill = false;
+            }
             "O0" | "O1" | "O2" | "O3" if il => level = opt.as_bytes()[1] - b'0',
             other => return Err(format!("unknown `test compile` option `{other}`")),
         }

@@ -52,6 +52,10 @@ pub struct Spa5Options {
     pub rotate_loops: bool,
     /// Run the list scheduler before allocation.
     pub schedule: bool,
+    /// Step shared/local address registers before their access ([`advance_first`]).
+    pub advance_first: bool,
+    /// Fill fixed-latency gaps of the emitted code ([`gap_fill`]).
+    pub gap_fill: bool,
     /// Read constants that no immediate holds from a literal pool in constant bank 2.
     pub literal_pool: bool,
     /// Backend stages (`isel`, `schedule`, `regalloc`, or `all`) after which to dump the IR,
@@ -73,6 +77,8 @@ impl Default for Spa5Options {
             max_regs: 254,
             rotate_loops: true,
             schedule: true,
+            advance_first: true,
+            gap_fill: true,
             literal_pool: true,
             dump_after: Vec::new(),
             dump_before: Vec::new(),
@@ -338,10 +344,15 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         "the analyses are the allocated function's"
     );
     let mut em = emit::emit(&f, &alloc, &tgt, layout.spill_base, &mut analyses)?;
-    let (advanced, gaps_filled) = if opts.schedule {
-        (advance_first::run(&mut em), gap_fill::run(&mut em))
+    let advanced = if opts.advance_first {
+        advance_first::run(&mut em)
     } else {
-        (0, 0)
+        0
+    };
+    let gaps_filled = if opts.gap_fill {
+        gap_fill::run(&mut em)
+    } else {
+        0
     };
     tracing::debug!(
         ssy_regions = em.ssy_regions,
