@@ -58,12 +58,7 @@ fn step_of(i: &MInst) -> Option<(isa_spa5::Reg, i64)> {
 /// Runs the pass; returns the number of steps moved.
 pub fn run(em: &mut EmitResult) -> usize {
     let n = em.insts.len();
-    let mut starts = vec![false; n + 1];
-    for &s in em.block_start.values() {
-        if s <= n {
-            starts[s] = true;
-        }
-    }
+    let starts = em.starts();
     let mut moved = 0;
     for s in 0..n {
         let Some((slot, base, offset)) = access_mem(&em.insts[s].inst) else {
@@ -107,26 +102,11 @@ pub fn run(em: &mut EmitResult) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spa5::emit::Emitted;
-    use cranelift_entity::EntityRef;
-    use ilc_passes::ir::Block;
-    use isa_spa5::asm::{parse_inst, print_inst, PrintCtx};
 
     fn run_on(text: &[&str]) -> (usize, Vec<String>) {
-        let mut em = EmitResult::default();
-        for t in text {
-            em.insts.push(Emitted {
-                inst: parse_inst(t, 0).expect(t).inst,
-                target: None,
-            });
-        }
-        em.block_start.insert(Block::new(0), 0);
+        let mut em = EmitResult::from_text(text);
         let moved = run(&mut em);
-        let ctx = PrintCtx { addr: 0, reuse: 0 };
-        (
-            moved,
-            em.insts.iter().map(|e| print_inst(&e.inst, &ctx)).collect(),
-        )
+        (moved, em.text())
     }
 
     #[test]

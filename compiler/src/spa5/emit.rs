@@ -83,6 +83,47 @@ pub struct EmitResult {
     pub uses_scratch: bool,
 }
 
+impl EmitResult {
+    /// For each instruction index (and one past the end), whether a block starts there.
+    pub fn starts(&self) -> Vec<bool> {
+        let n = self.insts.len();
+        let mut starts = vec![false; n + 1];
+        for &s in self.block_start.values() {
+            if s <= n {
+                starts[s] = true;
+            }
+        }
+        starts
+    }
+}
+
+#[cfg(test)]
+impl EmitResult {
+    /// One block of instructions in nvdisasm syntax, no branch targets (for the tests of the
+    /// passes over emitted code).
+    pub(crate) fn from_text(text: &[&str]) -> EmitResult {
+        use cranelift_entity::EntityRef;
+        let mut em = EmitResult::default();
+        for t in text {
+            em.insts.push(Emitted {
+                inst: isa_spa5::asm::parse_inst(t, 0).expect(t).inst,
+                target: None,
+            });
+        }
+        em.block_start.insert(Block::new(0), 0);
+        em
+    }
+
+    /// The instructions in nvdisasm syntax.
+    pub(crate) fn text(&self) -> Vec<String> {
+        let ctx = isa_spa5::asm::PrintCtx { addr: 0, reuse: 0 };
+        self.insts
+            .iter()
+            .map(|e| isa_spa5::asm::print_inst(&e.inst, &ctx))
+            .collect()
+    }
+}
+
 /// Emission failures (allocation gaps are internal errors, reported rather than panicking).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EmitError {

@@ -98,12 +98,7 @@ fn passable(e: &Emitted) -> bool {
 /// Runs the pass; returns the number of instructions moved.
 pub fn run(em: &mut EmitResult) -> usize {
     let n = em.insts.len();
-    let mut starts = vec![false; n + 1];
-    for &s in em.block_start.values() {
-        if s <= n {
-            starts[s] = true;
-        }
-    }
+    let starts = em.starts();
     // The first instruction of the block each instruction is in.
     let mut begin = vec![0; n];
     for x in 1..n {
@@ -275,25 +270,13 @@ fn waits_on_pending(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cranelift_entity::EntityRef;
-    use ilc_passes::ir::Block;
-    use isa_spa5::asm::{parse_inst, print_inst, PrintCtx};
 
     fn emitted(text: &[&str]) -> EmitResult {
-        let mut em = EmitResult::default();
-        for t in text {
-            em.insts.push(Emitted {
-                inst: parse_inst(t, 0).expect(t).inst,
-                target: None,
-            });
-        }
-        em.block_start.insert(Block::new(0), 0);
-        em
+        EmitResult::from_text(text)
     }
 
     fn text(em: &EmitResult) -> Vec<String> {
-        let ctx = PrintCtx { addr: 0, reuse: 0 };
-        em.insts.iter().map(|e| print_inst(&e.inst, &ctx)).collect()
+        em.text()
     }
 
     #[test]
@@ -329,7 +312,8 @@ mod tests {
             "IADD.X R13, R1, R9",
             "IADD R14, R0, 0x1",
         ]);
-        em.block_start.insert(Block::new(1), 6);
+        em.block_start
+            .insert(cranelift_entity::EntityRef::new(1), 6);
         assert_eq!(run(&mut em), 0, "{:?}", text(&em));
     }
 
