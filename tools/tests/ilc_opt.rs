@@ -258,9 +258,10 @@ fn ilc_pass_options() {
         code(&["--opt-bisect-limit", "0"]).stdout,
         code(&["-O0"]).stdout
     );
-    // The backend stages (loop rotation, then the scheduler) count last: a limit of all the
-    // optimization passes leaves them out, like --disable-pass schedule for this loop-free
-    // kernel, and the code differs from the scheduled code.
+    // The backend stages (loop rotation, the scheduler, the two reorderings of the emitted
+    // code) count last: a limit of all the optimization passes leaves them out, like
+    // disabling the last three for this loop-free kernel, and the code differs from the
+    // scheduled code.
     let asm = |args: &[&str]| {
         let mut all = vec![kernel, "--emit", "asm"];
         all.extend_from_slice(args);
@@ -269,7 +270,7 @@ fn ilc_pass_options() {
         out.stdout
     };
     let n = passes_for(OptLevel::O2).len().to_string();
-    let unscheduled = asm(&["--disable-pass", "schedule"]);
+    let unscheduled = asm(&["--disable-pass", "schedule,advance_first,gap_fill"]);
     assert_eq!(asm(&["--opt-bisect-limit", &n]), unscheduled);
     assert_ne!(asm(&[]), unscheduled);
     let out = run(
@@ -281,9 +282,13 @@ fn ilc_pass_options() {
     assert!(
         err.ends_with(&format!(
             "BISECT: NOT running pass ({}) loop_rotate on saxpy\n\
-             BISECT: NOT running pass ({}) schedule on saxpy\n",
+             BISECT: NOT running pass ({}) schedule on saxpy\n\
+             BISECT: NOT running pass ({}) advance_first on saxpy\n\
+             BISECT: NOT running pass ({}) gap_fill on saxpy\n",
             passes_for(OptLevel::O2).len() + 1,
-            passes_for(OptLevel::O2).len() + 2
+            passes_for(OptLevel::O2).len() + 2,
+            passes_for(OptLevel::O2).len() + 3,
+            passes_for(OptLevel::O2).len() + 4
         )),
         "{err}"
     );
