@@ -37,17 +37,24 @@ const LOOKAHEAD: usize = 12;
 
 type Keys = SmallVec<[Key; 8]>;
 
-/// The register keys an instruction writes and reads.
+/// The register keys an instruction writes and reads, and its timing class.
 struct Access {
     defs: Keys,
     uses: Keys,
+    /// Its results arrive after a variable latency (a scoreboard orders their readers).
+    variable: bool,
+    /// It reads its sources after issue (a read barrier protects them).
+    late_read: bool,
 }
 
 impl Access {
     fn of(i: &MInst) -> Access {
+        let t = isa_spa5::latency::timing(i);
         Access {
             defs: keys(i.defs().iter()),
             uses: keys(i.uses().iter()),
+            variable: matches!(t.gpr, Latency::Variable { .. }),
+            late_read: t.late_source_read,
         }
     }
 
@@ -175,7 +182,7 @@ fn ready_at(insts: &[Emitted], access: &[Access], at: usize, a: &Access) -> bool
 /// The cycles `consumer` must issue after `producer` for the fixed-latency results it reads
 /// (0 for none, or a variable-latency producer: a scoreboard, not a stall, orders those).
 fn gap(producer: &MInst, p: &Access, consumer: &MInst, c: &Access) -> usize {
-    if !matches!(isa_spa5::latency::timing(producer).gpr, Latency::Fixed(_)) {
+    if p.variable {
         return 0;
     }
     c.uses
@@ -215,9 +222,8 @@ fn waits_on_pending(
     let insts = &em.insts;
     let pending = |m: usize, raw: &Keys, war: &Keys| {
         let p = &access[m];
-        let t = isa_spa5::latency::timing(&insts[m].inst);
-        (matches!(t.gpr, Latency::Variable { .. }) && p.defs.iter().any(|k| raw.contains(k)))
-            || (t.late_source_read && p.uses.iter().any(|k| war.contains(k)))
+        (p.variable && p.defs.iter().any(|k| raw.contains(k)))
+            || (p.late_read && p.uses.iter().any(|k| war.contains(k)))
     };
     let mut raw: Keys = a.uses.iter().chain(a.defs.iter()).copied().collect();
     let mut war: Keys = a.defs.clone();
@@ -256,11 +262,10 @@ fn waits_on_pending(
         let p = &access[m];
         raw_pending.retain(|k| !p.uses.contains(k) && !p.defs.contains(k));
         war_pending.retain(|k| !p.defs.contains(k));
-        let t = isa_spa5::latency::timing(&insts[m].inst);
-        if matches!(t.gpr, Latency::Variable { .. }) {
+        if p.variable {
             raw_pending.extend(p.defs.iter().copied().filter(|k| keys.contains(k)));
         }
-        if t.late_source_read {
+        if p.late_read {
             war_pending.extend(p.uses.iter().copied().filter(|k| a.defs.contains(k)));
         }
     }
