@@ -99,14 +99,11 @@ fn bench_kernels_compile_and_match_the_interpreter() {
 /// the limit fails the test until it is removed from the list.
 #[test]
 fn registers_stay_within_ptxas_plus_two() {
-    const OVER: &[&str] = &[
-        // Held-out pairs, over the limit when added: 74 (default) / 48 (assume in bounds)
-        // against 56 (68 / 47 before the scheduler let short tails wait in loads' shadows,
-        // which interleaves the four sums of the loaded values: 15% fewer modeled cycles;
-        // 61 / 44 while it kept blocks over their budget in source order); the default
-        // mode's checked addresses of 19 loads and 19 stores.
-        "parboil_lbm",
-    ];
+    // Kernels over the limit (expected failures; an entry within it fails the test). Empty
+    // since bounds_region ends a run where its addresses would raise the pressure:
+    // parboil_lbm took 74 registers (ptxas 56) while one run kept its 19 store addresses
+    // live across the whole relaxation; 56 now.
+    const OVER: &[&str] = &[];
     let (dir, names) = bench_files("toml", 50);
     let mut problems = Vec::new();
     for name in &names {
