@@ -296,28 +296,10 @@ impl Pressure<'_> {
     /// those live across it, its results counted too) and the block's peak; `live_out`:
     /// the values live at its end.
     fn profile(func: &Function, live_out: &[Value], b: Block) -> (Vec<u32>, u32) {
-        let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+        let mut at = vec![0; func.layout.block_insts(b).count()];
         let w = |v: Value| width(func.dfg.value_type(v));
-        let mut live: HashSet<Value> = live_out.iter().copied().collect();
-        let mut cur: u32 = live.iter().map(|&v| w(v)).sum();
-        let mut at = vec![0; insts.len()];
-        for (k, &i) in insts.iter().enumerate().rev() {
-            let mut after = cur;
-            for &r in func.dfg.inst_results(i) {
-                if live.remove(&r) {
-                    cur -= w(r);
-                } else {
-                    after += w(r);
-                }
-            }
-            for v in func.dfg.insts[i].all_values() {
-                if live.insert(v) {
-                    cur += w(v);
-                }
-            }
-            at[k] = after.max(cur);
-        }
-        let peak = at.iter().copied().max().unwrap_or(cur);
+        let peak =
+            crate::regalloc::liveness::block_pressure(func, live_out, b, w, |k, n| at[k] = n);
         (at, peak)
     }
 }

@@ -30,8 +30,6 @@
 //! [`Failure::Fragmented`] when no aligned run is free; the driver retries with a smaller
 //! spill budget.
 
-use crate::FastHashSet as HashSet;
-
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
@@ -629,28 +627,7 @@ pub(crate) fn block_gpr_peak(
             0
         }
     };
-    let mut live: HashSet<Value> = lv.live_out[b].iter().copied().collect();
-    let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
-    let mut peak = cur;
-    let insts: Vec<Inst> = func.layout.block_insts(b).collect();
-    for &i in insts.iter().rev() {
-        let mut after = cur;
-        for &r in func.dfg.inst_results(i) {
-            if live.remove(&r) {
-                cur -= width(r);
-            } else {
-                after += width(r);
-            }
-        }
-        peak = peak.max(after);
-        for v in func.dfg.insts[i].all_values() {
-            if live.insert(v) {
-                cur += width(v);
-            }
-        }
-        peak = peak.max(cur);
-    }
-    peak
+    super::liveness::block_pressure(func, &lv.live_out[b], b, width, |_, _| {})
 }
 
 /// Reorders a bundle's moves as chosen, inserting the scratch copies.

@@ -20,6 +20,42 @@ pub struct Liveness {
     pub live_out: SecondaryMap<Block, Vec<Value>>,
 }
 
+/// Registers live at each instruction of block `b`, walking back from `live_out` (the values
+/// live at its end): `at(k, n)` gets, for the block's `k`-th instruction, the registers
+/// (`width` of each value, 0 for another file) live across it or read by it, its results
+/// counted too. Returns the block's most (the live-out registers for an empty block).
+pub fn block_pressure(
+    func: &Function,
+    live_out: &[Value],
+    b: Block,
+    width: impl Fn(Value) -> u32,
+    mut at: impl FnMut(usize, u32),
+) -> u32 {
+    let mut live: crate::FastHashSet<Value> = live_out.iter().copied().collect();
+    let mut cur: u32 = live.iter().map(|&v| width(v)).sum();
+    let mut peak = cur;
+    let insts: Vec<crate::ir::Inst> = func.layout.block_insts(b).collect();
+    for (k, &i) in insts.iter().enumerate().rev() {
+        let mut after = cur;
+        for &r in func.dfg.inst_results(i) {
+            if live.remove(&r) {
+                cur -= width(r);
+            } else {
+                after += width(r);
+            }
+        }
+        for v in func.dfg.insts[i].all_values() {
+            if live.insert(v) {
+                cur += width(v);
+            }
+        }
+        let n = after.max(cur);
+        at(k, n);
+        peak = peak.max(n);
+    }
+    peak
+}
+
 /// The block defining `v`, if any.
 pub fn def_block(func: &Function, v: Value) -> Option<Block> {
     match func.dfg.value_def(v) {
@@ -120,5 +156,14 @@ block2:
         assert_eq!(lv.live_out[b(1)], vec![v(1)]);
         assert_eq!(lv.live_out[b(0)], vec![v(1)]);
         assert!(lv.live_in[b(2)].is_empty());
+        // Block 1: v1 live through, v2 read by the add, v3 passed back; the predicate counts 0.
+        let width = |v: Value| u32::from(f.dfg.value_type(v) != crate::ir::Type::Pred);
+        let mut at = vec![0; 3];
+        let peak = block_pressure(&f, &lv.live_out[b(1)], b(1), width, |k, n| at[k] = n);
+        assert_eq!((at, peak), (vec![2, 2, 2], 2));
+        // Block 0: v0 and v1 defined, v0 passed on; the results count where they are made.
+        let mut at = vec![0; 3];
+        let peak = block_pressure(&f, &lv.live_out[b(0)], b(0), width, |k, n| at[k] = n);
+        assert_eq!((at, peak), (vec![1, 2, 2], 2));
     }
 }
