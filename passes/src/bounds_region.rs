@@ -125,7 +125,10 @@ fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
     let peak = func
         .layout
         .blocks()
-        .map(|b| Pressure::profile(func, &lv.live_out[b], b).1)
+        .map(|b| {
+            let w = |v: Value| width(func.dfg.value_type(v));
+            crate::regalloc::liveness::block_pressure(func, &lv.live_out[b], b, w, |_, _| {})
+        })
         .max()
         .unwrap_or(0);
     // The block whose live-out set a block split off by versioning has (the rest of a

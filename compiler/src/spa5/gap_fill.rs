@@ -276,17 +276,9 @@ fn waits_on_pending(
 mod tests {
     use super::*;
 
-    fn emitted(text: &[&str]) -> EmitResult {
-        EmitResult::from_text(text)
-    }
-
-    fn text(em: &EmitResult) -> Vec<String> {
-        em.text()
-    }
-
     #[test]
     fn independent_work_fills_the_carry_gap() {
-        let mut em = emitted(&[
+        let mut em = EmitResult::from_text(&[
             "LEA R2.CC, R0, c[0x0][0x140]",
             "LEA.HI.X R3, R0, c[0x0][0x144], RZ",
             "IADD R4, R0, R1",
@@ -295,7 +287,7 @@ mod tests {
             "LDG.E R7, [R2]",
         ]);
         assert_eq!(run(&mut em), 2);
-        let t = text(&em);
+        let t = em.text();
         // R5 reads R4, just written: it stays behind the consumer.
         assert!(t[1].starts_with("IADD R4"), "{t:?}");
         assert!(t[2].starts_with("IADD R6"), "{t:?}");
@@ -305,7 +297,7 @@ mod tests {
 
     #[test]
     fn dependences_memory_and_block_starts_stop_moves() {
-        let mut em = emitted(&[
+        let mut em = EmitResult::from_text(&[
             "IADD R2.CC, R0, R8",
             "IADD.X R3, R1, R9",
             // Writes a source of the consumer (write-after-read): stays.
@@ -319,12 +311,12 @@ mod tests {
         ]);
         em.block_start
             .insert(cranelift_entity::EntityRef::new(1), 6);
-        assert_eq!(run(&mut em), 0, "{:?}", text(&em));
+        assert_eq!(run(&mut em), 0, "{:?}", em.text());
     }
 
     #[test]
     fn loads_move_but_not_past_stores_nor_readers_of_pending_results() {
-        let mut em = emitted(&[
+        let mut em = EmitResult::from_text(&[
             "LDG.E R8, [R6]",
             "LEA R2.CC, R0, c[0x0][0x140]",
             "LEA.HI.X R3, R0, c[0x0][0x144], RZ",
@@ -334,8 +326,8 @@ mod tests {
             "STG.E [R4], R1",
             "LDG.E R11, [R6+0x4]",
         ]);
-        assert_eq!(run(&mut em), 1, "{:?}", text(&em));
-        let t = text(&em);
+        assert_eq!(run(&mut em), 1, "{:?}", em.text());
+        let t = em.text();
         assert!(t[2].starts_with("LDG.E R10"), "{t:?}");
         assert!(t[3].starts_with("LEA.HI.X"), "{t:?}");
         assert!(t[6].starts_with("LDG.E R11"), "{t:?}");
@@ -344,23 +336,23 @@ mod tests {
     #[test]
     fn register_and_predicate_gaps_fill_too() {
         // The multiply's last step waits for the merge's result.
-        let mut em = emitted(&[
+        let mut em = EmitResult::from_text(&[
             "XMAD R1, R0, R2, RZ",
             "XMAD.MRG R3, R0, R2.H1, RZ",
             "XMAD.PSL.CBCC R1, R0.H1, R3.H1, R1",
             "IADD R6, R7, 0x2",
             "SHL R9, R7, 0x2",
         ]);
-        assert_eq!(run(&mut em), 2, "{:?}", text(&em));
-        assert!(text(&em)[4].starts_with("XMAD.PSL"), "{:?}", text(&em));
+        assert_eq!(run(&mut em), 2, "{:?}", em.text());
+        assert!(em.text()[4].starts_with("XMAD.PSL"), "{:?}", em.text());
         // A guard waits for its compare.
-        let mut em = emitted(&[
+        let mut em = EmitResult::from_text(&[
             "ISETP.LT.AND P0, PT, R4, R6, PT",
             "@P0 IADD R5, R5, 0x1",
             "IADD R8, R7, 0x3",
             "SHL R9, R7, 0x2",
         ]);
-        assert_eq!(run(&mut em), 2, "{:?}", text(&em));
-        assert!(text(&em)[3].starts_with("@P0 IADD R5"), "{:?}", text(&em));
+        assert_eq!(run(&mut em), 2, "{:?}", em.text());
+        assert!(em.text()[3].starts_with("@P0 IADD R5"), "{:?}", em.text());
     }
 }
