@@ -20,8 +20,9 @@
 //! it. That is one add per iteration, as the new variable's increment would be, without
 //! another register held across the loop. The source is the latest base whose difference is
 //! a constant or already computed for another derived base (chained copies share one `d`),
-//! else the shallowest one; at most [`MAX_CHAIN`] adds separate a derived base from its
-//! group's variable.
+//! else the shallowest one. Chains are not cut short: the copies of an unrolled body become
+//! one chain of adds from the group's variable (as ptxas chains its 64-bit address adds),
+//! so the loop holds one difference `d` instead of one per copy (see [`derivation`]).
 //!
 //! ```text
 //! pre: jump H(args)        pre: jump N(args)
@@ -92,13 +93,6 @@ struct Derived {
     /// Adds between `base` and the group it derives from.
     depth: u32,
 }
-
-/// Most adds between a derived base and its group's variable. Each add in the chain
-/// delays the accesses behind it (an add's latency per link): over the bench kernels
-/// (modeled cycles vs ptxas, default and --assume-in-bounds) a limit of 2 kept the cycles'
-/// geomean (1.0328, 0.9780 from 1.0329, 0.9771) with 2 pairs fewer over ptxas's registers
-/// + 2; 8 (one chain per unrolled loop) 4 pairs fewer in both modes for 1.0390, 0.9861.
-pub const MAX_CHAIN: u32 = 2;
 
 /// Reduces every candidate loop; returns how many bases became induction variables.
 pub fn reduce(func: &mut Function) -> usize {
@@ -220,6 +214,15 @@ fn candidate(
 
 /// `base` as an earlier reduced or derived base available where `base` is defined plus an
 /// invariant difference (the source chosen as the module doc says).
+///
+/// Each add of a chain delays the accesses behind it by an add's latency, but every
+/// difference the chain does not share is a register held across the loop. With chains cut
+/// at two adds, PolyBench's correlation loop (16 copies of a column walk) held eight odd
+/// multiples of the row stride, went over the scheduler's loop budget and issued three of its
+/// 16 loads after the first sum waited: modeled cycles 0.73x of that on correlation and
+/// covariance, 0.9317 -> 0.9231 of ptxas's over the 61 pairs (0.8895 -> 0.8831 with
+/// `--assume-in-bounds`), registers 0.886 -> 0.879 of ptxas's; poly_bicg (+5.6%) and matmul
+/// (+3.6%) lost cycles. A limit of 4 gave 0.9253, 8 the same as none except on correlation.
 fn derivation(
     scope: &Scope,
     groups: &[(Value, Coef)],
@@ -243,7 +246,6 @@ fn derivation(
         .filter(|d| available(d.base))
         .map(|d| (d.base, d.depth))
         .chain(groups.iter().rev().map(|g| (g.0, 0)))
-        .filter(|s| s.1 < MAX_CHAIN)
         .collect();
     let diffs: Vec<(Value, u32, Lin)> = sources
         .into_iter()
