@@ -31,10 +31,10 @@
 //! iterations (value ranges of the start and bound that allow at most [`FEW_TRIPS`], or a
 //! bound read from a buffer: [`loaded_bound`]) `U` then exits into four more copies behind
 //! the test `p.iv < n - 3s` that run at most once before the original loop (behind sixteen
-//! copies, up to three times: the four copies loop). Such a body striding by at least [`WIDE_STEP`] (a block- or
-//! grid-stride loop, `n / step` iterations per thread: few) gets four copies instead: eight
-//! often never run, and their loads in flight set the kernel's register count. It
-//! is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
+//! copies, up to three times: the four copies loop). Such a body striding by at least
+//! [`WIDE_STEP`] (a block- or grid-stride loop, `n / step` iterations per thread: few) gets
+//! four copies instead: eight often never run, and their loads in flight set the kernel's
+//! register count. It is 4 for bodies of at most [`MAX_BODY_4`] instructions whose loads write at most
 //! [`MAX_LOAD_WORDS`] registers over the four copies, 2 up to [`MAX_BODY_2`]; a factor is
 //! used only when the value ranges allow that many iterations ([`max_trips`]: a group-stride
 //! loop over at most four strides gets 4 copies, not 8 that could never run); loops whose
