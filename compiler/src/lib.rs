@@ -332,6 +332,7 @@ impl Compiler {
             rotate_loops: pipeline::stage_runs(&self.options, "loop_rotate"),
             schedule: pipeline::stage_runs(&self.options, "schedule"),
             advance_first: pipeline::stage_runs(&self.options, "advance_first"),
+            rename: pipeline::stage_runs(&self.options, "rename"),
             gap_fill: pipeline::stage_runs(&self.options, "gap_fill"),
             literal_pool: !self.options.no_literal_pool,
             dump_after: self.options.dump_after.clone(),

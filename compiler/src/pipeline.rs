@@ -106,21 +106,34 @@ pub enum Skip {
 
 /// Backend stages that may be skipped like a pass (`--disable-pass`, counted after the
 /// optimization passes by `--opt-bisect-limit`): loop rotation, the list scheduler and the
-/// two reorderings of the emitted code (`ilc::spa5::advance_first`, `ilc::spa5::gap_fill`);
+/// three rewrites of the emitted code (`ilc::spa5::advance_first`, `ilc::spa5::rename`,
+/// `ilc::spa5::gap_fill`);
 /// the code is correct without them, only slower. Each runs at the levels [`stages_for`]
 /// gives.
-pub const SKIPPABLE_STAGES: &[&str] = &["loop_rotate", "schedule", "advance_first", "gap_fill"];
+pub const SKIPPABLE_STAGES: &[&str] = &[
+    "loop_rotate",
+    "schedule",
+    "advance_first",
+    "rename",
+    "gap_fill",
+];
 
 /// The skippable backend stages of an optimization level, in order: loop rotation on the
 /// selected code (`ilc_passes::loop_rotate`, after every loop pass and the value ranges that
 /// drop bounds checks, which recognize the unrotated shape), with the load pipelining of the
 /// single-block loops it makes (`ilc_passes::load_pipeline`), at -O2 and above, then the
-/// scheduler, and after allocation and emission the two reorderings of the emitted code.
+/// scheduler, and after allocation and emission the three rewrites of the emitted code.
 pub fn stages_for(level: OptLevel) -> Vec<&'static str> {
     match level {
         OptLevel::O0 => vec![],
-        OptLevel::O1 => vec!["schedule", "advance_first", "gap_fill"],
-        _ => vec!["loop_rotate", "schedule", "advance_first", "gap_fill"],
+        OptLevel::O1 => vec!["schedule", "advance_first", "rename", "gap_fill"],
+        _ => vec![
+            "loop_rotate",
+            "schedule",
+            "advance_first",
+            "rename",
+            "gap_fill",
+        ],
     }
 }
 
@@ -531,9 +544,10 @@ mod tests {
             ..Options::default()
         };
         let plan = plan(&options);
-        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 4);
-        assert_eq!(plan[plan.len() - 4].name, "loop_rotate");
-        assert_eq!(plan[plan.len() - 3].name, "schedule");
+        assert_eq!(plan.len(), passes_for(OptLevel::O2).len() + 5);
+        assert_eq!(plan[plan.len() - 5].name, "loop_rotate");
+        assert_eq!(plan[plan.len() - 4].name, "schedule");
+        assert_eq!(plan[plan.len() - 2].name, "rename");
         assert_eq!(plan.last().unwrap().name, "gap_fill");
         assert!(plan.last().unwrap().pass.is_none());
         assert!(!stage_runs(&options, "schedule"));

@@ -249,6 +249,19 @@ impl From<u32> for Operand {
     }
 }
 
+/// A GPR operand of an instruction ([`Inst::gpr_operands`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GprOperand {
+    /// Operand slot (form order).
+    pub slot: usize,
+    /// Written (else read).
+    pub def: bool,
+    /// First register.
+    pub reg: Reg,
+    /// Consecutive registers covered: 1, 2 or 4.
+    pub count: u8,
+}
+
 /// A register location read or written by an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Loc {
@@ -456,8 +469,7 @@ impl Inst {
 
     /// Recompute operands that are implied by others ([`OpKind::Next`]).
     pub fn fill_derived(&mut self) {
-        // Only the CAS forms and FFMA32I have derived operands; skip the scan for everything else.
-        if !matches!(self.op, Op::ATOM_CAS | Op::ATOMS_CAS | Op::FFMA32I) {
+        if !self.has_derived_operands() {
             return;
         }
         let form = self.op.form();
@@ -472,6 +484,14 @@ impl Inst {
                 }
             }
         }
+    }
+
+    /// Whether some operand must equal another or be the register after it (`OpKind::Same`,
+    /// `OpKind::Next`: the CAS forms' compare/swap pair, FFMA32I's accumulator); a renamer
+    /// must move such operands together.
+    pub fn has_derived_operands(&self) -> bool {
+        // Only the CAS forms and FFMA32I have derived operands: skip the scan for the rest.
+        matches!(self.op, Op::ATOM_CAS | Op::ATOMS_CAS | Op::FFMA32I) && self.form().has_derived()
     }
 
     /// This instruction's table row.
@@ -757,6 +777,44 @@ impl Inst {
             }
         }
         end
+    }
+
+    /// The GPR operands: slot index, whether the slot is written, first register and
+    /// register count (the arms of [`Inst::defs`] and [`Inst::uses`] that give a GPR; `RZ`
+    /// excluded). A renamer rewrites a slot with [`Inst::set_gpr_operand`].
+    pub fn gpr_operands(&self) -> smallvec::SmallVec<[GprOperand; 6]> {
+        let form = self.form();
+        let mut out = smallvec::SmallVec::new();
+        for (slot, (f, o)) in form.operands.iter().zip(&self.operands).enumerate() {
+            let (reg, count, def) = match (f.kind, o) {
+                (OpKind::Mem { .. }, Operand::Mem { base, .. }) => {
+                    (*base, self.width(f.width), false)
+                }
+                (OpKind::CIdx, Operand::CIdx { base, .. }) => (*base, 1, false),
+                (OpKind::Pr | OpKind::Cc, _) => continue,
+                (_, Operand::Reg(r)) => (*r, self.width(f.width), f.role == Role::Def),
+                _ => continue,
+            };
+            if !reg.is_zero() {
+                out.push(GprOperand {
+                    slot,
+                    def,
+                    reg,
+                    count,
+                });
+            }
+        }
+        out
+    }
+
+    /// Replaces the register of GPR operand `slot` (see [`Inst::gpr_operands`]); other
+    /// operand kinds are left alone.
+    pub fn set_gpr_operand(&mut self, slot: usize, reg: Reg) {
+        match &mut self.operands[slot] {
+            Operand::Reg(r) => *r = reg,
+            Operand::Mem { base, .. } | Operand::CIdx { base, .. } => *base = reg,
+            _ => {}
+        }
     }
 
     /// Registers, predicates and CC written (RZ/PT excluded).
@@ -1091,6 +1149,23 @@ impl Inst {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_ops_with_derived_operands_are_the_listed_ones() {
+        for op in crate::table::all_ops() {
+            let inst = Inst {
+                op,
+                guard: Pred::TRUE,
+                operands: Default::default(),
+                mods: [0; MAX_MODS],
+            };
+            assert_eq!(
+                inst.has_derived_operands(),
+                op.form().has_derived(),
+                "{op:?}"
+            );
+        }
+    }
+
     #[test]
     fn hash_words_tell_operands_guards_and_modifiers_apart() {
         let a = Inst::lop(Lop::And, Reg(1), Reg(2), Reg(3));

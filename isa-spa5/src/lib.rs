@@ -33,7 +33,7 @@ pub mod table;
 pub use control::Control;
 pub use decode::{decode, DecodeError};
 pub use encode::{encode, EncodeError};
-pub use inst::{Inst, Loc, ModKind, Op, Operand};
+pub use inst::{GprOperand, Inst, Loc, ModKind, Op, Operand};
 pub use mods::TypedMod;
 pub use program::{decode_program, encode_program, ProgramError};
 pub use regs::{Pred, PredReg, Reg, SpecialReg};

@@ -34,10 +34,11 @@ fn spa5_options(options: &[String], il: bool) -> Result<(ilc::spa5::Spa5Options,
             "precise-output" => {}
             "no-literal-pool" => o.literal_pool = false,
             "assume-in-bounds" => o.assume_in_bounds = true,
-            // Selection's own order: no list scheduling, no reordering after emission.
+            // Selection's own order: no list scheduling, no rewrite after emission.
             "no-schedule" => {
                 o.schedule = false;
                 o.advance_first = false;
+                o.rename = false;
                 o.gap_fill = false;
             }
             "O0" | "O1" | "O2" | "O3" if il => level = opt.as_bytes()[1] - b'0',

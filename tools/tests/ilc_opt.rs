@@ -270,7 +270,7 @@ fn ilc_pass_options() {
         out.stdout
     };
     let n = passes_for(OptLevel::O2).len().to_string();
-    let unscheduled = asm(&["--disable-pass", "schedule,advance_first,gap_fill"]);
+    let unscheduled = asm(&["--disable-pass", "schedule,advance_first,rename,gap_fill"]);
     assert_eq!(asm(&["--opt-bisect-limit", &n]), unscheduled);
     assert_ne!(asm(&[]), unscheduled);
     let out = run(
@@ -284,11 +284,13 @@ fn ilc_pass_options() {
             "BISECT: NOT running pass ({}) loop_rotate on saxpy\n\
              BISECT: NOT running pass ({}) schedule on saxpy\n\
              BISECT: NOT running pass ({}) advance_first on saxpy\n\
+             BISECT: NOT running pass ({}) rename on saxpy\n\
              BISECT: NOT running pass ({}) gap_fill on saxpy\n",
             passes_for(OptLevel::O2).len() + 1,
             passes_for(OptLevel::O2).len() + 2,
             passes_for(OptLevel::O2).len() + 3,
-            passes_for(OptLevel::O2).len() + 4
+            passes_for(OptLevel::O2).len() + 4,
+            passes_for(OptLevel::O2).len() + 5
         )),
         "{err}"
     );

@@ -3,8 +3,8 @@
 //! [`compile`] runs, in order: the launch layout ([`abi`]), instruction selection ([`isel`], one
 //! file per opcode family) into `Target` instructions described by the per-function template table
 //! ([`target`]), the generic list scheduler and SSA register allocator of `ilc_passes`
-//! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), two local
-//! reorderings of the emitted code ([`advance_first`], [`gap_fill`]), control words
+//! (driven by [`target::Spa5Target`]), emission with reconvergence ([`emit`]), three local
+//! rewrites of the emitted code ([`advance_first`], [`rename`], [`gap_fill`]), control words
 //! ([`deps`]), encoding and the cubin.
 //!
 //! Every failure is a [`Spa5Error`] naming what is unsupported; nothing here panics on a
@@ -18,6 +18,7 @@ pub mod exits;
 pub mod gap_fill;
 pub mod isel;
 pub mod listing;
+pub mod rename;
 pub mod target;
 
 use crate::pipeline::{Dump, DumpPoint, DumpPoint::After, DumpPoint::Before};
@@ -54,6 +55,9 @@ pub struct Spa5Options {
     pub schedule: bool,
     /// Step shared/local address registers before their access ([`advance_first`]).
     pub advance_first: bool,
+    /// Give values written while a load or store still reads their register another
+    /// register ([`rename`]).
+    pub rename: bool,
     /// Fill fixed-latency gaps of the emitted code ([`gap_fill`]).
     pub gap_fill: bool,
     /// Read constants that no immediate holds from a literal pool in constant bank 2.
@@ -78,6 +82,7 @@ impl Default for Spa5Options {
             rotate_loops: true,
             schedule: true,
             advance_first: true,
+            rename: true,
             gap_fill: true,
             literal_pool: true,
             dump_after: Vec::new(),
@@ -349,6 +354,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
     } else {
         0
     };
+    let renamed = if opts.rename { rename::run(&mut em) } else { 0 };
     let gaps_filled = if opts.gap_fill {
         gap_fill::run(&mut em)
     } else {
@@ -358,6 +364,7 @@ pub fn compile_owned(mut f: Function, opts: &Spa5Options) -> Result<Spa5Output, 
         ssy_regions = em.ssy_regions,
         unreconverged = em.unreconverged,
         advanced,
+        renamed,
         gaps_filled,
         "emitted"
     );
