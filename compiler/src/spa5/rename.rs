@@ -81,8 +81,7 @@ fn unguarded(i: &MInst) -> bool {
 
 /// Applies the effect of instruction `i` to the set of registers live after it, giving the
 /// set live before it.
-fn step_back(live: &mut RegSet, i: &MInst) {
-    let ops = i.gpr_operands();
+fn step_back(live: &mut RegSet, i: &MInst, ops: &[GprOperand]) {
     if unguarded(i) {
         for o in ops.iter().filter(|o| o.def) {
             regs(o).for_each(|r| live.remove(r));
@@ -105,7 +104,7 @@ struct Stretches {
 
 impl Stretches {
     /// `None` when the code has control flow the successors are not known for.
-    fn compute(em: &EmitResult) -> Option<Stretches> {
+    fn compute(em: &EmitResult, code: &Code) -> Option<Stretches> {
         let insts = &em.insts;
         let n = insts.len();
         let target = |i: usize| -> Option<usize> {
@@ -182,8 +181,8 @@ impl Stretches {
                 }
                 live_out[s] = out;
                 let (start, end) = bounds[s];
-                for e in insts[start..end].iter().rev() {
-                    step_back(&mut out, &e.inst);
+                for k in (start..end).rev() {
+                    step_back(&mut out, &code.insts[k], &code.ops[k]);
                 }
                 changed |= live_in[s].union(&out);
             }
@@ -193,6 +192,70 @@ impl Stretches {
             preds,
             live_out,
         })
+    }
+}
+
+/// The instructions with their register operands and the registers each reads, writes,
+/// reads late and writes with a variable latency (kept current as webs move).
+struct Code {
+    insts: Vec<MInst>,
+    ops: Vec<SmallVec<[GprOperand; 6]>>,
+    touched: Vec<RegSet>,
+    defs: Vec<RegSet>,
+    late: Vec<RegSet>,
+    var_defs: Vec<RegSet>,
+}
+
+impl Code {
+    fn new(insts: Vec<MInst>) -> Code {
+        let n = insts.len();
+        let mut c = Code {
+            insts,
+            ops: vec![SmallVec::new(); n],
+            touched: vec![RegSet::default(); n],
+            defs: vec![RegSet::default(); n],
+            late: vec![RegSet::default(); n],
+            var_defs: vec![RegSet::default(); n],
+        };
+        for i in 0..n {
+            c.refresh(i);
+        }
+        c
+    }
+
+    fn refresh(&mut self, i: usize) {
+        let inst = &self.insts[i];
+        let ops = inst.gpr_operands();
+        let (late, var) = (needs_read_barrier(inst), inst.is_variable_latency());
+        let mut sets = [RegSet::default(); 4];
+        for o in &ops {
+            for r in regs(o) {
+                sets[0].insert(r);
+                if o.def {
+                    sets[1].insert(r);
+                    if var {
+                        sets[3].insert(r);
+                    }
+                } else if late {
+                    sets[2].insert(r);
+                }
+            }
+        }
+        self.ops[i] = ops;
+        [
+            self.touched[i],
+            self.defs[i],
+            self.late[i],
+            self.var_defs[i],
+        ] = sets;
+    }
+
+    fn union(sets: &[RegSet]) -> RegSet {
+        let mut u = RegSet::default();
+        for x in sets {
+            u.union(x);
+        }
+        u
     }
 }
 
@@ -207,20 +270,21 @@ struct Web {
     /// First and last instruction of the web.
     first: usize,
     last: usize,
-    /// Instructions of the web that read its registers late.
-    late_reads: SmallVec<[usize; 4]>,
+    /// The last instruction of the web that reads its registers late.
+    last_late_read: Option<usize>,
 }
 
 /// The web of the value instruction `at` writes to register `r`, inside the stretch
 /// `[start, end)` whose live-out registers are `live_out`; `None` if it is not a web the
 /// pass renames (module doc).
 fn web(
-    insts: &[MInst],
+    code: &Code,
     (start, end): (usize, usize),
     live_out: &RegSet,
     at: usize,
     r: u32,
 ) -> Option<Web> {
+    let insts = &code.insts;
     let covers = |o: &GprOperand, r: u32| regs(o).any(|x| x == r);
     let mut w = Web {
         members: SmallVec::new(),
@@ -228,7 +292,7 @@ fn web(
         reg_list: SmallVec::new(),
         first: at,
         last: at,
-        late_reads: SmallVec::new(),
+        last_late_read: None,
     };
     let add = |w: &mut Web, m: Member| {
         if !w.members.contains(&m) {
@@ -256,39 +320,34 @@ fn web(
             w.regs.insert(r);
             w.reg_list.push(r);
         }
-        let def = insts[d]
-            .gpr_operands()
-            .into_iter()
-            .find(|o| o.def && covers(o, r))?;
+        let def = *code.ops[d].iter().find(|o| o.def && covers(o, r))?;
         for x in regs(&def) {
             work.push((d, x));
         }
         add(&mut w, (d, def));
         // The reads of this value: up to the next write of `r`.
         let mut redefined = false;
-        for q in d + 1..end {
-            let ops = insts[q].gpr_operands();
-            if insts[q].has_derived_operands() && ops.iter().any(|o| covers(o, r)) {
+        for (q, inst) in insts.iter().enumerate().take(end).skip(d + 1) {
+            if !code.touched[q].contains(r) {
+                continue;
+            }
+            let ops = &code.ops[q];
+            if inst.has_derived_operands() {
                 return None;
             }
             for o in ops.iter().filter(|o| !o.def && covers(o, r)) {
                 add(&mut w, (q, *o));
-                if needs_read_barrier(&insts[q]) && !w.late_reads.contains(&q) {
-                    w.late_reads.push(q);
+                if code.late[q].contains(r) {
+                    w.last_late_read = w.last_late_read.max(Some(q));
                 }
                 // The other registers the operand reads: their writes join the web.
                 for x in regs(o).filter(|&x| x != r) {
-                    let d2 = (start..q).rev().find(|&p| {
-                        insts[p]
-                            .gpr_operands()
-                            .iter()
-                            .any(|o| o.def && covers(o, x))
-                    })?;
+                    let d2 = (start..q).rev().find(|&p| code.defs[p].contains(x))?;
                     work.push((d2, x));
                 }
             }
-            if ops.iter().any(|o| o.def && covers(o, r)) {
-                if !unguarded(&insts[q]) {
+            if code.defs[q].contains(r) {
+                if !unguarded(inst) {
                     return None;
                 }
                 redefined = true;
@@ -304,53 +363,19 @@ fn web(
 
 /// Whether register `r` is read late by one of the `WINDOW` instructions before `at` in
 /// stretch `s` (and its predecessors).
-fn hot(insts: &[MInst], st: &Stretches, s: usize, at: usize, r: u32) -> bool {
+fn hot(code: &Code, st: &Stretches, s: usize, at: usize, r: u32) -> bool {
     let (start, _) = st.bounds[s];
     let near = at.saturating_sub(WINDOW).max(start);
-    if insts[near..at].iter().any(|i| reads_late(i, r)) {
+    if code.late[near..at].iter().any(|l| l.contains(r)) {
         return true;
     }
     let left = WINDOW - (at - near).min(WINDOW);
     left > 0
         && st.preds[s].iter().any(|&p| {
             let (ps, pe) = st.bounds[p];
-            insts[pe.saturating_sub(left).max(ps)..pe]
+            code.late[pe.saturating_sub(left).max(ps)..pe]
                 .iter()
-                .any(|i| reads_late(i, r))
-        })
-}
-
-/// Whether `i` reads register `r` after it issues.
-fn reads_late(i: &MInst, r: u32) -> bool {
-    needs_read_barrier(i)
-        && i.gpr_operands()
-            .iter()
-            .any(|o| !o.def && regs(o).any(|x| x == r))
-}
-
-/// Whether register `r` may still be in use by a variable-latency instruction where web `w`
-/// of stretch `s` would write it: read late anywhere in the stretch or a predecessor, or in
-/// the [`RECENT`] instructions before the web (a load
-/// whose result is not read before the new write would need a read barrier for it, which
-/// takes a barrier and may join a busy one; in a loop, that load may be later in the
-/// stretch), or written by a variable-latency instruction in the `WINDOW` before a write.
-fn in_flight(insts: &[MInst], st: &Stretches, s: usize, w: &Web, r: u32) -> bool {
-    let (start, end) = st.bounds[s];
-    let outside = |k: usize| !w.members.iter().any(|&(i, _)| i == k);
-    (start.min(w.first.saturating_sub(RECENT))..end).any(|k| outside(k) && reads_late(&insts[k], r))
-        || st.preds[s].iter().any(|&p| {
-            let (ps, pe) = st.bounds[p];
-            insts[ps..pe].iter().any(|i| reads_late(i, r))
-        })
-        || w.members.iter().filter(|(_, o)| o.def).any(|&(d, _)| {
-            insts[d.saturating_sub(WINDOW).max(start)..d]
-                .iter()
-                .any(|i| {
-                    i.is_variable_latency()
-                        && i.gpr_operands()
-                            .iter()
-                            .any(|o| o.def && regs(o).any(|x| x == r))
-                })
+                .any(|l| l.contains(r))
         })
 }
 
@@ -359,65 +384,126 @@ pub fn run(em: &mut EmitResult) -> usize {
     if em.insts.is_empty() {
         return 0;
     }
-    let Some(st) = Stretches::compute(em) else {
+    let mut code = Code::new(em.insts.iter().map(|e| e.inst).collect());
+    let Some(st) = Stretches::compute(em, &code) else {
         return 0;
     };
-    let mut insts: Vec<MInst> = em.insts.iter().map(|e| e.inst).collect();
-    let reg_count = insts.iter().map(MInst::gpr_end).max().unwrap_or(0);
+    let reg_count = code.insts.iter().map(MInst::gpr_end).max().unwrap_or(0);
+    // Registers read late anywhere in each stretch.
+    let mut late_in: Vec<RegSet> = st
+        .bounds
+        .iter()
+        .map(|&(a, b)| Code::union(&code.late[a..b]))
+        .collect();
     let mut renamed = 0;
     for s in 0..st.bounds.len() {
         let (start, end) = st.bounds[s];
+        // Registers live after each instruction of the stretch (`live_after[k - start]`).
+        let mut live_after = live_after_each(&code, start, end, &st.live_out[s]);
         for at in start..end {
-            let Some(r) = insts[at]
-                .gpr_operands()
+            let Some(r) = code.ops[at]
                 .iter()
                 .filter(|o| o.def)
                 .flat_map(regs)
-                .find(|&r| hot(&insts, &st, s, at, r))
+                .find(|&r| hot(&code, &st, s, at, r))
             else {
                 continue;
             };
-            let Some(w) = web(&insts, (start, end), &st.live_out[s], at, r) else {
+            let Some(w) = web(&code, (start, end), &st.live_out[s], at, r) else {
                 continue;
             };
-            if let Some(delta) = pick(&insts, &st, s, &w, reg_count) {
+            let ctx = Context {
+                st: &st,
+                s,
+                late_in: &late_in,
+                live_after: &live_after,
+                reg_count,
+            };
+            if let Some(delta) = pick(&code, &ctx, &w) {
                 for &(i, o) in &w.members {
-                    apply(&mut insts[i], o, delta);
+                    apply(&mut code.insts[i], o, delta);
+                }
+                for i in w.first..=w.last {
+                    code.refresh(i);
+                }
+                late_in[s] = Code::union(&code.late[start..end]);
+                // Liveness changes inside the web's span only (its registers, old and
+                // new, are dead before and after it).
+                let mut live = live_after[w.last - start];
+                for k in (w.first..=w.last).rev() {
+                    live_after[k - start] = live;
+                    step_back(&mut live, &code.insts[k], &code.ops[k]);
                 }
                 renamed += 1;
             }
         }
     }
-    for (e, i) in em.insts.iter_mut().zip(insts) {
+    for (e, i) in em.insts.iter_mut().zip(code.insts) {
         e.inst = i;
     }
     renamed
 }
 
-/// The shift that moves web `w` of stretch `s` to registers that are free over it, not in
-/// use by a pending access where it writes them, and not rewritten soon after its late reads,
+/// The registers live after each instruction of the stretch `[start, end)`.
+fn live_after_each(code: &Code, start: usize, end: usize, live_out: &RegSet) -> Vec<RegSet> {
+    let mut out = vec![RegSet::default(); end - start];
+    let mut live = *live_out;
+    for k in (start..end).rev() {
+        out[k - start] = live;
+        step_back(&mut live, &code.insts[k], &code.ops[k]);
+    }
+    out
+}
+
+/// What [`pick`] reads about the stretch being rewritten.
+struct Context<'a> {
+    st: &'a Stretches,
+    s: usize,
+    late_in: &'a [RegSet],
+    live_after: &'a [RegSet],
+    reg_count: u32,
+}
+
+/// The shift that moves web `w` to registers that are free over it, not in use by a
+/// pending access where it writes them, and not rewritten soon after its late reads,
 /// keeping the alignment of its pairs and quads and adding no register bank conflict; the
 /// nearest such, a bank-preserving one (a multiple of four) first.
-fn pick(insts: &[MInst], st: &Stretches, s: usize, w: &Web, reg_count: u32) -> Option<i64> {
-    let (_, end) = st.bounds[s];
-    // Registers touched inside the web's span, and live after it.
-    let mut busy = RegSet::default();
-    for i in &insts[w.first..=w.last] {
-        for o in i.gpr_operands() {
-            regs(&o).for_each(|r| busy.insert(r));
+///
+/// Blocked registers: those read or written inside the web's span or live after it; those
+/// read late anywhere in the stretch, a predecessor, or the [`RECENT`] instructions before
+/// the web (a load whose result is not read before the new write would need a read barrier
+/// for it, which takes a barrier and may join a busy one; in a loop, that load may be later
+/// in the stretch); those written by a variable-latency instruction in the `WINDOW` before a
+/// write of the web; and those written within `WINDOW` after the web's last late read.
+fn pick(code: &Code, ctx: &Context, w: &Web) -> Option<i64> {
+    let (start, end) = ctx.st.bounds[ctx.s];
+    let mut blocked = Code::union(&code.touched[w.first..=w.last]);
+    blocked.union(&ctx.live_after[w.last - start]);
+    blocked.union(&ctx.late_in[ctx.s]);
+    for &p in &ctx.st.preds[ctx.s] {
+        blocked.union(&ctx.late_in[p]);
+    }
+    blocked.union(&Code::union(
+        &code.late[w.first.saturating_sub(RECENT).min(start)..start],
+    ));
+    for &(d, o) in &w.members {
+        if o.def {
+            blocked.union(&Code::union(
+                &code.var_defs[d.saturating_sub(WINDOW).max(start)..d],
+            ));
         }
     }
-    let mut live_after = st.live_out[s];
-    for i in insts[w.last + 1..end].iter().rev() {
-        step_back(&mut live_after, i);
+    if let Some(q) = w.last_late_read {
+        let to = end.min(q + 1 + WINDOW).max(w.last + 1);
+        blocked.union(&Code::union(&code.defs[w.last + 1..to]));
     }
-    busy.union(&live_after);
     let lo = i64::from(w.reg_list.iter().min().copied()?);
     let hi = i64::from(w.reg_list.iter().max().copied()?);
     let align = i64::from(w.members.iter().map(|(_, o)| o.count).max().unwrap_or(1));
-    let mut deltas: Vec<i64> = (1..=i64::from(reg_count) / align)
+    let count = i64::from(ctx.reg_count);
+    let mut deltas: Vec<i64> = (1..=count / align)
         .flat_map(|k| [-align * k, align * k])
-        .filter(|&d| lo + d >= 0 && hi + d < i64::from(reg_count))
+        .filter(|&d| lo + d >= 0 && hi + d < count)
         .collect();
     deltas.sort_by_key(|d| (d % 4 != 0, d.abs()));
     let conflicts =
@@ -425,22 +511,12 @@ fn pick(insts: &[MInst], st: &Stretches, s: usize, w: &Web, reg_count: u32) -> O
     let mut at: SmallVec<[usize; 8]> = w.members.iter().map(|&(i, _)| i).collect();
     at.sort_unstable();
     at.dedup();
-    let before: SmallVec<[MInst; 8]> = at.iter().map(|&i| insts[i]).collect();
+    let before: SmallVec<[MInst; 8]> = at.iter().map(|&i| code.insts[i]).collect();
     let base = conflicts(&before);
     deltas.into_iter().find(|&delta| {
-        let to = |r: u32| (i64::from(r) + delta) as u32;
         w.reg_list.iter().all(|&r| {
-            let n = to(r);
-            !w.regs.contains(n) && !busy.contains(n) && !in_flight(insts, st, s, w, n)
-        }) && w.late_reads.iter().all(|&q| {
-            // The next write of a renamed register after a late read of it.
-            insts[w.last + 1..end.min(q + 1 + WINDOW).max(w.last + 1)]
-                .iter()
-                .all(|i| {
-                    !i.gpr_operands()
-                        .iter()
-                        .any(|o| o.def && w.reg_list.iter().any(|&r| regs(o).any(|x| x == to(r))))
-                })
+            let n = (i64::from(r) + delta) as u32;
+            !w.regs.contains(n) && !blocked.contains(n)
         }) && (delta % 4 == 0 || {
             let mut after = before.clone();
             for &(i, o) in &w.members {
