@@ -160,8 +160,9 @@ pub(crate) fn cool_ceiling(peak: u32, unit: u32) -> u32 {
 /// long-lived for [`Regs::two_sided`] placement.
 const LONG_LIVED: u32 = 24;
 
-/// Instructions after its variable-latency reader during which a register stays hot.
-const HOT_INSTS: u64 = 16;
+/// Instructions after its variable-latency reader during which a register stays hot (the
+/// backend's renaming after emission, `ilc::spa5::rename`, takes the same window).
+pub const HOT_INSTS: u64 = 16;
 
 impl Regs {
     fn new(limits: PerRegFile<u32>) -> Self {

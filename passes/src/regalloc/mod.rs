@@ -44,6 +44,7 @@ mod resolve;
 mod spill;
 pub mod testgen;
 
+pub use color::HOT_INSTS;
 use cranelift_entity::SecondaryMap;
 pub use display::{listing, RegAllocTest};
 
