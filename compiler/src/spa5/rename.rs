@@ -17,11 +17,11 @@
 //! unguarded, every read is reached by a write in the stretch, and its registers are dead
 //! after it (rewritten in the stretch, or dead where the stretch ends by the liveness over
 //! the machine code's control flow), and no instruction in it has operands tied to others
-//! (a CAS's compare/swap pair, FFMA32I's accumulator). The new registers are the old ones shifted by a
-//! multiple of the web's widest operand (pairs and quads stay aligned), by a multiple of
-//! four (the register banks, register index mod 4, stay the same) where one fits, else only
-//! if the web's instructions get no more bank conflicts. Only registers below the function's
-//! count are used: the register count never grows.
+//! (a CAS's compare/swap pair, FFMA32I's accumulator). The new registers are the old ones
+//! shifted by a multiple of the web's widest operand (pairs and quads stay aligned), by a
+//! multiple of four (the register banks, register index mod 4, stay the same) where one
+//! fits, else only if the web's instructions get no more bank conflicts. Only registers
+//! below the function's count are used: the register count never grows.
 //!
 //! Requires: the emitted code of a function (registers allocated, branch targets still
 //! unresolved, as block starts). Guarantees: the same instructions in the same order; every
@@ -48,9 +48,9 @@ const RECENT: usize = 48;
 /// Largest web renamed (register writes plus reads): bounds the work per candidate.
 const MAX_WEB: usize = 48;
 
-/// A set of GPRs (`RZ` never in it).
+/// A set of GPRs (room past `RZ` for the last registers of a run starting near it).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
-struct RegSet([u64; 4]);
+struct RegSet([u64; 5]);
 
 impl RegSet {
     fn insert(&mut self, r: u32) {
