@@ -14,9 +14,11 @@
 //! A run starts at a block's first checked access whose address is available there (defined
 //! before it, or computed from such values by pure instructions, which move up in front of
 //! it) and ends at the last such access before a barrier or a `quad_shuffle` (convergent
-//! operations that must not sit in one version only). The block becomes (without the
-//! `vote_all` where only a `return` follows the run: the versions never meet again, so a
-//! warp may split between them)
+//! operations that must not sit in one version only). The block becomes (the `vote_all` even
+//! where only a `return` follows the run and the versions never meet again: a warp split
+//! between them would run one version's stores before the other's instead of in lockstep,
+//! and two lanes storing to one address, cuda_convsep's output rows when its pitch is less
+//! than a group's span, would leave the other lane's value)
 //!
 //! ```text
 //! B:   ...; test := ...; v := vote_all test; brif v, R', R
@@ -379,9 +381,6 @@ fn choose(
     }
     let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
     let saved = savings(func, ranges, b, &chosen);
-    // (The vote, counted in the cost although a run before a `return` goes without it: the
-    // branch and the chain of compares still drain the scoreboard, and counted without it,
-    // versioning gather-like kernels saves no instruction and costs cycles.)
     let cost = test_cost(&slots(func, ranges, b, &chosen));
     if !pays(saved, cost) {
         return None;
@@ -707,18 +706,8 @@ fn test_cost(slots: &[Slot]) -> i64 {
     cost
 }
 
-/// Whether only a `return` follows `last` in its block. Then the versions never meet again
-/// (the backend turns their jumps to the returning block into returns): a warp may split
-/// between them without a reconvergence point, and the branch needs no `vote_all`.
-fn returns_after(func: &Function, last: Inst) -> bool {
-    func.layout
-        .next_inst(last)
-        .is_some_and(|t| func.dfg.opcode(t) == Opcode::Return)
-}
-
 /// Versions `run` of block `b`; returns the block holding the rest of `b`.
 fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run: &Run) -> Block {
-    let divergent = returns_after(func, run.last);
     for &i in &run.hoist {
         func.layout.remove_inst(i);
         func.layout.insert_inst(i, run.first);
@@ -896,11 +885,7 @@ fn apply(func: &mut Function, ranges: &crate::value_bound::Ranges, b: Block, run
     let test = all
         .finish(&mut cur, false)
         .expect("a run has at least one access");
-    let branch = if divergent {
-        test
-    } else {
-        cur.ins().vote_all(test)
-    };
+    let branch = cur.ins().vote_all(test);
     cur.ins().brif(branch, copy, &[], r, &[]);
     p
 }
