@@ -33,6 +33,10 @@
 //! loaded values arrive, and the budget then keeps their consumers' chains from
 //! interleaving.
 //!
+//! A block inside a loop, or of at least [`ScheduleOptions::large_block`] instructions (a
+//! fully unrolled loop, whose copies are iterations), is scheduled within
+//! [`ScheduleOptions::loop_reg_budget`].
+//!
 //! With [`ScheduleOptions::source_slack`], a block's GPR budget rises to the pressure its own
 //! source order reaches (plus the slack, capped by the function's highest source pressure):
 //! where the program already holds more than the budget, the budget alone would force the
@@ -70,6 +74,9 @@ pub struct ScheduleOptions {
     /// The same inside loops, where hiding latency pays on every iteration (default:
     /// `reg_budget`).
     pub loop_reg_budget: PerRegFile<Option<u32>>,
+    /// A block of at least this many instructions gets `loop_reg_budget` outside loops too
+    /// (a fully unrolled loop: each copy is an iteration); `None`: only loop blocks.
+    pub large_block: Option<usize>,
     /// A block whose budget held it back is rescheduled with its budget raised to the
     /// function's peak pressure (after a first round within the budgets), at most to this
     /// many registers per file; `None`: no second round for that file.
@@ -536,6 +543,10 @@ pub fn run_with(
             .or(opts.reg_budget[f])
             .map_or(n, |b| b.min(n))
     }));
+    // Blocks scheduled within the loop budget.
+    let loop_like = |b: Block, len: usize| {
+        loops.loop_depth(b) > 0 || opts.large_block.is_some_and(|n| len >= n)
+    };
     let mut stats = ScheduleStats::default();
     let slack = opts.source_slack;
     let blocks: Vec<Block> = func.layout.blocks().collect();
@@ -591,7 +602,7 @@ pub fn run_with(
             free_of.push(0);
             continue;
         }
-        let budget = if loops.loop_depth(b) > 0 {
+        let budget = if loop_like(b, insts.len()) {
             loop_budget
         } else {
             budget
@@ -621,7 +632,7 @@ pub fn run_with(
         if sched.pressure_picks == 0 {
             continue;
         }
-        let base = if loops.loop_depth(*b) > 0 {
+        let base = if loop_like(*b, order.len()) {
             loop_budget
         } else {
             budget
@@ -1155,9 +1166,9 @@ fn schedule_block(
     (order, sched)
 }
 
-/// `test schedule [budget=N] [raise=N] [slack=N]`: schedules for the
-/// [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget, raise cap and source
-/// slack; outputs a summary line
+/// `test schedule [budget=N] [loop_budget=N] [large=N] [raise=N] [slack=N]`: schedules for
+/// the [`ToyTarget`](crate::target::ToyTarget) with an optional GPR budget, loop budget,
+/// large-block size, raise cap and source slack; outputs a summary line
 /// (`; schedule: cycles 412 -> 230`) and the scheduled function.
 pub struct ScheduleTest;
 
@@ -1187,6 +1198,14 @@ impl crate::filetest::SubTest for ScheduleTest {
                 Some(("slack", n)) => {
                     let n = n.parse().map_err(|_| format!("bad source slack '{n}'"))?;
                     opts.source_slack = Some(n);
+                }
+                Some(("loop_budget", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad loop budget '{n}'"))?;
+                    opts.loop_reg_budget[RegFile::Gpr] = Some(n);
+                }
+                Some(("large", n)) => {
+                    let n = n.parse().map_err(|_| format!("bad large block '{n}'"))?;
+                    opts.large_block = Some(n);
                 }
                 Some(("raise", n)) => {
                     let n = n.parse().map_err(|_| format!("bad raise cap '{n}'"))?;

@@ -44,9 +44,9 @@
 //! instructions.
 //!
 //! A loop with a constant trip count of at most [`MAX_FULL_TRIPS`] is unrolled fully when its
-//! copies stay within [`MAX_FULL_SIZE`] instructions and their loads within
-//! [`MAX_LOAD_REGS_FULL`] registers in flight (beyond it the copies' loads set the kernel's
-//! register count); a constant trip count left rolled gets no partial factor as large as
+//! copies stay within [`MAX_FULL_SIZE`] instructions ([`MAX_FULL_SIZE_STRAIGHT`] for a body
+//! of one block) and their buffer loads within [`MAX_LOAD_REGS_FULL`] registers in
+//! flight (beyond it the copies' loads set the kernel's register count); a constant trip count left rolled gets no partial factor as large as
 //! itself (its copies would run once: a full unrolling in all but name). Its counter may advance by any pure operation on
 //! itself and constants (`s >>= 1` of a tree reduction, `t *= 3`) and be tested with any
 //! comparison against a constant ([`crate::counted_loop::recognize_constant_trips`]). The
@@ -95,7 +95,7 @@ pub const MAX_BODY_16: usize = 16;
 /// scheduler's later changes, 48 pays: poly_covar aib -17% cycles, poly_gramschmidt -11%,
 /// poly_corr -3% (16 copies), shoc_spmv +1.4%; 56 and 64 changed no bench pair.
 pub const MAX_LOAD_REGS_8: usize = 48;
-/// Most registers the loads of a fully unrolled loop may hold in flight. Lower than for
+/// Most registers the buffer loads of a fully unrolled loop may hold in flight. Lower than for
 /// partial unrolling: every copy of a full unrolling is straight-line code the scheduler
 /// may interleave at once (rodinia_nw's 16-trip tile loads at 48 took 60 registers against
 /// ptxas's 32 for 19% fewer cycles; the limit is ptxas + 2).
@@ -106,8 +106,18 @@ pub const MAX_BODY_2: usize = 64;
 pub const MAX_GROWTH: usize = 4096;
 /// Largest trip count a loop with constant start and bound is fully unrolled for.
 pub const MAX_FULL_TRIPS: u32 = 16;
-/// Largest fully unrolled body (trips x body instructions).
+/// Largest fully unrolled body (trips x body instructions) of a loop whose body branches:
+/// each copy repeats its control flow, and the values and predicates live across the copies'
+/// branches grow with the size (at 640, rodinia_nw's 16-trip tile loops kept seven `if`
+/// predicates live and spilled them to local memory: 1.67x the modeled cycles).
 pub const MAX_FULL_SIZE: usize = 320;
+/// [`MAX_FULL_SIZE`] for a loop whose body is one block: its copies become one straight-line
+/// block that the scheduler interleaves whole. Measured at 400 / 640 / 960 (modeled cycles,
+/// 61 pairs): parboil_sgemm's inner product (8 trips of one `LDG` and four `LDS.128` into 16
+/// sums, 344 instructions) 0.72x of its loop's cycles, the same registers; cuda_convsep's
+/// 17-tap filter (8 x 60) at 640 0.79x (0.76x with `--assume-in-bounds`); 960 changed no
+/// pair.
+pub const MAX_FULL_SIZE_STRAIGHT: usize = 640;
 
 /// A loop the pass can unroll.
 struct Counted {
@@ -137,7 +147,9 @@ struct Counted {
     /// The same for sixteen copies, when the body loads from a buffer (global memory: the
     /// only loads whose latency eight copies do not hide); `usize::MAX` otherwise.
     load_regs_16: usize,
-    /// The same for all `trips` copies of a full unrolling.
+    /// The same for all `trips` copies of a full unrolling, counting only loads from
+    /// buffers: shared, constant and stack loads return in tens of cycles, and the
+    /// scheduler keeps few of them in flight.
     load_regs_full: usize,
     /// The trip count when the start and the bound are constants and it is small.
     trips: Option<u32>,
@@ -219,7 +231,12 @@ pub fn unroll_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         }
         // A constant trip count within budget: every iteration as straight-line code.
         let full = c.trips.filter(|&t| {
-            t >= 1 && t as usize * c.size <= MAX_FULL_SIZE && c.load_regs_full <= MAX_LOAD_REGS_FULL
+            let max_size = if c.body.len() == 1 {
+                MAX_FULL_SIZE_STRAIGHT
+            } else {
+                MAX_FULL_SIZE
+            };
+            t >= 1 && t as usize * c.size <= max_size && c.load_regs_full <= MAX_LOAD_REGS_FULL
         });
         let (k, tail): (u32, Option<u32>) = match full {
             Some(t) => (t, None),
@@ -316,7 +333,9 @@ fn candidate(
             size += 1;
         }
     }
-    if c.body.iter().any(|&b| cfg.preds(b).contains(&b)) || size > MAX_BODY_2.max(MAX_FULL_SIZE) {
+    if c.body.iter().any(|&b| cfg.preds(b).contains(&b))
+        || size > MAX_BODY_2.max(MAX_FULL_SIZE_STRAIGHT).max(1000)
+    {
         return None;
     }
     // A loop left from its body too (a `break`): the copies' exits need the values used
@@ -327,20 +346,25 @@ fn candidate(
         None
     };
     let load_regs_8 = load_registers(func, &c, &in_loop, &loads, 8);
-    let global = loads.iter().any(|&(_, space)| {
+    let from_buffer = |space: MemSpace| {
         !matches!(
             space,
             MemSpace::Lds(_) | MemSpace::Cb(_) | MemSpace::Private(_)
         )
-    });
-    let load_regs_16 = if global {
+    };
+    let global_loads: Vec<(Inst, MemSpace)> = loads
+        .iter()
+        .copied()
+        .filter(|&(_, space)| from_buffer(space))
+        .collect();
+    let load_regs_16 = if !global_loads.is_empty() {
         load_registers(func, &c, &in_loop, &loads, 16)
     } else {
         usize::MAX
     };
     let (signed, bound, init) = (c.signed, c.bound, c.init);
     let load_regs_full = trips.map_or(0, |t| {
-        load_registers(func, &c, &in_loop, &loads, t as usize)
+        load_registers(func, &c, &in_loop, &global_loads, t as usize)
     });
     let (pre, latch, body_entry, iv) = (c.pre, c.latch, c.body_entry, c.iv);
     let exit_direct = trips.is_some() && {
@@ -1440,6 +1464,48 @@ block5:
             // Left rolled, it gets fewer than eight copies: eight would run once.
             let copies = f.to_string().matches("load.b128").count() / loads - 1;
             assert!(fully || copies < 8, "{copies} copies\n{f}");
+        }
+    }
+
+    /// Eight trips of a one-block body of a buffer load, two shared 128-bit loads and
+    /// `filler` more instructions: unrolled fully while the copies stay within
+    /// MAX_FULL_SIZE_STRAIGHT (over MAX_FULL_SIZE at 34: 8 x 45), whatever the shared loads
+    /// hold in flight (64 registers over the copies: only buffer loads count).
+    #[test]
+    fn a_straight_body_unrolls_fully_up_to_its_size_limit() {
+        for (filler, full) in [(34, true), (80, false)] {
+            let mut body = String::from("    v30 = iconst.b32 0x2\n    v31 = ishl v10, v30\n");
+            body += "    v32 = load.b32 uav1[v31]\n";
+            body += "    v33, v34, v35, v36 = load.b128 align 16 lds0[v31]\n";
+            body += "    v37, v38, v39, v40 = load.b128 align 16 lds0[v31+512]\n";
+            body += "    v41 = iadd v11, v32\n    v42 = iadd v41, v36\n    v43 = iadd v42, v40\n";
+            let mut last = 43;
+            for k in 0..filler {
+                let next = last + 1;
+                body += &format!("    v{next} = xor v{last}, v{}\n", 33 + k % 8);
+                last = next;
+            }
+            let text = kernel("sge", 1)
+                .replace("v0 = load.b32 cb0[0]", "v0 = iconst.b32 0x8")
+                .replace("v1 = load.b32 cb0[4]", "v1 = iconst.b32 0x0")
+                .replace(
+                    "    uav0 = raw\n",
+                    "    uav0 = raw\n    uav1 = raw\n    lds0 = 1024\n",
+                )
+                .replace("    v13 = iadd v11, v10\n", &body)
+                .replace(
+                    "jump block1(v14, v13)",
+                    &format!("jump block1(v14, v{last})"),
+                );
+            let mut f = parse_function_text(&text).unwrap();
+            crate::verifier::verify_function(&f).expect("test kernel verifies");
+            let before = f.layout.blocks().count();
+            // Over the limit, the body is too large for partial copies too.
+            let done = super::unroll(&mut f);
+            crate::verifier::verify_function(&f).expect("verifies");
+            let fully = done == 1 && f.layout.blocks().count() == before + 8;
+            assert_eq!(fully, full, "{filler}\n{f}");
+            assert_eq!(sum(&text, 0, 0), sum(&f.to_string(), 0, 0), "{filler}");
         }
     }
 

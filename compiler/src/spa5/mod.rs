@@ -207,6 +207,14 @@ pub const SCHEDULE_GPR_BUDGET: u32 = 12;
 /// takes cuda_convsep from 36 to 32 registers (ptxas 30), matmul aib and rodinia_kmeans aib
 /// from 36 to 34 (ptxas 32), parboil_sgemm from 44 to 36.
 pub const SCHEDULE_LOOP_GPR_BUDGET: u32 = 32;
+/// Instructions from which a straight-line block is scheduled within
+/// [`SCHEDULE_LOOP_GPR_BUDGET`] ([`ScheduleOptions::large_block`]): a loop unrolled fully
+/// is one such block, its copies the iterations that the loop budget hid latency across.
+/// Measured (modeled cycles, 61 pairs; --assume-in-bounds in parentheses): none 0.9107
+/// (0.8727, with cuda_convsep's unrolled 17-tap filter 1.49x its loop's cycles); 96: 0.9102
+/// (0.8716) but rodinia_nw at 40 registers (ptxas 32); 200: with the filter unrolled, 0.9072
+/// (0.8688), no register count above ptxas + 2.
+pub const SCHEDULE_LARGE_BLOCK: usize = 200;
 /// The most general registers a block held back by its budget may use in the scheduler's
 /// second round, where its budget rises to the function's peak pressure (registers the
 /// function needs elsewhere anyway). Three quarters of Maxwell's full-occupancy limit (32
@@ -448,6 +456,7 @@ fn schedule_and_allocate(
         so.reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_GPR_BUDGET);
         so.loop_reg_budget[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_LOOP_GPR_BUDGET);
         so.raise_cap[ilc_passes::ir::RegFile::Gpr] = Some(SCHEDULE_RAISE_CAP);
+        so.large_block = Some(SCHEDULE_LARGE_BLOCK);
         // The source-pressure allowance lets a block hold more registers than the budget;
         // under a register limit (`--max-regs`) that pressure would be spilled, or leave the
         // allocator too few free aligned groups for wide values: the plain budgets apply.
