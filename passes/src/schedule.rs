@@ -1190,27 +1190,16 @@ impl crate::filetest::SubTest for ScheduleTest {
             ..ScheduleOptions::default()
         };
         for o in ctx.options {
-            match o.split_once('=') {
-                Some(("budget", n)) => {
-                    let n = n.parse().map_err(|_| format!("bad budget '{n}'"))?;
-                    opts.reg_budget[RegFile::Gpr] = Some(n);
-                }
-                Some(("slack", n)) => {
-                    let n = n.parse().map_err(|_| format!("bad source slack '{n}'"))?;
-                    opts.source_slack = Some(n);
-                }
-                Some(("loop_budget", n)) => {
-                    let n = n.parse().map_err(|_| format!("bad loop budget '{n}'"))?;
-                    opts.loop_reg_budget[RegFile::Gpr] = Some(n);
-                }
-                Some(("large", n)) => {
-                    let n = n.parse().map_err(|_| format!("bad large block '{n}'"))?;
-                    opts.large_block = Some(n);
-                }
-                Some(("raise", n)) => {
-                    let n = n.parse().map_err(|_| format!("bad raise cap '{n}'"))?;
-                    opts.raise_cap[RegFile::Gpr] = Some(n);
-                }
+            let (key, n) = o
+                .split_once('=')
+                .ok_or_else(|| format!("unknown option '{o}'"))?;
+            let num = n.parse::<u32>().map_err(|_| format!("bad {key} '{n}'"));
+            match key {
+                "budget" => opts.reg_budget[RegFile::Gpr] = Some(num?),
+                "slack" => opts.source_slack = Some(num?),
+                "loop_budget" => opts.loop_reg_budget[RegFile::Gpr] = Some(num?),
+                "large" => opts.large_block = Some(num? as usize),
+                "raise" => opts.raise_cap[RegFile::Gpr] = Some(num?),
                 _ => return Err(format!("unknown option '{o}'")),
             }
         }
