@@ -45,9 +45,10 @@
 //!
 //! A loop with a constant trip count of at most [`MAX_FULL_TRIPS`] is unrolled fully when its
 //! copies stay within [`MAX_FULL_SIZE`] instructions ([`MAX_FULL_SIZE_STRAIGHT`] for a body
-//! of one block) and their buffer loads within [`MAX_LOAD_REGS_FULL`] registers in
-//! flight (beyond it the copies' loads set the kernel's register count); a constant trip count left rolled gets no partial factor as large as
-//! itself (its copies would run once: a full unrolling in all but name). Its counter may advance by any pure operation on
+//! of one block) and their buffer loads within [`MAX_LOAD_REGS_FULL`] registers in flight
+//! (beyond it the copies' loads set the kernel's register count); a constant trip count left
+//! rolled gets no partial factor as large as itself (its copies would run once: a full
+//! unrolling in all but name). Its counter may advance by any pure operation on
 //! itself and constants (`s >>= 1` of a tree reduction, `t *= 3`) and be tested with any
 //! comparison against a constant ([`crate::counted_loop::recognize_constant_trips`]). The
 //! preheader enters the first copy directly (its arguments replace the header parameters, so
@@ -334,7 +335,7 @@ fn candidate(
         }
     }
     if c.body.iter().any(|&b| cfg.preds(b).contains(&b))
-        || size > MAX_BODY_2.max(MAX_FULL_SIZE_STRAIGHT).max(1000)
+        || size > MAX_BODY_2.max(MAX_FULL_SIZE_STRAIGHT)
     {
         return None;
     }
