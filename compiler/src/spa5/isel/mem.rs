@@ -331,10 +331,13 @@ impl Isel<'_> {
         if let Some(&v) = self.limit_memo.get(&(block, offset, bytes)) {
             return Ok(Some(v));
         }
-        let counts = self
+        if self
             .aligned_accesses
-            .get_or_insert_with(|| aligned_accesses(self.func, self.layout));
-        if counts.get(&(block, offset)).copied().unwrap_or(0) < WORTH {
+            .get(&(block, offset))
+            .copied()
+            .unwrap_or(0)
+            < WORTH
+        {
             return Ok(None);
         }
         let mask = self.const32(!(bytes - 1))?;
@@ -418,15 +421,7 @@ impl Isel<'_> {
         let zext_ok = zext_exact(self.func, &self.ranges, &self.promised_bases, x, c, block);
         // At `c = 0` both extensions are exact (the sign extension below the buffer limit): share
         // the address that neighbours at `x + c` form.
-        let share = c == 0 && {
-            let (func, ranges, promised) = (&*self.func, &self.ranges, &self.promised_bases);
-            let bases = self.signed_bases.get_or_insert_with(|| {
-                signed_bases(func, ranges, promised, |v| {
-                    Self::const_added_in(func, v).filter(|&(_, c)| in24(c))
-                })
-            });
-            block.is_some_and(|b| bases.contains(&(b, x)))
-        };
+        let share = c == 0 && block.is_some_and(|b| self.signed_bases.contains(&(b, x)));
         if !zext_ok || share {
             let s = self.sign_word(x)?;
             return Ok((x, off, 0, Some(s)));
@@ -1260,7 +1255,7 @@ fn side_effect_template(
 /// How many accesses of each block go to the buffer whose size parameter is at
 /// `c[0x0][offset]` with a dword-aligned address and no constant offset (candidates for a
 /// shared masked size), by (block, offset).
-fn aligned_accesses(
+pub(crate) fn aligned_accesses(
     func: &ilc_passes::ir::Function,
     layout: &crate::spa5::abi::LaunchLayout,
 ) -> HashMap<(ilc_passes::ir::Block, u32), u32> {
@@ -1299,12 +1294,13 @@ fn addressed_accesses(
 /// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
 /// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
 /// `fold_address`). `const_added` splits an address into `x` and `c`.
-fn signed_bases(
+pub(crate) fn signed_bases(
     func: &ilc_passes::ir::Function,
     ranges: &ilc_passes::value_bound::Ranges,
     promised: &HashSet<(ilc_passes::ir::Block, Value)>,
-    const_added: impl Fn(Value) -> Option<(Value, i64)>,
 ) -> HashSet<(ilc_passes::ir::Block, Value)> {
+    let in24 = |c: i64| (-(1 << 23)..(1 << 23)).contains(&c);
+    let const_added = |v| Isel::const_added_in(func, v).filter(|&(_, c)| in24(c));
     let mut set = HashSet::default();
     for (block, addr, m) in addressed_accesses(func) {
         if !matches!(

@@ -94,9 +94,11 @@ pub struct Isel<'a> {
     pub(crate) lea_memo: HashMap<LeaKey, (Value, Value)>,
     /// Sign words (`x >> 31`) of 32-bit offsets, per block.
     pub(crate) sign_memo: HashMap<(Block, Value), Value>,
-    /// The (block, value) pairs some access in the block addresses as `x + c` with a sign-extended `x` (computed on first use), so an access at
-    /// `x` itself shares that 64-bit address.
-    pub(crate) signed_bases: Option<HashSet<(Block, Value)>>,
+    /// The (block, value) pairs some access in the block addresses as `x + c` with a
+    /// sign-extended `x`, so an access at `x` itself shares that 64-bit address. Computed
+    /// before selection: it rewrites the function in place, and a set computed later would
+    /// miss the accesses already selected.
+    pub(crate) signed_bases: HashSet<(Block, Value)>,
     /// The (block, value) pairs some unchecked access in the block (promised in bounds by
     /// `assume_in_bounds` or marked `inbounds`) takes as its address: such a value is below
     /// 2^31, so its zero extension is its 64-bit offset (see `mem::promised_bases`).
@@ -105,8 +107,9 @@ pub struct Isel<'a> {
     pub(crate) ranges: ilc_passes::value_bound::Ranges,
     /// Masked buffer sizes (`size & !(bytes - 1)`) per (block, size parameter offset, bytes).
     pub(crate) limit_memo: HashMap<(Block, u32, u32), Value>,
-    /// Aligned accesses per (block, size parameter offset), computed on first use.
-    pub(crate) aligned_accesses: Option<HashMap<(Block, u32), u32>>,
+    /// Aligned accesses per (block, size parameter offset), counted before selection (as
+    /// `signed_bases`).
+    pub(crate) aligned_accesses: HashMap<(Block, u32), u32>,
     /// Bounds predicates per block and (address, offset, limit): a load and a store of the
     /// same element share one `ISETP`.
     /// `a + last` of the bounds checks in a block, by block, `a` and `last`: accesses to
@@ -166,6 +169,8 @@ pub fn run(
     }
     let ranges = ilc_passes::value_bound::Ranges::new(func);
     let promised_bases = mem::promised_bases(func, opts.assume_in_bounds);
+    let signed_bases = mem::signed_bases(func, &ranges, &promised_bases);
+    let aligned_accesses = mem::aligned_accesses(func, layout);
     let mut s = Isel {
         func,
         tgt,
@@ -176,11 +181,11 @@ pub fn run(
         written_uavs: written,
         lea_memo: HashMap::default(),
         sign_memo: HashMap::default(),
-        signed_bases: None,
+        signed_bases,
         promised_bases,
         ranges,
         limit_memo: HashMap::default(),
-        aligned_accesses: None,
+        aligned_accesses,
         const_memo: HashMap::default(),
         rro_memo: HashMap::default(),
         pool: Vec::new(),
