@@ -39,7 +39,7 @@
 //! and the copy addresses `z << k` without the select. A run is versioned only
 //! when the checks it removes (an estimate of the backend's instructions: a compare per word
 //! and a move per loaded word, and a split per vector) reach [`SAVED_OVER_TEST`] times the
-//! test's.
+//! test's and [`MIN_SAVED`] at least.
 //!
 //! A run also ends before an access whose address, computed in front of the run for the test,
 //! would stay live across a stretch of the block where that raises the register pressure past
@@ -74,14 +74,26 @@ pub const MAX_RUN: usize = 400;
 /// code, the branch drains the scoreboard, and both estimates are rough (a run whose checks
 /// barely exceed its test, as `c[i] = a[i] + b[i]`'s, executes as many instructions either
 /// way): versioning such runs doubled the code of short kernels for no executed work saved.
-fn pays(saved: i64, cost: i64) -> bool {
+/// `saved` must also reach `min_saved` ([`MIN_SAVED`] in the pipeline).
+fn pays(saved: i64, cost: i64, min_saved: i64) -> bool {
     let (num, den) = SAVED_OVER_TEST;
-    saved * den >= cost * num
+    saved >= min_saved && saved * den >= cost * num
 }
 
 /// The ratio (numerator, denominator) of saved check instructions to test instructions at
 /// which a run is versioned.
 pub const SAVED_OVER_TEST: (i64, i64) = (3, 2);
+/// Fewest check instructions a versioned run must remove. The test, its vote and its
+/// branch form one serial chain (an address sum, compares, VOTE, a predicate latency,
+/// BRA) that a warp waits through before the run's first access, while the checks it
+/// removes issue in parallel with the loads; and the copy doubles the run's code. A small
+/// run (a stencil's five loads, `nn`'s nine checks) lost more modeled cycles to that chain
+/// than it saved in issue slots; the runs that gain remove 30 and more (triad 40, conv2d
+/// 31, sgemm 54, lbm 67). Measured on bench/kernels (modeled cycles / executed warp
+/// instructions, geomean ratios to ptxas's): no minimum 0.910 / 1.041; 16: 0.905 / 1.059;
+/// 24: 0.901 / 1.066; 32: 0.898 / 1.081; 48: 0.897 / 1.098. The test is a latency cost,
+/// the checks an issue-slot cost: 32 is where the cycles stop falling.
+pub const MIN_SAVED: i64 = 32;
 /// Most instructions moved in front of a run to compute one access's address.
 const MAX_EXPR: usize = 24;
 
@@ -92,16 +104,17 @@ pub fn run(func: &mut Function) {
 
 /// Runs the pass with `func`'s cached analyses (left for the caller to revalidate).
 pub fn run_with(func: &mut Function, analyses: &mut Analyses) {
-    version_with(func, analyses);
+    version_with(func, analyses, MIN_SAVED);
 }
 
 /// Versions every run worth it; returns how many were versioned.
 pub fn version(func: &mut Function) -> usize {
-    version_with(func, &mut Analyses::new())
+    version_with(func, &mut Analyses::new(), MIN_SAVED)
 }
 
-/// As [`version`], reading the CFG, dominators and loops from `func`'s cached analyses.
-fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
+/// As [`version`], reading the CFG, dominators and loops from `func`'s cached analyses,
+/// with `min_saved` in place of [`MIN_SAVED`] (the filetests vary it).
+fn version_with(func: &mut Function, analyses: &mut Analyses, min_saved: i64) -> usize {
     let mut work: Vec<Block> = func.layout.blocks().collect();
     work.reverse();
     let mut grown = 0;
@@ -143,7 +156,7 @@ fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         }
         let from = origin.get(&b).copied().unwrap_or(b);
         let live_out: &[Value] = lv.live_out.get(from).map_or(&[], |v| v.as_slice());
-        let Some(run) = find_run(func, &ranges, b, live_out, peak) else {
+        let Some(run) = find_run(func, &ranges, b, live_out, (peak, min_saved)) else {
             continue;
         };
         if grown + run.len > MAX_GROWTH {
@@ -156,6 +169,35 @@ fn version_with(func: &mut Function, analyses: &mut Analyses) -> usize {
         work.push(rest);
     }
     count
+}
+
+/// `test bounds_region [min_saved=N]`: runs the pass, with `N` in place of [`MIN_SAVED`]
+/// (0: any run whose checks pay for their test by [`SAVED_OVER_TEST`]); outputs the printed
+/// function.
+pub struct BoundsRegionTest;
+
+impl crate::filetest::SubTest for BoundsRegionTest {
+    fn name(&self) -> &'static str {
+        "bounds_region"
+    }
+    fn is_mutating(&self) -> bool {
+        true
+    }
+    fn run(
+        &self,
+        func: &mut Function,
+        ctx: &crate::filetest::Context<'_>,
+    ) -> Result<String, String> {
+        let mut min_saved = MIN_SAVED;
+        for o in ctx.options {
+            let n = o
+                .strip_prefix("min_saved=")
+                .ok_or_else(|| format!("unknown option '{o}'"))?;
+            min_saved = n.parse().map_err(|_| format!("bad min_saved '{n}'"))?;
+        }
+        version_with(func, &mut Analyses::new(), min_saved);
+        Ok(func.to_string())
+    }
 }
 
 /// A run to version.
@@ -244,7 +286,7 @@ fn find_run(
     ranges: &crate::value_bound::Ranges,
     b: Block,
     live_out: &[Value],
-    peak: u32,
+    (peak, min_saved): (u32, i64),
 ) -> Option<Run> {
     let insts: Vec<Inst> = func.layout.block_insts(b).collect();
     let (before, block_peak) = Pressure::profile(func, live_out, b);
@@ -260,7 +302,14 @@ fn find_run(
             before: &before[first_pos..end_pos],
             limit,
         };
-        if let Some(run) = choose(func, ranges, b, &insts[first_pos..end_pos], &pressure) {
+        if let Some(run) = choose(
+            func,
+            ranges,
+            b,
+            &insts[first_pos..end_pos],
+            &pressure,
+            min_saved,
+        ) {
             return Some(run);
         }
         start = end_pos + 1;
@@ -324,6 +373,7 @@ fn choose(
     b: Block,
     span: &[Inst],
     pressure: &Pressure,
+    min_saved: i64,
 ) -> Option<Run> {
     let first = span[0];
     let mut hoist: HashSet<Inst> = HashSet::default();
@@ -382,7 +432,7 @@ fn choose(
     let (&first_chosen, &last) = (chosen.first()?, chosen.last()?);
     let saved = savings(func, ranges, b, &chosen);
     let cost = test_cost(&slots(func, ranges, b, &chosen));
-    if !pays(saved, cost) {
+    if !pays(saved, cost, min_saved) {
         return None;
     }
     // The run: from the first chosen access to the last; hoisted instructions before it

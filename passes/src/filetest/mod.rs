@@ -213,7 +213,8 @@ pub fn lookup_pass(name: &str) -> Option<&'static crate::registry::PassInfo> {
 }
 
 /// The subtests this crate provides: the verifier, printer and interpreter subtests, the
-/// back-end passes' subtests, and one per pass of the registry ([`crate::registry::PASSES`]).
+/// subtests of passes that take options, and one per other pass of the registry
+/// ([`crate::registry::PASSES`]).
 pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
     let mut v: Vec<&'static dyn SubTest> = vec![
         &VerifierTest,
@@ -223,8 +224,16 @@ pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
         &crate::regalloc::RegAllocTest,
         &crate::schedule::ScheduleTest,
         &crate::uniformity::UniformityTest,
+        &crate::bounds_region::BoundsRegionTest,
     ];
-    v.extend(crate::registry::PASSES.iter().map(|p| p as &dyn SubTest));
+    // A pass with its own subtest (which takes options) is not listed twice.
+    let own: Vec<&str> = v.iter().map(|s| s.name()).collect();
+    v.extend(
+        crate::registry::PASSES
+            .iter()
+            .filter(|p| !own.contains(&p.name))
+            .map(|p| p as &dyn SubTest),
+    );
     v
 }
 
