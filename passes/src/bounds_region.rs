@@ -176,33 +176,19 @@ fn version_with(func: &mut Function, analyses: &mut Analyses, min_saved: i64) ->
     count
 }
 
-/// `test bounds_region [min_saved=N]`: runs the pass, with `N` in place of [`MIN_SAVED`]
-/// (0: any run whose checks pay for their test by [`SAVED_OVER_TEST`]); outputs the printed
-/// function.
-pub struct BoundsRegionTest;
-
-impl crate::filetest::SubTest for BoundsRegionTest {
-    fn name(&self) -> &'static str {
-        "bounds_region"
+/// Runs the pass with the options of a filetest's `test bounds_region [min_saved=N]` line:
+/// `N` in place of [`MIN_SAVED`] (0: any run whose checks pay for their test by
+/// [`SAVED_OVER_TEST`]).
+pub fn run_with_options(func: &mut Function, options: &[String]) -> Result<(), String> {
+    let mut min_saved = MIN_SAVED;
+    for o in options {
+        let n = o
+            .strip_prefix("min_saved=")
+            .ok_or_else(|| format!("unknown option '{o}'"))?;
+        min_saved = n.parse().map_err(|_| format!("bad min_saved '{n}'"))?;
     }
-    fn is_mutating(&self) -> bool {
-        true
-    }
-    fn run(
-        &self,
-        func: &mut Function,
-        ctx: &crate::filetest::Context<'_>,
-    ) -> Result<String, String> {
-        let mut min_saved = MIN_SAVED;
-        for o in ctx.options {
-            let n = o
-                .strip_prefix("min_saved=")
-                .ok_or_else(|| format!("unknown option '{o}'"))?;
-            min_saved = n.parse().map_err(|_| format!("bad min_saved '{n}'"))?;
-        }
-        version_with(func, &mut Analyses::new(), min_saved);
-        Ok(func.to_string())
-    }
+    version_with(func, &mut Analyses::new(), min_saved);
+    Ok(())
 }
 
 /// An upper bound of the checks [`savings`] can count over all of `func`'s accesses: at most

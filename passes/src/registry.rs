@@ -28,6 +28,21 @@ pub struct PassInfo {
     pub preserves_cfg: bool,
 }
 
+/// A pass entry point taking the options of a filetest's `test NAME key=N...` line.
+pub type RunWithOptions = fn(&mut Function, &[String]) -> Result<(), String>;
+
+/// The passes whose filetests vary a tuning constant, with their option-taking entry points.
+pub const WITH_OPTIONS: &[(&str, RunWithOptions)] =
+    &[("bounds_region", crate::bounds_region::run_with_options)];
+
+/// The option-taking entry point of the pass called `name`, if it has one.
+pub fn with_options(name: &str) -> Option<RunWithOptions> {
+    WITH_OPTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, run)| run)
+}
+
 impl PassInfo {
     /// Runs the pass on `func` with analyses of its own (outside a pipeline).
     pub fn run_alone(&self, func: &mut Function) {

@@ -65,7 +65,8 @@ pub trait SubTest: Sync {
 }
 
 /// A pass of the registry as a subtest (`test dce`): runs the pass, outputs the printed
-/// function.
+/// function. Options on the `test` line (`test bounds_region min_saved=0`) go to the pass's
+/// entry in [`crate::registry::WITH_OPTIONS`]; a pass without one takes none.
 impl SubTest for crate::registry::PassInfo {
     fn name(&self) -> &'static str {
         self.name
@@ -73,8 +74,14 @@ impl SubTest for crate::registry::PassInfo {
     fn is_mutating(&self) -> bool {
         true
     }
-    fn run(&self, func: &mut Function, _: &Context<'_>) -> Result<String, String> {
-        self.run_alone(func);
+    fn run(&self, func: &mut Function, ctx: &Context<'_>) -> Result<String, String> {
+        if ctx.options.is_empty() {
+            self.run_alone(func);
+        } else {
+            let run = crate::registry::with_options(self.name)
+                .ok_or_else(|| format!("test {} takes no options", self.name))?;
+            run(func, ctx.options)?;
+        }
         Ok(func.to_string())
     }
 }
@@ -213,8 +220,7 @@ pub fn lookup_pass(name: &str) -> Option<&'static crate::registry::PassInfo> {
 }
 
 /// The subtests this crate provides: the verifier, printer and interpreter subtests, the
-/// subtests of passes that take options, and one per other pass of the registry
-/// ([`crate::registry::PASSES`]).
+/// back-end passes' subtests, and one per pass of the registry ([`crate::registry::PASSES`]).
 pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
     let mut v: Vec<&'static dyn SubTest> = vec![
         &VerifierTest,
@@ -224,16 +230,8 @@ pub fn builtin_subtests() -> Vec<&'static dyn SubTest> {
         &crate::regalloc::RegAllocTest,
         &crate::schedule::ScheduleTest,
         &crate::uniformity::UniformityTest,
-        &crate::bounds_region::BoundsRegionTest,
     ];
-    // A pass with its own subtest (which takes options) is not listed twice.
-    let own: Vec<&str> = v.iter().map(|s| s.name()).collect();
-    v.extend(
-        crate::registry::PASSES
-            .iter()
-            .filter(|p| !own.contains(&p.name))
-            .map(|p| p as &dyn SubTest),
-    );
+    v.extend(crate::registry::PASSES.iter().map(|p| p as &dyn SubTest));
     v
 }
 
@@ -284,6 +282,10 @@ mod tests {
         assert!(run_text(&unknown, &[])
             .unwrap_err()
             .contains("unknown subtest 'frobnicate'"));
+        let optioned = ok.replace("test dce", "test dce budget=3");
+        assert!(run_text(&optioned, &[])
+            .unwrap_err()
+            .contains("test dce takes no options"));
         let seq = ok.replace("test dce", "test passes const_fold dce");
         assert_eq!(run_text(&seq, &[]), Ok(Outcome::Passed(1)));
         let unknown_pass = ok.replace("test dce", "test passes dce frob");
