@@ -1293,7 +1293,7 @@ fn addressed_accesses(
 
 /// The (block, x) pairs where an access to a UAV, SRV or `g[]` in the block addresses `x + c`
 /// with `c > 0` and `x + c` possibly wrapping: those accesses sign-extend `x` (see
-/// `fold_address`). `const_added` splits an address into `x` and `c`.
+/// `fold_address`; `x + c` as `Isel::const_added_in` splits it, `c` within the 24-bit offset).
 pub(crate) fn signed_bases(
     func: &ilc_passes::ir::Function,
     ranges: &ilc_passes::value_bound::Ranges,
