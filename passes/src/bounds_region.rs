@@ -199,13 +199,9 @@ fn most_saved(func: &Function) -> i64 {
     let mut total = 0i64;
     for b in func.layout.blocks() {
         for i in func.layout.block_insts(b) {
-            let data = &func.dfg.insts[i];
-            let Some(m) = data.mem_arg() else { continue };
-            let provable = has_buflen(m.space) || static_len(func, m.space).is_some();
-            if m.inbounds || !provable || data.mem_addr().is_none() && m.offset < 0 {
-                continue;
+            if let Some(m) = provable(func, &func.dfg.insts[i]) {
+                total += 6 * i64::from(m.size.bytes().div_ceil(4));
             }
-            total += 6 * i64::from(m.size.bytes().div_ceil(4));
         }
     }
     total
@@ -225,25 +221,28 @@ struct Run {
     len: usize,
 }
 
+/// The memory operand of `data` when it is a checked access to a launch-sized buffer or to a
+/// space of static length (not at a constant negative address: never in range, nothing to
+/// prove): the accesses [`checked`] looks at.
+fn provable<'a>(func: &Function, data: &'a InstructionData) -> Option<&'a crate::ir::MemArg> {
+    let m = data.mem_arg()?;
+    let fixed_negative = data.mem_addr().is_none() && m.offset < 0;
+    let sized = has_buflen(m.space) || static_len(func, m.space).is_some();
+    (!m.inbounds && !fixed_negative && sized).then_some(m)
+}
+
 /// Whether a checked access in `space` is one this pass proves: launch-sized buffers, and
 /// constant buffers read at addresses whose range does not already fit (the backend drops
 /// those checks itself).
 fn checked(func: &Function, ranges: &crate::value_bound::Ranges, inst: Inst, b: Block) -> bool {
     let data = &func.dfg.insts[inst];
-    let Some(m) = data.mem_arg() else {
+    let Some(m) = provable(func, data) else {
         return false;
     };
-    // An access at a constant negative address is never in range: nothing to prove.
-    if m.inbounds || data.mem_addr().is_none() && m.offset < 0 {
-        return false;
-    }
     if has_buflen(m.space) {
         return true;
     }
-    let Some(len) = static_len(func, m.space) else {
-        return false;
-    };
-    let Some(a) = data.mem_addr() else {
+    let (Some(len), Some(a)) = (static_len(func, m.space), data.mem_addr()) else {
         return false;
     };
     let (lo, hi) = ranges.range(func, a, Some(b));
